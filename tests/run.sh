@@ -1,0 +1,63 @@
+#!/bin/sh
+# Runs every test and prints, last, one line "N passed, N failed".
+# Called by `make test` with the compilers and flag sets in the environment.
+# Cases: the header compile checks (each header set as C99 -pedantic, C11 and
+# C++11, with gcc and clang), then the unit-test binary of each
+# configuration (gcc, clang, each plain and with ASan+UBSan).
+passed=0
+failed=0
+skipped=0
+log=build/test/log
+mkdir -p build/test
+: > "$log"
+
+ok()   { passed=$((passed + 1)); echo "ok $1"; }
+bad()  { failed=$((failed + 1)); echo "FAIL $1"; }
+
+compile_case() { # name, command...
+    name=$1; shift
+    if "$@" >>"$log" 2>&1; then ok "$name"; else bad "$name"; echo "  (see $log)"; fi
+}
+
+# Build the four unit-test binaries first, two at a time; a failed build is
+# reported below as a failed case of its configuration.
+$MAKE -s -k -j2 $TEST_BINS >>"$log" 2>&1
+
+for cc in "$CC" "$CLANG"; do
+    compile_case "headers-c99-$cc" $cc -std=c99 $STRICT -c tests/compile_c99.c -o build/test/c99.o
+    compile_case "headers-c11-$cc" $cc -std=c11 $STRICT -c tests/compile_c99.c -o build/test/c11.o
+done
+for cxx in "$CXX" "$CLANGXX"; do
+    compile_case "headers-c++11-$cxx" $cxx -std=c++11 $CXXSTRICT -c tests/compile_cpp.cpp \
+        -o build/test/cpp.o
+done
+
+for bin in $TEST_BINS; do
+    cfg=$(basename "$(dirname "$bin")")
+    echo "== unit tests: $cfg"
+    if ! $MAKE -s "$bin" >>"$log" 2>&1; then
+        bad "build-$cfg"; echo "  (see $log)"; continue
+    fi
+    out=build/test/$cfg.out
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} "$bin" >"$out" 2>&1
+    rc=$?
+    grep -E '^(FAIL|skip) ' "$out"
+    last=$(tail -n 1 "$out")
+    p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
+    f=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p')
+    s=$(echo "$last" | sed -n 's/.*, \([0-9]*\) skipped$/\1/p')
+    if [ -z "$p" ]; then
+        bad "run-$cfg (crashed, exit $rc; see $out)"; tail -n 20 "$out"; continue
+    fi
+    if [ "$f" -ne 0 ] || [ "$rc" -ne 0 ]; then
+        grep -v -E '^(ok|skip) ' "$out" | tail -n 40
+        [ "$f" -eq 0 ] && f=1
+    fi
+    echo "   $last"
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
+done
+
+[ "$skipped" -gt 0 ] && echo "($skipped skipped: hardware or permissions missing here, see above)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

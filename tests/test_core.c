@@ -1,0 +1,191 @@
+/* Core: status texts, hashing, the binary container, atomic writes, the line
+   reader and string interning. Included by test_main.c. */
+
+static void core_strerror(void)
+{
+    CHECK_STR(ctxprof_strerror(CTXPROF_OK), "ok");
+    CHECK_STR(ctxprof_strerror(CTXPROF_ERR_CORRUPT), "file truncated or corrupt");
+    CHECK_STR(ctxprof_strerror(12345), "unknown status");
+    CHECK_STR(ctxprof_error_message(NULL), "no error record");
+    {
+        ctxprof_error e;
+        memset(&e, 0, sizeof e);
+        e.status = CTXPROF_ERR_NOMEM;
+        CHECK_STR(ctxprof_error_message(&e), "out of memory");
+        ctxprof__fail(&e, CTXPROF_ERR_SYS, ENOENT, "%s:%d: open", "x.txt", 3);
+        CHECK_EQ(e.sys_errno, ENOENT);
+        CHECK_CONTAINS(ctxprof_error_message(&e), "x.txt:3: open: ");
+    }
+}
+
+/* The hash must depend on every byte, the length and the seed. */
+static void core_hash(void)
+{
+    unsigned char buf[37];
+    uint64_t h0, seen[37 * 8];
+    size_t i, j, n = 0;
+    memset(buf, 0xA5, sizeof buf);
+    h0 = ctxprof_hash_bytes(buf, sizeof buf, 0);
+    CHECK_EQ(h0, ctxprof_hash_bytes(buf, sizeof buf, 0));
+    CHECK_NE(h0, ctxprof_hash_bytes(buf, sizeof buf, 1));
+    CHECK_NE(h0, ctxprof_hash_bytes(buf, sizeof buf - 1, 0));
+    for (i = 0; i < sizeof buf; i++)
+        for (j = 0; j < 8; j++) {
+            buf[i] ^= (unsigned char)(1u << j);
+            seen[n++] = ctxprof_hash_bytes(buf, sizeof buf, 0);
+            buf[i] ^= (unsigned char)(1u << j);
+        }
+    for (i = 0; i < n; i++) {
+        CHECK_NE(seen[i], h0);
+        for (j = i + 1; j < n; j++)
+            CHECK_NE(seen[i], seen[j]);
+    }
+    {
+        uint64_t w[3] = {1, 2, 3}, v[3] = {2, 1, 3};
+        CHECK_NE(ctxprof_hash_words(w, 3), ctxprof_hash_words(v, 3));
+        CHECK_NE(ctxprof_hash_words(w, 2), ctxprof_hash_words(w, 3));
+    }
+}
+
+static void core_lines(void)
+{
+    char text[] = "# comment\n\n  magic 1  \ncall a  b\t site=x # trailing\n\r\nlast";
+    ctxprof__lines L;
+    ctxprof__lines_init(&L, text, strlen(text), "f.txt");
+    REQUIRE(ctxprof__lines_next(&L));
+    CHECK_EQ(L.line, 3);
+    CHECK_STR(ctxprof__lines_tok(&L), "magic");
+    CHECK_STR(ctxprof__lines_tok(&L), "1");
+    CHECK(ctxprof__lines_tok(&L) == NULL);
+    REQUIRE(ctxprof__lines_next(&L));
+    CHECK_EQ(L.line, 4);
+    CHECK_STR(ctxprof__lines_tok(&L), "call");
+    CHECK_STR(ctxprof__lines_tok(&L), "a");
+    CHECK_STR(ctxprof__lines_tok(&L), "b");
+    CHECK_STR(ctxprof__lines_tok(&L), "site=x");
+    CHECK(ctxprof__lines_tok(&L) == NULL);
+    REQUIRE(ctxprof__lines_next(&L));
+    CHECK_EQ(L.line, 6);
+    CHECK_STR(ctxprof__lines_tok(&L), "last");
+    CHECK(!ctxprof__lines_next(&L));
+    {
+        uint64_t v = 0;
+        CHECK_EQ(ctxprof__parse_u64("18446744073709551615", &v), 0);
+        CHECK_EQ(v, UINT64_MAX);
+        CHECK_EQ(ctxprof__parse_u64("18446744073709551616", &v), -1);
+        CHECK_EQ(ctxprof__parse_u64("12a", &v), -1);
+        CHECK_EQ(ctxprof__parse_u64("", &v), -1);
+    }
+}
+
+static void core_strtab(void)
+{
+    ctxprof__strtab t;
+    char name[32];
+    long i;
+    ctxprof__strtab_init(&t, NULL);
+    CHECK_EQ(ctxprof__strtab_find(&t, "x"), -1);
+    for (i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "fn%ld", i);
+        CHECK_EQ(ctxprof__strtab_intern(&t, name), i);
+    }
+    for (i = 4999; i >= 0; i--) {
+        snprintf(name, sizeof name, "fn%ld", i);
+        CHECK_EQ(ctxprof__strtab_intern(&t, name), i);
+        CHECK_EQ(ctxprof__strtab_find(&t, name), i);
+        CHECK_STR(t.names[i], name);
+    }
+    CHECK_EQ(ctxprof__strtab_find(&t, "fn"), -1);
+    CHECK_EQ(ctxprof__strtab_find(&t, "fn50000"), -1);
+    CHECK_EQ(t.n, 5000);
+    ctxprof__strtab_deinit(&t);
+}
+
+/* Every truncation and every single-byte corruption of a sealed file is
+   refused before any parameter is returned. */
+static void core_blob(void)
+{
+    unsigned char img[CTXPROF__BLOB_HDR + 40];
+    const unsigned char *payload;
+    uint64_t params[4] = {64, 7, 1, 0}, got[4] = {0, 0, 0, 0};
+    size_t len, i;
+    ctxprof_error e;
+    for (i = 0; i < 40; i++)
+        img[CTXPROF__BLOB_HDR + i] = (unsigned char)(i * 7);
+    ctxprof__blob_seal(img, CTXPROF__KIND_PCC_SET, params, 40);
+    REQUIRE_EQ(ctxprof__blob_open(img, sizeof img, CTXPROF__KIND_PCC_SET, got, &payload, &len,
+                                  "f", &e),
+               CTXPROF_OK);
+    CHECK_EQ(len, 40);
+    CHECK_EQ(got[1], 7);
+    CHECK(payload == img + CTXPROF__BLOB_HDR);
+    CHECK_EQ(ctxprof__blob_open(img, sizeof img, CTXPROF__KIND_HCCT_PROFILE, got, &payload, &len,
+                                "f", &e),
+             CTXPROF_ERR_MISMATCH);
+    CHECK_CONTAINS(e.detail, "kind");
+    for (i = 0; i < sizeof img; i++) {
+        int st = ctxprof__blob_open(img, i, CTXPROF__KIND_PCC_SET, got, &payload, &len, "f", &e);
+        CHECK_EQ(st, CTXPROF_ERR_CORRUPT);
+    }
+    for (i = 0; i < sizeof img; i++) {
+        int st;
+        img[i] ^= 0x10;
+        st = ctxprof__blob_open(img, sizeof img, CTXPROF__KIND_PCC_SET, got, &payload, &len, "f",
+                                &e);
+        CHECK(st == CTXPROF_ERR_CORRUPT || st == CTXPROF_ERR_MISMATCH);
+        img[i] ^= 0x10;
+    }
+}
+
+/* A writer that fails after core_write_budget bytes, like a full disk. */
+static long core_write_budget;
+static long core_write_limited(int fd, const void *buf, size_t len)
+{
+    long n = (long)len < core_write_budget ? (long)len : core_write_budget;
+    if (n <= 0) {
+        errno = ENOSPC;
+        return -1;
+    }
+    core_write_budget -= n;
+    return (long)write(fd, buf, (size_t)n);
+}
+
+/* An interrupted write at any byte offset leaves the old file intact. */
+static void core_atomic_write(void)
+{
+    char path[512], *buf;
+    size_t len, off;
+    ctxprof_error e;
+    const char *old = "old contents", *next = "new contents, longer than the old ones";
+    snprintf(path, sizeof path, "%s/atomic.bin", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof__write_file_atomic(path, old, strlen(old), &e), CTXPROF_OK);
+    for (off = 0; off < strlen(next); off++) {
+        core_write_budget = (long)off;
+        ctxprof__io_write = core_write_limited;
+        CHECK_EQ(ctxprof__write_file_atomic(path, next, strlen(next), &e), CTXPROF_ERR_SYS);
+        ctxprof__io_write = ctxprof__write_default;
+        CHECK_EQ(e.sys_errno, ENOSPC);
+        REQUIRE_EQ(ctxprof__read_file(path, &buf, &len, NULL, &e), CTXPROF_OK);
+        CHECK_STR(buf, old);
+        free(buf);
+    }
+    CHECK_EQ(ctxprof_test_sh("ls %s | grep -c tmp >/dev/null", ctxprof_test_tmpdir()), 1);
+    REQUIRE_EQ(ctxprof__write_file_atomic(path, next, strlen(next), &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof__read_file(path, &buf, &len, NULL, &e), CTXPROF_OK);
+    CHECK_STR(buf, next);
+    CHECK_EQ(len, strlen(next));
+    free(buf);
+    CHECK_EQ(ctxprof__read_file("/nonexistent/x", &buf, &len, NULL, &e), CTXPROF_ERR_SYS);
+    CHECK_EQ(e.sys_errno, ENOENT);
+    CHECK_CONTAINS(e.detail, "/nonexistent/x");
+    CHECK_EQ(ctxprof__write_file_atomic("/nonexistent/dir/x", "a", 1, &e), CTXPROF_ERR_SYS);
+}
+
+static const ctxprof_test_case ctxprof_tests_core[] = {
+    {"core_strerror", core_strerror},
+    {"core_hash", core_hash},
+    {"core_lines", core_lines},
+    {"core_strtab", core_strtab},
+    {"core_blob", core_blob},
+    {"core_atomic_write", core_atomic_write},
+    {0, 0}};

@@ -1,0 +1,88 @@
+/* The test runner: one translation unit with the implementation and every
+   module's test file, so cases may call private helpers. Usage:
+
+       test_ctxprof [SUBSTRING]    run the cases whose name contains SUBSTRING
+
+   Prints "ok NAME" / "FAIL NAME" / "skip NAME" per case and ends with the line
+   "N passed, N failed" (", N skipped" appended when something skipped). */
+#define _GNU_SOURCE
+#define CTXPROF_IMPLEMENTATION
+#include "../ctxprof.h"
+#include "../ctxprof_hcct.h"
+#include "../ctxprof_pebs.h"
+#include "ctxprof_test.h"
+
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *ctxprof_test_tmpdir(void)
+{
+    static char dir[256];
+    if (!dir[0]) {
+        const char *base = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/ctxprof-test-XXXXXX", base && *base ? base : "/tmp");
+        if (!mkdtemp(dir)) {
+            perror("mkdtemp");
+            exit(2);
+        }
+    }
+    return dir;
+}
+
+int ctxprof_test_sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    fflush(NULL);
+    rc = system(cmd);
+    if (rc == -1 || !WIFEXITED(rc))
+        return -1;
+    return WEXITSTATUS(rc);
+}
+
+#include "test_core.c"
+
+static const struct {
+    const char *module;
+    const ctxprof_test_case *cases;
+} ctxprof_test_tables[] = {
+    {"core", ctxprof_tests_core},
+};
+
+int main(int argc, char **argv)
+{
+    const char *filter = argc > 1 ? argv[1] : NULL;
+    int passed = 0, failed = 0, skipped = 0;
+    size_t t;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (t = 0; t < sizeof ctxprof_test_tables / sizeof ctxprof_test_tables[0]; t++) {
+        const ctxprof_test_case *c;
+        for (c = ctxprof_test_tables[t].cases; c->name; c++) {
+            if (filter && !strstr(c->name, filter))
+                continue;
+            ctxprof_test_failed = 0;
+            ctxprof_test_skipped = 0;
+            c->fn();
+            if (ctxprof_test_failed) {
+                printf("FAIL %s\n", c->name);
+                failed++;
+            } else if (ctxprof_test_skipped) {
+                printf("skip %s\n", c->name);
+                skipped++;
+            } else {
+                printf("ok %s\n", c->name);
+                passed++;
+            }
+        }
+    }
+    if (skipped)
+        printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    else
+        printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
