@@ -5,7 +5,21 @@
 #                   header compile checks (C99, C11, C++11); last line "N passed, N failed"
 #   make demo       builds the examples and runs each on its workload
 #   make bench      builds and runs every benchmark (ratio tables on stdout)
-#   make check      alias of test;  make format: clang-format in place;  make clean
+#   make check      alias of test;  make # ---- modules ---------------------------------------------------------------
+# Each module appends to TOOLS, EXAMPLES, DEMOS (shell scripts run by `make demo`),
+# BENCHES and BENCH_RUNS (shell scripts run by `make bench`) in its own block.
+
+# ---- module: pcc ----
+
+# ---- module: encodings (pcce, valence, ctxprof-gen) ----
+
+# ---- module: icpp ----
+
+# ---- module: hcct ----
+
+# ---- module: pebs ----
+
+format: clang-format in place;  make clean
 #
 # CC, CXX, CFLAGS and LDFLAGS are overridable.
 
@@ -72,6 +86,20 @@ test check: $(TOOLS)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
 	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
 	 TEST_BINS="$(TEST_BINS)" sh tests/run.sh
+
+# ---- modules ---------------------------------------------------------------
+# Each module appends to TOOLS, EXAMPLES, DEMOS (shell scripts run by `make demo`),
+# BENCHES and BENCH_RUNS (shell scripts run by `make bench`) in its own block.
+
+# ---- module: pcc ----
+
+# ---- module: encodings (pcce, valence, ctxprof-gen) ----
+
+# ---- module: icpp ----
+
+# ---- module: hcct ----
+
+# ---- module: pebs ----
 
 format:
 	clang-format -i $(HEADERS) $(wildcard tests/*.c tests/*.h tools/*.c bench/*.c examples/*/*.c)

@@ -218,7 +218,11 @@ CTXPROF_INLINE uint64_t ctxprof_hash_words(const uint64_t *w, size_t n)
     return h;
 }
 
+/* ==== core: symbols: declarations ==== */
+
 /* ==== pcc: declarations ==== */
+
+/* ==== graph: declarations ==== */
 
 /* ==== pcce: declarations ==== */
 
@@ -771,7 +775,11 @@ CTXPROF__PRIV long ctxprof__strtab_intern(ctxprof__strtab *t, const char *s)
     return (long)t->n - 1;
 }
 
+/* ==== core: symbols: implementation ==== */
+
 /* ==== pcc: implementation ==== */
+
+/* ==== graph: implementation ==== */
 
 /* ==== pcce: implementation ==== */
 
