@@ -5,21 +5,7 @@
 #                   header compile checks (C99, C11, C++11); last line "N passed, N failed"
 #   make demo       builds the examples and runs each on its workload
 #   make bench      builds and runs every benchmark (ratio tables on stdout)
-#   make check      alias of test;  make # ---- modules ---------------------------------------------------------------
-# Each module appends to TOOLS, EXAMPLES, DEMOS (shell scripts run by `make demo`),
-# BENCHES and BENCH_RUNS (shell scripts run by `make bench`) in its own block.
-
-# ---- module: pcc ----
-
-# ---- module: encodings (pcce, valence, ctxprof-gen) ----
-
-# ---- module: icpp ----
-
-# ---- module: hcct ----
-
-# ---- module: pebs ----
-
-format: clang-format in place;  make clean
+#   make check      alias of test;  make format: clang-format in place;  make clean
 #
 # CC, CXX, CFLAGS and LDFLAGS are overridable.
 
@@ -46,46 +32,15 @@ CXXSTRICT := -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wsign-conver
 TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all tool tools examples bench demo test check format clean install uninstall
+.PHONY: all tool tools examples bench bench-build demo test check format clean
 all: tools examples bench-build
 
-# ---- tools -----------------------------------------------------------------
+# Filled by the module blocks below.
 TOOLS :=
-tool tools: $(TOOLS)
-
-# ---- examples --------------------------------------------------------------
 EXAMPLES :=
 DEMOS :=
-examples: $(EXAMPLES)
-demo: $(EXAMPLES) $(TOOLS)
-	@set -e; for d in $(DEMOS); do echo; echo "==== demo: $$d ===="; sh $$d; done
-
-# ---- benchmarks ------------------------------------------------------------
 BENCHES :=
 BENCH_RUNS :=
-.PHONY: bench-build
-bench-build: $(BENCHES)
-bench: $(BENCHES) $(TOOLS)
-	@set -e; for r in $(BENCH_RUNS); do echo; echo "==== bench: $$r ===="; sh $$r; done
-
-# ---- tests -----------------------------------------------------------------
-TEST_DEPS := $(HEADERS) $(wildcard tests/*.c tests/*.h)
-TEST_CONFIGS := gcc clang gcc-san clang-san
-TEST_BINS := $(foreach c,$(TEST_CONFIGS),$(B)/test/$(c)/test_ctxprof)
-
-cc_of = $(if $(findstring clang,$(1)),$(CLANG),$(CC))
-san_of = $(if $(findstring san,$(1)),$(SAN),)
-
-$(B)/test/%/test_ctxprof: $(TEST_DEPS)
-	@mkdir -p $(@D)
-	$(call cc_of,$*) -std=c11 -O1 -g $(TESTWARN) $(call san_of,$*) \
-	    -DCTXPROF_TEST_CC='"$(call cc_of,$*)"' -DCTXPROF_TEST_CONFIG='"$*"' \
-	    tests/test_main.c -o $@ $(LDFLAGS) $(LDLIBS)
-
-test check: $(TOOLS)
-	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
-	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
-	 TEST_BINS="$(TEST_BINS)" sh tests/run.sh
 
 # ---- modules ---------------------------------------------------------------
 # Each module appends to TOOLS, EXAMPLES, DEMOS (shell scripts run by `make demo`),
@@ -100,6 +55,37 @@ test check: $(TOOLS)
 # ---- module: hcct ----
 
 # ---- module: pebs ----
+
+# ---- aggregate targets -------------------------------------------------------
+
+tool tools: $(TOOLS)
+examples: $(EXAMPLES)
+bench-build: $(BENCHES)
+
+demo: $(EXAMPLES) $(TOOLS)
+	@set -e; for d in $(DEMOS); do echo; echo "==== demo: $$d ===="; sh $$d; done
+
+bench: $(BENCHES) $(TOOLS)
+	@set -e; for r in $(BENCH_RUNS); do echo; echo "==== bench: $$r ===="; sh $$r; done
+
+# ---- tests -----------------------------------------------------------------
+TEST_DEPS := $(HEADERS) $(wildcard tests/*.c tests/*.h)
+TEST_CONFIGS := gcc clang gcc-san clang-san
+TEST_BINS := $(foreach c,$(TEST_CONFIGS),$(B)/test/$(c)/test_ctxprof)
+
+cc_of = $(if $(findstring clang,$(1)),$(CLANG),$(CC))
+san_of = $(if $(findstring san,$(1)),$(SAN),)
+
+$(B)/test/%/test_ctxprof: $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(call cc_of,$*) -std=gnu11 -O1 -g $(TESTWARN) $(call san_of,$*) \
+	    -DCTXPROF_TEST_CC='"$(call cc_of,$*)"' -DCTXPROF_TEST_CONFIG='"$*"' \
+	    tests/test_main.c -o $@ $(LDFLAGS) $(LDLIBS)
+
+test check: $(TOOLS)
+	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
+	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
+	 TEST_BINS="$(TEST_BINS)" sh tests/run.sh
 
 format:
 	clang-format -i $(HEADERS) $(wildcard tests/*.c tests/*.h tools/*.c bench/*.c examples/*/*.c)
