@@ -1,10 +1,2372 @@
-/* ctxprof_pebs.h - v0.1.0 - perf_event sample reader (placeholder)
+/* ctxprof_pebs.h - v0.1.0 - perf_event sampling of (PC, SP), PEBS where present
    SPDX-License-Identifier: MIT
 
-   Will hold the perf_event sampling reader (PEBS where the CPU has it,
-   software task-clock otherwise) feeding ICPP and the HCCT; see issue 6.
-   Including it today gives ctxprof.h and nothing else. */
+   Samples the running program's program counter and stack pointer with
+   minimal perturbation, as Inferred Call Path Profiling did with Intel PEBS
+   (Mytkowicz, Coughlin, Diwan, OOPSLA'09, sec. 6.3 and 8: "sample every one
+   million cycles" with pfmon). The pair (function of PC, stack height) is an
+   ICPP context identifier; ctxprof.h maps it to call paths and an HCCT
+   (ctxprof_hcct.h) aggregates them. Linux only; elsewhere every function
+   returns CTXPROF_ERR_UNSUPPORTED.
+
+   USAGE
+
+     In exactly one .c file (it also implements ctxprof.h when that header
+     gets CTXPROF_IMPLEMENTATION in the same TU):
+
+         #define CTXPROF_IMPLEMENTATION        (or CTXPROF_PEBS_IMPLEMENTATION)
+         #include "ctxprof_pebs.h"
+
+     Link with -lpthread (glibc < 2.34). With libpfm4 event names: define
+     CTXPROF_HAVE_LIBPFM (or CTXPROF_PEBS_WITH_LIBPFM) in that TU and link
+     -lpfm (Debian: libpfm4-dev). This header includes <linux/perf_event.h>
+     and must come before any libpfm header.
+
+   CONTENTS
+
+     pebs: declarations      levels, descriptor, sample, stats, API
+     pebs: implementation    probing and messages, ring reader, reader
+                             thread, signals, libpfm glue
+
+   SAMPLING LEVELS (tried in this order unless one is forced)
+
+     PEBS      Intel precise sampling: cycles with precise_ip=1 and the
+               registers of the PEBS record (PERF_SAMPLE_REGS_INTR): PC and
+               SP are one architectural state, the state right after the
+               sampled instruction retired. Only on Intel x86 with
+               cpu/caps/max_precise >= 1.
+     hardware  cycles, non-precise, registers of the interrupted user state
+               (PERF_SAMPLE_REGS_USER): consistent, but with skid.
+     software  task-clock (thread CPU time, hrtimer), REGS_USER; works in
+               VMs without a PMU. Period in nanoseconds.
+
+     The level is probed once at open on the calling thread and reused for
+     every thread. A level is forced with desc.level or the environment
+     variable CTXPROF_PEBS_LEVEL=pebs|hw|sw. ctxprof_pebs_explain() says what
+     each level did: "PEBS: no hardware PMU (ENOENT); hardware: no hardware
+     PMU (ENOENT); software task-clock: ok (period 333333 ns)".
+
+   CONFIGURATION
+
+     CTXPROF_HAVE_LIBPFM          off  libpfm4 event names (implementation TU,
+     CTXPROF_PEBS_WITH_LIBPFM          link -lpfm); either name works
+     CTXPROF_PEBS_IMPLEMENTATION  off  implement this header only
+
+   EXAMPLE
+
+       static void on_sample(void *user, const ctxprof_pebs_sample *s) { ... }
+
+       ctxprof_pebs pb;
+       ctxprof_pebs_desc d = {0};
+       d.on_sample = on_sample;                      (or d.samples/samples_cap)
+       if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK)
+           fprintf(stderr, "%s\n", ctxprof_error_message(&pb.error));
+       ctxprof_pebs_attach(&pb, 0, 0);              (this thread; others too)
+       ... work ...
+       ctxprof_pebs_close(&pb);                      (final drain, then free)
+       fprintf(stderr, "%s\n", ctxprof_pebs_explain(&pb));  (valid until close)
+
+   CONSUMPTION MODES (desc.mode)
+
+     CTXPROF_PEBS_READER (default)  an internal reader thread (all signals
+               blocked, named "ctxprof-rd", never sampled) polls every ring fd
+               and an eventfd for control. The kernel wakes it when a ring
+               holds desc.watermark bytes; a thread's exit (POLLHUP) triggers
+               its final drain. Sinks run on the reader thread only.
+     CTXPROF_PEBS_MANUAL  no thread: rings are read by ctxprof_pebs_drain()
+               and at detach/close (short single-threaded runs; size the ring
+               for the run or drain periodically). Sinks run on the caller.
+     CTXPROF_PEBS_SIGNAL  opt-in: each sample raises desc.signo (default
+               SIGIO) on the sampled thread, whose handler drains its own
+               ring. One signal per sample (the kernel ignores wakeup batching
+               for fasync), EINTR in the program's syscalls: use it only where
+               no thread can be hosted. Sinks run in signal handlers on any
+               thread and must be async-signal-safe and thread-safe.
+
+   THREADS AND SIGNALS
+
+     ctxprof_pebs_attach/detach/drain/stats may be called from any thread;
+     open and close from one thread while no other call is running. The drain
+     path (ring parsing and the array sink) allocates nothing, takes no lock
+     and is async-signal-safe. ctxprof_pebs_close() after fork() in the child
+     only frees memory: the child never touches the parent's events.
+
+   ERRORS
+
+     Functions return ctxprof_status; pb.error has the detail and the errno.
+     Causes named in messages: kernel.perf_event_paranoid (with its value),
+     seccomp (with /proc/self/status's Seccomp value), the locked-memory
+     budget (the ring is halved down to 8 pages before giving up), no PMU,
+     RLIMIT_NOFILE. Counted, not failed: lost samples (PERF_RECORD_LOST and
+     LOST_SAMPLES), throttling, malformed records, ring desyncs (resumed at
+     the kernel's head), a full sample array.
+
+   REFERENCES
+
+     Mytkowicz et al., Inferred call path profiling, OOPSLA 2009, sec. 6.3, 8.
+     perf_event_open(2); kernel/events/ring_buffer.c (barrier pairing);
+     include/uapi/linux/perf_event.h (record layouts); PEBS-NOTES.md of the
+     ctxprof repository for the research behind every choice here.
+*/
 #ifndef CTXPROF_PEBS_H_INCLUDED
 #define CTXPROF_PEBS_H_INCLUDED
+
 #include "ctxprof.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#if defined(__linux__)
+#if defined(__PERFMON_PERF_EVENT_H__) && !defined(_UAPI_LINUX_PERF_EVENT_H) &&                      \
+    !defined(_LINUX_PERF_EVENT_H)
+#error "ctxprof_pebs.h: include it (or <linux/perf_event.h>) before libpfm's headers"
 #endif
+#include <linux/perf_event.h>
+#else
+struct perf_event_attr;
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== pebs: declarations ==== */
+
+/* Sampling levels, best first. 0 in a descriptor means "try in order". */
+typedef enum ctxprof_pebs_level {
+    CTXPROF_PEBS_AUTO = 0,
+    CTXPROF_PEBS_LEVEL_PEBS = 1, /* Intel PEBS, precise_ip >= 1, REGS_INTR */
+    CTXPROF_PEBS_LEVEL_HW = 2,   /* hardware cycles, non-precise, REGS_USER */
+    CTXPROF_PEBS_LEVEL_SW = 3    /* software task-clock, REGS_USER */
+} ctxprof_pebs_level;
+
+/* How rings are consumed (see CONSUMPTION MODES above). */
+typedef enum ctxprof_pebs_mode {
+    CTXPROF_PEBS_READER = 0, /* internal reader thread with poll() (default) */
+    CTXPROF_PEBS_MANUAL = 1, /* ctxprof_pebs_drain() and detach/close only */
+    CTXPROF_PEBS_SIGNAL = 2  /* opt-in: a signal per sample drains the thread's ring */
+} ctxprof_pebs_mode;
+
+/* desc.flags */
+#define CTXPROF_PEBS_TIME 0x1u      /* record perf timestamps (sample.time) */
+#define CTXPROF_PEBS_CALLCHAIN 0x2u /* kernel frame-pointer callchain per sample (ground truth) */
+#define CTXPROF_PEBS_KERNEL 0x4u    /* also sample in the kernel (paranoid <= 1 or CAP_PERFMON) */
+#define CTXPROF_PEBS_NO_ENV 0x8u    /* ignore the CTXPROF_PEBS_LEVEL environment variable */
+
+/* sample.flags */
+#define CTXPROF_PEBS_SAMPLE_EXACT_IP 0x1u /* the PMU marked the IP exact (precise_ip >= 2) */
+#define CTXPROF_PEBS_SAMPLE_PRECISE 0x2u  /* ip/sp from the PEBS record (REGS_INTR) */
+#define CTXPROF_PEBS_SAMPLE_SKID 0x4u     /* ip/sp of the interrupted user state (skid) */
+#define CTXPROF_PEBS_SAMPLE_NO_REGS 0x8u  /* no registers (abi 0): ip = event_ip, sp = 0 */
+#define CTXPROF_PEBS_SAMPLE_KERNEL 0x10u  /* the event fired in kernel mode */
+
+/* One sample. ip/sp/bp are one register state (see the level); height is the
+   thread's stack base minus sp, the ICPP stack height, 0 when unknown. */
+typedef struct ctxprof_pebs_sample {
+    uint64_t ip;               /* program counter (from the register block) */
+    uint64_t sp;               /* stack pointer, 0 with CTXPROF_PEBS_SAMPLE_NO_REGS */
+    uint64_t bp;               /* frame pointer (x86 rbp, arm64 x29) */
+    uint64_t height;           /* stack base - sp; 0 when the base is unknown */
+    uint64_t event_ip;         /* PERF_SAMPLE_IP (may be a kernel address with skid) */
+    uint64_t time;             /* perf clock, ns, with CTXPROF_PEBS_TIME; else 0 */
+    uint64_t period;           /* weight: events (hardware) or ns (software) per sample */
+    const uint64_t *callchain; /* with CTXPROF_PEBS_CALLCHAIN, only during on_sample */
+    uint32_t callchain_nr;     /* entries in callchain (context markers included) */
+    uint32_t pid, tid;         /* process and thread of the sample */
+    uint16_t misc;             /* perf_event_header.misc */
+    uint16_t flags;            /* CTXPROF_PEBS_SAMPLE_* */
+} ctxprof_pebs_sample;
+
+/* A sink called once per sample (see CONSUMPTION MODES for the thread). */
+typedef void (*ctxprof_pebs_sample_fn)(void *user, const ctxprof_pebs_sample *s);
+
+/* Configuration; zero means default everywhere. */
+typedef struct ctxprof_pebs_desc {
+    int level;            /* ctxprof_pebs_level; AUTO = env CTXPROF_PEBS_LEVEL, else in order */
+    int mode;             /* ctxprof_pebs_mode; default CTXPROF_PEBS_READER */
+    unsigned flags;       /* CTXPROF_PEBS_TIME | _CALLCHAIN | _KERNEL | _NO_ENV */
+    const char *event;    /* NULL = "cycles"; "instructions", "task-clock", "cpu-clock",
+                             "rHEX" (raw), or a libpfm4 name with CTXPROF_HAVE_LIBPFM */
+    uint64_t period;      /* hardware levels: events per sample; default 1000003 */
+    uint64_t period_ns;   /* software level: ns of thread CPU time per sample; default 333333
+                             (about 1M cycles at 3 GHz, ICPP's rate); kernel minimum 10000 */
+    int precise;          /* PEBS precise_ip 1..3; default 1 (PC and SP consistent) */
+    unsigned ring_pages;  /* data pages per thread, a power of two; default 64 (256 KiB) */
+    unsigned watermark;   /* reader wakeup after this many bytes; default ring/4 */
+    unsigned max_threads; /* threads attached at once; default 256 */
+    unsigned max_stack;   /* callchain depth with CTXPROF_PEBS_CALLCHAIN; default 127, max 192 */
+    int signo;            /* CTXPROF_PEBS_SIGNAL: the signal; default SIGIO */
+    ctxprof_pebs_sample_fn on_sample; /* sink 1: callback (may be NULL) */
+    void *user;                       /* its first argument */
+    ctxprof_pebs_sample *samples;     /* sink 2: caller's array (may be NULL) */
+    size_t samples_cap;               /* its capacity; samples beyond are counted */
+    ctxprof_log_fn log;               /* optional: one line per fallback and warning */
+    void *log_user;
+    void *alloc_user; /* passed to CTXPROF_MALLOC/FREE */
+} ctxprof_pebs_desc;
+
+/* Counters, summed over all threads (live and detached). */
+#define CTXPROF_PEBS_STATS_LIST(X)                                                                 \
+    X(samples, "samples delivered to the sinks")                                                  \
+    X(lost, "samples the kernel dropped for a full ring (PERF_RECORD_LOST)")                      \
+    X(lost_samples, "samples the PMU dropped (PERF_RECORD_LOST_SAMPLES)")                         \
+    X(kernel_lost, "lost samples counted by the kernel (read() with PERF_FORMAT_LOST)")           \
+    X(throttles, "times the kernel throttled sampling (PERF_RECORD_THROTTLE)")                   \
+    X(unthrottles, "times it resumed (PERF_RECORD_UNTHROTTLE)")                                   \
+    X(desyncs, "ring reads that lost sync and resumed at the kernel's head")                     \
+    X(bad_records, "sample records whose fields overran their size (skipped)")                   \
+    X(other_records, "records of other types (skipped)")                                          \
+    X(no_regs, "samples without a register block (abi 0)")                                       \
+    X(array_full, "samples not stored because the sample array was full")                        \
+    X(bytes, "ring bytes consumed")                                                               \
+    X(drains, "ring reads that found data")                                                       \
+    X(wakeups, "reader-thread or signal wakeups")                                                 \
+    X(threads, "threads attached")                                                                \
+    X(threads_exited, "attached threads whose exit was seen")                                    \
+    X(time_enabled, "ns the events were enabled, over detached threads")                         \
+    X(time_running, "ns the events were counting, over detached threads")                        \
+    X(never_ran, "detached threads whose event was enabled but never counted")
+
+#define CTXPROF__PEBS_STATS_FIELD(name, text) uint64_t name;
+typedef struct ctxprof_pebs_stats {
+    CTXPROF_PEBS_STATS_LIST(CTXPROF__PEBS_STATS_FIELD)
+} ctxprof_pebs_stats;
+#undef CTXPROF__PEBS_STATS_FIELD
+
+/* The sampler. Caller-owned; ctxprof_pebs_open() initialises every field.
+   The explanation and the counters stay readable after close. */
+typedef struct ctxprof_pebs {
+    int level;           /* ctxprof_pebs_level in use after a successful open */
+    ctxprof_error error; /* detail of the last failure */
+    /* private: */
+    struct ctxprof__pebs_impl *impl; /* live state between open and close */
+    char explain_text[768];          /* the probe's story (final one after close) */
+    ctxprof_pebs_stats final_stats;  /* counters at close */
+    const ctxprof_pebs_sample *final_arr; /* the caller's array, kept after close */
+    size_t final_n;                       /* entries filled in it */
+} ctxprof_pebs;
+
+/* Probes the sampling level on the calling thread, allocates the per-thread
+   slots and starts the reader thread. Attaches nothing. On failure pb->error
+   and ctxprof_pebs_explain() say why; close is still safe. Not signal-safe. */
+CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc);
+
+/* Starts sampling thread tid of this process (0 = the calling thread) into
+   its own ring. stack_base is the address heights are measured from; 0 =
+   the ICPP base of the calling thread when tid is 0, else unknown (height
+   0). Attaching an attached thread is a no-op. Retries with a smaller ring
+   when the locked-memory budget refuses the mapping. */
+CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
+
+/* Attaches every thread of the process (from /proc/self/task) except the
+   reader; *out_n (may be NULL) gets how many were newly attached. */
+CTXPROF_API int ctxprof_pebs_attach_all(ctxprof_pebs *pb, size_t *out_n);
+
+/* Stops sampling thread tid (0 = calling thread) after a final drain. */
+CTXPROF_API int ctxprof_pebs_detach(ctxprof_pebs *pb, int tid);
+
+/* Delivers every sample written so far to the sinks and returns when done
+   (reader mode: asks the reader thread and waits). Reaps exited threads. */
+CTXPROF_API int ctxprof_pebs_drain(ctxprof_pebs *pb);
+
+/* Stops all sampling, drains every ring a last time, joins the reader and
+   frees everything. Safe on a zeroed or failed object; idempotent. */
+CTXPROF_API void ctxprof_pebs_close(ctxprof_pebs *pb);
+
+/* Counters so far (live rings included). */
+CTXPROF_API void ctxprof_pebs_stats_get(const ctxprof_pebs *pb, ctxprof_pebs_stats *out);
+
+/* The probe's story, one line: each level tried and why it failed or what
+   it uses, plus warnings (smaller ring, lost samples, never-running event).
+   Never NULL; valid until the next call on pb. */
+CTXPROF_API const char *ctxprof_pebs_explain(const ctxprof_pebs *pb);
+
+/* The caller's sample array and how many entries hold samples. */
+CTXPROF_API const ctxprof_pebs_sample *ctxprof_pebs_samples(const ctxprof_pebs *pb,
+                                                            size_t *out_n);
+
+/* Name of a level: "PEBS", "hardware", "software"; "auto" for 0. */
+CTXPROF_API const char *ctxprof_pebs_level_name(int level);
+
+/* Fills type, config (config1/2) and, for libpfm names with modifiers,
+   precise_ip, sample_period and the exclude bits of *attr from an event
+   name (see desc.event). Other fields are left alone. Without libpfm a
+   libpfm-style name fails with a message saying how to enable it. */
+CTXPROF_API int ctxprof_pebs_encode_event(const char *name, struct perf_event_attr *attr,
+                                          ctxprof_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTXPROF_PEBS_H_INCLUDED */
+
+/* ======================================================================== */
+/*                              IMPLEMENTATION                              */
+/* ======================================================================== */
+
+#if (defined(CTXPROF_IMPLEMENTATION) || defined(CTXPROF_PEBS_IMPLEMENTATION)) &&                   \
+    !defined(CTXPROF__PEBS_IMPL_DONE)
+#define CTXPROF__PEBS_IMPL_DONE
+
+#if !defined(CTXPROF__CORE_IMPL_DONE)
+#error "ctxprof_pebs.h: its implementation uses the core's private helpers: define CTXPROF_IMPLEMENTATION (or CTXPROF_CORE_IMPLEMENTATION too) in this TU"
+#endif
+
+#if defined(CTXPROF_HAVE_LIBPFM) || defined(CTXPROF_PEBS_WITH_LIBPFM)
+#define CTXPROF__PEBS_LIBPFM 1
+#endif
+
+#if defined(__linux__)
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* syscall() is hidden by strict POSIX modes of glibc; the prototype is fixed.
+   (libpfm's header calls it too, so this comes first.) */
+#if !defined(__cplusplus) && defined(__GLIBC__) && !defined(__USE_MISC)
+extern long int syscall(long int sysno, ...);
+#endif
+#if defined(CTXPROF__PEBS_LIBPFM)
+#include <perfmon/pfmlib_perf_event.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== pebs: implementation ==== */
+
+/* Constants newer than some distributions' headers, and the GNU-only fcntl
+   commands (same values on every Linux architecture). */
+#define CTXPROF__PEBS_FORMAT_LOST (1u << 4)        /* PERF_FORMAT_LOST, 6.0+ */
+#define CTXPROF__PEBS_RECORD_LOST_SAMPLES 13u      /* PERF_RECORD_LOST_SAMPLES */
+#define CTXPROF__PEBS_F_SETSIG 10                  /* F_SETSIG */
+#define CTXPROF__PEBS_F_SETOWN_EX 15               /* F_SETOWN_EX */
+#define CTXPROF__PEBS_F_OWNER_TID 0                /* F_OWNER_TID */
+struct ctxprof__pebs_owner {                       /* struct f_owner_ex */
+    int type;
+    int pid;
+};
+
+/* Register numbers of the sample_regs_* masks (asm/perf_regs.h). Samples
+   carry the masked registers in ascending bit order. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CTXPROF__PEBS_X86 1
+#define CTXPROF__PEBS_REG_BP 6 /* PERF_REG_X86_BP */
+#define CTXPROF__PEBS_REG_SP 7 /* PERF_REG_X86_SP */
+#define CTXPROF__PEBS_REG_IP 8 /* PERF_REG_X86_IP */
+#elif defined(__aarch64__)
+#define CTXPROF__PEBS_REG_BP 29 /* PERF_REG_ARM64_X29 (frame pointer) */
+#define CTXPROF__PEBS_REG_SP 31 /* PERF_REG_ARM64_SP */
+#define CTXPROF__PEBS_REG_IP 32 /* PERF_REG_ARM64_PC */
+#endif
+#if defined(CTXPROF__PEBS_REG_SP)
+#define CTXPROF__PEBS_REGS                                                                         \
+    ((1ull << CTXPROF__PEBS_REG_BP) | (1ull << CTXPROF__PEBS_REG_SP) |                              \
+     (1ull << CTXPROF__PEBS_REG_IP))
+#else
+#define CTXPROF__PEBS_REGS 0ull /* no known layout: open() reports UNSUPPORTED */
+#endif
+
+/* Sample fields this reader decodes, in the kernel's output order (not the
+   bit order; perf_output_sample() in kernel/events/core.c). */
+#define CTXPROF__PEBS_SUPPORTED                                                                    \
+    (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                \
+     PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |                 \
+     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR)
+
+/* Largest record copied out of the ring when it straddles the end: every
+   field above with a callchain of CTXPROF__PEBS_MAX_STACK frames plus its
+   context markers and two register blocks of 64 registers fit. */
+#define CTXPROF__PEBS_MAX_STACK 192u
+#define CTXPROF__PEBS_SCRATCH_WORDS 400u
+
+enum {
+    CTXPROF__PEBS_FREE = 0,   /* slot unused */
+    CTXPROF__PEBS_ACTIVE = 1, /* ring mapped and enabled */
+    CTXPROF__PEBS_DETACH = 2  /* reader mode: detach requested, the reader closes it */
+};
+
+/* How samples of the chosen level are laid out and interpreted. */
+typedef struct ctxprof__pebs_fmt {
+    uint64_t sample_type;
+    uint64_t regs_user, regs_intr; /* sample_regs_user / sample_regs_intr */
+    unsigned nregs_user, nregs_intr;
+    int use_intr;              /* ip/sp from REGS_INTR (PEBS) instead of REGS_USER */
+    int ip_idx, sp_idx, bp_idx; /* register positions in the chosen block, -1 absent */
+    uint16_t sflags;           /* CTXPROF_PEBS_SAMPLE_* every sample of the level has */
+    uint64_t period;           /* sample.period */
+} ctxprof__pebs_fmt;
+
+/* Where samples go. */
+typedef struct ctxprof__pebs_sink {
+    ctxprof_pebs_sample_fn fn;
+    void *user;
+    ctxprof_pebs_sample *arr;
+    size_t cap;
+    size_t *len; /* atomic: entries claimed (may exceed cap; the excess is counted) */
+} ctxprof__pebs_sink;
+
+/* One thread's event and ring. The consumer that holds `busy` is the only
+   reader of the ring and the only writer of data_tail. */
+typedef struct ctxprof__pebs_ring {
+    int fd;
+    int state;       /* CTXPROF__PEBS_*, atomic */
+    int busy;        /* atomic consumer flag */
+    int tid;
+    uint64_t stack_base;
+    unsigned char *map;
+    size_t map_len;
+    struct perf_event_mmap_page *meta;
+    unsigned char *data; /* data area: size bytes, a power of two */
+    uint64_t size, mask;
+    unsigned pages;
+    ctxprof_pebs_stats st; /* this ring's counters (relaxed atomic adds) */
+} ctxprof__pebs_ring;
+
+struct ctxprof__pebs_impl {
+    ctxprof_pebs_desc d; /* the descriptor with defaults filled in */
+    int level;
+    struct perf_event_attr attr; /* template of the chosen level */
+    ctxprof__pebs_fmt fmt;
+    ctxprof__pebs_sink sink;
+    size_t nsamples;
+    ctxprof__pebs_ring *rings;
+    unsigned nrings;
+    unsigned min_pages_used; /* smallest ring after budget retries, 0 = none reduced */
+    struct pollfd *pfd;
+    unsigned *pidx;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int sync_init;
+    int efd;
+    pthread_t reader;
+    int reader_started;
+    int reader_tid;
+    int stop;
+    uint64_t drain_req, drain_done;
+    ctxprof_pebs_stats closed; /* counters of closed rings (under mu) */
+    pid_t owner;               /* getpid() at open: another pid is a forked child */
+    int forked;                /* set in the child by the atfork handler */
+    int sig_installed;
+    struct sigaction old_sa;
+    char probe[512]; /* per-level story of the probe */
+    char text[768];  /* explain() output while open */
+    struct ctxprof__pebs_impl *next; /* fork registry */
+};
+
+/* ---- pebs: small helpers ---- */
+
+CTXPROF__PRIV int ctxprof__pebs_gettid(void)
+{
+    return (int)syscall(SYS_gettid);
+}
+
+CTXPROF__PRIV unsigned ctxprof__pebs_popcount(uint64_t x)
+{
+    unsigned n = 0;
+    while (x) {
+        x &= x - 1;
+        n++;
+    }
+    return n;
+}
+
+/* Reads the first integer of a small file (sysctls, sysfs); 0 on success. */
+CTXPROF__PRIV int ctxprof__pebs_read_long(const char *path, long *out)
+{
+    char buf[64];
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return sscanf(buf, "%ld", out) == 1 ? 0 : -1;
+}
+
+/* The Seccomp: mode of this process (0 none, 1 strict, 2 filter), -1 unknown. */
+CTXPROF__PRIV int ctxprof__pebs_seccomp_mode(void)
+{
+    char buf[4096];
+    const char *s;
+    ssize_t n, len = 0;
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (len < (ssize_t)sizeof buf - 1 &&
+           (n = read(fd, buf + len, sizeof buf - 1 - (size_t)len)) > 0)
+        len += n;
+    close(fd);
+    buf[len] = '\0';
+    s = strstr(buf, "\nSeccomp:");
+    if (!s)
+        return -1;
+    return atoi(s + 9);
+}
+
+/* Whether a hardware PMU driver is registered (x86 "cpu", hybrid
+   "cpu_core"/"cpu_atom", arm "armv8_..."/"armv7_..."). */
+CTXPROF__PRIV int ctxprof__pebs_have_pmu(void)
+{
+    DIR *dir = opendir("/sys/bus/event_source/devices");
+    struct dirent *e;
+    int found = 0;
+    if (!dir)
+        return -1;
+    while ((e = readdir(dir)) != NULL) {
+        const char *n = e->d_name;
+        if (strcmp(n, "cpu") == 0 || strncmp(n, "cpu_", 4) == 0 || strncmp(n, "armv", 4) == 0)
+            found = 1;
+    }
+    closedir(dir);
+    return found;
+}
+
+#if defined(CTXPROF__PEBS_X86)
+/* CPUID vendor check: PEBS is Intel's; AMD's precise mode (IBS) reports an
+   interrupt-time SP with a precise IP, which breaks the ICPP pair. */
+CTXPROF__PRIV int ctxprof__pebs_is_intel(void)
+{
+    unsigned a = 0, b, c, d;
+    __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+    return b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu; /* "Genu" "ineI" "ntel" */
+}
+#endif
+
+CTXPROF__PRIV const char *ctxprof__pebs_errname(int e)
+{
+    switch (e) {
+    case EPERM: return "EPERM";
+    case ENOENT: return "ENOENT";
+    case ESRCH: return "ESRCH";
+    case EINTR: return "EINTR";
+    case E2BIG: return "E2BIG";
+    case EBADF: return "EBADF";
+    case ENOMEM: return "ENOMEM";
+    case EACCES: return "EACCES";
+    case EFAULT: return "EFAULT";
+    case EBUSY: return "EBUSY";
+    case ENODEV: return "ENODEV";
+    case EINVAL: return "EINVAL";
+    case ENFILE: return "ENFILE";
+    case EMFILE: return "EMFILE";
+    case ENOSPC: return "ENOSPC";
+    case ENOSYS: return "ENOSYS";
+    case EOVERFLOW: return "EOVERFLOW";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
+    default: return "errno";
+    }
+}
+
+/* What a failure message needs to know about the system; gathered once per
+   failure so the message texts are testable with any values. */
+typedef struct ctxprof__pebs_facts {
+    long paranoid;            /* kernel.perf_event_paranoid, -100 unknown */
+    int seccomp;              /* Seccomp: of /proc/self/status, -1 unknown */
+    int have_pmu;             /* hardware PMU registered: 1, 0, -1 unknown */
+    unsigned long long nofile; /* RLIMIT_NOFILE soft limit */
+    int kernel;               /* CTXPROF_PEBS_KERNEL was asked for */
+} ctxprof__pebs_facts;
+
+CTXPROF__PRIV void ctxprof__pebs_facts_get(ctxprof__pebs_facts *f, int kernel)
+{
+    struct rlimit rl;
+    long v;
+    f->paranoid = ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &v) == 0 ? v
+                                                                                           : -100;
+    f->seccomp = ctxprof__pebs_seccomp_mode();
+    f->have_pmu = ctxprof__pebs_have_pmu();
+    f->nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (unsigned long long)rl.rlim_cur : 0;
+    f->kernel = kernel;
+}
+
+/* Whether an open failure with errno e stops the whole probe (it would fail
+   the same way at every level) rather than moving to the next level. */
+CTXPROF__PRIV int ctxprof__pebs_errno_global(int e)
+{
+    return e == EACCES || e == EPERM || e == ENOSYS || e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
+/* One-line cause of a failed perf_event_open for explain() and pb->error.
+   hw: the event was a hardware one. Returns buf. */
+CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int hw,
+                                            const ctxprof__pebs_facts *f)
+{
+    const char *en = ctxprof__pebs_errname(e);
+    switch (e) {
+    case ENOENT:
+    case ENODEV:
+    case EOPNOTSUPP:
+        if (hw && f->have_pmu == 0)
+            snprintf(buf, n, "no hardware PMU (%s)", en);
+        else
+            snprintf(buf, n, "event not supported by this PMU (%s)", en);
+        break;
+    case EINVAL:
+        snprintf(buf, n, "attributes refused by this PMU or kernel (EINVAL)");
+        break;
+    case E2BIG:
+        snprintf(buf, n, "kernel older than these headers (E2BIG)");
+        break;
+    case EACCES:
+        if (f->kernel && f->paranoid >= 2)
+            snprintf(buf, n,
+                     "kernel samples (CTXPROF_PEBS_KERNEL) need kernel.perf_event_paranoid <= 1, "
+                     "it is %ld, or CAP_PERFMON (EACCES)",
+                     f->paranoid);
+        else if (f->paranoid >= 3)
+            snprintf(buf, n,
+                     "kernel.perf_event_paranoid=%ld forbids unprivileged perf_event_open; "
+                     "sysctl kernel.perf_event_paranoid=2 suffices, or CAP_SYS_ADMIN (EACCES)",
+                     f->paranoid);
+        else
+            snprintf(buf, n,
+                     "denied at kernel.perf_event_paranoid=%ld: an LSM, or a thread of another "
+                     "user (EACCES)",
+                     f->paranoid);
+        break;
+    case EPERM:
+        if (f->seccomp > 0)
+            snprintf(buf, n,
+                     "perf_event_open blocked by seccomp (Seccomp: %d in /proc/self/status); "
+                     "allow it in the sandbox's seccomp profile (EPERM)",
+                     f->seccomp);
+        else
+            snprintf(buf, n, "perf_event_open refused by an LSM or kernel lockdown (EPERM)");
+        break;
+    case ENOSYS:
+        snprintf(buf, n, "perf_event_open not available: kernel without CONFIG_PERF_EVENTS "
+                         "or a sandbox without the syscall (ENOSYS)");
+        break;
+    case EMFILE:
+    case ENFILE:
+        snprintf(buf, n, "out of file descriptors, one per sampled thread (%s, RLIMIT_NOFILE=%llu)",
+                 en, f->nofile);
+        break;
+    case ESRCH:
+        snprintf(buf, n, "no such thread (ESRCH)");
+        break;
+    case EBUSY:
+        snprintf(buf, n, "PMU busy: another user holds the counters exclusively (EBUSY)");
+        break;
+    default:
+        snprintf(buf, n, "perf_event_open failed (%s %d)", en, e);
+        break;
+    }
+    return buf;
+}
+
+/* Appends to a fixed buffer, truncating; never overflows. */
+CTXPROF__PRIV CTXPROF__PRINTF(3, 4) void ctxprof__pebs_cat(char *buf, size_t n, const char *fmt,
+                                                          ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    if (len + 1 >= n)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, n - len, fmt, ap);
+    va_end(ap);
+}
+
+CTXPROF__PRIV void ctxprof__pebs_log(const struct ctxprof__pebs_impl *I, int level,
+                                    const char *msg)
+{
+    if (I && I->d.log)
+        I->d.log(I->d.log_user, level, msg);
+}
+
+/* ---- pebs: statistics ---- */
+
+#define CTXPROF__PEBS_STAT_ADD(name, text)                                                         \
+    if (src->name)                                                                                 \
+        __atomic_fetch_add(&dst->name, src->name, __ATOMIC_RELAXED);
+/* dst += src, atomically per field (dst is read concurrently by stats). */
+CTXPROF__PRIV void ctxprof__pebs_stats_add(ctxprof_pebs_stats *dst, const ctxprof_pebs_stats *src)
+{
+    CTXPROF_PEBS_STATS_LIST(CTXPROF__PEBS_STAT_ADD)
+}
+#undef CTXPROF__PEBS_STAT_ADD
+
+#define CTXPROF__PEBS_STAT_LOAD(name, text) dst->name += __atomic_load_n(&src->name, __ATOMIC_RELAXED);
+CTXPROF__PRIV void ctxprof__pebs_stats_load(ctxprof_pebs_stats *dst, const ctxprof_pebs_stats *src)
+{
+    CTXPROF_PEBS_STATS_LIST(CTXPROF__PEBS_STAT_LOAD)
+}
+#undef CTXPROF__PEBS_STAT_LOAD
+
+/* ---- pebs: record parsing ----
+
+   PERF_RECORD_SAMPLE body, in the order the kernel writes it, for the
+   fields this reader accepts (include/uapi/linux/perf_event.h):
+
+     { u64 id;          } IDENTIFIER      { u64 stream_id;   } STREAM_ID
+     { u64 ip;          } IP              { u32 cpu, res;    } CPU
+     { u32 pid, tid;    } TID             { u64 period;      } PERIOD
+     { u64 time;        } TIME            { u64 nr; u64 ips[nr]; } CALLCHAIN
+     { u64 addr;        } ADDR            { u64 abi; u64 regs[weight(mask)]; } REGS_USER
+     { u64 id;          } ID              { u64 abi; u64 regs[weight(mask)]; } REGS_INTR
+
+   A register block has no registers at all when abi == 0 (kernel thread,
+   or no user state). Every field is checked against the record size. */
+
+/* Sets up f for a sample_type and register masks; -1 if a bit cannot be
+   decoded or the chosen block lacks IP or SP. */
+CTXPROF__PRIV int ctxprof__pebs_fmt_init(ctxprof__pebs_fmt *f, uint64_t sample_type,
+                                      uint64_t regs_user, uint64_t regs_intr, int use_intr)
+{
+    uint64_t mask = use_intr ? regs_intr : regs_user;
+    memset(f, 0, sizeof *f);
+    if (sample_type & ~(uint64_t)CTXPROF__PEBS_SUPPORTED)
+        return -1;
+    if (!(sample_type & (use_intr ? PERF_SAMPLE_REGS_INTR : PERF_SAMPLE_REGS_USER)))
+        return -1;
+    f->sample_type = sample_type;
+    f->regs_user = (sample_type & PERF_SAMPLE_REGS_USER) ? regs_user : 0;
+    f->regs_intr = (sample_type & PERF_SAMPLE_REGS_INTR) ? regs_intr : 0;
+    f->nregs_user = ctxprof__pebs_popcount(f->regs_user);
+    f->nregs_intr = ctxprof__pebs_popcount(f->regs_intr);
+    f->use_intr = use_intr;
+#if defined(CTXPROF__PEBS_REG_SP)
+    if (!(mask >> CTXPROF__PEBS_REG_SP & 1) || !(mask >> CTXPROF__PEBS_REG_IP & 1))
+        return -1;
+    f->sp_idx = (int)ctxprof__pebs_popcount(mask & ((1ull << CTXPROF__PEBS_REG_SP) - 1));
+    f->ip_idx = (int)ctxprof__pebs_popcount(mask & ((1ull << CTXPROF__PEBS_REG_IP) - 1));
+    f->bp_idx = (mask >> CTXPROF__PEBS_REG_BP & 1)
+                    ? (int)ctxprof__pebs_popcount(mask & ((1ull << CTXPROF__PEBS_REG_BP) - 1))
+                    : -1;
+    return 0;
+#else
+    (void)mask;
+    return -1;
+#endif
+}
+
+CTXPROF__PRIV uint64_t ctxprof__pebs_word(const unsigned char *rec, size_t i)
+{
+    uint64_t w;
+    memcpy(&w, rec + 8 * i, sizeof w);
+    return w;
+}
+
+/* Decodes one PERF_RECORD_SAMPLE of size bytes (header included, 8-byte
+   aligned) into *s. Returns 0, or -1 when a field runs past the record. */
+CTXPROF__PRIV int ctxprof__pebs_parse(const ctxprof__pebs_fmt *f, const unsigned char *rec,
+                                   size_t size, ctxprof_pebs_sample *s)
+{
+    const uint64_t st = f->sample_type;
+    const size_t n = size / 8;
+    size_t i = 1, user = 0, intr = 0, blk;
+    struct perf_event_header h;
+    uint32_t u32[2];
+    memcpy(&h, rec, sizeof h);
+    memset(s, 0, sizeof *s);
+    s->misc = h.misc;
+    s->period = f->period;
+#define CTXPROF__PEBS_NEED(k)                                                                      \
+    do {                                                                                           \
+        if (n - i < (size_t)(k))                                                                   \
+            return -1;                                                                             \
+    } while (0)
+    if (st & PERF_SAMPLE_IDENTIFIER) {
+        CTXPROF__PEBS_NEED(1);
+        i++;
+    }
+    if (st & PERF_SAMPLE_IP) {
+        CTXPROF__PEBS_NEED(1);
+        s->event_ip = ctxprof__pebs_word(rec, i++);
+    }
+    if (st & PERF_SAMPLE_TID) {
+        CTXPROF__PEBS_NEED(1);
+        memcpy(u32, rec + 8 * i++, sizeof u32);
+        s->pid = u32[0];
+        s->tid = u32[1];
+    }
+    if (st & PERF_SAMPLE_TIME) {
+        CTXPROF__PEBS_NEED(1);
+        s->time = ctxprof__pebs_word(rec, i++);
+    }
+    if (st & PERF_SAMPLE_ADDR) {
+        CTXPROF__PEBS_NEED(1);
+        i++;
+    }
+    if (st & PERF_SAMPLE_ID) {
+        CTXPROF__PEBS_NEED(1);
+        i++;
+    }
+    if (st & PERF_SAMPLE_STREAM_ID) {
+        CTXPROF__PEBS_NEED(1);
+        i++;
+    }
+    if (st & PERF_SAMPLE_CPU) {
+        CTXPROF__PEBS_NEED(1);
+        i++;
+    }
+    if (st & PERF_SAMPLE_PERIOD) {
+        CTXPROF__PEBS_NEED(1);
+        s->period = ctxprof__pebs_word(rec, i++);
+    }
+    if (st & PERF_SAMPLE_CALLCHAIN) {
+        uint64_t nr;
+        CTXPROF__PEBS_NEED(1);
+        nr = ctxprof__pebs_word(rec, i++);
+        if (nr > n - i || nr > UINT32_MAX)
+            return -1;
+        s->callchain_nr = (uint32_t)nr;
+        s->callchain = nr ? (const uint64_t *)(const void *)(rec + 8 * i) : NULL;
+        i += (size_t)nr;
+    }
+    if (st & PERF_SAMPLE_REGS_USER) {
+        CTXPROF__PEBS_NEED(1);
+        if (ctxprof__pebs_word(rec, i++)) {
+            CTXPROF__PEBS_NEED(f->nregs_user);
+            user = i;
+            i += f->nregs_user;
+        }
+    }
+    if (st & PERF_SAMPLE_REGS_INTR) {
+        CTXPROF__PEBS_NEED(1);
+        if (ctxprof__pebs_word(rec, i++)) {
+            CTXPROF__PEBS_NEED(f->nregs_intr);
+            intr = i;
+            i += f->nregs_intr;
+        }
+    }
+#undef CTXPROF__PEBS_NEED
+    blk = f->use_intr ? intr : user;
+    if (blk) {
+        s->ip = ctxprof__pebs_word(rec, blk + (size_t)f->ip_idx);
+        s->sp = ctxprof__pebs_word(rec, blk + (size_t)f->sp_idx);
+        if (f->bp_idx >= 0)
+            s->bp = ctxprof__pebs_word(rec, blk + (size_t)f->bp_idx);
+        s->flags = f->sflags;
+    } else {
+        s->ip = s->event_ip;
+        s->flags = CTXPROF_PEBS_SAMPLE_NO_REGS;
+    }
+    if (h.misc & PERF_RECORD_MISC_EXACT_IP)
+        s->flags |= CTXPROF_PEBS_SAMPLE_EXACT_IP;
+    if ((h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+        s->flags |= CTXPROF_PEBS_SAMPLE_KERNEL;
+    return 0;
+}
+
+/* Hands one sample to the sinks. Async-signal-safe (no lock, no malloc). */
+CTXPROF__PRIV void ctxprof__pebs_emit(const ctxprof__pebs_sink *sk, const ctxprof_pebs_sample *s,
+                                   ctxprof_pebs_stats *st)
+{
+    st->samples++;
+    if (sk->fn)
+        sk->fn(sk->user, s);
+    if (sk->arr) {
+        size_t k = __atomic_fetch_add(sk->len, (size_t)1, __ATOMIC_RELAXED);
+        if (k < sk->cap) {
+            sk->arr[k] = *s;
+            sk->arr[k].callchain = NULL;
+        } else {
+            st->array_full++;
+        }
+    }
+}
+
+/* ---- pebs: ring reading ----
+
+   The ring is PROT_WRITE (non-overwrite): the kernel never writes past
+   data_tail and drops (and counts) samples when full. The barrier pairing
+   of kernel/events/ring_buffer.c, perf_output_put_handle():
+
+     kernel                               reader (here)
+     if (LOAD ->data_tail) {  (A)         LOAD ->data_head      acquire (C)
+        STORE $data                       LOAD $data
+        smp_wmb()             (B)         STORE ->data_tail     release (D)
+        STORE ->data_head
+     }
+
+   (B) pairs with our acquire load of data_head (C): records below head are
+   complete when we read them. Our release store of data_tail (D) orders our
+   reads of the records before it, pairing with the kernel's control
+   dependency (A): it cannot overwrite bytes we are still reading. The tail
+   is ours alone, so it stays in a local and is stored once per pass.
+
+   Records are 8-byte aligned and the data area a power of two, so a header
+   never straddles the end; a body may, and is then copied into a scratch
+   buffer on the stack. A head more than the ring size ahead, a misaligned
+   tail, or a record size that is 0, unaligned or beyond the head is a
+   desync: counted, and reading resumes at the head (a record boundary). */
+
+/* Drains ring r into sk. Allocation-free and async-signal-safe; the caller
+   holds r->busy. Returns the number of samples delivered. */
+CTXPROF__PRIV uint64_t ctxprof__pebs_ring_read(ctxprof__pebs_ring *r, const ctxprof__pebs_fmt *f,
+                                            const ctxprof__pebs_sink *sk)
+{
+    uint64_t scratch[CTXPROF__PEBS_SCRATCH_WORDS];
+    struct perf_event_mmap_page *pc = r->meta;
+    ctxprof_pebs_stats st;
+    uint64_t tail = pc->data_tail, head;
+    int pass;
+    memset(&st, 0, sizeof st);
+    /* a few passes catch records written while we parsed; bounded so that a
+       thread sampling at a high rate cannot keep its consumer here forever */
+    for (pass = 0; pass < 4; pass++) {
+        head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE); /* (C) */
+        if (head == tail)
+            break;
+        st.drains++;
+        if (head - tail > r->size || (tail & 7) != 0) {
+            st.desyncs++;
+            st.bytes += head - tail;
+            tail = head;
+        }
+        while (tail != head) {
+            uint64_t avail = head - tail;
+            size_t off = (size_t)(tail & r->mask);
+            const unsigned char *rec = r->data + off;
+            struct perf_event_header h;
+            memcpy(&h, rec, sizeof h);
+            if (h.size < sizeof h || (h.size & 7) != 0 || h.size > avail) {
+                st.desyncs++;
+                st.bytes += avail;
+                tail = head;
+                break;
+            }
+            if (off + h.size > r->size && h.type != PERF_RECORD_SAMPLE &&
+                h.type != PERF_RECORD_LOST && h.type != CTXPROF__PEBS_RECORD_LOST_SAMPLES) {
+                rec = NULL; /* straddles, and we do not look inside: skip it */
+            } else if (off + h.size > r->size) {
+                size_t first = (size_t)(r->size - off);
+                if (h.size > sizeof scratch) {
+                    rec = NULL;
+                } else {
+                    memcpy(scratch, r->data + off, first);
+                    memcpy((unsigned char *)scratch + first, r->data, h.size - first);
+                    rec = (const unsigned char *)scratch;
+                }
+            }
+            switch (h.type) {
+            case PERF_RECORD_SAMPLE: {
+                ctxprof_pebs_sample s;
+                if (!rec || ctxprof__pebs_parse(f, rec, h.size, &s) != 0) {
+                    st.bad_records++;
+                    break;
+                }
+                if (s.flags & CTXPROF_PEBS_SAMPLE_NO_REGS)
+                    st.no_regs++;
+                else if (r->stack_base && s.sp <= r->stack_base)
+                    s.height = r->stack_base - s.sp;
+                ctxprof__pebs_emit(sk, &s, &st);
+                break;
+            }
+            case PERF_RECORD_LOST: /* u64 id, lost */
+                if (rec && h.size >= 24)
+                    st.lost += ctxprof__pebs_word(rec, 2);
+                else
+                    st.bad_records++;
+                break;
+            case CTXPROF__PEBS_RECORD_LOST_SAMPLES: /* u64 lost */
+                if (rec && h.size >= 16)
+                    st.lost_samples += ctxprof__pebs_word(rec, 1);
+                else
+                    st.bad_records++;
+                break;
+            case PERF_RECORD_THROTTLE:
+                st.throttles++;
+                break;
+            case PERF_RECORD_UNTHROTTLE:
+                st.unthrottles++;
+                break;
+            default:
+                st.other_records++;
+                break;
+            }
+            st.bytes += h.size;
+            tail += h.size;
+        }
+        __atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE); /* (D) */
+    }
+    ctxprof__pebs_stats_add(&r->st, &st);
+    return st.samples;
+}
+
+/* Takes the consumer flag of r; wait = spin (yielding) until free. */
+CTXPROF__PRIV int ctxprof__pebs_ring_acquire(ctxprof__pebs_ring *r, int wait)
+{
+    for (;;) {
+        int expect = 0;
+        if (__atomic_compare_exchange_n(&r->busy, &expect, 1, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return 1;
+        if (!wait)
+            return 0;
+        sched_yield();
+    }
+}
+
+CTXPROF__PRIV void ctxprof__pebs_ring_release(ctxprof__pebs_ring *r)
+{
+    __atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
+}
+
+CTXPROF__PRIV void ctxprof__pebs_consume(struct ctxprof__pebs_impl *I, ctxprof__pebs_ring *r,
+                                      int wait)
+{
+    if (ctxprof__pebs_ring_acquire(r, wait)) {
+        ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
+        ctxprof__pebs_ring_release(r);
+    }
+}
+
+/* ---- pebs: event names ---- */
+
+#if defined(CTXPROF__PEBS_LIBPFM)
+static pthread_once_t ctxprof__pebs_pfm_once = PTHREAD_ONCE_INIT;
+static int ctxprof__pebs_pfm_status;
+static void ctxprof__pebs_pfm_init(void)
+{
+    ctxprof__pebs_pfm_status = pfm_initialize();
+}
+
+/* libpfm4 encoding (pfm_get_os_event_encoding(3)): user level only unless the
+   name says otherwise; libpfm overwrites type/config/exclude_* and applies
+   modifiers such as precise= and period=. */
+CTXPROF__PRIV int ctxprof__pebs_pfm_encode(const char *name, struct perf_event_attr *attr,
+                                        ctxprof_error *err)
+{
+    pfm_perf_encode_arg_t arg;
+    int rc;
+    pthread_once(&ctxprof__pebs_pfm_once, ctxprof__pebs_pfm_init);
+    if (ctxprof__pebs_pfm_status != PFM_SUCCESS)
+        return ctxprof__fail(err, CTXPROF_ERR_UNSUPPORTED, 0, "libpfm: cannot initialize: %s",
+                             pfm_strerror(ctxprof__pebs_pfm_status));
+    memset(&arg, 0, sizeof arg);
+    arg.attr = attr;
+    arg.size = sizeof arg;
+    rc = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+    if (rc != PFM_SUCCESS)
+        return ctxprof__fail(err, rc == PFM_ERR_NOTFOUND ? CTXPROF_ERR_UNSUPPORTED
+                                                         : CTXPROF_ERR_INVAL,
+                             0, "libpfm: event '%s': %s", name, pfm_strerror(rc));
+    return CTXPROF_OK;
+}
+#endif
+
+CTXPROF_DEF int ctxprof_pebs_encode_event(const char *name, struct perf_event_attr *attr,
+                                          ctxprof_error *err)
+{
+    static const struct {
+        const char *name;
+        uint32_t type;
+        uint64_t config;
+    } builtin[] = {
+        {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+        {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+        {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+        {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+        {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    };
+    size_t i;
+    ctxprof__error_clear(err);
+    if (!name || !*name || !attr)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no event name");
+    for (i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+        if (strcmp(name, builtin[i].name) == 0) {
+            attr->type = builtin[i].type;
+            attr->config = builtin[i].config;
+            return CTXPROF_OK;
+        }
+    if (name[0] == 'r' && name[1]) { /* raw: r<hex>, as perf spells it */
+        uint64_t v = 0;
+        const char *p;
+        for (p = name + 1; *p; p++) {
+            int d = (*p >= '0' && *p <= '9')   ? *p - '0'
+                    : (*p >= 'a' && *p <= 'f') ? *p - 'a' + 10
+                    : (*p >= 'A' && *p <= 'F') ? *p - 'A' + 10
+                                               : -1;
+            if (d < 0 || v >> 60)
+                break;
+            v = v << 4 | (uint64_t)d;
+        }
+        if (!*p) {
+            attr->type = PERF_TYPE_RAW;
+            attr->config = v;
+            return CTXPROF_OK;
+        }
+    }
+#if defined(CTXPROF__PEBS_LIBPFM)
+    return ctxprof__pebs_pfm_encode(name, attr, err);
+#else
+    return ctxprof__fail(err, CTXPROF_ERR_UNSUPPORTED, 0,
+                         "event '%s' needs libpfm: build with -DCTXPROF_HAVE_LIBPFM and link "
+                         "-lpfm (Debian: libpfm4-dev); built in: cycles, instructions, "
+                         "task-clock, cpu-clock, rHEX",
+                         name);
+#endif
+}
+
+/* ---- pebs: attributes and probing ---- */
+
+CTXPROF_DEF const char *ctxprof_pebs_level_name(int level)
+{
+    switch (level) {
+    case CTXPROF_PEBS_AUTO: return "auto";
+    case CTXPROF_PEBS_LEVEL_PEBS: return "PEBS";
+    case CTXPROF_PEBS_LEVEL_HW: return "hardware";
+    case CTXPROF_PEBS_LEVEL_SW: return "software";
+    default: return "unknown level";
+    }
+}
+
+CTXPROF__PRIV long ctxprof__pebs_page(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    return pg > 0 ? pg : 4096;
+}
+
+/* The attributes of one level. ev holds the encoded event (type, config,
+   and from libpfm possibly precise_ip, sample_period, exclude bits). */
+CTXPROF__PRIV void ctxprof__pebs_attr(const struct ctxprof__pebs_impl *I,
+                                   const struct perf_event_attr *ev, int level, unsigned precise,
+                                   int use_intr, struct perf_event_attr *a)
+{
+    const ctxprof_pebs_desc *d = &I->d;
+    memset(a, 0, sizeof *a);
+    a->size = (uint32_t)sizeof *a;
+    if (level == CTXPROF_PEBS_LEVEL_SW && ev->type != PERF_TYPE_SOFTWARE) {
+        a->type = PERF_TYPE_SOFTWARE;
+        a->config = PERF_COUNT_SW_TASK_CLOCK;
+    } else {
+        a->type = ev->type;
+        a->config = ev->config;
+        a->config1 = ev->config1;
+        a->config2 = ev->config2;
+    }
+    if (level == CTXPROF_PEBS_LEVEL_SW)
+        a->sample_period = d->period_ns;
+    else
+        a->sample_period = ev->sample_period && !ev->freq ? ev->sample_period : d->period;
+    a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+    if (d->flags & CTXPROF_PEBS_TIME)
+        a->sample_type |= PERF_SAMPLE_TIME;
+    if (d->flags & CTXPROF_PEBS_CALLCHAIN) {
+        a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+        a->exclude_callchain_kernel = 1;
+        a->sample_max_stack = (uint16_t)d->max_stack;
+    }
+    if (use_intr) {
+        a->sample_type |= PERF_SAMPLE_REGS_INTR;
+        a->sample_regs_intr = CTXPROF__PEBS_REGS;
+    } else {
+        a->sample_type |= PERF_SAMPLE_REGS_USER;
+        a->sample_regs_user = CTXPROF__PEBS_REGS;
+    }
+    a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                     CTXPROF__PEBS_FORMAT_LOST;
+    a->precise_ip = precise & 3u;
+    a->disabled = 1;
+    if (!(d->flags & CTXPROF_PEBS_KERNEL))
+        a->exclude_kernel = 1;
+    a->exclude_hv = 1;
+    /* wakeups by bytes: keeps PEBS "large" (many records per interrupt) */
+    a->watermark = 1;
+    a->wakeup_watermark = d->watermark;
+}
+
+CTXPROF__PRIV int ctxprof__pebs_sys_open(struct perf_event_attr *a, int tid)
+{
+    return (int)syscall(__NR_perf_event_open, a, tid, -1, -1, (unsigned long)PERF_FLAG_FD_CLOEXEC);
+}
+
+/* perf_event_open with the two compatibility retries: PERF_FORMAT_LOST is
+   6.0+ (EINVAL before: dropped), and E2BIG means the kernel's attr is
+   smaller (it writes its size back; our extra fields are zero unless used). */
+CTXPROF__PRIV int ctxprof__pebs_open_event(struct perf_event_attr *a, int tid, int *out_errno)
+{
+    int fd, tries;
+    for (tries = 0; tries < 3; tries++) {
+        uint32_t size = a->size;
+        fd = ctxprof__pebs_sys_open(a, tid);
+        if (fd >= 0) {
+            *out_errno = 0;
+            return fd;
+        }
+        *out_errno = errno;
+        if (errno == EINVAL && (a->read_format & CTXPROF__PEBS_FORMAT_LOST)) {
+            a->read_format &= ~(uint64_t)CTXPROF__PEBS_FORMAT_LOST;
+            continue;
+        }
+        if (errno == E2BIG && a->size && a->size < size && a->size >= PERF_ATTR_SIZE_VER4 &&
+            !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+            continue; /* retry at the kernel's size: fields past it are zero */
+        a->size = size;
+        break;
+    }
+    return -1;
+}
+
+/* The level the user forces: desc.level, else CTXPROF_PEBS_LEVEL. */
+CTXPROF__PRIV int ctxprof__pebs_forced(ctxprof_pebs *pb, const ctxprof_pebs_desc *d, int *out)
+{
+    const char *env;
+    *out = d->level;
+    if (d->level || (d->flags & CTXPROF_PEBS_NO_ENV))
+        return CTXPROF_OK;
+    env = getenv("CTXPROF_PEBS_LEVEL");
+    if (!env || !*env || strcmp(env, "auto") == 0)
+        return CTXPROF_OK;
+    if (strcmp(env, "pebs") == 0)
+        *out = CTXPROF_PEBS_LEVEL_PEBS;
+    else if (strcmp(env, "hw") == 0 || strcmp(env, "hardware") == 0)
+        *out = CTXPROF_PEBS_LEVEL_HW;
+    else if (strcmp(env, "sw") == 0 || strcmp(env, "software") == 0)
+        *out = CTXPROF_PEBS_LEVEL_SW;
+    else
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "CTXPROF_PEBS_LEVEL='%.40s': expected pebs, hw, sw or auto", env);
+    return CTXPROF_OK;
+}
+
+/* Records the successful level in I (template attr, fmt). */
+CTXPROF__PRIV int ctxprof__pebs_choose(struct ctxprof__pebs_impl *I, int level,
+                                    const struct perf_event_attr *a, int use_intr)
+{
+    ctxprof__pebs_fmt *f = &I->fmt;
+    if (ctxprof__pebs_fmt_init(f, a->sample_type, a->sample_regs_user, a->sample_regs_intr,
+                               use_intr) != 0)
+        return -1;
+    f->period = a->sample_period;
+    if (level == CTXPROF_PEBS_LEVEL_PEBS)
+        f->sflags = use_intr ? CTXPROF_PEBS_SAMPLE_PRECISE : CTXPROF_PEBS_SAMPLE_SKID;
+    else if (level == CTXPROF_PEBS_LEVEL_HW)
+        f->sflags = CTXPROF_PEBS_SAMPLE_SKID;
+    I->attr = *a;
+    I->level = level;
+    return 0;
+}
+
+/* Tries one level on the calling thread: 1 = works (chosen), 0 = try the
+   next level, <0 = a cause that no level can avoid (pb->error set). */
+CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I,
+                                       const struct perf_event_attr *ev, int level,
+                                       const char *evname)
+{
+    char why[240];
+    ctxprof__pebs_facts facts;
+    struct perf_event_attr a;
+    const char *name = level == CTXPROF_PEBS_LEVEL_PEBS ? "PEBS"
+                       : level == CTXPROF_PEBS_LEVEL_HW ? "hardware"
+                       : ev->type == PERF_TYPE_SOFTWARE ? evname
+                                                        : "task-clock";
+    unsigned precise = 0;
+    int use_intr = 0, fd, e = 0, hw = level != CTXPROF_PEBS_LEVEL_SW;
+    const char *sep = I->probe[0] ? "; " : "";
+    if (level == CTXPROF_PEBS_LEVEL_PEBS) {
+#if defined(CTXPROF__PEBS_X86)
+        long maxp = -1;
+        int pmu = ctxprof__pebs_have_pmu();
+        if (ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu/caps/max_precise", &maxp) !=
+            0)
+            ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu_core/caps/max_precise",
+                                    &maxp);
+        if (pmu == 1 && !ctxprof__pebs_is_intel()) {
+            ctxprof__pebs_cat(I->probe, sizeof I->probe,
+                              "%sPEBS: not an Intel CPU (AMD IBS gives an interrupt-time SP)",
+                              sep);
+            return 0;
+        }
+        if (pmu == 1 && maxp == 0) {
+            ctxprof__pebs_cat(I->probe, sizeof I->probe,
+                              "%sPEBS: PMU without precise sampling (caps/max_precise=0)", sep);
+            return 0;
+        }
+        precise = ev->precise_ip ? ev->precise_ip : (unsigned)I->d.precise;
+        if (maxp > 0 && precise > (unsigned long)maxp)
+            precise = (unsigned)maxp;
+        use_intr = 1;
+#else
+        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%sPEBS: Intel x86 only", sep);
+        return 0;
+#endif
+    }
+    for (;;) {
+        ctxprof__pebs_attr(I, ev, level, precise, use_intr, &a);
+        if (level == CTXPROF_PEBS_LEVEL_PEBS && !use_intr) {
+            a.watermark = 0; /* REGS_USER with large PEBS would give garbage SPs */
+            a.wakeup_events = 1;
+        }
+        fd = ctxprof__pebs_open_event(&a, 0, &e);
+        if (fd >= 0)
+            break;
+        if (level == CTXPROF_PEBS_LEVEL_PEBS && e == EOPNOTSUPP && precise > 1) {
+            precise--; /* above the PMU's max_precise */
+            continue;
+        }
+        if (level == CTXPROF_PEBS_LEVEL_PEBS && e == EPERM && use_intr) {
+            use_intr = 0; /* REGS_INTR refused under lockdown=confidentiality */
+            continue;
+        }
+        ctxprof__pebs_facts_get(&facts, (I->d.flags & CTXPROF_PEBS_KERNEL) != 0);
+        ctxprof__pebs_reason(why, sizeof why, e, hw, &facts);
+        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s%s: %s", sep,
+                          level == CTXPROF_PEBS_LEVEL_SW ? "software " : "", name, why);
+        if (ctxprof__pebs_errno_global(e)) {
+            ctxprof__fail(&pb->error, e == EMFILE || e == ENFILE || e == ENOMEM
+                                          ? CTXPROF_ERR_SYS
+                                          : CTXPROF_ERR_UNSUPPORTED,
+                          0, "ctxprof_pebs: %s", why);
+            pb->error.sys_errno = e;
+            return -1;
+        }
+        return 0;
+    }
+    close(fd);
+    if (ctxprof__pebs_choose(I, level, &a, use_intr) != 0) {
+        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: no register layout for this CPU",
+                          sep, name);
+        return 0;
+    }
+    if (level == CTXPROF_PEBS_LEVEL_SW)
+        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%ssoftware %s: ok (period %llu ns)", sep,
+                          name, (unsigned long long)a.sample_period);
+    else
+        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: ok (period %llu events%s%s)", sep,
+                          name, (unsigned long long)a.sample_period,
+                          level == CTXPROF_PEBS_LEVEL_PEBS ? ", precise_ip=" : "",
+                          level == CTXPROF_PEBS_LEVEL_PEBS ? (precise == 1   ? "1"
+                                                              : precise == 2 ? "2"
+                                                                             : "3")
+                                                           : "");
+    if (level == CTXPROF_PEBS_LEVEL_PEBS && !use_intr)
+        ctxprof__pebs_cat(I->probe, sizeof I->probe,
+                          " [REGS_INTR refused (kernel lockdown?): SP has skid]");
+    return 1;
+}
+
+/* Probes the levels in order (or the forced one). */
+CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I, int forced)
+{
+    struct perf_event_attr ev;
+    const char *evname = I->d.event ? I->d.event : "cycles";
+    int first, last, lv, rc;
+    memset(&ev, 0, sizeof ev);
+    rc = ctxprof_pebs_encode_event(evname, &ev, &pb->error);
+    if (rc != CTXPROF_OK)
+        return rc;
+    if (ev.type == PERF_TYPE_SOFTWARE) {
+        if (forced && forced != CTXPROF_PEBS_LEVEL_SW)
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                                 "event '%s' is a software event but level %s was forced", evname,
+                                 ctxprof_pebs_level_name(forced));
+        first = last = CTXPROF_PEBS_LEVEL_SW;
+    } else {
+        first = forced ? forced : CTXPROF_PEBS_LEVEL_PEBS;
+        last = forced ? forced : CTXPROF_PEBS_LEVEL_SW;
+    }
+    for (lv = first; lv <= last; lv++) {
+        rc = ctxprof__pebs_try_level(pb, I, &ev, lv, evname);
+        if (rc < 0)
+            return pb->error.status;
+        if (rc > 0) {
+            if (forced)
+                ctxprof__pebs_cat(I->probe, sizeof I->probe, " [forced]");
+            return CTXPROF_OK;
+        }
+    }
+    return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0, "ctxprof_pebs: no level works: %s",
+                         I->probe);
+}
+
+/* ---- pebs: per-thread rings ---- */
+
+/* Default stack base of the calling thread: the top of the mapping that
+   holds its stack (the "[stack]" end for the main thread). */
+CTXPROF__PRIV uint64_t ctxprof__pebs_self_base(void *ud)
+{
+    uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0), base = 0;
+    char *buf = NULL, *line;
+    size_t len;
+    if (ctxprof__read_file("/proc/self/maps", &buf, &len, ud, NULL) != CTXPROF_OK)
+        return 0;
+    for (line = buf; line && *line;) {
+        unsigned long long lo, hi;
+        char *nl = strchr(line, '\n');
+        if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo <= sp && sp < hi) {
+            base = hi;
+            break;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    ctxprof__free(buf, ud);
+    return base;
+}
+
+/* Counters of the event itself: read() with our read_format. */
+CTXPROF__PRIV void ctxprof__pebs_read_counts(const struct ctxprof__pebs_impl *I, int fd,
+                                          ctxprof_pebs_stats *st)
+{
+    uint64_t v[4] = {0, 0, 0, 0};
+    size_t want = (I->attr.read_format & CTXPROF__PEBS_FORMAT_LOST) ? 32u : 24u;
+    if (read(fd, v, want) == (ssize_t)want) {
+        st->time_enabled += v[1];
+        st->time_running += v[2];
+        if (want == 32)
+            st->kernel_lost += v[3];
+        if (v[1] > 0 && v[2] == 0)
+            st->never_ran++;
+    }
+}
+
+/* Opens the event of thread tid and maps its ring, halving the ring while
+   the locked-memory budget refuses it. Caller holds I->mu. */
+CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I,
+                                       ctxprof__pebs_ring *r, int tid)
+{
+    const long page = ctxprof__pebs_page();
+    unsigned pages = I->d.ring_pages, min_pages = I->d.ring_pages < 8 ? I->d.ring_pages : 8;
+    ctxprof__pebs_facts facts;
+    char why[240];
+    int fd, e;
+    void *map;
+    for (;;) {
+        struct perf_event_attr a = I->attr;
+        uint64_t bytes = (uint64_t)pages * (uint64_t)page;
+        if (a.watermark && a.wakeup_watermark > bytes / 2)
+            a.wakeup_watermark = (uint32_t)(bytes / 2);
+        fd = ctxprof__pebs_open_event(&a, tid, &e);
+        if (fd < 0) {
+            ctxprof__pebs_facts_get(&facts, (I->d.flags & CTXPROF_PEBS_KERNEL) != 0);
+            ctxprof__pebs_reason(why, sizeof why, e, I->level != CTXPROF_PEBS_LEVEL_SW, &facts);
+            ctxprof__fail(&pb->error,
+                          e == EMFILE || e == ENFILE || e == ENOMEM ? CTXPROF_ERR_SYS
+                          : e == ESRCH                              ? CTXPROF_ERR_INVAL
+                                                                    : CTXPROF_ERR_UNSUPPORTED,
+                          0, "ctxprof_pebs: thread %d: %s", tid, why);
+            pb->error.sys_errno = e;
+            return pb->error.status;
+        }
+        map = mmap(NULL, (size_t)(pages + 1) * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
+                   fd, 0);
+        if (map != MAP_FAILED)
+            break;
+        e = errno;
+        close(fd);
+        if ((e == EPERM || e == ENOMEM) && pages > min_pages) {
+            pages /= 2; /* over perf_event_mlock_kb * CPUs + RLIMIT_MEMLOCK */
+            continue;
+        }
+        {
+            struct rlimit rl;
+            long mlock_kb = -1;
+            unsigned long long lim = getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                                         ? (unsigned long long)rl.rlim_cur / 1024
+                                         : 0;
+            ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
+            if (e == EPERM || e == ENOMEM)
+                ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
+                              "ctxprof_pebs: thread %d: a %llu KiB ring exceeds the locked-memory "
+                              "budget (perf_event_mlock_kb=%ld per CPU, ulimit -l %llu KiB)",
+                              tid, (unsigned long long)(pages + 1) * (unsigned long long)page / 1024,
+                              mlock_kb, lim);
+            else
+                ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
+                              "ctxprof_pebs: thread %d: mmap of the ring failed", tid);
+            return pb->error.status;
+        }
+    }
+    memset(r, 0, sizeof *r);
+    r->fd = fd;
+    r->tid = tid;
+    r->map = (unsigned char *)map;
+    r->map_len = (size_t)(pages + 1) * (size_t)page;
+    r->meta = (struct perf_event_mmap_page *)map;
+    r->pages = pages;
+    {
+        /* data_offset/data_size since Linux 4.1; before, data follows page 0 */
+        uint64_t off = r->meta->data_offset ? r->meta->data_offset : (uint64_t)page;
+        uint64_t size = r->meta->data_size ? r->meta->data_size : (uint64_t)pages * (uint64_t)page;
+        if (off + size > r->map_len || (size & (size - 1)) != 0 || size < 8) {
+            munmap(map, r->map_len);
+            close(fd);
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, 0,
+                                 "ctxprof_pebs: ring layout not understood (data %llu+%llu)",
+                                 (unsigned long long)off, (unsigned long long)size);
+        }
+        r->data = r->map + off;
+        r->size = size;
+        r->mask = size - 1;
+    }
+    if (pages < I->d.ring_pages && (I->min_pages_used == 0 || pages < I->min_pages_used))
+        I->min_pages_used = pages;
+    if (I->d.mode == CTXPROF_PEBS_SIGNAL) {
+        struct ctxprof__pebs_owner own;
+        own.type = CTXPROF__PEBS_F_OWNER_TID;
+        own.pid = tid;
+        if (fcntl(fd, CTXPROF__PEBS_F_SETOWN_EX, &own) != 0 ||
+            fcntl(fd, CTXPROF__PEBS_F_SETSIG, I->d.signo) != 0 ||
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) != 0) {
+            e = errno;
+            munmap(map, r->map_len);
+            close(fd);
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
+                                 "ctxprof_pebs: thread %d: signal delivery setup failed", tid);
+        }
+    }
+    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+        e = errno;
+        munmap(map, r->map_len);
+        close(fd);
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
+                             "ctxprof_pebs: thread %d: cannot enable the event", tid);
+    }
+    r->st.threads = 1;
+    return CTXPROF_OK;
+}
+
+/* Final drain and release of a ring. The caller is its consumer and holds
+   I->mu; exited: the thread is gone (no disable needed). */
+CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxprof__pebs_ring *r,
+                                         int exited)
+{
+    ctxprof_pebs_stats tot;
+    if (!exited) {
+        if (I->d.mode == CTXPROF_PEBS_SIGNAL)
+            fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_ASYNC);
+        ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
+    }
+    ctxprof__pebs_ring_acquire(r, 1);
+    ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
+    memset(&tot, 0, sizeof tot);
+    ctxprof__pebs_stats_load(&tot, &r->st);
+    ctxprof__pebs_read_counts(I, r->fd, &tot);
+    if (exited)
+        tot.threads_exited++;
+    ctxprof__pebs_stats_add(&I->closed, &tot);
+    munmap(r->map, r->map_len);
+    close(r->fd);
+    r->fd = -1;
+    r->map = NULL;
+    __atomic_store_n(&r->state, CTXPROF__PEBS_FREE, __ATOMIC_RELEASE);
+    ctxprof__pebs_ring_release(r);
+}
+
+/* Drains every ring, and closes those whose thread has exited (POLLHUP).
+   Caller holds I->mu (manual and signal modes). */
+CTXPROF__PRIV void ctxprof__pebs_drain_all_locked(struct ctxprof__pebs_impl *I)
+{
+    unsigned i, n = 0;
+    for (i = 0; i < I->nrings; i++)
+        if (__atomic_load_n(&I->rings[i].state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE) {
+            I->pfd[n].fd = I->rings[i].fd;
+            I->pfd[n].events = POLLIN;
+            I->pfd[n].revents = 0;
+            I->pidx[n++] = i;
+        }
+    if (n && poll(I->pfd, (nfds_t)n, 0) < 0)
+        for (i = 0; i < n; i++)
+            I->pfd[i].revents = 0;
+    for (i = 0; i < n; i++) {
+        ctxprof__pebs_ring *r = &I->rings[I->pidx[i]];
+        if (I->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+            ctxprof__pebs_ring_close(I, r, 1);
+        else
+            ctxprof__pebs_consume(I, r, 1);
+    }
+}
+
+/* ---- pebs: reader thread ---- */
+
+CTXPROF__PRIV void ctxprof__pebs_wake(struct ctxprof__pebs_impl *I)
+{
+    uint64_t one = 1;
+    if (I->efd >= 0 && write(I->efd, &one, sizeof one) < 0) {
+        /* the counter is saturated: the reader is awake anyway */
+    }
+}
+
+/* The reader: poll() on the eventfd and every ring; drains on POLLIN
+   (watermark), final drain and close on POLLHUP (thread exit), serves drain
+   and detach requests, drains everything at stop. The only consumer of the
+   rings in reader mode, so sinks run on this thread only. */
+CTXPROF__PRIV void *ctxprof__pebs_reader_main(void *arg)
+{
+    struct ctxprof__pebs_impl *I = (struct ctxprof__pebs_impl *)arg;
+    prctl(PR_SET_NAME, "ctxprof-rd", 0, 0, 0);
+    pthread_mutex_lock(&I->mu);
+    I->reader_tid = ctxprof__pebs_gettid();
+    pthread_cond_broadcast(&I->cv);
+    pthread_mutex_unlock(&I->mu);
+    for (;;) {
+        unsigned i, n = 1;
+        int stop;
+        uint64_t req;
+        I->pfd[0].fd = I->efd;
+        I->pfd[0].events = POLLIN;
+        I->pfd[0].revents = 0;
+        for (i = 0; i < I->nrings; i++)
+            if (__atomic_load_n(&I->rings[i].state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE) {
+                I->pfd[n].fd = I->rings[i].fd;
+                I->pfd[n].events = POLLIN;
+                I->pfd[n].revents = 0;
+                I->pidx[n++] = i;
+            }
+        if (poll(I->pfd, (nfds_t)n, -1) < 0)
+            continue; /* EINTR cannot happen with every signal blocked; be safe */
+        if (I->pfd[0].revents & POLLIN) {
+            uint64_t v;
+            if (read(I->efd, &v, sizeof v) < 0) {
+                /* EAGAIN: nothing pending */
+            }
+        }
+        for (i = 1; i < n; i++) {
+            ctxprof__pebs_ring *r = &I->rings[I->pidx[i]];
+            short ev = I->pfd[i].revents;
+            if (ev & (POLLHUP | POLLERR | POLLNVAL)) {
+                pthread_mutex_lock(&I->mu);
+                ctxprof__pebs_ring_close(I, r, 1);
+                pthread_mutex_unlock(&I->mu);
+            } else if (ev & POLLIN) {
+                ctxprof__pebs_consume(I, r, 1);
+                __atomic_fetch_add(&r->st.wakeups, (uint64_t)1, __ATOMIC_RELAXED);
+            }
+        }
+        pthread_mutex_lock(&I->mu);
+        stop = I->stop;
+        req = I->drain_req;
+        for (i = 0; i < I->nrings; i++)
+            if (I->rings[i].state == CTXPROF__PEBS_DETACH)
+                ctxprof__pebs_ring_close(I, &I->rings[i], 0);
+        pthread_mutex_unlock(&I->mu);
+        if (req != I->drain_done || stop) {
+            for (i = 0; i < I->nrings; i++)
+                if (__atomic_load_n(&I->rings[i].state, __ATOMIC_ACQUIRE) ==
+                    CTXPROF__PEBS_ACTIVE)
+                    ctxprof__pebs_consume(I, &I->rings[i], 1);
+        }
+        pthread_mutex_lock(&I->mu);
+        if (stop)
+            for (i = 0; i < I->nrings; i++)
+                if (I->rings[i].state != CTXPROF__PEBS_FREE)
+                    ctxprof__pebs_ring_close(I, &I->rings[i], 0);
+        I->drain_done = req;
+        pthread_cond_broadcast(&I->cv);
+        pthread_mutex_unlock(&I->mu);
+        if (stop)
+            return NULL;
+    }
+}
+
+/* ---- pebs: signal mode ---- */
+
+static struct ctxprof__pebs_impl *ctxprof__pebs_sig_owner;
+
+/* SIGIO-style handler: drains the ring whose fd raised the signal. Only
+   async-signal-safe work: atomics, the ring parser, the sinks. */
+CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
+{
+    struct ctxprof__pebs_impl *I = __atomic_load_n(&ctxprof__pebs_sig_owner, __ATOMIC_ACQUIRE);
+    int saved = errno, handled = 0;
+    unsigned i;
+    if (I && si) {
+        for (i = 0; i < I->nrings; i++) {
+            ctxprof__pebs_ring *r = &I->rings[i];
+            if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE &&
+                r->fd == si->si_fd) {
+                if (ctxprof__pebs_ring_acquire(r, 0)) {
+                    ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
+                    __atomic_fetch_add(&r->st.wakeups, (uint64_t)1, __ATOMIC_RELAXED);
+                    ctxprof__pebs_ring_release(r);
+                }
+                handled = 1;
+                break;
+            }
+        }
+        if (!handled && (I->old_sa.sa_flags & SA_SIGINFO) && I->old_sa.sa_sigaction)
+            I->old_sa.sa_sigaction(sig, si, uc);
+        else if (!handled && !(I->old_sa.sa_flags & SA_SIGINFO) &&
+                 I->old_sa.sa_handler != SIG_DFL && I->old_sa.sa_handler != SIG_IGN &&
+                 I->old_sa.sa_handler)
+            I->old_sa.sa_handler(sig);
+    }
+    errno = saved;
+}
+
+/* ---- pebs: fork ----
+
+   A child of fork() shares the parent's event fds: holding them would keep
+   the parent's threads sampled into rings nobody reads. The child handler
+   unmaps and closes them (never ioctl: that would disable the parent's
+   events) and marks the object; the child can only close it. */
+
+static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct ctxprof__pebs_impl *ctxprof__pebs_reg_head;
+static pthread_once_t ctxprof__pebs_reg_once = PTHREAD_ONCE_INIT;
+
+CTXPROF__PRIV void ctxprof__pebs_fork_prepare(void)
+{
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+}
+
+CTXPROF__PRIV void ctxprof__pebs_fork_parent(void)
+{
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+}
+
+CTXPROF__PRIV void ctxprof__pebs_fork_child(void)
+{
+    struct ctxprof__pebs_impl *I;
+    for (I = ctxprof__pebs_reg_head; I; I = I->next) {
+        unsigned i;
+        for (i = 0; i < I->nrings; i++)
+            if (I->rings[i].state != CTXPROF__PEBS_FREE) {
+                munmap(I->rings[i].map, I->rings[i].map_len);
+                close(I->rings[i].fd);
+                I->rings[i].state = CTXPROF__PEBS_FREE;
+            }
+        if (I->efd >= 0)
+            close(I->efd);
+        I->efd = -1;
+        I->forked = 1;
+    }
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+}
+
+CTXPROF__PRIV void ctxprof__pebs_reg_init(void)
+{
+    pthread_atfork(ctxprof__pebs_fork_prepare, ctxprof__pebs_fork_parent,
+                   ctxprof__pebs_fork_child);
+}
+
+CTXPROF__PRIV void ctxprof__pebs_register(struct ctxprof__pebs_impl *I, int add)
+{
+    struct ctxprof__pebs_impl **pp;
+    pthread_once(&ctxprof__pebs_reg_once, ctxprof__pebs_reg_init);
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    if (add) {
+        I->next = ctxprof__pebs_reg_head;
+        ctxprof__pebs_reg_head = I;
+    } else {
+        for (pp = &ctxprof__pebs_reg_head; *pp; pp = &(*pp)->next)
+            if (*pp == I) {
+                *pp = I->next;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+}
+
+/* ---- pebs: public API ---- */
+
+CTXPROF__PRIV void ctxprof__pebs_free(struct ctxprof__pebs_impl *I)
+{
+    void *ud = I->d.alloc_user;
+    if (I->sync_init) {
+        pthread_mutex_destroy(&I->mu);
+        pthread_cond_destroy(&I->cv);
+    }
+    if (I->efd >= 0)
+        close(I->efd);
+    ctxprof__free(I->rings, ud);
+    ctxprof__free(I->pfd, ud);
+    ctxprof__free(I->pidx, ud);
+    ctxprof__free(I, ud);
+}
+
+/* Checks that pb is open and usable from this process. */
+CTXPROF__PRIV int ctxprof__pebs_live(ctxprof_pebs *pb, struct ctxprof__pebs_impl **out)
+{
+    struct ctxprof__pebs_impl *I = pb ? pb->impl : NULL;
+    if (!I)
+        return pb ? ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: not open")
+                  : CTXPROF_ERR_INVAL;
+    if (I->forked || getpid() != I->owner)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: opened by process %d, this is a forked child",
+                             (int)I->owner);
+    *out = I;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc)
+{
+    struct ctxprof__pebs_impl *I;
+    ctxprof_pebs_desc d;
+    int forced, rc;
+    unsigned i;
+    if (!pb)
+        return CTXPROF_ERR_INVAL;
+    memset(pb, 0, sizeof *pb);
+    if (desc)
+        d = *desc;
+    else
+        memset(&d, 0, sizeof d);
+    /* defaults and validation */
+    if (!d.period)
+        d.period = 1000003; /* ICPP's 1M cycles; a prime avoids lock-step with loops */
+    if (!d.period_ns)
+        d.period_ns = 333333;
+    if (!d.precise)
+        d.precise = 1;
+    if (!d.ring_pages)
+        d.ring_pages = 64;
+    if (!d.max_threads)
+        d.max_threads = 256;
+    if (!d.max_stack)
+        d.max_stack = 127;
+    if (!d.signo)
+        d.signo = SIGIO;
+    if (!d.watermark)
+        d.watermark = (unsigned)((uint64_t)d.ring_pages * (uint64_t)ctxprof__pebs_page() / 4);
+    if (d.level < CTXPROF_PEBS_AUTO || d.level > CTXPROF_PEBS_LEVEL_SW)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: level %d unknown",
+                             d.level);
+    if (d.mode < CTXPROF_PEBS_READER || d.mode > CTXPROF_PEBS_SIGNAL)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: mode %d unknown",
+                             d.mode);
+    if ((d.ring_pages & (d.ring_pages - 1)) != 0 || d.ring_pages > (1u << 20))
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: ring_pages=%u must be a power of two", d.ring_pages);
+    if (d.precise < 0 || d.precise > 3)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: precise=%d must be 1..3", d.precise);
+    if (d.max_stack > CTXPROF__PEBS_MAX_STACK)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: max_stack=%u above %u", d.max_stack,
+                             CTXPROF__PEBS_MAX_STACK);
+    if ((d.period | d.period_ns) >> 63)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: period too large");
+    if (d.flags & ~(CTXPROF_PEBS_TIME | CTXPROF_PEBS_CALLCHAIN | CTXPROF_PEBS_KERNEL |
+                    CTXPROF_PEBS_NO_ENV))
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: unknown flags %#x",
+                             d.flags);
+    if (d.mode == CTXPROF_PEBS_SIGNAL && (d.signo <= 0 || d.signo >= 65 || d.signo == SIGKILL ||
+                                          d.signo == SIGSTOP))
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: signal %d unusable",
+                             d.signo);
+    if (CTXPROF__PEBS_REGS == 0)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0,
+                             "ctxprof_pebs: no register layout for this architecture");
+    rc = ctxprof__pebs_forced(pb, &d, &forced);
+    if (rc != CTXPROF_OK)
+        return rc;
+
+    I = (struct ctxprof__pebs_impl *)ctxprof__zalloc(1, sizeof *I, d.alloc_user);
+    if (!I)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
+    I->d = d;
+    I->efd = -1;
+    I->owner = getpid();
+    I->nrings = d.max_threads;
+    I->rings = (ctxprof__pebs_ring *)ctxprof__zalloc(d.max_threads, sizeof *I->rings, d.alloc_user);
+    I->pfd = (struct pollfd *)ctxprof__zalloc((size_t)d.max_threads + 1, sizeof *I->pfd,
+                                              d.alloc_user);
+    I->pidx = (unsigned *)ctxprof__zalloc((size_t)d.max_threads + 1, sizeof *I->pidx,
+                                          d.alloc_user);
+    if (!I->rings || !I->pfd || !I->pidx) {
+        ctxprof__pebs_free(I);
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
+    }
+    for (i = 0; i < I->nrings; i++)
+        I->rings[i].fd = -1;
+    I->sink.fn = d.on_sample;
+    I->sink.user = d.user;
+    I->sink.arr = d.samples;
+    I->sink.cap = d.samples ? d.samples_cap : 0;
+    I->sink.len = &I->nsamples;
+
+    rc = ctxprof__pebs_probe(pb, I, forced);
+    snprintf(pb->explain_text, sizeof pb->explain_text, "%s", I->probe);
+    if (rc != CTXPROF_OK) {
+        ctxprof__pebs_log(I, CTXPROF_LOG_ERROR, pb->error.detail);
+        ctxprof__pebs_free(I);
+        return rc;
+    }
+    ctxprof__pebs_log(I, CTXPROF_LOG_INFO, I->probe);
+
+    if (pthread_mutex_init(&I->mu, NULL) != 0 || pthread_cond_init(&I->cv, NULL) != 0) {
+        ctxprof__pebs_free(I);
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, 0, "ctxprof_pebs: mutex init failed");
+    }
+    I->sync_init = 1;
+    if (d.mode == CTXPROF_PEBS_READER) {
+        sigset_t all, old;
+        int e;
+        I->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (I->efd < 0) {
+            e = errno;
+            ctxprof__pebs_free(I);
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: eventfd");
+        }
+        /* the reader inherits a full mask: process signals never land on it */
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        e = pthread_create(&I->reader, NULL, ctxprof__pebs_reader_main, I);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (e != 0) {
+            ctxprof__pebs_free(I);
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
+                                 "ctxprof_pebs: cannot start the reader thread");
+        }
+        I->reader_started = 1;
+        pthread_mutex_lock(&I->mu);
+        while (!I->reader_tid)
+            pthread_cond_wait(&I->cv, &I->mu);
+        pthread_mutex_unlock(&I->mu);
+    } else if (d.mode == CTXPROF_PEBS_SIGNAL) {
+        struct sigaction sa;
+        struct ctxprof__pebs_impl *none = NULL;
+        if (!__atomic_compare_exchange_n(&ctxprof__pebs_sig_owner, &none, I, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_RELAXED)) {
+            ctxprof__pebs_free(I);
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                                 "ctxprof_pebs: another sampler already uses signal mode");
+        }
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = ctxprof__pebs_sig_handler;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(d.signo, &sa, &I->old_sa) != 0) {
+            int e = errno;
+            __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
+                             __ATOMIC_RELEASE);
+            ctxprof__pebs_free(I);
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: sigaction");
+        }
+        I->sig_installed = 1;
+    }
+    ctxprof__pebs_register(I, 1);
+    pb->impl = I;
+    pb->level = I->level;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base)
+{
+    struct ctxprof__pebs_impl *I;
+    ctxprof__pebs_ring *slot = NULL;
+    int self, rc;
+    unsigned i;
+    if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
+        return rc;
+    if (tid < 0)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: tid %d", tid);
+    self = tid == 0 || tid == ctxprof__pebs_gettid();
+    if (tid == 0)
+        tid = ctxprof__pebs_gettid();
+    if (!stack_base && self)
+        stack_base = ctxprof__pebs_self_base(I->d.alloc_user);
+    pthread_mutex_lock(&I->mu);
+    if (tid == I->reader_tid) {
+        pthread_mutex_unlock(&I->mu);
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: thread %d is the reader thread", tid);
+    }
+    for (i = 0; i < I->nrings; i++) {
+        ctxprof__pebs_ring *r = &I->rings[i];
+        if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
+            pthread_mutex_unlock(&I->mu);
+            return CTXPROF_OK; /* already sampled */
+        }
+        if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
+            slot = r;
+    }
+    if (!slot) {
+        pthread_mutex_unlock(&I->mu);
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_FULL, 0,
+                             "ctxprof_pebs: %u threads already attached (desc.max_threads)",
+                             I->nrings);
+    }
+    rc = ctxprof__pebs_ring_open(pb, I, slot, tid);
+    if (rc == CTXPROF_OK) {
+        slot->stack_base = stack_base;
+        __atomic_store_n(&slot->state, CTXPROF__PEBS_ACTIVE, __ATOMIC_RELEASE);
+    } else {
+        slot->fd = -1;
+    }
+    pthread_mutex_unlock(&I->mu);
+    if (rc == CTXPROF_OK)
+        ctxprof__pebs_wake(I);
+    else
+        ctxprof__pebs_log(I, CTXPROF_LOG_WARN, pb->error.detail);
+    return rc;
+}
+
+CTXPROF_DEF int ctxprof_pebs_attach_all(ctxprof_pebs *pb, size_t *out_n)
+{
+    struct ctxprof__pebs_impl *I;
+    DIR *dir;
+    struct dirent *e;
+    size_t n = 0;
+    int rc, first = CTXPROF_OK, self = ctxprof__pebs_gettid();
+    if (out_n)
+        *out_n = 0;
+    if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
+        return rc;
+    dir = opendir("/proc/self/task");
+    if (!dir)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, errno, "ctxprof_pebs: /proc/self/task");
+    while ((e = readdir(dir)) != NULL) {
+        int tid = atoi(e->d_name), known = 0;
+        unsigned i;
+        if (tid <= 0 || tid == I->reader_tid)
+            continue;
+        pthread_mutex_lock(&I->mu);
+        for (i = 0; i < I->nrings; i++)
+            if (I->rings[i].state == CTXPROF__PEBS_ACTIVE && I->rings[i].tid == tid)
+                known = 1;
+        pthread_mutex_unlock(&I->mu);
+        if (known)
+            continue;
+        rc = ctxprof_pebs_attach(pb, tid == self ? 0 : tid, 0);
+        if (rc == CTXPROF_OK)
+            n++;
+        else if (pb->error.sys_errno != ESRCH && first == CTXPROF_OK)
+            first = rc; /* a thread that exited meanwhile is not an error */
+    }
+    closedir(dir);
+    if (out_n)
+        *out_n = n;
+    return first;
+}
+
+CTXPROF_DEF int ctxprof_pebs_detach(ctxprof_pebs *pb, int tid)
+{
+    struct ctxprof__pebs_impl *I;
+    ctxprof__pebs_ring *r = NULL;
+    unsigned i;
+    int rc;
+    if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
+        return rc;
+    if (tid == 0)
+        tid = ctxprof__pebs_gettid();
+    pthread_mutex_lock(&I->mu);
+    for (i = 0; i < I->nrings; i++)
+        if (I->rings[i].state == CTXPROF__PEBS_ACTIVE && I->rings[i].tid == tid)
+            r = &I->rings[i];
+    if (!r) {
+        pthread_mutex_unlock(&I->mu);
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: thread %d is not attached", tid);
+    }
+    if (I->d.mode == CTXPROF_PEBS_READER) {
+        __atomic_store_n(&r->state, CTXPROF__PEBS_DETACH, __ATOMIC_RELEASE);
+        ctxprof__pebs_wake(I);
+        while (r->state == CTXPROF__PEBS_DETACH)
+            pthread_cond_wait(&I->cv, &I->mu);
+    } else {
+        ctxprof__pebs_ring_close(I, r, 0);
+    }
+    pthread_mutex_unlock(&I->mu);
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_pebs_drain(ctxprof_pebs *pb)
+{
+    struct ctxprof__pebs_impl *I;
+    int rc;
+    if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
+        return rc;
+    pthread_mutex_lock(&I->mu);
+    if (I->d.mode == CTXPROF_PEBS_READER) {
+        uint64_t req = ++I->drain_req;
+        ctxprof__pebs_wake(I);
+        while (I->drain_done < req && !I->stop)
+            pthread_cond_wait(&I->cv, &I->mu);
+    } else {
+        ctxprof__pebs_drain_all_locked(I);
+    }
+    pthread_mutex_unlock(&I->mu);
+    return CTXPROF_OK;
+}
+
+/* Sums closed and live counters; caller holds I->mu (or is the only user). */
+CTXPROF__PRIV void ctxprof__pebs_stats_sum(const struct ctxprof__pebs_impl *I,
+                                        ctxprof_pebs_stats *out)
+{
+    unsigned i;
+    memset(out, 0, sizeof *out);
+    ctxprof__pebs_stats_load(out, &I->closed);
+    for (i = 0; i < I->nrings; i++)
+        if (__atomic_load_n(&I->rings[i].state, __ATOMIC_ACQUIRE) != CTXPROF__PEBS_FREE) {
+            ctxprof_pebs_stats live;
+            memset(&live, 0, sizeof live);
+            ctxprof__pebs_stats_load(out, &I->rings[i].st);
+            ctxprof__pebs_read_counts(I, I->rings[i].fd, &live);
+            out->kernel_lost += live.kernel_lost; /* times are totals of detached threads */
+        }
+}
+
+CTXPROF_DEF void ctxprof_pebs_stats_get(const ctxprof_pebs *pb, ctxprof_pebs_stats *out)
+{
+    struct ctxprof__pebs_impl *I;
+    if (!out)
+        return;
+    memset(out, 0, sizeof *out);
+    if (!pb)
+        return;
+    I = pb->impl;
+    if (!I) {
+        *out = pb->final_stats;
+        return;
+    }
+    if (I->forked || getpid() != I->owner) {
+        ctxprof__pebs_stats_load(out, &I->closed);
+        return;
+    }
+    pthread_mutex_lock(&I->mu);
+    ctxprof__pebs_stats_sum(I, out);
+    pthread_mutex_unlock(&I->mu);
+}
+
+/* probe story + warnings from the counters */
+CTXPROF__PRIV void ctxprof__pebs_compose(const struct ctxprof__pebs_impl *I,
+                                      const ctxprof_pebs_stats *st, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", I->probe);
+    if (I->min_pages_used)
+        ctxprof__pebs_cat(buf, n, "; ring reduced to %u pages by the locked-memory budget",
+                          I->min_pages_used);
+    if (st->lost || st->kernel_lost)
+        ctxprof__pebs_cat(buf, n,
+                          "; WARNING: %llu samples lost to full rings (raise ring_pages or "
+                          "the period)",
+                          (unsigned long long)(st->lost > st->kernel_lost ? st->lost
+                                                                          : st->kernel_lost));
+    if (st->lost_samples)
+        ctxprof__pebs_cat(buf, n, "; WARNING: the PMU dropped %llu samples",
+                          (unsigned long long)st->lost_samples);
+    if (st->throttles) {
+        long rate = -1;
+        ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_max_sample_rate", &rate);
+        ctxprof__pebs_cat(buf, n,
+                          "; WARNING: the kernel throttled sampling %llu times "
+                          "(perf_event_max_sample_rate=%ld): raise the period",
+                          (unsigned long long)st->throttles, rate);
+    }
+    if (st->never_ran)
+        ctxprof__pebs_cat(buf, n,
+                          "; WARNING: %llu threads' events never ran (PMU counters busy: NMI "
+                          "watchdog or another profiler)",
+                          (unsigned long long)st->never_ran);
+    if (st->desyncs)
+        ctxprof__pebs_cat(buf, n, "; %llu ring desyncs recovered",
+                          (unsigned long long)st->desyncs);
+    if (st->bad_records)
+        ctxprof__pebs_cat(buf, n, "; %llu malformed records skipped",
+                          (unsigned long long)st->bad_records);
+    if (st->array_full)
+        ctxprof__pebs_cat(buf, n, "; %llu samples beyond the array's capacity",
+                          (unsigned long long)st->array_full);
+}
+
+CTXPROF_DEF const char *ctxprof_pebs_explain(const ctxprof_pebs *pb)
+{
+    struct ctxprof__pebs_impl *I;
+    ctxprof_pebs_stats st;
+    if (!pb)
+        return "ctxprof_pebs: no sampler";
+    I = pb->impl;
+    if (!I || I->forked || getpid() != I->owner)
+        return pb->explain_text[0] ? pb->explain_text : "ctxprof_pebs: not open";
+    pthread_mutex_lock(&I->mu);
+    ctxprof__pebs_stats_sum(I, &st);
+    ctxprof__pebs_compose(I, &st, I->text, sizeof I->text);
+    pthread_mutex_unlock(&I->mu);
+    return I->text;
+}
+
+CTXPROF_DEF const ctxprof_pebs_sample *ctxprof_pebs_samples(const ctxprof_pebs *pb, size_t *out_n)
+{
+    size_t n = 0;
+    const ctxprof_pebs_sample *arr = NULL;
+    if (pb && pb->impl) {
+        n = __atomic_load_n(&pb->impl->nsamples, __ATOMIC_ACQUIRE);
+        arr = pb->impl->sink.arr;
+        if (n > pb->impl->sink.cap)
+            n = pb->impl->sink.cap;
+    } else if (pb) {
+        arr = pb->final_arr;
+        n = pb->final_n;
+    }
+    if (out_n)
+        *out_n = n;
+    return arr;
+}
+
+CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
+{
+    struct ctxprof__pebs_impl *I = pb ? pb->impl : NULL;
+    unsigned i;
+    if (!I)
+        return;
+    if (I->forked || getpid() != I->owner) {
+        /* forked child: the events are the parent's; only free our memory
+           (the mutex may have been held by a thread that does not exist here) */
+        ctxprof__pebs_register(I, 0);
+        for (i = 0; i < I->nrings; i++)
+            if (I->rings[i].state != CTXPROF__PEBS_FREE) {
+                munmap(I->rings[i].map, I->rings[i].map_len);
+                close(I->rings[i].fd);
+            }
+        I->sync_init = 0;
+        if (I->efd >= 0)
+            close(I->efd);
+        I->efd = -1;
+        ctxprof__pebs_free(I);
+        pb->impl = NULL;
+        return;
+    }
+    if (I->reader_started) {
+        pthread_mutex_lock(&I->mu);
+        I->stop = 1;
+        pthread_mutex_unlock(&I->mu);
+        ctxprof__pebs_wake(I);
+        pthread_join(I->reader, NULL);
+    }
+    pthread_mutex_lock(&I->mu);
+    for (i = 0; i < I->nrings; i++)
+        if (I->rings[i].state != CTXPROF__PEBS_FREE)
+            ctxprof__pebs_ring_close(I, &I->rings[i], 0);
+    ctxprof__pebs_stats_sum(I, &pb->final_stats);
+    pb->final_arr = I->sink.arr;
+    pb->final_n = I->nsamples < I->sink.cap ? I->nsamples : I->sink.cap;
+    ctxprof__pebs_compose(I, &pb->final_stats, pb->explain_text, sizeof pb->explain_text);
+    pthread_mutex_unlock(&I->mu);
+    if (I->sig_installed) {
+        sigaction(I->d.signo, &I->old_sa, NULL);
+        __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
+                         __ATOMIC_RELEASE);
+    }
+    ctxprof__pebs_register(I, 0);
+    ctxprof__pebs_free(I);
+    pb->impl = NULL;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#else /* !__linux__ */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== pebs: implementation (not Linux: every call is unsupported) ==== */
+
+#define CTXPROF__PEBS_NOT_LINUX "ctxprof_pebs: perf_event sampling needs Linux"
+
+CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc)
+{
+    (void)desc;
+    if (pb) {
+        memset(pb, 0, sizeof *pb);
+        snprintf(pb->explain_text, sizeof pb->explain_text, "%s", CTXPROF__PEBS_NOT_LINUX);
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0, CTXPROF__PEBS_NOT_LINUX);
+    }
+    return CTXPROF_ERR_UNSUPPORTED;
+}
+CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base)
+{
+    (void)pb, (void)tid, (void)stack_base;
+    return CTXPROF_ERR_UNSUPPORTED;
+}
+CTXPROF_DEF int ctxprof_pebs_attach_all(ctxprof_pebs *pb, size_t *out_n)
+{
+    (void)pb;
+    if (out_n)
+        *out_n = 0;
+    return CTXPROF_ERR_UNSUPPORTED;
+}
+CTXPROF_DEF int ctxprof_pebs_detach(ctxprof_pebs *pb, int tid)
+{
+    (void)pb, (void)tid;
+    return CTXPROF_ERR_UNSUPPORTED;
+}
+CTXPROF_DEF int ctxprof_pebs_drain(ctxprof_pebs *pb)
+{
+    (void)pb;
+    return CTXPROF_ERR_UNSUPPORTED;
+}
+CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
+{
+    (void)pb;
+}
+CTXPROF_DEF void ctxprof_pebs_stats_get(const ctxprof_pebs *pb, ctxprof_pebs_stats *out)
+{
+    (void)pb;
+    if (out)
+        memset(out, 0, sizeof *out);
+}
+CTXPROF_DEF const char *ctxprof_pebs_explain(const ctxprof_pebs *pb)
+{
+    (void)pb;
+    return CTXPROF__PEBS_NOT_LINUX;
+}
+CTXPROF_DEF const ctxprof_pebs_sample *ctxprof_pebs_samples(const ctxprof_pebs *pb, size_t *out_n)
+{
+    (void)pb;
+    if (out_n)
+        *out_n = 0;
+    return NULL;
+}
+CTXPROF_DEF const char *ctxprof_pebs_level_name(int level)
+{
+    (void)level;
+    return "unsupported";
+}
+CTXPROF_DEF int ctxprof_pebs_encode_event(const char *name, struct perf_event_attr *attr,
+                                          ctxprof_error *err)
+{
+    (void)name, (void)attr;
+    return ctxprof__fail(err, CTXPROF_ERR_UNSUPPORTED, 0, CTXPROF__PEBS_NOT_LINUX);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __linux__ */
+
+#endif /* CTXPROF_PEBS_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+MIT License
+
+Copyright (c) 2026 the ctxprof authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+*/
