@@ -36,6 +36,8 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 all: tools examples bench-build
 
 # Filled by the module blocks below.
+TEST_CFLAGS :=
+TEST_LDLIBS :=
 TOOLS :=
 EXAMPLES :=
 DEMOS :=
@@ -55,6 +57,15 @@ BENCH_RUNS :=
 # ---- module: hcct ----
 
 # ---- module: pebs ----
+# libpfm4 is optional: a compile probe of its header decides (no configure
+# step). With it, the tests and examples build with CTXPROF_HAVE_LIBPFM and
+# -lpfm; without it everything still builds and the libpfm test skips.
+PFM_OK := $(shell printf '\043include <linux/perf_event.h>\n\043include <perfmon/pfmlib_perf_event.h>\nint main(void){return pfm_initialize();}\n' | \
+            $(CC) -x c - -o /dev/null -lpfm >/dev/null 2>&1 && echo 1)
+PFM_CFLAGS := $(if $(PFM_OK),-DCTXPROF_HAVE_LIBPFM,)
+PFM_LIBS   := $(if $(PFM_OK),-lpfm,)
+TEST_CFLAGS += $(PFM_CFLAGS)
+TEST_LDLIBS += $(PFM_LIBS)
 
 # ---- aggregate targets -------------------------------------------------------
 
@@ -79,8 +90,8 @@ san_of = $(if $(findstring san,$(1)),$(SAN),)
 $(B)/test/%/test_ctxprof: $(TEST_DEPS)
 	@mkdir -p $(@D)
 	$(call cc_of,$*) -std=gnu11 -O1 -g $(TESTWARN) $(call san_of,$*) \
-	    -DCTXPROF_TEST_CC='"$(call cc_of,$*)"' -DCTXPROF_TEST_CONFIG='"$*"' \
-	    tests/test_main.c -o $@ $(LDFLAGS) $(LDLIBS)
+	    -DCTXPROF_TEST_CC='"$(call cc_of,$*)"' -DCTXPROF_TEST_CONFIG='"$*"' $(TEST_CFLAGS) \
+	    tests/test_main.c -o $@ $(LDFLAGS) $(LDLIBS) $(TEST_LDLIBS)
 
 test check: $(TOOLS)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \

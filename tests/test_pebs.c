@@ -1,0 +1,1810 @@
+/* ctxprof_pebs.h: the ring parser on synthetic buffers (no kernel), then
+   live tests with whatever sampling level this machine has (software
+   task-clock on a VM without PMU), the failure messages in sandboxed
+   children (seccomp, paranoid, locked memory, file descriptors), a
+   cross-check against `perf record`, and libpfm when built with it.
+   Included by test_main.c. */
+
+#include <dirent.h>
+#include <link.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+/* ---- helpers ---- */
+
+static uint64_t pebs_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t pebs_wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Hot functions in named sections: the linker gives each one's bounds. */
+#define PEBS_IN(sec) __attribute__((noinline, used, section(sec)))
+extern const char __start_ctxprof_pebs_hot[], __stop_ctxprof_pebs_hot[];
+extern const char __start_ctxprof_pebs_leaf[], __stop_ctxprof_pebs_leaf[];
+extern const char __start_ctxprof_pebs_t0[], __stop_ctxprof_pebs_t0[];
+extern const char __start_ctxprof_pebs_t1[], __stop_ctxprof_pebs_t1[];
+extern const char __start_ctxprof_pebs_t2[], __stop_ctxprof_pebs_t2[];
+extern const char __start_ctxprof_pebs_t3[], __stop_ctxprof_pebs_t3[];
+static volatile uint64_t pebs_sink_v;
+
+static int pebs_in_range(uint64_t ip, const char *lo, const char *hi)
+{
+    return ip >= (uintptr_t)lo && ip < (uintptr_t)hi;
+}
+
+/* Spins for cpu_ns of this thread's CPU time (independent of load). */
+#define PEBS_SPIN_BODY(cpu_ns)                                                                     \
+    do {                                                                                           \
+        uint64_t end_ = pebs_cpu_ns() + (cpu_ns);                                                  \
+        while (pebs_cpu_ns() < end_) {                                                             \
+            unsigned i_;                                                                           \
+            for (i_ = 0; i_ < 20000; i_++)                                                        \
+                pebs_sink_v += i_;                                                                 \
+        }                                                                                          \
+    } while (0)
+
+PEBS_IN("ctxprof_pebs_hot") static void pebs_hot(uint64_t cpu_ns)
+{
+    PEBS_SPIN_BODY(cpu_ns);
+}
+PEBS_IN("ctxprof_pebs_t0") static void pebs_hot_t0(uint64_t cpu_ns)
+{
+    PEBS_SPIN_BODY(cpu_ns);
+}
+PEBS_IN("ctxprof_pebs_t1") static void pebs_hot_t1(uint64_t cpu_ns)
+{
+    PEBS_SPIN_BODY(cpu_ns);
+}
+PEBS_IN("ctxprof_pebs_t2") static void pebs_hot_t2(uint64_t cpu_ns)
+{
+    PEBS_SPIN_BODY(cpu_ns);
+}
+PEBS_IN("ctxprof_pebs_t3") static void pebs_hot_t3(uint64_t cpu_ns)
+{
+    PEBS_SPIN_BODY(cpu_ns);
+}
+
+/* Runs fn in a forked child; what the child writes to fd goes to out.
+   Returns the child's exit status, -1 when it did not exit normally. */
+static int pebs_in_child(void (*fn)(int fd, void *arg), void *arg, char *out, size_t cap)
+{
+    int p[2], st;
+    size_t len = 0;
+    pid_t pid;
+    out[0] = '\0';
+    if (pipe(p) != 0)
+        return -1;
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(p[0]);
+        fn(p[1], arg);
+        _exit(0);
+    }
+    close(p[1]);
+    for (;;) {
+        ssize_t n = read(p[0], out + len, cap - 1 - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        if (len + 1 >= cap)
+            break;
+    }
+    out[len] = '\0';
+    close(p[0]);
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+static void pebs_put(int fd, const char *fmt, ...) CTXPROF__PRINTF(2, 3);
+static void pebs_put(int fd, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0 && write(fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1) < 0)
+        _exit(3);
+}
+
+/* CHECK_CONTAINS for the long outputs of children (any length). */
+#define PEBS_HAS(text, needle)                                                                     \
+    do {                                                                                           \
+        if (!strstr((text), (needle))) {                                                           \
+            fprintf(stderr, "  output was: %s\n", (text));                                         \
+            ctxprof_test_fail(__FILE__, __LINE__, #text " contains " #needle, "");                 \
+        }                                                                                          \
+    } while (0)
+
+/* In a child: become nobody when root (0 = done or already unprivileged). */
+static int pebs_drop_to_nobody(void)
+{
+    if (geteuid() != 0)
+        return 0;
+    if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- synthetic rings: a writer that follows the kernel's layout ---- */
+
+typedef struct pebs_fake {
+    struct perf_event_mmap_page *meta;
+    unsigned char *data;
+    uint64_t size, head;
+    ctxprof__pebs_ring ring;
+} pebs_fake;
+
+static void pebs_fake_init(pebs_fake *f, uint64_t size)
+{
+    memset(f, 0, sizeof *f);
+    f->meta = (struct perf_event_mmap_page *)calloc(1, sizeof *f->meta);
+    f->data = (unsigned char *)calloc(1, (size_t)size);
+    f->size = size;
+    f->ring.fd = -1;
+    f->ring.meta = f->meta;
+    f->ring.data = f->data;
+    f->ring.size = size;
+    f->ring.mask = size - 1;
+}
+
+static void pebs_fake_free(pebs_fake *f)
+{
+    free(f->meta);
+    free(f->data);
+}
+
+/* Free bytes as the kernel sees them (it reads data_tail). */
+static uint64_t pebs_fake_room(const pebs_fake *f)
+{
+    return f->size - (f->head - __atomic_load_n(&f->meta->data_tail, __ATOMIC_ACQUIRE));
+}
+
+static void pebs_fake_write(pebs_fake *f, const void *rec, size_t len)
+{
+    const unsigned char *b = (const unsigned char *)rec;
+    size_t i;
+    for (i = 0; i < len; i++)
+        f->data[(f->head + i) & (f->size - 1)] = b[i];
+    f->head += len;
+}
+
+static void pebs_fake_publish(pebs_fake *f)
+{
+    __atomic_store_n(&f->meta->data_head, f->head, __ATOMIC_RELEASE);
+}
+
+/* Record builder: words appended to w[], header filled at the end. */
+typedef struct pebs_rec {
+    uint64_t w[512];
+    size_t n;
+} pebs_rec;
+
+static void pebs_rec_begin(pebs_rec *r)
+{
+    r->n = 1;
+}
+static void pebs_rec_u64(pebs_rec *r, uint64_t v)
+{
+    r->w[r->n++] = v;
+}
+static void pebs_rec_u32x2(pebs_rec *r, uint32_t a, uint32_t b)
+{
+    uint32_t two[2];
+    two[0] = a;
+    two[1] = b;
+    memcpy(&r->w[r->n++], two, 8);
+}
+static size_t pebs_rec_end(pebs_rec *r, uint32_t type, uint16_t misc)
+{
+    struct perf_event_header h;
+    h.type = type;
+    h.misc = misc;
+    h.size = (uint16_t)(r->n * 8);
+    memcpy(&r->w[0], &h, sizeof h);
+    return r->n * 8;
+}
+
+/* What a test expects of one sample. */
+typedef struct pebs_want {
+    uint64_t ip, sp, bp, event_ip, time, period, id, cpu, stream;
+    uint32_t pid, tid;
+    uint64_t chain[8];
+    uint32_t chain_nr;
+    int user_abi, intr_abi; /* 0 = block written with abi 0 (no registers) */
+    int truth_intr;         /* which block holds ip/sp/bp; the other holds decoys */
+} pebs_want;
+
+/* Writes a sample with the fields of sample_type in the kernel's order.
+   regs[] of a block hold reg_val(bit) for every set bit, ascending. */
+static uint64_t pebs_reg_val(const pebs_want *w, unsigned bit, int intr)
+{
+#if defined(CTXPROF__PEBS_REG_SP)
+    uint64_t decoy = intr == w->truth_intr ? 0 : 0x1000; /* the blocks differ */
+    if (bit == CTXPROF__PEBS_REG_SP)
+        return w->sp + decoy;
+    if (bit == CTXPROF__PEBS_REG_IP)
+        return w->ip + decoy;
+    if (bit == CTXPROF__PEBS_REG_BP)
+        return w->bp + decoy;
+#endif
+    return 0xdead0000u + bit + (intr ? 0x100u : 0u);
+}
+
+static size_t pebs_make_sample(pebs_rec *r, uint64_t st, uint64_t mu, uint64_t mi,
+                               const pebs_want *w, uint16_t misc)
+{
+    unsigned b;
+    uint32_t k;
+    pebs_rec_begin(r);
+    if (st & PERF_SAMPLE_IDENTIFIER)
+        pebs_rec_u64(r, w->id);
+    if (st & PERF_SAMPLE_IP)
+        pebs_rec_u64(r, w->event_ip);
+    if (st & PERF_SAMPLE_TID)
+        pebs_rec_u32x2(r, w->pid, w->tid);
+    if (st & PERF_SAMPLE_TIME)
+        pebs_rec_u64(r, w->time);
+    if (st & PERF_SAMPLE_ADDR)
+        pebs_rec_u64(r, 0xadd7);
+    if (st & PERF_SAMPLE_ID)
+        pebs_rec_u64(r, w->id);
+    if (st & PERF_SAMPLE_STREAM_ID)
+        pebs_rec_u64(r, w->stream);
+    if (st & PERF_SAMPLE_CPU)
+        pebs_rec_u32x2(r, (uint32_t)w->cpu, 0);
+    if (st & PERF_SAMPLE_PERIOD)
+        pebs_rec_u64(r, w->period);
+    if (st & PERF_SAMPLE_CALLCHAIN) {
+        pebs_rec_u64(r, w->chain_nr);
+        for (k = 0; k < w->chain_nr; k++)
+            pebs_rec_u64(r, w->chain[k]);
+    }
+    if (st & PERF_SAMPLE_REGS_USER) {
+        pebs_rec_u64(r, (uint64_t)w->user_abi);
+        if (w->user_abi)
+            for (b = 0; b < 64; b++)
+                if (mu >> b & 1)
+                    pebs_rec_u64(r, pebs_reg_val(w, b, 0));
+    }
+    if (st & PERF_SAMPLE_REGS_INTR) {
+        pebs_rec_u64(r, (uint64_t)w->intr_abi);
+        if (w->intr_abi)
+            for (b = 0; b < 64; b++)
+                if (mi >> b & 1)
+                    pebs_rec_u64(r, pebs_reg_val(w, b, 1));
+    }
+    return pebs_rec_end(r, PERF_RECORD_SAMPLE, misc);
+}
+
+/* Collecting sink for the synthetic tests. */
+typedef struct pebs_got {
+    ctxprof_pebs_sample s[4096];
+    uint64_t chain[4096][8];
+    size_t n;
+} pebs_got;
+
+static void pebs_got_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_got *g = (pebs_got *)user;
+    if (g->n < 4096) {
+        uint32_t k;
+        g->s[g->n] = *s;
+        for (k = 0; k < s->callchain_nr && k < 8; k++)
+            g->chain[g->n][k] = s->callchain[k];
+        g->n++;
+    }
+}
+
+static void pebs_sink_init(ctxprof__pebs_sink *sk, pebs_got *g)
+{
+    memset(sk, 0, sizeof *sk);
+    sk->fn = pebs_got_fn;
+    sk->user = g;
+    g->n = 0;
+}
+
+#if defined(CTXPROF__PEBS_REG_SP)
+#define PEBS_MASK CTXPROF__PEBS_REGS
+#else
+#define PEBS_MASK 0ull
+#endif
+
+/* ---- parser ---- */
+
+/* Every subset of the optional fields, both register sources, random
+   extra registers: the decoded sample equals what was written. */
+static void pebs_parse_fields(void)
+{
+    static const uint64_t opt[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,        PERF_SAMPLE_TID,
+                                   PERF_SAMPLE_TIME,       PERF_SAMPLE_ADDR,      PERF_SAMPLE_ID,
+                                   PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_CPU,       PERF_SAMPLE_PERIOD,
+                                   PERF_SAMPLE_CALLCHAIN};
+    static pebs_rec r;
+    uint64_t seed = 42, sub;
+    unsigned cases = 0;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    for (sub = 0; sub < (1u << 10); sub++) {
+        int intr;
+        for (intr = 0; intr < 2; intr++) {
+            ctxprof__pebs_fmt f;
+            ctxprof_pebs_sample s;
+            pebs_want w;
+            uint64_t st = 0, mu, mi, extra;
+            unsigned k;
+            size_t len;
+            for (k = 0; k < 10; k++)
+                if (sub >> k & 1)
+                    st |= opt[k];
+            /* random extra registers below and above the three we read */
+            extra = ctxprof_test_rand(&seed) & 0x00ff003full;
+            mu = PEBS_MASK | extra;
+            mi = PEBS_MASK | (ctxprof_test_rand(&seed) & 0x00ff003full);
+            st |= intr ? PERF_SAMPLE_REGS_INTR : PERF_SAMPLE_REGS_USER;
+            if (ctxprof_test_rand(&seed) & 1) /* sometimes both blocks */
+                st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
+            REQUIRE_EQ(ctxprof__pebs_fmt_init(&f, st, mu, mi, intr), 0);
+            f.period = 777;
+            memset(&w, 0, sizeof w);
+            w.ip = ctxprof_test_rand(&seed);
+            w.sp = ctxprof_test_rand(&seed);
+            w.bp = ctxprof_test_rand(&seed);
+            w.event_ip = ctxprof_test_rand(&seed);
+            w.time = ctxprof_test_rand(&seed);
+            w.period = ctxprof_test_rand(&seed);
+            w.id = 5;
+            w.cpu = 3;
+            w.pid = (uint32_t)ctxprof_test_rand(&seed);
+            w.tid = (uint32_t)ctxprof_test_rand(&seed);
+            w.chain_nr = (uint32_t)(ctxprof_test_rand(&seed) % 8);
+            for (k = 0; k < w.chain_nr; k++)
+                w.chain[k] = ctxprof_test_rand(&seed);
+            w.user_abi = w.intr_abi = 2;
+            w.truth_intr = intr;
+            len = pebs_make_sample(&r, st, mu, mi, &w, PERF_RECORD_MISC_USER);
+            REQUIRE_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), 0);
+            CHECK_EQ(s.ip, w.ip);
+            CHECK_EQ(s.sp, w.sp);
+            CHECK_EQ(s.bp, w.bp);
+            CHECK_EQ(s.event_ip, (st & PERF_SAMPLE_IP) ? w.event_ip : 0);
+            CHECK_EQ(s.time, (st & PERF_SAMPLE_TIME) ? w.time : 0);
+            CHECK_EQ(s.period, (st & PERF_SAMPLE_PERIOD) ? w.period : 777);
+            CHECK_EQ(s.pid, (st & PERF_SAMPLE_TID) ? w.pid : 0);
+            CHECK_EQ(s.tid, (st & PERF_SAMPLE_TID) ? w.tid : 0);
+            CHECK_EQ(s.flags & CTXPROF_PEBS_SAMPLE_NO_REGS, 0);
+            CHECK_EQ(s.misc, PERF_RECORD_MISC_USER);
+            if (st & PERF_SAMPLE_CALLCHAIN) {
+                REQUIRE_EQ(s.callchain_nr, w.chain_nr);
+                for (k = 0; k < w.chain_nr; k++)
+                    CHECK_EQ(s.callchain[k], w.chain[k]);
+            } else {
+                CHECK_EQ(s.callchain_nr, 0);
+            }
+            cases++;
+            if (ctxprof_test_failed)
+                return;
+        }
+    }
+    CHECK_EQ(cases, 2048);
+}
+
+/* A record cut at every length: the parser refuses each cut without reading
+   past it (the buffer is exactly that long, so ASan would see an overrun). */
+static void pebs_parse_bounds(void)
+{
+    static pebs_rec r;
+    ctxprof__pebs_fmt f;
+    pebs_want w;
+    size_t len, cut;
+    uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
+                  PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    REQUIRE_EQ(ctxprof__pebs_fmt_init(&f, st, PEBS_MASK, PEBS_MASK, 1), 0);
+    memset(&w, 0, sizeof w);
+    w.chain_nr = 5;
+    w.user_abi = w.intr_abi = 2;
+    len = pebs_make_sample(&r, st, PEBS_MASK, PEBS_MASK, &w, 0);
+    for (cut = 8; cut <= len; cut += 8) {
+        ctxprof_pebs_sample s;
+        unsigned char *buf = (unsigned char *)malloc(cut);
+        struct perf_event_header h;
+        memcpy(buf, r.w, cut);
+        memcpy(&h, buf, sizeof h);
+        h.size = (uint16_t)cut;
+        memcpy(buf, &h, sizeof h);
+        CHECK_EQ(ctxprof__pebs_parse(&f, buf, cut, &s), cut == len ? 0 : -1);
+        free(buf);
+    }
+    /* a callchain length that claims more than the record holds */
+    {
+        ctxprof_pebs_sample s;
+        ctxprof__pebs_fmt g;
+        REQUIRE_EQ(ctxprof__pebs_fmt_init(&g, PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER,
+                                          PEBS_MASK, 0, 0),
+                   0);
+        w.chain_nr = 3;
+        len = pebs_make_sample(&r, PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER, PEBS_MASK, 0, &w,
+                               0);
+        r.w[1] = 1000000; /* nr */
+        CHECK_EQ(ctxprof__pebs_parse(&g, (const unsigned char *)r.w, len, &s), -1);
+        r.w[1] = ~0ull;
+        CHECK_EQ(ctxprof__pebs_parse(&g, (const unsigned char *)r.w, len, &s), -1);
+    }
+    /* sample types the reader cannot decode are refused at setup */
+    CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_READ | PERF_SAMPLE_REGS_USER, PEBS_MASK, 0, 0),
+             -1);
+    CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER, PEBS_MASK, 0, 0),
+             -1);
+    CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_IP, 0, 0, 0), -1); /* no registers */
+    CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_REGS_USER, 1, 0, 0), -1); /* no SP in mask */
+}
+
+/* abi 0: the block has no registers; the sample falls back to the event IP,
+   flags NO_REGS, and the block after it is still decoded at the right place. */
+static void pebs_parse_abi0(void)
+{
+    static pebs_rec r;
+    ctxprof__pebs_fmt f;
+    ctxprof_pebs_sample s;
+    pebs_want w;
+    size_t len;
+    uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    memset(&w, 0, sizeof w);
+    w.ip = 0x401000;
+    w.sp = 0x7ff000;
+    w.bp = 0x7ff100;
+    w.event_ip = 0xffffffff81000000ull;
+    w.user_abi = 0;
+    w.intr_abi = 2;
+    w.truth_intr = 1;
+    len = pebs_make_sample(&r, st, PEBS_MASK, PEBS_MASK, &w, PERF_RECORD_MISC_KERNEL);
+    CHECK_EQ(len, 8 * (1 + 1 + 1 + 1 + 1 + 3));
+    REQUIRE_EQ(ctxprof__pebs_fmt_init(&f, st, PEBS_MASK, PEBS_MASK, 1), 0);
+    REQUIRE_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), 0);
+    CHECK_EQ(s.ip, w.ip); /* from REGS_INTR, found after the empty user block */
+    CHECK_EQ(s.sp, w.sp);
+    CHECK(s.flags & CTXPROF_PEBS_SAMPLE_KERNEL);
+    REQUIRE_EQ(ctxprof__pebs_fmt_init(&f, st, PEBS_MASK, PEBS_MASK, 0), 0);
+    REQUIRE_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), 0);
+    CHECK(s.flags & CTXPROF_PEBS_SAMPLE_NO_REGS);
+    CHECK_EQ(s.ip, w.event_ip);
+    CHECK_EQ(s.sp, 0);
+}
+
+/* ---- ring reading ---- */
+
+static ctxprof__pebs_fmt pebs_std_fmt(void)
+{
+    ctxprof__pebs_fmt f;
+    ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_REGS_USER,
+                           PEBS_MASK, 0, 0);
+    f.period = 1;
+    return f;
+}
+
+static size_t pebs_std_sample(pebs_rec *r, uint64_t seq)
+{
+    pebs_want w;
+    memset(&w, 0, sizeof w);
+    w.ip = 0x400000 + seq;
+    w.sp = 0x7fff0000 - 16 * (seq % 100);
+    w.bp = seq;
+    w.event_ip = w.ip;
+    w.time = seq;
+    w.pid = 1;
+    w.tid = 2;
+    w.user_abi = 2;
+    return pebs_make_sample(r, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_REGS_USER,
+                            PEBS_MASK, 0, &w, PERF_RECORD_MISC_USER);
+}
+
+/* Records wrap the end of a small ring, one straddles it; every sample comes
+   out once, in order, with its fields; the tail follows the head. */
+static void pebs_ring_wrap(void)
+{
+    static pebs_rec r;
+    static pebs_got g;
+    pebs_fake fk;
+    ctxprof__pebs_fmt f = pebs_std_fmt();
+    ctxprof__pebs_sink sk;
+    uint64_t seq = 0, straddled = 0, round;
+    size_t i;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    pebs_fake_init(&fk, 256); /* 64-byte samples: 4 per lap; start offsets move below */
+    pebs_sink_init(&sk, &g);
+    fk.ring.stack_base = 0x80000000;
+    for (round = 0; round < 50; round++) {
+        unsigned k, burst = 1 + (unsigned)(round % 4);
+        uint64_t first = seq;
+        /* a LOST record of odd size first shifts the alignment each round */
+        pebs_rec_begin(&r);
+        pebs_rec_u64(&r, 0);
+        pebs_rec_u64(&r, 1);
+        if (round & 1)
+            pebs_rec_u64(&r, 0); /* sample_id trailer of another shape */
+        {
+            size_t len = pebs_rec_end(&r, PERF_RECORD_LOST, 0);
+            REQUIRE(pebs_fake_room(&fk) >= len);
+            pebs_fake_write(&fk, r.w, len);
+        }
+        for (k = 0; k < burst; k++) {
+            size_t len = pebs_std_sample(&r, seq);
+            if (pebs_fake_room(&fk) < len)
+                break;
+            if ((fk.head & (fk.size - 1)) + len > fk.size)
+                straddled++;
+            pebs_fake_write(&fk, r.w, len);
+            seq++;
+        }
+        pebs_fake_publish(&fk);
+        g.n = 0;
+        CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), seq - first);
+        CHECK_EQ(fk.meta->data_tail, fk.head);
+        REQUIRE_EQ(g.n, seq - first);
+        for (i = 0; i < g.n; i++) {
+            uint64_t want = first + i;
+            CHECK_EQ(g.s[i].ip, 0x400000 + want);
+            CHECK_EQ(g.s[i].time, want);
+            CHECK_EQ(g.s[i].bp, want);
+            CHECK_EQ(g.s[i].height, 0x80000000 - (0x7fff0000 - 16 * (want % 100)));
+            CHECK_EQ(g.s[i].tid, 2);
+        }
+    }
+    CHECK_GE(straddled, 10);
+    CHECK_EQ(fk.ring.st.samples, seq);
+    CHECK_EQ(fk.ring.st.lost, 50);
+    CHECK_EQ(fk.ring.st.desyncs, 0);
+    CHECK_EQ(fk.ring.st.bad_records, 0);
+    pebs_fake_free(&fk);
+}
+
+/* LOST, LOST_SAMPLES, THROTTLE/UNTHROTTLE, unknown types and a malformed
+   sample among good ones: counted, skipped, and the good ones delivered. */
+static void pebs_ring_records(void)
+{
+    static pebs_rec r;
+    static pebs_got g;
+    pebs_fake fk;
+    ctxprof__pebs_fmt f = pebs_std_fmt();
+    ctxprof__pebs_sink sk;
+    size_t len;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    pebs_fake_init(&fk, 4096);
+    pebs_sink_init(&sk, &g);
+    len = pebs_std_sample(&r, 1);
+    pebs_fake_write(&fk, r.w, len);
+    pebs_rec_begin(&r); /* LOST: id, lost */
+    pebs_rec_u64(&r, 7);
+    pebs_rec_u64(&r, 1234);
+    pebs_fake_write(&fk, r.w, pebs_rec_end(&r, PERF_RECORD_LOST, 0));
+    pebs_rec_begin(&r); /* LOST_SAMPLES: lost */
+    pebs_rec_u64(&r, 55);
+    pebs_fake_write(&fk, r.w, pebs_rec_end(&r, PERF_RECORD_LOST_SAMPLES, 0));
+    pebs_rec_begin(&r); /* THROTTLE: time, id, stream_id */
+    pebs_rec_u64(&r, 1);
+    pebs_rec_u64(&r, 2);
+    pebs_rec_u64(&r, 3);
+    pebs_fake_write(&fk, r.w, pebs_rec_end(&r, PERF_RECORD_THROTTLE, 0));
+    pebs_fake_write(&fk, r.w, pebs_rec_end(&r, PERF_RECORD_UNTHROTTLE, 0));
+    pebs_rec_begin(&r); /* unknown and uninteresting types */
+    pebs_rec_u64(&r, 0);
+    pebs_fake_write(&fk, r.w, pebs_rec_end(&r, 999, 0));
+    pebs_fake_write(&fk, r.w, pebs_rec_end(&r, PERF_RECORD_MMAP, 0));
+    len = pebs_std_sample(&r, 2); /* a sample one word short of its registers */
+    {
+        struct perf_event_header h;
+        memcpy(&h, r.w, sizeof h);
+        h.size = (uint16_t)(h.size - 8);
+        memcpy(r.w, &h, sizeof h);
+        pebs_fake_write(&fk, r.w, len - 8);
+    }
+    pebs_rec_begin(&r); /* a LOST record too short to hold its count */
+    pebs_fake_write(&fk, r.w, pebs_rec_end(&r, PERF_RECORD_LOST, 0));
+    len = pebs_std_sample(&r, 3);
+    pebs_fake_write(&fk, r.w, len);
+    pebs_fake_publish(&fk);
+    CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), 2);
+    REQUIRE_EQ(g.n, 2);
+    CHECK_EQ(g.s[0].ip, 0x400001);
+    CHECK_EQ(g.s[1].ip, 0x400003);
+    CHECK_EQ(fk.ring.st.lost, 1234);
+    CHECK_EQ(fk.ring.st.lost_samples, 55);
+    CHECK_EQ(fk.ring.st.throttles, 1);
+    CHECK_EQ(fk.ring.st.unthrottles, 1);
+    CHECK_EQ(fk.ring.st.other_records, 2);
+    CHECK_EQ(fk.ring.st.bad_records, 2);
+    CHECK_EQ(fk.ring.st.desyncs, 0);
+    CHECK_EQ(fk.ring.st.bytes, fk.head);
+    CHECK_EQ(fk.meta->data_tail, fk.head);
+    /* nothing new: a second read delivers nothing and changes nothing */
+    CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), 0);
+    CHECK_EQ(fk.ring.st.drains, 1);
+    pebs_fake_free(&fk);
+}
+
+/* Desyncs: a head more than the ring ahead, a zero-size record, an
+   unaligned size, a size beyond the head. Each is counted once, reading
+   resumes at the head, and records written after it are read normally. */
+static void pebs_ring_desync(void)
+{
+    static pebs_rec r;
+    static pebs_got g;
+    pebs_fake fk;
+    ctxprof__pebs_fmt f = pebs_std_fmt();
+    ctxprof__pebs_sink sk;
+    int kind;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    pebs_fake_init(&fk, 1024);
+    pebs_sink_init(&sk, &g);
+    for (kind = 0; kind < 4; kind++) {
+        uint64_t before = fk.ring.st.desyncs;
+        size_t len;
+        if (kind == 0) {
+            fk.head += 5 * fk.size; /* the head jumps far ahead */
+        } else {
+            struct perf_event_header h;
+            memset(&h, 0, sizeof h);
+            h.type = PERF_RECORD_SAMPLE;
+            h.size = kind == 1 ? 0 : kind == 2 ? 20 : 512;
+            pebs_fake_write(&fk, &h, sizeof h);
+            len = pebs_std_sample(&r, 9); /* valid bytes after the bad header */
+            pebs_fake_write(&fk, r.w, len);
+        }
+        pebs_fake_publish(&fk);
+        g.n = 0;
+        CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), 0);
+        CHECK_EQ(fk.ring.st.desyncs, before + 1);
+        CHECK_EQ(fk.meta->data_tail, fk.head);
+        /* recovery: the next record is read */
+        len = pebs_std_sample(&r, 100 + (uint64_t)kind);
+        pebs_fake_write(&fk, r.w, len);
+        pebs_fake_publish(&fk);
+        CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), 1);
+        REQUIRE_EQ(g.n, 1);
+        CHECK_EQ(g.s[0].ip, 0x400000 + 100 + (uint64_t)kind);
+    }
+    /* a misaligned tail (corrupted by someone else) */
+    fk.meta->data_tail = fk.head - 4;
+    CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), 0);
+    CHECK_EQ(fk.ring.st.desyncs, 5);
+    CHECK_EQ(fk.meta->data_tail, fk.head);
+    pebs_fake_free(&fk);
+}
+
+/* A producer thread plays the kernel (waits for room by reading data_tail
+   with acquire, publishes data_head with release) while this thread drains:
+   200,000 samples with sequence numbers arrive complete and in order. */
+typedef struct pebs_prod {
+    pebs_fake *fk;
+    uint64_t n;
+} pebs_prod;
+
+static void *pebs_producer(void *arg)
+{
+    pebs_prod *p = (pebs_prod *)arg;
+    static pebs_rec r;
+    uint64_t seq;
+    for (seq = 0; seq < p->n; seq++) {
+        size_t len = pebs_std_sample(&r, seq);
+        while (pebs_fake_room(p->fk) < len)
+            sched_yield();
+        pebs_fake_write(p->fk, r.w, len);
+        if ((seq & 7) == 7 || seq + 1 == p->n)
+            pebs_fake_publish(p->fk);
+    }
+    return NULL;
+}
+
+typedef struct pebs_order {
+    uint64_t next, errors, count;
+} pebs_order;
+
+static void pebs_order_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_order *o = (pebs_order *)user;
+    if (s->time != o->next || s->ip != 0x400000 + o->next)
+        o->errors++;
+    o->next = s->time + 1;
+    o->count++;
+}
+
+static void pebs_ring_concurrent(void)
+{
+    pebs_fake fk;
+    ctxprof__pebs_fmt f = pebs_std_fmt();
+    ctxprof__pebs_sink sk;
+    pebs_order o;
+    pebs_prod p;
+    pthread_t th;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    pebs_fake_init(&fk, 2048);
+    memset(&sk, 0, sizeof sk);
+    memset(&o, 0, sizeof o);
+    sk.fn = pebs_order_fn;
+    sk.user = &o;
+    p.fk = &fk;
+    p.n = 200000;
+    REQUIRE_EQ(pthread_create(&th, NULL, pebs_producer, &p), 0);
+    while (o.count < p.n) /* on errors too, or the producer would wait forever */
+        if (ctxprof__pebs_ring_read(&fk.ring, &f, &sk) == 0)
+            sched_yield();
+    pthread_join(th, NULL);
+    CHECK_EQ(o.errors, 0);
+    CHECK_EQ(o.next, p.n);
+    CHECK_EQ(fk.ring.st.desyncs, 0);
+    CHECK_EQ(fk.ring.st.bad_records, 0);
+    pebs_fake_free(&fk);
+}
+
+/* ---- messages and encodings ---- */
+
+static void pebs_messages(void)
+{
+    char buf[300];
+    ctxprof__pebs_facts f;
+    memset(&f, 0, sizeof f);
+    f.paranoid = 3;
+    f.seccomp = 0;
+    f.have_pmu = 0;
+    f.nofile = 64;
+    CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, ENOENT, 1, &f), "no hardware PMU (ENOENT)");
+    CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, EACCES, 0, &f),
+                   "kernel.perf_event_paranoid=3 forbids unprivileged perf_event_open");
+    CHECK_CONTAINS(buf, "(EACCES)");
+    f.paranoid = 2;
+    f.kernel = 1;
+    CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, EACCES, 0, &f),
+                   "need kernel.perf_event_paranoid <= 1, it is 2");
+    f.seccomp = 2;
+    CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, EPERM, 0, &f),
+                   "blocked by seccomp (Seccomp: 2 in /proc/self/status)");
+    f.seccomp = 0;
+    CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, EPERM, 0, &f), "LSM or kernel lockdown");
+    CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, EMFILE, 0, &f),
+                   "out of file descriptors, one per sampled thread (EMFILE, RLIMIT_NOFILE=64)");
+    CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, ENOSYS, 0, &f), "(ENOSYS)");
+    f.have_pmu = 1;
+    CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EOPNOTSUPP, 1, &f),
+              "event not supported by this PMU (EOPNOTSUPP)");
+    CHECK(ctxprof__pebs_errno_global(EACCES) && ctxprof__pebs_errno_global(EPERM) &&
+          ctxprof__pebs_errno_global(EMFILE) && ctxprof__pebs_errno_global(ENOSYS));
+    CHECK(!ctxprof__pebs_errno_global(ENOENT) && !ctxprof__pebs_errno_global(EOPNOTSUPP) &&
+          !ctxprof__pebs_errno_global(EINVAL));
+    CHECK_STR(ctxprof_pebs_level_name(CTXPROF_PEBS_LEVEL_PEBS), "PEBS");
+    CHECK_STR(ctxprof_pebs_level_name(CTXPROF_PEBS_LEVEL_SW), "software");
+    CHECK_STR(ctxprof_pebs_level_name(42), "unknown level");
+}
+
+static void pebs_encode_builtin(void)
+{
+    struct perf_event_attr a;
+    ctxprof_error e;
+    memset(&a, 0, sizeof a);
+    memset(&e, 0, sizeof e);
+    REQUIRE_EQ(ctxprof_pebs_encode_event("cycles", &a, &e), CTXPROF_OK);
+    CHECK_EQ(a.type, PERF_TYPE_HARDWARE);
+    CHECK_EQ(a.config, PERF_COUNT_HW_CPU_CYCLES);
+    REQUIRE_EQ(ctxprof_pebs_encode_event("task-clock", &a, &e), CTXPROF_OK);
+    CHECK_EQ(a.type, PERF_TYPE_SOFTWARE);
+    CHECK_EQ(a.config, PERF_COUNT_SW_TASK_CLOCK);
+    REQUIRE_EQ(ctxprof_pebs_encode_event("r88000c0", &a, &e), CTXPROF_OK);
+    CHECK_EQ(a.type, PERF_TYPE_RAW);
+    CHECK_EQ(a.config, 0x88000c0);
+    CHECK_EQ(ctxprof_pebs_encode_event("", &a, &e), CTXPROF_ERR_INVAL);
+#if !defined(CTXPROF__PEBS_LIBPFM)
+    CHECK_EQ(ctxprof_pebs_encode_event("INST_RETIRED:ANY_P:c=8:i", &a, &e),
+             CTXPROF_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(e.detail, "needs libpfm: build with -DCTXPROF_HAVE_LIBPFM");
+#endif
+}
+
+#if defined(CTXPROF__PEBS_LIBPFM)
+/* With libpfm's Skylake tables forced, the ICPP paper's cycle-counting
+   event (INST_RETIRED with cmask=8, inv) encodes to the raw config the SDM
+   gives: event 0xC0 | inv (bit 23) | cmask 8 (bits 24-31). In a child,
+   since libpfm reads LIBPFM_FORCE_PMU at initialisation. */
+static void pebs_pfm_child(int fd, void *arg)
+{
+    struct perf_event_attr a;
+    ctxprof_error e;
+    int rc;
+    (void)arg;
+    setenv("LIBPFM_FORCE_PMU", "skl", 1);
+    pfm_terminate();
+    if (pfm_initialize() != PFM_SUCCESS)
+        _exit(4);
+    memset(&a, 0, sizeof a);
+    rc = ctxprof_pebs_encode_event("INST_RETIRED:ANY_P:c=8:i:u:precise=1:period=1000003", &a, &e);
+    pebs_put(fd, "rc=%d type=%u config=%#llx precise=%u period=%llu exk=%u\n", rc, a.type,
+             (unsigned long long)a.config, (unsigned)a.precise_ip,
+             (unsigned long long)a.sample_period, (unsigned)a.exclude_kernel);
+    rc = ctxprof_pebs_encode_event("NO_SUCH_EVENT_XYZ", &a, &e);
+    pebs_put(fd, "rc2=%d %s\n", rc, e.detail);
+}
+
+static void pebs_libpfm(void)
+{
+    char out[1024];
+    struct perf_event_attr a;
+    ctxprof_error e;
+    REQUIRE_EQ(pebs_in_child(pebs_pfm_child, NULL, out, sizeof out), 0);
+    PEBS_HAS(out, "rc=0 type=4 config=0x88000c0 precise=1 period=1000003 exk=1");
+    PEBS_HAS(out, "libpfm: event 'NO_SUCH_EVENT_XYZ': ");
+    PEBS_HAS(out, pfm_strerror(PFM_ERR_NOTFOUND));
+    /* a libpfm software event works end to end on any machine */
+    memset(&a, 0, sizeof a);
+    REQUIRE_EQ(ctxprof_pebs_encode_event("perf::TASK-CLOCK", &a, &e), CTXPROF_OK);
+    CHECK_EQ(a.type, PERF_TYPE_SOFTWARE);
+    CHECK_EQ(a.config, PERF_COUNT_SW_TASK_CLOCK);
+#if defined(CTXPROF_TEST_CC)
+    /* the libpfm path under the strict warning set, as C99 and C++ */
+    CHECK_EQ(ctxprof_test_sh("%s -std=c99 -Wall -Wextra -Werror -pedantic -Wshadow "
+                             "-Wstrict-prototypes -Wmissing-prototypes -Wconversion "
+                             "-Wsign-conversion -Wundef -DCTXPROF_HAVE_LIBPFM -c "
+                             "tests/compile_c99.c -o %s/pfm_c99.o",
+                             CTXPROF_TEST_CC, ctxprof_test_tmpdir()),
+             0);
+#endif
+}
+#else
+static void pebs_libpfm(void)
+{
+    SKIP("built without libpfm (install libpfm4-dev; the Makefile detects it)");
+}
+#endif
+
+/* ---- live tests ---- */
+
+/* Opens a sampler or skips the case with the reason (no perf_event). */
+#define PEBS_OPEN_OR_SKIP(pb, d)                                                                   \
+    do {                                                                                           \
+        int rc_ = ctxprof_pebs_open((pb), (d));                                                    \
+        if (rc_ == CTXPROF_ERR_UNSUPPORTED) {                                                      \
+            static char why_[300];                                                                 \
+            snprintf(why_, sizeof why_, "perf_event unusable here: %s",                            \
+                     ctxprof_error_message(&(pb)->error));                                         \
+            SKIP(why_);                                                                            \
+        }                                                                                          \
+        REQUIRE_EQ(rc_, CTXPROF_OK);                                                               \
+    } while (0)
+
+static void pebs_desc_fill(ctxprof_pebs_desc *d, int mode, uint64_t period_ns)
+{
+    memset(d, 0, sizeof *d);
+    d->mode = mode;
+    d->period_ns = period_ns;
+    d->period = 200003;
+    d->flags = CTXPROF_PEBS_NO_ENV;
+}
+
+/* Which levels this machine has; on a PMU-less one the explanation names the
+   cause for each hardware level, and forcing them fails cleanly. */
+static void pebs_live_explain(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    const char *why;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    why = ctxprof_pebs_explain(&pb);
+    if (ctxprof__pebs_have_pmu() == 0) {
+        CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
+        CHECK_STR(why, "PEBS: no hardware PMU (ENOENT); hardware: no hardware PMU (ENOENT); "
+                       "software task-clock: ok (period 333333 ns)");
+    } else {
+        CHECK(pb.level >= CTXPROF_PEBS_LEVEL_PEBS && pb.level <= CTXPROF_PEBS_LEVEL_SW);
+        CHECK_CONTAINS(why, ": ok (period ");
+    }
+    ctxprof_pebs_close(&pb);
+    CHECK(pb.impl == NULL);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "ok (period"); /* kept after close */
+    ctxprof_pebs_close(&pb);                                 /* idempotent */
+
+    /* forced levels */
+    d.level = CTXPROF_PEBS_LEVEL_HW;
+    if (ctxprof__pebs_have_pmu() == 0) {
+        CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(ctxprof_error_message(&pb.error), "no level works");
+        CHECK_STR(ctxprof_pebs_explain(&pb), "hardware: no hardware PMU (ENOENT)");
+        ctxprof_pebs_close(&pb);
+    }
+    d.level = CTXPROF_PEBS_LEVEL_SW;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
+    CHECK_STR(ctxprof_pebs_explain(&pb), "software task-clock: ok (period 333333 ns) [forced]");
+    ctxprof_pebs_close(&pb);
+
+    /* the environment variable, and a bad value of it */
+    d.level = 0;
+    d.flags = 0;
+    setenv("CTXPROF_PEBS_LEVEL", "sw", 1);
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
+    ctxprof_pebs_close(&pb);
+    setenv("CTXPROF_PEBS_LEVEL", "fast", 1);
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_error_message(&pb.error), "CTXPROF_PEBS_LEVEL='fast'");
+    unsetenv("CTXPROF_PEBS_LEVEL");
+    /* a software event with a hardware level forced */
+    d.event = "cpu-clock";
+    d.level = CTXPROF_PEBS_LEVEL_HW;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    d.level = 0;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_STR(ctxprof_pebs_explain(&pb), "software cpu-clock: ok (period 333333 ns)");
+    ctxprof_pebs_close(&pb);
+}
+
+static void pebs_desc_checks(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    memset(&pb, 0, sizeof pb);
+    CHECK_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_ERR_INVAL); /* not open */
+    CHECK_EQ(ctxprof_pebs_drain(&pb), CTXPROF_ERR_INVAL);
+    ctxprof_pebs_close(&pb);
+    CHECK_EQ(ctxprof_pebs_open(NULL, NULL), CTXPROF_ERR_INVAL);
+    pebs_desc_fill(&d, 0, 0);
+    d.ring_pages = 3;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(pb.error.detail, "power of two");
+    pebs_desc_fill(&d, 7, 0);
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    pebs_desc_fill(&d, 0, 0);
+    d.precise = 4;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    pebs_desc_fill(&d, 0, 0);
+    d.flags |= 0x100;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    pebs_desc_fill(&d, 0, 0);
+    d.max_stack = 1000;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    pebs_desc_fill(&d, 0, 0);
+    d.event = "no-such-event:xyz";
+    CHECK(ctxprof_pebs_open(&pb, &d) != CTXPROF_OK);
+    CHECK(pb.impl == NULL);
+    ctxprof_pebs_close(&pb);
+}
+
+typedef struct pebs_hits {
+    uint64_t all, in, tid_wrong;
+    int tid;
+} pebs_hits;
+
+static void pebs_hits_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_hits *h = (pebs_hits *)user;
+    h->all++;
+    if (pebs_in_range(s->ip, __start_ctxprof_pebs_hot, __stop_ctxprof_pebs_hot))
+        h->in++;
+    if ((int)s->tid != h->tid)
+        h->tid_wrong++;
+}
+
+/* >= 95% of the samples of a thread spinning in one function land in it;
+   in every consumer mode. */
+static void pebs_live_hot_mode(int mode)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pebs_hits h;
+    memset(&h, 0, sizeof h);
+    h.tid = ctxprof__pebs_gettid();
+    pebs_desc_fill(&d, mode, 100000);
+    d.on_sample = pebs_hits_fn;
+    d.user = &h;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK); /* again: no-op */
+    pebs_hot(200000000);
+    REQUIRE_EQ(ctxprof_pebs_drain(&pb), CTXPROF_OK);
+    CHECK_GE(h.all, 500); /* 200 ms at 100 us; the kernel may drop a few ticks */
+    CHECK_GE(h.in * 100, h.all * 95);
+    CHECK_EQ(h.tid_wrong, 0);
+    REQUIRE_EQ(ctxprof_pebs_detach(&pb, 0), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pebs_detach(&pb, 0), CTXPROF_ERR_INVAL); /* not attached now */
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_EQ(st.samples, h.all);
+    CHECK_EQ(st.threads, 1);
+    CHECK_EQ(st.lost, 0);
+    CHECK_EQ(st.desyncs, 0);
+    CHECK_EQ(st.bad_records, 0);
+    CHECK_GE(st.time_running, 150000000);
+    if (mode == CTXPROF_PEBS_SIGNAL)
+        CHECK_GE(st.wakeups, h.all / 2); /* a signal (almost) per sample */
+    ctxprof_pebs_close(&pb);
+}
+
+static void pebs_live_hot_reader(void)
+{
+    pebs_live_hot_mode(CTXPROF_PEBS_READER);
+}
+static void pebs_live_hot_manual(void)
+{
+    pebs_live_hot_mode(CTXPROF_PEBS_MANUAL);
+}
+static void pebs_live_hot_signal(void)
+{
+    pebs_live_hot_mode(CTXPROF_PEBS_SIGNAL);
+}
+
+/* SP heights track a recursion depth exactly: the leaf records its own SP;
+   samples in the leaf carry exactly that SP, and their heights against the
+   attach-time base differ by the frames between the depths. */
+static volatile uint64_t pebs_leaf_sp[32];
+
+PEBS_IN("ctxprof_pebs_leaf") static void pebs_leaf(int depth, uint64_t cpu_ns)
+{
+    uint64_t sp = 0;
+#if defined(__x86_64__)
+    __asm__ __volatile__("mov %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__)
+    __asm__ __volatile__("mov %0, sp" : "=r"(sp));
+#endif
+    pebs_leaf_sp[depth] = sp;
+    PEBS_SPIN_BODY(cpu_ns);
+}
+
+static __attribute__((noinline)) void pebs_recurse(int d, int depth, uint64_t cpu_ns)
+{
+    volatile char pad[200];
+    pad[0] = (char)d;
+    if (d == 0)
+        pebs_leaf(depth, cpu_ns);
+    else
+        pebs_recurse(d - 1, depth, cpu_ns);
+    pad[1] = pad[0];
+}
+
+static void pebs_live_depth(void)
+{
+    static ctxprof_pebs_sample arr[8192];
+    static const int depths[] = {3, 7, 12};
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    const ctxprof_pebs_sample *s;
+    size_t n, i, in = 0, exact = 0;
+    uint64_t per[3] = {0, 0, 0}, height[3] = {0, 0, 0};
+    int k;
+#if !defined(__x86_64__) && !defined(__aarch64__)
+    SKIP("reads the SP with x86_64/aarch64 inline assembly");
+#endif
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
+    d.samples = arr;
+    d.samples_cap = 8192;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0x7fffffffffffull), CTXPROF_OK);
+    for (k = 0; k < 3; k++)
+        pebs_recurse(depths[k], depths[k], 100000000);
+    ctxprof_pebs_close(&pb);
+    s = ctxprof_pebs_samples(&pb, &n);
+    REQUIRE(s == arr);
+    for (i = 0; i < n; i++) {
+        if (!pebs_in_range(s[i].ip, __start_ctxprof_pebs_leaf, __stop_ctxprof_pebs_leaf))
+            continue;
+        in++;
+        for (k = 0; k < 3; k++)
+            if (s[i].sp == pebs_leaf_sp[depths[k]]) {
+                exact++;
+                per[k]++;
+                height[k] = s[i].height;
+                CHECK_EQ(s[i].height, 0x7fffffffffffull - s[i].sp);
+            }
+    }
+    CHECK_GE(in, 200);
+    CHECK_GE(exact * 100, in * 99);
+    for (k = 0; k < 3; k++)
+        CHECK_GE(per[k], 30);
+    /* the frame of pebs_rec, measured from the recorded SPs, explains the
+       height differences exactly */
+    {
+        uint64_t frame = (pebs_leaf_sp[3] - pebs_leaf_sp[7]) / 4;
+        CHECK_EQ(pebs_leaf_sp[3] - pebs_leaf_sp[7], 4 * frame);
+        CHECK_EQ(pebs_leaf_sp[7] - pebs_leaf_sp[12], 5 * frame);
+        CHECK_EQ(height[1] - height[0], 4 * frame);
+        CHECK_EQ(height[2] - height[1], 5 * frame);
+        CHECK_GE(frame, 16);
+    }
+}
+
+/* A one-page ring left undrained overflows: the kernel writes LOST records
+   once there is room again, and read() (PERF_FORMAT_LOST) agrees. */
+static void pebs_live_lost(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pebs_hits h;
+    memset(&h, 0, sizeof h);
+    h.tid = ctxprof__pebs_gettid();
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 20000);
+    d.ring_pages = 1;
+    d.on_sample = pebs_hits_fn;
+    d.user = &h;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    pebs_hot(100000000); /* ~5000 samples into a 4 KiB ring */
+    REQUIRE_EQ(ctxprof_pebs_drain(&pb), CTXPROF_OK);
+    pebs_hot(5000000); /* now there is room: the kernel writes its LOST record */
+    REQUIRE_EQ(ctxprof_pebs_drain(&pb), CTXPROF_OK);
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_GE(st.lost, 1000);
+    CHECK_GE(st.samples, 40);
+    if (pb.impl->attr.read_format & CTXPROF__PEBS_FORMAT_LOST)
+        CHECK_GE(st.kernel_lost, st.lost); /* the counter includes not yet reported ones */
+    ctxprof_pebs_close(&pb);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "samples lost to full rings");
+}
+
+/* Wraparound on a live one-page ring drained every 0.3 ms of CPU time:
+   every record parses, timestamps never go back, every IP is in the text of
+   a loaded object, no desync. */
+typedef struct pebs_wrapchk {
+    uint64_t last_time, back, n, in;
+} pebs_wrapchk;
+
+/* Executable segments of every loaded object (vDSO included). */
+static uint64_t pebs_text_lo[64], pebs_text_hi[64];
+static int pebs_ntext;
+
+static int pebs_text_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    int i;
+    (void)size;
+    (void)data;
+    for (i = 0; i < info->dlpi_phnum && pebs_ntext < 64; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+            pebs_text_lo[pebs_ntext] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            pebs_text_hi[pebs_ntext] = pebs_text_lo[pebs_ntext] + info->dlpi_phdr[i].p_memsz;
+            pebs_ntext++;
+        }
+    return 0;
+}
+
+static void pebs_wrap_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_wrapchk *w = (pebs_wrapchk *)user;
+    int i;
+    if (s->time < w->last_time)
+        w->back++;
+    w->last_time = s->time;
+    w->n++;
+    for (i = 0; i < pebs_ntext; i++)
+        if (s->ip >= pebs_text_lo[i] && s->ip < pebs_text_hi[i]) {
+            w->in++;
+            break;
+        }
+}
+
+static void pebs_live_wrap(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pebs_wrapchk w;
+    int k;
+    memset(&w, 0, sizeof w);
+    pebs_ntext = 0;
+    dl_iterate_phdr(pebs_text_cb, NULL);
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 20000);
+    d.ring_pages = 1;
+    d.flags |= CTXPROF_PEBS_TIME;
+    d.on_sample = pebs_wrap_fn;
+    d.user = &w;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    for (k = 0; k < 1000; k++) {
+        pebs_hot(300000); /* ~15 samples of 64 bytes: the 4 KiB ring holds 64 */
+        REQUIRE_EQ(ctxprof_pebs_drain(&pb), CTXPROF_OK);
+    }
+    ctxprof_pebs_close(&pb);
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_GE(st.bytes, 20 * 4096); /* the ring wrapped many times */
+    CHECK_EQ(st.desyncs, 0);
+    CHECK_EQ(st.bad_records, 0);
+    CHECK_EQ(w.back, 0);
+    CHECK_EQ(st.samples, w.n);
+    CHECK_EQ(w.in, w.n); /* every IP inside the text of a loaded object */
+    CHECK_GE(w.n, 3000);
+    /* no assertion on st.lost: on a loaded VM, steal time counts as this
+       thread's CPU time and bursts can overrun 64 samples between drains */
+}
+
+/* Four threads, each in its own function, attached by themselves, exiting
+   without detaching: each sample carries its thread's tid and lands in its
+   function; the reader reaps every exit (POLLHUP) and is never sampled. */
+#define PEBS_NTHR 4
+typedef struct pebs_thr {
+    ctxprof_pebs *pb;
+    int idx, tid, rc;
+} pebs_thr;
+
+typedef struct pebs_tsamp {
+    uint64_t ip;
+    int tid;
+} pebs_tsamp;
+static pebs_tsamp pebs_tsamples[20000];
+static size_t pebs_ntsamples;
+
+static void pebs_thr_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    (void)user;
+    if (pebs_ntsamples < 20000) {
+        pebs_tsamples[pebs_ntsamples].ip = s->ip;
+        pebs_tsamples[pebs_ntsamples].tid = (int)s->tid;
+        pebs_ntsamples++;
+    }
+}
+
+static void *pebs_thr_main(void *arg)
+{
+    pebs_thr *t = (pebs_thr *)arg;
+    t->tid = ctxprof__pebs_gettid();
+    t->rc = ctxprof_pebs_attach(t->pb, 0, 0);
+    switch (t->idx) {
+    case 0: pebs_hot_t0(120000000); break;
+    case 1: pebs_hot_t1(120000000); break;
+    case 2: pebs_hot_t2(120000000); break;
+    default: pebs_hot_t3(120000000); break;
+    }
+    return NULL;
+}
+
+static void pebs_live_threads(void)
+{
+    const char *lo[PEBS_NTHR] = {__start_ctxprof_pebs_t0, __start_ctxprof_pebs_t1,
+                                 __start_ctxprof_pebs_t2, __start_ctxprof_pebs_t3};
+    const char *hi[PEBS_NTHR] = {__stop_ctxprof_pebs_t0, __stop_ctxprof_pebs_t1,
+                                 __stop_ctxprof_pebs_t2, __stop_ctxprof_pebs_t3};
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pebs_thr t[PEBS_NTHR];
+    pthread_t th[PEBS_NTHR];
+    uint64_t per[PEBS_NTHR] = {0}, right[PEBS_NTHR] = {0}, foreign = 0;
+    uint64_t deadline;
+    size_t i;
+    int k;
+    pebs_ntsamples = 0;
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
+    d.on_sample = pebs_thr_fn;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    CHECK_EQ(ctxprof_pebs_attach(&pb, pb.impl->reader_tid, 0), CTXPROF_ERR_INVAL);
+    for (k = 0; k < PEBS_NTHR; k++) {
+        t[k].pb = &pb;
+        t[k].idx = k;
+        t[k].rc = -100;
+        REQUIRE_EQ(pthread_create(&th[k], NULL, pebs_thr_main, &t[k]), 0);
+    }
+    for (k = 0; k < PEBS_NTHR; k++) {
+        pthread_join(th[k], NULL);
+        CHECK_EQ(t[k].rc, CTXPROF_OK);
+    }
+    /* the exits reach the reader as POLLHUP shortly after join returns */
+    deadline = pebs_wall_ns() + 5000000000ull;
+    do {
+        ctxprof_pebs_drain(&pb);
+        ctxprof_pebs_stats_get(&pb, &st);
+    } while (st.threads_exited < PEBS_NTHR && pebs_wall_ns() < deadline);
+    CHECK_EQ(st.threads_exited, PEBS_NTHR);
+    CHECK_EQ(st.threads, PEBS_NTHR);
+    ctxprof_pebs_close(&pb);
+    for (i = 0; i < pebs_ntsamples; i++) {
+        int owner = -1;
+        for (k = 0; k < PEBS_NTHR; k++)
+            if (pebs_tsamples[i].tid == t[k].tid)
+                owner = k;
+        if (owner < 0) {
+            foreign++;
+            continue;
+        }
+        per[owner]++;
+        if (pebs_in_range(pebs_tsamples[i].ip, lo[owner], hi[owner]))
+            right[owner]++;
+    }
+    CHECK_EQ(foreign, 0); /* nobody else, the reader included, was sampled */
+    for (k = 0; k < PEBS_NTHR; k++) {
+        CHECK_GE(per[k], 300);
+        CHECK_GE(right[k] * 100, per[k] * 95);
+    }
+}
+
+/* attach_all picks up every thread of the process but the reader. */
+typedef struct pebs_park {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int go, ready;
+} pebs_park;
+
+static void *pebs_park_main(void *arg)
+{
+    pebs_park *p = (pebs_park *)arg;
+    pthread_mutex_lock(&p->mu);
+    p->ready++;
+    pthread_cond_broadcast(&p->cv);
+    while (!p->go)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static void pebs_live_attach_all(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    pebs_park park;
+    pthread_t th[2];
+    size_t n = 0, again = 9;
+    int k, ntask = 0;
+    DIR *dir;
+    struct dirent *e;
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 0);
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    memset(&park, 0, sizeof park);
+    pthread_mutex_init(&park.mu, NULL);
+    pthread_cond_init(&park.cv, NULL);
+    for (k = 0; k < 2; k++)
+        REQUIRE_EQ(pthread_create(&th[k], NULL, pebs_park_main, &park), 0);
+    pthread_mutex_lock(&park.mu);
+    while (park.ready < 2)
+        pthread_cond_wait(&park.cv, &park.mu);
+    pthread_mutex_unlock(&park.mu);
+    dir = opendir("/proc/self/task");
+    REQUIRE(dir != NULL);
+    while ((e = readdir(dir)) != NULL)
+        if (atoi(e->d_name) > 0)
+            ntask++;
+    closedir(dir);
+    CHECK_EQ(ctxprof_pebs_attach_all(&pb, &n), CTXPROF_OK);
+    CHECK_EQ(n, (size_t)ntask - 1); /* all but the reader */
+    CHECK_EQ(ctxprof_pebs_attach_all(&pb, &again), CTXPROF_OK);
+    CHECK_EQ(again, 0);
+    pthread_mutex_lock(&park.mu);
+    park.go = 1;
+    pthread_cond_broadcast(&park.cv);
+    pthread_mutex_unlock(&park.mu);
+    for (k = 0; k < 2; k++)
+        pthread_join(th[k], NULL);
+    ctxprof_pebs_close(&pb);
+    pthread_mutex_destroy(&park.mu);
+    pthread_cond_destroy(&park.cv);
+}
+
+/* The caller's array: filled up to its capacity, the rest counted. */
+static void pebs_live_array(void)
+{
+    static ctxprof_pebs_sample arr[10];
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    const ctxprof_pebs_sample *s;
+    size_t n, i;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 100000);
+    d.samples = arr;
+    d.samples_cap = 10;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    pebs_hot(30000000);
+    ctxprof_pebs_close(&pb);
+    ctxprof_pebs_stats_get(&pb, &st);
+    s = ctxprof_pebs_samples(&pb, &n);
+    CHECK(s == arr);
+    CHECK_EQ(n, 10);
+    CHECK_GE(st.samples, 100);
+    CHECK_EQ(st.array_full, st.samples - 10);
+    for (i = 0; i < n; i++) {
+        CHECK(s[i].sp != 0);
+        CHECK(s[i].callchain == NULL);
+        CHECK(s[i].height > 0); /* default base: the top of this thread's stack */
+    }
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "beyond the array's capacity");
+}
+
+/* The kernel's frame-pointer callchain as ground truth: it starts with the
+   user context marker and the sampled IP. */
+typedef struct pebs_chainchk {
+    uint64_t n, ok;
+} pebs_chainchk;
+
+static void pebs_chain_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_chainchk *c = (pebs_chainchk *)user;
+    c->n++;
+    if (s->callchain_nr >= 2 && s->callchain[0] == (uint64_t)PERF_CONTEXT_USER &&
+        s->callchain[1] == s->ip)
+        c->ok++;
+}
+
+static void pebs_live_callchain(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    pebs_chainchk c;
+    memset(&c, 0, sizeof c);
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 100000);
+    d.flags |= CTXPROF_PEBS_CALLCHAIN;
+    d.max_stack = 32;
+    d.on_sample = pebs_chain_fn;
+    d.user = &c;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    pebs_hot(50000000);
+    ctxprof_pebs_close(&pb);
+    CHECK_GE(c.n, 100);
+    CHECK_GE(c.ok * 100, c.n * 99);
+}
+
+/* fork(): the child cannot use the parent's sampler and does not keep the
+   parent's events open; the parent goes on sampling. */
+static void pebs_fork_child(int fd, void *arg)
+{
+    ctxprof_pebs *pb = (ctxprof_pebs *)arg;
+    int rc = ctxprof_pebs_attach(pb, 0, 0);
+    int ringfd = pb->impl->rings[0].fd;
+    pebs_put(fd, "attach=%d forked=%d fdopen=%d\n", rc, pb->impl->forked,
+             fcntl(ringfd, F_GETFD) >= 0);
+    ctxprof_pebs_close(pb);
+    pebs_put(fd, "closed=%d\n", pb->impl == NULL);
+}
+
+static void pebs_live_fork(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    char out[512];
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    REQUIRE_EQ(pebs_in_child(pebs_fork_child, &pb, out, sizeof out), 0);
+    PEBS_HAS(out, "attach=-1 forked=1 fdopen=0");
+    PEBS_HAS(out, "closed=1");
+    pebs_hot(30000000);
+    ctxprof_pebs_drain(&pb);
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_GE(st.samples, 100);
+    ctxprof_pebs_close(&pb);
+}
+
+/* ---- sandboxed failures, each in a forked child ---- */
+
+static void pebs_report_open(int fd, const ctxprof_pebs_desc *d)
+{
+    ctxprof_pebs pb;
+    int rc = ctxprof_pebs_open(&pb, d);
+    pebs_put(fd, "rc=%d errno=%d\nerror=%s\nexplain=%s\n", rc, pb.error.sys_errno,
+             ctxprof_error_message(&pb.error), ctxprof_pebs_explain(&pb));
+    ctxprof_pebs_close(&pb);
+}
+
+static void pebs_seccomp_child(int fd, void *arg)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog;
+    ctxprof_pebs_desc d;
+    (void)arg;
+    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
+    prog.filter = f;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+        pebs_put(fd, "no seccomp: %s\n", strerror(errno));
+        return;
+    }
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 0);
+    pebs_report_open(fd, &d);
+}
+
+static void pebs_seccomp(void)
+{
+    char out[2048];
+    REQUIRE_EQ(pebs_in_child(pebs_seccomp_child, NULL, out, sizeof out), 0);
+    if (strstr(out, "no seccomp"))
+        SKIP("seccomp filters unavailable here");
+    PEBS_HAS(out, "rc=-7 errno=1\n"); /* CTXPROF_ERR_UNSUPPORTED, EPERM */
+    PEBS_HAS(out, "error=ctxprof_pebs: perf_event_open blocked by seccomp (Seccomp: 2 in "
+                        "/proc/self/status)");
+    PEBS_HAS(out, "explain=PEBS: perf_event_open blocked by seccomp");
+}
+
+static void pebs_paranoid_child(int fd, void *arg)
+{
+    ctxprof_pebs_desc d;
+    (void)arg;
+    if (pebs_drop_to_nobody() != 0) {
+        pebs_put(fd, "cannot drop privileges\n");
+        return;
+    }
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.flags |= CTXPROF_PEBS_KERNEL;
+    pebs_report_open(fd, &d);
+}
+
+/* Kernel samples as an unprivileged user at paranoid >= 2: EACCES, with the
+   sysctl and its value in the message. */
+static void pebs_paranoid(void)
+{
+    char out[2048], want[160];
+    long par = -100;
+    ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &par);
+    if (par < 2)
+        SKIP("kernel.perf_event_paranoid < 2: kernel samples are allowed here");
+    REQUIRE_EQ(pebs_in_child(pebs_paranoid_child, NULL, out, sizeof out), 0);
+    if (strstr(out, "cannot drop"))
+        SKIP("cannot become an unprivileged user");
+    PEBS_HAS(out, "rc=-7 errno=13\n");
+    snprintf(want, sizeof want, "need kernel.perf_event_paranoid <= 1, it is %ld", par);
+    PEBS_HAS(out, want);
+}
+
+/* Locked memory: as an unprivileged user without RLIMIT_MEMLOCK, a ring
+   over the per-user budget is halved until it fits (and the explanation
+   says so); once the budget is used up the error names it. */
+static void pebs_mlock_child(int fd, void *arg)
+{
+    struct rlimit rl;
+    ctxprof_pebs pbs[64];
+    ctxprof_pebs_desc d;
+    int k, rc = 0;
+    (void)arg;
+    rl.rlim_cur = rl.rlim_max = 0;
+    if (pebs_drop_to_nobody() != 0 || setrlimit(RLIMIT_MEMLOCK, &rl) != 0) {
+        pebs_put(fd, "cannot drop privileges\n");
+        return;
+    }
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.ring_pages = 1u << 16; /* 256 MiB: over any budget */
+    if (ctxprof_pebs_open(&pbs[0], &d) != CTXPROF_OK) {
+        pebs_put(fd, "open: %s\n", ctxprof_error_message(&pbs[0].error));
+        return;
+    }
+    rc = ctxprof_pebs_attach(&pbs[0], 0, 0);
+    pebs_put(fd, "first=%d pages=%u\nexplain=%s\n", rc, pbs[0].impl->rings[0].pages,
+             ctxprof_pebs_explain(&pbs[0]));
+    d.ring_pages = 64;
+    for (k = 1; k < 64 && rc == CTXPROF_OK; k++) {
+        if (ctxprof_pebs_open(&pbs[k], &d) != CTXPROF_OK)
+            break;
+        rc = ctxprof_pebs_attach(&pbs[k], 0, 0);
+        if (rc != CTXPROF_OK)
+            pebs_put(fd, "later=%d errno=%d\nerror=%s\n", rc, pbs[k].error.sys_errno,
+                     ctxprof_error_message(&pbs[k].error));
+    }
+}
+
+static void pebs_mlock(void)
+{
+    char out[4096];
+    REQUIRE_EQ(pebs_in_child(pebs_mlock_child, NULL, out, sizeof out), 0);
+    if (strstr(out, "cannot drop"))
+        SKIP("cannot become an unprivileged user (needs root to test the budget)");
+    if (strstr(out, "open: "))
+        SKIP("perf_event unusable for an unprivileged user here");
+    PEBS_HAS(out, "first=0 pages=");
+    PEBS_HAS(out, "by the locked-memory budget");
+    PEBS_HAS(out, "later=-6 errno=1\n");
+    PEBS_HAS(out, "ring exceeds the locked-memory budget (perf_event_mlock_kb=");
+    PEBS_HAS(out, "a 36 KiB ring"); /* halved down to 8 data pages first */
+}
+
+/* Out of file descriptors: the attach fails with EMFILE and the limit. */
+static void pebs_emfile_child(int fd, void *arg)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    struct rlimit rl;
+    int lowest, rc;
+    (void)arg;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK) {
+        pebs_put(fd, "open: %s\n", ctxprof_error_message(&pb.error));
+        return;
+    }
+    lowest = dup(0);
+    close(lowest);
+    rl.rlim_cur = rl.rlim_max = (rlim_t)lowest;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    rc = ctxprof_pebs_attach(&pb, 0, 0);
+    pebs_put(fd, "rc=%d errno=%d\nerror=%s\n", rc, pb.error.sys_errno,
+             ctxprof_error_message(&pb.error));
+}
+
+static void pebs_emfile(void)
+{
+    char out[2048];
+    REQUIRE_EQ(pebs_in_child(pebs_emfile_child, NULL, out, sizeof out), 0);
+    if (strstr(out, "open: "))
+        SKIP("perf_event unusable here");
+    PEBS_HAS(out, "rc=-6 errno=24\n"); /* CTXPROF_ERR_SYS, EMFILE */
+    PEBS_HAS(out, "out of file descriptors, one per sampled thread (EMFILE, RLIMIT_NOFILE=");
+}
+
+/* ---- cross-check against perf ---- */
+
+/* Stack-pointer modes (values with >= 5% of the samples), as offsets from
+   the largest; returns how many. */
+static int pebs_modes(uint64_t *sp, size_t n, uint64_t *out, int cap)
+{
+    size_t i, j;
+    int m = 0;
+    for (i = 1; i < n; i++) /* insertion sort: n is a few thousand */
+        for (j = i; j > 0 && sp[j - 1] > sp[j]; j--) {
+            uint64_t t = sp[j];
+            sp[j] = sp[j - 1];
+            sp[j - 1] = t;
+        }
+    for (i = 0; i < n;) {
+        j = i;
+        while (j < n && sp[j] == sp[i])
+            j++;
+        if ((j - i) * 20 >= n && m < cap)
+            out[m++] = sp[i];
+        i = j;
+    }
+    for (i = 0; i < (size_t)m; i++)
+        out[i] = out[m - 1] - out[i];
+    return m;
+}
+
+static size_t pebs_read_sps(const char *path, int perf_fmt, uint64_t *sp, size_t cap)
+{
+    char line[512];
+    size_t n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (n < cap && fgets(line, sizeof line, f)) {
+        unsigned long long ip, v;
+        char sym[128];
+        int abi;
+        if (perf_fmt) {
+            if (sscanf(line, "%llx %127s ABI:%d SP:%llx", &ip, sym, &abi, &v) == 4 &&
+                strcmp(sym, "pebs_wl_hot") == 0)
+                sp[n++] = v;
+        } else if (sscanf(line, "sp %llx", &v) == 1) {
+            sp[n++] = v;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+static void pebs_perf_crosscheck(void)
+{
+    static uint64_t a[20000], b[20000];
+    const char *dir = ctxprof_test_tmpdir();
+    uint64_t ma[8], mb[8];
+    size_t na, nb;
+    int k, ka, kb;
+#if !defined(CTXPROF_TEST_CC)
+    SKIP("no compiler configured");
+#else
+    if (ctxprof_test_sh("command -v perf >/dev/null 2>&1") != 0)
+        SKIP("perf is not installed");
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O1 -fno-omit-frame-pointer -fno-inline "
+                               "-fno-optimize-sibling-calls tests/pebs_workload.c -o %s/pebs_wl "
+                               "-lpthread",
+                               CTXPROF_TEST_CC, dir),
+               0);
+    if (ctxprof_test_sh("perf record -q -e task-clock:u -c 100000 --user-regs=sp,ip -o %s/p.data "
+                        "%s/pebs_wl perf >%s/perf.log 2>&1",
+                        dir, dir, dir) != 0)
+        SKIP("perf record cannot sample here (see perf.log in the test directory)");
+    REQUIRE_EQ(ctxprof_test_sh("perf script -i %s/p.data -F ip,sym,uregs >%s/p.txt 2>/dev/null",
+                               dir, dir),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/pebs_wl self >%s/s.txt", dir, dir), 0);
+    {
+        char pa[300], pbuf[300];
+        snprintf(pa, sizeof pa, "%s/p.txt", dir);
+        snprintf(pbuf, sizeof pbuf, "%s/s.txt", dir);
+        na = pebs_read_sps(pa, 1, a, 20000);
+        nb = pebs_read_sps(pbuf, 0, b, 20000);
+    }
+    CHECK_GE(na, 400);
+    CHECK_GE(nb, 400);
+    ka = pebs_modes(a, na, ma, 8);
+    kb = pebs_modes(b, nb, mb, 8);
+    CHECK_EQ(ka, 4); /* depths 0, 5, 10, 15 */
+    REQUIRE_EQ(kb, ka);
+    for (k = 0; k < ka; k++)
+        CHECK_EQ(mb[k], ma[k]); /* same stack-height modes, to the byte */
+    CHECK_EQ(ma[1] - ma[0], ma[2] - ma[1]); /* five frames apart each */
+#endif
+}
+
+/* ---- hardware PMU only ---- */
+
+static void pebs_hardware(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    pebs_hits h;
+    if (ctxprof__pebs_have_pmu() != 1)
+        SKIP("no hardware PMU on this machine (VM without vPMU): the PEBS and hardware "
+             "levels are checked only on real hardware");
+    memset(&h, 0, sizeof h);
+    h.tid = ctxprof__pebs_gettid();
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.level = CTXPROF_PEBS_LEVEL_HW;
+    d.on_sample = pebs_hits_fn;
+    d.user = &h;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    pebs_hot(100000000);
+    ctxprof_pebs_close(&pb);
+    CHECK_GE(h.all, 50);
+    CHECK_GE(h.in * 100, h.all * 90); /* skid moves a few samples */
+}
+
+static const ctxprof_test_case ctxprof_tests_pebs[] = {
+    {"pebs_parse_fields", pebs_parse_fields},
+    {"pebs_parse_bounds", pebs_parse_bounds},
+    {"pebs_parse_abi0", pebs_parse_abi0},
+    {"pebs_ring_wrap", pebs_ring_wrap},
+    {"pebs_ring_records", pebs_ring_records},
+    {"pebs_ring_desync", pebs_ring_desync},
+    {"pebs_ring_concurrent", pebs_ring_concurrent},
+    {"pebs_messages", pebs_messages},
+    {"pebs_encode_builtin", pebs_encode_builtin},
+    {"pebs_libpfm", pebs_libpfm},
+    {"pebs_desc_checks", pebs_desc_checks},
+    {"pebs_live_explain", pebs_live_explain},
+    {"pebs_live_hot_reader", pebs_live_hot_reader},
+    {"pebs_live_hot_manual", pebs_live_hot_manual},
+    {"pebs_live_hot_signal", pebs_live_hot_signal},
+    {"pebs_live_depth", pebs_live_depth},
+    {"pebs_live_lost", pebs_live_lost},
+    {"pebs_live_wrap", pebs_live_wrap},
+    {"pebs_live_threads", pebs_live_threads},
+    {"pebs_live_attach_all", pebs_live_attach_all},
+    {"pebs_live_array", pebs_live_array},
+    {"pebs_live_callchain", pebs_live_callchain},
+    {"pebs_live_fork", pebs_live_fork},
+    {"pebs_seccomp", pebs_seccomp},
+    {"pebs_paranoid", pebs_paranoid},
+    {"pebs_mlock", pebs_mlock},
+    {"pebs_emfile", pebs_emfile},
+    {"pebs_perf_crosscheck", pebs_perf_crosscheck},
+    {"pebs_hardware", pebs_hardware},
+    {0, 0}};
