@@ -19,7 +19,7 @@ CLANG   ?= clang
 CLANGXX ?= clang++
 CFLAGS  ?= -O2 -g
 LDFLAGS ?=
-LDLIBS  := -lpthread -ldl -lrt
+LDLIBS  := -lpthread -ldl -lrt -lm
 
 B := build
 HEADERS := ctxprof.h ctxprof_hcct.h ctxprof_pebs.h

@@ -138,9 +138,9 @@
 #endif
 
 #if defined(__cplusplus) && __cplusplus >= 201103L
-#define CTXPROF__STATIC_ASSERT(c, msg) static_assert(c, msg)
+#define CTXPROF__STATIC_ASSERT(c, msg) static_assert(c, #msg)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define CTXPROF__STATIC_ASSERT(c, msg) _Static_assert(c, msg)
+#define CTXPROF__STATIC_ASSERT(c, msg) _Static_assert(c, #msg)
 #else
 #define CTXPROF__STATIC_ASSERT(c, msg) typedef char ctxprof__static_assert_##msg[(c) ? 1 : -1]
 #endif
@@ -220,7 +220,324 @@ CTXPROF_INLINE uint64_t ctxprof_hash_words(const uint64_t *w, size_t n)
 
 /* ==== core: symbols: declarations ==== */
 
-/* ==== pcc: declarations ==== */
+/* ==== pcc: declarations ====
+
+   Probabilistic calling context (Bond & McKinley, OOPSLA'07). Each thread
+   keeps one value V for its current calling context; every annotated call
+   site updates it with V' = 3*V + cs (paper 3.3) where cs is a compile-time
+   constant for the site. Distinct contexts get distinct values with high
+   probability (expected conflicts: ctxprof_pcc_expected_conflicts).
+
+   Annotating code (portable C, no statement expressions):
+
+       int handler(request *r)
+       {
+           CTXPROF_PCC_FUNC();                         // keep the caller's V in a local
+           CTXPROF_PCC_CALL(CTXPROF_PCC_SITE(), n = parse(r));   // statement form
+           y = g(CTXPROF_PCC_ARG(CTXPROF_PCC_SITE(), f(x)));     // call nested in an expression
+           ctxprof_pcc_set_check(&set, CTXPROF_PCC_HERE(CTXPROF_PCC_SITE()), CTXPROF_PCC_LOC);
+           write(fd, buf, n);                          // the action the query guards
+       }
+
+   CTXPROF_PCC_FUNC() must come where declarations may (C99: anywhere before
+   use). CTXPROF_PCC_CALL sets V for the callee and restores the caller's V
+   from the local afterwards, so unannotated code between annotated
+   functions is transparent (the paper's "library methods are black boxes").
+   CTXPROF_PCC_ARG sets V but cannot restore (the call's value is the
+   expression's value); V is restored by the next CTXPROF_PCC_CALL, or at
+   every return when the function starts with CTXPROF_PCC_SCOPE() instead of
+   CTXPROF_PCC_FUNC() (GCC/Clang: __attribute__((cleanup))).
+
+   setjmp/longjmp: queries use the local copy (CTXPROF_PCC_HERE), so a
+   function that catches a longjmp computes correct values for its queries
+   and its annotated calls right away. Only the thread's V itself stays at
+   the value of the frame that jumped until the next annotated call site of
+   the catching function; call CTXPROF_PCC_RESYNC() right after setjmp
+   returns non-zero if unannotated callees must see the right V at once.
+
+   Call-site ids: CTXPROF_PCC_SITE() hashes the base name of the source file
+   (__FILE_NAME__ where the compiler has it, else __FILE__: then pass
+   -fmacro-prefix-map so build directories do not leak in), the line, an
+   optional discriminator (CTXPROF_PCC_SITE_D(n), for two sites on one line)
+   and CTXPROF_SITE_SEED (a per-build secret defeats engineered conflicts).
+   At -O1 and above the whole hash folds into one immediate. The first 32
+   characters of the base name and its length are hashed. */
+
+typedef struct ctxprof_pcc {
+    ctxprof_ctx v; /* current context value */
+} ctxprof_pcc;
+
+/* The calling thread's context (initial-exec TLS; see THREADS above). */
+CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
+
+/* Multiplicative inverse of 3 modulo 2^bits: undoes an update even after V
+   wrapped (dividing by 3 would not). */
+#if CTXPROF_CTX_BITS == 64
+#define CTXPROF_PCC_INV3 ((ctxprof_ctx)0xAAAAAAAAAAAAAAABu)
+#else
+#define CTXPROF_PCC_INV3 ((ctxprof_ctx)0xAAAAAAABu)
+#endif
+
+/* Composition of a chain of sites (paper 3.3, inlined call sites): two
+   updates f(f(V, a), b) equal one update by 3^2 with constant 3a + b. The
+   result is an integer constant expression when a and b are. */
+#define CTXPROF_PCC_COMPOSE(a, b) ((ctxprof_ctx)((ctxprof_ctx)3u * (ctxprof_ctx)(a) + (ctxprof_ctx)(b)))
+#define CTXPROF_PCC_COMPOSE3(a, b, c) CTXPROF_PCC_COMPOSE(CTXPROF_PCC_COMPOSE(a, b), c)
+#define CTXPROF_PCC_COMPOSE4(a, b, c, d) CTXPROF_PCC_COMPOSE(CTXPROF_PCC_COMPOSE3(a, b, c), d)
+
+/* --- call-site ids (compile-time) ------------------------------------- */
+
+#if defined(__FILE_NAME__)
+#define CTXPROF__BASE_FILE __FILE_NAME__
+#else
+#define CTXPROF__BASE_FILE __FILE__
+#endif
+/* FNV-1a over the first 32 bytes of a string literal (NUL-padded). */
+#define CTXPROF__FC(s, i) ((uint64_t)(unsigned char)(s)[(i) < sizeof(s) ? (i) : sizeof(s) - 1])
+#define CTXPROF__F1(s, i, h) (((h) ^ CTXPROF__FC(s, i)) * (uint64_t)0x100000001B3u)
+#define CTXPROF__F4(s, i, h)                                                                       \
+    CTXPROF__F1(s, i + 3, CTXPROF__F1(s, i + 2, CTXPROF__F1(s, i + 1, CTXPROF__F1(s, i, h))))
+#define CTXPROF__F32(s)                                                                            \
+    CTXPROF__F4(s, 28, CTXPROF__F4(s, 24, CTXPROF__F4(s, 20, CTXPROF__F4(s, 16, CTXPROF__F4(     \
+        s, 12, CTXPROF__F4(s, 8, CTXPROF__F4(s, 4, CTXPROF__F4(s, 0, (uint64_t)sizeof(s)))))))))
+
+/* The id of a site from the hash of its file name, its line and a
+   discriminator; ctxprof_pcc_site_id computes the same value at run time. */
+CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_site_mix(uint64_t file_hash, unsigned long line,
+                                                unsigned long disc)
+{
+    uint64_t h = ctxprof_mix64(file_hash ^ ctxprof_mix64((uint64_t)CTXPROF_SITE_SEED));
+    h = ctxprof_mix64(h ^ ((uint64_t)line << 20) ^ (uint64_t)disc);
+    return (ctxprof_ctx)h;
+}
+#define CTXPROF_PCC_SITE_D(disc)                                                                   \
+    ctxprof_pcc_site_mix(CTXPROF__F32(CTXPROF__BASE_FILE), (unsigned long)__LINE__,               \
+                         (unsigned long)(disc))
+#define CTXPROF_PCC_SITE() CTXPROF_PCC_SITE_D(0)
+/* Source location passed to the checking functions (cold path only). */
+#define CTXPROF_PCC_LOC CTXPROF__BASE_FILE, (unsigned)__LINE__
+
+/* Run-time twin of CTXPROF_PCC_SITE_D for tools and tests: file is the base
+   name (e.g. "server.c"); seed must be the build's CTXPROF_SITE_SEED. */
+CTXPROF_API ctxprof_ctx ctxprof_pcc_site_id(const char *file, unsigned long line,
+                                            unsigned long disc, uint64_t seed);
+
+/* --- updates over an explicit state (no TLS) -------------------------- */
+
+/* f(V, cs) = 3V + cs (paper 3.3). */
+CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_next(ctxprof_ctx v, ctxprof_ctx site)
+{
+    return (ctxprof_ctx)((ctxprof_ctx)3u * v + site);
+}
+/* Inverse of ctxprof_pcc_next: the value before the update. */
+CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_prev(ctxprof_ctx v, ctxprof_ctx site)
+{
+    return (ctxprof_ctx)((ctxprof_ctx)(v - site) * CTXPROF_PCC_INV3);
+}
+/* 3^k modulo 2^bits, to apply a composed chain of k sites:
+   V' = ctxprof_pcc_pow3(k) * V + CTXPROF_PCC_COMPOSE...(sites). */
+CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_pow3(unsigned k)
+{
+    ctxprof_ctx r = 1, b = 3;
+    for (; k; k >>= 1, b = (ctxprof_ctx)(b * b))
+        if (k & 1u)
+            r = (ctxprof_ctx)(r * b);
+    return r;
+}
+/* Enters a call at site: returns the value to restore with ctxprof_pcc_pop. */
+CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_push(ctxprof_pcc *s, ctxprof_ctx site)
+{
+    ctxprof_ctx saved = s->v;
+    s->v = ctxprof_pcc_next(saved, site);
+    return saved;
+}
+CTXPROF_INLINE void ctxprof_pcc_pop(ctxprof_pcc *s, ctxprof_ctx saved)
+{
+    s->v = saved;
+}
+/* Leaves a call without a saved copy (multiplies by the inverse of 3). */
+CTXPROF_INLINE void ctxprof_pcc_pop_site(ctxprof_pcc *s, ctxprof_ctx site)
+{
+    s->v = ctxprof_pcc_prev(s->v, site);
+}
+
+/* --- annotation macros over the thread's state ------------------------ */
+
+#define CTXPROF_PCC_FUNC() ctxprof_ctx const ctxprof__pcc_here = ctxprof_pcc_tls.v
+#define CTXPROF_PCC_CALL(site, stmt)                                                               \
+    do {                                                                                           \
+        ctxprof_pcc_tls.v = ctxprof_pcc_next(ctxprof__pcc_here, (site));                           \
+        stmt;                                                                                      \
+        ctxprof_pcc_tls.v = ctxprof__pcc_here;                                                     \
+    } while (0)
+#define CTXPROF_PCC_ARG(site, expr)                                                                \
+    ((void)(ctxprof_pcc_tls.v = ctxprof_pcc_next(ctxprof__pcc_here, (site))), (expr))
+#define CTXPROF_PCC_HERE(site) ctxprof_pcc_next(ctxprof__pcc_here, (site))
+#define CTXPROF_PCC_RESYNC() ((void)(ctxprof_pcc_tls.v = ctxprof__pcc_here))
+#if defined(__GNUC__) || defined(__clang__)
+CTXPROF_INLINE void ctxprof__pcc_scope_exit(const ctxprof_ctx *saved)
+{
+    ctxprof_pcc_tls.v = *saved;
+}
+#define CTXPROF_PCC_SCOPE()                                                                        \
+    ctxprof_ctx const ctxprof__pcc_here __attribute__((cleanup(ctxprof__pcc_scope_exit))) =       \
+        ctxprof_pcc_tls.v
+#define CTXPROF_PCC_HAVE_SCOPE 1
+#endif
+/* Query point outside an annotated function: f(V, site) with the thread's V. */
+CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_query(ctxprof_ctx site)
+{
+    return ctxprof_pcc_next(ctxprof_pcc_tls.v, site);
+}
+
+/* Expected number of conflicts among n random values of `bits` bits (32 or
+   64): E = n - m + m((m-1)/m)^n, m = 2^bits (paper 3.2), computed without
+   cancellation. */
+CTXPROF_API double ctxprof_pcc_expected_conflicts(double n, unsigned bits);
+
+/* --- context sets: train and check ------------------------------------
+
+   A set of context values shared by all threads: open addressing with
+   double hashing (paper section 4) that never gives up (the prototype
+   dropped a value after 3 probes), kept at most half full and grown by
+   doubling up to a bound. Lookups take no lock (an acquire load of the
+   table, then of the slot); inserts serialize on a spin lock. Tables
+   replaced by growth are kept until deinit, so a reader never touches freed
+   memory (total memory stays below twice the final table).
+
+   Modes: OFF (checks return at once), TRAIN (new values are inserted),
+   CHECK (a value absent from the set is a new context: the report callback
+   runs once per new context, with a symbolized backtrace taken only on this
+   rare path, at most reports_per_sec times a second; a new context refused
+   by the rate limit is counted in `suppressed` and not reported later, so a
+   flood of new contexts costs a few reports and a counter). */
+
+enum { CTXPROF_PCC_OFF = 0, CTXPROF_PCC_TRAIN = 1, CTXPROF_PCC_CHECK = 2 };
+
+/* What the callback receives for a new context. Pointers are valid during
+   the callback only. */
+typedef struct ctxprof_pcc_report {
+    ctxprof_ctx value;        /* the new context's value, f(V, query site) */
+    const char *file;         /* query point: file base name, or NULL */
+    unsigned line;            /* query point: line */
+    void *const *frames;      /* return addresses, innermost first */
+    size_t nframes;           /* entries in frames */
+    const char *backtrace;    /* frames symbolized, one per line, "#0 0x.. fn+0x1a (obj)" */
+    uint64_t index;           /* 1 for the first report of this set, 2 for the next... */
+} ctxprof_pcc_report;
+typedef void (*ctxprof_pcc_report_fn)(void *user, const ctxprof_pcc_report *report);
+
+typedef struct ctxprof_pcc_set_desc {
+    size_t expected;          /* expected distinct contexts: sizes the table (0: 1024) */
+    size_t max_contexts;      /* bound on stored contexts, then inserts are dropped (0: 2^26) */
+    int mode;                 /* CTXPROF_PCC_OFF / _TRAIN / _CHECK */
+    ctxprof_pcc_report_fn report; /* called for each new context in CHECK mode, or NULL */
+    void *report_user;
+    unsigned reports_per_sec; /* rate limit of report calls (0: 16; burst the same) */
+    unsigned backtrace_depth; /* frames per report (0: 32, at most 64) */
+    size_t max_reported;      /* new contexts remembered to report once (0: 65536) */
+    void *alloc_user;         /* passed to CTXPROF_MALLOC/FREE */
+} ctxprof_pcc_set_desc;
+
+/* Counters; ctxprof_pcc_set_stats sums them. */
+typedef struct ctxprof_pcc_stats {
+    uint64_t queries;    /* calls of ctxprof_pcc_set_check (any mode but OFF) */
+    uint64_t distinct;   /* values in the set */
+    uint64_t new_seen;   /* distinct new contexts seen in CHECK mode */
+    uint64_t reported;   /* report callbacks made */
+    uint64_t suppressed; /* report callbacks refused by the rate limit */
+    uint64_t dropped;    /* values not stored: a bound was reached */
+} ctxprof_pcc_stats;
+
+#define CTXPROF__PCC_STRIPES 64
+typedef struct ctxprof__pcc_table {
+    ctxprof_ctx *slots; /* 0 = empty; the value 0 itself is kept in has_zero */
+    size_t mask;        /* slots - 1 (a power of two) */
+    size_t count;       /* values stored */
+    struct ctxprof__pcc_table *retired; /* older tables, freed at deinit */
+} ctxprof__pcc_table;
+
+typedef struct ctxprof_pcc_set {
+    ctxprof_pcc_set_desc desc;
+    ctxprof_error err;
+    /* private: */
+    ctxprof__pcc_table *table;     /* current table (atomic pointer) */
+    int mode;                      /* atomic copy of the mode */
+    int has_zero;                  /* the value 0 is in the set (atomic) */
+    int lock;                      /* spin lock for inserts and reports */
+    ctxprof__pcc_table reported;   /* CHECK mode: new values already reported */
+    int reported_zero;
+    uint64_t tokens_ns;            /* rate limiter: time when the bucket was last full */
+    uint64_t new_seen, reported_count, suppressed, dropped;
+    void *symtab;                  /* symbol table for backtraces, loaded on first report */
+    struct {
+        uint64_t n;
+        char pad[56];
+    } queries[CTXPROF__PCC_STRIPES]; /* per-thread stripes, one cache line each */
+} ctxprof_pcc_set;
+
+/* Sizes and allocates the set; desc may be NULL (all defaults). */
+CTXPROF_API int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc);
+/* Frees everything; no thread may use the set any more. */
+CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
+/* Switches mode; safe while other threads check. */
+CTXPROF_API void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode);
+/* Adds a value (training without the check path); 1 if added, 0 if present,
+   CTXPROF_ERR_FULL when the bound is reached, CTXPROF_ERR_NOMEM. Thread-safe. */
+CTXPROF_API int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx value);
+/* 1 if the value is in the set. Thread-safe, lock-free. */
+CTXPROF_API int ctxprof_pcc_set_contains(const ctxprof_pcc_set *set, ctxprof_ctx value);
+/* Values in the set. */
+CTXPROF_API size_t ctxprof_pcc_set_count(const ctxprof_pcc_set *set);
+/* Iteration in table order: start with *pos = 0; returns 0 when done. Not
+   safe against concurrent inserts (they may or may not be seen). */
+CTXPROF_API int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos,
+                                     ctxprof_ctx *out_value);
+CTXPROF_API void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_stats *out);
+/* Saves the set atomically (temporary file + rename): versioned binary with
+   bit width, site seed, hash version and checksum. */
+CTXPROF_API int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path);
+/* Replaces the set's contents with a file's (load) or adds them (merge: the
+   union of runs or hosts). A truncated, corrupt or mismatched file is
+   refused with a message in set->err and the set left unchanged. */
+CTXPROF_API int ctxprof_pcc_set_load(ctxprof_pcc_set *set, const char *path);
+CTXPROF_API int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path);
+/* The last error's text (never NULL). */
+CTXPROF_API const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set);
+
+/* Out-of-line part of ctxprof_pcc_set_check: probing, inserting, reporting. */
+CTXPROF_API int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ctxprof_ctx value, const char *file,
+                                      unsigned line);
+/* The query stripe of the calling thread, 0 until assigned on first use. */
+CTXPROF_API CTXPROF_TLS unsigned ctxprof__pcc_stripe CTXPROF__TLS_MODEL;
+CTXPROF_API unsigned ctxprof__pcc_stripe_assign(void);
+
+/* Checks a context at a query point; file and line (CTXPROF_PCC_LOC) name
+   the point in reports. Returns 1 when the context is known (or the mode is
+   OFF), 0 when it is new (CHECK: reported; TRAIN: inserted now). Thread-safe;
+   no lock and no call when the value is in its first slot. Not signal-safe
+   (a new context may allocate). */
+CTXPROF_INLINE int ctxprof_pcc_set_check(ctxprof_pcc_set *set, ctxprof_ctx value,
+                                         const char *file, unsigned line)
+{
+    const ctxprof__pcc_table *t;
+    uint64_t *q;
+    unsigned stripe = ctxprof__pcc_stripe;
+    if (__atomic_load_n(&set->mode, __ATOMIC_RELAXED) == CTXPROF_PCC_OFF)
+        return 1;
+    if (CTXPROF__UNLIKELY(stripe == 0))
+        stripe = ctxprof__pcc_stripe_assign();
+    /* Stripe counters: plain load and store (no lock prefix); exact while
+       each stripe has one writing thread, i.e. up to 64 live threads. */
+    q = &set->queries[stripe % CTXPROF__PCC_STRIPES].n;
+    __atomic_store_n(q, __atomic_load_n(q, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
+    if (CTXPROF__LIKELY(__atomic_load_n(&t->slots[(size_t)value & t->mask], __ATOMIC_RELAXED) ==
+                            value &&
+                        value != 0))
+        return 1;
+    return ctxprof__pcc_set_slow(set, value, file, line);
+}
 
 /* ==== graph: declarations ==== */
 
@@ -249,12 +566,15 @@ CTXPROF_INLINE uint64_t ctxprof_hash_words(const uint64_t *w, size_t n)
 #error "ctxprof: the implementation needs POSIX.1-2008; compile this TU with -std=gnu11 (or gnu99), or define _POSIX_C_SOURCE 200809L before any #include"
 #endif
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(CTXPROF_MALLOC) != defined(CTXPROF_FREE)
@@ -778,6 +1098,601 @@ CTXPROF__PRIV long ctxprof__strtab_intern(ctxprof__strtab *t, const char *s)
 /* ==== core: symbols: implementation ==== */
 
 /* ==== pcc: implementation ==== */
+
+CTXPROF_DEF CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
+CTXPROF_DEF CTXPROF_TLS unsigned ctxprof__pcc_stripe CTXPROF__TLS_MODEL;
+static unsigned ctxprof__pcc_stripes_given;
+
+CTXPROF_DEF unsigned ctxprof__pcc_stripe_assign(void)
+{
+    unsigned s = __atomic_add_fetch(&ctxprof__pcc_stripes_given, 1u, __ATOMIC_RELAXED);
+    if (s == 0) /* wrapped after 2^32 threads */
+        s = __atomic_add_fetch(&ctxprof__pcc_stripes_given, 1u, __ATOMIC_RELAXED);
+    ctxprof__pcc_stripe = s;
+    return s;
+}
+
+#define CTXPROF_PCC_SITE_VERSION 1 /* of the call-site hash; stored in set files */
+
+CTXPROF_DEF ctxprof_ctx ctxprof_pcc_site_id(const char *file, unsigned long line,
+                                            unsigned long disc, uint64_t seed)
+{
+    /* Same arithmetic as CTXPROF__F32 and ctxprof_pcc_site_mix. */
+    size_t len = strlen(file), i;
+    uint64_t h = (uint64_t)(len + 1);
+    for (i = 0; i < 32; i++)
+        h = (h ^ (uint64_t)(unsigned char)(i < len ? file[i] : 0)) * (uint64_t)0x100000001B3u;
+    h = ctxprof_mix64(h ^ ctxprof_mix64(seed));
+    return (ctxprof_ctx)ctxprof_mix64(h ^ ((uint64_t)line << 20) ^ (uint64_t)disc);
+}
+
+CTXPROF_DEF double ctxprof_pcc_expected_conflicts(double n, unsigned bits)
+{
+    double m = bits >= 64 ? 18446744073709551616.0 : (double)((uint64_t)1 << bits);
+    double sum = 0, term, k;
+    if (n < 2)
+        return 0;
+    if (n < m * 1e-3) {
+        /* E = sum_{k>=2} (-1)^k C(n,k) / m^(k-1): the closed form cancels
+           catastrophically when n << m. */
+        term = n * (n - 1) / (2 * m);
+        for (k = 2; k < 200 && term > sum * 1e-17; k += 1) {
+            sum += ((long)k % 2 == 0) ? term : -term;
+            term = term * (n - k) / ((k + 1) * m);
+        }
+        return sum;
+    }
+    {
+        /* m((m-1)/m)^n by squaring in long double, whose 64-bit mantissa
+           holds 1 - 2^-64 exactly (no libm needed). */
+        long double q = 1.0L, b = 1.0L - 1.0L / (long double)m;
+        uint64_t e = (uint64_t)n;
+        for (; e; e >>= 1, b *= b)
+            if (e & 1u)
+                q *= b;
+        return (double)((long double)n - (long double)m + (long double)m * q);
+    }
+}
+
+/* ---- pcc: the open-addressing table ---- */
+
+/* Renders frames one per line, "#i 0xADDR". */
+CTXPROF__PRIV void ctxprof__pcc_symbolize(ctxprof_pcc_set *set, void *const *frames, size_t n,
+                                          char *out, size_t cap)
+{
+    size_t i, used = 0;
+    (void)set;
+    out[0] = '\0';
+    for (i = 0; i < n && used + 1 < cap; i++) {
+        int w = snprintf(out + used, cap - used, "#%zu %p\n", i, frames[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+CTXPROF__PRIV void ctxprof__pcc_symtab_free(ctxprof_pcc_set *set)
+{
+    set->symtab = NULL;
+}
+
+
+/* Double hashing (paper section 4): first slot from the low bits, odd step
+   from a mix of the value, so the probe visits every slot of the
+   power-of-two table. */
+CTXPROF__PRIV size_t ctxprof__pcc_probe(const ctxprof__pcc_table *t, ctxprof_ctx v)
+{
+    size_t i = (size_t)v & t->mask;
+    size_t step = (size_t)ctxprof_mix64((uint64_t)v) | 1u;
+    for (;;) {
+        ctxprof_ctx s = __atomic_load_n(&t->slots[i], __ATOMIC_ACQUIRE);
+        if (s == v || s == 0)
+            return i;
+        i = (i + step) & t->mask;
+    }
+}
+
+CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, void *ud)
+{
+    size_t n = 64;
+    while (n < want && n <= SIZE_MAX / 4)
+        n *= 2;
+    t->slots = (ctxprof_ctx *)ctxprof__zalloc(n, sizeof(ctxprof_ctx), ud);
+    if (!t->slots)
+        return CTXPROF_ERR_NOMEM;
+    t->mask = n - 1;
+    t->count = 0;
+    t->retired = NULL;
+    return CTXPROF_OK;
+}
+
+/* Slots for `values` entries at most half full. */
+CTXPROF__PRIV size_t ctxprof__pcc_slots_for(size_t values)
+{
+    return values > SIZE_MAX / 4 ? SIZE_MAX / 2 : 2 * values + 2;
+}
+
+/* Inserts into a table that is not published (or under the set lock with
+   room checked); returns 1 if added, 0 if present. */
+CTXPROF__PRIV int ctxprof__pcc_table_put(ctxprof__pcc_table *t, ctxprof_ctx v)
+{
+    size_t i = ctxprof__pcc_probe(t, v);
+    if (t->slots[i] == v)
+        return 0;
+    __atomic_store_n(&t->slots[i], v, __ATOMIC_RELEASE);
+    t->count++;
+    return 1;
+}
+
+CTXPROF__PRIV void ctxprof__pcc_lock(ctxprof_pcc_set *set)
+{
+    while (__atomic_exchange_n(&set->lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&set->lock, __ATOMIC_RELAXED))
+            sched_yield();
+}
+
+CTXPROF__PRIV void ctxprof__pcc_unlock(ctxprof_pcc_set *set)
+{
+    __atomic_store_n(&set->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Builds a table of `want` slots holding the values of `from` (may be NULL). */
+CTXPROF__PRIV int ctxprof__pcc_table_copy(ctxprof__pcc_table *to, const ctxprof__pcc_table *from,
+                                          size_t want, void *ud)
+{
+    size_t i;
+    if (ctxprof__pcc_table_alloc(to, want, ud) != CTXPROF_OK)
+        return CTXPROF_ERR_NOMEM;
+    if (from)
+        for (i = 0; i <= from->mask; i++)
+            if (from->slots[i])
+                ctxprof__pcc_table_put(to, from->slots[i]);
+    return CTXPROF_OK;
+}
+
+/* Publishes a new current table and retires the old one (readers may still
+   be probing it; it is freed at deinit). Caller holds the lock. */
+CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, const ctxprof__pcc_table *fresh)
+{
+    ctxprof__pcc_table *nt =
+        (ctxprof__pcc_table *)ctxprof__alloc(1, sizeof *nt, set->desc.alloc_user);
+    if (!nt)
+        return CTXPROF_ERR_NOMEM;
+    *nt = *fresh;
+    nt->retired = set->table;
+    __atomic_store_n(&set->table, nt, __ATOMIC_RELEASE);
+    return CTXPROF_OK;
+}
+
+/* Adds under the lock: grows by doubling when more than half full, refuses
+   past max_contexts. 1 added, 0 present, or an error. */
+CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v)
+{
+    ctxprof__pcc_table *t = set->table;
+    size_t i;
+    if (v == 0) {
+        if (set->has_zero)
+            return 0;
+    } else {
+        i = ctxprof__pcc_probe(t, v);
+        if (t->slots[i] == v)
+            return 0;
+    }
+    if (ctxprof_pcc_set_count(set) >= set->desc.max_contexts) {
+        set->dropped++;
+        return CTXPROF_ERR_FULL;
+    }
+    if (v == 0) {
+        __atomic_store_n(&set->has_zero, 1, __ATOMIC_RELEASE);
+        return 1;
+    }
+    if (2 * (t->count + 1) > t->mask + 1) {
+        ctxprof__pcc_table fresh;
+        if (ctxprof__pcc_table_copy(&fresh, t, 2 * (t->mask + 1), set->desc.alloc_user) ||
+            ctxprof__pcc_publish(set, &fresh)) {
+            ctxprof__free(fresh.slots, set->desc.alloc_user);
+            set->dropped++;
+            return CTXPROF_ERR_NOMEM;
+        }
+        t = set->table;
+    }
+    ctxprof__pcc_table_put(t, v);
+    return 1;
+}
+
+CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc)
+{
+    ctxprof__pcc_table first;
+    if (!set)
+        return CTXPROF_ERR_INVAL;
+    memset(set, 0, sizeof *set);
+    if (desc)
+        set->desc = *desc;
+    if (!set->desc.expected)
+        set->desc.expected = 1024;
+    if (!set->desc.max_contexts)
+        set->desc.max_contexts = (size_t)1 << 26;
+    if (!set->desc.reports_per_sec)
+        set->desc.reports_per_sec = 16;
+    if (!set->desc.backtrace_depth)
+        set->desc.backtrace_depth = 32;
+    if (set->desc.backtrace_depth > 64)
+        set->desc.backtrace_depth = 64;
+    if (!set->desc.max_reported)
+        set->desc.max_reported = 65536;
+    if (set->desc.mode < CTXPROF_PCC_OFF || set->desc.mode > CTXPROF_PCC_CHECK)
+        return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0, "pcc set: unknown mode %d",
+                             set->desc.mode);
+    set->mode = set->desc.mode;
+    if (ctxprof__pcc_table_copy(&first, NULL, ctxprof__pcc_slots_for(set->desc.expected),
+                                set->desc.alloc_user) ||
+        ctxprof__pcc_table_alloc(&set->reported, 64, set->desc.alloc_user) ||
+        ctxprof__pcc_publish(set, &first)) {
+        ctxprof__free(first.slots, set->desc.alloc_user);
+        ctxprof__free(set->reported.slots, set->desc.alloc_user);
+        set->table = NULL;
+        set->reported.slots = NULL;
+        return ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "pcc set: out of memory");
+    }
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set)
+{
+    ctxprof__pcc_table *t, *next;
+    if (!set)
+        return;
+    for (t = set->table; t; t = next) {
+        next = t->retired;
+        ctxprof__free(t->slots, set->desc.alloc_user);
+        ctxprof__free(t, set->desc.alloc_user);
+    }
+    ctxprof__free(set->reported.slots, set->desc.alloc_user);
+    ctxprof__pcc_symtab_free(set);
+    memset(set, 0, sizeof *set);
+}
+
+CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
+{
+    if (mode >= CTXPROF_PCC_OFF && mode <= CTXPROF_PCC_CHECK)
+        __atomic_store_n(&set->mode, mode, __ATOMIC_RELAXED);
+}
+
+CTXPROF_DEF int ctxprof_pcc_set_contains(const ctxprof_pcc_set *set, ctxprof_ctx v)
+{
+    const ctxprof__pcc_table *t;
+    if (v == 0)
+        return __atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
+    t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
+    return t->slots[ctxprof__pcc_probe(t, v)] == v;
+}
+
+CTXPROF_DEF size_t ctxprof_pcc_set_count(const ctxprof_pcc_set *set)
+{
+    const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
+    return t->count + (size_t)__atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
+}
+
+CTXPROF_DEF int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx v)
+{
+    int r;
+    if (ctxprof_pcc_set_contains(set, v))
+        return 0;
+    ctxprof__pcc_lock(set);
+    r = ctxprof__pcc_insert_locked(set, v);
+    ctxprof__pcc_unlock(set);
+    return r;
+}
+
+CTXPROF_DEF int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos, ctxprof_ctx *out)
+{
+    const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
+    if (*pos == 0) {
+        *pos = 1;
+        if (__atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE)) {
+            *out = 0;
+            return 1;
+        }
+    }
+    while (*pos - 1 <= t->mask) {
+        ctxprof_ctx v = __atomic_load_n(&t->slots[*pos - 1], __ATOMIC_ACQUIRE);
+        (*pos)++;
+        if (v) {
+            *out = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+CTXPROF_DEF void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_stats *out)
+{
+    size_t i;
+    memset(out, 0, sizeof *out);
+    for (i = 0; i < CTXPROF__PCC_STRIPES; i++)
+        out->queries += __atomic_load_n(&set->queries[i].n, __ATOMIC_RELAXED);
+    out->distinct = ctxprof_pcc_set_count(set);
+    out->new_seen = __atomic_load_n(&set->new_seen, __ATOMIC_RELAXED);
+    out->reported = __atomic_load_n(&set->reported_count, __ATOMIC_RELAXED);
+    out->suppressed = __atomic_load_n(&set->suppressed, __ATOMIC_RELAXED);
+    out->dropped = __atomic_load_n(&set->dropped, __ATOMIC_RELAXED);
+}
+
+CTXPROF_DEF const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set)
+{
+    return ctxprof_error_message(set ? &set->err : NULL);
+}
+
+/* ---- pcc: reports ---- */
+
+CTXPROF__PRIV uint64_t ctxprof__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Rate limit as a virtual schedule (GCRA): each report takes 1/rate s of
+   the schedule, which may run at most one second (rate reports) ahead of
+   now. Caller holds the lock. */
+CTXPROF__PRIV int ctxprof__pcc_rate_ok(ctxprof_pcc_set *set)
+{
+    uint64_t now = ctxprof__now_ns(), step = 1000000000u / set->desc.reports_per_sec;
+    uint64_t tat = set->tokens_ns > now ? set->tokens_ns : now;
+    if (tat + step > now + 1000000000u + step / 2)
+        return 0;
+    set->tokens_ns = tat + step;
+    return 1;
+}
+
+CTXPROF__PRIV void ctxprof__pcc_report(ctxprof_pcc_set *set, ctxprof_ctx v, const char *file,
+                                       unsigned line, uint64_t index)
+{
+    void *frames[64 + 2];
+    int n = backtrace(frames, (int)set->desc.backtrace_depth + 2), skip = 0;
+    size_t cap = 64 + (size_t)(n > 0 ? n : 0) * 256;
+    char *text = (char *)ctxprof__alloc(cap, 1, set->desc.alloc_user);
+    ctxprof_pcc_report r;
+    /* Drop our own frames (the slow path, and backtrace's caller). */
+    if (n > 1)
+        skip = 2;
+    memset(&r, 0, sizeof r);
+    r.value = v;
+    r.file = file;
+    r.line = line;
+    r.frames = frames + skip;
+    r.nframes = n > skip ? (size_t)(n - skip) : 0;
+    r.index = index;
+    if (text) {
+        ctxprof__pcc_symbolize(set, r.frames, r.nframes, text, cap);
+        r.backtrace = text;
+    } else {
+        r.backtrace = "(out of memory for the backtrace)";
+    }
+    set->desc.report(set->desc.report_user, &r);
+    ctxprof__free(text, set->desc.alloc_user);
+}
+
+CTXPROF_DEF int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ctxprof_ctx v, const char *file,
+                                      unsigned line)
+{
+    int mode = __atomic_load_n(&set->mode, __ATOMIC_RELAXED), call = 0;
+    uint64_t index = 0;
+    if (ctxprof_pcc_set_contains(set, v))
+        return 1;
+    if (mode == CTXPROF_PCC_TRAIN) {
+        ctxprof__pcc_lock(set);
+        ctxprof__pcc_insert_locked(set, v);
+        ctxprof__pcc_unlock(set);
+        return 0;
+    }
+    if (mode != CTXPROF_PCC_CHECK)
+        return 1;
+    ctxprof__pcc_lock(set);
+    if (ctxprof_pcc_set_contains(set, v)) { /* trained meanwhile (mode switch, merge) */
+        ctxprof__pcc_unlock(set);
+        return 1;
+    }
+    /* The reported table is only touched under the lock. */
+    if (v == 0 ? set->reported_zero
+               : set->reported.slots[ctxprof__pcc_probe(&set->reported, v)] == v) {
+        ctxprof__pcc_unlock(set);
+        return 0;
+    }
+    if (set->new_seen >= set->desc.max_reported) {
+        set->dropped++;
+    } else {
+        int room = 1;
+        if (v == 0) {
+            set->reported_zero = 1;
+        } else if (2 * (set->reported.count + 1) > set->reported.mask + 1) {
+            ctxprof__pcc_table bigger;
+            room = ctxprof__pcc_table_copy(&bigger, &set->reported, 2 * (set->reported.mask + 1),
+                                           set->desc.alloc_user) == CTXPROF_OK;
+            if (room) {
+                ctxprof__free(set->reported.slots, set->desc.alloc_user);
+                set->reported = bigger;
+            }
+        }
+        if (!room) {
+            set->dropped++;
+        } else {
+            if (v != 0)
+                ctxprof__pcc_table_put(&set->reported, v);
+            set->new_seen++;
+            if (!set->desc.report) {
+                /* nothing to call */
+            } else if (ctxprof__pcc_rate_ok(set)) {
+                index = ++set->reported_count;
+                call = 1;
+            } else {
+                set->suppressed++;
+            }
+        }
+    }
+    ctxprof__pcc_unlock(set);
+    if (call)
+        ctxprof__pcc_report(set, v, file, line, index);
+    return 0;
+}
+
+/* ---- pcc: files ---- */
+
+CTXPROF__PRIV int ctxprof__pcc_cmp(const void *a, const void *b)
+{
+    ctxprof_ctx x = *(const ctxprof_ctx *)a, y = *(const ctxprof_ctx *)b;
+    return x < y ? -1 : x > y;
+}
+
+CTXPROF_DEF int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path)
+{
+    const size_t width = sizeof(ctxprof_ctx);
+    size_t n, i = 0, pos = 0, k;
+    uint64_t params[4];
+    unsigned char *img;
+    ctxprof_ctx v, *vals;
+    int st;
+    ctxprof__pcc_lock(set); /* a consistent snapshot */
+    n = ctxprof_pcc_set_count(set);
+    vals = (ctxprof_ctx *)ctxprof__alloc(n, sizeof *vals, set->desc.alloc_user);
+    img = (unsigned char *)ctxprof__alloc(CTXPROF__BLOB_HDR + n * width, 1, set->desc.alloc_user);
+    if (!vals || !img) {
+        ctxprof__pcc_unlock(set);
+        ctxprof__free(vals, set->desc.alloc_user);
+        ctxprof__free(img, set->desc.alloc_user);
+        return ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+    }
+    while (i < n && ctxprof_pcc_set_next(set, &pos, &v))
+        vals[i++] = v;
+    ctxprof__pcc_unlock(set);
+    /* Sorted, so that equal sets give byte-identical files. */
+    qsort(vals, n, sizeof *vals, ctxprof__pcc_cmp);
+    for (i = 0; i < n; i++)
+        for (k = 0; k < width; k++)
+            img[CTXPROF__BLOB_HDR + i * width + k] = (unsigned char)((uint64_t)vals[i] >> (8 * k));
+    params[0] = CTXPROF_CTX_BITS;
+    params[1] = (uint64_t)CTXPROF_SITE_SEED;
+    params[2] = CTXPROF_PCC_SITE_VERSION;
+    params[3] = n;
+    ctxprof__blob_seal(img, CTXPROF__KIND_PCC_SET, params, n * width);
+    st = ctxprof__write_file_atomic(path, img, CTXPROF__BLOB_HDR + n * width, &set->err);
+    ctxprof__free(vals, set->desc.alloc_user);
+    ctxprof__free(img, set->desc.alloc_user);
+    return st;
+}
+
+/* Reads and validates a set file; *out_vals (n values) from CTXPROF_MALLOC. */
+CTXPROF__PRIV int ctxprof__pcc_read(ctxprof_pcc_set *set, const char *path, ctxprof_ctx **out_vals,
+                                    size_t *out_n)
+{
+    const size_t width = sizeof(ctxprof_ctx);
+    char *buf;
+    size_t size, len, i, k;
+    const unsigned char *p;
+    uint64_t params[4];
+    ctxprof_ctx *vals;
+    int st = ctxprof__read_file(path, &buf, &size, set->desc.alloc_user, &set->err);
+    if (st)
+        return st;
+    st = ctxprof__blob_open((const unsigned char *)buf, size, CTXPROF__KIND_PCC_SET, params, &p,
+                            &len, path, &set->err);
+    if (st)
+        goto done;
+    if (params[0] != CTXPROF_CTX_BITS || params[1] != (uint64_t)CTXPROF_SITE_SEED ||
+        params[2] != CTXPROF_PCC_SITE_VERSION) {
+        st = ctxprof__fail(&set->err, CTXPROF_ERR_MISMATCH, 0,
+                           "%s: made with %llu-bit contexts, site seed %#llx, site hash v%llu; "
+                           "this build uses %d-bit, %#llx, v%d",
+                           path, (unsigned long long)params[0], (unsigned long long)params[1],
+                           (unsigned long long)params[2], CTXPROF_CTX_BITS,
+                           (unsigned long long)CTXPROF_SITE_SEED, CTXPROF_PCC_SITE_VERSION);
+        goto done;
+    }
+    if (params[3] > len / width || params[3] * width != len) {
+        st = ctxprof__fail(&set->err, CTXPROF_ERR_CORRUPT, 0,
+                           "%s: %llu values do not fill %llu bytes", path,
+                           (unsigned long long)params[3], (unsigned long long)len);
+        goto done;
+    }
+    *out_n = (size_t)params[3];
+    vals = (ctxprof_ctx *)ctxprof__alloc(*out_n, sizeof *vals, set->desc.alloc_user);
+    if (!vals) {
+        st = ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    for (i = 0; i < *out_n; i++) {
+        uint64_t v = 0;
+        for (k = width; k-- > 0;)
+            v = (v << 8) | p[i * width + k];
+        vals[i] = (ctxprof_ctx)v;
+        if (i && vals[i] <= vals[i - 1]) {
+            ctxprof__free(vals, set->desc.alloc_user);
+            st = ctxprof__fail(&set->err, CTXPROF_ERR_CORRUPT, 0,
+                               "%s: values out of order at %zu", path, i);
+            goto done;
+        }
+    }
+    *out_vals = vals;
+done:
+    ctxprof__free(buf, set->desc.alloc_user);
+    return st;
+}
+
+/* Replaces (merge == 0) or extends the contents with a file's; the new table
+   is built aside and published only when complete. */
+CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int merge)
+{
+    ctxprof_ctx *vals = NULL;
+    size_t n = 0, i, total;
+    ctxprof__pcc_table fresh;
+    int zero, st = ctxprof__pcc_read(set, path, &vals, &n);
+    if (st)
+        return st;
+    ctxprof__pcc_lock(set);
+    total = n + (merge ? ctxprof_pcc_set_count(set) : 0);
+    fresh.slots = NULL;
+    if (ctxprof__pcc_table_copy(&fresh, merge ? set->table : NULL,
+                                ctxprof__pcc_slots_for(total > set->desc.expected
+                                                           ? total : set->desc.expected),
+                                set->desc.alloc_user)) {
+        st = ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    zero = merge && set->has_zero;
+    for (i = 0; i < n; i++) {
+        if (vals[i] == 0)
+            zero = 1;
+        else
+            ctxprof__pcc_table_put(&fresh, vals[i]);
+    }
+    if (fresh.count + (size_t)zero > set->desc.max_contexts) {
+        st = ctxprof__fail(&set->err, CTXPROF_ERR_FULL, 0,
+                           "%s: the set would hold %zu contexts, its bound is %zu", path,
+                           fresh.count + (size_t)zero, set->desc.max_contexts);
+        goto done;
+    }
+    if (ctxprof__pcc_publish(set, &fresh)) {
+        st = ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    fresh.slots = NULL; /* owned by the set now */
+    __atomic_store_n(&set->has_zero, zero, __ATOMIC_RELEASE);
+done:
+    ctxprof__pcc_unlock(set);
+    ctxprof__free(fresh.slots, set->desc.alloc_user);
+    ctxprof__free(vals, set->desc.alloc_user);
+    return st;
+}
+
+CTXPROF_DEF int ctxprof_pcc_set_load(ctxprof_pcc_set *set, const char *path)
+{
+    return ctxprof__pcc_load(set, path, 0);
+}
+
+CTXPROF_DEF int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path)
+{
+    return ctxprof__pcc_load(set, path, 1);
+}
 
 /* ==== graph: implementation ==== */
 

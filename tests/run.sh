@@ -26,6 +26,10 @@ $MAKE -s -k -j2 $TEST_BINS >>"$log" 2>&1
 for cc in "$CC" "$CLANG"; do
     compile_case "headers-c99-$cc" $cc -std=c99 $STRICT -c tests/compile_c99.c -o build/test/c99.o
     compile_case "headers-c11-$cc" $cc -std=c11 $STRICT -c tests/compile_c99.c -o build/test/c11.o
+    compile_case "headers-c11-32bit-$cc" $cc -std=c11 $STRICT -DCTXPROF_CTX_BITS=32 \
+        -c tests/compile_c99.c -o build/test/c11-32.o
+    compile_case "headers-c11-notls-$cc" $cc -std=c11 $STRICT -DCTXPROF_NO_TLS \
+        -c tests/compile_c99.c -o build/test/c11-notls.o
 done
 for cxx in "$CXX" "$CLANGXX"; do
     compile_case "headers-c++11-$cxx" $cxx -std=c++11 $CXXSTRICT -c tests/compile_cpp.cpp \
