@@ -220,6 +220,46 @@ CTXPROF_INLINE uint64_t ctxprof_hash_words(const uint64_t *w, size_t n)
 
 /* ==== core: symbols: declarations ==== */
 
+/* Function symbols of the running process, for mapping sampled program
+   counters to functions. Built once (init), then read-only: lookups are safe
+   from any number of threads at once and from signal handlers (no allocation,
+   no locks, no system calls). */
+struct ctxprof__sym;
+struct ctxprof__symobj;
+typedef struct ctxprof_symtab {
+    size_t count;   /* function symbols loaded (after merging aliases) */
+    size_t objects; /* objects scanned: the executable and every loaded library */
+    size_t skipped; /* objects whose symbols could not be read (no file, corrupt) */
+    /* private: */
+    struct ctxprof__sym *syms;    /* sorted by start address */
+    struct ctxprof__symobj *objs; /* object table */
+    char *names;                  /* name pool: function names and object paths */
+    size_t syms_cap, objs_cap, names_len, names_cap;
+} ctxprof_symtab;
+
+/* Loads the function symbols (.symtab, else .dynsym; a separate debug file
+   found by build id under /usr/lib/debug when one is installed) of the
+   executable and of every loaded object (dl_iterate_phdr), with load bias
+   applied; sorted for binary search. Corrupt or unreadable objects are
+   skipped and counted. Fails (state zeroed) only when out of memory or when
+   no object at all had symbols. Allocates; not signal-safe. */
+CTXPROF_API int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err);
+/* Frees the table; st may be zeroed or already deinited. */
+CTXPROF_API void ctxprof_symtab_deinit(ctxprof_symtab *st);
+/* Rebuilds the table (e.g. after dlopen). On failure st is unchanged. Must not
+   run concurrently with lookups on st. */
+CTXPROF_API int ctxprof_symtab_reload(ctxprof_symtab *st, ctxprof_error *err);
+/* Function containing pc, or NULL; optional outputs: offset from its start,
+   object path. Signal-safe, thread-safe. */
+CTXPROF_API const char *ctxprof_symtab_lookup(const ctxprof_symtab *st, uintptr_t pc,
+                                              uintptr_t *out_offset, const char **out_object);
+/* Start address of the function containing pc (0 if unknown): a stable
+   function id. A gcc cold part ("f.cold") maps to its parent f, since it
+   runs in f's frame. Signal-safe, thread-safe. */
+CTXPROF_API uintptr_t ctxprof_symtab_func(const ctxprof_symtab *st, uintptr_t pc);
+/* Name of the function whose id (start address) is func, or NULL. Signal-safe. */
+CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t func);
+
 /* ==== pcc: declarations ====
 
    Probabilistic calling context (Bond & McKinley, OOPSLA'07). Each thread
@@ -1095,7 +1135,618 @@ CTXPROF__PRIV long ctxprof__strtab_intern(ctxprof__strtab *t, const char *s)
     return (long)t->n - 1;
 }
 
-/* ==== core: symbols: implementation ==== */
+/* ==== core: symbols: implementation ====
+
+   ELF files are parsed byte by byte at explicit offsets (no <elf.h>, no
+   alignment assumptions). Every offset and size read from a file is checked
+   against the file's size before use, so a truncated or corrupt object is
+   skipped (and counted), never trusted. The objects come from
+   dl_iterate_phdr, which glibc declares only under _GNU_SOURCE: we declare
+   our own view of it (the first four fields of struct dl_phdr_info are
+   fixed ABI since its introduction) under the assembler name. */
+
+struct ctxprof__sym {
+    uintptr_t start, end; /* [start, end) in this process */
+    uintptr_t func;       /* function id: start, or the parent's start for "f.cold" */
+    uint32_t name;        /* offset in the name pool */
+    uint32_t obj;         /* index in objs */
+    uint32_t rank;        /* alias preference while building, lower wins */
+    uint32_t len;         /* name length, alias tie-break */
+};
+
+struct ctxprof__symobj {
+    uint32_t path; /* offset in the name pool */
+};
+
+#if defined(__linux__) && (defined(__GNUC__) || defined(__clang__)) &&                             \
+    UINTPTR_MAX == UINT64_MAX && defined(__BYTE_ORDER__) &&                                        \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CTXPROF__HAVE_SYMTAB 1
+typedef struct ctxprof__phdr { /* Elf64_Phdr */
+    uint32_t type, flags;
+    uint64_t offset, vaddr, paddr, filesz, memsz, align;
+} ctxprof__phdr;
+struct ctxprof__dl_info { /* the fixed head of struct dl_phdr_info */
+    uintptr_t addr;
+    const char *name;
+    const ctxprof__phdr *phdr;
+    uint16_t phnum;
+};
+extern int ctxprof__dl_iterate_phdr(int (*cb)(struct ctxprof__dl_info *, size_t, void *),
+                                    void *data) __asm__("dl_iterate_phdr");
+#endif
+
+/* Where an ELF image is read from: a file descriptor or memory (the vDSO). */
+typedef struct ctxprof__elfsrc {
+    int fd;
+    const unsigned char *mem;
+    uint64_t size;
+} ctxprof__elfsrc;
+
+CTXPROF__PRIV uint32_t ctxprof__get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+CTXPROF__PRIV unsigned ctxprof__get16(const unsigned char *p)
+{
+    return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+/* Reads len bytes at off; 0 on success, -1 when outside the image or on I/O error. */
+CTXPROF__PRIV int ctxprof__elf_read(const ctxprof__elfsrc *s, uint64_t off, void *dst, size_t len)
+{
+    unsigned char *d = (unsigned char *)dst;
+    if (off > s->size || (uint64_t)len > s->size - off)
+        return -1;
+    if (s->mem) {
+        memcpy(d, s->mem + off, len);
+        return 0;
+    }
+    while (len) {
+        ssize_t n = pread(s->fd, d, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        d += n;
+        off += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Appends a NUL-terminated string of len bytes to the name pool; its offset,
+   or UINT32_MAX when out of memory or past the pool's 4 GiB limit. */
+CTXPROF__PRIV uint32_t ctxprof__symtab_str(ctxprof_symtab *st, const char *s, size_t len)
+{
+    uint32_t off = (uint32_t)st->names_len;
+    if (st->names_len + len + 1 >= UINT32_MAX ||
+        ctxprof__reserve((void **)&st->names, &st->names_cap, st->names_len,
+                         st->names_len + len + 1, 1, NULL))
+        return UINT32_MAX;
+    memcpy(st->names + st->names_len, s, len);
+    st->names[st->names_len + len] = '\0';
+    st->names_len += len + 1;
+    return off;
+}
+
+/* Registers an object by path; its index, or UINT32_MAX when out of memory. */
+CTXPROF__PRIV uint32_t ctxprof__symtab_obj(ctxprof_symtab *st, const char *path)
+{
+    uint32_t name = ctxprof__symtab_str(st, path, strlen(path));
+    if (name == UINT32_MAX || st->objects >= UINT32_MAX - 1 ||
+        ctxprof__reserve((void **)&st->objs, &st->objs_cap, st->objects, st->objects + 1,
+                         sizeof *st->objs, NULL))
+        return UINT32_MAX;
+    st->objs[st->objects].path = name;
+    return (uint32_t)st->objects++;
+}
+
+/* Alias preference: fewer leading underscores, then global over weak over local. */
+CTXPROF__PRIV uint32_t ctxprof__sym_rank(const char *name, unsigned bind)
+{
+    uint32_t u = 0;
+    while (name[u] == '_' && u < 3)
+        u++;
+    return u * 4 + (bind == 1 ? 0u : bind == 2 ? 1u : bind == 0 ? 2u : 3u);
+}
+
+/* Adds the function symbols of one ELF image. Addresses are value + bias and
+   must fall in one of the nx executable ranges xr[2i]..xr[2i+1] (any address
+   when nx == 0). Returns the number added (0: not ELF, corrupt, or no
+   function symbols), or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV long ctxprof__symtab_add_elf(ctxprof_symtab *st, const ctxprof__elfsrc *src,
+                                           uintptr_t bias, const uintptr_t *xr, size_t nx,
+                                           uint32_t obj)
+{
+    unsigned char eh[64], *sh = NULL, *strs = NULL, *chunk = NULL;
+    uint64_t shoff, shnum, i;
+    long added = 0;
+    int pass;
+    if (ctxprof__elf_read(src, 0, eh, sizeof eh) || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 ||
+        eh[5] != 1 || ctxprof__get16(eh + 58) != 64)
+        return 0;
+    shoff = ctxprof__get64(eh + 40);
+    shnum = ctxprof__get16(eh + 60);
+    if (shnum == 0 && shoff != 0) { /* extended numbering: the count is in section 0 */
+        unsigned char s0[64];
+        if (ctxprof__elf_read(src, shoff, s0, sizeof s0))
+            return 0;
+        shnum = ctxprof__get64(s0 + 32);
+    }
+    if (shnum == 0 || shoff > src->size || shnum > (src->size - shoff) / 64)
+        return 0;
+    sh = (unsigned char *)ctxprof__alloc((size_t)shnum, 64, NULL);
+    chunk = (unsigned char *)ctxprof__alloc(1024, 24, NULL);
+    if (!sh || !chunk) {
+        added = CTXPROF_ERR_NOMEM;
+        goto done;
+    }
+    if (ctxprof__elf_read(src, shoff, sh, (size_t)shnum * 64))
+        goto done;
+    /* .symtab first (it has the static functions); .dynsym only without it */
+    for (pass = 0; pass < 2 && added == 0; pass++) {
+        uint32_t want = pass == 0 ? 2u : 11u; /* SHT_SYMTAB, SHT_DYNSYM */
+        for (i = 0; i < shnum; i++) {
+            const unsigned char *s = sh + i * 64, *l;
+            uint64_t off = ctxprof__get64(s + 24), size = ctxprof__get64(s + 32);
+            uint64_t link = ctxprof__get32(s + 40), stroff, strsize, k;
+            if (ctxprof__get32(s + 4) != want || ctxprof__get64(s + 56) != 24 || link >= shnum)
+                continue;
+            l = sh + link * 64;
+            stroff = ctxprof__get64(l + 24);
+            strsize = ctxprof__get64(l + 32);
+            if (ctxprof__get32(l + 4) != 3 || strsize == 0 || strsize > src->size ||
+                size > src->size)
+                continue;
+            ctxprof__free(strs, NULL);
+            strs = (unsigned char *)ctxprof__alloc((size_t)strsize, 1, NULL);
+            if (!strs) {
+                added = CTXPROF_ERR_NOMEM;
+                goto done;
+            }
+            if (ctxprof__elf_read(src, stroff, strs, (size_t)strsize))
+                continue;
+            for (k = 0; k < size / 24; k++) {
+                const unsigned char *y;
+                uint64_t value, name;
+                unsigned type, bind;
+                uintptr_t addr;
+                const char *nm, *nul;
+                size_t j;
+                if (k % 1024 == 0 &&
+                    ctxprof__elf_read(src, off + k * 24, chunk,
+                                      (size_t)(size / 24 - k < 1024 ? size / 24 - k : 1024) * 24))
+                    break;
+                y = chunk + (k % 1024) * 24;
+                name = ctxprof__get32(y);
+                type = y[4] & 15u;
+                bind = y[4] >> 4;
+                value = ctxprof__get64(y + 8);
+                if ((type != 2 && type != 10) || ctxprof__get16(y + 6) == 0 || value == 0 ||
+                    name >= strsize || value > (uint64_t)(UINTPTR_MAX - bias))
+                    continue; /* not a defined function (FUNC or GNU_IFUNC) */
+                nm = (const char *)strs + name;
+                nul = (const char *)memchr(nm, 0, (size_t)(strsize - name));
+                if (!nul || nul == nm)
+                    continue;
+                for (j = 0; nm + j < nul; j++) /* "f@@GLIBC_2.2.5": keep "f" */
+                    if (nm[j] == '@' && j > 0) {
+                        nul = nm + j;
+                        break;
+                    }
+                addr = (uintptr_t)value + bias;
+                for (j = 0; j < nx; j++)
+                    if (addr >= xr[2 * j] && addr < xr[2 * j + 1])
+                        break;
+                if (nx && j == nx)
+                    continue;
+                if (ctxprof__reserve((void **)&st->syms, &st->syms_cap, st->count, st->count + 1,
+                                     sizeof *st->syms, NULL)) {
+                    added = CTXPROF_ERR_NOMEM;
+                    goto done;
+                }
+                {
+                    struct ctxprof__sym *e = &st->syms[st->count];
+                    uint64_t sz = ctxprof__get64(y + 16);
+                    e->start = addr;
+                    e->end = sz && sz <= (uint64_t)(UINTPTR_MAX - addr) ? addr + (uintptr_t)sz : 0;
+                    e->name = ctxprof__symtab_str(st, nm, (size_t)(nul - nm));
+                    e->obj = obj;
+                    e->rank = ctxprof__sym_rank(nm, bind);
+                    e->len = (uint32_t)(nul - nm);
+                    e->func = addr;
+                    if (e->name == UINT32_MAX) {
+                        added = CTXPROF_ERR_NOMEM;
+                        goto done;
+                    }
+                }
+                st->count++;
+                added++;
+            }
+        }
+    }
+done:
+    ctxprof__free(sh, NULL);
+    ctxprof__free(strs, NULL);
+    ctxprof__free(chunk, NULL);
+    return added;
+}
+
+/* Adds the symbols of an ELF file (see ctxprof__symtab_add_elf); 0 when the
+   file cannot be opened. */
+CTXPROF__PRIV long ctxprof__symtab_add_file(ctxprof_symtab *st, const char *path, uintptr_t bias,
+                                            const uintptr_t *xr, size_t nx, uint32_t obj)
+{
+    ctxprof__elfsrc src;
+    struct stat sb;
+    long r;
+    src.mem = NULL;
+    src.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (src.fd < 0)
+        return 0;
+    if (fstat(src.fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 64) {
+        close(src.fd);
+        return 0;
+    }
+    src.size = (uint64_t)sb.st_size;
+    r = ctxprof__symtab_add_elf(st, &src, bias, xr, nx, obj);
+    close(src.fd);
+    return r;
+}
+
+CTXPROF__PRIV int ctxprof__sym_cmp(const void *a, const void *b)
+{
+    const struct ctxprof__sym *x = (const struct ctxprof__sym *)a;
+    const struct ctxprof__sym *y = (const struct ctxprof__sym *)b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    if (x->obj != y->obj)
+        return x->obj < y->obj ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+typedef struct ctxprof__symname {
+    const char *name;
+    size_t len; /* compared length: the base name of a cold part */
+    uint32_t obj;
+    size_t idx;
+} ctxprof__symname;
+
+CTXPROF__PRIV int ctxprof__symname_cmp(const void *a, const void *b)
+{
+    const ctxprof__symname *x = (const ctxprof__symname *)a, *y = (const ctxprof__symname *)b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c;
+    if (x->obj != y->obj)
+        return x->obj < y->obj ? -1 : 1;
+    c = memcmp(x->name, y->name, n);
+    if (c)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sorts, merges aliases (one entry per address, the preferred name), gives
+   sizeless symbols the extent up to the next one, and points each gcc cold
+   part "f.cold[.N]" at its parent f. Returns 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__symtab_finish(ctxprof_symtab *st)
+{
+    size_t i, n = 0, ncold = 0;
+    ctxprof__symname *ix;
+    if (!st->count)
+        return CTXPROF_OK;
+    qsort(st->syms, st->count, sizeof *st->syms, ctxprof__sym_cmp);
+    for (i = 0; i < st->count; i++) {
+        if (n && st->syms[n - 1].start == st->syms[i].start) {
+            if (st->syms[i].end > st->syms[n - 1].end)
+                st->syms[n - 1].end = st->syms[i].end;
+            continue;
+        }
+        st->syms[n++] = st->syms[i];
+    }
+    st->count = n;
+    for (i = 0; i < n; i++)
+        if (!st->syms[i].end)
+            st->syms[i].end = i + 1 < n && st->syms[i + 1].obj == st->syms[i].obj
+                                  ? st->syms[i + 1].start
+                                  : st->syms[i].start + 1;
+    for (i = 0; i < n; i++)
+        if (strstr(st->names + st->syms[i].name, ".cold"))
+            ncold++;
+    if (!ncold)
+        return CTXPROF_OK;
+    ix = (ctxprof__symname *)ctxprof__alloc(n, sizeof *ix, NULL);
+    if (!ix)
+        return CTXPROF_ERR_NOMEM;
+    for (i = 0; i < n; i++) {
+        ix[i].name = st->names + st->syms[i].name;
+        ix[i].len = st->syms[i].len;
+        ix[i].obj = st->syms[i].obj;
+        ix[i].idx = i;
+    }
+    qsort(ix, n, sizeof *ix, ctxprof__symname_cmp);
+    for (i = 0; i < n; i++) {
+        const char *nm = st->names + st->syms[i].name, *c = strstr(nm, ".cold");
+        ctxprof__symname key;
+        size_t lo = 0, hi = n;
+        if (!c || (c[5] != '\0' && c[5] != '.') || c == nm)
+            continue;
+        key.name = nm;
+        key.len = (size_t)(c - nm);
+        key.obj = st->syms[i].obj;
+        key.idx = 0;
+        while (lo < hi) { /* first entry >= key */
+            size_t mid = lo + (hi - lo) / 2;
+            if (ctxprof__symname_cmp(&ix[mid], &key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n && ix[lo].obj == key.obj && ix[lo].len == key.len &&
+            memcmp(ix[lo].name, nm, key.len) == 0)
+            st->syms[i].func = st->syms[ix[lo].idx].start;
+    }
+    ctxprof__free(ix, NULL);
+    return CTXPROF_OK;
+}
+
+#if defined(CTXPROF__HAVE_SYMTAB)
+typedef struct ctxprof__loadobj {
+    uintptr_t bias;
+    uint32_t obj;               /* index in st->objs */
+    size_t nx;                  /* executable ranges used in xr */
+    uintptr_t xr[16];           /* up to 8 executable PT_LOAD ranges */
+    const unsigned char *image; /* mapped file image (offset 0), for the vDSO */
+    uint64_t image_size;
+    unsigned char build_id[40];
+    size_t build_id_len;
+} ctxprof__loadobj;
+
+typedef struct ctxprof__loadlist {
+    ctxprof_symtab *st;
+    ctxprof__loadobj *v;
+    size_t n, cap;
+    int nomem;
+} ctxprof__loadlist;
+
+/* Build id from the object's PT_NOTE segments (mapped, within a PT_LOAD). */
+CTXPROF__PRIV void ctxprof__symtab_build_id(ctxprof__loadobj *o, const struct ctxprof__dl_info *in)
+{
+    unsigned i, j;
+    for (i = 0; i < in->phnum; i++) {
+        const ctxprof__phdr *p = &in->phdr[i];
+        const unsigned char *q, *end;
+        int mapped = 0;
+        if (p->type != 4 || p->filesz < 12) /* PT_NOTE */
+            continue;
+        for (j = 0; j < in->phnum; j++) { /* must lie inside a loaded, file-backed range */
+            const ctxprof__phdr *l = &in->phdr[j];
+            if (l->type == 1 && p->vaddr >= l->vaddr && p->filesz <= l->filesz &&
+                p->vaddr - l->vaddr <= l->filesz - p->filesz)
+                mapped = 1;
+        }
+        if (!mapped)
+            continue;
+        q = (const unsigned char *)(in->addr + (uintptr_t)p->vaddr);
+        end = q + p->filesz;
+        while (end - q >= 12) {
+            uint32_t namesz = ctxprof__get32(q), descsz = ctxprof__get32(q + 4);
+            uint32_t type = ctxprof__get32(q + 8);
+            size_t na = ((size_t)namesz + 3) & ~(size_t)3, da = ((size_t)descsz + 3) & ~(size_t)3;
+            if (na > (size_t)(end - q - 12) || da > (size_t)(end - q - 12) - na)
+                break;
+            if (type == 3 && namesz == 4 && memcmp(q + 12, "GNU", 4) == 0 && descsz > 0 &&
+                descsz <= sizeof o->build_id) {
+                memcpy(o->build_id, q + 12 + na, descsz);
+                o->build_id_len = descsz;
+                return;
+            }
+            q += 12 + na + da;
+        }
+    }
+}
+
+CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t size, void *data)
+{
+    ctxprof__loadlist *L = (ctxprof__loadlist *)data;
+    ctxprof__loadobj *o;
+    char exe[4096];
+    const char *path = in->name;
+    unsigned i;
+    if (size < sizeof *in)
+        return 0;
+    if (ctxprof__reserve((void **)&L->v, &L->cap, L->n, L->n + 1, sizeof *L->v, NULL)) {
+        L->nomem = 1;
+        return 1;
+    }
+    o = &L->v[L->n];
+    memset(o, 0, sizeof *o);
+    if (!path || !*path) { /* the executable: dl_iterate_phdr lists it first, unnamed */
+        ssize_t n = L->n == 0 ? readlink("/proc/self/exe", exe, sizeof exe - 1) : -1;
+        if (n > 0) {
+            exe[n] = '\0';
+            path = exe;
+        } else {
+            path = L->n == 0 ? "/proc/self/exe" : "";
+        }
+    }
+    o->obj = ctxprof__symtab_obj(L->st, path);
+    if (o->obj == UINT32_MAX) {
+        L->nomem = 1;
+        return 1;
+    }
+    o->bias = in->addr;
+    for (i = 0; i < in->phnum; i++) {
+        const ctxprof__phdr *p = &in->phdr[i];
+        if (p->type != 1) /* PT_LOAD */
+            continue;
+        if ((p->flags & 1u) && o->nx < 8) { /* PF_X */
+            o->xr[2 * o->nx] = in->addr + (uintptr_t)p->vaddr;
+            o->xr[2 * o->nx + 1] = in->addr + (uintptr_t)(p->vaddr + p->memsz);
+            o->nx++;
+        }
+        if (p->offset == 0 && !o->image) { /* readable up to the end of its last page */
+            long pg = sysconf(_SC_PAGESIZE);
+            uint64_t ps = pg > 0 ? (uint64_t)pg : 4096;
+            o->image = (const unsigned char *)(in->addr + (uintptr_t)p->vaddr);
+            o->image_size = p->filesz <= UINT64_MAX - ps ? (p->filesz + ps - 1) / ps * ps : 0;
+        }
+    }
+    ctxprof__symtab_build_id(o, in);
+    L->n++;
+    return 0;
+}
+
+/* Loads every object of the process into st (zeroed by the caller). */
+CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
+{
+    ctxprof__loadlist L;
+    size_t i;
+    int rc = CTXPROF_OK;
+    memset(&L, 0, sizeof L);
+    L.st = st;
+    ctxprof__dl_iterate_phdr(ctxprof__symtab_collect, &L);
+    if (L.nomem) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");
+        goto done;
+    }
+    for (i = 0; i < L.n; i++) {
+        ctxprof__loadobj *o = &L.v[i];
+        const char *path = st->names + st->objs[o->obj].path;
+        long got = 0;
+        if (o->build_id_len >= 2) { /* a detached debug file has the static functions */
+            char dbg[128];
+            size_t k, n = (size_t)snprintf(dbg, sizeof dbg, "/usr/lib/debug/.build-id/%02x/",
+                                           o->build_id[0]);
+            for (k = 1; k < o->build_id_len && n + 8 < sizeof dbg; k++)
+                n += (size_t)snprintf(dbg + n, sizeof dbg - n, "%02x", o->build_id[k]);
+            snprintf(dbg + n, sizeof dbg - n, ".debug");
+            got = ctxprof__symtab_add_file(st, dbg, o->bias, o->xr, o->nx, o->obj);
+        }
+        if (got == 0 && *path)
+            got = ctxprof__symtab_add_file(st, path, o->bias, o->xr, o->nx, o->obj);
+        if (got == 0 && o->image && o->image_size >= 64) { /* no file: the vDSO */
+            ctxprof__elfsrc src;
+            src.fd = -1;
+            src.mem = o->image;
+            src.size = o->image_size;
+            got = ctxprof__symtab_add_elf(st, &src, o->bias, o->xr, o->nx, o->obj);
+        }
+        if (got < 0) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");
+            goto done;
+        }
+        if (got == 0)
+            st->skipped++;
+    }
+    if (ctxprof__symtab_finish(st)) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");
+        goto done;
+    }
+    if (!st->count)
+        rc = ctxprof__fail(err, CTXPROF_ERR_UNSUPPORTED, 0,
+                           "symbol table: no function symbols in any of %zu objects", st->objects);
+done:
+    ctxprof__free(L.v, NULL);
+    return rc;
+}
+#endif
+
+CTXPROF_DEF void ctxprof_symtab_deinit(ctxprof_symtab *st)
+{
+    if (!st)
+        return;
+    ctxprof__free(st->syms, NULL);
+    ctxprof__free(st->objs, NULL);
+    ctxprof__free(st->names, NULL);
+    memset(st, 0, sizeof *st);
+}
+
+CTXPROF_DEF int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err)
+{
+    int rc;
+    ctxprof__error_clear(err);
+    if (!st)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "symbol table: NULL argument");
+    memset(st, 0, sizeof *st);
+#if defined(CTXPROF__HAVE_SYMTAB)
+    rc = ctxprof__symtab_load(st, err);
+#else
+    rc = ctxprof__fail(err, CTXPROF_ERR_UNSUPPORTED, 0,
+                       "symbol table: needs 64-bit little-endian Linux with gcc or clang");
+#endif
+    if (rc)
+        ctxprof_symtab_deinit(st);
+    return rc;
+}
+
+CTXPROF_DEF int ctxprof_symtab_reload(ctxprof_symtab *st, ctxprof_error *err)
+{
+    ctxprof_symtab fresh;
+    int rc;
+    if (!st)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "symbol table: NULL argument");
+    rc = ctxprof_symtab_init(&fresh, err);
+    if (rc)
+        return rc;
+    ctxprof_symtab_deinit(st);
+    *st = fresh;
+    return CTXPROF_OK;
+}
+
+/* Entry containing pc, or NULL. Checks a few earlier entries too, for a
+   symbol nested inside a larger one. Signal-safe. */
+CTXPROF__PRIV const struct ctxprof__sym *ctxprof__symtab_find(const ctxprof_symtab *st,
+                                                              uintptr_t pc)
+{
+    size_t lo = 0, hi, k;
+    if (!st || !st->count)
+        return NULL;
+    hi = st->count;
+    while (lo < hi) { /* first entry with start > pc */
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->syms[mid].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (k = 0; k < 4 && lo > k; k++) {
+        const struct ctxprof__sym *e = &st->syms[lo - 1 - k];
+        if (pc < e->end)
+            return e;
+    }
+    return NULL;
+}
+
+CTXPROF_DEF const char *ctxprof_symtab_lookup(const ctxprof_symtab *st, uintptr_t pc,
+                                              uintptr_t *out_offset, const char **out_object)
+{
+    const struct ctxprof__sym *e = ctxprof__symtab_find(st, pc);
+    if (out_offset)
+        *out_offset = e ? pc - e->start : 0;
+    if (out_object)
+        *out_object = e ? st->names + st->objs[e->obj].path : NULL;
+    return e ? st->names + e->name : NULL;
+}
+
+CTXPROF_DEF uintptr_t ctxprof_symtab_func(const ctxprof_symtab *st, uintptr_t pc)
+{
+    const struct ctxprof__sym *e = ctxprof__symtab_find(st, pc);
+    return e ? e->func : 0;
+}
+
+CTXPROF_DEF const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t func)
+{
+    const struct ctxprof__sym *e = ctxprof__symtab_find(st, func);
+    return e && e->start == func ? st->names + e->name : NULL;
+}
 
 /* ==== pcc: implementation ==== */
 

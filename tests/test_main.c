@@ -47,6 +47,7 @@ int ctxprof_test_sh(const char *fmt, ...)
 
 #include "test_core.c"
 #include "test_pcc.c"
+#include "test_icpp.c"
 
 static const struct {
     const char *module;
@@ -54,6 +55,7 @@ static const struct {
 } ctxprof_test_tables[] = {
     {"core", ctxprof_tests_core},
     {"pcc", ctxprof_tests_pcc},
+    {"icpp", ctxprof_tests_icpp},
 };
 
 int main(int argc, char **argv)
