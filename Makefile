@@ -47,6 +47,10 @@ BENCH_RUNS :=
 # BENCHES and BENCH_RUNS (shell scripts run by `make bench`) in its own block.
 
 # ---- module: pcc ----
+TOOLS += $(B)/ctxprof-set
+$(B)/ctxprof-set: tools/ctxprof-set.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
 
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
 

@@ -545,6 +545,23 @@ CTXPROF_API int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path);
 /* The last error's text (never NULL). */
 CTXPROF_API const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set);
 
+/* A set file's contents independent of this build's parameters (for tools
+   that inspect, merge or compare files from any build). */
+typedef struct ctxprof_pcc_file {
+    unsigned bits;         /* 32 or 64 */
+    unsigned site_version; /* version of the call-site hash */
+    uint64_t seed;         /* CTXPROF_SITE_SEED of the build that wrote it */
+    size_t count;          /* values */
+    uint64_t *values;      /* sorted ascending, unique; from CTXPROF_MALLOC */
+    void *alloc_user;      /* set before reading; passed to CTXPROF_MALLOC/FREE */
+} ctxprof_pcc_file;
+/* Reads and validates a set file; on failure *f is unchanged. */
+CTXPROF_API int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err);
+/* Writes atomically; values must be sorted and unique. */
+CTXPROF_API int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *path,
+                                       ctxprof_error *err);
+CTXPROF_API void ctxprof_pcc_file_free(ctxprof_pcc_file *f);
+
 /* Out-of-line part of ctxprof_pcc_set_check: probing, inserting, reporting. */
 CTXPROF_API int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ctxprof_ctx value, const char *file,
                                       unsigned line);
@@ -1807,30 +1824,63 @@ CTXPROF_DEF double ctxprof_pcc_expected_conflicts(double n, unsigned bits)
 
 /* ---- pcc: the open-addressing table ---- */
 
-/* Renders frames one per line, "#i 0xADDR". */
+/* The set's symbol table, loaded on the first report (outside the lock;
+   a thread that loses the race frees its copy). NULL if none can be read. */
+CTXPROF__PRIV const ctxprof_symtab *ctxprof__pcc_symbols(ctxprof_pcc_set *set)
+{
+    ctxprof_symtab *st = (ctxprof_symtab *)__atomic_load_n(&set->symtab, __ATOMIC_ACQUIRE);
+    void *expected = NULL;
+    if (st)
+        return st->count ? st : NULL;
+    st = (ctxprof_symtab *)ctxprof__zalloc(1, sizeof *st, set->desc.alloc_user);
+    if (!st)
+        return NULL;
+    if (ctxprof_symtab_init(st, NULL) != CTXPROF_OK)
+        memset(st, 0, sizeof *st); /* remembered as "no symbols" */
+    if (!__atomic_compare_exchange_n(&set->symtab, &expected, (void *)st, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        ctxprof_symtab_deinit(st);
+        ctxprof__free(st, set->desc.alloc_user);
+        st = (ctxprof_symtab *)expected;
+    }
+    return st->count ? st : NULL;
+}
+
+CTXPROF__PRIV void ctxprof__pcc_symtab_free(ctxprof_pcc_set *set)
+{
+    ctxprof_symtab *st = (ctxprof_symtab *)set->symtab;
+    if (st) {
+        ctxprof_symtab_deinit(st);
+        ctxprof__free(st, set->desc.alloc_user);
+        set->symtab = NULL;
+    }
+}
+
+/* Renders frames one per line: "#i 0xADDR function+0xOFF (object)". A
+   return address points after the call, so it is looked up at addr - 1. */
 CTXPROF__PRIV void ctxprof__pcc_symbolize(ctxprof_pcc_set *set, void *const *frames, size_t n,
                                           char *out, size_t cap)
 {
+    const ctxprof_symtab *st = ctxprof__pcc_symbols(set);
     size_t i, used = 0;
-    (void)set;
     out[0] = '\0';
     for (i = 0; i < n && used + 1 < cap; i++) {
-        int w = snprintf(out + used, cap - used, "#%zu %p\n", i, frames[i]);
+        uintptr_t pc = (uintptr_t)frames[i], off = 0;
+        const char *obj = NULL, *fn = st && pc ? ctxprof_symtab_lookup(st, pc - 1, &off, &obj) : NULL;
+        const char *base = obj ? strrchr(obj, '/') : NULL;
+        int w;
+        if (fn)
+            w = snprintf(out + used, cap - used, "#%zu 0x%lx %s+0x%lx (%s)\n", i,
+                         (unsigned long)pc, fn, (unsigned long)(off + 1),
+                         base ? base + 1 : obj ? obj : "?");
+        else
+            w = snprintf(out + used, cap - used, "#%zu 0x%lx ?\n", i, (unsigned long)pc);
         if (w < 0)
             break;
         used += (size_t)w;
     }
 }
 
-CTXPROF__PRIV void ctxprof__pcc_symtab_free(ctxprof_pcc_set *set)
-{
-    set->symtab = NULL;
-}
-
-
-/* Double hashing (paper section 4): first slot from the low bits, odd step
-   from a mix of the value, so the probe visits every slot of the
-   power-of-two table. */
 CTXPROF__PRIV size_t ctxprof__pcc_probe(const ctxprof__pcc_table *t, ctxprof_ctx v)
 {
     size_t i = (size_t)v & t->mask;
@@ -2096,7 +2146,7 @@ CTXPROF__PRIV int ctxprof__pcc_rate_ok(ctxprof_pcc_set *set)
     return 1;
 }
 
-CTXPROF__PRIV void ctxprof__pcc_report(ctxprof_pcc_set *set, ctxprof_ctx v, const char *file,
+CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, ctxprof_ctx v, const char *file,
                                        unsigned line, uint64_t index)
 {
     void *frames[64 + 2];
@@ -2104,8 +2154,8 @@ CTXPROF__PRIV void ctxprof__pcc_report(ctxprof_pcc_set *set, ctxprof_ctx v, cons
     size_t cap = 64 + (size_t)(n > 0 ? n : 0) * 256;
     char *text = (char *)ctxprof__alloc(cap, 1, set->desc.alloc_user);
     ctxprof_pcc_report r;
-    /* Drop our own frames (the slow path, and backtrace's caller). */
-    if (n > 1)
+    /* Drop our own two frames (both noinline): this one and the slow path. */
+    if (n > 2)
         skip = 2;
     memset(&r, 0, sizeof r);
     r.value = v;
@@ -2124,8 +2174,8 @@ CTXPROF__PRIV void ctxprof__pcc_report(ctxprof_pcc_set *set, ctxprof_ctx v, cons
     ctxprof__free(text, set->desc.alloc_user);
 }
 
-CTXPROF_DEF int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ctxprof_ctx v, const char *file,
-                                      unsigned line)
+CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ctxprof_ctx v,
+                                                        const char *file, unsigned line)
 {
     int mode = __atomic_load_n(&set->mode, __ATOMIC_RELAXED), call = 0;
     uint64_t index = 0;
@@ -2191,101 +2241,129 @@ CTXPROF_DEF int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ctxprof_ctx v, const
 
 CTXPROF__PRIV int ctxprof__pcc_cmp(const void *a, const void *b)
 {
-    ctxprof_ctx x = *(const ctxprof_ctx *)a, y = *(const ctxprof_ctx *)b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
+}
+
+CTXPROF_DEF void ctxprof_pcc_file_free(ctxprof_pcc_file *f)
+{
+    if (f) {
+        ctxprof__free(f->values, f->alloc_user);
+        f->values = NULL;
+        f->count = 0;
+    }
+}
+
+CTXPROF_DEF int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *path,
+                                       ctxprof_error *err)
+{
+    size_t width = f->bits == 32 ? 4 : 8, i, k;
+    uint64_t params[4];
+    unsigned char *img;
+    int st;
+    if ((f->bits != 32 && f->bits != 64) || (f->count && !f->values))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: bad set description", path);
+    for (i = 1; i < f->count; i++)
+        if (f->values[i] <= f->values[i - 1])
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: values not sorted and unique",
+                                 path);
+    if (f->count > (SIZE_MAX - CTXPROF__BLOB_HDR) / width)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: too many values", path);
+    img = (unsigned char *)ctxprof__alloc(CTXPROF__BLOB_HDR + f->count * width, 1, f->alloc_user);
+    if (!img)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+    for (i = 0; i < f->count; i++)
+        for (k = 0; k < width; k++)
+            img[CTXPROF__BLOB_HDR + i * width + k] = (unsigned char)(f->values[i] >> (8 * k));
+    params[0] = f->bits;
+    params[1] = f->seed;
+    params[2] = f->site_version;
+    params[3] = f->count;
+    ctxprof__blob_seal(img, CTXPROF__KIND_PCC_SET, params, f->count * width);
+    st = ctxprof__write_file_atomic(path, img, CTXPROF__BLOB_HDR + f->count * width, err);
+    ctxprof__free(img, f->alloc_user);
+    return st;
+}
+
+CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err)
+{
+    char *buf;
+    size_t size, len = 0, i, k, width;
+    const unsigned char *p = NULL;
+    uint64_t params[4], *vals;
+    void *ud = f->alloc_user;
+    int st = ctxprof__read_file(path, &buf, &size, ud, err);
+    if (st)
+        return st;
+    st = ctxprof__blob_open((const unsigned char *)buf, size, CTXPROF__KIND_PCC_SET, params, &p,
+                            &len, path, err);
+    if (st)
+        goto done;
+    if (params[0] != 32 && params[0] != 64) {
+        st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: %llu-bit values", path,
+                           (unsigned long long)params[0]);
+        goto done;
+    }
+    width = params[0] == 32 ? 4 : 8;
+    if (params[3] > len / width || params[3] * width != len) {
+        st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: %llu values do not fill %llu bytes",
+                           path, (unsigned long long)params[3], (unsigned long long)len);
+        goto done;
+    }
+    vals = (uint64_t *)ctxprof__alloc((size_t)params[3], sizeof *vals, ud);
+    if (!vals) {
+        st = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    for (i = 0; i < (size_t)params[3]; i++) {
+        uint64_t v = 0;
+        for (k = width; k-- > 0;)
+            v = (v << 8) | p[i * width + k];
+        vals[i] = v;
+        if (i && v <= vals[i - 1]) {
+            ctxprof__free(vals, ud);
+            st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: values out of order at %zu",
+                               path, i);
+            goto done;
+        }
+    }
+    ctxprof_pcc_file_free(f);
+    f->bits = (unsigned)params[0];
+    f->seed = params[1];
+    f->site_version = (unsigned)params[2];
+    f->count = (size_t)params[3];
+    f->values = vals;
+done:
+    ctxprof__free(buf, ud);
+    return st;
 }
 
 CTXPROF_DEF int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path)
 {
-    const size_t width = sizeof(ctxprof_ctx);
-    size_t n, i = 0, pos = 0, k;
-    uint64_t params[4];
-    unsigned char *img;
-    ctxprof_ctx v, *vals;
+    ctxprof_pcc_file f;
+    size_t n, i = 0, pos = 0;
+    ctxprof_ctx v;
     int st;
+    memset(&f, 0, sizeof f);
+    f.alloc_user = set->desc.alloc_user;
     ctxprof__pcc_lock(set); /* a consistent snapshot */
     n = ctxprof_pcc_set_count(set);
-    vals = (ctxprof_ctx *)ctxprof__alloc(n, sizeof *vals, set->desc.alloc_user);
-    img = (unsigned char *)ctxprof__alloc(CTXPROF__BLOB_HDR + n * width, 1, set->desc.alloc_user);
-    if (!vals || !img) {
+    f.values = (uint64_t *)ctxprof__alloc(n, sizeof *f.values, f.alloc_user);
+    if (!f.values) {
         ctxprof__pcc_unlock(set);
-        ctxprof__free(vals, set->desc.alloc_user);
-        ctxprof__free(img, set->desc.alloc_user);
         return ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
     }
     while (i < n && ctxprof_pcc_set_next(set, &pos, &v))
-        vals[i++] = v;
+        f.values[i++] = v;
     ctxprof__pcc_unlock(set);
     /* Sorted, so that equal sets give byte-identical files. */
-    qsort(vals, n, sizeof *vals, ctxprof__pcc_cmp);
-    for (i = 0; i < n; i++)
-        for (k = 0; k < width; k++)
-            img[CTXPROF__BLOB_HDR + i * width + k] = (unsigned char)((uint64_t)vals[i] >> (8 * k));
-    params[0] = CTXPROF_CTX_BITS;
-    params[1] = (uint64_t)CTXPROF_SITE_SEED;
-    params[2] = CTXPROF_PCC_SITE_VERSION;
-    params[3] = n;
-    ctxprof__blob_seal(img, CTXPROF__KIND_PCC_SET, params, n * width);
-    st = ctxprof__write_file_atomic(path, img, CTXPROF__BLOB_HDR + n * width, &set->err);
-    ctxprof__free(vals, set->desc.alloc_user);
-    ctxprof__free(img, set->desc.alloc_user);
-    return st;
-}
-
-/* Reads and validates a set file; *out_vals (n values) from CTXPROF_MALLOC. */
-CTXPROF__PRIV int ctxprof__pcc_read(ctxprof_pcc_set *set, const char *path, ctxprof_ctx **out_vals,
-                                    size_t *out_n)
-{
-    const size_t width = sizeof(ctxprof_ctx);
-    char *buf;
-    size_t size, len, i, k;
-    const unsigned char *p;
-    uint64_t params[4];
-    ctxprof_ctx *vals;
-    int st = ctxprof__read_file(path, &buf, &size, set->desc.alloc_user, &set->err);
-    if (st)
-        return st;
-    st = ctxprof__blob_open((const unsigned char *)buf, size, CTXPROF__KIND_PCC_SET, params, &p,
-                            &len, path, &set->err);
-    if (st)
-        goto done;
-    if (params[0] != CTXPROF_CTX_BITS || params[1] != (uint64_t)CTXPROF_SITE_SEED ||
-        params[2] != CTXPROF_PCC_SITE_VERSION) {
-        st = ctxprof__fail(&set->err, CTXPROF_ERR_MISMATCH, 0,
-                           "%s: made with %llu-bit contexts, site seed %#llx, site hash v%llu; "
-                           "this build uses %d-bit, %#llx, v%d",
-                           path, (unsigned long long)params[0], (unsigned long long)params[1],
-                           (unsigned long long)params[2], CTXPROF_CTX_BITS,
-                           (unsigned long long)CTXPROF_SITE_SEED, CTXPROF_PCC_SITE_VERSION);
-        goto done;
-    }
-    if (params[3] > len / width || params[3] * width != len) {
-        st = ctxprof__fail(&set->err, CTXPROF_ERR_CORRUPT, 0,
-                           "%s: %llu values do not fill %llu bytes", path,
-                           (unsigned long long)params[3], (unsigned long long)len);
-        goto done;
-    }
-    *out_n = (size_t)params[3];
-    vals = (ctxprof_ctx *)ctxprof__alloc(*out_n, sizeof *vals, set->desc.alloc_user);
-    if (!vals) {
-        st = ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
-        goto done;
-    }
-    for (i = 0; i < *out_n; i++) {
-        uint64_t v = 0;
-        for (k = width; k-- > 0;)
-            v = (v << 8) | p[i * width + k];
-        vals[i] = (ctxprof_ctx)v;
-        if (i && vals[i] <= vals[i - 1]) {
-            ctxprof__free(vals, set->desc.alloc_user);
-            st = ctxprof__fail(&set->err, CTXPROF_ERR_CORRUPT, 0,
-                               "%s: values out of order at %zu", path, i);
-            goto done;
-        }
-    }
-    *out_vals = vals;
-done:
-    ctxprof__free(buf, set->desc.alloc_user);
+    qsort(f.values, n, sizeof *f.values, ctxprof__pcc_cmp);
+    f.bits = CTXPROF_CTX_BITS;
+    f.seed = (uint64_t)CTXPROF_SITE_SEED;
+    f.site_version = CTXPROF_PCC_SITE_VERSION;
+    f.count = n;
+    st = ctxprof_pcc_file_write(&f, path, &set->err);
+    ctxprof_pcc_file_free(&f);
     return st;
 }
 
@@ -2293,14 +2371,28 @@ done:
    is built aside and published only when complete. */
 CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int merge)
 {
-    ctxprof_ctx *vals = NULL;
-    size_t n = 0, i, total;
+    ctxprof_pcc_file f;
+    size_t i, total;
     ctxprof__pcc_table fresh;
-    int zero, st = ctxprof__pcc_read(set, path, &vals, &n);
+    int zero, st;
+    memset(&f, 0, sizeof f);
+    f.alloc_user = set->desc.alloc_user;
+    st = ctxprof_pcc_file_read(&f, path, &set->err);
     if (st)
         return st;
+    if (f.bits != CTXPROF_CTX_BITS || f.seed != (uint64_t)CTXPROF_SITE_SEED ||
+        f.site_version != CTXPROF_PCC_SITE_VERSION) {
+        st = ctxprof__fail(&set->err, CTXPROF_ERR_MISMATCH, 0,
+                           "%s: made with %u-bit contexts, site seed %#llx, site hash v%u; "
+                           "this build uses %d-bit, %#llx, v%d",
+                           path, f.bits, (unsigned long long)f.seed, f.site_version,
+                           CTXPROF_CTX_BITS, (unsigned long long)CTXPROF_SITE_SEED,
+                           CTXPROF_PCC_SITE_VERSION);
+        ctxprof_pcc_file_free(&f);
+        return st;
+    }
     ctxprof__pcc_lock(set);
-    total = n + (merge ? ctxprof_pcc_set_count(set) : 0);
+    total = f.count + (merge ? ctxprof_pcc_set_count(set) : 0);
     fresh.slots = NULL;
     if (ctxprof__pcc_table_copy(&fresh, merge ? set->table : NULL,
                                 ctxprof__pcc_slots_for(total > set->desc.expected
@@ -2310,11 +2402,11 @@ CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int 
         goto done;
     }
     zero = merge && set->has_zero;
-    for (i = 0; i < n; i++) {
-        if (vals[i] == 0)
+    for (i = 0; i < f.count; i++) {
+        if (f.values[i] == 0)
             zero = 1;
         else
-            ctxprof__pcc_table_put(&fresh, vals[i]);
+            ctxprof__pcc_table_put(&fresh, (ctxprof_ctx)f.values[i]);
     }
     if (fresh.count + (size_t)zero > set->desc.max_contexts) {
         st = ctxprof__fail(&set->err, CTXPROF_ERR_FULL, 0,
@@ -2331,7 +2423,7 @@ CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int 
 done:
     ctxprof__pcc_unlock(set);
     ctxprof__free(fresh.slots, set->desc.alloc_user);
-    ctxprof__free(vals, set->desc.alloc_user);
+    ctxprof_pcc_file_free(&f);
     return st;
 }
 

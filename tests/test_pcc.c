@@ -662,7 +662,10 @@ static void pcc_report_once(void)
     CHECK_EQ(st.reported, 32);
     CHECK_EQ(st.suppressed, 0);
     CHECK_EQ(st.queries, (uint64_t)PCC_NTHREADS * 50 * 64);
-    CHECK_CONTAINS(rep.first_bt, "#0 ");
+    /* frame #0 is the function that called the (inline) check */
+    CHECK_CONTAINS(rep.first_bt, "#0 0x");
+    CHECK_CONTAINS(rep.first_bt, " pcc_checker_main+0x");
+    CHECK(strstr(rep.first_bt, "pcc_checker_main") < strstr(rep.first_bt, "#1 "));
     ctxprof_pcc_set_deinit(&set);
     pthread_mutex_destroy(&rep.mu);
 }
@@ -848,6 +851,73 @@ static void pcc_set_bad_files(void)
     ctxprof_pcc_set_deinit(&ref);
 }
 
+/* The ctxprof-set tool reports, merges and compares files as the library
+   sees them; incompatible files are refused. */
+static void pcc_tool(void)
+{
+    ctxprof_pcc_set a, b, u;
+    char pa[512], pb[512], pu[512], out[512], line[256];
+    const char *d = ctxprof_test_tmpdir();
+    FILE *f;
+    size_t pos = 0, common = 0;
+    ctxprof_ctx v;
+    unsigned long long only_a, only_b, comm;
+    snprintf(pa, sizeof pa, "%s/ta.set", d);
+    snprintf(pb, sizeof pb, "%s/tb.set", d);
+    snprintf(pu, sizeof pu, "%s/tu.set", d);
+    snprintf(out, sizeof out, "%s/tool.out", d);
+    pcc_set_fill(&a, 21, 500, 1);
+    pcc_set_fill(&b, 22, 300, 0);
+    for (pos = 0; pos < 40; pos++) /* 40 shared values */
+        ctxprof_pcc_set_add(&b, (ctxprof_ctx)ctxprof_mix64(pos + 100));
+    for (pos = 0; pos < 40; pos++)
+        ctxprof_pcc_set_add(&a, (ctxprof_ctx)ctxprof_mix64(pos + 100));
+    REQUIRE_EQ(ctxprof_pcc_set_save(&a, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&b, pb), CTXPROF_OK);
+    pos = 0;
+    while (ctxprof_pcc_set_next(&a, &pos, &v))
+        common += (size_t)ctxprof_pcc_set_contains(&b, v);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s > %s", pa, out), 0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE(fgets(line, sizeof line, f));
+    fclose(f);
+    CHECK_CONTAINS(line, "bits=64 seed=0 site_version=1 contexts=541");
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > %s", pa, pb, out), 1);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE_EQ(fscanf(f, "only_a=%llu only_b=%llu common=%llu", &only_a, &only_b, &comm), 3);
+    fclose(f);
+    CHECK_EQ(comm, common);
+    CHECK_EQ(only_a, ctxprof_pcc_set_count(&a) - common);
+    CHECK_EQ(only_b, ctxprof_pcc_set_count(&b) - common);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge -o %s %s %s > /dev/null", pu, pa, pb), 0);
+    pcc_set_fill(&u, 23, 0, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_load(&u, pu), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pcc_set_count(&u), only_a + only_b + comm);
+    REQUIRE_EQ(ctxprof_pcc_set_merge(&a, pb), CTXPROF_OK);
+    CHECK(pcc_set_equal(&u, &a));
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > /dev/null", pu, pu), 0);
+    /* a file from another build (other seed) is refused by merge and diff */
+    {
+        ctxprof_pcc_file pf;
+        ctxprof_error e;
+        memset(&pf, 0, sizeof pf);
+        REQUIRE_EQ(ctxprof_pcc_file_read(&pf, pb, &e), CTXPROF_OK);
+        pf.seed = 99;
+        REQUIRE_EQ(ctxprof_pcc_file_write(&pf, pb, &e), CTXPROF_OK);
+        ctxprof_pcc_file_free(&pf);
+    }
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge -o %s %s %s 2> %s", pu, pa, pb, out), 1);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'incompatible builds' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info Makefile 2> %s", out), 1);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'Makefile: not a ctxprof file' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set bogus 2> /dev/null"), 2);
+    ctxprof_pcc_set_deinit(&a);
+    ctxprof_pcc_set_deinit(&b);
+    ctxprof_pcc_set_deinit(&u);
+}
+
 static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_noncommutative", pcc_noncommutative},
     {"pcc_compose", pcc_compose},
@@ -868,4 +938,5 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_report_rate_limit", pcc_report_rate_limit},
     {"pcc_set_files", pcc_set_files},
     {"pcc_set_bad_files", pcc_set_bad_files},
+    {"pcc_tool", pcc_tool},
     {0, 0}};
