@@ -127,6 +127,7 @@
 #define CTXPROF__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CTXPROF__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CTXPROF__NOINLINE __attribute__((noinline))
+#define CTXPROF__RETURN_ADDRESS() __builtin_return_address(0)
 #define CTXPROF__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define CTXPROF__PRIV static __attribute__((unused))
 #else
@@ -134,6 +135,7 @@
 #define CTXPROF__LIKELY(x) (x)
 #define CTXPROF__UNLIKELY(x) (x)
 #define CTXPROF__NOINLINE
+#define CTXPROF__RETURN_ADDRESS() ((void *)0)
 #define CTXPROF__PRINTF(f, a)
 #endif
 
@@ -2146,23 +2148,30 @@ CTXPROF__PRIV int ctxprof__pcc_rate_ok(ctxprof_pcc_set *set)
     return 1;
 }
 
-CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, ctxprof_ctx v, const char *file,
-                                       unsigned line, uint64_t index)
+CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, ctxprof_ctx v,
+                                                         const char *file, unsigned line,
+                                                         uint64_t index, void *caller)
 {
-    void *frames[64 + 2];
-    int n = backtrace(frames, (int)set->desc.backtrace_depth + 2), skip = 0;
+    void *frames[64 + 4];
+    int n = backtrace(frames, (int)set->desc.backtrace_depth + 4), skip = 0, i;
     size_t cap = 64 + (size_t)(n > 0 ? n : 0) * 256;
     char *text = (char *)ctxprof__alloc(cap, 1, set->desc.alloc_user);
     ctxprof_pcc_report r;
-    /* Drop our own two frames (both noinline): this one and the slow path. */
-    if (n > 2)
-        skip = 2;
+    /* Start at the frame that called the check: the slow path's return
+       address (sanitizer interceptors add frames of their own). */
+    for (i = 0; i < n && i < 4; i++)
+        if (frames[i] == caller) {
+            skip = i;
+            break;
+        }
     memset(&r, 0, sizeof r);
     r.value = v;
     r.file = file;
     r.line = line;
     r.frames = frames + skip;
     r.nframes = n > skip ? (size_t)(n - skip) : 0;
+    if (r.nframes > set->desc.backtrace_depth)
+        r.nframes = set->desc.backtrace_depth;
     r.index = index;
     if (text) {
         ctxprof__pcc_symbolize(set, r.frames, r.nframes, text, cap);
@@ -2233,7 +2242,7 @@ CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ct
     }
     ctxprof__pcc_unlock(set);
     if (call)
-        ctxprof__pcc_report(set, v, file, line, index);
+        ctxprof__pcc_report(set, v, file, line, index, CTXPROF__RETURN_ADDRESS());
     return 0;
 }
 
