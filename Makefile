@@ -51,6 +51,13 @@ TOOLS += $(B)/ctxprof-set
 $(B)/ctxprof-set: tools/ctxprof-set.c ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
+EXAMPLES += $(B)/examples/anomaly/minikv
+DEMOS += examples/anomaly/demo.sh
+# -fno-inline only makes the report's backtrace show every handler; the
+# context values come from the annotations and do not depend on inlining.
+$(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) -fno-inline $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
 
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
 
@@ -86,7 +93,7 @@ $(B)/test/%/test_ctxprof: $(TEST_DEPS)
 	    -DCTXPROF_TEST_CC='"$(call cc_of,$*)"' -DCTXPROF_TEST_CONFIG='"$*"' \
 	    tests/test_main.c -o $@ $(LDFLAGS) $(LDLIBS)
 
-test check: $(TOOLS)
+test check: $(TOOLS) $(EXAMPLES)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
 	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
 	 TEST_BINS="$(TEST_BINS)" sh tests/run.sh

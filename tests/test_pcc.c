@@ -918,6 +918,35 @@ static void pcc_tool(void)
     ctxprof_pcc_set_deinit(&u);
 }
 
+/* The anomaly example: silent on normal input, exactly one report (with
+   the handler chain in its backtrace) on input reaching the legacy path. */
+static void pcc_example(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    const char *kv = "build/examples/anomaly/minikv", *ex = "examples/anomaly";
+    REQUIRE_EQ(ctxprof_test_sh("%s --train %s/kv1.set %s/train1.txt > /dev/null 2>&1 && "
+                               "%s --train %s/kv2.set %s/train2.txt > /dev/null 2>&1 && "
+                               "build/ctxprof-set merge -o %s/kv.set %s/kv1.set %s/kv2.set > /dev/null",
+                               kv, d, ex, kv, d, ex, d, d, d),
+               0);
+    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv.set %s/normal.txt 2>&1 >/dev/null | grep -c ANOMALY "
+                             "> %s/n0; grep -qx 0 %s/n0",
+                             kv, d, ex, d, d),
+             0);
+    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv.set %s/attack.txt 2> %s/rep > /dev/null && "
+                             "grep -c ANOMALY %s/rep | grep -qx 1",
+                             kv, d, ex, d, d),
+             0);
+    CHECK_EQ(ctxprof_test_sh("grep -q ' resolve_indirect' %s/rep && grep -q ' cmd_get+' %s/rep", d,
+                             d),
+             0);
+    /* without the merged second run, `load` is new as well */
+    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv1.set %s/normal.txt 2>&1 >/dev/null | "
+                             "grep -c ANOMALY | grep -qx 2",
+                             kv, d, ex),
+             0);
+}
+
 static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_noncommutative", pcc_noncommutative},
     {"pcc_compose", pcc_compose},
@@ -939,4 +968,5 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_set_files", pcc_set_files},
     {"pcc_set_bad_files", pcc_set_bad_files},
     {"pcc_tool", pcc_tool},
+    {"pcc_example", pcc_example},
     {0, 0}};
