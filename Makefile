@@ -59,6 +59,32 @@ $(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) -fno-inline $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
 
+# Benchmark 1: per-call cost; one binary per compiler and context width.
+PCC_BFLAGS := -O2 -gdwarf-4 -fno-optimize-sibling-calls $(STRICT)
+define pcc_calls_rule
+BENCHES += $(B)/bench/pcc_calls_$(1)_$(3)
+$(B)/bench/pcc_calls_$(1)_$(3): bench/pcc_calls.c bench/pcc_fib.c bench/pcc_hooks.c ctxprof.h
+	@set -e; o=$(B)/bench/obj/pcc_$(1)_$(3); mkdir -p $$$$o; \
+	for s in 0 1; do \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=plain \
+	    -c bench/pcc_fib.c -o $$$$o/plain$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pcc -DUSE_PCC \
+	    -c bench/pcc_fib.c -o $$$$o/pcc$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccinv \
+	    -DUSE_PCC_INV -c bench/pcc_fib.c -o $$$$o/pccinv$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=finstr \
+	    -finstrument-functions -c bench/pcc_fib.c -o $$$$o/finstr$$$$s.o; \
+	done; \
+	$(2) -std=gnu11 $(PCC_BFLAGS) -c bench/pcc_hooks.c -o $$$$o/hooks.o; \
+	$(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) bench/pcc_calls.c $$$$o/*.o -o $$@ \
+	  $(LDFLAGS) $(LDLIBS)
+endef
+$(eval $(call pcc_calls_rule,gcc,$(CC),64))
+$(eval $(call pcc_calls_rule,gcc,$(CC),32))
+$(eval $(call pcc_calls_rule,clang,$(CLANG),64))
+$(eval $(call pcc_calls_rule,clang,$(CLANG),32))
+BENCH_RUNS += bench/pcc_calls.sh
+
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
 
 # ---- module: icpp ----
