@@ -85,6 +85,25 @@ $(eval $(call pcc_calls_rule,clang,$(CLANG),64))
 $(eval $(call pcc_calls_rule,clang,$(CLANG),32))
 BENCH_RUNS += bench/pcc_calls.sh
 
+# Benchmark 2: query cost. The libunwind build exists when libunwind-dev does.
+PCC_QFLAGS := -O2 -gdwarf-4 -fno-omit-frame-pointer -fno-optimize-sibling-calls $(STRICT)
+HAVE_LIBUNWIND := $(shell printf '\043include <libunwind.h>\nint main(void){return 0;}' | \
+    $(CC) -x c - -o /dev/null -lunwind 2>/dev/null && echo 1)
+BENCHES += $(B)/bench/pcc_query_gcc $(B)/bench/pcc_query_clang
+$(B)/bench/pcc_query_gcc: bench/pcc_query.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
+$(B)/bench/pcc_query_clang: bench/pcc_query.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CLANG) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
+ifeq ($(HAVE_LIBUNWIND),1)
+BENCHES += $(B)/bench/pcc_query_unwind
+$(B)/bench/pcc_query_unwind: bench/pcc_query.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(PCC_QFLAGS) -DWITH_LIBUNWIND $< -o $@ $(LDFLAGS) -lunwind $(LDLIBS)
+endif
+BENCH_RUNS += bench/pcc_query.sh
+
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
 
 # ---- module: icpp ----
