@@ -526,6 +526,21 @@ static ctxprof_ctx pcc_value(unsigned thread, unsigned i)
     return (ctxprof_ctx)ctxprof_mix64((uint64_t)thread * 10000 + i + 1);
 }
 
+/* Values inserted before the threads start must be found by a lock-free
+   reader at every moment, while the trainers grow the table under it. */
+#define PCC_PRELOADED 1000
+static void *pcc_reader(void *arg)
+{
+    pcc_worker *w = (pcc_worker *)arg;
+    unsigned i, k;
+    pthread_barrier_wait(&pcc_barrier);
+    for (k = 0; k < 40; k++)
+        for (i = 0; i < PCC_PRELOADED; i++)
+            if (!ctxprof_pcc_set_contains(w->set, (ctxprof_ctx)ctxprof_mix64(~(uint64_t)i)))
+                w->misses++;
+    return NULL;
+}
+
 static void *pcc_trainer(void *arg)
 {
     pcc_worker *w = (pcc_worker *)arg;
@@ -548,25 +563,34 @@ static void pcc_set_concurrent(void)
     ctxprof_pcc_set_desc desc;
     ctxprof_pcc_stats st;
     pthread_t th[PCC_NTHREADS];
-    pcc_worker w[PCC_NTHREADS];
+    pcc_worker w[PCC_NTHREADS + 1];
+    pthread_t reader;
     unsigned i, t;
     memset(&desc, 0, sizeof desc);
     desc.expected = 16;
     desc.mode = CTXPROF_PCC_TRAIN;
     REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
-    pthread_barrier_init(&pcc_barrier, NULL, PCC_NTHREADS);
-    for (t = 0; t < PCC_NTHREADS; t++) {
+    for (i = 0; i < PCC_PRELOADED; i++)
+        ctxprof_pcc_set_add(&set, (ctxprof_ctx)ctxprof_mix64(~(uint64_t)i));
+    pthread_barrier_init(&pcc_barrier, NULL, PCC_NTHREADS + 1);
+    for (t = 0; t <= PCC_NTHREADS; t++) {
         w[t].set = &set;
         w[t].id = t;
         w[t].misses = 0;
-        pthread_create(&th[t], NULL, pcc_trainer, &w[t]);
+        if (t < PCC_NTHREADS)
+            pthread_create(&th[t], NULL, pcc_trainer, &w[t]);
+        else
+            pthread_create(&reader, NULL, pcc_reader, &w[t]);
     }
     for (t = 0; t < PCC_NTHREADS; t++) {
         pthread_join(th[t], NULL);
         CHECK_EQ(w[t].misses, 0);
     }
+    pthread_join(reader, NULL);
+    CHECK_EQ(w[PCC_NTHREADS].misses, 0);
     pthread_barrier_destroy(&pcc_barrier);
-    CHECK_EQ(ctxprof_pcc_set_count(&set), 10000 * (PCC_NTHREADS - 1) + PCC_PER_THREAD);
+    CHECK_EQ(ctxprof_pcc_set_count(&set),
+             PCC_PRELOADED + 10000 * (PCC_NTHREADS - 1) + PCC_PER_THREAD);
     for (t = 0; t < PCC_NTHREADS; t++)
         for (i = 0; i < PCC_PER_THREAD; i++)
             if (!ctxprof_pcc_set_contains(&set, pcc_value(t, i)))
@@ -947,6 +971,26 @@ static void pcc_example(void)
              0);
 }
 
+/* A 32-bit build trains, saves and reloads, and refuses a 64-bit file. */
+static void pcc_bits32(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    ctxprof_pcc_set s;
+    char p64[512];
+    snprintf(p64, sizeof p64, "%s/w64.set", d);
+    pcc_set_fill(&s, 31, 10, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&s, p64), CTXPROF_OK);
+    ctxprof_pcc_set_deinit(&s);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O1 -Wall -Wextra -Werror -DCTXPROF_CTX_BITS=32 -I. "
+                               "tests/data/pcc_bits32.c -o %s/bits32 -lpthread",
+                               CTXPROF_TEST_CC, d),
+               0);
+    CHECK_EQ(ctxprof_test_sh("%s/bits32 %s/w32.set %s | grep -qx ok", d, d, p64), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s/w32.set | grep -q 'bits=32 .*contexts=1000'",
+                             d),
+             0);
+}
+
 static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_noncommutative", pcc_noncommutative},
     {"pcc_compose", pcc_compose},
@@ -969,4 +1013,5 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_set_bad_files", pcc_set_bad_files},
     {"pcc_tool", pcc_tool},
     {"pcc_example", pcc_example},
+    {"pcc_bits32", pcc_bits32},
     {0, 0}};
