@@ -32,7 +32,8 @@ CXXSTRICT := -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wsign-conver
 TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all tool tools examples bench bench-build demo test check format clean
+.PHONY: all tool tools examples bench bench-build demo test check format clean install \
+        uninstall deps fuzz fuzz-build
 all: tools examples bench-build
 
 # Filled by the module blocks below.
@@ -57,7 +58,7 @@ DEMOS += examples/anomaly/demo.sh
 # context values come from the annotations and do not depend on inlining.
 $(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 $(CFLAGS) -fno-inline $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
+	$(CC) -std=gnu11 $(CFLAGS) -fno-inline $(STRICT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
 # Benchmark 1: per-call cost; one binary per compiler and context width.
 PCC_BFLAGS := -O2 -gdwarf-4 -fno-optimize-sibling-calls $(STRICT)
@@ -112,6 +113,66 @@ BENCH_RUNS += bench/pcc_query.sh
 
 # ---- module: pebs ----
 
+# ---- packaging -----------------------------------------------------------------
+# make install PREFIX=/usr/local DESTDIR= : headers, tools, pkg-config files
+# (ctxprof.pc, and ctxprof-pfm.pc for the libpfm4 variant) and a CMake package
+# (find_package(ctxprof) -> INTERFACE targets ctxprof::ctxprof, ctxprof::pfm).
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^\#define CTXPROF_VERSION_STRING "\(.*\)"/\1/p' ctxprof.h)
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
+
+install: $(TOOLS)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof \
+	    $(DESTDIR)$(PREFIX)/share/doc/ctxprof
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	for f in ctxprof.pc ctxprof-pfm.pc; do \
+	    $(SUBST) tools/pkg/$$f.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$f; done
+	for f in ctxprofConfig.cmake ctxprofConfigVersion.cmake; do \
+	    $(SUBST) tools/pkg/$$f.in > $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof/$$f; done
+	install -m 644 README.md CHANGELOG.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/ctxprof/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(HEADERS))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(TOOLS)))
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/ctxprof.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/ctxprof-pfm.pc
+	rm -rf $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof $(DESTDIR)$(PREFIX)/share/doc/ctxprof
+
+# Optional packages: libpfm4 (event names), libunwind (a benchmark baseline).
+deps:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q libpfm4-dev libunwind-dev \
+	        >/dev/null 2>&1 || echo "make deps: apt-get failed; optional parts are skipped"; \
+	else echo "make deps: run as root on Debian, or install libpfm4-dev libunwind-dev"; fi
+
+# ---- fuzzing -------------------------------------------------------------------
+# libFuzzer targets in tests/fuzz/fuzz_<name>.c; seeds and regression inputs
+# in tests/data/fuzz/<name>/. `make fuzz` runs each for FUZZ_SECONDS with a
+# fixed seed; `make test` replays every input of tests/data/fuzz.
+FUZZ_TARGETS := pcc_set
+FUZZ_SECONDS ?= 30
+FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_BINS = $(foreach t,$(FUZZ_TARGETS),$(B)/fuzz/fuzz_$(t))
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< -o $@
+
+fuzz-build: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(B)/fuzz/corpus/$$t $(B)/fuzz/crash/$$t; \
+	    echo "== fuzz $$t: $(FUZZ_SECONDS) s"; \
+	    $(B)/fuzz/fuzz_$$t -seed=1 -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	        -artifact_prefix=$(B)/fuzz/crash/$$t/ -print_final_stats=1 \
+	        $(B)/fuzz/corpus/$$t tests/data/fuzz/$$t 2>&1 | \
+	        grep -E '^(stat::number_of_executed_units|stat::peak_rss|INFO: seed corpus|==|SUMMARY|Done)' \
+	        || { echo "fuzz $$t: FAILED, see $(B)/fuzz/crash/$$t"; exit 1; }; \
+	    echo "   corpus: $$(ls $(B)/fuzz/corpus/$$t | wc -l) inputs"; \
+	done
+
 # ---- aggregate targets -------------------------------------------------------
 
 tool tools: $(TOOLS)
@@ -141,7 +202,7 @@ $(B)/test/%/test_ctxprof: $(TEST_DEPS)
 test check: $(TOOLS) $(EXAMPLES)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
 	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
-	 TEST_BINS="$(TEST_BINS)" sh tests/run.sh
+	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" sh tests/run.sh
 
 format:
 	clang-format -i $(HEADERS) $(wildcard tests/*.c tests/*.h tools/*.c bench/*.c examples/*/*.c)

@@ -814,21 +814,36 @@ CTXPROF__PRIV long ctxprof__write_default(int fd, const void *buf, size_t len)
 static ctxprof__write_fn ctxprof__io_write = ctxprof__write_default;
 
 /* Atomic replace: writes a temporary file beside path, fsyncs it and renames
-   it over path. On any failure path is untouched and the temporary removed. */
+   it over path. On any failure path is untouched and the temporary removed.
+   A new file gets 0666 less the umask; a replaced one keeps its mode. */
 CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data, size_t len,
                                       ctxprof_error *err)
 {
     char tmp[4096];
     const unsigned char *p = (const unsigned char *)data;
-    int fd, e;
+    static unsigned seq;
+    struct stat sb;
+    int fd = -1, e = 0, tries;
+    mode_t mode = 0666; /* narrowed by the umask, like any new file */
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >= sizeof tmp)
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
-    fd = mkstemp(tmp);
+    if (stat(path, &sb) == 0)
+        mode = sb.st_mode & 07777; /* a replaced file keeps its permissions */
+    for (tries = 0; tries < 100 && fd < 0; tries++) {
+        unsigned n = __atomic_add_fetch(&seq, 1u, __ATOMIC_RELAXED);
+        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld.%u", path, (long)getpid(), n) >=
+            sizeof tmp)
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        e = errno;
+        if (fd < 0 && e != EEXIST)
+            break;
+    }
     if (fd < 0)
-        return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s: cannot create temporary file",
+        return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: cannot create temporary file",
                              path);
+    if (mode != 0666)
+        fchmod(fd, mode);
     while (len > 0) {
         long n = ctxprof__io_write(fd, p, len);
         if (n < 0 && errno == EINTR)
@@ -2294,46 +2309,37 @@ CTXPROF_DEF int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *pa
     return st;
 }
 
-CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err)
+/* Validates a set file image in memory (name is for messages); on success
+   f holds its values, else f is unchanged. Also the fuzzing entry point. */
+CTXPROF__PRIV int ctxprof__pcc_file_parse(ctxprof_pcc_file *f, const unsigned char *buf,
+                                          size_t size, const char *name, ctxprof_error *err)
 {
-    char *buf;
-    size_t size, len = 0, i, k, width;
+    size_t len = 0, i, k, width;
     const unsigned char *p = NULL;
     uint64_t params[4], *vals;
-    void *ud = f->alloc_user;
-    int st = ctxprof__read_file(path, &buf, &size, ud, err);
+    int st = ctxprof__blob_open(buf, size, CTXPROF__KIND_PCC_SET, params, &p, &len, name, err);
     if (st)
         return st;
-    st = ctxprof__blob_open((const unsigned char *)buf, size, CTXPROF__KIND_PCC_SET, params, &p,
-                            &len, path, err);
-    if (st)
-        goto done;
-    if (params[0] != 32 && params[0] != 64) {
-        st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: %llu-bit values", path,
-                           (unsigned long long)params[0]);
-        goto done;
-    }
+    if (params[0] != 32 && params[0] != 64)
+        return ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: %llu-bit values", name,
+                             (unsigned long long)params[0]);
     width = params[0] == 32 ? 4 : 8;
-    if (params[3] > len / width || params[3] * width != len) {
-        st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: %llu values do not fill %llu bytes",
-                           path, (unsigned long long)params[3], (unsigned long long)len);
-        goto done;
-    }
-    vals = (uint64_t *)ctxprof__alloc((size_t)params[3], sizeof *vals, ud);
-    if (!vals) {
-        st = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
-        goto done;
-    }
+    if (params[3] > len / width || params[3] * width != len)
+        return ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                             "%s: %llu values do not fill %llu bytes", name,
+                             (unsigned long long)params[3], (unsigned long long)len);
+    vals = (uint64_t *)ctxprof__alloc((size_t)params[3], sizeof *vals, f->alloc_user);
+    if (!vals)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", name);
     for (i = 0; i < (size_t)params[3]; i++) {
         uint64_t v = 0;
         for (k = width; k-- > 0;)
             v = (v << 8) | p[i * width + k];
         vals[i] = v;
         if (i && v <= vals[i - 1]) {
-            ctxprof__free(vals, ud);
-            st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: values out of order at %zu",
-                               path, i);
-            goto done;
+            ctxprof__free(vals, f->alloc_user);
+            return ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: values out of order at %zu",
+                                 name, i);
         }
     }
     ctxprof_pcc_file_free(f);
@@ -2342,8 +2348,18 @@ CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctx
     f->site_version = (unsigned)params[2];
     f->count = (size_t)params[3];
     f->values = vals;
-done:
-    ctxprof__free(buf, ud);
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err)
+{
+    char *buf;
+    size_t size;
+    int st = ctxprof__read_file(path, &buf, &size, f->alloc_user, err);
+    if (st)
+        return st;
+    st = ctxprof__pcc_file_parse(f, (const unsigned char *)buf, size, path, err);
+    ctxprof__free(buf, f->alloc_user);
     return st;
 }
 

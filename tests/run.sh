@@ -62,6 +62,19 @@ for bin in $TEST_BINS; do
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
 done
 
+# Replay the fuzzing seeds and regression inputs (tests/data/fuzz/<target>)
+# through each libFuzzer target: a crash found once stays fixed.
+for t in $FUZZ_TARGETS; do
+    if ! $MAKE -s "build/fuzz/fuzz_$t" >>"$log" 2>&1; then
+        bad "fuzz-replay-$t (build; see $log)"; continue
+    fi
+    if "build/fuzz/fuzz_$t" -runs=0 tests/data/fuzz/$t >>"$log" 2>&1; then
+        ok "fuzz-replay-$t"
+    else
+        bad "fuzz-replay-$t (see $log)"
+    fi
+done
+
 [ "$skipped" -gt 0 ] && echo "($skipped skipped: hardware or permissions missing here, see above)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

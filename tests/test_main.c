@@ -48,6 +48,7 @@ int ctxprof_test_sh(const char *fmt, ...)
 #include "test_core.c"
 #include "test_pcc.c"
 #include "test_icpp.c"
+#include "test_package.c"
 
 static const struct {
     const char *module;
@@ -56,6 +57,7 @@ static const struct {
     {"core", ctxprof_tests_core},
     {"pcc", ctxprof_tests_pcc},
     {"icpp", ctxprof_tests_icpp},
+    {"package", ctxprof_tests_package},
 };
 
 int main(int argc, char **argv)

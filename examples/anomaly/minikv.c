@@ -15,7 +15,7 @@
    returns the contents of PATH. Build: make examples (or
    cc -O2 -I../.. minikv.c). See demo.sh. */
 #define CTXPROF_IMPLEMENTATION
-#include "../../ctxprof.h"
+#include "ctxprof.h"
 
 #include <fcntl.h>
 #include <stdio.h>
