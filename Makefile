@@ -33,7 +33,7 @@ TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all tool tools examples bench bench-build demo test check format clean install \
-        uninstall deps fuzz fuzz-build
+        uninstall deps fuzz fuzz-build memcheck
 all: tools examples bench-build
 
 # Filled by the module blocks below.
@@ -146,6 +146,11 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q libpfm4-dev libunwind-dev \
 	        >/dev/null 2>&1 || echo "make deps: apt-get failed; optional parts are skipped"; \
 	else echo "make deps: run as root on Debian, or install libpfm4-dev libunwind-dev"; fi
+
+# Memcheck over the plain gcc unit tests (definite leaks and errors fail).
+memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
+	valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+	    $(B)/test/gcc/test_ctxprof $(MEMCHECK_FILTER)
 
 # ---- fuzzing -------------------------------------------------------------------
 # libFuzzer targets in tests/fuzz/fuzz_<name>.c; seeds and regression inputs

@@ -1828,14 +1828,23 @@ CTXPROF_DEF double ctxprof_pcc_expected_conflicts(double n, unsigned bits)
         return sum;
     }
     {
-        /* m((m-1)/m)^n by squaring in long double, whose 64-bit mantissa
-           holds 1 - 2^-64 exactly (no libm needed). */
-        long double q = 1.0L, b = 1.0L - 1.0L / (long double)m;
-        uint64_t e = (uint64_t)n;
-        for (; e; e >>= 1, b *= b)
-            if (e & 1u)
-                q *= b;
-        return (double)((long double)n - (long double)m + (long double)m * q);
+        /* E = n - m(1 - q), q = ((m-1)/m)^n = exp(L), L = n log1p(-1/m) =
+           -n/m - n/(2m^2) to double precision (m >= 2^32). 1 - q comes from
+           the Taylor series of expm1 on L / 2^j, squared back j times:
+           plain doubles, no libm, no reliance on long double. */
+        double L = -(n / m) - n / (2 * m * m), r = L, e, t;
+        int j = 0;
+        while (r < -0.5) {
+            r /= 2;
+            j++;
+        }
+        for (e = 0, t = r, k = 1; k < 60 && (t > 1e-18 || t < -1e-18); k += 1) {
+            e += t; /* e = expm1(r) */
+            t = t * r / (k + 1);
+        }
+        while (j-- > 0)
+            e = e * (e + 2); /* expm1(2x) = expm1(x) (expm1(x) + 2) */
+        return n + m * e;
     }
 }
 
