@@ -75,9 +75,16 @@ $(B)/bench/pcc_calls_$(1)_$(3): bench/pcc_calls.c bench/pcc_fib.c bench/pcc_hook
 	    -DUSE_PCC_INV -c bench/pcc_fib.c -o $$$$o/pccinv$$$$s.o; \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=finstr \
 	    -finstrument-functions -c bench/pcc_fib.c -o $$$$o/finstr$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccso \
+	    -DUSE_PCC -c bench/pcc_fib.c -o $$$$o/so_ie$$$$s.pic; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccsodyn \
+	    -DUSE_PCC -DCTXPROF_TLS_DYNAMIC -c bench/pcc_fib.c -o $$$$o/so_gd$$$$s.pic; \
 	done; \
+	$(2) -shared $$$$o/so_ie0.pic $$$$o/so_ie1.pic -o $(B)/bench/libpcc_$(1)_$(3)_ie.so; \
+	$(2) -shared $$$$o/so_gd0.pic $$$$o/so_gd1.pic -o $(B)/bench/libpcc_$(1)_$(3)_gd.so; \
 	$(2) -std=gnu11 $(PCC_BFLAGS) -c bench/pcc_hooks.c -o $$$$o/hooks.o; \
 	$(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) bench/pcc_calls.c $$$$o/*.o -o $$@ \
+	  -L$(B)/bench -lpcc_$(1)_$(3)_ie -lpcc_$(1)_$(3)_gd -Wl,-rpath,'$$$$ORIGIN' \
 	  $(LDFLAGS) $(LDLIBS)
 endef
 $(eval $(call pcc_calls_rule,gcc,$(CC),64))

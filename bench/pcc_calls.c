@@ -18,6 +18,8 @@ long plain_fib0(int n);
 long pcc_fib0(int n);
 long pccinv_fib0(int n);
 long finstr_fib0(int n);
+long pccso_fib0(int n);
+long pccsodyn_fib0(int n);
 
 typedef struct variant {
     const char *name, *what;
@@ -28,9 +30,9 @@ static const variant variants[] = {
     {"plain", "uninstrumented", plain_fib0},
     {"pcc", "PCC, restore from local", pcc_fib0},
     {"pccinv", "PCC, restore by inverse of 3", pccinv_fib0},
-#if !defined(NO_FINSTR)
     {"finstr", "-finstrument-functions, empty hooks", finstr_fib0},
-#endif
+    {"pccso", "PCC in a -fPIC .so, initial-exec TLS", pccso_fib0},
+    {"pccsodyn", "PCC in a -fPIC .so, CTXPROF_TLS_DYNAMIC", pccsodyn_fib0},
 };
 #define NV (sizeof variants / sizeof variants[0])
 

@@ -5,7 +5,9 @@
      plain     no instrumentation
      pcc       CTXPROF_PCC_FUNC + CTXPROF_PCC_CALL (restore from a local)
      pccinv    update before, restore by multiplying by the inverse of 3
-     finstr    -finstrument-functions with empty hooks (flag set by the Makefile) */
+     finstr    -finstrument-functions with empty hooks (flag set by the Makefile)
+     pccso     pcc, built -fPIC into a shared library (initial-exec TLS)
+     pccsodyn  the same with -DCTXPROF_TLS_DYNAMIC (a __tls_get_addr call per access) */
 #include "../ctxprof.h"
 
 #define CAT(a, b) a##b
