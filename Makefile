@@ -33,7 +33,7 @@ TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all tool tools examples bench bench-build demo test check format clean install \
-        uninstall deps fuzz fuzz-build memcheck
+        uninstall deps fuzz fuzz-build memcheck stress
 all: tools examples bench-build
 
 # Filled by the module blocks below.
@@ -153,6 +153,17 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q libpfm4-dev libunwind-dev \
 	        >/dev/null 2>&1 || echo "make deps: apt-get failed; optional parts are skipped"; \
 	else echo "make deps: run as root on Debian, or install libpfm4-dev libunwind-dev"; fi
+
+# Stress: 16 threads doing everything at once under ThreadSanitizer; counts
+# must add up exactly (tests/stress.c). STRESS_SECONDS, STRESS_THREADS.
+STRESS_SECONDS ?= 10
+STRESS_THREADS ?= 16
+$(B)/stress/stress_tsan: tests/stress.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) -std=gnu11 -O1 -g -fsanitize=thread $(TESTWARN) $< -o $@ $(LDFLAGS) $(LDLIBS)
+stress: $(B)/stress/stress_tsan
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	    $(B)/stress/stress_tsan $(STRESS_SECONDS) $(STRESS_THREADS)
 
 # Memcheck over the plain gcc unit tests (definite leaks and errors fail).
 memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)

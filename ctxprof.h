@@ -1947,7 +1947,7 @@ CTXPROF__PRIV int ctxprof__pcc_table_put(ctxprof__pcc_table *t, ctxprof_ctx v)
     if (t->slots[i] == v)
         return 0;
     __atomic_store_n(&t->slots[i], v, __ATOMIC_RELEASE);
-    t->count++;
+    __atomic_store_n(&t->count, t->count + 1, __ATOMIC_RELAXED); /* only lock holders write */
     return 1;
 }
 
@@ -2006,7 +2006,7 @@ CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v
             return 0;
     }
     if (ctxprof_pcc_set_count(set) >= set->desc.max_contexts) {
-        set->dropped++;
+        __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
         return CTXPROF_ERR_FULL;
     }
     if (v == 0) {
@@ -2018,7 +2018,7 @@ CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v
         if (ctxprof__pcc_table_copy(&fresh, t, 2 * (t->mask + 1), set->desc.alloc_user) ||
             ctxprof__pcc_publish(set, &fresh)) {
             ctxprof__free(fresh.slots, set->desc.alloc_user);
-            set->dropped++;
+            __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
             return CTXPROF_ERR_NOMEM;
         }
         t = set->table;
@@ -2091,13 +2091,14 @@ CTXPROF_DEF int ctxprof_pcc_set_contains(const ctxprof_pcc_set *set, ctxprof_ctx
     if (v == 0)
         return __atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
     t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
-    return t->slots[ctxprof__pcc_probe(t, v)] == v;
+    return __atomic_load_n(&t->slots[ctxprof__pcc_probe(t, v)], __ATOMIC_ACQUIRE) == v;
 }
 
 CTXPROF_DEF size_t ctxprof_pcc_set_count(const ctxprof_pcc_set *set)
 {
     const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
-    return t->count + (size_t)__atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&t->count, __ATOMIC_RELAXED) +
+           (size_t)__atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
 }
 
 CTXPROF_DEF int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx v)
@@ -2234,7 +2235,7 @@ CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ct
         return 0;
     }
     if (set->new_seen >= set->desc.max_reported) {
-        set->dropped++;
+        __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
     } else {
         int room = 1;
         if (v == 0) {
@@ -2249,18 +2250,18 @@ CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ct
             }
         }
         if (!room) {
-            set->dropped++;
+            __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
         } else {
             if (v != 0)
                 ctxprof__pcc_table_put(&set->reported, v);
-            set->new_seen++;
+            __atomic_add_fetch(&set->new_seen, 1, __ATOMIC_RELAXED);
             if (!set->desc.report) {
                 /* nothing to call */
             } else if (ctxprof__pcc_rate_ok(set)) {
-                index = ++set->reported_count;
+                index = __atomic_add_fetch(&set->reported_count, 1, __ATOMIC_RELAXED);
                 call = 1;
             } else {
-                set->suppressed++;
+                __atomic_add_fetch(&set->suppressed, 1, __ATOMIC_RELAXED);
             }
         }
     }
