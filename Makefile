@@ -131,6 +131,18 @@ PFM_LIBS   := $(if $(PFM_OK),-lpfm,)
 TEST_CFLAGS += $(PFM_CFLAGS)
 TEST_LDLIBS += $(PFM_LIBS)
 
+# Benchmarks: sampling overhead (1/10/50 kHz vs unsampled and a SIGPROF
+# timer) and the drain path's cost per sample.
+PEBS_BFLAGS := -O2 -g -fno-optimize-sibling-calls $(STRICT)
+BENCHES += $(B)/bench/pebs_overhead $(B)/bench/pebs_drain
+$(B)/bench/pebs_overhead: bench/pebs_overhead.c ctxprof.h ctxprof_pebs.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(PEBS_BFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
+$(B)/bench/pebs_drain: bench/pebs_drain.c ctxprof.h ctxprof_pebs.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(PEBS_BFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
+BENCH_RUNS += bench/pebs.sh
+
 # ---- packaging -----------------------------------------------------------------
 # make install PREFIX=/usr/local DESTDIR= : headers, tools, pkg-config files
 # (ctxprof.pc, and ctxprof-pfm.pc for the libpfm4 variant) and a CMake package

@@ -1,0 +1,174 @@
+/* Issue 6, benchmark 2: the cost per sample of the drain path.
+
+   A ring laid out as the kernel writes it (one perf_event_mmap_page, then a
+   256 KiB data area, the default ring) is filled with PERF_RECORD_SAMPLE
+   records of the default layout (IP | TID | REGS_USER{bp,sp,ip}: 56 bytes)
+   and drained by ctxprof__pebs_ring_read, the function the reader thread,
+   ctxprof_pebs_drain() and the signal handler all use. Records start at a
+   different offset each round, so some straddle the end and take the copy
+   path, as in a live ring.
+
+     pebs_drain                 table of ns per sample (monotonic clock),
+                                medians of 31 rounds, min-max
+     pebs_drain callgrind       one drain of one full ring, for
+                                valgrind --tool=callgrind --toggle-collect=pebs_bench_drain
+
+   Sinks: a callback that sums the IPs; the caller's array; the callback
+   with heights (stack base set); the ring "cold" (an 8 MiB buffer walked
+   before each drain, as when the kernel wrote it from another CPU). */
+#define _GNU_SOURCE
+#define CTXPROF_IMPLEMENTATION
+#include "../ctxprof_pebs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RING (256u * 1024u)
+#define ROUNDS 31
+
+static struct perf_event_mmap_page *meta;
+static unsigned char *data;
+static ctxprof__pebs_ring ring;
+static ctxprof__pebs_fmt fmt;
+static uint64_t head;
+static ctxprof_pebs_sample *arr;
+static size_t arr_len;
+static volatile uint64_t ip_sum;
+static unsigned char *flush_buf;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sum_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    (void)user;
+    ip_sum += s->ip + s->height;
+}
+
+/* Writes one sample record in the kernel's layout at the head. */
+static void put_sample(uint64_t seq)
+{
+    uint64_t w[7];
+    uint32_t tid[2] = {1000, 1001};
+    struct perf_event_header h;
+    size_t i;
+    h.type = PERF_RECORD_SAMPLE;
+    h.misc = PERF_RECORD_MISC_USER;
+    h.size = (uint16_t)sizeof w;
+    memcpy(&w[0], &h, sizeof h);
+    w[1] = 0x401000 + (seq & 0xfff); /* IP */
+    memcpy(&w[2], tid, sizeof tid);  /* TID */
+    w[3] = 2;                        /* REGS_USER abi 64 */
+    w[4] = 0x7ffd0000 + 64 * (seq & 63);
+    w[5] = 0x7ffc0000 - 16 * (seq & 255); /* sp */
+    w[6] = w[1];
+    for (i = 0; i < sizeof w; i++)
+        data[(head + i) & (RING - 1)] = ((const unsigned char *)w)[i];
+    head += sizeof w;
+}
+
+/* Fills the ring (from the current tail) with n samples. */
+static void fill(size_t n)
+{
+    size_t k;
+    head = meta->data_tail;
+    for (k = 0; k < n; k++)
+        put_sample(k);
+    __atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+}
+
+__attribute__((noinline)) uint64_t pebs_bench_drain(const ctxprof__pebs_sink *sk);
+uint64_t pebs_bench_drain(const ctxprof__pebs_sink *sk)
+{
+    return ctxprof__pebs_ring_read(&ring, &fmt, sk);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One variant: ROUNDS drains of a full ring; ns per sample. */
+static void run(const char *name, ctxprof__pebs_sink *sk, uint64_t base, int cold)
+{
+    double per[ROUNDS];
+    size_t n = (RING - 64) / 56, k;
+    int r;
+    ring.stack_base = base;
+    for (r = 0; r < ROUNDS; r++) {
+        uint64_t t0, t1, got;
+        /* move the start so records straddle the end in different places */
+        meta->data_tail += 8 * (uint64_t)(r % 7);
+        meta->data_head = meta->data_tail;
+        fill(n);
+        if (cold)
+            for (k = 0; k < 8u << 20; k += 64)
+                flush_buf[k]++;
+        arr_len = 0;
+        t0 = now_ns();
+        got = pebs_bench_drain(sk);
+        t1 = now_ns();
+        if (got != n) {
+            fprintf(stderr, "pebs_drain: drained %llu of %zu samples\n", (unsigned long long)got,
+                    n);
+            exit(1);
+        }
+        per[r] = (double)(t1 - t0) / (double)n;
+    }
+    qsort(per, ROUNDS, sizeof per[0], cmp_double);
+    printf("| %-34s | %7.1f | %5.1f-%-5.1f |\n", name, per[ROUNDS / 2], per[0], per[ROUNDS - 1]);
+}
+
+int main(int argc, char **argv)
+{
+    ctxprof__pebs_sink cb, to_arr;
+    meta = (struct perf_event_mmap_page *)calloc(1, sizeof *meta);
+    data = (unsigned char *)calloc(1, RING);
+    flush_buf = (unsigned char *)calloc(1, 8u << 20);
+    arr = (ctxprof_pebs_sample *)calloc(RING / 56 + 1, sizeof *arr);
+    if (!meta || !data || !flush_buf || !arr)
+        return 1;
+    ring.fd = -1;
+    ring.meta = meta;
+    ring.data = data;
+    ring.size = RING;
+    ring.mask = RING - 1;
+    if (ctxprof__pebs_fmt_init(&fmt, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER,
+                               CTXPROF__PEBS_REGS, 0, 0) != 0)
+        return 1;
+    fmt.period = 333333;
+    memset(&cb, 0, sizeof cb);
+    cb.fn = sum_fn;
+    memset(&to_arr, 0, sizeof to_arr);
+    to_arr.arr = arr;
+    to_arr.cap = RING / 56 + 1;
+    to_arr.len = &arr_len;
+
+    if (argc > 1 && strcmp(argv[1], "callgrind") == 0) {
+        size_t n = (RING - 64) / 56;
+        fill(n);
+        printf("samples %zu drained %llu\n", n, (unsigned long long)pebs_bench_drain(&cb));
+        return 0;
+    }
+    printf("drain cost per sample, %u KiB ring of 56-byte samples (%u per drain), "
+           "median of %d drains\n\n",
+           RING / 1024, (RING - 64) / 56, ROUNDS);
+    printf("| %-34s | ns/smp  | min-max     |\n", "sink");
+    printf("|------------------------------------|---------|-------------|\n");
+    run("callback", &cb, 0, 0);
+    run("callback + heights", &cb, 0x7fff0000, 0);
+    run("caller's array", &to_arr, 0, 0);
+    run("callback, ring cold in cache", &cb, 0x7fff0000, 1);
+    free(meta);
+    free(data);
+    free(flush_buf);
+    free(arr);
+    return 0;
+}
