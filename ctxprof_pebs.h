@@ -170,6 +170,9 @@ typedef struct ctxprof_pebs_sample {
     uint64_t time;             /* perf clock, ns, with CTXPROF_PEBS_TIME; else 0 */
     uint64_t period;           /* weight: events (hardware) or ns (software) per sample */
     const uint64_t *callchain; /* with CTXPROF_PEBS_CALLCHAIN, only during on_sample */
+    const unsigned char *stack; /* with desc.stack_bytes: user stack copy, only during on_sample */
+    uint64_t stack_addr;       /* address of stack[0] (the user-mode SP) */
+    uint32_t stack_size;       /* bytes in stack (up to desc.stack_bytes) */
     uint32_t callchain_nr;     /* entries in callchain (context markers included) */
     uint32_t pid, tid;         /* process and thread of the sample */
     uint16_t misc;             /* perf_event_header.misc */
@@ -194,6 +197,8 @@ typedef struct ctxprof_pebs_desc {
     unsigned watermark;   /* reader wakeup after this many bytes; default ring/4 */
     unsigned max_threads; /* threads attached at once; default 256 */
     unsigned max_stack;   /* callchain depth with CTXPROF_PEBS_CALLCHAIN; default 127, max 192 */
+    unsigned stack_bytes; /* copy this many bytes of user stack above SP per sample (a multiple
+                             of 8, at most 4096; 0 = none): frame words for partial walks */
     int signo;            /* CTXPROF_PEBS_SIGNAL: the signal; default SIGIO */
     ctxprof_pebs_sample_fn on_sample; /* sink 1: callback (may be NULL) */
     void *user;                       /* its first argument */
@@ -387,13 +392,16 @@ struct ctxprof__pebs_owner {                       /* struct f_owner_ex */
 #define CTXPROF__PEBS_SUPPORTED                                                                    \
     (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                \
      PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |                 \
-     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR)
+     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |                         \
+     PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR)
 
 /* Largest record copied out of the ring when it straddles the end: every
    field above with a callchain of CTXPROF__PEBS_MAX_STACK frames plus its
-   context markers and two register blocks of 64 registers fit. */
+   context markers, two register blocks of 64 registers and a user stack
+   copy of CTXPROF__PEBS_MAX_STACK_BYTES fit (7 KiB of the drainer's stack). */
 #define CTXPROF__PEBS_MAX_STACK 192u
-#define CTXPROF__PEBS_SCRATCH_WORDS 400u
+#define CTXPROF__PEBS_MAX_STACK_BYTES 4096u
+#define CTXPROF__PEBS_SCRATCH_WORDS (400u + CTXPROF__PEBS_MAX_STACK_BYTES / 8u)
 
 enum {
     CTXPROF__PEBS_FREE = 0,   /* slot unused */
@@ -408,6 +416,7 @@ typedef struct ctxprof__pebs_fmt {
     unsigned nregs_user, nregs_intr;
     int use_intr;              /* ip/sp from REGS_INTR (PEBS) instead of REGS_USER */
     int ip_idx, sp_idx, bp_idx; /* register positions in the chosen block, -1 absent */
+    int user_sp_idx;           /* SP in the REGS_USER block (anchors STACK_USER), -1 absent */
     uint16_t sflags;           /* CTXPROF_PEBS_SAMPLE_* every sample of the level has */
     uint64_t period;           /* sample.period */
 } ctxprof__pebs_fmt;
@@ -723,7 +732,9 @@ CTXPROF__PRIV void ctxprof__pebs_stats_load(ctxprof_pebs_stats *dst, const ctxpr
      { u32 pid, tid;    } TID             { u64 period;      } PERIOD
      { u64 time;        } TIME            { u64 nr; u64 ips[nr]; } CALLCHAIN
      { u64 addr;        } ADDR            { u64 abi; u64 regs[weight(mask)]; } REGS_USER
-     { u64 id;          } ID              { u64 abi; u64 regs[weight(mask)]; } REGS_INTR
+     { u64 id;          } ID              { u64 size; char data[size];
+                                            u64 dyn_size (if size); } STACK_USER
+                                          { u64 abi; u64 regs[weight(mask)]; } REGS_INTR
 
    A register block has no registers at all when abi == 0 (kernel thread,
    or no user state). Every field is checked against the record size. */
@@ -745,9 +756,15 @@ CTXPROF__PRIV int ctxprof__pebs_fmt_init(ctxprof__pebs_fmt *f, uint64_t sample_t
     f->nregs_user = ctxprof__pebs_popcount(f->regs_user);
     f->nregs_intr = ctxprof__pebs_popcount(f->regs_intr);
     f->use_intr = use_intr;
+    f->user_sp_idx = -1;
 #if defined(CTXPROF__PEBS_REG_SP)
     if (!(mask >> CTXPROF__PEBS_REG_SP & 1) || !(mask >> CTXPROF__PEBS_REG_IP & 1))
         return -1;
+    if (f->regs_user >> CTXPROF__PEBS_REG_SP & 1)
+        f->user_sp_idx =
+            (int)ctxprof__pebs_popcount(f->regs_user & ((1ull << CTXPROF__PEBS_REG_SP) - 1));
+    if ((sample_type & PERF_SAMPLE_STACK_USER) && f->user_sp_idx < 0)
+        return -1; /* a stack copy is useless without the SP it starts at */
     f->sp_idx = (int)ctxprof__pebs_popcount(mask & ((1ull << CTXPROF__PEBS_REG_SP) - 1));
     f->ip_idx = (int)ctxprof__pebs_popcount(mask & ((1ull << CTXPROF__PEBS_REG_IP) - 1));
     f->bp_idx = (mask >> CTXPROF__PEBS_REG_BP & 1)
@@ -842,6 +859,24 @@ CTXPROF__PRIV int ctxprof__pebs_parse(const ctxprof__pebs_fmt *f, const unsigned
             i += f->nregs_user;
         }
     }
+    if (st & PERF_SAMPLE_STACK_USER) {
+        uint64_t ssize, dyn;
+        CTXPROF__PEBS_NEED(1);
+        ssize = ctxprof__pebs_word(rec, i++);
+        if (ssize) {
+            if ((ssize & 7) != 0 || ssize / 8 > n - i || n - i - (size_t)(ssize / 8) < 1)
+                return -1;
+            dyn = ctxprof__pebs_word(rec, i + (size_t)(ssize / 8));
+            if (dyn > ssize)
+                return -1;
+            if (dyn && user) {
+                s->stack = rec + 8 * i;
+                s->stack_size = (uint32_t)dyn;
+                s->stack_addr = ctxprof__pebs_word(rec, user + (size_t)f->user_sp_idx);
+            }
+            i += (size_t)(ssize / 8) + 1;
+        }
+    }
     if (st & PERF_SAMPLE_REGS_INTR) {
         CTXPROF__PEBS_NEED(1);
         if (ctxprof__pebs_word(rec, i++)) {
@@ -881,6 +916,7 @@ CTXPROF__PRIV void ctxprof__pebs_emit(const ctxprof__pebs_sink *sk, const ctxpro
         if (k < sk->cap) {
             sk->arr[k] = *s;
             sk->arr[k].callchain = NULL;
+            sk->arr[k].stack = NULL;
         } else {
             st->array_full++;
         }
@@ -1172,9 +1208,14 @@ CTXPROF__PRIV void ctxprof__pebs_attr(const struct ctxprof__pebs_impl *I,
     if (use_intr) {
         a->sample_type |= PERF_SAMPLE_REGS_INTR;
         a->sample_regs_intr = CTXPROF__PEBS_REGS;
-    } else {
+    }
+    if (!use_intr || d->stack_bytes) {
         a->sample_type |= PERF_SAMPLE_REGS_USER;
         a->sample_regs_user = CTXPROF__PEBS_REGS;
+    }
+    if (d->stack_bytes) {
+        a->sample_type |= PERF_SAMPLE_STACK_USER;
+        a->sample_stack_user = d->stack_bytes;
     }
     a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
                      CTXPROF__PEBS_FORMAT_LOST;
@@ -1848,6 +1889,10 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
                              "ctxprof_pebs: max_stack=%u above %u", d.max_stack,
                              CTXPROF__PEBS_MAX_STACK);
+    if ((d.stack_bytes & 7) != 0 || d.stack_bytes > CTXPROF__PEBS_MAX_STACK_BYTES)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: stack_bytes=%u must be a multiple of 8, at most %u",
+                             d.stack_bytes, CTXPROF__PEBS_MAX_STACK_BYTES);
     if ((d.period | d.period_ns) >> 63)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: period too large");
     if (d.flags & ~(CTXPROF_PEBS_TIME | CTXPROF_PEBS_CALLCHAIN | CTXPROF_PEBS_KERNEL |

@@ -500,6 +500,64 @@ static void pebs_parse_abi0(void)
     CHECK_EQ(s.sp, 0);
 }
 
+/* STACK_USER: { u64 size; char data[size]; u64 dyn_size } between the two
+   register blocks, anchored at the user SP; bad sizes are refused. */
+static void pebs_parse_stack(void)
+{
+    static pebs_rec r;
+    ctxprof__pebs_fmt f;
+    ctxprof_pebs_sample s;
+    uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+                  PERF_SAMPLE_REGS_INTR;
+    unsigned b, k;
+    size_t len, at_size, at_dyn;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    REQUIRE_EQ(ctxprof__pebs_fmt_init(&f, st, PEBS_MASK, PEBS_MASK, 1), 0);
+    pebs_rec_begin(&r);
+    pebs_rec_u64(&r, 0x1111); /* IP */
+    pebs_rec_u64(&r, 2);      /* REGS_USER */
+    for (b = 0; b < 64; b++)
+        if (PEBS_MASK >> b & 1)
+            pebs_rec_u64(&r, 0x7000 + b); /* user sp is 0x7000 + SP bit */
+    at_size = r.n;
+    pebs_rec_u64(&r, 64); /* STACK_USER size */
+    for (k = 0; k < 8; k++)
+        pebs_rec_u64(&r, 0xabc0 + k);
+    at_dyn = r.n;
+    pebs_rec_u64(&r, 40); /* dyn_size: 5 words valid */
+    pebs_rec_u64(&r, 2);  /* REGS_INTR */
+    for (b = 0; b < 64; b++)
+        if (PEBS_MASK >> b & 1)
+            pebs_rec_u64(&r, 0x9000 + b);
+    len = pebs_rec_end(&r, PERF_RECORD_SAMPLE, 0);
+    REQUIRE_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), 0);
+#if defined(CTXPROF__PEBS_REG_SP)
+    CHECK_EQ(s.sp, 0x9000 + CTXPROF__PEBS_REG_SP);         /* PEBS block */
+    CHECK_EQ(s.stack_addr, 0x7000 + CTXPROF__PEBS_REG_SP); /* the copy's own anchor */
+#endif
+    CHECK_EQ(s.stack_size, 40);
+    REQUIRE(s.stack != NULL);
+    {
+        uint64_t w4;
+        memcpy(&w4, s.stack + 32, 8);
+        CHECK_EQ(w4, 0xabc4);
+    }
+    r.w[at_dyn] = 72; /* dyn_size above size */
+    CHECK_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), -1);
+    r.w[at_dyn] = 40;
+    r.w[at_size] = 60; /* not a multiple of 8 */
+    CHECK_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), -1);
+    r.w[at_size] = 1u << 20; /* beyond the record */
+    CHECK_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), -1);
+    r.w[at_size] = 64;
+    CHECK_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), 0);
+    /* a stack copy without a user SP to anchor it is refused at setup */
+    CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR, 0,
+                                    PEBS_MASK, 1),
+             -1);
+}
+
 /* ---- ring reading ---- */
 
 static ctxprof__pebs_fmt pebs_std_fmt(void)
@@ -1067,11 +1125,13 @@ static void pebs_live_hot_signal(void)
 /* SP heights track a recursion depth exactly: the leaf records its own SP;
    samples in the leaf carry exactly that SP, and their heights against the
    attach-time base differ by the frames between the depths. */
-static volatile uint64_t pebs_leaf_sp[32];
+static volatile uint64_t pebs_leaf_sp[32], pebs_leaf_cookie_at[32];
 
 PEBS_IN("ctxprof_pebs_leaf") static void pebs_leaf(int depth, uint64_t cpu_ns)
 {
+    volatile uint64_t cookie = 0xC00C1E0000000000ull + (uint64_t)depth;
     uint64_t sp = 0;
+    pebs_leaf_cookie_at[depth] = (uint64_t)(uintptr_t)&cookie;
 #if defined(__x86_64__)
     __asm__ __volatile__("mov %%rsp, %0" : "=r"(sp));
 #elif defined(__aarch64__)
@@ -1092,8 +1152,34 @@ static __attribute__((noinline)) void pebs_recurse(int d, int depth, uint64_t cp
     pad[1] = pad[0];
 }
 
+/* The user-stack copy of a leaf sample holds the leaf's cookie at the
+   cookie's offset from SP: the copy starts exactly at the sampled SP. */
+typedef struct pebs_cookiechk {
+    uint64_t leaf, found, size_ok;
+} pebs_cookiechk;
+
+static void pebs_cookie_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_cookiechk *c = (pebs_cookiechk *)user;
+    int k;
+    if (!pebs_in_range(s->ip, __start_ctxprof_pebs_leaf, __stop_ctxprof_pebs_leaf))
+        return;
+    c->leaf++;
+    if (s->stack && s->stack_size == 512 && s->stack_addr == s->sp)
+        c->size_ok++;
+    for (k = 0; k < 32; k++)
+        if (s->sp == pebs_leaf_sp[k] && s->stack && pebs_leaf_cookie_at[k] >= s->stack_addr &&
+            pebs_leaf_cookie_at[k] + 8 <= s->stack_addr + s->stack_size) {
+            uint64_t v;
+            memcpy(&v, s->stack + (pebs_leaf_cookie_at[k] - s->stack_addr), 8);
+            if (v == 0xC00C1E0000000000ull + (uint64_t)k)
+                c->found++;
+        }
+}
+
 static void pebs_live_depth(void)
 {
+    pebs_cookiechk ck;
     static ctxprof_pebs_sample arr[8192];
     static const int depths[] = {3, 7, 12};
     ctxprof_pebs pb;
@@ -1106,8 +1192,12 @@ static void pebs_live_depth(void)
     SKIP("reads the SP with x86_64/aarch64 inline assembly");
 #endif
     pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
+    d.on_sample = pebs_cookie_fn;
+    d.user = &ck;
     d.samples = arr;
     d.samples_cap = 8192;
+    d.stack_bytes = 512;
+    memset(&ck, 0, sizeof ck);
     PEBS_OPEN_OR_SKIP(&pb, &d);
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0x7fffffffffffull), CTXPROF_OK);
     for (k = 0; k < 3; k++)
@@ -1129,6 +1219,11 @@ static void pebs_live_depth(void)
     }
     CHECK_GE(in, 200);
     CHECK_GE(exact * 100, in * 99);
+    CHECK_EQ(ck.leaf, in);
+    CHECK_GE(ck.size_ok * 100, ck.leaf * 99);
+    CHECK_GE(ck.found * 100, ck.leaf * 99);
+    for (i = 0; i < n; i++)
+        CHECK(s[i].stack == NULL); /* not kept in the array */
     for (k = 0; k < 3; k++)
         CHECK_GE(per[k], 30);
     /* the frame of pebs_rec, measured from the recorded SPs, explains the
@@ -1781,6 +1876,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_parse_fields", pebs_parse_fields},
     {"pebs_parse_bounds", pebs_parse_bounds},
     {"pebs_parse_abi0", pebs_parse_abi0},
+    {"pebs_parse_stack", pebs_parse_stack},
     {"pebs_ring_wrap", pebs_ring_wrap},
     {"pebs_ring_records", pebs_ring_records},
     {"pebs_ring_desync", pebs_ring_desync},
