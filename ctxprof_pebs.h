@@ -339,6 +339,7 @@ CTXPROF_API int ctxprof_pebs_encode_event(const char *name, struct perf_event_at
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 /* syscall() is hidden by strict POSIX modes of glibc; the prototype is fixed.
    (libpfm's header calls it too, so this comes first.) */
@@ -1530,8 +1531,11 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
             return pb->error.status;
         }
     }
-    memset(r, 0, sizeof *r);
-    r->fd = fd;
+    /* every field but state and busy, which the reader and signal handlers
+       read concurrently (the slot is FREE until the release store) */
+    memset(&r->st, 0, sizeof r->st);
+    r->stack_base = 0;
+    __atomic_store_n(&r->fd, fd, __ATOMIC_RELAXED);
     r->tid = tid;
     r->map = (unsigned char *)map;
     r->map_len = (size_t)(pages + 1) * (size_t)page;
@@ -1600,7 +1604,7 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
     ctxprof__pebs_stats_add(&I->closed, &tot);
     munmap(r->map, r->map_len);
     close(r->fd);
-    r->fd = -1;
+    __atomic_store_n(&r->fd, -1, __ATOMIC_RELAXED); /* signal handlers compare it */
     r->map = NULL;
     __atomic_store_n(&r->state, CTXPROF__PEBS_FREE, __ATOMIC_RELEASE);
     ctxprof__pebs_ring_release(r);
@@ -1666,8 +1670,11 @@ CTXPROF__PRIV void *ctxprof__pebs_reader_main(void *arg)
                 I->pfd[n].revents = 0;
                 I->pidx[n++] = i;
             }
-        if (poll(I->pfd, (nfds_t)n, -1) < 0)
-            continue; /* EINTR cannot happen with every signal blocked; be safe */
+        if (poll(I->pfd, (nfds_t)n, -1) < 0) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL); /* cannot happen (n fds are open); never spin */
+            continue;
+        }
         if (I->pfd[0].revents & POLLIN) {
             uint64_t v;
             if (read(I->efd, &v, sizeof v) < 0) {
@@ -1715,22 +1722,28 @@ CTXPROF__PRIV void *ctxprof__pebs_reader_main(void *arg)
 /* ---- pebs: signal mode ---- */
 
 static struct ctxprof__pebs_impl *ctxprof__pebs_sig_owner;
+static int ctxprof__pebs_sig_active; /* handlers running: close waits for 0 */
 
 /* SIGIO-style handler: drains the ring whose fd raised the signal. Only
-   async-signal-safe work: atomics, the ring parser, the sinks. */
+   async-signal-safe work: atomics, the ring parser, the sinks. The state is
+   checked again once the ring is held: close may have released it between. */
 CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
 {
-    struct ctxprof__pebs_impl *I = __atomic_load_n(&ctxprof__pebs_sig_owner, __ATOMIC_ACQUIRE);
+    struct ctxprof__pebs_impl *I;
     int saved = errno, handled = 0;
     unsigned i;
+    __atomic_fetch_add(&ctxprof__pebs_sig_active, 1, __ATOMIC_SEQ_CST);
+    I = __atomic_load_n(&ctxprof__pebs_sig_owner, __ATOMIC_SEQ_CST);
     if (I && si) {
         for (i = 0; i < I->nrings; i++) {
             ctxprof__pebs_ring *r = &I->rings[i];
             if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE &&
-                r->fd == si->si_fd) {
+                __atomic_load_n(&r->fd, __ATOMIC_RELAXED) == si->si_fd) {
                 if (ctxprof__pebs_ring_acquire(r, 0)) {
-                    ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
-                    __atomic_fetch_add(&r->st.wakeups, (uint64_t)1, __ATOMIC_RELAXED);
+                    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE) {
+                        ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
+                        __atomic_fetch_add(&r->st.wakeups, (uint64_t)1, __ATOMIC_RELAXED);
+                    }
                     ctxprof__pebs_ring_release(r);
                 }
                 handled = 1;
@@ -1744,6 +1757,7 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
                  I->old_sa.sa_handler)
             I->old_sa.sa_handler(sig);
     }
+    __atomic_fetch_sub(&ctxprof__pebs_sig_active, 1, __ATOMIC_SEQ_CST);
     errno = saved;
 }
 
@@ -1751,8 +1765,9 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
 
    A child of fork() shares the parent's event fds: holding them would keep
    the parent's threads sampled into rings nobody reads. The child handler
-   unmaps and closes them (never ioctl: that would disable the parent's
-   events) and marks the object; the child can only close it. */
+   closes them (never ioctl: that would disable the parent's events; the
+   rings themselves are VM_DONTCOPY, absent from the child) and marks the
+   object; the child can only close it, which then frees memory only. */
 
 static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct ctxprof__pebs_impl *ctxprof__pebs_reg_head;
@@ -1775,7 +1790,6 @@ CTXPROF__PRIV void ctxprof__pebs_fork_child(void)
         unsigned i;
         for (i = 0; i < I->nrings; i++)
             if (I->rings[i].state != CTXPROF__PEBS_FREE) {
-                munmap(I->rings[i].map, I->rings[i].map_len);
                 close(I->rings[i].fd);
                 I->rings[i].state = CTXPROF__PEBS_FREE;
             }
@@ -2040,13 +2054,12 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     if (rc == CTXPROF_OK) {
         slot->stack_base = stack_base;
         __atomic_store_n(&slot->state, CTXPROF__PEBS_ACTIVE, __ATOMIC_RELEASE);
+        ctxprof__pebs_wake(I); /* the reader polls the new ring from now on */
     } else {
-        slot->fd = -1;
+        __atomic_store_n(&slot->fd, -1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&I->mu);
-    if (rc == CTXPROF_OK)
-        ctxprof__pebs_wake(I);
-    else
+    if (rc != CTXPROF_OK)
         ctxprof__pebs_log(I, CTXPROF_LOG_WARN, pb->error.detail);
     return rc;
 }
@@ -2260,14 +2273,15 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
     if (!I)
         return;
     if (I->forked || getpid() != I->owner) {
-        /* forked child: the events are the parent's; only free our memory
-           (the mutex may have been held by a thread that does not exist here) */
+        /* forked child: the events are the parent's and their rings are not
+           mapped here (VM_DONTCOPY; the address may hold something else by
+           now). Only free memory: the mutex may have been held by a thread
+           that does not exist here. */
         ctxprof__pebs_register(I, 0);
-        for (i = 0; i < I->nrings; i++)
-            if (I->rings[i].state != CTXPROF__PEBS_FREE) {
-                munmap(I->rings[i].map, I->rings[i].map_len);
-                close(I->rings[i].fd);
-            }
+        if (!I->forked) /* no atfork handler ran (raw clone): the fds are still ours */
+            for (i = 0; i < I->nrings; i++)
+                if (I->rings[i].state != CTXPROF__PEBS_FREE)
+                    close(I->rings[i].fd);
         I->sync_init = 0;
         if (I->efd >= 0)
             close(I->efd);
@@ -2293,9 +2307,18 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
     ctxprof__pebs_compose(I, &pb->final_stats, pb->explain_text, sizeof pb->explain_text);
     pthread_mutex_unlock(&I->mu);
     if (I->sig_installed) {
-        sigaction(I->d.signo, &I->old_sa, NULL);
+        /* a signal queued before O_ASYNC was cleared may still arrive: with
+           SIGIO's default action (terminate) restored it would kill the
+           process, so a default disposition becomes "ignore" */
+        struct sigaction restore = I->old_sa;
+        if (!(restore.sa_flags & SA_SIGINFO) && restore.sa_handler == SIG_DFL &&
+            I->d.signo == SIGIO)
+            restore.sa_handler = SIG_IGN;
+        sigaction(I->d.signo, &restore, NULL);
         __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
-                         __ATOMIC_RELEASE);
+                         __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(&ctxprof__pebs_sig_active, __ATOMIC_SEQ_CST) != 0)
+            sched_yield(); /* a handler still reads I */
     }
     ctxprof__pebs_register(I, 0);
     ctxprof__pebs_free(I);

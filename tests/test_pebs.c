@@ -44,7 +44,7 @@ extern const char __start_ctxprof_pebs_t0[], __stop_ctxprof_pebs_t0[];
 extern const char __start_ctxprof_pebs_t1[], __stop_ctxprof_pebs_t1[];
 extern const char __start_ctxprof_pebs_t2[], __stop_ctxprof_pebs_t2[];
 extern const char __start_ctxprof_pebs_t3[], __stop_ctxprof_pebs_t3[];
-static volatile uint64_t pebs_sink_v;
+static __thread volatile uint64_t pebs_sink_v; /* per thread: no shared writes */
 
 static int pebs_in_range(uint64_t ip, const char *lo, const char *hi)
 {
@@ -1131,13 +1131,13 @@ PEBS_IN("ctxprof_pebs_leaf") static void pebs_leaf(int depth, uint64_t cpu_ns)
 {
     volatile uint64_t cookie = 0xC00C1E0000000000ull + (uint64_t)depth;
     uint64_t sp = 0;
-    pebs_leaf_cookie_at[depth] = (uint64_t)(uintptr_t)&cookie;
+    __atomic_store_n(&pebs_leaf_cookie_at[depth], (uint64_t)(uintptr_t)&cookie, __ATOMIC_RELEASE);
 #if defined(__x86_64__)
     __asm__ __volatile__("mov %%rsp, %0" : "=r"(sp));
 #elif defined(__aarch64__)
     __asm__ __volatile__("mov %0, sp" : "=r"(sp));
 #endif
-    pebs_leaf_sp[depth] = sp;
+    __atomic_store_n(&pebs_leaf_sp[depth], sp, __ATOMIC_RELEASE);
     PEBS_SPIN_BODY(cpu_ns);
 }
 
@@ -1167,14 +1167,17 @@ static void pebs_cookie_fn(void *user, const ctxprof_pebs_sample *s)
     c->leaf++;
     if (s->stack && s->stack_size == 512 && s->stack_addr == s->sp)
         c->size_ok++;
-    for (k = 0; k < 32; k++)
-        if (s->sp == pebs_leaf_sp[k] && s->stack && pebs_leaf_cookie_at[k] >= s->stack_addr &&
-            pebs_leaf_cookie_at[k] + 8 <= s->stack_addr + s->stack_size) {
+    for (k = 0; k < 32; k++) {
+        uint64_t sp = __atomic_load_n(&pebs_leaf_sp[k], __ATOMIC_ACQUIRE);
+        uint64_t at = __atomic_load_n(&pebs_leaf_cookie_at[k], __ATOMIC_ACQUIRE);
+        if (s->sp == sp && s->stack && at >= s->stack_addr &&
+            at + 8 <= s->stack_addr + s->stack_size) {
             uint64_t v;
-            memcpy(&v, s->stack + (pebs_leaf_cookie_at[k] - s->stack_addr), 8);
+            memcpy(&v, s->stack + (at - s->stack_addr), 8);
             if (v == 0xC00C1E0000000000ull + (uint64_t)k)
                 c->found++;
         }
+    }
 }
 
 static void pebs_live_depth(void)
@@ -1438,6 +1441,58 @@ static void pebs_live_threads(void)
         CHECK_GE(per[k], 300);
         CHECK_GE(right[k] * 100, per[k] * 95);
     }
+}
+
+/* Signal mode closed while three threads keep raising signals: close waits
+   for running handlers, late signals are ignored, nothing crashes. */
+typedef struct pebs_sigthr {
+    ctxprof_pebs *pb;
+    volatile int *stop;
+    int rc;
+} pebs_sigthr;
+
+static void *pebs_sig_main(void *arg)
+{
+    pebs_sigthr *t = (pebs_sigthr *)arg;
+    t->rc = ctxprof_pebs_attach(t->pb, 0, 0);
+    while (!__atomic_load_n(t->stop, __ATOMIC_ACQUIRE))
+        pebs_hot(2000000);
+    return NULL;
+}
+
+static void pebs_live_signal_close(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pebs_sigthr t[3];
+    pthread_t th[3];
+    volatile int stop = 0;
+    struct sigaction dfl;
+    int k;
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 20000);
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    for (k = 0; k < 3; k++) {
+        t[k].pb = &pb;
+        t[k].stop = &stop;
+        t[k].rc = -100;
+        REQUIRE_EQ(pthread_create(&th[k], NULL, pebs_sig_main, &t[k]), 0);
+    }
+    pebs_hot(60000000); /* the threads attach and sample meanwhile */
+    ctxprof_pebs_close(&pb); /* while they still run */
+    pebs_hot(20000000);
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    for (k = 0; k < 3; k++) {
+        pthread_join(th[k], NULL);
+        CHECK_EQ(t[k].rc, CTXPROF_OK);
+    }
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_EQ(st.threads, 3);
+    CHECK_GE(st.samples, 100);
+    CHECK_EQ(st.desyncs + st.bad_records, 0);
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGIO, &dfl, NULL); /* close left "ignore" for late SIGIOs */
 }
 
 /* attach_all picks up every thread of the process but the reader. */
@@ -1893,6 +1948,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_lost", pebs_live_lost},
     {"pebs_live_wrap", pebs_live_wrap},
     {"pebs_live_threads", pebs_live_threads},
+    {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_live_callchain", pebs_live_callchain},
