@@ -822,21 +822,11 @@ CTXPROF__PRIV int ctxprof__pebs_parse(const ctxprof__pebs_fmt *f, const unsigned
         CTXPROF__PEBS_NEED(1);
         s->time = ctxprof__pebs_word(rec, i++);
     }
-    if (st & PERF_SAMPLE_ADDR) {
-        CTXPROF__PEBS_NEED(1);
-        i++;
-    }
-    if (st & PERF_SAMPLE_ID) {
-        CTXPROF__PEBS_NEED(1);
-        i++;
-    }
-    if (st & PERF_SAMPLE_STREAM_ID) {
-        CTXPROF__PEBS_NEED(1);
-        i++;
-    }
-    if (st & PERF_SAMPLE_CPU) {
-        CTXPROF__PEBS_NEED(1);
-        i++;
+    { /* ADDR, ID, STREAM_ID, CPU: one word each, not used */
+        size_t skip = ctxprof__pebs_popcount(
+            st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU));
+        CTXPROF__PEBS_NEED(skip);
+        i += skip;
     }
     if (st & PERF_SAMPLE_PERIOD) {
         CTXPROF__PEBS_NEED(1);
