@@ -143,6 +143,23 @@ $(B)/bench/pebs_drain: bench/pebs_drain.c ctxprof.h ctxprof_pebs.h
 	$(CC) -std=gnu11 $(PEBS_BFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 BENCH_RUNS += bench/pebs.sh
 
+# Example: the ICPP example program (calc) profiled by perf_event sampling,
+# built like calc (training hooks compiled in, off while sampling). Partial
+# walks follow up to 64 frames of each sample's stack copy when ctxprof.h
+# lets CTXPROF_ICPP_FRAMES be set, else its default.
+ifneq ($(wildcard examples/icpp/calc.c),)
+PEBS_ICPP_FRAMES := $(shell grep -q 'ifndef CTXPROF_ICPP_FRAMES' ctxprof.h && \
+                      echo -DCTXPROF_ICPP_FRAMES=64)
+EXAMPLES += $(B)/examples/pebs/calc_pebs
+DEMOS += examples/pebs/demo.sh
+$(B)/examples/pebs/calc_pebs: examples/pebs/calc_pebs.c examples/icpp/calc.c ctxprof.h \
+                              ctxprof_pebs.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) $(PEBS_ICPP_FRAMES) \
+	    $(if $(findstring clang,$(CC)),,-finstrument-functions-exclude-file-list=ctxprof_pebs.h) \
+	    -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
+endif
+
 # ---- packaging -----------------------------------------------------------------
 # make install PREFIX=/usr/local DESTDIR= : headers, tools, pkg-config files
 # (ctxprof.pc, and ctxprof-pfm.pc for the libpfm4 variant) and a CMake package

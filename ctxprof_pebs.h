@@ -257,9 +257,11 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
 
 /* Starts sampling thread tid of this process (0 = the calling thread) into
    its own ring. stack_base is the address heights are measured from; 0 =
-   the ICPP base of the calling thread when tid is 0, else unknown (height
-   0). Attaching an attached thread is a no-op. Retries with a smaller ring
-   when the locked-memory budget refuses the mapping. */
+   the thread's ICPP base (ctxprof_icpp_thread_base / _base_of_tid: the base
+   training used), else for the calling thread the top of its stack mapping
+   (heights then comparable within the run only), else unknown (height 0).
+   Attaching an attached thread is a no-op. Retries with a smaller ring when
+   the locked-memory budget refuses the mapping. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
 
 /* Attaches every thread of the process (from /proc/self/task) except the
@@ -291,6 +293,73 @@ CTXPROF_API const ctxprof_pebs_sample *ctxprof_pebs_samples(const ctxprof_pebs *
 
 /* Name of a level: "PEBS", "hardware", "software"; "auto" for 0. */
 CTXPROF_API const char *ctxprof_pebs_level_name(int level);
+
+/* ==== pebs: paths (sample -> CID -> call path -> weights) ==== */
+
+#if defined(CTXPROF_ICPP_NO_HEIGHT) /* ctxprof.h has the ICPP API */
+
+/* What the pipeline does with a CID that has several candidate paths. */
+enum {
+    CTXPROF_PEBS_AMBIG_SPLIT = 0,     /* weight shared by training counts (default) */
+    CTXPROF_PEBS_AMBIG_LIKELIEST = 1, /* all to the candidate most seen in training */
+    CTXPROF_PEBS_AMBIG_DROP = 2       /* counted only */
+};
+
+/* Where resolved paths go: funcs are map function ids, root first. */
+typedef void (*ctxprof_pebs_path_fn)(void *user, const uint32_t *funcs, size_t n,
+                                     uint64_t weight);
+
+typedef struct ctxprof_pebs_paths_desc {
+    const ctxprof_icpp_map *map; /* path map, bound to this process (ctxprof_icpp_map_bind) */
+    unsigned max_walk;           /* frames walked in the sample's stack copy when a CID is
+                                    ambiguous (ICPP sec. 6.4; needs desc.stack_bytes); 0 = none */
+    int ambiguous;               /* CTXPROF_PEBS_AMBIG_* */
+    int unit_weight;             /* 1: each sample weighs 1; 0: its period (ns or events) */
+    ctxprof_pebs_path_fn on_path; /* optional: every weighted path */
+    void *user;
+} ctxprof_pebs_paths_desc;
+
+/* Counters of the pipeline (ICPP's sample kinds, sec. 9.2, and the check
+   against the kernel's callchain when samples carry one). */
+typedef struct ctxprof_pebs_paths_stats {
+    uint64_t samples;   /* samples seen */
+    uint64_t no_regs;   /* without registers */
+    uint64_t outside;   /* PC in no function of the map */
+    uint64_t nobase;    /* no stack base for the thread, or SP above it */
+    uint64_t missing;   /* no trained path has the CID (or the walk ruled all out) */
+    uint64_t precise;   /* one path (after the walk, if any) */
+    uint64_t ambiguous; /* several candidates remain */
+    uint64_t walked;    /* samples that needed a walk */
+    uint64_t frames;    /* frames walked in total */
+    uint64_t weight;    /* total weight given to paths */
+    uint64_t checked;   /* resolved samples with a usable callchain */
+    uint64_t correct;   /* precise, and the path is the callchain's */
+    uint64_t incorrect; /* precise, but the callchain says otherwise */
+    uint64_t truth_in;  /* ambiguous, and the callchain's path is a candidate */
+    uint64_t untrained; /* missing, and the callchain's path is not in the map at all */
+} ctxprof_pebs_paths_stats;
+
+/* The pipeline; caller-owned. */
+typedef struct ctxprof_pebs_paths {
+    ctxprof_pebs_paths_desc d;
+    ctxprof_pebs_paths_stats st;
+    uint64_t *path_weight; /* weight per map path (map->paths entries) */
+    /* private: */
+    void *alloc_user;
+} ctxprof_pebs_paths;
+
+/* Prepares a pipeline for a bound map. Use ctxprof_pebs_paths_sample as the
+   sampler's on_sample with the pipeline as user. Allocates (one counter per
+   map path). */
+CTXPROF_API int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_pebs_paths_desc *d,
+                                        ctxprof_error *err);
+/* One sample through the pipeline (a ctxprof_pebs_sample_fn). Allocation-
+   free; calls are serialized by the sampler (reader thread) except in
+   signal mode, where one pipeline per thread is needed. */
+CTXPROF_API void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sample *s);
+CTXPROF_API void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p);
+
+#endif /* ICPP */
 
 /* Fills type, config (config1/2) and, for libpfm names with modifiers,
    precise_ip, sample_period and the exclude bits of *attr from an event
@@ -2017,6 +2086,12 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     self = tid == 0 || tid == ctxprof__pebs_gettid();
     if (tid == 0)
         tid = ctxprof__pebs_gettid();
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+    /* heights against the same base as ICPP training */
+    if (!stack_base)
+        stack_base = self ? (uint64_t)ctxprof_icpp_thread_base()
+                          : (uint64_t)ctxprof_icpp_base_of_tid(tid);
+#endif
     if (!stack_base && self)
         stack_base = ctxprof__pebs_self_base(I->d.alloc_user);
     pthread_mutex_lock(&I->mu);
@@ -2314,6 +2389,222 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
     ctxprof__pebs_free(I);
     pb->impl = NULL;
 }
+
+/* ---- pebs: paths ---- */
+
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+
+#define CTXPROF__PEBS_PATH_MAX 512 /* functions per path handled without allocation */
+
+CTXPROF_DEF int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_pebs_paths_desc *d,
+                                        ctxprof_error *err)
+{
+    ctxprof__error_clear(err);
+    if (!p)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_paths: no pipeline");
+    memset(p, 0, sizeof *p);
+    if (!d || !d->map || !d->map->d)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_paths: no loaded path map");
+    if (d->ambiguous < CTXPROF_PEBS_AMBIG_SPLIT || d->ambiguous > CTXPROF_PEBS_AMBIG_DROP)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs_paths: ambiguous=%d unknown", d->ambiguous);
+    p->d = *d;
+    p->path_weight =
+        (uint64_t *)ctxprof__zalloc(d->map->paths ? d->map->paths : 1, sizeof(uint64_t), NULL);
+    if (!p->path_weight)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs_paths: out of memory");
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p)
+{
+    if (p) {
+        ctxprof__free(p->path_weight, NULL);
+        memset(p, 0, sizeof *p);
+    }
+}
+
+/* Frames of the sample's user-stack copy: the frame-pointer chain from bp,
+   read only inside the copy (strictly upward), as ICPP's saved words. */
+CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsigned max,
+                                          ctxprof_icpp_frames *fr)
+{
+    uint64_t fp = s->bp, lo = s->stack_addr, hi = s->stack_addr + s->stack_size;
+    fr->n = 0;
+    if (max > CTXPROF_ICPP_FRAMES)
+        max = CTXPROF_ICPP_FRAMES;
+    while (fr->n < max && fp >= lo && fp % 8 == 0 && fp + 16 <= hi) {
+        uint64_t up, ra;
+        memcpy(&up, s->stack + (fp - lo), 8);
+        memcpy(&ra, s->stack + (fp - lo) + 8, 8);
+        fr->ra[fr->n] = (uintptr_t)ra;
+        fr->cfa[fr->n] = (uintptr_t)(fp + 16);
+        fr->n++;
+        if (up <= fp)
+            break;
+        fp = up;
+    }
+}
+
+/* The callchain's path as map function ids, root first (frames outside
+   the map skipped, as training never sees them); 0 when unusable. */
+CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxprof_pebs_sample *s,
+                                      uint32_t *out, size_t max)
+{
+    size_t n = 0, i;
+    uint32_t k;
+    if (!s->callchain || s->callchain_nr < 2 || s->callchain[0] != (uint64_t)PERF_CONTEXT_USER)
+        return 0;
+    for (k = 1; k < s->callchain_nr; k++) {
+        uint64_t ip = s->callchain[k];
+        long f;
+        if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+            break; /* another context: not the user stack any more */
+        f = ctxprof_icpp_map_func_of_pc(m, (uintptr_t)(k == 1 ? ip : ip - 1));
+        if (k == 1 && f < 0)
+            return 0;
+        if (f >= 0) {
+            if (n == max)
+                return 0;
+            out[n++] = (uint32_t)f;
+        }
+    }
+    for (i = 0; i < n / 2; i++) { /* leaf first -> root first */
+        uint32_t t = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = t;
+    }
+    return n;
+}
+
+CTXPROF__PRIV int ctxprof__pebs_same_path(const ctxprof_icpp_map *m, uint32_t path,
+                                       const uint32_t *truth, size_t nt, uint32_t *buf)
+{
+    size_t n = ctxprof_icpp_map_path_funcs(m, path, buf, CTXPROF__PEBS_PATH_MAX);
+    return n == nt && n <= CTXPROF__PEBS_PATH_MAX && memcmp(buf, truth, n * sizeof *buf) == 0;
+}
+
+CTXPROF__PRIV void ctxprof__pebs_give(ctxprof_pebs_paths *p, uint32_t path, uint64_t w,
+                                   uint32_t *buf)
+{
+    size_t n;
+    if (!w)
+        return;
+    p->path_weight[path] += w;
+    p->st.weight += w;
+    if (p->d.on_path) {
+        n = ctxprof_icpp_map_path_funcs(p->d.map, path, buf, CTXPROF__PEBS_PATH_MAX);
+        if (n <= CTXPROF__PEBS_PATH_MAX)
+            p->d.on_path(p->d.user, buf, n, w);
+    }
+}
+
+CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sample *s)
+{
+    ctxprof_pebs_paths *p = (ctxprof_pebs_paths *)pipeline;
+    const ctxprof_icpp_map *m = p->d.map;
+    uint32_t truth[CTXPROF__PEBS_PATH_MAX], buf[CTXPROF__PEBS_PATH_MAX];
+    ctxprof_icpp_frames fr;
+    ctxprof_icpp_result r;
+    uint64_t w = p->d.unit_weight ? 1 : (s->period ? s->period : 1);
+    size_t nt, i;
+    p->st.samples++;
+    if (s->flags & CTXPROF_PEBS_SAMPLE_NO_REGS) {
+        p->st.no_regs++;
+        return;
+    }
+    fr.n = 0;
+    if (p->d.max_walk && s->stack)
+        ctxprof__pebs_copy_frames(s, p->d.max_walk, &fr);
+    /* height against the thread's base, as in training: sample.height */
+    ctxprof_icpp_resolve(m, (uintptr_t)s->ip, (uintptr_t)s->sp,
+                         s->height ? (uintptr_t)(s->sp + s->height) : 0, (uintptr_t)s->bp,
+                         &fr, p->d.max_walk && s->stack ? p->d.max_walk : 0, &r);
+    if (r.walked) {
+        p->st.walked++;
+        p->st.frames += r.walked;
+    }
+    nt = (r.kind == CTXPROF_ICPP_PRECISE || r.kind == CTXPROF_ICPP_AMBIGUOUS ||
+          r.kind == CTXPROF_ICPP_MISSING)
+             ? ctxprof__pebs_truth(m, s, truth, CTXPROF__PEBS_PATH_MAX)
+             : 0;
+    if (nt)
+        p->st.checked++;
+    switch (r.kind) {
+    case CTXPROF_ICPP_OUTSIDE:
+        p->st.outside++;
+        return;
+    case CTXPROF_ICPP_NOBASE:
+        p->st.nobase++;
+        return;
+    case CTXPROF_ICPP_MISSING:
+        p->st.missing++;
+        if (nt) {
+            int known = 0;
+            /* is the true path in the map at all, at any height? (a scan of
+               the map: evaluation mode only, with callchains) */
+            for (i = 0; i < m->paths && !known; i++) {
+                ctxprof_icpp_path_info pi;
+                if (ctxprof_icpp_map_path(m, (uint32_t)i, &pi) == CTXPROF_OK &&
+                    pi.leaf == truth[nt - 1] && pi.len == nt &&
+                    ctxprof__pebs_same_path(m, (uint32_t)i, truth, nt, buf))
+                    known = 1;
+            }
+            if (!known)
+                p->st.untrained++;
+        }
+        return;
+    case CTXPROF_ICPP_PRECISE:
+        p->st.precise++;
+        if (nt) {
+            if (ctxprof__pebs_same_path(m, r.path, truth, nt, buf))
+                p->st.correct++;
+            else
+                p->st.incorrect++;
+        }
+        ctxprof__pebs_give(p, r.path, w, buf);
+        return;
+    default: /* ambiguous */
+        p->st.ambiguous++;
+        if (nt)
+            for (i = 0; i < r.degree; i++)
+                if (ctxprof__pebs_same_path(m, r.candidates[i], truth, nt, buf)) {
+                    p->st.truth_in++;
+                    break;
+                }
+        if (p->d.ambiguous == CTXPROF_PEBS_AMBIG_DROP)
+            return;
+        {
+            uint64_t total = 0, best = 0, given = 0;
+            uint32_t bi = r.candidates[0];
+            for (i = 0; i < r.degree; i++) {
+                ctxprof_icpp_path_info pi;
+                ctxprof_icpp_map_path(m, r.candidates[i], &pi);
+                total += pi.count;
+                if (pi.count > best) {
+                    best = pi.count;
+                    bi = r.candidates[i];
+                }
+            }
+            if (p->d.ambiguous == CTXPROF_PEBS_AMBIG_LIKELIEST || total == 0) {
+                ctxprof__pebs_give(p, bi, w, buf);
+                return;
+            }
+            for (i = 0; i < r.degree; i++) { /* shares by training count */
+                ctxprof_icpp_path_info pi;
+                uint64_t share;
+                ctxprof_icpp_map_path(m, r.candidates[i], &pi);
+                share = (uint64_t)((double)w * (double)pi.count / (double)total);
+                given += share;
+                ctxprof__pebs_give(p, r.candidates[i], share, buf);
+            }
+            ctxprof__pebs_give(p, bi, w - given, buf); /* rounding remainder */
+        }
+        return;
+    }
+}
+
+#endif /* ICPP */
 
 #ifdef __cplusplus
 }

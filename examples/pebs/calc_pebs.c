@@ -1,0 +1,155 @@
+/* calc_pebs - the ICPP example program profiled by perf_event sampling.
+
+   examples/icpp/calc.c (a recursive-descent interpreter with thousands of
+   call paths) is compiled in unchanged; nothing is added to it at run
+   time: no timer, no signal handler, no instrumentation active (its
+   -finstrument-functions training hooks are compiled in but off: the same
+   binary must serve for training and sampling, ICPP sec. 4.2 and 8). The
+   kernel samples (PC, SP) into a ring (PEBS where the CPU has it,
+   software task-clock on a VM), and a reader thread pushes each sample
+   through the pipeline: height against the thread's ICPP base -> context
+   identifier -> candidate paths of the training map -> (when ambiguous) a
+   walk of a few frames in the sample's copy of the stack top -> weighted
+   path. The kernel's frame-pointer callchain of each sample is the truth
+   the result is checked against.
+
+     calc_pebs run [SECS]            work (CTXPROF_ICPP_TRAIN=out.paths trains)
+     calc_pebs profile MAP [SECS]    sample at 1 kHz, print precision and the hottest paths
+
+   Built with the flags of calc (see the Makefile); examples/pebs/demo.sh
+   trains, then profiles. */
+#define main calc_main_unused
+#include "../icpp/calc.c"
+#undef main
+#include "../../ctxprof_pebs.h"
+
+/* Two pipelines on every sample: PC and SP alone, and with partial walks. */
+static ctxprof_pebs_paths pp_alone, pp_walk;
+static ctxprof_pebs prof;
+static ctxprof_icpp_map pmap;
+static ctxprof_symtab psyms;
+
+static void both(void *user, const ctxprof_pebs_sample *s)
+{
+    (void)user;
+    ctxprof_pebs_paths_sample(&pp_alone, s);
+    ctxprof_pebs_paths_sample(&pp_walk, s);
+}
+
+static int profile_start(const char *mapfile)
+{
+    ctxprof_pebs_paths_desc pd;
+    ctxprof_pebs_desc d;
+    ctxprof_error err;
+    if (ctxprof_icpp_map_load(&pmap, mapfile, &err) || ctxprof_symtab_init(&psyms, &err) ||
+        ctxprof_icpp_map_bind(&pmap, &psyms, &err))
+        goto fail;
+    memset(&pd, 0, sizeof pd);
+    pd.map = &pmap;
+    pd.ambiguous = CTXPROF_PEBS_AMBIG_DROP;
+    pd.unit_weight = 1;
+    if (ctxprof_pebs_paths_init(&pp_alone, &pd, &err))
+        goto fail;
+    pd.max_walk = CTXPROF_ICPP_FRAMES;
+    if (ctxprof_pebs_paths_init(&pp_walk, &pd, &err))
+        goto fail;
+    memset(&d, 0, sizeof d);
+    d.period_ns = 1000000;  /* 1 kHz of thread CPU time (software level) */
+    d.period = 3000000;     /* about 1 kHz of cycles (hardware levels) */
+    d.flags = CTXPROF_PEBS_CALLCHAIN; /* the truth, for the evaluation only */
+    d.stack_bytes = 4096;             /* frame words for the partial walks */
+    d.on_sample = both;
+    if (ctxprof_pebs_open(&prof, &d) != CTXPROF_OK || ctxprof_pebs_attach(&prof, 0, 0) != CTXPROF_OK) {
+        fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&prof.error));
+        return 1;
+    }
+    return 0;
+fail:
+    fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&err));
+    return 1;
+}
+
+static void line(const char *what, const ctxprof_pebs_paths_stats *st)
+{
+    double in = (double)(st->precise + st->ambiguous + st->missing);
+    if (in == 0)
+        in = 1;
+    printf("  %-14s precise %5.1f%% (correct %5.1f%%, incorrect %4.1f%%)  ambiguous %5.1f%%  "
+           "missing %4.1f%%", what, 100.0 * (double)st->precise / in,
+           100.0 * (double)st->correct / in, 100.0 * (double)st->incorrect / in,
+           100.0 * (double)st->ambiguous / in, 100.0 * (double)st->missing / in);
+    if (st->walked)
+        printf("  frames walked %.2f/sample", (double)st->frames / in);
+    printf("\n");
+}
+
+typedef struct hot {
+    uint32_t path;
+    uint64_t w;
+} hot;
+
+static int hot_cmp(const void *a, const void *b)
+{
+    const hot *x = (const hot *)a, *y = (const hot *)b;
+    return x->w < y->w ? 1 : x->w > y->w ? -1 : (x->path > y->path) - (x->path < y->path);
+}
+
+static int profile_report(void)
+{
+    ctxprof_pebs_stats ps;
+    const ctxprof_pebs_paths_stats *w = &pp_walk.st;
+    hot *h;
+    size_t i, n = 0;
+    ctxprof_pebs_close(&prof);
+    ctxprof_pebs_stats_get(&prof, &ps);
+    printf("sampling: %s\n", ctxprof_pebs_explain(&prof));
+    printf("samples %llu (lost %llu); in trained functions %llu, elsewhere (libc, hooks) %llu\n",
+           (unsigned long long)ps.samples, (unsigned long long)ps.lost,
+           (unsigned long long)(w->precise + w->ambiguous + w->missing),
+           (unsigned long long)w->outside);
+    printf("precision against training (share of the samples in trained functions;\n"
+           "correct/incorrect: checked against the kernel's frame-pointer callchain):\n");
+    line("PC, SP alone", &pp_alone.st);
+    line("with walks", &pp_walk.st);
+    h = (hot *)calloc(pmap.paths + 1, sizeof *h);
+    for (i = 0; i < pmap.paths; i++)
+        if (pp_walk.path_weight[i]) {
+            h[n].path = (uint32_t)i;
+            h[n].w = pp_walk.path_weight[i];
+            n++;
+        }
+    qsort(h, n, sizeof *h, hot_cmp);
+    printf("hottest call paths (share of resolved samples, with walks):\n");
+    for (i = 0; i < n && i < 10; i++) {
+        char buf[1024];
+        size_t l = ctxprof_icpp_map_path_str(&pmap, h[i].path, buf, sizeof buf);
+        if (l >= sizeof buf)
+            l = sizeof buf - 1;
+        printf("  %5.1f%%  %s%s\n", 100.0 * (double)h[i].w / (double)(w->weight ? w->weight : 1),
+               l > 96 ? "..." : "", l > 96 ? buf + l - 96 : buf);
+    }
+    free(h);
+    ctxprof_pebs_paths_deinit(&pp_alone);
+    ctxprof_pebs_paths_deinit(&pp_walk);
+    ctxprof_icpp_map_deinit(&pmap);
+    ctxprof_symtab_deinit(&psyms);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int prof_mode = argc >= 3 && strcmp(argv[1], "profile") == 0;
+    double secs = argc >= (prof_mode ? 4 : 3) ? atof(argv[prof_mode ? 3 : 2]) : 1.0;
+    long r;
+    if (!prof_mode && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
+        fprintf(stderr, "usage: calc_pebs run [SECS] | calc_pebs profile MAP [SECS]\n");
+        return 2;
+    }
+    if (prof_mode && profile_start(argv[2]))
+        return 1;
+    r = work(secs); /* called from main in both modes: the same paths and heights */
+    if (prof_mode)
+        return profile_report();
+    printf("result %ld\n", r);
+    return 0;
+}
