@@ -112,6 +112,7 @@
 #define CTXPROF_PEBS_H_INCLUDED
 
 #include "ctxprof.h"
+#include "ctxprof_hcct.h" /* the end of the sample -> hot call paths pipeline */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -358,6 +359,38 @@ CTXPROF_API int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_peb
    signal mode, where one pipeline per thread is needed. */
 CTXPROF_API void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sample *s);
 CTXPROF_API void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p);
+
+#define CTXPROF_PEBS_PATH_MAX 512 /* functions per path the pipeline handles */
+
+#if defined(CTXPROF_HCCT_NAMED) /* ctxprof_hcct.h has the HCCT API */
+/* The HCCT end: as paths desc.on_path with desc.user = the tree, every
+   resolved path becomes a weighted ctxprof_hcct_add_path(). Routine ids are
+   map function ids + 1; give the tree's desc.namer = ctxprof_pebs_paths_namer
+   and namer_user = the map to print names. The tree belongs to the thread
+   that runs the pipeline (the reader thread). */
+CTXPROF_INLINE void ctxprof_pebs_paths_to_hcct(void *tree, const uint32_t *funcs, size_t n,
+                                               uint64_t weight)
+{
+    uintptr_t r[CTXPROF_PEBS_PATH_MAX];
+    size_t i;
+    if (n > CTXPROF_PEBS_PATH_MAX)
+        return;
+    for (i = 0; i < n; i++)
+        r[i] = (uintptr_t)funcs[i] + 1;
+    ctxprof_hcct_add_path((ctxprof_hcct *)tree, r, NULL, n, weight);
+}
+
+/* Names HCCT routines made by ctxprof_pebs_paths_to_hcct (a ctxprof_hcct_namer). */
+CTXPROF_INLINE const char *ctxprof_pebs_paths_namer(void *map, uintptr_t routine, char *buf,
+                                                    size_t cap)
+{
+    (void)buf;
+    (void)cap;
+    if (routine == 0 || routine > (uintptr_t)UINT32_MAX)
+        return NULL;
+    return ctxprof_icpp_map_func_name((const ctxprof_icpp_map *)map, (uint32_t)(routine - 1));
+}
+#endif
 
 #endif /* ICPP */
 
@@ -2394,7 +2427,7 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
 
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
 
-#define CTXPROF__PEBS_PATH_MAX 512 /* functions per path handled without allocation */
+#define CTXPROF__PEBS_PATH_MAX CTXPROF_PEBS_PATH_MAX
 
 CTXPROF_DEF int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_pebs_paths_desc *d,
                                         ctxprof_error *err)

@@ -2071,6 +2071,50 @@ static void pebs_paths_unit(void)
     CHECK_EQ(pp.st.samples, 7);
     CHECK_EQ(pp.st.weight, 3);
     ctxprof_pebs_paths_deinit(&pp);
+#if defined(CTXPROF_HCCT_NAMED)
+    { /* the HCCT end: resolved paths arrive as weighted contexts, named */
+        ctxprof_hcct tree;
+        ctxprof_hcct_desc hd;
+        ctxprof_hcct_profile prof;
+        size_t i, found = 0;
+        memset(&hd, 0, sizeof hd);
+        hd.mode = CTXPROF_HCCT_CCT;
+        hd.metric = CTXPROF_HCCT_SAMPLES;
+        hd.namer = ctxprof_pebs_paths_namer;
+        hd.namer_user = &m;
+        REQUIRE_EQ(ctxprof_hcct_init(&tree, &hd, &err), CTXPROF_OK);
+        memset(&pd, 0, sizeof pd);
+        pd.map = &m;
+        pd.ambiguous = CTXPROF_PEBS_AMBIG_SPLIT;
+        pd.on_path = ctxprof_pebs_paths_to_hcct;
+        pd.user = &tree;
+        REQUIRE_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_OK);
+        s = pebs_mk(t0, 100, 1000); /* 250 to t1>t0, 750 to t2>t0 */
+        ctxprof_pebs_paths_sample(&pp, &s);
+        s = pebs_mk(t0, 200, 40); /* 40 to t0 */
+        ctxprof_pebs_paths_sample(&pp, &s);
+        memset(&prof, 0, sizeof prof);
+        REQUIRE_EQ(ctxprof_hcct_query(&tree, -1, &prof, &err), CTXPROF_OK);
+        CHECK_EQ(prof.total, 1040);
+        for (i = 1; i < prof.n; i++) {
+            const ctxprof_hcct_pnode *nd = &prof.nodes[i];
+            const char *nm = ctxprof_hcct_profile_name(&prof, i);
+            const char *up = nd->parent != CTXPROF_HCCT_NONE && nd->parent != 0
+                                 ? ctxprof_hcct_profile_name(&prof, nd->parent)
+                                 : "";
+            if (strcmp(nm, "pebs_hot_t0") == 0 && strcmp(up, "pebs_hot_t2") == 0)
+                found += nd->count == 750;
+            if (strcmp(nm, "pebs_hot_t0") == 0 && strcmp(up, "pebs_hot_t1") == 0)
+                found += nd->count == 250;
+            if (strcmp(nm, "pebs_hot_t0") == 0 && !up[0])
+                found += nd->count == 40;
+        }
+        CHECK_EQ(found, 3);
+        ctxprof_hcct_profile_deinit(&prof);
+        ctxprof_pebs_paths_deinit(&pp);
+        ctxprof_hcct_deinit(&tree);
+    }
+#endif
     pd.map = NULL;
     CHECK_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_ERR_INVAL);
     ctxprof_icpp_map_deinit(&m);

@@ -10,8 +10,9 @@
    through the pipeline: height against the thread's ICPP base -> context
    identifier -> candidate paths of the training map -> (when ambiguous) a
    walk of a few frames in the sample's copy of the stack top -> weighted
-   path. The kernel's frame-pointer callchain of each sample is the truth
-   the result is checked against.
+   path -> hot calling context tree (ctxprof_hcct.h, weighted updates). The
+   kernel's frame-pointer callchain of each sample is the truth the result
+   is checked against.
 
      calc_pebs run [SECS]            work (CTXPROF_ICPP_TRAIN=out.paths trains)
      calc_pebs profile MAP [SECS]    sample at 1 kHz, print precision and the hottest paths
@@ -28,6 +29,9 @@ static ctxprof_pebs_paths pp_alone, pp_walk;
 static ctxprof_pebs prof;
 static ctxprof_icpp_map pmap;
 static ctxprof_symtab psyms;
+#if defined(CTXPROF_HCCT_NAMED)
+static ctxprof_hcct tree;
+#endif
 
 static void both(void *user, const ctxprof_pebs_sample *s)
 {
@@ -39,11 +43,23 @@ static void both(void *user, const ctxprof_pebs_sample *s)
 static int profile_start(const char *mapfile)
 {
     ctxprof_pebs_paths_desc pd;
+#if defined(CTXPROF_HCCT_NAMED)
+    ctxprof_hcct_desc hd;
+#endif
     ctxprof_pebs_desc d;
     ctxprof_error err;
     if (ctxprof_icpp_map_load(&pmap, mapfile, &err) || ctxprof_symtab_init(&psyms, &err) ||
         ctxprof_icpp_map_bind(&pmap, &psyms, &err))
         goto fail;
+#if defined(CTXPROF_HCCT_NAMED)
+    memset(&hd, 0, sizeof hd);
+    hd.metric = CTXPROF_HCCT_SAMPLES;
+    hd.phi = 0.005; /* hot: more than 0.5% of the samples */
+    hd.namer = ctxprof_pebs_paths_namer;
+    hd.namer_user = &pmap;
+    if (ctxprof_hcct_init(&tree, &hd, &err))
+        goto fail;
+#endif
     memset(&pd, 0, sizeof pd);
     pd.map = &pmap;
     pd.ambiguous = CTXPROF_PEBS_AMBIG_DROP;
@@ -51,6 +67,10 @@ static int profile_start(const char *mapfile)
     if (ctxprof_pebs_paths_init(&pp_alone, &pd, &err))
         goto fail;
     pd.max_walk = CTXPROF_ICPP_FRAMES;
+#if defined(CTXPROF_HCCT_NAMED)
+    pd.on_path = ctxprof_pebs_paths_to_hcct; /* resolved paths feed the HCCT */
+    pd.user = &tree;
+#endif
     if (ctxprof_pebs_paths_init(&pp_walk, &pd, &err))
         goto fail;
     memset(&d, 0, sizeof d);
@@ -120,7 +140,7 @@ static int profile_report(void)
         }
     qsort(h, n, sizeof *h, hot_cmp);
     printf("hottest call paths (share of resolved samples, with walks):\n");
-    for (i = 0; i < n && i < 10; i++) {
+    for (i = 0; i < n && i < 5; i++) {
         char buf[1024];
         size_t l = ctxprof_icpp_map_path_str(&pmap, h[i].path, buf, sizeof buf);
         if (l >= sizeof buf)
@@ -129,6 +149,31 @@ static int profile_report(void)
                l > 96 ? "..." : "", l > 96 ? buf + l - 96 : buf);
     }
     free(h);
+#if defined(CTXPROF_HCCT_NAMED)
+    {
+        /* the HCCT aggregates the paths into their hot calling contexts */
+        ctxprof_hcct_profile prof_h;
+        ctxprof_hcct_write_desc wd;
+        ctxprof_error err;
+        char *text = NULL;
+        size_t len = 0;
+        memset(&prof_h, 0, sizeof prof_h);
+        memset(&wd, 0, sizeof wd);
+        wd.format = CTXPROF_HCCT_TOP;
+        wd.top = 5;
+        wd.max_depth = 6;
+        if (ctxprof_hcct_query(&tree, 0, &prof_h, &err) == CTXPROF_OK &&
+            ctxprof_hcct_profile_format(&prof_h, &wd, &text, &len, &err) == CTXPROF_OK) {
+            printf("hot calling contexts (HCCT, phi 0.5%%):\n");
+            fwrite(text, 1, len, stdout);
+            ctxprof_hcct_text_free(&prof_h, text);
+        } else {
+            printf("hcct: %s\n", ctxprof_error_message(&err));
+        }
+        ctxprof_hcct_profile_deinit(&prof_h);
+        ctxprof_hcct_deinit(&tree);
+    }
+#endif
     ctxprof_pebs_paths_deinit(&pp_alone);
     ctxprof_pebs_paths_deinit(&pp_walk);
     ctxprof_icpp_map_deinit(&pmap);
