@@ -3,10 +3,11 @@
    A CPU-bound workload (recursive calls, so the stack pointer moves; the
    same fixed amount of work every run) runs unsampled, sampled by
    ctxprof_pebs at 1 kHz and 10 kHz (one thread, reader-thread mode, the
-   default ring; the level this machine has), and sampled by a per-thread
-   CPU-time timer with a SIGPROF handler that copies PC and SP from the
-   signal context (the ICPP paper's "sampling by timer", sec. 6.2, the
-   PMU-less alternative) at the same rates.
+   default ring; the level this machine has), and sampled by a timer with
+   a SIGPROF handler that copies PC and SP from the signal context (the
+   ICPP paper's "sampling by timer", sec. 6.2, the PMU-less alternative) at
+   the same rates: ICPP's sampler of ctxprof.h (thread CPU time, and wall
+   clock for an exact rate) when the build has it, else a minimal one here.
 
    Cost = process CPU time (user + system of every thread, the reader's
    included) over the unsampled run's, and wall time likewise. Variants
@@ -121,12 +122,28 @@ static double cpu_s(void)
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+#define HAVE_ICPP_SAMPLER 1
+enum {
+    V_NONE, V_PEBS1K, V_PEBS10K, V_PEBS50K, V_KERN50K, V_TIMER1K, V_TIMER10K, V_WALL1K,
+    V_WALL10K, V_WALL50K, NV
+};
+static const char *vname[NV] = {
+    "unsampled",        "ctxprof_pebs",     "ctxprof_pebs",      "ctxprof_pebs",
+    "event, no reader", "ICPP timer (CPU)", "ICPP timer (CPU)",  "ICPP timer (wall)",
+    "ICPP timer (wall)", "ICPP timer (wall)"};
+static const char *vrate[NV] = {"-",     "1 kHz",  "10 kHz", "50 kHz", "50 kHz",
+                                "1 kHz", "10 kHz", "1 kHz",  "10 kHz", "50 kHz"};
+static const uint64_t vperiod[NV] = {0,       1000000, 100000,  20000,  20000,
+                                     1000000, 100000,  1000000, 100000, 20000};
+#else
 enum { V_NONE, V_PEBS1K, V_PEBS10K, V_PEBS50K, V_KERN50K, V_TIMER1K, V_TIMER10K, NV };
 static const char *vname[NV] = {"unsampled",       "ctxprof_pebs",    "ctxprof_pebs",
                                 "ctxprof_pebs",    "event, no reader", "timer + SIGPROF",
                                 "timer + SIGPROF"};
 static const char *vrate[NV] = {"-", "1 kHz", "10 kHz", "50 kHz", "50 kHz", "1 kHz", "10 kHz"};
 static const uint64_t vperiod[NV] = {0, 1000000, 100000, 20000, 20000, 1000000, 100000};
+#endif
 
 typedef struct result_row {
     double cpu, wall;
@@ -181,6 +198,32 @@ static result_row run(int v)
         snprintf(explain, sizeof explain, "%s", ctxprof_pebs_explain(&pb));
         return r;
     }
+#if defined(HAVE_ICPP_SAMPLER)
+    if (v != V_NONE) {
+        ctxprof_icpp_sampler s;
+        ctxprof_icpp_sampler_desc sd;
+        ctxprof_error err;
+        memset(&sd, 0, sizeof sd);
+        sd.hz = (unsigned)(1000000000u / vperiod[v]);
+        sd.wall = v == V_WALL1K || v == V_WALL10K || v == V_WALL50K;
+        sd.capacity = v == V_WALL50K ? 1u << 19 : 1u << 14; /* zeroed at init: sized to the run */
+        c0 = cpu_s();
+        w0 = now_s(CLOCK_MONOTONIC);
+        if (ctxprof_icpp_sampler_init(&s, &sd, &err) ||
+            ctxprof_icpp_sampler_attach(&s, &err)) {
+            fprintf(stderr, "pebs_overhead: %s\n", ctxprof_error_message(&err));
+            exit(1);
+        }
+        workload();
+        ctxprof_icpp_sampler_detach(&s);
+        r.cpu = cpu_s() - c0;
+        r.wall = now_s(CLOCK_MONOTONIC) - w0;
+        r.samples = ctxprof_icpp_sampler_count(&s);
+        r.lost = ctxprof_icpp_sampler_dropped(&s);
+        ctxprof_icpp_sampler_deinit(&s);
+        return r;
+    }
+#endif
     c0 = cpu_s();
     w0 = now_s(CLOCK_MONOTONIC);
     if (v == V_TIMER1K || v == V_TIMER10K)
@@ -225,9 +268,9 @@ int main(int argc, char **argv)
     printf("sampling overhead, %d rounds (variants alternate), workload %.3f s CPU (median)\n",
            rounds, base_cpu[rounds / 2]);
     printf("ctxprof_pebs level: %s (%s)\n\n", ctxprof_pebs_level_name(level_used), explain);
-    printf("| sampler          | rate   | samples/run | lost | CPU ratio (min-max)     | "
+    printf("| sampler           | rate   | samples/run | lost | CPU ratio (min-max)     | "
            "wall ratio |\n");
-    printf("|------------------|--------|-------------|------|-------------------------|"
+    printf("|-------------------|--------|-------------|------|-------------------------|"
            "------------|\n");
     for (v = 0; v < NV; v++) {
         double cr[64], wr[64];
@@ -243,10 +286,10 @@ int main(int argc, char **argv)
         qsort(cr, (size_t)rounds, sizeof(double), cmp_double);
         qsort(wr, (size_t)rounds, sizeof(double), cmp_double);
         if (v == V_NONE)
-            printf("| %-16s | %-6s | %11s | %4s | %.4f (%.4f-%.4f) | %10.4f |\n", vname[v],
+            printf("| %-17s | %-6s | %11s | %4s | %.4f (%.4f-%.4f) | %10.4f |\n", vname[v],
                    vrate[v], "-", "-", cr[rounds / 2], cr[0], cr[rounds - 1], wr[rounds / 2]);
         else
-            printf("| %-16s | %-6s | %11llu | %4llu | %.4f (%.4f-%.4f) | %10.4f |\n", vname[v],
+            printf("| %-17s | %-6s | %11llu | %4llu | %.4f (%.4f-%.4f) | %10.4f |\n", vname[v],
                    vrate[v], (unsigned long long)(smp / (uint64_t)rounds),
                    (unsigned long long)lost, cr[rounds / 2], cr[0], cr[rounds - 1],
                    wr[rounds / 2]);
@@ -272,6 +315,15 @@ int main(int argc, char **argv)
         printf("  kernel part (event, no reader) %6.2f us (%.2f-%.2f)\n", km * 1e6, k[0] * 1e6,
                k[rounds - 1] * 1e6);
         printf("  ctxprof's part (difference)    %6.2f us\n", (cm - km) * 1e6);
+#if defined(HAVE_ICPP_SAMPLER)
+        for (r = 0; r < rounds; r++) {
+            const result_row *x = &res[r * NV + V_WALL50K];
+            c[r] = x->samples ? (x->cpu - res[r * NV + V_NONE].cpu) / (double)x->samples : 0;
+        }
+        qsort(c, (size_t)rounds, sizeof(double), cmp_double);
+        printf("  ICPP timer (wall), a signal per sample %6.2f us (%.2f-%.2f)\n", c[rounds / 2] * 1e6,
+               c[0] * 1e6, c[rounds - 1] * 1e6);
+#endif
     }
     free(res);
     return 0;
