@@ -117,7 +117,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #if defined(__linux__)
-#if defined(__PERFMON_PERF_EVENT_H__) && !defined(_UAPI_LINUX_PERF_EVENT_H) &&                      \
+#if defined(__PERFMON_PERF_EVENT_H__) && !defined(_UAPI_LINUX_PERF_EVENT_H) &&                     \
     !defined(_LINUX_PERF_EVENT_H)
 #error "ctxprof_pebs.h: include it (or <linux/perf_event.h>) before libpfm's headers"
 #endif
@@ -163,21 +163,21 @@ typedef enum ctxprof_pebs_mode {
 /* One sample. ip/sp/bp are one register state (see the level); height is the
    thread's stack base minus sp, the ICPP stack height, 0 when unknown. */
 typedef struct ctxprof_pebs_sample {
-    uint64_t ip;               /* program counter (from the register block) */
-    uint64_t sp;               /* stack pointer, 0 with CTXPROF_PEBS_SAMPLE_NO_REGS */
-    uint64_t bp;               /* frame pointer (x86 rbp, arm64 x29) */
-    uint64_t height;           /* stack base - sp; 0 when the base is unknown */
-    uint64_t event_ip;         /* PERF_SAMPLE_IP (may be a kernel address with skid) */
-    uint64_t time;             /* perf clock, ns, with CTXPROF_PEBS_TIME; else 0 */
-    uint64_t period;           /* weight: events (hardware) or ns (software) per sample */
-    const uint64_t *callchain; /* with CTXPROF_PEBS_CALLCHAIN, only during on_sample */
+    uint64_t ip;                /* program counter (from the register block) */
+    uint64_t sp;                /* stack pointer, 0 with CTXPROF_PEBS_SAMPLE_NO_REGS */
+    uint64_t bp;                /* frame pointer (x86 rbp, arm64 x29) */
+    uint64_t height;            /* stack base - sp; 0 when the base is unknown */
+    uint64_t event_ip;          /* PERF_SAMPLE_IP (may be a kernel address with skid) */
+    uint64_t time;              /* perf clock, ns, with CTXPROF_PEBS_TIME; else 0 */
+    uint64_t period;            /* weight: events (hardware) or ns (software) per sample */
+    const uint64_t *callchain;  /* with CTXPROF_PEBS_CALLCHAIN, only during on_sample */
     const unsigned char *stack; /* with desc.stack_bytes: user stack copy, only during on_sample */
-    uint64_t stack_addr;       /* address of stack[0] (the user-mode SP) */
-    uint32_t stack_size;       /* bytes in stack (up to desc.stack_bytes) */
-    uint32_t callchain_nr;     /* entries in callchain (context markers included) */
-    uint32_t pid, tid;         /* process and thread of the sample */
-    uint16_t misc;             /* perf_event_header.misc */
-    uint16_t flags;            /* CTXPROF_PEBS_SAMPLE_* */
+    uint64_t stack_addr;        /* address of stack[0] (the user-mode SP) */
+    uint32_t stack_size;        /* bytes in stack (up to desc.stack_bytes) */
+    uint32_t callchain_nr;      /* entries in callchain (context markers included) */
+    uint32_t pid, tid;          /* process and thread of the sample */
+    uint16_t misc;              /* perf_event_header.misc */
+    uint16_t flags;             /* CTXPROF_PEBS_SAMPLE_* */
 } ctxprof_pebs_sample;
 
 /* A sink called once per sample (see CONSUMPTION MODES for the thread). */
@@ -212,24 +212,24 @@ typedef struct ctxprof_pebs_desc {
 
 /* Counters, summed over all threads (live and detached). */
 #define CTXPROF_PEBS_STATS_LIST(X)                                                                 \
-    X(samples, "samples delivered to the sinks")                                                  \
-    X(lost, "samples the kernel dropped for a full ring (PERF_RECORD_LOST)")                      \
-    X(lost_samples, "samples the PMU dropped (PERF_RECORD_LOST_SAMPLES)")                         \
-    X(kernel_lost, "lost samples counted by the kernel (read() with PERF_FORMAT_LOST)")           \
-    X(throttles, "times the kernel throttled sampling (PERF_RECORD_THROTTLE)")                   \
-    X(unthrottles, "times it resumed (PERF_RECORD_UNTHROTTLE)")                                   \
-    X(desyncs, "ring reads that lost sync and resumed at the kernel's head")                     \
-    X(bad_records, "sample records whose fields overran their size (skipped)")                   \
-    X(other_records, "records of other types (skipped)")                                          \
-    X(no_regs, "samples without a register block (abi 0)")                                       \
-    X(array_full, "samples not stored because the sample array was full")                        \
-    X(bytes, "ring bytes consumed")                                                               \
-    X(drains, "ring reads that found data")                                                       \
-    X(wakeups, "reader-thread or signal wakeups")                                                 \
-    X(threads, "threads attached")                                                                \
-    X(threads_exited, "attached threads whose exit was seen")                                    \
-    X(time_enabled, "ns the events were enabled, over detached threads")                         \
-    X(time_running, "ns the events were counting, over detached threads")                        \
+    X(samples, "samples delivered to the sinks")                                                   \
+    X(lost, "samples the kernel dropped for a full ring (PERF_RECORD_LOST)")                       \
+    X(lost_samples, "samples the PMU dropped (PERF_RECORD_LOST_SAMPLES)")                          \
+    X(kernel_lost, "lost samples counted by the kernel (read() with PERF_FORMAT_LOST)")            \
+    X(throttles, "times the kernel throttled sampling (PERF_RECORD_THROTTLE)")                     \
+    X(unthrottles, "times it resumed (PERF_RECORD_UNTHROTTLE)")                                    \
+    X(desyncs, "ring reads that lost sync and resumed at the kernel's head")                       \
+    X(bad_records, "sample records whose fields overran their size (skipped)")                     \
+    X(other_records, "records of other types (skipped)")                                           \
+    X(no_regs, "samples without a register block (abi 0)")                                         \
+    X(array_full, "samples not stored because the sample array was full")                          \
+    X(bytes, "ring bytes consumed")                                                                \
+    X(drains, "ring reads that found data")                                                        \
+    X(wakeups, "reader-thread or signal wakeups")                                                  \
+    X(threads, "threads attached")                                                                 \
+    X(threads_exited, "attached threads whose exit was seen")                                      \
+    X(time_enabled, "ns the events were enabled, over detached threads")                           \
+    X(time_running, "ns the events were counting, over detached threads")                          \
     X(never_ran, "detached threads whose event was enabled but never counted")
 
 #define CTXPROF__PEBS_STATS_FIELD(name, text) uint64_t name;
@@ -244,9 +244,9 @@ typedef struct ctxprof_pebs {
     int level;           /* ctxprof_pebs_level in use after a successful open */
     ctxprof_error error; /* detail of the last failure */
     /* private: */
-    struct ctxprof__pebs_impl *impl; /* live state between open and close */
-    char explain_text[768];          /* the probe's story (final one after close) */
-    ctxprof_pebs_stats final_stats;  /* counters at close */
+    struct ctxprof__pebs_impl *impl;      /* live state between open and close */
+    char explain_text[768];               /* the probe's story (final one after close) */
+    ctxprof_pebs_stats final_stats;       /* counters at close */
     const ctxprof_pebs_sample *final_arr; /* the caller's array, kept after close */
     size_t final_n;                       /* entries filled in it */
 } ctxprof_pebs;
@@ -289,8 +289,7 @@ CTXPROF_API void ctxprof_pebs_stats_get(const ctxprof_pebs *pb, ctxprof_pebs_sta
 CTXPROF_API const char *ctxprof_pebs_explain(const ctxprof_pebs *pb);
 
 /* The caller's sample array and how many entries hold samples. */
-CTXPROF_API const ctxprof_pebs_sample *ctxprof_pebs_samples(const ctxprof_pebs *pb,
-                                                            size_t *out_n);
+CTXPROF_API const ctxprof_pebs_sample *ctxprof_pebs_samples(const ctxprof_pebs *pb, size_t *out_n);
 
 /* Name of a level: "PEBS", "hardware", "software"; "auto" for 0. */
 CTXPROF_API const char *ctxprof_pebs_level_name(int level);
@@ -307,15 +306,14 @@ enum {
 };
 
 /* Where resolved paths go: funcs are map function ids, root first. */
-typedef void (*ctxprof_pebs_path_fn)(void *user, const uint32_t *funcs, size_t n,
-                                     uint64_t weight);
+typedef void (*ctxprof_pebs_path_fn)(void *user, const uint32_t *funcs, size_t n, uint64_t weight);
 
 typedef struct ctxprof_pebs_paths_desc {
-    const ctxprof_icpp_map *map; /* path map, bound to this process (ctxprof_icpp_map_bind) */
-    unsigned max_walk;           /* frames walked in the sample's stack copy when a CID is
-                                    ambiguous (ICPP sec. 6.4; needs desc.stack_bytes); 0 = none */
-    int ambiguous;               /* CTXPROF_PEBS_AMBIG_* */
-    int unit_weight;             /* 1: each sample weighs 1; 0: its period (ns or events) */
+    const ctxprof_icpp_map *map;  /* path map, bound to this process (ctxprof_icpp_map_bind) */
+    unsigned max_walk;            /* frames walked in the sample's stack copy when a CID is
+                                     ambiguous (ICPP sec. 6.4; needs desc.stack_bytes); 0 = none */
+    int ambiguous;                /* CTXPROF_PEBS_AMBIG_* */
+    int unit_weight;              /* 1: each sample weighs 1; 0: its period (ns or events) */
     ctxprof_pebs_path_fn on_path; /* optional: every weighted path */
     void *user;
 } ctxprof_pebs_paths_desc;
@@ -416,7 +414,8 @@ CTXPROF_API int ctxprof_pebs_encode_event(const char *name, struct perf_event_at
 #define CTXPROF__PEBS_IMPL_DONE
 
 #if !defined(CTXPROF__CORE_IMPL_DONE)
-#error "ctxprof_pebs.h: its implementation uses the core's private helpers: define CTXPROF_IMPLEMENTATION (or CTXPROF_CORE_IMPLEMENTATION too) in this TU"
+#error                                                                                             \
+    "ctxprof_pebs.h: its implementation uses the core's private helpers: define CTXPROF_IMPLEMENTATION (or CTXPROF_CORE_IMPLEMENTATION too) in this TU"
 #endif
 
 #if defined(CTXPROF_HAVE_LIBPFM) || defined(CTXPROF_PEBS_WITH_LIBPFM)
@@ -460,12 +459,12 @@ extern "C" {
 
 /* Constants newer than some distributions' headers, and the GNU-only fcntl
    commands (same values on every Linux architecture). */
-#define CTXPROF__PEBS_FORMAT_LOST (1u << 4)        /* PERF_FORMAT_LOST, 6.0+ */
-#define CTXPROF__PEBS_RECORD_LOST_SAMPLES 13u      /* PERF_RECORD_LOST_SAMPLES */
-#define CTXPROF__PEBS_F_SETSIG 10                  /* F_SETSIG */
-#define CTXPROF__PEBS_F_SETOWN_EX 15               /* F_SETOWN_EX */
-#define CTXPROF__PEBS_F_OWNER_TID 0                /* F_OWNER_TID */
-struct ctxprof__pebs_owner {                       /* struct f_owner_ex */
+#define CTXPROF__PEBS_FORMAT_LOST (1u << 4)   /* PERF_FORMAT_LOST, 6.0+ */
+#define CTXPROF__PEBS_RECORD_LOST_SAMPLES 13u /* PERF_RECORD_LOST_SAMPLES */
+#define CTXPROF__PEBS_F_SETSIG 10             /* F_SETSIG */
+#define CTXPROF__PEBS_F_SETOWN_EX 15          /* F_SETOWN_EX */
+#define CTXPROF__PEBS_F_OWNER_TID 0           /* F_OWNER_TID */
+struct ctxprof__pebs_owner {                  /* struct f_owner_ex */
     int type;
     int pid;
 };
@@ -484,7 +483,7 @@ struct ctxprof__pebs_owner {                       /* struct f_owner_ex */
 #endif
 #if defined(CTXPROF__PEBS_REG_SP)
 #define CTXPROF__PEBS_REGS                                                                         \
-    ((1ull << CTXPROF__PEBS_REG_BP) | (1ull << CTXPROF__PEBS_REG_SP) |                              \
+    ((1ull << CTXPROF__PEBS_REG_BP) | (1ull << CTXPROF__PEBS_REG_SP) |                             \
      (1ull << CTXPROF__PEBS_REG_IP))
 #else
 #define CTXPROF__PEBS_REGS 0ull /* no known layout: open() reports UNSUPPORTED */
@@ -495,8 +494,8 @@ struct ctxprof__pebs_owner {                       /* struct f_owner_ex */
 #define CTXPROF__PEBS_SUPPORTED                                                                    \
     (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                \
      PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |                 \
-     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |                         \
-     PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR)
+     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | \
+     PERF_SAMPLE_REGS_INTR)
 
 /* Largest record copied out of the ring when it straddles the end: every
    field above with a callchain of CTXPROF__PEBS_MAX_STACK frames plus its
@@ -517,11 +516,11 @@ typedef struct ctxprof__pebs_fmt {
     uint64_t sample_type;
     uint64_t regs_user, regs_intr; /* sample_regs_user / sample_regs_intr */
     unsigned nregs_user, nregs_intr;
-    int use_intr;              /* ip/sp from REGS_INTR (PEBS) instead of REGS_USER */
+    int use_intr;               /* ip/sp from REGS_INTR (PEBS) instead of REGS_USER */
     int ip_idx, sp_idx, bp_idx; /* register positions in the chosen block, -1 absent */
-    int user_sp_idx;           /* SP in the REGS_USER block (anchors STACK_USER), -1 absent */
-    uint16_t sflags;           /* CTXPROF_PEBS_SAMPLE_* every sample of the level has */
-    uint64_t period;           /* sample.period */
+    int user_sp_idx;            /* SP in the REGS_USER block (anchors STACK_USER), -1 absent */
+    uint16_t sflags;            /* CTXPROF_PEBS_SAMPLE_* every sample of the level has */
+    uint64_t period;            /* sample.period */
 } ctxprof__pebs_fmt;
 
 /* Where samples go. */
@@ -537,8 +536,8 @@ typedef struct ctxprof__pebs_sink {
    reader of the ring and the only writer of data_tail. */
 typedef struct ctxprof__pebs_ring {
     int fd;
-    int state;       /* CTXPROF__PEBS_*, atomic */
-    int busy;        /* atomic consumer flag */
+    int state; /* CTXPROF__PEBS_*, atomic */
+    int busy;  /* atomic consumer flag */
     int tid;
     uint64_t stack_base;
     unsigned char *map;
@@ -576,8 +575,8 @@ struct ctxprof__pebs_impl {
     int forked;                /* set in the child by the atfork handler */
     int sig_installed;
     struct sigaction old_sa;
-    char probe[512]; /* per-level story of the probe */
-    char text[768];  /* explain() output while open */
+    char probe[512];                 /* per-level story of the probe */
+    char text[768];                  /* explain() output while open */
     struct ctxprof__pebs_impl *next; /* fork registry */
 };
 
@@ -666,44 +665,63 @@ CTXPROF__PRIV int ctxprof__pebs_is_intel(void)
 CTXPROF__PRIV const char *ctxprof__pebs_errname(int e)
 {
     switch (e) {
-    case EPERM: return "EPERM";
-    case ENOENT: return "ENOENT";
-    case ESRCH: return "ESRCH";
-    case EINTR: return "EINTR";
-    case E2BIG: return "E2BIG";
-    case EBADF: return "EBADF";
-    case ENOMEM: return "ENOMEM";
-    case EACCES: return "EACCES";
-    case EFAULT: return "EFAULT";
-    case EBUSY: return "EBUSY";
-    case ENODEV: return "ENODEV";
-    case EINVAL: return "EINVAL";
-    case ENFILE: return "ENFILE";
-    case EMFILE: return "EMFILE";
-    case ENOSPC: return "ENOSPC";
-    case ENOSYS: return "ENOSYS";
-    case EOVERFLOW: return "EOVERFLOW";
-    case EOPNOTSUPP: return "EOPNOTSUPP";
-    default: return "errno";
+    case EPERM:
+        return "EPERM";
+    case ENOENT:
+        return "ENOENT";
+    case ESRCH:
+        return "ESRCH";
+    case EINTR:
+        return "EINTR";
+    case E2BIG:
+        return "E2BIG";
+    case EBADF:
+        return "EBADF";
+    case ENOMEM:
+        return "ENOMEM";
+    case EACCES:
+        return "EACCES";
+    case EFAULT:
+        return "EFAULT";
+    case EBUSY:
+        return "EBUSY";
+    case ENODEV:
+        return "ENODEV";
+    case EINVAL:
+        return "EINVAL";
+    case ENFILE:
+        return "ENFILE";
+    case EMFILE:
+        return "EMFILE";
+    case ENOSPC:
+        return "ENOSPC";
+    case ENOSYS:
+        return "ENOSYS";
+    case EOVERFLOW:
+        return "EOVERFLOW";
+    case EOPNOTSUPP:
+        return "EOPNOTSUPP";
+    default:
+        return "errno";
     }
 }
 
 /* What a failure message needs to know about the system; gathered once per
    failure so the message texts are testable with any values. */
 typedef struct ctxprof__pebs_facts {
-    long paranoid;            /* kernel.perf_event_paranoid, -100 unknown */
-    int seccomp;              /* Seccomp: of /proc/self/status, -1 unknown */
-    int have_pmu;             /* hardware PMU registered: 1, 0, -1 unknown */
+    long paranoid;             /* kernel.perf_event_paranoid, -100 unknown */
+    int seccomp;               /* Seccomp: of /proc/self/status, -1 unknown */
+    int have_pmu;              /* hardware PMU registered: 1, 0, -1 unknown */
     unsigned long long nofile; /* RLIMIT_NOFILE soft limit */
-    int kernel;               /* CTXPROF_PEBS_KERNEL was asked for */
+    int kernel;                /* CTXPROF_PEBS_KERNEL was asked for */
 } ctxprof__pebs_facts;
 
 CTXPROF__PRIV void ctxprof__pebs_facts_get(ctxprof__pebs_facts *f, int kernel)
 {
     struct rlimit rl;
     long v;
-    f->paranoid = ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &v) == 0 ? v
-                                                                                           : -100;
+    f->paranoid =
+        ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &v) == 0 ? v : -100;
     f->seccomp = ctxprof__pebs_seccomp_mode();
     f->have_pmu = ctxprof__pebs_have_pmu();
     f->nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (unsigned long long)rl.rlim_cur : 0;
@@ -720,7 +738,7 @@ CTXPROF__PRIV int ctxprof__pebs_errno_global(int e)
 /* One-line cause of a failed perf_event_open for explain() and pb->error.
    hw: the event was a hardware one. Returns buf. */
 CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int hw,
-                                            const ctxprof__pebs_facts *f)
+                                               const ctxprof__pebs_facts *f)
 {
     const char *en = ctxprof__pebs_errname(e);
     switch (e) {
@@ -765,8 +783,9 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
             snprintf(buf, n, "perf_event_open refused by an LSM or kernel lockdown (EPERM)");
         break;
     case ENOSYS:
-        snprintf(buf, n, "perf_event_open not available: kernel without CONFIG_PERF_EVENTS "
-                         "or a sandbox without the syscall (ENOSYS)");
+        snprintf(buf, n,
+                 "perf_event_open not available: kernel without CONFIG_PERF_EVENTS "
+                 "or a sandbox without the syscall (ENOSYS)");
         break;
     case EMFILE:
     case ENFILE:
@@ -788,7 +807,7 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
 
 /* Appends to a fixed buffer, truncating; never overflows. */
 CTXPROF__PRIV CTXPROF__PRINTF(3, 4) void ctxprof__pebs_cat(char *buf, size_t n, const char *fmt,
-                                                          ...)
+                                                           ...)
 {
     size_t len = strlen(buf);
     va_list ap;
@@ -799,8 +818,7 @@ CTXPROF__PRIV CTXPROF__PRINTF(3, 4) void ctxprof__pebs_cat(char *buf, size_t n, 
     va_end(ap);
 }
 
-CTXPROF__PRIV void ctxprof__pebs_log(const struct ctxprof__pebs_impl *I, int level,
-                                    const char *msg)
+CTXPROF__PRIV void ctxprof__pebs_log(const struct ctxprof__pebs_impl *I, int level, const char *msg)
 {
     if (I && I->d.log)
         I->d.log(I->d.log_user, level, msg);
@@ -812,13 +830,12 @@ CTXPROF__PRIV void ctxprof__pebs_log(const struct ctxprof__pebs_impl *I, int lev
     if (src->name)                                                                                 \
         __atomic_fetch_add(&dst->name, src->name, __ATOMIC_RELAXED);
 /* dst += src, atomically per field (dst is read concurrently by stats). */
-CTXPROF__PRIV void ctxprof__pebs_stats_add(ctxprof_pebs_stats *dst, const ctxprof_pebs_stats *src)
-{
-    CTXPROF_PEBS_STATS_LIST(CTXPROF__PEBS_STAT_ADD)
-}
+CTXPROF__PRIV void ctxprof__pebs_stats_add(ctxprof_pebs_stats *dst, const ctxprof_pebs_stats *src){
+    CTXPROF_PEBS_STATS_LIST(CTXPROF__PEBS_STAT_ADD)}
 #undef CTXPROF__PEBS_STAT_ADD
 
-#define CTXPROF__PEBS_STAT_LOAD(name, text) dst->name += __atomic_load_n(&src->name, __ATOMIC_RELAXED);
+#define CTXPROF__PEBS_STAT_LOAD(name, text)                                                        \
+    dst->name += __atomic_load_n(&src->name, __ATOMIC_RELAXED);
 CTXPROF__PRIV void ctxprof__pebs_stats_load(ctxprof_pebs_stats *dst, const ctxprof_pebs_stats *src)
 {
     CTXPROF_PEBS_STATS_LIST(CTXPROF__PEBS_STAT_LOAD)
@@ -845,7 +862,7 @@ CTXPROF__PRIV void ctxprof__pebs_stats_load(ctxprof_pebs_stats *dst, const ctxpr
 /* Sets up f for a sample_type and register masks; -1 if a bit cannot be
    decoded or the chosen block lacks IP or SP. */
 CTXPROF__PRIV int ctxprof__pebs_fmt_init(ctxprof__pebs_fmt *f, uint64_t sample_type,
-                                      uint64_t regs_user, uint64_t regs_intr, int use_intr)
+                                         uint64_t regs_user, uint64_t regs_intr, int use_intr)
 {
     uint64_t mask = use_intr ? regs_intr : regs_user;
     memset(f, 0, sizeof *f);
@@ -890,7 +907,7 @@ CTXPROF__PRIV uint64_t ctxprof__pebs_word(const unsigned char *rec, size_t i)
 /* Decodes one PERF_RECORD_SAMPLE of size bytes (header included, 8-byte
    aligned) into *s. Returns 0, or -1 when a field runs past the record. */
 CTXPROF__PRIV int ctxprof__pebs_parse(const ctxprof__pebs_fmt *f, const unsigned char *rec,
-                                   size_t size, ctxprof_pebs_sample *s)
+                                      size_t size, ctxprof_pebs_sample *s)
 {
     const uint64_t st = f->sample_type;
     const size_t n = size / 8;
@@ -999,7 +1016,7 @@ CTXPROF__PRIV int ctxprof__pebs_parse(const ctxprof__pebs_fmt *f, const unsigned
 
 /* Hands one sample to the sinks. Async-signal-safe (no lock, no malloc). */
 CTXPROF__PRIV void ctxprof__pebs_emit(const ctxprof__pebs_sink *sk, const ctxprof_pebs_sample *s,
-                                   ctxprof_pebs_stats *st)
+                                      ctxprof_pebs_stats *st)
 {
     st->samples++;
     if (sk->fn)
@@ -1044,7 +1061,7 @@ CTXPROF__PRIV void ctxprof__pebs_emit(const ctxprof__pebs_sink *sk, const ctxpro
 /* Drains ring r into sk. Allocation-free and async-signal-safe; the caller
    holds r->busy. Returns the number of samples delivered. */
 CTXPROF__PRIV uint64_t ctxprof__pebs_ring_read(ctxprof__pebs_ring *r, const ctxprof__pebs_fmt *f,
-                                            const ctxprof__pebs_sink *sk)
+                                               const ctxprof__pebs_sink *sk)
 {
     uint64_t scratch[CTXPROF__PEBS_SCRATCH_WORDS];
     struct perf_event_mmap_page *pc = r->meta;
@@ -1154,7 +1171,7 @@ CTXPROF__PRIV void ctxprof__pebs_ring_release(ctxprof__pebs_ring *r)
 }
 
 CTXPROF__PRIV void ctxprof__pebs_consume(struct ctxprof__pebs_impl *I, ctxprof__pebs_ring *r,
-                                      int wait)
+                                         int wait)
 {
     if (ctxprof__pebs_ring_acquire(r, wait)) {
         ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
@@ -1176,7 +1193,7 @@ static void ctxprof__pebs_pfm_init(void)
    name says otherwise; libpfm overwrites type/config/exclude_* and applies
    modifiers such as precise= and period=. */
 CTXPROF__PRIV int ctxprof__pebs_pfm_encode(const char *name, struct perf_event_attr *attr,
-                                        ctxprof_error *err)
+                                           ctxprof_error *err)
 {
     pfm_perf_encode_arg_t arg;
     int rc;
@@ -1189,8 +1206,8 @@ CTXPROF__PRIV int ctxprof__pebs_pfm_encode(const char *name, struct perf_event_a
     arg.size = sizeof arg;
     rc = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
     if (rc != PFM_SUCCESS)
-        return ctxprof__fail(err, rc == PFM_ERR_NOTFOUND ? CTXPROF_ERR_UNSUPPORTED
-                                                         : CTXPROF_ERR_INVAL,
+        return ctxprof__fail(err,
+                             rc == PFM_ERR_NOTFOUND ? CTXPROF_ERR_UNSUPPORTED : CTXPROF_ERR_INVAL,
                              0, "libpfm: event '%s': %s", name, pfm_strerror(rc));
     return CTXPROF_OK;
 }
@@ -1254,11 +1271,16 @@ CTXPROF_DEF int ctxprof_pebs_encode_event(const char *name, struct perf_event_at
 CTXPROF_DEF const char *ctxprof_pebs_level_name(int level)
 {
     switch (level) {
-    case CTXPROF_PEBS_AUTO: return "auto";
-    case CTXPROF_PEBS_LEVEL_PEBS: return "PEBS";
-    case CTXPROF_PEBS_LEVEL_HW: return "hardware";
-    case CTXPROF_PEBS_LEVEL_SW: return "software";
-    default: return "unknown level";
+    case CTXPROF_PEBS_AUTO:
+        return "auto";
+    case CTXPROF_PEBS_LEVEL_PEBS:
+        return "PEBS";
+    case CTXPROF_PEBS_LEVEL_HW:
+        return "hardware";
+    case CTXPROF_PEBS_LEVEL_SW:
+        return "software";
+    default:
+        return "unknown level";
     }
 }
 
@@ -1271,8 +1293,8 @@ CTXPROF__PRIV long ctxprof__pebs_page(void)
 /* The attributes of one level. ev holds the encoded event (type, config,
    and from libpfm possibly precise_ip, sample_period, exclude bits). */
 CTXPROF__PRIV void ctxprof__pebs_attr(const struct ctxprof__pebs_impl *I,
-                                   const struct perf_event_attr *ev, int level, unsigned precise,
-                                   int use_intr, struct perf_event_attr *a)
+                                      const struct perf_event_attr *ev, int level, unsigned precise,
+                                      int use_intr, struct perf_event_attr *a)
 {
     const ctxprof_pebs_desc *d = &I->d;
     memset(a, 0, sizeof *a);
@@ -1310,8 +1332,8 @@ CTXPROF__PRIV void ctxprof__pebs_attr(const struct ctxprof__pebs_impl *I,
         a->sample_type |= PERF_SAMPLE_STACK_USER;
         a->sample_stack_user = d->stack_bytes;
     }
-    a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
-                     CTXPROF__PEBS_FORMAT_LOST;
+    a->read_format =
+        PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | CTXPROF__PEBS_FORMAT_LOST;
     a->precise_ip = precise & 3u;
     a->disabled = 1;
     if (!(d->flags & CTXPROF_PEBS_KERNEL))
@@ -1378,7 +1400,7 @@ CTXPROF__PRIV int ctxprof__pebs_forced(ctxprof_pebs *pb, const ctxprof_pebs_desc
 
 /* Records the successful level in I (template attr, fmt). */
 CTXPROF__PRIV int ctxprof__pebs_choose(struct ctxprof__pebs_impl *I, int level,
-                                    const struct perf_event_attr *a, int use_intr)
+                                       const struct perf_event_attr *a, int use_intr)
 {
     ctxprof__pebs_fmt *f = &I->fmt;
     if (ctxprof__pebs_fmt_init(f, a->sample_type, a->sample_regs_user, a->sample_regs_intr,
@@ -1397,8 +1419,8 @@ CTXPROF__PRIV int ctxprof__pebs_choose(struct ctxprof__pebs_impl *I, int level,
 /* Tries one level on the calling thread: 1 = works (chosen), 0 = try the
    next level, <0 = a cause that no level can avoid (pb->error set). */
 CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I,
-                                       const struct perf_event_attr *ev, int level,
-                                       const char *evname)
+                                          const struct perf_event_attr *ev, int level,
+                                          const char *evname)
 {
     char why[240];
     ctxprof__pebs_facts facts;
@@ -1420,8 +1442,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
                                     &maxp);
         if (pmu == 1 && !ctxprof__pebs_is_intel()) {
             ctxprof__pebs_cat(I->probe, sizeof I->probe,
-                              "%sPEBS: not an Intel CPU (AMD IBS gives an interrupt-time SP)",
-                              sep);
+                              "%sPEBS: not an Intel CPU (AMD IBS gives an interrupt-time SP)", sep);
             return 0;
         }
         if (pmu == 1 && maxp == 0) {
@@ -1460,9 +1481,9 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
         ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s%s: %s", sep,
                           level == CTXPROF_PEBS_LEVEL_SW ? "software " : "", name, why);
         if (ctxprof__pebs_errno_global(e)) {
-            ctxprof__fail(&pb->error, e == EMFILE || e == ENFILE || e == ENOMEM
-                                          ? CTXPROF_ERR_SYS
-                                          : CTXPROF_ERR_UNSUPPORTED,
+            ctxprof__fail(&pb->error,
+                          e == EMFILE || e == ENFILE || e == ENOMEM ? CTXPROF_ERR_SYS
+                                                                    : CTXPROF_ERR_UNSUPPORTED,
                           0, "ctxprof_pebs: %s", why);
             pb->error.sys_errno = e;
             return -1;
@@ -1471,16 +1492,16 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
     }
     close(fd);
     if (ctxprof__pebs_choose(I, level, &a, use_intr) != 0) {
-        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: no register layout for this CPU",
-                          sep, name);
+        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: no register layout for this CPU", sep,
+                          name);
         return 0;
     }
     if (level == CTXPROF_PEBS_LEVEL_SW)
         ctxprof__pebs_cat(I->probe, sizeof I->probe, "%ssoftware %s: ok (period %llu ns)", sep,
                           name, (unsigned long long)a.sample_period);
     else
-        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: ok (period %llu events%s%s)", sep,
-                          name, (unsigned long long)a.sample_period,
+        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: ok (period %llu events%s%s)", sep, name,
+                          (unsigned long long)a.sample_period,
                           level == CTXPROF_PEBS_LEVEL_PEBS ? ", precise_ip=" : "",
                           level == CTXPROF_PEBS_LEVEL_PEBS ? (precise == 1   ? "1"
                                                               : precise == 2 ? "2"
@@ -1552,7 +1573,7 @@ CTXPROF__PRIV uint64_t ctxprof__pebs_self_base(void *ud)
 
 /* Counters of the event itself: read() with our read_format. */
 CTXPROF__PRIV void ctxprof__pebs_read_counts(const struct ctxprof__pebs_impl *I, int fd,
-                                          ctxprof_pebs_stats *st)
+                                             ctxprof_pebs_stats *st)
 {
     uint64_t v[4] = {0, 0, 0, 0};
     size_t want = (I->attr.read_format & CTXPROF__PEBS_FORMAT_LOST) ? 32u : 24u;
@@ -1569,7 +1590,7 @@ CTXPROF__PRIV void ctxprof__pebs_read_counts(const struct ctxprof__pebs_impl *I,
 /* Opens the event of thread tid and maps its ring, halving the ring while
    the locked-memory budget refuses it. Caller holds I->mu. */
 CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I,
-                                       ctxprof__pebs_ring *r, int tid)
+                                          ctxprof__pebs_ring *r, int tid)
 {
     const long page = ctxprof__pebs_page();
     unsigned pages = I->d.ring_pages, min_pages = I->d.ring_pages < 8 ? I->d.ring_pages : 8;
@@ -1594,8 +1615,8 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
             pb->error.sys_errno = e;
             return pb->error.status;
         }
-        map = mmap(NULL, (size_t)(pages + 1) * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
-                   fd, 0);
+        map = mmap(NULL, (size_t)(pages + 1) * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                   0);
         if (map != MAP_FAILED)
             break;
         e = errno;
@@ -1607,15 +1628,17 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
         {
             struct rlimit rl;
             long mlock_kb = -1;
-            unsigned long long lim = getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
-                                         ? (unsigned long long)rl.rlim_cur / 1024
-                                         : 0;
+            unsigned long long lim =
+                getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                    ? (unsigned long long)rl.rlim_cur / 1024
+                    : 0;
             ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
             if (e == EPERM || e == ENOMEM)
                 ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                               "ctxprof_pebs: thread %d: a %llu KiB ring exceeds the locked-memory "
                               "budget (perf_event_mlock_kb=%ld per CPU, ulimit -l %llu KiB)",
-                              tid, (unsigned long long)(pages + 1) * (unsigned long long)page / 1024,
+                              tid,
+                              (unsigned long long)(pages + 1) * (unsigned long long)page / 1024,
                               mlock_kb, lim);
             else
                 ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
@@ -1678,7 +1701,7 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
 /* Final drain and release of a ring. The caller is its consumer and holds
    I->mu; exited: the thread is gone (no disable needed). */
 CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxprof__pebs_ring *r,
-                                         int exited)
+                                            int exited)
 {
     ctxprof_pebs_stats tot;
     if (!exited) {
@@ -1794,8 +1817,7 @@ CTXPROF__PRIV void *ctxprof__pebs_reader_main(void *arg)
         pthread_mutex_unlock(&I->mu);
         if (req != I->drain_done || stop) {
             for (i = 0; i < I->nrings; i++)
-                if (__atomic_load_n(&I->rings[i].state, __ATOMIC_ACQUIRE) ==
-                    CTXPROF__PEBS_ACTIVE)
+                if (__atomic_load_n(&I->rings[i].state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE)
                     ctxprof__pebs_consume(I, &I->rings[i], 1);
         }
         pthread_mutex_lock(&I->mu);
@@ -1895,8 +1917,7 @@ CTXPROF__PRIV void ctxprof__pebs_fork_child(void)
 
 CTXPROF__PRIV void ctxprof__pebs_reg_init(void)
 {
-    pthread_atfork(ctxprof__pebs_fork_prepare, ctxprof__pebs_fork_parent,
-                   ctxprof__pebs_fork_child);
+    pthread_atfork(ctxprof__pebs_fork_prepare, ctxprof__pebs_fork_parent, ctxprof__pebs_fork_child);
 }
 
 CTXPROF__PRIV void ctxprof__pebs_register(struct ctxprof__pebs_impl *I, int add)
@@ -2001,12 +2022,12 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
                              d.stack_bytes, CTXPROF__PEBS_MAX_STACK_BYTES);
     if ((d.period | d.period_ns) >> 63)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: period too large");
-    if (d.flags & ~(CTXPROF_PEBS_TIME | CTXPROF_PEBS_CALLCHAIN | CTXPROF_PEBS_KERNEL |
-                    CTXPROF_PEBS_NO_ENV))
+    if (d.flags &
+        ~(CTXPROF_PEBS_TIME | CTXPROF_PEBS_CALLCHAIN | CTXPROF_PEBS_KERNEL | CTXPROF_PEBS_NO_ENV))
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: unknown flags %#x",
                              d.flags);
-    if (d.mode == CTXPROF_PEBS_SIGNAL && (d.signo <= 0 || d.signo >= 65 || d.signo == SIGKILL ||
-                                          d.signo == SIGSTOP))
+    if (d.mode == CTXPROF_PEBS_SIGNAL &&
+        (d.signo <= 0 || d.signo >= 65 || d.signo == SIGKILL || d.signo == SIGSTOP))
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: signal %d unusable",
                              d.signo);
     if (CTXPROF__PEBS_REGS == 0)
@@ -2024,10 +2045,9 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     I->owner = getpid();
     I->nrings = d.max_threads;
     I->rings = (ctxprof__pebs_ring *)ctxprof__zalloc(d.max_threads, sizeof *I->rings, d.alloc_user);
-    I->pfd = (struct pollfd *)ctxprof__zalloc((size_t)d.max_threads + 1, sizeof *I->pfd,
-                                              d.alloc_user);
-    I->pidx = (unsigned *)ctxprof__zalloc((size_t)d.max_threads + 1, sizeof *I->pidx,
-                                          d.alloc_user);
+    I->pfd =
+        (struct pollfd *)ctxprof__zalloc((size_t)d.max_threads + 1, sizeof *I->pfd, d.alloc_user);
+    I->pidx = (unsigned *)ctxprof__zalloc((size_t)d.max_threads + 1, sizeof *I->pidx, d.alloc_user);
     if (!I->rings || !I->pfd || !I->pidx) {
         ctxprof__pebs_free(I);
         return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
@@ -2122,8 +2142,8 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
     /* heights against the same base as ICPP training */
     if (!stack_base)
-        stack_base = self ? (uint64_t)ctxprof_icpp_thread_base()
-                          : (uint64_t)ctxprof_icpp_base_of_tid(tid);
+        stack_base =
+            self ? (uint64_t)ctxprof_icpp_thread_base() : (uint64_t)ctxprof_icpp_base_of_tid(tid);
 #endif
     if (!stack_base && self)
         stack_base = ctxprof__pebs_self_base(I->d.alloc_user);
@@ -2252,7 +2272,7 @@ CTXPROF_DEF int ctxprof_pebs_drain(ctxprof_pebs *pb)
 
 /* Sums closed and live counters; caller holds I->mu (or is the only user). */
 CTXPROF__PRIV void ctxprof__pebs_stats_sum(const struct ctxprof__pebs_impl *I,
-                                        ctxprof_pebs_stats *out)
+                                           ctxprof_pebs_stats *out)
 {
     unsigned i;
     memset(out, 0, sizeof *out);
@@ -2291,18 +2311,18 @@ CTXPROF_DEF void ctxprof_pebs_stats_get(const ctxprof_pebs *pb, ctxprof_pebs_sta
 
 /* probe story + warnings from the counters */
 CTXPROF__PRIV void ctxprof__pebs_compose(const struct ctxprof__pebs_impl *I,
-                                      const ctxprof_pebs_stats *st, char *buf, size_t n)
+                                         const ctxprof_pebs_stats *st, char *buf, size_t n)
 {
     snprintf(buf, n, "%s", I->probe);
     if (I->min_pages_used)
         ctxprof__pebs_cat(buf, n, "; ring reduced to %u pages by the locked-memory budget",
                           I->min_pages_used);
     if (st->lost || st->kernel_lost)
-        ctxprof__pebs_cat(buf, n,
-                          "; WARNING: %llu samples lost to full rings (raise ring_pages or "
-                          "the period)",
-                          (unsigned long long)(st->lost > st->kernel_lost ? st->lost
-                                                                          : st->kernel_lost));
+        ctxprof__pebs_cat(
+            buf, n,
+            "; WARNING: %llu samples lost to full rings (raise ring_pages or "
+            "the period)",
+            (unsigned long long)(st->lost > st->kernel_lost ? st->lost : st->kernel_lost));
     if (st->lost_samples)
         ctxprof__pebs_cat(buf, n, "; WARNING: the PMU dropped %llu samples",
                           (unsigned long long)st->lost_samples);
@@ -2320,8 +2340,7 @@ CTXPROF__PRIV void ctxprof__pebs_compose(const struct ctxprof__pebs_impl *I,
                           "watchdog or another profiler)",
                           (unsigned long long)st->never_ran);
     if (st->desyncs)
-        ctxprof__pebs_cat(buf, n, "; %llu ring desyncs recovered",
-                          (unsigned long long)st->desyncs);
+        ctxprof__pebs_cat(buf, n, "; %llu ring desyncs recovered", (unsigned long long)st->desyncs);
     if (st->bad_records)
         ctxprof__pebs_cat(buf, n, "; %llu malformed records skipped",
                           (unsigned long long)st->bad_records);
@@ -2439,8 +2458,8 @@ CTXPROF_DEF int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_peb
     if (!d || !d->map || !d->map->d)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_paths: no loaded path map");
     if (d->ambiguous < CTXPROF_PEBS_AMBIG_SPLIT || d->ambiguous > CTXPROF_PEBS_AMBIG_DROP)
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
-                             "ctxprof_pebs_paths: ambiguous=%d unknown", d->ambiguous);
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_paths: ambiguous=%d unknown",
+                             d->ambiguous);
     p->d = *d;
     p->path_weight =
         (uint64_t *)ctxprof__zalloc(d->map->paths ? d->map->paths : 1, sizeof(uint64_t), NULL);
@@ -2460,7 +2479,7 @@ CTXPROF_DEF void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p)
 /* Frames of the sample's user-stack copy: the frame-pointer chain from bp,
    read only inside the copy (strictly upward), as ICPP's saved words. */
 CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsigned max,
-                                          ctxprof_icpp_frames *fr)
+                                             ctxprof_icpp_frames *fr)
 {
     uint64_t fp = s->bp, lo = s->stack_addr, hi = s->stack_addr + s->stack_size;
     fr->n = 0;
@@ -2482,7 +2501,7 @@ CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsig
 /* The callchain's path as map function ids, root first (frames outside
    the map skipped, as training never sees them); 0 when unusable. */
 CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxprof_pebs_sample *s,
-                                      uint32_t *out, size_t max)
+                                         uint32_t *out, size_t max)
 {
     size_t n = 0, i;
     uint32_t k;
@@ -2511,14 +2530,14 @@ CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxpro
 }
 
 CTXPROF__PRIV int ctxprof__pebs_same_path(const ctxprof_icpp_map *m, uint32_t path,
-                                       const uint32_t *truth, size_t nt, uint32_t *buf)
+                                          const uint32_t *truth, size_t nt, uint32_t *buf)
 {
     size_t n = ctxprof_icpp_map_path_funcs(m, path, buf, CTXPROF__PEBS_PATH_MAX);
     return n == nt && n <= CTXPROF__PEBS_PATH_MAX && memcmp(buf, truth, n * sizeof *buf) == 0;
 }
 
 CTXPROF__PRIV void ctxprof__pebs_give(ctxprof_pebs_paths *p, uint32_t path, uint64_t w,
-                                   uint32_t *buf)
+                                      uint32_t *buf)
 {
     size_t n;
     if (!w)
@@ -2551,8 +2570,8 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         ctxprof__pebs_copy_frames(s, p->d.max_walk, &fr);
     /* height against the thread's base, as in training: sample.height */
     ctxprof_icpp_resolve(m, (uintptr_t)s->ip, (uintptr_t)s->sp,
-                         s->height ? (uintptr_t)(s->sp + s->height) : 0, (uintptr_t)s->bp,
-                         &fr, p->d.max_walk && s->stack ? p->d.max_walk : 0, &r);
+                         s->height ? (uintptr_t)(s->sp + s->height) : 0, (uintptr_t)s->bp, &fr,
+                         p->d.max_walk && s->stack ? p->d.max_walk : 0, &r);
     if (r.walked) {
         p->st.walked++;
         p->st.frames += r.walked;

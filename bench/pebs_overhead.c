@@ -125,21 +125,30 @@ static double cpu_s(void)
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
 #define HAVE_ICPP_SAMPLER 1
 enum {
-    V_NONE, V_PEBS1K, V_PEBS10K, V_PEBS50K, V_KERN50K, V_TIMER1K, V_TIMER10K, V_WALL1K,
-    V_WALL10K, V_WALL50K, NV
+    V_NONE,
+    V_PEBS1K,
+    V_PEBS10K,
+    V_PEBS50K,
+    V_KERN50K,
+    V_TIMER1K,
+    V_TIMER10K,
+    V_WALL1K,
+    V_WALL10K,
+    V_WALL50K,
+    NV
 };
-static const char *vname[NV] = {
-    "unsampled",        "ctxprof_pebs",     "ctxprof_pebs",      "ctxprof_pebs",
-    "event, no reader", "ICPP timer (CPU)", "ICPP timer (CPU)",  "ICPP timer (wall)",
-    "ICPP timer (wall)", "ICPP timer (wall)"};
+static const char *vname[NV] = {"unsampled",        "ctxprof_pebs",      "ctxprof_pebs",
+                                "ctxprof_pebs",     "event, no reader",  "ICPP timer (CPU)",
+                                "ICPP timer (CPU)", "ICPP timer (wall)", "ICPP timer (wall)",
+                                "ICPP timer (wall)"};
 static const char *vrate[NV] = {"-",     "1 kHz",  "10 kHz", "50 kHz", "50 kHz",
                                 "1 kHz", "10 kHz", "1 kHz",  "10 kHz", "50 kHz"};
 static const uint64_t vperiod[NV] = {0,       1000000, 100000,  20000,  20000,
                                      1000000, 100000,  1000000, 100000, 20000};
 #else
 enum { V_NONE, V_PEBS1K, V_PEBS10K, V_PEBS50K, V_KERN50K, V_TIMER1K, V_TIMER10K, NV };
-static const char *vname[NV] = {"unsampled",       "ctxprof_pebs",    "ctxprof_pebs",
-                                "ctxprof_pebs",    "event, no reader", "timer + SIGPROF",
+static const char *vname[NV] = {"unsampled",      "ctxprof_pebs",     "ctxprof_pebs",
+                                "ctxprof_pebs",   "event, no reader", "timer + SIGPROF",
                                 "timer + SIGPROF"};
 static const char *vrate[NV] = {"-", "1 kHz", "10 kHz", "50 kHz", "50 kHz", "1 kHz", "10 kHz"};
 static const uint64_t vperiod[NV] = {0, 1000000, 100000, 20000, 20000, 1000000, 100000};
@@ -209,8 +218,7 @@ static result_row run(int v)
         sd.capacity = v == V_WALL50K ? 1u << 19 : 1u << 14; /* zeroed at init: sized to the run */
         c0 = cpu_s();
         w0 = now_s(CLOCK_MONOTONIC);
-        if (ctxprof_icpp_sampler_init(&s, &sd, &err) ||
-            ctxprof_icpp_sampler_attach(&s, &err)) {
+        if (ctxprof_icpp_sampler_init(&s, &sd, &err) || ctxprof_icpp_sampler_attach(&s, &err)) {
             fprintf(stderr, "pebs_overhead: %s\n", ctxprof_error_message(&err));
             exit(1);
         }
@@ -290,9 +298,8 @@ int main(int argc, char **argv)
                    vrate[v], "-", "-", cr[rounds / 2], cr[0], cr[rounds - 1], wr[rounds / 2]);
         else
             printf("| %-17s | %-6s | %11llu | %4llu | %.4f (%.4f-%.4f) | %10.4f |\n", vname[v],
-                   vrate[v], (unsigned long long)(smp / (uint64_t)rounds),
-                   (unsigned long long)lost, cr[rounds / 2], cr[0], cr[rounds - 1],
-                   wr[rounds / 2]);
+                   vrate[v], (unsigned long long)(smp / (uint64_t)rounds), (unsigned long long)lost,
+                   cr[rounds / 2], cr[0], cr[rounds - 1], wr[rounds / 2]);
     }
     /* cost per sample from the 50 kHz runs: (CPU - unsampled CPU) / samples,
        paired per round; the overhead at rate f is then f times that. The
@@ -321,8 +328,8 @@ int main(int argc, char **argv)
             c[r] = x->samples ? (x->cpu - res[r * NV + V_NONE].cpu) / (double)x->samples : 0;
         }
         qsort(c, (size_t)rounds, sizeof(double), cmp_double);
-        printf("  ICPP timer (wall), a signal per sample %6.2f us (%.2f-%.2f)\n", c[rounds / 2] * 1e6,
-               c[0] * 1e6, c[rounds - 1] * 1e6);
+        printf("  ICPP timer (wall), a signal per sample %6.2f us (%.2f-%.2f)\n",
+               c[rounds / 2] * 1e6, c[0] * 1e6, c[rounds - 1] * 1e6);
 #endif
     }
     free(res);

@@ -226,7 +226,8 @@ int main(int argc, char **argv)
         int train = strcmp(argv[1], "train") == 0;
         if (argc < 3)
             return 2;
-        if (train ? wl_train_begin() : wl_paths_begin(argv[2], argc > 3 ? (unsigned)atoi(argv[3]) : 0))
+        if (train ? wl_train_begin()
+                  : wl_paths_begin(argv[2], argc > 3 ? (unsigned)atoi(argv[3]) : 0))
             return 1;
         wl_run(train ? 1000 : 12000000); /* from main's frame in both runs */
         return train ? wl_train_end(argv[2]) : wl_paths_end();

@@ -57,7 +57,7 @@ static int pebs_in_range(uint64_t ip, const char *lo, const char *hi)
         uint64_t end_ = pebs_cpu_ns() + (cpu_ns);                                                  \
         while (pebs_cpu_ns() < end_) {                                                             \
             unsigned i_;                                                                           \
-            for (i_ = 0; i_ < 20000; i_++)                                                        \
+            for (i_ = 0; i_ < 20000; i_++)                                                         \
                 pebs_sink_v += i_;                                                                 \
         }                                                                                          \
     } while (0)
@@ -340,9 +340,9 @@ static void pebs_sink_init(ctxprof__pebs_sink *sk, pebs_got *g)
    extra registers: the decoded sample equals what was written. */
 static void pebs_parse_fields(void)
 {
-    static const uint64_t opt[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,        PERF_SAMPLE_TID,
-                                   PERF_SAMPLE_TIME,       PERF_SAMPLE_ADDR,      PERF_SAMPLE_ID,
-                                   PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_CPU,       PERF_SAMPLE_PERIOD,
+    static const uint64_t opt[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,   PERF_SAMPLE_TID,
+                                   PERF_SAMPLE_TIME,       PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
+                                   PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_CPU,  PERF_SAMPLE_PERIOD,
                                    PERF_SAMPLE_CALLCHAIN};
     static pebs_rec r;
     uint64_t seed = 42, sub;
@@ -462,7 +462,7 @@ static void pebs_parse_bounds(void)
              -1);
     CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER, PEBS_MASK, 0, 0),
              -1);
-    CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_IP, 0, 0, 0), -1); /* no registers */
+    CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_IP, 0, 0, 0), -1);        /* no registers */
     CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_REGS_USER, 1, 0, 0), -1); /* no SP in mask */
 }
 
@@ -507,8 +507,8 @@ static void pebs_parse_stack(void)
     static pebs_rec r;
     ctxprof__pebs_fmt f;
     ctxprof_pebs_sample s;
-    uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
-                  PERF_SAMPLE_REGS_INTR;
+    uint64_t st =
+        PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR;
     unsigned b, k;
     size_t len, at_size, at_dyn;
     if (!PEBS_MASK)
@@ -553,9 +553,9 @@ static void pebs_parse_stack(void)
     r.w[at_size] = 64;
     CHECK_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), 0);
     /* a stack copy without a user SP to anchor it is refused at setup */
-    CHECK_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR, 0,
-                                    PEBS_MASK, 1),
-             -1);
+    CHECK_EQ(
+        ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR, 0, PEBS_MASK, 1),
+        -1);
 }
 
 /* ---- ring reading ---- */
@@ -563,9 +563,9 @@ static void pebs_parse_stack(void)
 static ctxprof__pebs_fmt pebs_std_fmt(void)
 {
     ctxprof__pebs_fmt f;
-    ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                                   PERF_SAMPLE_REGS_USER,
-                           PEBS_MASK, 0, 0);
+    ctxprof__pebs_fmt_init(
+        &f, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER, PEBS_MASK,
+        0, 0);
     f.period = 1;
     return f;
 }
@@ -582,9 +582,9 @@ static size_t pebs_std_sample(pebs_rec *r, uint64_t seq)
     w.pid = 1;
     w.tid = 2;
     w.user_abi = 2;
-    return pebs_make_sample(r, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                                   PERF_SAMPLE_REGS_USER,
-                            PEBS_MASK, 0, &w, PERF_RECORD_MISC_USER);
+    return pebs_make_sample(
+        r, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER, PEBS_MASK,
+        0, &w, PERF_RECORD_MISC_USER);
 }
 
 /* Records wrap the end of a small ring, one straddles it; every sample comes
@@ -1376,10 +1376,18 @@ static void *pebs_thr_main(void *arg)
     t->tid = ctxprof__pebs_gettid();
     t->rc = ctxprof_pebs_attach(t->pb, 0, 0);
     switch (t->idx) {
-    case 0: pebs_hot_t0(120000000); break;
-    case 1: pebs_hot_t1(120000000); break;
-    case 2: pebs_hot_t2(120000000); break;
-    default: pebs_hot_t3(120000000); break;
+    case 0:
+        pebs_hot_t0(120000000);
+        break;
+    case 1:
+        pebs_hot_t1(120000000);
+        break;
+    case 2:
+        pebs_hot_t2(120000000);
+        break;
+    default:
+        pebs_hot_t3(120000000);
+        break;
     }
     return NULL;
 }
@@ -1478,7 +1486,7 @@ static void pebs_live_signal_close(void)
         t[k].rc = -100;
         REQUIRE_EQ(pthread_create(&th[k], NULL, pebs_sig_main, &t[k]), 0);
     }
-    pebs_hot(60000000); /* the threads attach and sample meanwhile */
+    pebs_hot(60000000);      /* the threads attach and sample meanwhile */
     ctxprof_pebs_close(&pb); /* while they still run */
     pebs_hot(20000000);
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
@@ -1693,7 +1701,7 @@ static void pebs_seccomp(void)
         SKIP("seccomp filters unavailable here");
     PEBS_HAS(out, "rc=-7 errno=1\n"); /* CTXPROF_ERR_UNSUPPORTED, EPERM */
     PEBS_HAS(out, "error=ctxprof_pebs: perf_event_open blocked by seccomp (Seccomp: 2 in "
-                        "/proc/self/status)");
+                  "/proc/self/status)");
     PEBS_HAS(out, "explain=PEBS: perf_event_open blocked by seccomp");
 }
 
@@ -1890,9 +1898,9 @@ static void pebs_perf_crosscheck(void)
                         "%s/pebs_wl perf >%s/perf.log 2>&1",
                         dir, dir, dir) != 0)
         SKIP("perf record cannot sample here (see perf.log in the test directory)");
-    REQUIRE_EQ(ctxprof_test_sh("perf script -i %s/p.data -F ip,sym,uregs >%s/p.txt 2>/dev/null",
-                               dir, dir),
-               0);
+    REQUIRE_EQ(
+        ctxprof_test_sh("perf script -i %s/p.data -F ip,sym,uregs >%s/p.txt 2>/dev/null", dir, dir),
+        0);
     REQUIRE_EQ(ctxprof_test_sh("%s/pebs_wl self >%s/s.txt", dir, dir), 0);
     {
         char pa[300], pbuf[300];
@@ -1908,7 +1916,7 @@ static void pebs_perf_crosscheck(void)
     CHECK_EQ(ka, 4); /* depths 0, 5, 10, 15 */
     REQUIRE_EQ(kb, ka);
     for (k = 0; k < ka; k++)
-        CHECK_EQ(mb[k], ma[k]); /* same stack-height modes, to the byte */
+        CHECK_EQ(mb[k], ma[k]);             /* same stack-height modes, to the byte */
     CHECK_EQ(ma[1] - ma[0], ma[2] - ma[1]); /* five frames apart each */
 #endif
 }
@@ -2034,11 +2042,11 @@ static void pebs_paths_unit(void)
     CHECK_EQ(pp.st.precise, 1);
     CHECK_EQ(pp.st.correct, 1);
     CHECK_EQ(pp.path_weight[pc], 1); /* unit weight */
-    chain[2] = t1 + 5; /* now the callchain says t1 called t0: not path 2 */
+    chain[2] = t1 + 5;               /* now the callchain says t1 called t0: not path 2 */
     s.callchain_nr = 3;
     ctxprof_pebs_paths_sample(&pp, &s);
     CHECK_EQ(pp.st.incorrect, 1);
-    s = pebs_mk(t0, 100, 7); /* ambiguous; a stack copy with one frame: its RA is in t2 */
+    s = pebs_mk(t0, 100, 7);          /* ambiguous; a stack copy with one frame: its RA is in t2 */
     words[0] = 0x7f0000000000ull - 8; /* saved frame pointer, above (below the base) */
     words[1] = t2 + 9;                /* return address into t2 */
     s.bp = 0x7f0000000000ull - 64;

@@ -74,12 +74,13 @@ static int profile_start(const char *mapfile)
     if (ctxprof_pebs_paths_init(&pp_walk, &pd, &err))
         goto fail;
     memset(&d, 0, sizeof d);
-    d.period_ns = 1000000;  /* 1 kHz of thread CPU time (software level) */
-    d.period = 3000000;     /* about 1 kHz of cycles (hardware levels) */
+    d.period_ns = 1000000;            /* 1 kHz of thread CPU time (software level) */
+    d.period = 3000000;               /* about 1 kHz of cycles (hardware levels) */
     d.flags = CTXPROF_PEBS_CALLCHAIN; /* the truth, for the evaluation only */
     d.stack_bytes = 4096;             /* frame words for the partial walks */
     d.on_sample = both;
-    if (ctxprof_pebs_open(&prof, &d) != CTXPROF_OK || ctxprof_pebs_attach(&prof, 0, 0) != CTXPROF_OK) {
+    if (ctxprof_pebs_open(&prof, &d) != CTXPROF_OK ||
+        ctxprof_pebs_attach(&prof, 0, 0) != CTXPROF_OK) {
         fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&prof.error));
         return 1;
     }
@@ -95,9 +96,10 @@ static void line(const char *what, const ctxprof_pebs_paths_stats *st)
     if (in == 0)
         in = 1;
     printf("  %-14s precise %5.1f%% (correct %5.1f%%, incorrect %4.1f%%)  ambiguous %5.1f%%  "
-           "missing %4.1f%%", what, 100.0 * (double)st->precise / in,
-           100.0 * (double)st->correct / in, 100.0 * (double)st->incorrect / in,
-           100.0 * (double)st->ambiguous / in, 100.0 * (double)st->missing / in);
+           "missing %4.1f%%",
+           what, 100.0 * (double)st->precise / in, 100.0 * (double)st->correct / in,
+           100.0 * (double)st->incorrect / in, 100.0 * (double)st->ambiguous / in,
+           100.0 * (double)st->missing / in);
     if (st->walked)
         printf("  frames walked %.2f/sample", (double)st->frames / in);
     printf("\n");
