@@ -664,46 +664,20 @@ CTXPROF__PRIV int ctxprof__pebs_is_intel(void)
 
 CTXPROF__PRIV const char *ctxprof__pebs_errname(int e)
 {
-    switch (e) {
-    case EPERM:
-        return "EPERM";
-    case ENOENT:
-        return "ENOENT";
-    case ESRCH:
-        return "ESRCH";
-    case EINTR:
-        return "EINTR";
-    case E2BIG:
-        return "E2BIG";
-    case EBADF:
-        return "EBADF";
-    case ENOMEM:
-        return "ENOMEM";
-    case EACCES:
-        return "EACCES";
-    case EFAULT:
-        return "EFAULT";
-    case EBUSY:
-        return "EBUSY";
-    case ENODEV:
-        return "ENODEV";
-    case EINVAL:
-        return "EINVAL";
-    case ENFILE:
-        return "ENFILE";
-    case EMFILE:
-        return "EMFILE";
-    case ENOSPC:
-        return "ENOSPC";
-    case ENOSYS:
-        return "ENOSYS";
-    case EOVERFLOW:
-        return "EOVERFLOW";
-    case EOPNOTSUPP:
-        return "EOPNOTSUPP";
-    default:
-        return "errno";
-    }
+    static const struct {
+        int e;
+        const char *name;
+    } tab[] = {{EPERM, "EPERM"},   {ENOENT, "ENOENT"},       {ESRCH, "ESRCH"},
+               {EINTR, "EINTR"},   {E2BIG, "E2BIG"},         {EBADF, "EBADF"},
+               {ENOMEM, "ENOMEM"}, {EACCES, "EACCES"},       {EFAULT, "EFAULT"},
+               {EBUSY, "EBUSY"},   {ENODEV, "ENODEV"},       {EINVAL, "EINVAL"},
+               {ENFILE, "ENFILE"}, {EMFILE, "EMFILE"},       {ENOSPC, "ENOSPC"},
+               {ENOSYS, "ENOSYS"}, {EOVERFLOW, "EOVERFLOW"}, {EOPNOTSUPP, "EOPNOTSUPP"}};
+    size_t i;
+    for (i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (tab[i].e == e)
+            return tab[i].name;
+    return "errno";
 }
 
 /* What a failure message needs to know about the system; gathered once per
