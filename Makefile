@@ -135,15 +135,23 @@ TEST_LDLIBS += $(PFM_LIBS)
 # timer) and the drain path's cost per sample.
 PEBS_BFLAGS := -O2 -g -fno-optimize-sibling-calls $(STRICT)
 BENCHES += $(B)/bench/pebs_overhead $(B)/bench/pebs_drain
-$(B)/bench/pebs_overhead: bench/pebs_overhead.c ctxprof.h ctxprof_pebs.h
+$(B)/bench/pebs_overhead: bench/pebs_overhead.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PEBS_BFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
-$(B)/bench/pebs_drain: bench/pebs_drain.c ctxprof.h ctxprof_pebs.h
+$(B)/bench/pebs_drain: bench/pebs_drain.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PEBS_BFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 BENCH_RUNS += bench/pebs.sh
 
-# Example: the ICPP example program (calc) profiled by perf_event sampling,
+# Examples: hotfuncs (any machine), and the ICPP example program (calc)
+# profiled by perf_event sampling when examples/icpp exists.
+EXAMPLES += $(B)/examples/pebs/hotfuncs
+DEMOS += examples/pebs/demo.sh
+$(B)/examples/pebs/hotfuncs: examples/pebs/hotfuncs.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
+
+# calc_pebs: the ICPP example program (calc) profiled by perf_event sampling,
 # built like calc (training hooks compiled in, off while sampling). Partial
 # walks follow up to 64 frames of each sample's stack copy when ctxprof.h
 # lets CTXPROF_ICPP_FRAMES be set, else its default.
@@ -151,7 +159,6 @@ ifneq ($(wildcard examples/icpp/calc.c),)
 PEBS_ICPP_FRAMES := $(shell grep -q 'ifndef CTXPROF_ICPP_FRAMES' ctxprof.h && \
                       echo -DCTXPROF_ICPP_FRAMES=64)
 EXAMPLES += $(B)/examples/pebs/calc_pebs
-DEMOS += examples/pebs/demo.sh
 $(B)/examples/pebs/calc_pebs: examples/pebs/calc_pebs.c examples/icpp/calc.c ctxprof.h \
                               ctxprof_pebs.h
 	@mkdir -p $(@D)

@@ -1,18 +1,23 @@
 #!/bin/sh
-# ctxprof_pebs on the ICPP example program (calc, a recursive-descent
-# interpreter with thousands of call paths): train its path map once with
-# the -finstrument-functions hooks, then profile the same binary with the
-# hooks off and nothing else added: the kernel samples (PC, SP) at 1 kHz,
-# ctxprof_pebs turns each sample into a call path (CID lookup, then a walk
-# of a few frames in the sample's stack copy when the CID is ambiguous),
-# and the kernel's frame-pointer callchain of each sample checks the result.
+# ctxprof_pebs demos.
+#  1. hotfuncs: three threads sampled with no instrumentation; where the time
+#     goes by function and, for one leaf, by stack height (recursion depth).
+#  2. calc (the ICPP example program, when built): its path map trained once
+#     with the -finstrument-functions hooks, then the same binary profiled
+#     with the hooks off and nothing else added: the kernel samples (PC, SP)
+#     at 1 kHz, ctxprof_pebs turns each sample into a call path (CID lookup,
+#     then a walk of a few frames in the sample's stack copy when the CID is
+#     ambiguous) and the HCCT aggregates them; the kernel's frame-pointer
+#     callchain of each sample checks the result.
 set -e
 B=build/examples/pebs
+echo "1. hotfuncs: sample three threads for 1 s"
+$B/hotfuncs 1 | sed 's/^/   /'
 if [ ! -x $B/calc_pebs ]; then
-    echo "calc_pebs not built (needs examples/icpp/calc.c)"; exit 0
+    echo "2. (calc_pebs not built: it needs examples/icpp/calc.c)"; exit 0
 fi
-echo "1. train: every distinct call path of calc with its stack height"
+echo "2. calc: train every distinct call path with its stack height"
 CTXPROF_ICPP_TRAIN=$B/calc.paths $B/calc_pebs run 0.5 >/dev/null
 echo "   $(grep -c '^path' $B/calc.paths) call paths in $B/calc.paths"
-echo "2. profile 2 s with perf_event sampling (no instrumentation active)"
+echo "   profile 2 s with perf_event sampling (no instrumentation active)"
 $B/calc_pebs profile $B/calc.paths 2 | sed 's/^/   /'
