@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#define CHECK_GT_ICPP(a, b) CTXPROF_TEST_CMP(a, >, b, (void)0)
+
 /* ---- symbol table ---------------------------------------------------- */
 
 /* A static function the symbol table must find by its .symtab entry. */
@@ -338,10 +340,290 @@ static void icpp_symtab_corrupt(void)
     free(img);
 }
 
+
+/* ---- path maps --------------------------------------------------------- */
+
+static const char icpp_map_text[] =
+    "ctxprof-paths 1\n"
+    "# a comment\n"
+    "path 5 100 main\n"
+    "path 3 180 main a\n"
+    "path 2 180 main b\n"          /* same height as main>a but another leaf */
+    "path 7 260 main a c\n"
+    "path 1 260 main b c\n"        /* ambiguous with main>a>c */
+    "path 4 300 main a c c\n"
+    "path 2 260 main a c\n";       /* duplicate: counts add up */
+
+static void icpp_map_basic(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    const uint32_t *cand;
+    ctxprof_icpp_path_info pi;
+    uint32_t funcs[8];
+    char buf[64];
+    long fc, fa;
+    const char *names[] = {"main", "a", "c"};
+    size_t n, i, found = 0;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "t.paths",
+                                      &err),
+               CTXPROF_OK);
+    CHECK_EQ(m.paths, 6);
+    CHECK_EQ(m.funcs, 4);
+    CHECK_EQ(m.nodes, 6); /* main, main>a, main>b, main>a>c, main>b>c, main>a>c>c */
+    CHECK_EQ(m.max_height, 300);
+    fc = ctxprof_icpp_map_func(&m, "c");
+    fa = ctxprof_icpp_map_func(&m, "a");
+    REQUIRE(fc >= 0 && fa >= 0);
+    CHECK_EQ(ctxprof_icpp_map_func(&m, "zz"), (unsigned long long)-1);
+    CHECK_STR(ctxprof_icpp_map_func_name(&m, (uint32_t)fc), "c");
+    n = ctxprof_icpp_map_lookup(&m, (uint32_t)fc, 260, &cand);
+    REQUIRE_EQ(n, 2);
+    for (i = 0; i < n; i++) {
+        ctxprof_icpp_map_path_str(&m, cand[i], buf, sizeof buf);
+        REQUIRE_EQ(ctxprof_icpp_map_path(&m, cand[i], &pi), CTXPROF_OK);
+        CHECK_EQ(pi.degree, 2);
+        CHECK_EQ(pi.height, 260);
+        if (strcmp(buf, "main>a>c") == 0) {
+            found++;
+            CHECK_EQ(pi.count, 9);
+            CHECK_EQ(pi.len, 3);
+            CHECK_EQ(pi.key, ctxprof_icpp_path_key(names, 3));
+            CHECK_EQ(ctxprof_icpp_map_path_funcs(&m, cand[i], funcs, 8), 3);
+            CHECK_EQ(funcs[1], (uint32_t)fa);
+            CHECK_EQ(funcs[2], (uint32_t)fc);
+        } else {
+            CHECK_STR(buf, "main>b>c");
+            found++;
+        }
+    }
+    CHECK_EQ(found, 2);
+    CHECK_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)fc, 300, &cand), 1);
+    CHECK_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)fc, 301, &cand), 0);
+    CHECK(cand == NULL);
+    CHECK_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)fa, 180, &cand), 1);
+    /* truncated rendering */
+    CHECK_EQ(ctxprof_icpp_map_path_str(&m, 0, buf, 3), 4); /* "main" */
+    CHECK_STR(buf, "ma");
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* Save, load, save again: byte-identical, and sorted deterministically. */
+static void icpp_map_roundtrip(void)
+{
+    ctxprof_icpp_map m, m2;
+    ctxprof_error err;
+    char path[512], path2[512], *a = NULL, *b = NULL;
+    size_t la, lb;
+    memset(&m, 0, sizeof m);
+    memset(&m2, 0, sizeof m2);
+    snprintf(path, sizeof path, "%s/icpp_rt.paths", ctxprof_test_tmpdir());
+    snprintf(path2, sizeof path2, "%s/icpp_rt2.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "t", &err),
+               CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m2, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m2, path2, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof__read_file(path, &a, &la, NULL, NULL), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof__read_file(path2, &b, &lb, NULL, NULL), CTXPROF_OK);
+    CHECK_EQ(la, lb);
+    CHECK(la == lb && memcmp(a, b, la) == 0);
+    CHECK_CONTAINS(a, "ctxprof-paths 1\npath 5 100 main\npath 3 180 main a\npath 9 260 main a c\n");
+    CHECK_EQ(m2.paths, m.paths);
+    free(a);
+    free(b);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_map_deinit(&m2);
+}
+
+/* Malformed input: a file:line error, and the map keeps what it had. */
+static void icpp_map_errors(void)
+{
+    static const struct {
+        const char *text, *msg;
+        int status;
+    } cases[] = {
+        {"", "bad.paths:1: not a path map", CTXPROF_ERR_PARSE},
+        {"# only a comment\n", "bad.paths:1: not a path map", CTXPROF_ERR_PARSE},
+        {"ctxprof-callgraph 1\n", "bad.paths:1: not a path map", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 2\npath 1 1 f\n", "bad.paths:1: path map version '2'",
+         CTXPROF_ERR_MISMATCH},
+        {"ctxprof-paths\n", "bad.paths:1: path map version ''", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 16 main\npaths 1 16 main\n",
+         "bad.paths:3: unknown keyword 'paths'", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1\n", "bad.paths:2: expected 'path COUNT HEIGHT",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\n\npath x 16 main\n", "bad.paths:3: bad count 'x'", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 -16 main\n", "bad.paths:2: bad height '-16'",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 99999999999999999999 main\n", "bad.paths:2: bad height",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 2000000000000 main\n", "bad.paths:2: bad height",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 16\n", "bad.paths:2: path without functions",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 16 # main\n", "bad.paths:2: path without functions",
+         CTXPROF_ERR_PARSE},
+    };
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    size_t i;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "good", &err),
+               CTXPROF_OK);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = ctxprof_icpp_map_parse(&m, cases[i].text, strlen(cases[i].text), "bad.paths",
+                                        &err);
+        CHECK_EQ(rc, cases[i].status);
+        CHECK_CONTAINS(err.detail, cases[i].msg);
+        CHECK_EQ(m.paths, 6); /* unchanged */
+    }
+    CHECK_EQ(ctxprof_icpp_map_load(&m, "/nonexistent/x.paths", &err), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(err.detail, "/nonexistent/x.paths");
+    CHECK_EQ(m.paths, 6);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* ---- training with annotations, in this process ------------------------- */
+
+static ctxprof_icpp_cid icpp_t_cid[3];
+static uint64_t icpp_t_node;
+
+__attribute__((noinline)) static int icpp_t_leaf(int k)
+{
+    CTXPROF_ICPP_FUNC(icpp_t_leaf);
+    icpp_t_cid[k % 3] = CTXPROF_ICPP_CID(icpp_t_leaf);
+    if (k == 2)
+        icpp_t_node = ctxprof_icpp_train_current();
+    return k + 1;
+}
+
+__attribute__((noinline)) static int icpp_t_rec(int n, int k)
+{
+    CTXPROF_ICPP_FUNC(icpp_t_rec);
+    volatile int pad[8];
+    pad[0] = n;
+    if (n > 0)
+        return icpp_t_rec(n - 1, k) + pad[0];
+    return icpp_t_leaf(k);
+}
+
+static void icpp_train_recursion(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    ctxprof_icpp_train_stats st;
+    char path[512], buf[256];
+    uintptr_t funcs[16];
+    uint64_t h;
+    long fl, fr;
+    size_t i, len;
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_train.paths", ctxprof_test_tmpdir());
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_t_rec(0, 0), 1);
+    CHECK_EQ(icpp_t_rec(1, 1), 3);
+    CHECK_EQ(icpp_t_rec(4, 2), 3 + 4 + 3 + 2 + 1);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.entries, 1 + 1 + 2 + 1 + 5 + 1);
+    CHECK_EQ(st.nodes, 5 + 3); /* rec^1..rec^5, leaf below rec^1, rec^2, rec^5 */
+    /* the sampler's ground truth: the node current in the leaf */
+    len = ctxprof_icpp_train_path(icpp_t_node, funcs, 16, &h);
+    REQUIRE_EQ(len, 6);
+    for (i = 0; i < 5; i++)
+        CHECK_EQ(funcs[i], (uintptr_t)icpp_t_rec);
+    CHECK_EQ(funcs[5], (uintptr_t)icpp_t_leaf);
+    CHECK_EQ(h, icpp_t_cid[2].height); /* the query point sees the trained height */
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(m.paths, 8);
+    fl = ctxprof_icpp_map_func(&m, "icpp_t_leaf");
+    fr = ctxprof_icpp_map_func(&m, "icpp_t_rec");
+    REQUIRE(fl >= 0 && fr >= 0);
+    /* each leaf CID names exactly its path, and the heights grow with depth */
+    for (i = 0; i < 3; i++) {
+        const uint32_t *cand;
+        ctxprof_icpp_path_info pi;
+        REQUIRE_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)fl, icpp_t_cid[i].height, &cand), 1);
+        ctxprof_icpp_map_path(&m, cand[0], &pi);
+        CHECK_EQ(pi.len, i == 0 ? 2 : i == 1 ? 3 : 6);
+        ctxprof_icpp_map_path_str(&m, cand[0], buf, sizeof buf);
+        CHECK_CONTAINS(buf, "icpp_t_rec>icpp_t_leaf");
+    }
+    CHECK_LT(icpp_t_cid[0].height, icpp_t_cid[1].height);
+    CHECK_LT(icpp_t_cid[1].height, icpp_t_cid[2].height);
+    /* recursion: every rec level is one frame higher than the last, by the same amount */
+    {
+        uint64_t prev = 0, step = 0;
+        uint32_t p;
+        for (p = 0; p < m.paths; p++) {
+            ctxprof_icpp_path_info pi;
+            ctxprof_icpp_map_path(&m, p, &pi);
+            if (pi.leaf != (uint32_t)fr)
+                continue;
+            if (pi.len >= 2) {
+                CHECK_GT_ICPP(pi.height, prev);
+                if (pi.len == 2)
+                    step = pi.height - prev;
+                else
+                    CHECK_EQ(pi.height - prev, step);
+            }
+            prev = pi.height;
+        }
+    }
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_train_reset();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.nodes, 0);
+}
+
+static void *icpp_tid_thread(void *arg)
+{
+    uintptr_t *out = (uintptr_t *)arg;
+    out[0] = ctxprof_icpp_thread_begin();
+    out[1] = ctxprof_icpp_base_of_tid((long)ctxprof__gettid());
+    out[2] = ctxprof_icpp_thread_begin(); /* idempotent */
+    out[3] = (uintptr_t)ctxprof__gettid();
+    ctxprof_icpp_thread_end();
+    out[4] = ctxprof_icpp_thread_base();
+    return NULL;
+}
+
+static void icpp_thread_base(void)
+{
+    pthread_t t;
+    uintptr_t out[5] = {0, 0, 0, 0, 0};
+    ctxprof_icpp_cid c;
+    /* the main thread's base was recorded before main, above this frame */
+    CHECK_NE(ctxprof_icpp_thread_base(), 0);
+    CHECK_EQ(ctxprof_icpp_base_of_tid((long)ctxprof__gettid()), ctxprof_icpp_thread_base());
+    c = CTXPROF_ICPP_CID(icpp_thread_base);
+    CHECK(c.height != CTXPROF_ICPP_NO_HEIGHT && c.height > 0 && c.height < 1u << 20);
+    CHECK_EQ(c.func, (uintptr_t)icpp_thread_base);
+    REQUIRE_EQ(pthread_create(&t, NULL, icpp_tid_thread, out), 0);
+    pthread_join(t, NULL);
+    CHECK_NE(out[0], 0);
+    CHECK_EQ(out[1], out[0]);
+    CHECK_EQ(out[2], out[0]);
+    CHECK_EQ(out[4], 0);
+    CHECK_EQ(ctxprof_icpp_base_of_tid((long)out[3]), 0); /* forgotten */
+    CHECK_EQ(ctxprof_icpp_height(100, 0), CTXPROF_ICPP_NO_HEIGHT);
+    CHECK_EQ(ctxprof_icpp_height(100, 99), CTXPROF_ICPP_NO_HEIGHT);
+    CHECK_EQ(ctxprof_icpp_height(96, 160), 64);
+}
+
 static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp_symtab_self},
                                                        {"icpp_symtab_libc", icpp_symtab_libc},
                                                        {"icpp_symtab_unknown", icpp_symtab_unknown},
                                                        {"icpp_symtab_threads", icpp_symtab_threads},
                                                        {"icpp_symtab_crafted", icpp_symtab_crafted},
                                                        {"icpp_symtab_corrupt", icpp_symtab_corrupt},
+    {"icpp_map_basic", icpp_map_basic},
+    {"icpp_map_roundtrip", icpp_map_roundtrip},
+    {"icpp_map_errors", icpp_map_errors},
+    {"icpp_train_recursion", icpp_train_recursion},
+    {"icpp_thread_base", icpp_thread_base},
                                                        {0, 0}};
