@@ -62,6 +62,13 @@ $(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
 
 # ---- module: icpp ----
+# ctxprof-gen: the encodings module owns the tool; this block builds it until
+# that lands (then only the pad command is ours).
+TOOLS += $(B)/ctxprof-gen
+$(B)/ctxprof-gen: tools/ctxprof-gen.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
+
 
 # ---- module: hcct ----
 

@@ -744,37 +744,44 @@ CTXPROF_API uint64_t ctxprof_icpp_train_current(void);
 CTXPROF_API size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size_t max,
                                            uint64_t *out_height);
 
-/* Slow paths of the entry and exit operations (use the inline forms). */
+/* Slow paths of the entry and exit operations (use the inline forms). The
+   SP they record is their own CFA: the caller's SP at a call, after its
+   prologue (an inline read of SP could be scheduled before it). */
+CTXPROF_API void ctxprof__icpp_enter_here(uintptr_t func, int paired);
+CTXPROF_API void ctxprof__icpp_exit_here(void);
 CTXPROF_API void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t sp, int paired);
 CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t sp);
 CTXPROF_API int ctxprof__icpp_training; /* read relaxed on every entry */
 
-/* Records entry into func; returns the SP to pass to ctxprof_icpp_exit.
-   When not training: one load and a branch. paired: the caller will call
-   ctxprof_icpp_exit (then inlined callees are recognised by their equal
-   SP); unpaired entries pop returned frames by SP alone. */
-CTXPROF_INLINE uintptr_t ctxprof_icpp_enter_sp(uintptr_t func, uintptr_t sp, int paired)
+CTXPROF_INLINE int ctxprof__icpp_is_training(void)
 {
 #if defined(__GNUC__) || defined(__clang__)
-    if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
+    return __atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED) != 0;
 #else
-    if (CTXPROF__UNLIKELY(ctxprof__icpp_training))
+    return ctxprof__icpp_training != 0;
 #endif
-        ctxprof__icpp_enter_slow(func, sp, paired);
-    return sp;
 }
-CTXPROF_INLINE void ctxprof_icpp_exit_sp(uintptr_t sp)
+
+/* Records entry into func (an instrumented function calls it first; when
+   not training: one load and a branch). paired: ctxprof_icpp_exit will be
+   called at every return (then an inlined callee is recognised by its
+   equal SP); unpaired entries pop returned frames by SP alone. Returns func. */
+CTXPROF_INLINE uintptr_t ctxprof_icpp_enter(uintptr_t func, int paired)
 {
-#if defined(__GNUC__) || defined(__clang__)
-    if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
-#else
-    if (CTXPROF__UNLIKELY(ctxprof__icpp_training))
-#endif
-        ctxprof__icpp_exit_slow(sp);
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
+        ctxprof__icpp_enter_here(func, paired);
+    return func;
 }
-CTXPROF_INLINE void ctxprof__icpp_scope_end(uintptr_t *sp)
+/* Records the return of the function that called ctxprof_icpp_enter. */
+CTXPROF_INLINE void ctxprof_icpp_exit(void)
 {
-    ctxprof_icpp_exit_sp(*sp);
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
+        ctxprof__icpp_exit_here();
+}
+CTXPROF_INLINE void ctxprof__icpp_scope_end(uintptr_t *func)
+{
+    (void)func;
+    ctxprof_icpp_exit();
 }
 
 /* --- frame padding and call-site wrapping (paper 5.1, 5.2) -------------
@@ -849,11 +856,11 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(uintptr_t *sp)
 #define CTXPROF_ICPP_FUNC(f)                                                                       \
     CTXPROF_ICPP_PAD(f);                                                                           \
     uintptr_t ctxprof__icpp_scope __attribute__((cleanup(ctxprof__icpp_scope_end), unused)) =      \
-        ctxprof_icpp_enter_sp((uintptr_t)(f), ctxprof_icpp_sp(), 1)
+        ctxprof_icpp_enter((uintptr_t)(f), 1)
 #else
 #define CTXPROF_ICPP_FUNC(f)                                                                       \
     CTXPROF_ICPP_PAD(f);                                                                           \
-    uintptr_t ctxprof__icpp_scope = ctxprof_icpp_enter_sp((uintptr_t)(f), ctxprof_icpp_sp(), 0)
+    uintptr_t ctxprof__icpp_scope = ctxprof_icpp_enter((uintptr_t)(f), 0)
 #endif
 
 /* --- path maps and lookup (paper 4, 7) --------------------------------- */
@@ -1040,6 +1047,7 @@ typedef struct ctxprof_icpp_sample {
     uint64_t height;      /* over the thread's base, or CTXPROF_ICPP_NO_HEIGHT */
     uint64_t truth;       /* ctxprof_icpp_train_current() then (0 when not training) */
     int32_t tid;          /* kernel thread id */
+    uint32_t weight;      /* timer periods this sample stands for (1 + overruns) */
     int32_t kind;         /* with desc.map: the resolution's kind, else -1 */
     uint32_t path;        /* with desc.map: the path when PRECISE */
     uint32_t degree, walked;
@@ -1048,7 +1056,10 @@ typedef struct ctxprof_icpp_sample {
 } ctxprof_icpp_sample;
 
 typedef struct ctxprof_icpp_sampler_desc {
-    unsigned hz;             /* per thread CPU-time rate (default 1000) */
+    unsigned hz;             /* per thread rate (default 1000); CPU-time timers fire on
+                                kernel ticks (often 250 Hz): missed periods go in weight */
+    int wall;                /* 1: wall-clock timer (CLOCK_MONOTONIC, exact rate, counts
+                                blocked time too) instead of the thread's CPU time */
     size_t capacity;         /* samples kept (default 65536); later ones dropped and counted */
     unsigned save_frames;    /* frames copied per sample, <= CTXPROF_ICPP_FRAMES (default 0) */
     const ctxprof_icpp_map *map; /* bound map: resolve in the handler (walks <= max_walk) */
@@ -2944,9 +2955,17 @@ extern "C" {
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__NOINSTR __attribute__((no_instrument_function))
 #define CTXPROF__ICPP_CFA() ((uintptr_t)__builtin_dwarf_cfa())
+/* Functions that read their own CFA must stay out of line and unchanged
+   (gcc would inline or clone hooks defined in the instrumented TU). */
+#if defined(__clang__)
+#define CTXPROF__ICPP_OWNFRAME __attribute__((noinline))
+#else
+#define CTXPROF__ICPP_OWNFRAME __attribute__((noinline, noclone))
+#endif
 #else
 #define CTXPROF__NOINSTR
 #define CTXPROF__ICPP_CFA() ((uintptr_t)0)
+#define CTXPROF__ICPP_OWNFRAME
 #endif
 #define CTXPROF__ICPP_NONE UINT32_MAX
 
@@ -3020,7 +3039,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
     return base;
 }
 
-CTXPROF__NOINSTR CTXPROF__NOINLINE CTXPROF_DEF uintptr_t ctxprof_icpp_thread_begin(void)
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF uintptr_t ctxprof_icpp_thread_begin(void)
 {
     if (!ctxprof__icpp_base) {
         uintptr_t cfa = CTXPROF__ICPP_CFA();
@@ -3254,7 +3273,20 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t sp)
     __atomic_store_n(&t->cur, cur == CTXPROF__ICPP_NONE ? 0 : cur, __ATOMIC_RELAXED);
 }
 
-CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_enter_here(uintptr_t func,
+                                                                          int paired)
+{
+    uintptr_t sp = CTXPROF__ICPP_CFA();
+    ctxprof__icpp_enter_slow(func, sp ? sp : ctxprof_icpp_sp(), paired);
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_exit_here(void)
+{
+    uintptr_t sp = CTXPROF__ICPP_CFA();
+    ctxprof__icpp_exit_slow(sp ? sp : ctxprof_icpp_sp());
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)
 {
     ctxprof__error_clear(err);
     if (desc && desc->max_paths) {
@@ -3269,12 +3301,12 @@ CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ct
     return CTXPROF_OK;
 }
 
-CTXPROF_DEF void ctxprof_icpp_train_stop(void)
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_stop(void)
 {
     __atomic_store_n(&ctxprof__icpp_training, 0, __ATOMIC_RELEASE);
 }
 
-CTXPROF_DEF void ctxprof_icpp_train_reset(void)
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
 {
     ctxprof__icpp_ts *t;
     for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
@@ -3312,7 +3344,7 @@ CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
     }
 }
 
-CTXPROF_DEF uint64_t ctxprof_icpp_train_current(void)
+CTXPROF__NOINSTR CTXPROF_DEF uint64_t ctxprof_icpp_train_current(void)
 {
     ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
     uint32_t cur;
@@ -3350,7 +3382,8 @@ CTXPROF_DEF size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size
 #if defined(__GNUC__) || defined(__clang__)
 /* The main thread's base, before main: the same point of libc's start-up
    in every run, so heights do not depend on ASLR or the environment. */
-CTXPROF__NOINSTR __attribute__((constructor)) static void ctxprof__icpp_ctor(void)
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME __attribute__((constructor)) static void
+ctxprof__icpp_ctor(void)
 {
     if (!ctxprof__icpp_base)
         ctxprof__icpp_set_base(CTXPROF__ICPP_CFA());
@@ -5434,7 +5467,7 @@ CTXPROF_DEF int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
 
 /* --- saving training data -------------------------------------------------- */
 
-CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxprof_error *err)
+CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxprof_error *err)
 {
     ctxprof_symtab st;
     int have_st, rc = CTXPROF_OK;
@@ -5507,7 +5540,7 @@ CTXPROF__NOINSTR void __cyg_profile_func_enter(void *fn, void *site);
 CTXPROF__NOINSTR void __cyg_profile_func_exit(void *fn, void *site);
 
 /* The hook's CFA is the instrumented function's SP at the call: its body SP. */
-CTXPROF__NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_enter(void *fn, void *site)
 {
     uintptr_t sp = CTXPROF__ICPP_CFA();
     (void)site;
@@ -5517,7 +5550,7 @@ CTXPROF__NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
         ctxprof__icpp_enter_slow((uintptr_t)fn, sp, 1);
 }
 
-CTXPROF__NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)fn;
     (void)site;
@@ -5598,7 +5631,6 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
     int saved = errno;
     ctxprof_icpp_sampler *s;
     (void)sig;
-    (void)si;
     __atomic_add_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
     s = __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST);
     if (s && uc) {
@@ -5612,6 +5644,9 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             o->height = ctxprof_icpp_height(o->sp, base);
             o->truth = ctxprof_icpp_train_current();
             o->tid = (int32_t)ctxprof__gettid();
+            o->weight = 1u + (si && si->si_code == SI_TIMER && si->si_overrun > 0
+                                  ? (uint32_t)si->si_overrun
+                                  : 0u);
             o->kind = -1;
             o->frames.n = 0;
             if (o->height == CTXPROF_ICPP_NO_HEIGHT)
@@ -5640,9 +5675,9 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
 {
     ctxprof_icpp_sampler_desc dd;
     ctxprof__error_clear(err);
+    ctxprof_icpp_sample *buf;
     if (!s)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: NULL sampler");
-    memset(s, 0, sizeof *s);
     memset(&dd, 0, sizeof dd);
     if (desc)
         dd = *desc;
@@ -5666,12 +5701,10 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: another sampler is active");
     /* zeroed now, so the handler never faults in fresh pages */
-    s->samples = (ctxprof_icpp_sample *)ctxprof__zalloc(dd.capacity, sizeof *s->samples, NULL);
-    if (!s->samples)
+    buf = (ctxprof_icpp_sample *)ctxprof__zalloc(dd.capacity, sizeof *buf, NULL);
+    if (!buf)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: %zu samples: out of memory",
                              dd.capacity);
-    s->capacity = dd.capacity;
-    s->desc = dd;
     if (!ctxprof__icpp_installed[dd.signo]) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -5680,12 +5713,15 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
         sigemptyset(&sa.sa_mask);
         if (sigaction(dd.signo, &sa, NULL) != 0) {
             int e = errno;
-            ctxprof__free(s->samples, NULL);
-            memset(s, 0, sizeof *s);
+            ctxprof__free(buf, NULL);
             return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: sigaction(%d)", dd.signo);
         }
         ctxprof__icpp_installed[dd.signo] = 1;
     }
+    memset(s, 0, sizeof *s);
+    s->samples = buf;
+    s->capacity = dd.capacity;
+    s->desc = dd;
     s->installed = 1;
     __atomic_store_n(&ctxprof__icpp_active, s, __ATOMIC_SEQ_CST);
     return CTXPROF_OK;
@@ -5713,7 +5749,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     return ctxprof__fail(err, CTXPROF_ERR_UNSUPPORTED, 0,
                          "icpp: per-thread timer signals need Linux SIGEV_THREAD_ID");
 #endif
-    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tm) != 0)
+    if (timer_create(s->desc.wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &sev, &tm) != 0)
         return ctxprof__fail(err, errno == ENOTSUP || errno == EINVAL ? CTXPROF_ERR_UNSUPPORTED
                                                                       : CTXPROF_ERR_SYS,
                              errno, "icpp: timer_create(CLOCK_THREAD_CPUTIME_ID)");

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "cid") == 0) {
         v = run("(1)");
         printf("%llu\n", (unsigned long long)leaf_cid.height);
-        return v == 2 ? 0 : 1;
+        return v == 3 ? 0 : 1;
     }
     return 2;
 }
