@@ -69,6 +69,16 @@ $(B)/ctxprof-gen: tools/ctxprof-gen.c ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
 
+# calc: the end-to-end example, trained by -finstrument-functions hooks
+# (whole program, no annotations); the demo rebuilds it with generated pads.
+ICPP_HOOKFLAGS := -fno-omit-frame-pointer -finstrument-functions -DCTXPROF_ICPP_HOOKS \
+    $(if $(findstring clang,$(CC)),,-finstrument-functions-exclude-file-list=ctxprof.h)
+EXAMPLES += $(B)/examples/icpp/calc
+DEMOS += examples/icpp/demo.sh
+$(B)/examples/icpp/calc: examples/icpp/calc.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
+
 
 # ---- module: hcct ----
 

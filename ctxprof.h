@@ -747,10 +747,11 @@ CTXPROF_API size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size
 /* Slow paths of the entry and exit operations (use the inline forms). The
    SP they record is their own CFA: the caller's SP at a call, after its
    prologue (an inline read of SP could be scheduled before it). */
-CTXPROF_API void ctxprof__icpp_enter_here(uintptr_t func, int paired);
-CTXPROF_API void ctxprof__icpp_exit_here(void);
-CTXPROF_API void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t sp, int paired);
-CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t sp);
+CTXPROF_API void ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired);
+CTXPROF_API void ctxprof__icpp_exit_here(uintptr_t func, uintptr_t site);
+CTXPROF_API void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site, uintptr_t sp,
+                                          int paired);
+CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site, uintptr_t sp);
 CTXPROF_API int ctxprof__icpp_training; /* read relaxed on every entry */
 
 CTXPROF_INLINE int ctxprof__icpp_is_training(void)
@@ -762,26 +763,34 @@ CTXPROF_INLINE int ctxprof__icpp_is_training(void)
 #endif
 }
 
-/* Records entry into func (an instrumented function calls it first; when
-   not training: one load and a branch). paired: ctxprof_icpp_exit will be
-   called at every return (then an inlined callee is recognised by its
-   equal SP); unpaired entries pop returned frames by SP alone. Returns func. */
-CTXPROF_INLINE uintptr_t ctxprof_icpp_enter(uintptr_t func, int paired)
+/* An instrumented frame: its function and call site (return address). */
+typedef struct ctxprof_icpp_scope {
+    uintptr_t func, site;
+} ctxprof_icpp_scope;
+
+/* Records entry into func called from site (an instrumented function calls
+   it first; when not training: one load and a branch). paired:
+   ctxprof_icpp_exit will be called at every return (then an inlined callee
+   is recognised by its equal SP); unpaired entries pop returned frames by
+   SP alone. */
+CTXPROF_INLINE ctxprof_icpp_scope ctxprof_icpp_enter(uintptr_t func, uintptr_t site, int paired)
+{
+    ctxprof_icpp_scope sc;
+    sc.func = func;
+    sc.site = site;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
+        ctxprof__icpp_enter_here(func, site, paired);
+    return sc;
+}
+/* Records the return of the frame ctxprof_icpp_enter recorded. */
+CTXPROF_INLINE void ctxprof_icpp_exit(const ctxprof_icpp_scope *sc)
 {
     if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
-        ctxprof__icpp_enter_here(func, paired);
-    return func;
+        ctxprof__icpp_exit_here(sc->func, sc->site);
 }
-/* Records the return of the function that called ctxprof_icpp_enter. */
-CTXPROF_INLINE void ctxprof_icpp_exit(void)
+CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 {
-    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
-        ctxprof__icpp_exit_here();
-}
-CTXPROF_INLINE void ctxprof__icpp_scope_end(uintptr_t *func)
-{
-    (void)func;
-    ctxprof_icpp_exit();
+    ctxprof_icpp_exit(sc);
 }
 
 /* --- frame padding and call-site wrapping (paper 5.1, 5.2) -------------
@@ -855,12 +864,13 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(uintptr_t *func)
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF_ICPP_FUNC(f)                                                                       \
     CTXPROF_ICPP_PAD(f);                                                                           \
-    uintptr_t ctxprof__icpp_scope __attribute__((cleanup(ctxprof__icpp_scope_end), unused)) =      \
-        ctxprof_icpp_enter((uintptr_t)(f), 1)
+    ctxprof_icpp_scope ctxprof__icpp_scope                                                         \
+        __attribute__((cleanup(ctxprof__icpp_scope_end), unused)) =                                \
+            ctxprof_icpp_enter((uintptr_t)(f), (uintptr_t)__builtin_return_address(0), 1)
 #else
 #define CTXPROF_ICPP_FUNC(f)                                                                       \
     CTXPROF_ICPP_PAD(f);                                                                           \
-    uintptr_t ctxprof__icpp_scope = ctxprof_icpp_enter((uintptr_t)(f), 0)
+    ctxprof_icpp_scope ctxprof__icpp_scope = ctxprof_icpp_enter((uintptr_t)(f), 0, 0)
 #endif
 
 /* --- path maps and lookup (paper 4, 7) --------------------------------- */
@@ -3070,6 +3080,7 @@ CTXPROF_DEF void ctxprof_icpp_thread_end(void)
 typedef struct ctxprof__icpp_ts {
     uint32_t *snode;             /* shadow stack: node, or NONE when not recorded */
     uintptr_t *ssp;              /* shadow stack: SP at entry */
+    uintptr_t *sfunc, *ssite;    /* shadow stack: function and call site */
     size_t depth, scap;
     uintptr_t *nfunc;            /* node -> function */
     uint32_t *nparent;           /* node -> parent */
@@ -3200,7 +3211,8 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_ts_ready(ctxprof__icpp_ts *t)
     return 1;
 }
 
-CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t sp, int paired)
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site,
+                                                           uintptr_t sp, int paired)
 {
     ctxprof__icpp_ts *t = ctxprof__icpp_ts_get();
     uintptr_t base;
@@ -3226,15 +3238,22 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
             t->dropped_depth++;
             goto out;
         }
+        uintptr_t *sf, *si;
         sn = (uint32_t *)ctxprof__icpp_grow(t->snode, nc, sizeof *sn);
         if (sn)
             t->snode = sn;
         ss = sn ? (uintptr_t *)ctxprof__icpp_grow(t->ssp, nc, sizeof *ss) : NULL;
-        if (!ss) {
+        if (ss)
+            t->ssp = ss;
+        sf = ss ? (uintptr_t *)ctxprof__icpp_grow(t->sfunc, nc, sizeof *sf) : NULL;
+        if (sf)
+            t->sfunc = sf;
+        si = sf ? (uintptr_t *)ctxprof__icpp_grow(t->ssite, nc, sizeof *si) : NULL;
+        if (!si) {
             t->dropped_depth++;
             goto out;
         }
-        t->ssp = ss;
+        t->ssite = si;
         t->scap = nc;
     }
     parent = t->depth ? t->snode[t->depth - 1] : 0;
@@ -3253,37 +3272,46 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     }
     t->snode[t->depth] = node;
     t->ssp[t->depth] = sp;
+    t->sfunc[t->depth] = func;
+    t->ssite[t->depth] = site;
     t->depth++;
     __atomic_store_n(&t->cur, node == CTXPROF__ICPP_NONE ? 0 : node, __ATOMIC_RELAXED);
 out:
     t->busy = 0;
 }
 
-CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t sp)
+/* Frames deeper than sp are gone (an exit hook that gcc emits as a tail
+   call, after the frame is torn down, sees its caller's SP); the top is
+   the exiting frame only if function and call site match as well. */
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site,
+                                                          uintptr_t sp)
 {
     ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
     uint32_t cur;
+    size_t top;
     if (!t || t->busy)
         return;
     while (t->depth && t->ssp[t->depth - 1] < sp)
         t->depth--;
-    if (t->depth && t->ssp[t->depth - 1] == sp)
+    top = t->depth - 1;
+    if (t->depth && t->ssp[top] == sp && t->sfunc[top] == func && t->ssite[top] == site)
         t->depth--;
     cur = t->depth ? t->snode[t->depth - 1] : 0;
     __atomic_store_n(&t->cur, cur == CTXPROF__ICPP_NONE ? 0 : cur, __ATOMIC_RELAXED);
 }
 
-CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_enter_here(uintptr_t func,
-                                                                          int paired)
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void
+ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired)
 {
     uintptr_t sp = CTXPROF__ICPP_CFA();
-    ctxprof__icpp_enter_slow(func, sp ? sp : ctxprof_icpp_sp(), paired);
+    ctxprof__icpp_enter_slow(func, site, sp ? sp : ctxprof_icpp_sp(), paired);
 }
 
-CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_exit_here(void)
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_exit_here(uintptr_t func,
+                                                                              uintptr_t site)
 {
     uintptr_t sp = CTXPROF__ICPP_CFA();
-    ctxprof__icpp_exit_slow(sp ? sp : ctxprof_icpp_sp());
+    ctxprof__icpp_exit_slow(func, site, sp ? sp : ctxprof_icpp_sp());
 }
 
 CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)
@@ -3313,13 +3341,15 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
         /* the struct stays (threads keep a pointer to it); its data goes */
         CTXPROF_FREE(t->snode, NULL);
         CTXPROF_FREE(t->ssp, NULL);
+        CTXPROF_FREE(t->sfunc, NULL);
+        CTXPROF_FREE(t->ssite, NULL);
         CTXPROF_FREE(t->nfunc, NULL);
         CTXPROF_FREE(t->nparent, NULL);
         CTXPROF_FREE(t->nheight, NULL);
         CTXPROF_FREE(t->ncount, NULL);
         CTXPROF_FREE(t->slots, NULL);
         t->snode = NULL;
-        t->ssp = NULL;
+        t->ssp = t->sfunc = t->ssite = NULL;
         t->nfunc = NULL;
         t->nparent = NULL;
         t->nheight = t->ncount = NULL;
@@ -5543,19 +5573,16 @@ CTXPROF__NOINSTR void __cyg_profile_func_exit(void *fn, void *site);
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_enter(void *fn, void *site)
 {
     uintptr_t sp = CTXPROF__ICPP_CFA();
-    (void)site;
     if (CTXPROF__UNLIKELY(!ctxprof__icpp_base)) /* a new thread: same rule in every run */
         ctxprof__icpp_set_base(sp);
     if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
-        ctxprof__icpp_enter_slow((uintptr_t)fn, sp, 1);
+        ctxprof__icpp_enter_slow((uintptr_t)fn, (uintptr_t)site, sp, 1);
 }
 
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_exit(void *fn, void *site)
 {
-    (void)fn;
-    (void)site;
     if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
-        ctxprof__icpp_exit_slow(CTXPROF__ICPP_CFA());
+        ctxprof__icpp_exit_slow((uintptr_t)fn, (uintptr_t)site, CTXPROF__ICPP_CFA());
 }
 #endif
 
