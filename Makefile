@@ -115,6 +115,23 @@ BENCH_RUNS += bench/pcc_query.sh
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
 
 # ---- module: icpp ----
+# ctxprof-gen: the encodings module owns the tool; this block builds it until
+# that lands (then only the pad command is ours).
+TOOLS += $(B)/ctxprof-gen
+$(B)/ctxprof-gen: tools/ctxprof-gen.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
+
+# calc: the end-to-end example, trained by -finstrument-functions hooks
+# (whole program, no annotations); the demo rebuilds it with generated pads.
+ICPP_HOOKFLAGS := -fno-omit-frame-pointer -finstrument-functions -DCTXPROF_ICPP_HOOKS \
+    $(if $(findstring clang,$(CC)),,-finstrument-functions-exclude-file-list=ctxprof.h)
+EXAMPLES += $(B)/examples/icpp/calc
+DEMOS += examples/icpp/demo.sh
+$(B)/examples/icpp/calc: examples/icpp/calc.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
+
 
 # ---- module: hcct ----
 

@@ -604,7 +604,505 @@ CTXPROF_INLINE int ctxprof_pcc_set_check(ctxprof_pcc_set *set, ctxprof_ctx value
 
 /* ==== valence: declarations ==== */
 
-/* ==== icpp: declarations ==== */
+/* ==== icpp: declarations ====
+
+   Inferred call path profiling (Mytkowicz, Coughlin & Diwan, OOPSLA'09):
+   the pair (function, stack height) - the context identifier, CID - names
+   the call path most of the time, with no instrumentation at run time. The
+   paper's four steps (sec. 3) and where they are here:
+
+     1. path map (sec. 4.2): a training run records every distinct call path
+        with its height, from ctxprof_icpp_enter/exit (hand-written
+        CTXPROF_ICPP_FUNC) or the -finstrument-functions hooks
+        (CTXPROF_ICPP_HOOKS), and saves a ctxprof-paths file.
+     2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
+        frame padding (activation record resizing, 5.1) and names the pairs
+        only call-site wrapping (5.2) or cloning (5.3) can separate;
+        CTXPROF_ICPP_PAD / CTXPROF_ICPP_CALL apply them in the source.
+     3. capture (sec. 6): CTXPROF_ICPP_CID at a query point (6.1), the
+        SIGPROF timer sampler (6.2), or perf_event samples (6.3,
+        ctxprof_pebs.h) - all measure height = thread base - SP.
+     4. paths (sec. 7): ctxprof_icpp_resolve maps (PC, SP) to candidate
+        paths in constant time, and walks just enough frame-pointer frames
+        to choose among them when the CID is ambiguous (sec. 6.4).
+
+   Heights. Each thread's base is the caller's SP at its first
+   ctxprof_icpp_thread_begin() (the main thread's is recorded before main
+   by a constructor; with the hooks, a thread's first instrumented function
+   records it). Heights are therefore identical from run to run (ASLR and
+   the environment size do not matter) as long as the binary is the same:
+   train and sample the same build. Sampled heights are taken at the
+   function's body SP, which is what training records: samples in a
+   prologue or epilogue may be "missing".
+
+   Threads. Training keeps one calling-context tree per thread; saving
+   merges them and must run when the other threads are quiescent. Lookups
+   and resolution on a loaded map are read-only (any thread, and signal
+   handlers). */
+
+#if defined(CTXPROF_ICPP_HOOKS) && defined(CTXPROF_HCCT_HOOKS)
+#error "ctxprof: CTXPROF_ICPP_HOOKS and CTXPROF_HCCT_HOOKS both define the -finstrument-functions hooks __cyg_profile_func_enter/exit; define only one of them per program (train ICPP and profile the HCCT in separate builds)"
+#endif
+
+/* --- stack base and context identifiers ------------------------------ */
+
+#define CTXPROF_ICPP_NO_HEIGHT UINT64_MAX /* SP above the base, or no base yet */
+
+/* A context identifier: function id (its start address, as
+   ctxprof_symtab_func gives for a PC) and stack height in bytes. */
+typedef struct ctxprof_icpp_cid {
+    uintptr_t func;
+    uint64_t height;
+} ctxprof_icpp_cid;
+
+/* The calling thread's stack base (0 = not recorded). */
+CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
+
+/* Records the calling thread's base, the caller's SP at this call, unless
+   one is recorded already; returns the base. Call it first thing in a
+   thread's start routine (not needed with the hooks, nor on the main
+   thread). Registers the thread id for ctxprof_icpp_base_of_tid. */
+CTXPROF_API uintptr_t ctxprof_icpp_thread_begin(void);
+/* Forgets the calling thread's base (call before the thread exits). */
+CTXPROF_API void ctxprof_icpp_thread_end(void);
+/* Base of the thread with this kernel thread id, 0 if it has none: for
+   samples read from another thread (perf_event). Signal-safe. */
+CTXPROF_API uintptr_t ctxprof_icpp_base_of_tid(long tid);
+
+/* The calling thread's base (0 if none). */
+CTXPROF_INLINE uintptr_t ctxprof_icpp_thread_base(void)
+{
+    return ctxprof__icpp_base;
+}
+
+/* The current stack pointer of the calling function (inlined: no frame of
+   its own). */
+CTXPROF_INLINE uintptr_t ctxprof_icpp_sp(void)
+{
+    uintptr_t sp;
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    __asm__("mov %%rsp, %0" : "=r"(sp));
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+    __asm__("mov %0, sp" : "=r"(sp));
+#else
+    volatile char probe = 0; /* approximate: a local's address */
+    sp = (uintptr_t)&probe;
+#endif
+    return sp;
+}
+
+/* Height of sp over base, or CTXPROF_ICPP_NO_HEIGHT. */
+CTXPROF_INLINE uint64_t ctxprof_icpp_height(uintptr_t sp, uintptr_t base)
+{
+    return base && sp <= base ? (uint64_t)(base - sp) : CTXPROF_ICPP_NO_HEIGHT;
+}
+
+/* The CID at this point of the calling function (paper 6.1): two loads and
+   a subtraction, nothing written. func: the function's id, normally its
+   address: CTXPROF_ICPP_CID(my_function). */
+CTXPROF_INLINE ctxprof_icpp_cid ctxprof_icpp_cid_here(uintptr_t func)
+{
+    ctxprof_icpp_cid c;
+    c.func = func;
+    c.height = ctxprof_icpp_height(ctxprof_icpp_sp(), ctxprof__icpp_base);
+    return c;
+}
+#define CTXPROF_ICPP_CID(fn) ctxprof_icpp_cid_here((uintptr_t)(fn))
+
+/* --- training: path maps from a shadow stack (paper 4.2) -------------- */
+
+typedef struct ctxprof_icpp_train_desc {
+    size_t max_paths; /* calling-context nodes per thread (default 1 << 20); more are dropped */
+    size_t max_depth; /* shadow stack entries per thread (default 16384); deeper frames dropped */
+} ctxprof_icpp_train_desc;
+
+typedef struct ctxprof_icpp_train_stats {
+    size_t threads;         /* threads that entered an instrumented function */
+    size_t nodes;           /* distinct (path, height) nodes over all threads */
+    uint64_t entries;       /* function entries recorded */
+    uint64_t dropped_paths; /* entries not recorded: a thread's max_paths reached */
+    uint64_t dropped_depth; /* entries not recorded: max_depth reached */
+    uint64_t no_base;       /* entries above the thread's base (not recorded) */
+} ctxprof_icpp_train_stats;
+
+/* Starts recording (process-wide switch). Not signal-safe. */
+CTXPROF_API int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err);
+/* Stops recording; the data stays until reset. */
+CTXPROF_API void ctxprof_icpp_train_stop(void);
+/* Writes the merged paths of every thread as a path map (function names
+   from the process's symbols; DESIGN.md format; atomic replace). Run it
+   when other training threads are quiescent. */
+CTXPROF_API int ctxprof_icpp_train_save(const char *path, ctxprof_error *err);
+/* Frees all training data (no thread may be inside instrumented code). */
+CTXPROF_API void ctxprof_icpp_train_reset(void);
+CTXPROF_API void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out);
+/* The calling thread's current training node (a path), 0 when none: the
+   true path of a sample, for evaluation. Signal-safe. */
+CTXPROF_API uint64_t ctxprof_icpp_train_current(void);
+/* Function ids of a node's path, root first, into funcs[max]; returns the
+   path length (may exceed max). *out_height gets its height. */
+CTXPROF_API size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size_t max,
+                                           uint64_t *out_height);
+
+/* Slow paths of the entry and exit operations (use the inline forms). The
+   SP they record is their own CFA: the caller's SP at a call, after its
+   prologue (an inline read of SP could be scheduled before it). */
+CTXPROF_API void ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired);
+CTXPROF_API void ctxprof__icpp_exit_here(uintptr_t func, uintptr_t site);
+CTXPROF_API void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site, uintptr_t sp,
+                                          int paired);
+CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site, uintptr_t sp);
+CTXPROF_API int ctxprof__icpp_training; /* read relaxed on every entry */
+
+CTXPROF_INLINE int ctxprof__icpp_is_training(void)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED) != 0;
+#else
+    return ctxprof__icpp_training != 0;
+#endif
+}
+
+/* An instrumented frame: its function and call site (return address). */
+typedef struct ctxprof_icpp_scope {
+    uintptr_t func, site;
+} ctxprof_icpp_scope;
+
+/* Records entry into func called from site (an instrumented function calls
+   it first; when not training: one load and a branch). paired:
+   ctxprof_icpp_exit will be called at every return (then an inlined callee
+   is recognised by its equal SP); unpaired entries pop returned frames by
+   SP alone. */
+CTXPROF_INLINE ctxprof_icpp_scope ctxprof_icpp_enter(uintptr_t func, uintptr_t site, int paired)
+{
+    ctxprof_icpp_scope sc;
+    sc.func = func;
+    sc.site = site;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
+        ctxprof__icpp_enter_here(func, site, paired);
+    return sc;
+}
+/* Records the return of the frame ctxprof_icpp_enter recorded. */
+CTXPROF_INLINE void ctxprof_icpp_exit(const ctxprof_icpp_scope *sc)
+{
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
+        ctxprof__icpp_exit_here(sc->func, sc->site);
+}
+CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
+{
+    ctxprof_icpp_exit(sc);
+}
+
+/* --- frame padding and call-site wrapping (paper 5.1, 5.2) -------------
+
+   `ctxprof-gen pad` writes a header of lines
+
+       #define CTXPROF_PAD_parse_expr ~, 2      (2 units of 16 bytes)
+       #define CTXPROF_WRAP_term__factor ~, 1   (call-site wrap of term -> factor)
+
+   (the "~," makes absent names read as 0, so functions the training never
+   saw need no entry). Include it before the functions that use: */
+
+/* Pad units of function f (0 when the table has no entry for it). */
+#define CTXPROF_ICPP_PAD_UNITS(f) CTXPROF__ICPP_ARG2(CTXPROF_PAD_##f, 0, ~)
+#define CTXPROF_ICPP_WRAP_UNITS(caller, callee)                                                    \
+    CTXPROF__ICPP_ARG2(CTXPROF_WRAP_##caller##__##callee, 0, ~)
+#define CTXPROF__ICPP_ARG2(...) CTXPROF__ICPP_ARG2_(__VA_ARGS__)
+#define CTXPROF__ICPP_ARG2_(a, b, ...) b
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__ICPP_ALIGN16 __attribute__((aligned(16)))
+#define CTXPROF__ICPP_KEEP(p) __asm__ volatile("" : : "r"(p))
+#else
+#define CTXPROF__ICPP_ALIGN16
+#define CTXPROF__ICPP_KEEP(p) ((void)(*(volatile char *)(p)))
+#endif
+
+/* Grows f's frame by its table amount (activation record resizing, 5.1):
+   a 16-byte-aligned local array whose address escapes into an empty asm,
+   so the optimizer must keep it; with 0 units it is removed at -O1 and
+   up. A declaration: put it first in f's body, once per function. */
+#define CTXPROF_ICPP_PAD(f) CTXPROF__ICPP_PAD_N(CTXPROF_ICPP_PAD_UNITS(f))
+#define CTXPROF__ICPP_PAD_N(n)                                                                     \
+    char ctxprof__icpp_pad[(n) > 0 ? 16 * (n) : 1] CTXPROF__ICPP_ALIGN16;                          \
+    if ((n) > 0)                                                                                   \
+    CTXPROF__ICPP_KEEP(ctxprof__icpp_pad)
+
+/* Call-site wrapping (5.2): runs stmt (a call of callee from caller) with
+   the stack lowered by the table's amount for this edge only, so paths
+   with the same functions in another order get different heights. C only
+   (a variable-length array lives exactly as long as the call); in C++ and
+   without VLAs it runs stmt unwrapped. */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L &&          \
+    !defined(__STDC_NO_VLA__)
+#define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
+    do {                                                                                           \
+        if (CTXPROF_ICPP_WRAP_UNITS(caller, callee) > 0) {                                         \
+            volatile size_t ctxprof__icpp_n = 16 * (size_t)CTXPROF_ICPP_WRAP_UNITS(caller, callee); \
+            char ctxprof__icpp_wrap[ctxprof__icpp_n];                                              \
+            CTXPROF__ICPP_KEEP(ctxprof__icpp_wrap);                                                \
+            stmt;                                                                                  \
+        } else {                                                                                   \
+            stmt;                                                                                  \
+        }                                                                                          \
+    } while (0)
+#else
+#define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
+    do {                                                                                           \
+        stmt;                                                                                      \
+    } while (0)
+#endif
+
+/* Function entry for training by hand: frame padding, then entry (and, with
+   GCC/Clang, exit at every return via __attribute__((cleanup))). A
+   declaration; first in f's body:
+
+       static int term(parser *p) { CTXPROF_ICPP_FUNC(term); ... }
+
+   The frame is the same whether training is on or off (only a flag is
+   tested), so one binary serves for training and for sampling. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF_ICPP_FUNC(f)                                                                       \
+    CTXPROF_ICPP_PAD(f);                                                                           \
+    ctxprof_icpp_scope ctxprof__icpp_scope                                                         \
+        __attribute__((cleanup(ctxprof__icpp_scope_end), unused)) =                                \
+            ctxprof_icpp_enter((uintptr_t)(f), (uintptr_t)__builtin_return_address(0), 1)
+#else
+#define CTXPROF_ICPP_FUNC(f)                                                                       \
+    CTXPROF_ICPP_PAD(f);                                                                           \
+    ctxprof_icpp_scope ctxprof__icpp_scope = ctxprof_icpp_enter((uintptr_t)(f), 0, 0)
+#endif
+
+/* --- path maps and lookup (paper 4, 7) --------------------------------- */
+
+/* A loaded path map. Read-only after load (and bind): thread-safe,
+   signal-safe lookups. Build it with ctxprof_icpp_map_load/parse. */
+struct ctxprof__icpp_mapdata;
+typedef struct ctxprof_icpp_map {
+    size_t paths;        /* path entries (distinct path and height) */
+    size_t funcs;        /* distinct function names */
+    size_t nodes;        /* distinct call paths, prefixes included */
+    size_t cids;         /* distinct context identifiers */
+    uint64_t max_height; /* largest height */
+    /* private: */
+    struct ctxprof__icpp_mapdata *d;
+} ctxprof_icpp_map;
+
+/* Loads a ctxprof-paths file ("-" = stdin). On error m is untouched and
+   err says "file:line: what". Allocates; not signal-safe. */
+CTXPROF_API int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctxprof_error *err);
+/* Same from text in memory (name is used in messages). */
+CTXPROF_API int ctxprof_icpp_map_parse(ctxprof_icpp_map *m, const char *text, size_t len,
+                                       const char *name, ctxprof_error *err);
+/* Writes m as a ctxprof-paths file (atomic replace; "-" = stdout). */
+CTXPROF_API int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
+                                      ctxprof_error *err);
+CTXPROF_API void ctxprof_icpp_map_deinit(ctxprof_icpp_map *m);
+
+/* Function id of a name (dense 0..funcs-1), or -1. */
+CTXPROF_API long ctxprof_icpp_map_func(const ctxprof_icpp_map *m, const char *name);
+CTXPROF_API const char *ctxprof_icpp_map_func_name(const ctxprof_icpp_map *m, uint32_t func);
+/* Candidate paths of the CID (func, height): their number, and *out_paths
+   points at their ids. Constant time. Signal-safe. */
+CTXPROF_API size_t ctxprof_icpp_map_lookup(const ctxprof_icpp_map *m, uint32_t func,
+                                           uint64_t height, const uint32_t **out_paths);
+
+typedef struct ctxprof_icpp_path_info {
+    uint64_t count;  /* times entered in training */
+    uint64_t height; /* stack height at its last function */
+    uint32_t len;    /* functions on the path */
+    uint32_t leaf;   /* its last function */
+    uint32_t degree; /* paths sharing its CID, itself included (1 = precise) */
+    uint64_t key;    /* ctxprof_icpp_path_key of its function names */
+} ctxprof_icpp_path_info;
+CTXPROF_API int ctxprof_icpp_map_path(const ctxprof_icpp_map *m, uint32_t path,
+                                      ctxprof_icpp_path_info *out);
+/* Function ids of a path, root first, into out[max]; returns its length. */
+CTXPROF_API size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
+                                               uint32_t *out, size_t max);
+/* "main>parse>expr" into buf (truncated, NUL-terminated); returns the full length. */
+CTXPROF_API size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
+                                             size_t size);
+/* A 64-bit identity of a call path by its function names (root first),
+   the same in every map and process: for comparing paths across runs. */
+CTXPROF_API uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n);
+
+/* Binds the map to this process's symbols so that PCs map to its
+   functions (f.cold parts and every same-named static function included).
+   Call again after ctxprof_symtab_reload. Not signal-safe. */
+CTXPROF_API int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab *st,
+                                      ctxprof_error *err);
+/* Map function id of the function containing pc (bound map), or -1. Signal-safe. */
+CTXPROF_API long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_t pc);
+
+/* --- resolving samples (paper 7, partial walks of 6.4) ----------------- */
+
+enum {
+    CTXPROF_ICPP_PRECISE = 0,   /* one path: result.path */
+    CTXPROF_ICPP_AMBIGUOUS = 1, /* several candidates remain (result.remaining) */
+    CTXPROF_ICPP_MISSING = 2,   /* no path has this CID (or the walk ruled all out) */
+    CTXPROF_ICPP_OUTSIDE = 3,   /* the PC is in no function of the map */
+    CTXPROF_ICPP_NOBASE = 4,    /* no height: the thread had no base, or SP above it */
+    CTXPROF_ICPP_INCORRECT = 5  /* evaluation only: the true path is not a candidate */
+};
+
+#define CTXPROF_ICPP_FRAMES 8
+/* Frame words saved at sample time for resolving later: return address
+   and canonical frame address (caller's SP) of the first frames of the
+   frame-pointer chain, innermost first. */
+typedef struct ctxprof_icpp_frames {
+    uint32_t n;
+    uintptr_t ra[CTXPROF_ICPP_FRAMES];
+    uintptr_t cfa[CTXPROF_ICPP_FRAMES];
+} ctxprof_icpp_frames;
+
+typedef struct ctxprof_icpp_result {
+    int kind;           /* CTXPROF_ICPP_PRECISE ... */
+    uint32_t path;      /* the path when PRECISE */
+    uint32_t func;      /* map function of the PC (OUTSIDE: UINT32_MAX) */
+    uint64_t height;    /* the CID's height */
+    uint32_t degree;    /* candidates of the CID */
+    uint32_t remaining; /* candidates left after walking */
+    uint32_t walked;    /* frames walked */
+    const uint32_t *candidates; /* the CID's candidates (degree of them) */
+} ctxprof_icpp_result;
+
+/* Maps one sample to its path: (pc, sp) over the thread's base give the
+   CID; when it has several candidates, walks up to max_walk frames -
+   live from the frame pointer fp (bounds-checked against [sp, base]) or
+   from saved words (frames, when not NULL) - just until one candidate is
+   left (paper 6.4). max_walk = 0: PC and SP alone. The map must be bound.
+   Signal-safe, thread-safe; returns result->kind. */
+CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                     uintptr_t base, uintptr_t fp,
+                                     const ctxprof_icpp_frames *frames, unsigned max_walk,
+                                     ctxprof_icpp_result *result);
+/* Fills frames from a live frame-pointer chain (at most CTXPROF_ICPP_FRAMES,
+   and max), reading only inside [sp, base]. Signal-safe. */
+CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_t fp,
+                                          unsigned max, ctxprof_icpp_frames *frames);
+
+/* --- padding search (paper 5.1.1 and ours) ------------------------------ */
+
+enum {
+    CTXPROF_ICPP_SEARCH_GREEDY = 0, /* ours: conflict-directed, exact incremental gains */
+    CTXPROF_ICPP_SEARCH_RANDOM = 1, /* the paper's random search (sec. 5.1.1) */
+    CTXPROF_ICPP_SEARCH_NONE = 2    /* no padding: report only */
+};
+
+typedef struct ctxprof_icpp_pad_desc {
+    int search;          /* CTXPROF_ICPP_SEARCH_* (default greedy) */
+    double max_growth;   /* greedy: largest padded height <= this x largest unpadded (default 1.2) */
+    double target;       /* stop at this share of precise paths (default: 1 greedy, 0.97 random) */
+    uint64_t seed;       /* random choices (default 1); the result is deterministic */
+    unsigned max_units;  /* largest pad of one function, 16-byte units (default 64) */
+    unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
+    int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
+} ctxprof_icpp_pad_desc;
+
+typedef struct ctxprof_icpp_pad_report {
+    size_t paths;               /* path entries in the map */
+    double precise_before;      /* share of paths with a unique CID, unpadded */
+    double precise_after;       /* the same with the padding */
+    double ambiguity_le2_after; /* share sharing their CID with at most one other path */
+    double max_stack_growth;    /* largest padded height / largest unpadded height */
+    double inseparable;         /* share no padding can make unique (same functions, height) */
+    double precise_bound;       /* 1 - inseparable: the most padding can reach */
+    double precise_after_wrap;  /* with the call-site wraps too (when desc.wrap) */
+    size_t functions_padded;    /* functions with a pad > 0 */
+    size_t sites_wrapped;       /* edges with a wrap > 0 */
+    size_t pairs_permutation;   /* inseparable pairs with other edges: call-site wrapping fixes */
+    size_t pairs_identical_edges; /* inseparable pairs with the same edges: cloning needed */
+    size_t walk_depth_max;      /* frames a partial walk needs at most, after padding */
+    double walk_depth_mean;     /* mean over ambiguous paths */
+    uint64_t max_height_before, max_height_after;
+    unsigned long moves;        /* search moves evaluated */
+    double seconds;             /* search time */
+} ctxprof_icpp_pad_report;
+
+struct ctxprof__icpp_padres;
+typedef struct ctxprof_icpp_pads {
+    ctxprof_icpp_pad_report report;
+    /* private: */
+    struct ctxprof__icpp_padres *d;
+} ctxprof_icpp_pads;
+
+/* Computes the padding of a map's functions. A function's clones
+   (f.constprop.0, f.isra.0, f.cold) share f's pad: the macro pads them
+   all. Deterministic for a given map and desc. Allocates. */
+CTXPROF_API int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
+                                         const ctxprof_icpp_pad_desc *desc,
+                                         ctxprof_icpp_pads *out, ctxprof_error *err);
+CTXPROF_API void ctxprof_icpp_pads_deinit(ctxprof_icpp_pads *p);
+/* Pad of a function (by source name), in 16-byte units. */
+CTXPROF_API unsigned ctxprof_icpp_pads_units(const ctxprof_icpp_pads *p, const char *func);
+/* Wrap of the edge caller -> callee, in 16-byte units. */
+CTXPROF_API unsigned ctxprof_icpp_pads_wrap_units(const ctxprof_icpp_pads *p, const char *caller,
+                                                  const char *callee);
+/* The report as "key=value" lines (then "# pair ..." comment lines naming
+   up to max_pairs inseparable pairs and why) into buf; returns the full
+   length (snprintf-like). */
+CTXPROF_API size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, size_t max_pairs,
+                                                 char *buf, size_t size);
+/* The C header of CTXPROF_PAD_<function> / CTXPROF_WRAP_<caller>__<callee>
+   lines; *out from CTXPROF_MALLOC (free with free() unless overridden). */
+CTXPROF_API int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *input_name,
+                                       const char *output_name, char **out, size_t *out_len,
+                                       ctxprof_error *err);
+
+/* --- timer sampler (paper 6.2) ------------------------------------------ */
+
+typedef struct ctxprof_icpp_sample {
+    uintptr_t pc, sp, fp; /* interrupted registers */
+    uint64_t height;      /* over the thread's base, or CTXPROF_ICPP_NO_HEIGHT */
+    uint64_t truth;       /* ctxprof_icpp_train_current() then (0 when not training) */
+    int32_t tid;          /* kernel thread id */
+    uint32_t weight;      /* timer periods this sample stands for (1 + overruns) */
+    int32_t kind;         /* with desc.map: the resolution's kind, else -1 */
+    uint32_t path;        /* with desc.map: the path when PRECISE */
+    uint32_t degree, walked;
+    ctxprof_icpp_frames frames; /* desc.save_frames frames of the frame-pointer chain */
+    uint32_t ready;       /* 1 once written */
+} ctxprof_icpp_sample;
+
+typedef struct ctxprof_icpp_sampler_desc {
+    unsigned hz;             /* per thread rate (default 1000); CPU-time timers fire on
+                                kernel ticks (often 250 Hz): missed periods go in weight */
+    int wall;                /* 1: wall-clock timer (CLOCK_MONOTONIC, exact rate, counts
+                                blocked time too) instead of the thread's CPU time */
+    size_t capacity;         /* samples kept (default 65536); later ones dropped and counted */
+    unsigned save_frames;    /* frames copied per sample, <= CTXPROF_ICPP_FRAMES (default 0) */
+    const ctxprof_icpp_map *map; /* bound map: resolve in the handler (walks <= max_walk) */
+    unsigned max_walk;       /* frames the handler may walk (default 64) */
+    int signo;               /* default SIGPROF */
+} ctxprof_icpp_sampler_desc;
+
+typedef struct ctxprof_icpp_sampler {
+    ctxprof_icpp_sample *samples; /* the first ctxprof_icpp_sampler_count() are written */
+    size_t capacity;
+    /* private: */
+    ctxprof_icpp_sampler_desc desc;
+    uint64_t next, dropped, nobase;
+    int installed;
+} ctxprof_icpp_sampler;
+
+/* Allocates the buffer and installs the signal handler (process-wide; one
+   sampler at a time). Then every thread to sample calls attach. */
+CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
+                                          const ctxprof_icpp_sampler_desc *desc,
+                                          ctxprof_error *err);
+/* Starts a CPU-time timer for the calling thread (timer_create with
+   CLOCK_THREAD_CPUTIME_ID, signal directed to this thread). */
+CTXPROF_API int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_error *err);
+/* Stops the calling thread's timer. */
+CTXPROF_API void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s);
+/* Samples written so far (ready ones; the buffer never wraps). */
+CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
+/* Samples dropped because the buffer was full. */
+CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s);
+/* Deactivates (the handler stays installed and ignores late signals) and
+   frees. Detach every thread first. */
+CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
 #ifdef __cplusplus
 }
@@ -2479,6 +2977,2891 @@ CTXPROF_DEF int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path)
 /* ==== valence: implementation ==== */
 
 /* ==== icpp: implementation ==== */
+
+#ifdef __cplusplus
+}
+#endif
+#include <signal.h>
+#include <time.h>
+#include <ucontext.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__NOINSTR __attribute__((no_instrument_function))
+#define CTXPROF__ICPP_CFA() ((uintptr_t)__builtin_dwarf_cfa())
+/* Functions that read their own CFA must stay out of line and unchanged
+   (gcc would inline or clone hooks defined in the instrumented TU). */
+#if defined(__clang__)
+#define CTXPROF__ICPP_OWNFRAME __attribute__((noinline))
+#else
+#define CTXPROF__ICPP_OWNFRAME __attribute__((noinline, noclone))
+#endif
+#else
+#define CTXPROF__NOINSTR
+#define CTXPROF__ICPP_CFA() ((uintptr_t)0)
+#define CTXPROF__ICPP_OWNFRAME
+#endif
+#define CTXPROF__ICPP_NONE UINT32_MAX
+
+CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
+CTXPROF_DEF int ctxprof__icpp_training;
+
+/* --- thread ids and the tid -> base registry --------------------------- */
+
+#if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+/* syscall(2) is declared only under _DEFAULT_SOURCE; this is its symbol. */
+extern long ctxprof__syscall(long number, ...) __asm__("syscall");
+#if defined(__x86_64__)
+#define CTXPROF__SYS_GETTID 186
+#elif defined(__aarch64__)
+#define CTXPROF__SYS_GETTID 178
+#endif
+#endif
+
+CTXPROF__NOINSTR CTXPROF__PRIV long ctxprof__gettid(void)
+{
+#if defined(CTXPROF__SYS_GETTID)
+    return ctxprof__syscall(CTXPROF__SYS_GETTID);
+#else
+    return (long)getpid();
+#endif
+}
+
+/* Open addressing on tid; a slot's tid is claimed with a CAS and never
+   reused for another tid (removal stores base 0), so lookups from signal
+   handlers need no lock. */
+#define CTXPROF__ICPP_TIDS 4096
+static struct {
+    long tid;
+    uintptr_t base;
+} ctxprof__icpp_tids[CTXPROF__ICPP_TIDS];
+
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t base)
+{
+    size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
+        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE), zero = 0;
+        if (cur == 0 && __atomic_compare_exchange_n(&ctxprof__icpp_tids[i].tid, &zero, tid, 0,
+                                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            cur = tid;
+        else if (cur == 0)
+            cur = zero;
+        if (cur == tid) {
+            __atomic_store_n(&ctxprof__icpp_tids[i].base, base, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+}
+
+CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
+{
+    size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
+        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
+        if (cur == tid)
+            return __atomic_load_n(&ctxprof__icpp_tids[i].base, __ATOMIC_ACQUIRE);
+        if (cur == 0)
+            return 0;
+    }
+    return 0;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
+{
+    ctxprof__icpp_base = base;
+    ctxprof__icpp_tid_set(ctxprof__gettid(), base);
+    return base;
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF uintptr_t ctxprof_icpp_thread_begin(void)
+{
+    if (!ctxprof__icpp_base) {
+        uintptr_t cfa = CTXPROF__ICPP_CFA();
+        if (!cfa)
+            cfa = ctxprof_icpp_sp();
+        ctxprof__icpp_set_base(cfa);
+    }
+    return ctxprof__icpp_base;
+}
+
+CTXPROF_DEF void ctxprof_icpp_thread_end(void)
+{
+    if (ctxprof__icpp_base)
+        ctxprof__icpp_tid_set(ctxprof__gettid(), 0);
+    ctxprof__icpp_base = 0;
+}
+
+/* --- training: one calling-context tree per thread ----------------------
+
+   Node 0 is the root (no function). A node is keyed by (parent, function,
+   height): a path whose frames vary in size yields one node per height.
+   The shadow stack holds (node, SP) per active instrumented frame; frames
+   are popped by SP (a returned frame's SP is <= a later entry's SP), which
+   also repairs longjmp (Froyd et al., as in paper 4.2). With paired exits
+   an entry at the same SP as the top is a callee inlined into it and gets
+   no node of its own. */
+
+typedef struct ctxprof__icpp_ts {
+    uint32_t *snode;             /* shadow stack: node, or NONE when not recorded */
+    uintptr_t *ssp;              /* shadow stack: SP at entry */
+    uintptr_t *sfunc, *ssite;    /* shadow stack: function and call site */
+    size_t depth, scap;
+    uintptr_t *nfunc;            /* node -> function */
+    uint32_t *nparent;           /* node -> parent */
+    uint64_t *nheight, *ncount;  /* node -> height, entries */
+    size_t nn, ncap;
+    uint32_t *slots;             /* (parent, func, height) -> node + 1 */
+    size_t mask;
+    uint64_t entries, dropped_paths, dropped_depth, no_base;
+    uint32_t cur;                /* current node, read by the sampler */
+    uint32_t slot;               /* registry index + 1 */
+    int busy;                    /* reentrancy guard (hooks in library code) */
+    struct ctxprof__icpp_ts *next;
+} ctxprof__icpp_ts;
+
+static CTXPROF_TLS ctxprof__icpp_ts *ctxprof__icpp_tls_ts CTXPROF__TLS_MODEL;
+static ctxprof__icpp_ts *ctxprof__icpp_ts_head;
+static uint32_t ctxprof__icpp_ts_count;
+static size_t ctxprof__icpp_max_paths = (size_t)1 << 20, ctxprof__icpp_max_depth = 16384;
+
+CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_grow(void *p, size_t n, size_t elem)
+{
+    void *q;
+    if (elem && n > SIZE_MAX / elem)
+        return NULL;
+    q = CTXPROF_MALLOC(n * elem, NULL);
+    if (q && p)
+        memcpy(q, p, n / 2 * elem);
+    if (q)
+        CTXPROF_FREE(p, NULL);
+    return q;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV ctxprof__icpp_ts *ctxprof__icpp_ts_get(void)
+{
+    ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
+    if (t)
+        return t;
+    t = (ctxprof__icpp_ts *)CTXPROF_MALLOC(sizeof *t, NULL);
+    if (!t)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    t->slot = __atomic_add_fetch(&ctxprof__icpp_ts_count, 1, __ATOMIC_RELAXED);
+    t->next = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE);
+    while (!__atomic_compare_exchange_n(&ctxprof__icpp_ts_head, &t->next, t, 1, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+        ;
+    ctxprof__icpp_tls_ts = t;
+    return t;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV size_t ctxprof__icpp_node_hash(uint32_t parent, uintptr_t func,
+                                                              uint64_t height)
+{
+    return (size_t)ctxprof_mix64(((uint64_t)parent << 32) ^ (uint64_t)func ^
+                                 ctxprof_mix64(height));
+}
+
+/* Node for (parent, func, height), created when absent; NONE when full. */
+CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_ts_node(ctxprof__icpp_ts *t, uint32_t parent,
+                                                              uintptr_t func, uint64_t height)
+{
+    size_t i;
+    uint32_t n;
+    if (t->ncap == 0 || 2 * (t->nn + 1) > t->mask + 1) {
+        size_t nsz = t->mask ? 2 * (t->mask + 1) : 1024, k;
+        uint32_t *ns;
+        if (t->nn >= ctxprof__icpp_max_paths)
+            goto full;
+        ns = (uint32_t *)CTXPROF_MALLOC(nsz * sizeof *ns, NULL);
+        if (!ns)
+            goto full;
+        memset(ns, 0, nsz * sizeof *ns);
+        for (k = 1; k < t->nn; k++) {
+            size_t j = ctxprof__icpp_node_hash(t->nparent[k], t->nfunc[k], t->nheight[k]) & (nsz - 1);
+            while (ns[j])
+                j = (j + 1) & (nsz - 1);
+            ns[j] = (uint32_t)k + 1;
+        }
+        CTXPROF_FREE(t->slots, NULL);
+        t->slots = ns;
+        t->mask = nsz - 1;
+    }
+    i = ctxprof__icpp_node_hash(parent, func, height) & t->mask;
+    while (t->slots[i]) {
+        n = t->slots[i] - 1;
+        if (t->nparent[n] == parent && t->nfunc[n] == func && t->nheight[n] == height)
+            return n;
+        i = (i + 1) & t->mask;
+    }
+    if (t->nn >= ctxprof__icpp_max_paths)
+        goto full;
+    if (t->nn >= t->ncap) {
+        size_t nc = t->ncap ? 2 * t->ncap : 512;
+        uintptr_t *f = (uintptr_t *)ctxprof__icpp_grow(t->nfunc, nc, sizeof *f);
+        uint32_t *p = f ? (uint32_t *)ctxprof__icpp_grow(t->nparent, nc, sizeof *p) : NULL;
+        uint64_t *h = p ? (uint64_t *)ctxprof__icpp_grow(t->nheight, nc, sizeof *h) : NULL;
+        uint64_t *c = h ? (uint64_t *)ctxprof__icpp_grow(t->ncount, nc, sizeof *c) : NULL;
+        /* each array moved only on success; on failure keep what moved */
+        if (f)
+            t->nfunc = f;
+        if (p)
+            t->nparent = p;
+        if (h)
+            t->nheight = h;
+        if (c)
+            t->ncount = c;
+        if (!c)
+            goto full; /* arrays that grew keep the old contents: capacity unchanged */
+        t->ncap = nc;
+    }
+    n = (uint32_t)t->nn++;
+    t->nfunc[n] = func;
+    t->nparent[n] = parent;
+    t->nheight[n] = height;
+    t->ncount[n] = 0;
+    t->slots[i] = n + 1;
+    return n;
+full:
+    return CTXPROF__ICPP_NONE;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_ts_ready(ctxprof__icpp_ts *t)
+{
+    if (t->nn == 0) { /* the root */
+        if (ctxprof__icpp_ts_node(t, CTXPROF__ICPP_NONE, 0, 0) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site,
+                                                           uintptr_t sp, int paired)
+{
+    ctxprof__icpp_ts *t = ctxprof__icpp_ts_get();
+    uintptr_t base;
+    uint32_t parent, node;
+    if (!t || t->busy)
+        return;
+    t->busy = 1;
+    base = ctxprof__icpp_base ? ctxprof__icpp_base : ctxprof__icpp_set_base(sp);
+    if (sp > base || !ctxprof__icpp_ts_ready(t)) {
+        t->no_base++;
+        goto out;
+    }
+    while (t->depth && t->ssp[t->depth - 1] < sp) /* deeper frames that are gone */
+        t->depth--;
+    if (!paired)
+        while (t->depth && t->ssp[t->depth - 1] <= sp)
+            t->depth--;
+    if (t->depth >= t->scap) {
+        size_t nc = t->scap ? 2 * t->scap : 256;
+        uint32_t *sn;
+        uintptr_t *ss;
+        if (t->depth >= ctxprof__icpp_max_depth) {
+            t->dropped_depth++;
+            goto out;
+        }
+        uintptr_t *sf, *si;
+        sn = (uint32_t *)ctxprof__icpp_grow(t->snode, nc, sizeof *sn);
+        if (sn)
+            t->snode = sn;
+        ss = sn ? (uintptr_t *)ctxprof__icpp_grow(t->ssp, nc, sizeof *ss) : NULL;
+        if (ss)
+            t->ssp = ss;
+        sf = ss ? (uintptr_t *)ctxprof__icpp_grow(t->sfunc, nc, sizeof *sf) : NULL;
+        if (sf)
+            t->sfunc = sf;
+        si = sf ? (uintptr_t *)ctxprof__icpp_grow(t->ssite, nc, sizeof *si) : NULL;
+        if (!si) {
+            t->dropped_depth++;
+            goto out;
+        }
+        t->ssite = si;
+        t->scap = nc;
+    }
+    parent = t->depth ? t->snode[t->depth - 1] : 0;
+    if (paired && t->depth && t->ssp[t->depth - 1] == sp) {
+        node = parent; /* inlined into the frame on top */
+    } else {
+        node = parent == CTXPROF__ICPP_NONE
+                   ? CTXPROF__ICPP_NONE
+                   : ctxprof__icpp_ts_node(t, parent, func, (uint64_t)(base - sp));
+        if (node == CTXPROF__ICPP_NONE) {
+            t->dropped_paths++;
+        } else {
+            t->ncount[node]++;
+            t->entries++;
+        }
+    }
+    t->snode[t->depth] = node;
+    t->ssp[t->depth] = sp;
+    t->sfunc[t->depth] = func;
+    t->ssite[t->depth] = site;
+    t->depth++;
+    __atomic_store_n(&t->cur, node == CTXPROF__ICPP_NONE ? 0 : node, __ATOMIC_RELAXED);
+out:
+    t->busy = 0;
+}
+
+/* Frames deeper than sp are gone (an exit hook that gcc emits as a tail
+   call, after the frame is torn down, sees its caller's SP); the top is
+   the exiting frame only if function and call site match as well. */
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site,
+                                                          uintptr_t sp)
+{
+    ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
+    uint32_t cur;
+    size_t top;
+    if (!t || t->busy)
+        return;
+    while (t->depth && t->ssp[t->depth - 1] < sp)
+        t->depth--;
+    top = t->depth - 1;
+    if (t->depth && t->ssp[top] == sp && t->sfunc[top] == func && t->ssite[top] == site)
+        t->depth--;
+    cur = t->depth ? t->snode[t->depth - 1] : 0;
+    __atomic_store_n(&t->cur, cur == CTXPROF__ICPP_NONE ? 0 : cur, __ATOMIC_RELAXED);
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void
+ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired)
+{
+    uintptr_t sp = CTXPROF__ICPP_CFA();
+    ctxprof__icpp_enter_slow(func, site, sp ? sp : ctxprof_icpp_sp(), paired);
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_exit_here(uintptr_t func,
+                                                                              uintptr_t site)
+{
+    uintptr_t sp = CTXPROF__ICPP_CFA();
+    ctxprof__icpp_exit_slow(func, site, sp ? sp : ctxprof_icpp_sp());
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)
+{
+    ctxprof__error_clear(err);
+    if (desc && desc->max_paths) {
+        if (desc->max_paths > (size_t)UINT32_MAX - 2)
+            return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_paths %zu too large",
+                                 desc->max_paths);
+        ctxprof__icpp_max_paths = desc->max_paths;
+    }
+    if (desc && desc->max_depth)
+        ctxprof__icpp_max_depth = desc->max_depth;
+    __atomic_store_n(&ctxprof__icpp_training, 1, __ATOMIC_RELEASE);
+    return CTXPROF_OK;
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_stop(void)
+{
+    __atomic_store_n(&ctxprof__icpp_training, 0, __ATOMIC_RELEASE);
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
+{
+    ctxprof__icpp_ts *t;
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
+        /* the struct stays (threads keep a pointer to it); its data goes */
+        CTXPROF_FREE(t->snode, NULL);
+        CTXPROF_FREE(t->ssp, NULL);
+        CTXPROF_FREE(t->sfunc, NULL);
+        CTXPROF_FREE(t->ssite, NULL);
+        CTXPROF_FREE(t->nfunc, NULL);
+        CTXPROF_FREE(t->nparent, NULL);
+        CTXPROF_FREE(t->nheight, NULL);
+        CTXPROF_FREE(t->ncount, NULL);
+        CTXPROF_FREE(t->slots, NULL);
+        t->snode = NULL;
+        t->ssp = t->sfunc = t->ssite = NULL;
+        t->nfunc = NULL;
+        t->nparent = NULL;
+        t->nheight = t->ncount = NULL;
+        t->slots = NULL;
+        t->depth = t->scap = t->nn = t->ncap = t->mask = 0;
+        t->entries = t->dropped_paths = t->dropped_depth = t->no_base = 0;
+        t->cur = 0;
+    }
+}
+
+CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
+{
+    ctxprof__icpp_ts *t;
+    memset(out, 0, sizeof *out);
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
+        out->threads += t->nn > 0;
+        out->nodes += t->nn > 1 ? t->nn - 1 : 0;
+        out->entries += t->entries;
+        out->dropped_paths += t->dropped_paths;
+        out->dropped_depth += t->dropped_depth;
+        out->no_base += t->no_base;
+    }
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF uint64_t ctxprof_icpp_train_current(void)
+{
+    ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
+    uint32_t cur;
+    if (!t)
+        return 0;
+    cur = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+    return cur ? (uint64_t)t->slot << 32 | cur : 0;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size_t max,
+                                           uint64_t *out_height)
+{
+    ctxprof__icpp_ts *t;
+    uint32_t slot = (uint32_t)(node >> 32), n = (uint32_t)node, k;
+    size_t len = 0, i;
+    if (out_height)
+        *out_height = 0;
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next)
+        if (t->slot == slot)
+            break;
+    if (!t || n == 0 || n >= t->nn)
+        return 0;
+    if (out_height)
+        *out_height = t->nheight[n];
+    for (k = n; k != 0; k = t->nparent[k])
+        len++;
+    for (k = n, i = len; k != 0; k = t->nparent[k]) {
+        i--;
+        if (i < max)
+            funcs[i] = t->nfunc[k];
+    }
+    return len;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+/* The main thread's base, before main: the same point of libc's start-up
+   in every run, so heights do not depend on ASLR or the environment. */
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME __attribute__((constructor)) static void
+ctxprof__icpp_ctor(void)
+{
+    if (!ctxprof__icpp_base)
+        ctxprof__icpp_set_base(CTXPROF__ICPP_CFA());
+}
+#endif
+
+/* --- path maps -----------------------------------------------------------
+
+   A map is a trie of call paths (node 0 is the root, no function) plus
+   path entries (node, height, count). After building, nodes are renumbered
+   in preorder with children sorted by name, so that a node's subtree is
+   the range [v, nend[v]) and the output is deterministic. */
+
+typedef struct ctxprof__icpp_cidrec {
+    uint32_t func, first, n, pad;
+    uint64_t height;
+} ctxprof__icpp_cidrec;
+
+typedef struct ctxprof__icpp_pcrange {
+    uintptr_t start, end;
+    uint32_t func;
+} ctxprof__icpp_pcrange;
+
+struct ctxprof__icpp_mapdata {
+    ctxprof__strtab names;      /* function id <-> name */
+    uint32_t *nfunc, *nparent;  /* trie */
+    size_t nn, ncap;
+    uint32_t *nslots;           /* build: (parent, func) -> node + 1 */
+    size_t nmask;
+    uint32_t *pnode;            /* path entries */
+    uint64_t *pheight, *pcount;
+    size_t np, pcap;
+    uint32_t *pslots;           /* build: (node, height) -> path + 1 */
+    size_t pmask;
+    /* after finishing */
+    uint32_t *nend, *ndepth, *nfirst; /* subtree end, path length, first path (paths sorted by node) */
+    uint64_t *nheight;          /* height of the node's only path entry, or NO_HEIGHT */
+    uint64_t *pkey;             /* path -> ctxprof_icpp_path_key */
+    uint32_t *pcid;             /* path -> CID record */
+    ctxprof__icpp_cidrec *cids;
+    size_t ncid;
+    uint32_t *cand;             /* paths grouped by CID */
+    uint32_t *cslots;           /* (func, height) -> CID + 1 */
+    size_t cmask;
+    ctxprof__icpp_pcrange *pcs; /* bound: PC ranges -> function */
+    size_t npcs;
+};
+
+CTXPROF__PRIV void ctxprof__icpp_md_free(struct ctxprof__icpp_mapdata *d)
+{
+    if (!d)
+        return;
+    ctxprof__strtab_deinit(&d->names);
+    ctxprof__free(d->nfunc, NULL);
+    ctxprof__free(d->nparent, NULL);
+    ctxprof__free(d->nslots, NULL);
+    ctxprof__free(d->pnode, NULL);
+    ctxprof__free(d->pheight, NULL);
+    ctxprof__free(d->pcount, NULL);
+    ctxprof__free(d->pslots, NULL);
+    ctxprof__free(d->nend, NULL);
+    ctxprof__free(d->ndepth, NULL);
+    ctxprof__free(d->nfirst, NULL);
+    ctxprof__free(d->nheight, NULL);
+    ctxprof__free(d->pkey, NULL);
+    ctxprof__free(d->pcid, NULL);
+    ctxprof__free(d->cids, NULL);
+    ctxprof__free(d->cand, NULL);
+    ctxprof__free(d->cslots, NULL);
+    ctxprof__free(d->pcs, NULL);
+    ctxprof__free(d, NULL);
+}
+
+CTXPROF__PRIV struct ctxprof__icpp_mapdata *ctxprof__icpp_md_new(void)
+{
+    struct ctxprof__icpp_mapdata *d =
+        (struct ctxprof__icpp_mapdata *)ctxprof__zalloc(1, sizeof *d, NULL);
+    if (!d)
+        return NULL;
+    ctxprof__strtab_init(&d->names, NULL);
+    /* the root */
+    if (ctxprof__reserve((void **)&d->nfunc, &d->ncap, 0, 1, sizeof *d->nfunc, NULL) ||
+        !(d->nparent = (uint32_t *)ctxprof__alloc(d->ncap, sizeof *d->nparent, NULL))) {
+        ctxprof__icpp_md_free(d);
+        return NULL;
+    }
+    d->nfunc[0] = CTXPROF__ICPP_NONE;
+    d->nparent[0] = CTXPROF__ICPP_NONE;
+    d->nn = 1;
+    return d;
+}
+
+/* Rehashes an open-addressing table of id + 1 entries to twice its size
+   (at least 64), keeping it at most half full. hash(i) gives entry i's hash. */
+CTXPROF__PRIV int ctxprof__icpp_rehash(uint32_t **slots, size_t *mask, size_t used,
+                                       uint64_t (*hash)(const struct ctxprof__icpp_mapdata *,
+                                                        size_t),
+                                       const struct ctxprof__icpp_mapdata *d, size_t first)
+{
+    size_t nsz = *slots ? 2 * (*mask + 1) : 64, k;
+    uint32_t *ns;
+    while (nsz < 2 * (used + 1))
+        nsz *= 2;
+    ns = (uint32_t *)ctxprof__zalloc(nsz, sizeof *ns, NULL);
+    if (!ns)
+        return CTXPROF_ERR_NOMEM;
+    for (k = first; k < used; k++) {
+        size_t j = (size_t)hash(d, k) & (nsz - 1);
+        while (ns[j])
+            j = (j + 1) & (nsz - 1);
+        ns[j] = (uint32_t)k + 1;
+    }
+    ctxprof__free(*slots, NULL);
+    *slots = ns;
+    *mask = nsz - 1;
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_nkey(uint32_t parent, uint32_t func)
+{
+    return ctxprof_mix64(((uint64_t)parent << 32) | func);
+}
+CTXPROF__PRIV uint64_t ctxprof__icpp_nhash(const struct ctxprof__icpp_mapdata *d, size_t i)
+{
+    return ctxprof__icpp_nkey(d->nparent[i], d->nfunc[i]);
+}
+CTXPROF__PRIV uint64_t ctxprof__icpp_pkeyh(uint32_t node, uint64_t height)
+{
+    return ctxprof_mix64(((uint64_t)node << 32) ^ ctxprof_mix64(height));
+}
+CTXPROF__PRIV uint64_t ctxprof__icpp_phash(const struct ctxprof__icpp_mapdata *d, size_t i)
+{
+    return ctxprof__icpp_pkeyh(d->pnode[i], d->pheight[i]);
+}
+CTXPROF__PRIV uint64_t ctxprof__icpp_ckey(uint32_t func, uint64_t height)
+{
+    return ctxprof_mix64(((uint64_t)func << 32) ^ ctxprof_mix64(height ^ 0x5bd1e995u));
+}
+
+/* Child of parent with function func, created when absent; NONE when out of memory. */
+CTXPROF__PRIV uint32_t ctxprof__icpp_md_child(struct ctxprof__icpp_mapdata *d, uint32_t parent,
+                                              uint32_t func)
+{
+    size_t i;
+    if (!d->nslots || 2 * (d->nn + 1) > d->nmask + 1) {
+        if (d->nn >= UINT32_MAX - 2 ||
+            ctxprof__icpp_rehash(&d->nslots, &d->nmask, d->nn, ctxprof__icpp_nhash, d, 1))
+            return CTXPROF__ICPP_NONE;
+    }
+    i = (size_t)ctxprof__icpp_nkey(parent, func) & d->nmask;
+    while (d->nslots[i]) {
+        uint32_t n = d->nslots[i] - 1;
+        if (d->nparent[n] == parent && d->nfunc[n] == func)
+            return n;
+        i = (i + 1) & d->nmask;
+    }
+    if (d->nn >= d->ncap) {
+        size_t cap = d->ncap;
+        if (ctxprof__reserve((void **)&d->nfunc, &cap, d->nn, d->nn + 1, sizeof *d->nfunc, NULL))
+            return CTXPROF__ICPP_NONE;
+        cap = d->ncap;
+        if (ctxprof__reserve((void **)&d->nparent, &cap, d->nn, d->nn + 1, sizeof *d->nparent,
+                             NULL))
+            return CTXPROF__ICPP_NONE; /* nfunc grew, nparent did not: retried next time */
+        d->ncap = cap;
+    }
+    d->nfunc[d->nn] = func;
+    d->nparent[d->nn] = parent;
+    d->nslots[i] = (uint32_t)d->nn + 1;
+    return (uint32_t)d->nn++;
+}
+
+/* Adds count to the entry (node, height); 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_md_path(struct ctxprof__icpp_mapdata *d, uint32_t node,
+                                        uint64_t height, uint64_t count)
+{
+    size_t i;
+    if (!d->pslots || 2 * (d->np + 1) > d->pmask + 1) {
+        if (d->np >= UINT32_MAX - 2 ||
+            ctxprof__icpp_rehash(&d->pslots, &d->pmask, d->np, ctxprof__icpp_phash, d, 0))
+            return CTXPROF_ERR_NOMEM;
+    }
+    i = (size_t)ctxprof__icpp_pkeyh(node, height) & d->pmask;
+    while (d->pslots[i]) {
+        uint32_t p = d->pslots[i] - 1;
+        if (d->pnode[p] == node && d->pheight[p] == height) {
+            d->pcount[p] = d->pcount[p] > UINT64_MAX - count ? UINT64_MAX : d->pcount[p] + count;
+            return CTXPROF_OK;
+        }
+        i = (i + 1) & d->pmask;
+    }
+    if (d->np >= d->pcap) {
+        size_t cap = d->pcap, c2;
+        if (ctxprof__reserve((void **)&d->pnode, &cap, d->np, d->np + 1, sizeof *d->pnode, NULL))
+            return CTXPROF_ERR_NOMEM;
+        c2 = d->pcap;
+        if (ctxprof__reserve((void **)&d->pheight, &c2, d->np, d->np + 1, sizeof *d->pheight,
+                             NULL))
+            return CTXPROF_ERR_NOMEM;
+        c2 = d->pcap;
+        if (ctxprof__reserve((void **)&d->pcount, &c2, d->np, d->np + 1, sizeof *d->pcount, NULL))
+            return CTXPROF_ERR_NOMEM;
+        d->pcap = cap;
+    }
+    d->pnode[d->np] = node;
+    d->pheight[d->np] = height;
+    d->pcount[d->np] = count;
+    d->pslots[i] = (uint32_t)d->np + 1;
+    d->np++;
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_name_hash(const char *name)
+{
+    return ctxprof_hash_bytes(name, strlen(name), 0x1CBB);
+}
+
+CTXPROF_DEF uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n)
+{
+    uint64_t k = 0x9AE16A3B2F90404Fu;
+    size_t i;
+    for (i = 0; i < n; i++)
+        k = ctxprof_mix64(k ^ ctxprof__icpp_name_hash(names[i]));
+    return k;
+}
+
+/* Sorting children by name while renumbering. */
+typedef struct ctxprof__icpp_kid {
+    const char *name;
+    uint32_t node;
+} ctxprof__icpp_kid;
+
+CTXPROF__PRIV int ctxprof__icpp_kid_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_kid *x = (const ctxprof__icpp_kid *)a, *y = (const ctxprof__icpp_kid *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->node < y->node ? -1 : x->node > y->node);
+}
+
+typedef struct ctxprof__icpp_pe {
+    uint32_t node;
+    uint64_t height, count;
+} ctxprof__icpp_pe;
+
+CTXPROF__PRIV int ctxprof__icpp_pe_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_pe *x = (const ctxprof__icpp_pe *)a, *y = (const ctxprof__icpp_pe *)b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return x->height < y->height ? -1 : x->height > y->height;
+}
+
+/* Renumbers in preorder, sorts paths, builds the CID index. 0 or NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_md_finish(struct ctxprof__icpp_mapdata *d)
+{
+    size_t nn = d->nn, np = d->np, i, top, next = 0;
+    uint32_t *kstart = NULL, *order = NULL, *newid = NULL, *stack = NULL;
+    ctxprof__icpp_kid *kids = NULL;
+    ctxprof__icpp_pe *pe = NULL;
+    uint32_t *nf = NULL, *npar = NULL;
+    int rc = CTXPROF_ERR_NOMEM;
+    kstart = (uint32_t *)ctxprof__zalloc(nn + 1, sizeof *kstart, NULL);
+    kids = (ctxprof__icpp_kid *)ctxprof__alloc(nn, sizeof *kids, NULL);
+    newid = (uint32_t *)ctxprof__alloc(nn, sizeof *newid, NULL);
+    stack = (uint32_t *)ctxprof__alloc(nn, sizeof *stack, NULL);
+    order = (uint32_t *)ctxprof__alloc(nn, sizeof *order, NULL);
+    nf = (uint32_t *)ctxprof__alloc(nn, sizeof *nf, NULL);
+    npar = (uint32_t *)ctxprof__alloc(nn, sizeof *npar, NULL);
+    d->nend = (uint32_t *)ctxprof__alloc(nn, sizeof *d->nend, NULL);
+    d->ndepth = (uint32_t *)ctxprof__alloc(nn, sizeof *d->ndepth, NULL);
+    d->nfirst = (uint32_t *)ctxprof__alloc(nn + 1, sizeof *d->nfirst, NULL);
+    d->nheight = (uint64_t *)ctxprof__alloc(nn, sizeof *d->nheight, NULL);
+    pe = (ctxprof__icpp_pe *)ctxprof__alloc(np, sizeof *pe, NULL);
+    d->pkey = (uint64_t *)ctxprof__alloc(np, sizeof *d->pkey, NULL);
+    d->pcid = (uint32_t *)ctxprof__alloc(np, sizeof *d->pcid, NULL);
+    d->cand = (uint32_t *)ctxprof__alloc(np, sizeof *d->cand, NULL);
+    if (!kstart || !kids || !newid || !stack || !order || !nf || !npar || !d->nend ||
+        !d->ndepth || !d->nfirst || !d->nheight || !pe || !d->pkey || !d->pcid || !d->cand)
+        goto done;
+    /* children grouped by parent (counting sort), each group sorted by name */
+    for (i = 1; i < nn; i++)
+        kstart[d->nparent[i] + 1]++;
+    for (i = 0; i < nn; i++)
+        kstart[i + 1] += kstart[i];
+    for (i = 1; i < nn; i++) {
+        uint32_t at = kstart[d->nparent[i]]++;
+        kids[at].node = (uint32_t)i;
+        kids[at].name = d->names.names[d->nfunc[i]];
+    }
+    for (i = nn; i > 0; i--) /* restore the starts */
+        kstart[i] = kstart[i - 1];
+    kstart[0] = 0;
+    for (i = 0; i < nn; i++)
+        if (kstart[i + 1] - kstart[i] > 1)
+            qsort(kids + kstart[i], kstart[i + 1] - kstart[i], sizeof *kids,
+                  ctxprof__icpp_kid_cmp);
+    /* iterative preorder; children pushed in reverse so the first comes first */
+    top = 0;
+    stack[top++] = 0;
+    while (top) {
+        uint32_t v = stack[--top];
+        size_t k;
+        newid[v] = (uint32_t)next;
+        order[next++] = v;
+        for (k = kstart[v + 1]; k > kstart[v]; k--)
+            stack[top++] = kids[k - 1].node;
+    }
+    for (i = 0; i < nn; i++) {
+        uint32_t v = order[i];
+        nf[i] = d->nfunc[v];
+        npar[i] = v == 0 ? CTXPROF__ICPP_NONE : newid[d->nparent[v]];
+    }
+    ctxprof__free(d->nfunc, NULL);
+    ctxprof__free(d->nparent, NULL);
+    d->nfunc = nf;
+    d->nparent = npar;
+    nf = npar = NULL;
+    d->ncap = nn;
+    for (i = 0; i < nn; i++)
+        d->nend[i] = (uint32_t)(i + 1);
+    d->ndepth[0] = 0;
+    for (i = 1; i < nn; i++)
+        d->ndepth[i] = d->ndepth[d->nparent[i]] + 1;
+    for (i = nn; i-- > 1;) /* a parent's end is its last descendant's end */
+        if (d->nend[i] > d->nend[d->nparent[i]])
+            d->nend[d->nparent[i]] = d->nend[i];
+    /* paths sorted by (node, height) */
+    for (i = 0; i < np; i++) {
+        pe[i].node = newid[d->pnode[i]];
+        pe[i].height = d->pheight[i];
+        pe[i].count = d->pcount[i];
+    }
+    qsort(pe, np, sizeof *pe, ctxprof__icpp_pe_cmp);
+    for (i = 0; i <= nn; i++)
+        d->nfirst[i] = 0;
+    for (i = 0; i < np; i++) {
+        d->pnode[i] = pe[i].node;
+        d->pheight[i] = pe[i].height;
+        d->pcount[i] = pe[i].count;
+        d->nfirst[pe[i].node + 1]++;
+    }
+    for (i = 0; i < nn; i++)
+        d->nfirst[i + 1] += d->nfirst[i];
+    for (i = 0; i < nn; i++)
+        d->nheight[i] = d->nfirst[i + 1] - d->nfirst[i] == 1 ? d->pheight[d->nfirst[i]]
+                                                              : CTXPROF_ICPP_NO_HEIGHT;
+    ctxprof__free(d->nslots, NULL); /* node ids changed; the build tables are done */
+    ctxprof__free(d->pslots, NULL);
+    d->nslots = d->pslots = NULL;
+    d->nmask = d->pmask = 0;
+    /* path keys, by name hashes down the trie (newid as scratch: node keys) */
+    {
+        uint64_t *nk = (uint64_t *)ctxprof__alloc(nn, sizeof *nk, NULL);
+        if (!nk)
+            goto done;
+        nk[0] = 0x9AE16A3B2F90404Fu;
+        for (i = 1; i < nn; i++)
+            nk[i] = ctxprof_mix64(nk[d->nparent[i]] ^
+                                  ctxprof__icpp_name_hash(d->names.names[d->nfunc[i]]));
+        for (i = 0; i < np; i++)
+            d->pkey[i] = nk[d->pnode[i]];
+        ctxprof__free(nk, NULL);
+    }
+    /* CID index: (leaf function, height) -> candidates */
+    {
+        size_t csz = 64, c;
+        uint32_t *cnt;
+        while (csz < 2 * (np + 1))
+            csz *= 2;
+        d->cslots = (uint32_t *)ctxprof__zalloc(csz, sizeof *d->cslots, NULL);
+        d->cids = (ctxprof__icpp_cidrec *)ctxprof__alloc(np ? np : 1, sizeof *d->cids, NULL);
+        if (!d->cslots || !d->cids)
+            goto done;
+        d->cmask = csz - 1;
+        d->ncid = 0;
+        for (i = 0; i < np; i++) {
+            uint32_t f = d->nfunc[d->pnode[i]];
+            uint64_t h = d->pheight[i];
+            size_t j = (size_t)ctxprof__icpp_ckey(f, h) & d->cmask;
+            while (d->cslots[j] &&
+                   !(d->cids[d->cslots[j] - 1].func == f && d->cids[d->cslots[j] - 1].height == h))
+                j = (j + 1) & d->cmask;
+            if (!d->cslots[j]) {
+                d->cids[d->ncid].func = f;
+                d->cids[d->ncid].height = h;
+                d->cids[d->ncid].n = 0;
+                d->cids[d->ncid].pad = 0;
+                d->cslots[j] = (uint32_t)++d->ncid;
+            }
+            c = d->cslots[j] - 1;
+            d->pcid[i] = (uint32_t)c;
+            d->cids[c].n++;
+        }
+        cnt = stack; /* scratch: next free slot per CID */
+        for (c = 0, i = 0; c < d->ncid; c++) {
+            d->cids[c].first = (uint32_t)i;
+            cnt[c] = (uint32_t)i;
+            i += d->cids[c].n;
+        }
+        for (i = 0; i < np; i++)
+            d->cand[cnt[d->pcid[i]]++] = (uint32_t)i;
+    }
+    rc = CTXPROF_OK;
+done:
+    ctxprof__free(kstart, NULL);
+    ctxprof__free(kids, NULL);
+    ctxprof__free(newid, NULL);
+    ctxprof__free(stack, NULL);
+    ctxprof__free(order, NULL);
+    ctxprof__free(nf, NULL);
+    ctxprof__free(npar, NULL);
+    ctxprof__free(pe, NULL);
+    return rc;
+}
+
+/* Installs finished data into m (after freeing what m held). */
+CTXPROF__PRIV void ctxprof__icpp_map_take(ctxprof_icpp_map *m, struct ctxprof__icpp_mapdata *d)
+{
+    size_t i;
+    ctxprof_icpp_map_deinit(m);
+    m->d = d;
+    m->paths = d->np;
+    m->funcs = d->names.n;
+    m->nodes = d->nn - 1;
+    m->cids = d->ncid;
+    m->max_height = 0;
+    for (i = 0; i < d->np; i++)
+        if (d->pheight[i] > m->max_height)
+            m->max_height = d->pheight[i];
+}
+
+CTXPROF_DEF void ctxprof_icpp_map_deinit(ctxprof_icpp_map *m)
+{
+    if (!m)
+        return;
+    ctxprof__icpp_md_free(m->d);
+    memset(m, 0, sizeof *m);
+}
+
+#define CTXPROF__ICPP_MAX_HEIGHT ((uint64_t)1 << 40)
+
+/* Parses text in place (it is modified). */
+CTXPROF__PRIV int ctxprof__icpp_map_parse_buf(ctxprof_icpp_map *m, char *buf, size_t len,
+                                              const char *name, ctxprof_error *err)
+{
+    ctxprof__lines L;
+    struct ctxprof__icpp_mapdata *d;
+    char *tok;
+    int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
+    ctxprof__lines_init(&L, buf, len, name);
+    if (!ctxprof__lines_next(&L) || !(tok = ctxprof__lines_tok(&L)) ||
+        strcmp(tok, "ctxprof-paths") != 0)
+        return ctxprof__fail(err, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u: not a path map: expected 'ctxprof-paths 1'", L.path,
+                             L.line ? L.line : 1);
+    tok = ctxprof__lines_tok(&L);
+    if (!tok || strcmp(tok, "1") != 0 || ctxprof__lines_tok(&L))
+        return ctxprof__fail(err, tok && strcmp(tok, "1") ? CTXPROF_ERR_MISMATCH : CTXPROF_ERR_PARSE,
+                             0, "%s:%u: path map version '%s'; this library reads version 1",
+                             L.path, L.line, tok ? tok : "");
+    d = ctxprof__icpp_md_new();
+    if (!d)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", L.path);
+    while (ctxprof__lines_next(&L)) {
+        uint64_t count, height;
+        uint32_t node = 0;
+        char *c, *h;
+        tok = ctxprof__lines_tok(&L);
+        if (strcmp(tok, "path") != 0) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: unknown keyword '%.40s'",
+                               L.path, L.line, tok);
+            goto fail;
+        }
+        c = ctxprof__lines_tok(&L);
+        h = ctxprof__lines_tok(&L);
+        if (!c || !h) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0,
+                               "%s:%u: expected 'path COUNT HEIGHT F1 ... Fn'", L.path, L.line);
+            goto fail;
+        }
+        if (ctxprof__parse_u64(c, &count)) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: bad count '%.40s'", L.path,
+                               L.line, c);
+            goto fail;
+        }
+        if (ctxprof__parse_u64(h, &height) || height >= CTXPROF__ICPP_MAX_HEIGHT) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: bad height '%.40s'", L.path,
+                               L.line, h);
+            goto fail;
+        }
+        while ((tok = ctxprof__lines_tok(&L)) != NULL) {
+            long f = ctxprof__strtab_intern(&d->names, tok);
+            if (f < 0 || (node = ctxprof__icpp_md_child(d, node, (uint32_t)f)) ==
+                             CTXPROF__ICPP_NONE) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s:%u: out of memory", L.path,
+                                   L.line);
+                goto fail;
+            }
+        }
+        if (node == 0) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: path without functions",
+                               L.path, L.line);
+            goto fail;
+        }
+        if (ctxprof__icpp_md_path(d, node, height, count)) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s:%u: out of memory", L.path, L.line);
+            goto fail;
+        }
+    }
+    if (ctxprof__icpp_md_finish(d)) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", L.path);
+        goto fail;
+    }
+    ctxprof__icpp_map_take(m, d);
+    return CTXPROF_OK;
+fail:
+    ctxprof__icpp_md_free(d);
+    return rc;
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_parse(ctxprof_icpp_map *m, const char *text, size_t len,
+                                       const char *name, ctxprof_error *err)
+{
+    char *buf;
+    int rc;
+    if (!m || (!text && len))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: NULL argument");
+    buf = (char *)ctxprof__alloc(len + 1, 1, NULL);
+    if (!buf)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    if (len)
+        memcpy(buf, text, len);
+    buf[len] = '\0';
+    rc = ctxprof__icpp_map_parse_buf(m, buf, len, name ? name : "<paths>", err);
+    ctxprof__free(buf, NULL);
+    return rc;
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctxprof_error *err)
+{
+    char *buf;
+    size_t len;
+    int rc;
+    if (!m || !path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: NULL argument");
+    rc = ctxprof__read_file(path, &buf, &len, NULL, err);
+    if (rc)
+        return rc;
+    rc = ctxprof__icpp_map_parse_buf(m, buf, len, strcmp(path, "-") ? path : "<stdin>", err);
+    ctxprof__free(buf, NULL);
+    return rc;
+}
+
+/* A growing text buffer; the first failure sticks. */
+typedef struct ctxprof__icpp_buf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} ctxprof__icpp_buf;
+
+CTXPROF__PRIV void ctxprof__icpp_put(ctxprof__icpp_buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + n + 1, 1, NULL)) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__icpp_printf(ctxprof__icpp_buf *b,
+                                                              const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        b->failed = 1;
+    else
+        ctxprof__icpp_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* The map as ctxprof-paths text. */
+CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d,
+                                         ctxprof__icpp_buf *b)
+{
+    uint32_t *stack;
+    size_t v, maxd = 1, p;
+    for (v = 0; v < d->nn; v++)
+        if (d->ndepth[v] > maxd)
+            maxd = d->ndepth[v];
+    stack = (uint32_t *)ctxprof__alloc(maxd + 1, sizeof *stack, NULL);
+    if (!stack)
+        return CTXPROF_ERR_NOMEM;
+    ctxprof__icpp_printf(b, "ctxprof-paths 1\n");
+    for (v = 1; v < d->nn; v++) {
+        stack[d->ndepth[v] - 1] = d->nfunc[v];
+        for (p = d->nfirst[v]; p < d->nfirst[v + 1]; p++) {
+            size_t k;
+            ctxprof__icpp_printf(b, "path %llu %llu", (unsigned long long)d->pcount[p],
+                                 (unsigned long long)d->pheight[p]);
+            for (k = 0; k < d->ndepth[v]; k++) {
+                const char *nm = d->names.names[stack[k]];
+                ctxprof__icpp_put(b, " ", 1);
+                ctxprof__icpp_put(b, nm, strlen(nm));
+            }
+            ctxprof__icpp_put(b, "\n", 1);
+        }
+    }
+    ctxprof__free(stack, NULL);
+    return b->failed ? CTXPROF_ERR_NOMEM : CTXPROF_OK;
+}
+
+/* Writes a text buffer to path ("-" = stdout), atomically for files. */
+CTXPROF__PRIV int ctxprof__icpp_write(const char *path, const char *s, size_t len,
+                                      ctxprof_error *err)
+{
+    if (strcmp(path, "-") == 0) {
+        while (len) {
+            long n = ctxprof__io_write(1, s, len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return ctxprof__fail(err, CTXPROF_ERR_SYS, n < 0 ? errno : ENOSPC,
+                                     "<stdout>: write failed");
+            s += n;
+            len -= (size_t)n;
+        }
+        return CTXPROF_OK;
+    }
+    return ctxprof__write_file_atomic(path, s, len, err);
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
+                                      ctxprof_error *err)
+{
+    ctxprof__icpp_buf b;
+    int rc;
+    ctxprof__error_clear(err);
+    if (!m || !m->d || !path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: empty map or no file name");
+    memset(&b, 0, sizeof b);
+    rc = ctxprof__icpp_map_text(m->d, &b);
+    if (rc == CTXPROF_OK)
+        rc = ctxprof__icpp_write(path, b.p, b.len, err);
+    else
+        rc = ctxprof__fail(err, rc, 0, "%s: out of memory", path);
+    ctxprof__free(b.p, NULL);
+    return rc;
+}
+
+CTXPROF_DEF long ctxprof_icpp_map_func(const ctxprof_icpp_map *m, const char *name)
+{
+    return m && m->d && name ? ctxprof__strtab_find(&m->d->names, name) : -1;
+}
+
+CTXPROF_DEF const char *ctxprof_icpp_map_func_name(const ctxprof_icpp_map *m, uint32_t func)
+{
+    return m && m->d && func < m->d->names.n ? m->d->names.names[func] : NULL;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_lookup(const ctxprof_icpp_map *m, uint32_t func,
+                                           uint64_t height, const uint32_t **out_paths)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    size_t j;
+    if (out_paths)
+        *out_paths = NULL;
+    if (!d || !d->cslots)
+        return 0;
+    j = (size_t)ctxprof__icpp_ckey(func, height) & d->cmask;
+    while (d->cslots[j]) {
+        const ctxprof__icpp_cidrec *c = &d->cids[d->cslots[j] - 1];
+        if (c->func == func && c->height == height) {
+            if (out_paths)
+                *out_paths = d->cand + c->first;
+            return c->n;
+        }
+        j = (j + 1) & d->cmask;
+    }
+    return 0;
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_path(const ctxprof_icpp_map *m, uint32_t path,
+                                      ctxprof_icpp_path_info *out)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    if (!d || path >= d->np || !out)
+        return CTXPROF_ERR_RANGE;
+    out->count = d->pcount[path];
+    out->height = d->pheight[path];
+    out->len = d->ndepth[d->pnode[path]];
+    out->leaf = d->nfunc[d->pnode[path]];
+    out->degree = d->cids[d->pcid[path]].n;
+    out->key = d->pkey[path];
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
+                                               uint32_t *out, size_t max)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t v;
+    size_t len, i;
+    if (!d || path >= d->np)
+        return 0;
+    v = d->pnode[path];
+    len = d->ndepth[v];
+    for (i = len; v != 0; v = d->nparent[v]) {
+        i--;
+        if (i < max)
+            out[i] = d->nfunc[v];
+    }
+    return len;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
+                                             size_t size)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t v, k;
+    size_t total = 0, depth, at;
+    if (size)
+        buf[0] = '\0';
+    if (!d || path >= d->np)
+        return 0;
+    for (v = d->pnode[path]; v != 0; v = d->nparent[v])
+        total += strlen(d->names.names[d->nfunc[v]]) + 1;
+    total--; /* separators */
+    /* write from the end backwards */
+    at = total;
+    depth = 0;
+    for (v = d->pnode[path]; v != 0; v = d->nparent[v], depth++) {
+        const char *nm = d->names.names[d->nfunc[v]];
+        size_t n = strlen(nm);
+        if (depth) {
+            at--;
+            if (at < size)
+                buf[at] = '>';
+        }
+        at -= n;
+        for (k = 0; k < n; k++)
+            if (at + k < size)
+                buf[at + k] = nm[k];
+    }
+    if (size)
+        buf[total < size ? total : size - 1] = '\0';
+    return total;
+}
+
+/* --- binding to the process's symbols, and resolving samples ------------ */
+
+CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab *st,
+                                      ctxprof_error *err)
+{
+    struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    ctxprof__icpp_pcrange *r;
+    size_t i, n = 0;
+    ctxprof__error_clear(err);
+    if (!d || !st)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: bind needs a loaded map and symbols");
+    r = (ctxprof__icpp_pcrange *)ctxprof__alloc(st->count ? st->count : 1, sizeof *r, NULL);
+    if (!r)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    for (i = 0; i < st->count; i++) { /* sorted by start already */
+        const struct ctxprof__sym *e = &st->syms[i];
+        const char *nm = ctxprof_symtab_name(st, e->func);
+        long f = nm ? ctxprof__strtab_find(&d->names, nm) : -1;
+        if (f < 0)
+            continue;
+        r[n].start = e->start;
+        r[n].end = e->end;
+        r[n].func = (uint32_t)f;
+        n++;
+    }
+    ctxprof__free(d->pcs, NULL);
+    d->pcs = r;
+    d->npcs = n;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_t pc)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    size_t lo = 0, hi;
+    if (!d || !d->npcs)
+        return -1;
+    hi = d->npcs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->pcs[mid].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && pc < d->pcs[lo - 1].end ? (long)d->pcs[lo - 1].func : -1;
+}
+
+/* Next frame of a walk: live from the frame-pointer chain (bounds-checked
+   against [sp, base], strictly upward) or from saved words. Returns 1 with
+   *ra and *cfa, 0 when the chain ends or looks corrupt. */
+typedef struct ctxprof__icpp_walk {
+    uintptr_t fp, sp, base;
+    const ctxprof_icpp_frames *saved;
+    unsigned k;
+} ctxprof__icpp_walk;
+
+CTXPROF__PRIV int ctxprof__icpp_walk_next(ctxprof__icpp_walk *w, uintptr_t *ra, uintptr_t *cfa)
+{
+    if (w->saved) {
+        if (w->k >= w->saved->n || w->k >= CTXPROF_ICPP_FRAMES)
+            return 0;
+        *ra = w->saved->ra[w->k];
+        *cfa = w->saved->cfa[w->k];
+        w->k++;
+        return 1;
+    }
+    if (w->fp < w->sp || w->fp % sizeof(uintptr_t) != 0 || w->base < 2 * sizeof(uintptr_t) ||
+        w->fp > w->base - 2 * sizeof(uintptr_t))
+        return 0;
+    *ra = ((const uintptr_t *)w->fp)[1];
+    *cfa = w->fp + 2 * sizeof(uintptr_t);
+    {
+        uintptr_t up = ((const uintptr_t *)w->fp)[0];
+        w->sp = w->fp + 1; /* the next frame must be strictly above */
+        w->fp = up;
+    }
+    w->k++;
+    return 1;
+}
+
+CTXPROF_DEF void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_t fp,
+                                          unsigned max, ctxprof_icpp_frames *frames)
+{
+    ctxprof__icpp_walk w;
+    uintptr_t ra, cfa;
+    frames->n = 0;
+    if (max > CTXPROF_ICPP_FRAMES)
+        max = CTXPROF_ICPP_FRAMES;
+    w.fp = fp;
+    w.sp = sp;
+    w.base = base;
+    w.saved = NULL;
+    w.k = 0;
+    while (frames->n < max && ctxprof__icpp_walk_next(&w, &ra, &cfa)) {
+        frames->ra[frames->n] = ra;
+        frames->cfa[frames->n] = cfa;
+        frames->n++;
+        if (cfa > base)
+            break;
+    }
+}
+
+#define CTXPROF__ICPP_WALK_MAX 256 /* candidates a walk can follow */
+
+CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                     uintptr_t base, uintptr_t fp,
+                                     const ctxprof_icpp_frames *frames, unsigned max_walk,
+                                     ctxprof_icpp_result *r)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t alive[CTXPROF__ICPP_WALK_MAX], anc[CTXPROF__ICPP_WALK_MAX];
+    size_t n, i, na;
+    long f;
+    ctxprof__icpp_walk w;
+    memset(r, 0, sizeof *r);
+    r->func = CTXPROF__ICPP_NONE;
+    r->path = CTXPROF__ICPP_NONE;
+    f = ctxprof_icpp_map_func_of_pc(m, pc);
+    if (f < 0)
+        return r->kind = CTXPROF_ICPP_OUTSIDE;
+    r->func = (uint32_t)f;
+    r->height = ctxprof_icpp_height(sp, base);
+    if (r->height == CTXPROF_ICPP_NO_HEIGHT)
+        return r->kind = CTXPROF_ICPP_NOBASE;
+    n = ctxprof_icpp_map_lookup(m, (uint32_t)f, r->height, &r->candidates);
+    r->degree = r->remaining = (uint32_t)n;
+    if (n == 0)
+        return r->kind = CTXPROF_ICPP_MISSING;
+    if (n == 1) {
+        r->path = r->candidates[0];
+        return r->kind = CTXPROF_ICPP_PRECISE;
+    }
+    if (n > CTXPROF__ICPP_WALK_MAX || max_walk == 0)
+        return r->kind = CTXPROF_ICPP_AMBIGUOUS;
+    /* paper 6.4: walk just enough frames; each frame whose function is in
+       the map must be every surviving candidate's next ancestor, with the
+       ancestor's height when the map knows it. Unmapped frames (library
+       code between instrumented functions) are skipped. */
+    for (i = 0; i < n; i++) {
+        alive[i] = r->candidates[i];
+        anc[i] = d->pnode[r->candidates[i]];
+    }
+    na = n;
+    w.fp = fp;
+    w.sp = sp;
+    w.base = base;
+    w.saved = frames;
+    w.k = 0;
+    while (na > 1 && r->walked < max_walk) {
+        uintptr_t ra, cfa;
+        size_t keep = 0;
+        long g;
+        int end;
+        if (!ctxprof__icpp_walk_next(&w, &ra, &cfa))
+            break;
+        r->walked++;
+        end = cfa > base;
+        g = end ? -1 : ctxprof_icpp_map_func_of_pc(m, ra - 1);
+        if (!end && g < 0)
+            continue;
+        for (i = 0; i < na; i++) {
+            uint32_t up = d->nparent[anc[i]];
+            int ok;
+            if (end)
+                ok = up == 0;
+            else
+                ok = up != 0 && up != CTXPROF__ICPP_NONE && d->nfunc[up] == (uint32_t)g &&
+                     (d->nheight[up] == CTXPROF_ICPP_NO_HEIGHT ||
+                      d->nheight[up] == (uint64_t)(base - cfa));
+            if (ok) {
+                alive[keep] = alive[i];
+                anc[keep] = up;
+                keep++;
+            }
+        }
+        na = keep;
+        if (end)
+            break;
+    }
+    r->remaining = (uint32_t)na;
+    if (na == 1) {
+        r->path = alive[0];
+        return r->kind = CTXPROF_ICPP_PRECISE;
+    }
+    return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_MISSING;
+}
+
+/* --- frame padding search (paper 5.1) -----------------------------------
+
+   Variables are source functions: a map function's name up to its first
+   '.' (f, f.constprop.0, f.isra.0 and f.cold are compiled from one body
+   and get one pad). Pads are in 16-byte units; a path's height grows by
+   16 * (sum over its nodes of its function's pad), and with call-site
+   wraps by the wraps of its edges too. Only paths whose leaf function has
+   other paths can collide ("relevant"); the others are always precise.
+
+   Both searches run on one exact incremental evaluator: changing variable
+   v by delta moves every path below a node of v by delta * (number of v
+   nodes on it); those paths are the preorder ranges of v's topmost nodes,
+   and a multiset of CIDs keeps the count of precise paths exact after
+   each change. */
+
+struct ctxprof__icpp_padres {
+    ctxprof__strtab vars;   /* source function names */
+    uint32_t *units;        /* var -> pad units */
+    uint32_t *ecaller, *ecallee, *eunits; /* wrapped edges (var ids) */
+    size_t nedges;
+    char **pairs;           /* "# pair ..." lines */
+    size_t npairs, pcap;
+};
+
+typedef struct ctxprof__icpp_cent {
+    uint64_t height;
+    uint32_t leaf, count;
+} ctxprof__icpp_cent;
+
+typedef struct ctxprof__icpp_ps {
+    const struct ctxprof__icpp_mapdata *d;
+    size_t nn, np, nv;
+    uint32_t *nvar;          /* node -> variable (current kind: function or edge) */
+    uint32_t *mm;            /* scratch: multiplicity of the variable on the path */
+    uint32_t *vfirst, *vnodes; /* variable -> its nodes, preorder */
+    uint64_t *asize;         /* variable -> paths moved by a change (cost) */
+    int32_t *x;              /* variable -> units */
+    uint64_t *h;             /* path -> current height */
+    uint8_t *rel;            /* path -> relevant */
+    ctxprof__icpp_cent *tab; /* CID multiset of relevant paths */
+    size_t tmask, tused;
+    size_t uniq, nrel, over; /* precise relevant paths; paths above limit */
+    uint64_t limit;
+    unsigned max_units;
+    unsigned long moves;
+    int nomem;
+} ctxprof__icpp_ps;
+
+CTXPROF__PRIV size_t ctxprof__icpp_tab_slot(const ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
+{
+    size_t j = (size_t)ctxprof__icpp_ckey(leaf, h) & s->tmask;
+    while (s->tab[j].count != UINT32_MAX &&
+           !(s->tab[j].leaf == leaf && s->tab[j].height == h))
+        j = (j + 1) & s->tmask;
+    return j;
+}
+
+/* Rebuilds the multiset from the current heights (drops dead keys). */
+CTXPROF__PRIV int ctxprof__icpp_tab_build(ctxprof__icpp_ps *s)
+{
+    size_t sz = 64, p;
+    while (sz < 4 * (s->nrel + 1))
+        sz *= 2;
+    ctxprof__free(s->tab, NULL);
+    s->tab = (ctxprof__icpp_cent *)ctxprof__alloc(sz, sizeof *s->tab, NULL);
+    if (!s->tab)
+        return s->nomem = 1, CTXPROF_ERR_NOMEM;
+    for (p = 0; p < sz; p++)
+        s->tab[p].count = UINT32_MAX; /* empty */
+    s->tmask = sz - 1;
+    s->tused = 0;
+    s->uniq = 0;
+    for (p = 0; p < s->np; p++) {
+        size_t j;
+        uint32_t leaf;
+        if (!s->rel[p])
+            continue;
+        leaf = s->d->nfunc[s->d->pnode[p]];
+        j = ctxprof__icpp_tab_slot(s, leaf, s->h[p]);
+        if (s->tab[j].count == UINT32_MAX) {
+            s->tab[j].leaf = leaf;
+            s->tab[j].height = s->h[p];
+            s->tab[j].count = 0;
+            s->tused++;
+        }
+        s->tab[j].count++;
+    }
+    for (p = 0; p <= s->tmask; p++)
+        if (s->tab[p].count == 1)
+            s->uniq++;
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_tab_del(ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
+{
+    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
+    uint32_t c = s->tab[j].count;
+    if (c == UINT32_MAX || c == 0)
+        return; /* cannot happen: every relevant path's key is present */
+    if (c == 1)
+        s->uniq--;
+    else if (c == 2)
+        s->uniq++;
+    s->tab[j].count = c - 1;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_tab_add(ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
+{
+    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
+    uint32_t c = s->tab[j].count;
+    if (c == UINT32_MAX) {
+        s->tab[j].leaf = leaf;
+        s->tab[j].height = h;
+        c = 0;
+        s->tused++;
+    }
+    if (c == 0)
+        s->uniq++;
+    else if (c == 1)
+        s->uniq--;
+    s->tab[j].count = c + 1;
+}
+
+CTXPROF__PRIV uint32_t ctxprof__icpp_tab_count(const ctxprof__icpp_ps *s, uint32_t leaf,
+                                               uint64_t h)
+{
+    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
+    return s->tab[j].count == UINT32_MAX ? 0 : s->tab[j].count;
+}
+
+/* Changes variable v by delta units (paper 5.1: every path through v moves). */
+CTXPROF__PRIV void ctxprof__icpp_apply(ctxprof__icpp_ps *s, uint32_t v, int32_t delta)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    size_t k, end_prev = 0;
+    s->moves++;
+    s->x[v] += delta;
+    for (k = s->vfirst[v]; k < s->vfirst[v + 1]; k++) {
+        size_t t = s->vnodes[k], n, end;
+        if (t < end_prev)
+            continue; /* inside an earlier topmost node's subtree */
+        end = d->nend[t];
+        end_prev = end;
+        for (n = t; n < end; n++) {
+            size_t p;
+            int64_t dd;
+            s->mm[n] = n == t ? 1 : s->mm[d->nparent[n]] + (s->nvar[n] == v);
+            dd = (int64_t)delta * s->mm[n] * 16;
+            for (p = d->nfirst[n]; p < d->nfirst[n + 1]; p++) {
+                uint64_t oldh = s->h[p], newh = (uint64_t)((int64_t)oldh + dd);
+                if (s->rel[p]) {
+                    ctxprof__icpp_tab_del(s, (uint32_t)d->nfunc[n], oldh);
+                    ctxprof__icpp_tab_add(s, (uint32_t)d->nfunc[n], newh);
+                }
+                s->h[p] = newh;
+                if (oldh <= s->limit && newh > s->limit)
+                    s->over++;
+                else if (oldh > s->limit && newh <= s->limit)
+                    s->over--;
+            }
+        }
+    }
+    if (s->tused > s->tmask / 2 + s->tmask / 4) /* too many dead keys: rebuild */
+        ctxprof__icpp_tab_build(s);
+}
+
+/* Node -> variable for the function kind (source function of the node). */
+CTXPROF__PRIV int ctxprof__icpp_var_of(ctxprof__strtab *vars, const char *name, uint32_t *out)
+{
+    char tmp[256];
+    const char *dot = name[0] ? strchr(name + 1, '.') : NULL;
+    size_t n = dot ? (size_t)(dot - name) : strlen(name);
+    long v;
+    if (dot && n < sizeof tmp) {
+        memcpy(tmp, name, n);
+        tmp[n] = '\0';
+        v = ctxprof__strtab_intern(vars, tmp);
+    } else {
+        v = ctxprof__strtab_intern(vars, name);
+    }
+    if (v < 0)
+        return CTXPROF_ERR_NOMEM;
+    *out = (uint32_t)v;
+    return CTXPROF_OK;
+}
+
+/* Builds the variable -> nodes lists and their costs for s->nvar. */
+CTXPROF__PRIV int ctxprof__icpp_ps_index(ctxprof__icpp_ps *s)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    size_t n, v;
+    ctxprof__free(s->vfirst, NULL);
+    ctxprof__free(s->vnodes, NULL);
+    ctxprof__free(s->asize, NULL);
+    ctxprof__free(s->x, NULL);
+    s->vfirst = (uint32_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->vfirst, NULL);
+    s->vnodes = (uint32_t *)ctxprof__alloc(s->nn, sizeof *s->vnodes, NULL);
+    s->asize = (uint64_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->asize, NULL);
+    s->x = (int32_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->x, NULL);
+    if (!s->vfirst || !s->vnodes || !s->asize || !s->x)
+        return s->nomem = 1, CTXPROF_ERR_NOMEM;
+    for (n = 1; n < s->nn; n++)
+        s->vfirst[s->nvar[n] + 1]++;
+    for (v = 0; v < s->nv; v++)
+        s->vfirst[v + 1] += s->vfirst[v];
+    {
+        uint32_t *at = s->mm; /* scratch */
+        for (v = 0; v < s->nv; v++)
+            at[v] = s->vfirst[v];
+        for (n = 1; n < s->nn; n++)
+            s->vnodes[at[s->nvar[n]]++] = (uint32_t)n;
+    }
+    for (v = 0; v < s->nv; v++) {
+        size_t k, end_prev = 0;
+        for (k = s->vfirst[v]; k < s->vfirst[v + 1]; k++) {
+            size_t t = s->vnodes[k];
+            if (t < end_prev)
+                continue;
+            end_prev = d->nend[t];
+            s->asize[v] += d->nfirst[d->nend[t]] - d->nfirst[t] + (d->nend[t] - t) / 8;
+        }
+    }
+    return CTXPROF_OK;
+}
+
+/* Variable counts of path p into cnt (touched variables appended to list). */
+CTXPROF__PRIV size_t ctxprof__icpp_path_vars(const ctxprof__icpp_ps *s, uint32_t p, int32_t *cnt,
+                                             uint32_t *list, size_t nlist, int sign)
+{
+    uint32_t n;
+    for (n = s->d->pnode[p]; n != 0; n = s->d->nparent[n]) {
+        uint32_t v = s->nvar[n];
+        if (cnt[v] == 0)
+            list[nlist++] = v;
+        cnt[v] += sign; /* may come back to 0: stays listed, filtered by the caller */
+    }
+    return nlist;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_rng(uint64_t *state)
+{
+    return ctxprof_mix64(*state += 0x9E3779B97F4A7C15u);
+}
+
+typedef struct ctxprof__icpp_member {
+    uint32_t leaf;
+    uint64_t height;
+    uint32_t path;
+} ctxprof__icpp_member;
+
+CTXPROF__PRIV int ctxprof__icpp_member_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_member *x = (const ctxprof__icpp_member *)a;
+    const ctxprof__icpp_member *y = (const ctxprof__icpp_member *)b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    if (x->height != y->height)
+        return x->height < y->height ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+/* Candidate variables separating paths a and b: those whose counts differ,
+   cheapest (fewest paths moved) first. Returns how many (<= max). */
+CTXPROF__PRIV size_t ctxprof__icpp_diff_vars(ctxprof__icpp_ps *s, uint32_t a, uint32_t b,
+                                             int32_t *cnt, uint32_t *list, uint32_t *out,
+                                             size_t max)
+{
+    size_t nl = 0, k, no = 0;
+    nl = ctxprof__icpp_path_vars(s, a, cnt, list, nl, 1);
+    nl = ctxprof__icpp_path_vars(s, b, cnt, list, nl, -1);
+    for (k = 0; k < nl; k++) {
+        uint32_t v = list[k];
+        if (cnt[v] != 0 && s->x[v] < (int32_t)s->max_units) {
+            /* insertion into out, ordered by cost */
+            size_t j = no < max ? no++ : max;
+            if (j == max && (max == 0 || s->asize[out[max - 1]] <= s->asize[v]))
+                goto next;
+            if (j == max)
+                j = max - 1;
+            while (j > 0 && s->asize[out[j - 1]] > s->asize[v]) {
+                out[j] = out[j - 1];
+                j--;
+            }
+            out[j] = v;
+        }
+    next:
+        cnt[v] = 0;
+    }
+    return no;
+}
+
+/* Conflicting relevant paths grouped by CID, into *out (sorted). */
+CTXPROF__PRIV size_t ctxprof__icpp_conflicts(ctxprof__icpp_ps *s, ctxprof__icpp_member *out)
+{
+    size_t p, n = 0;
+    for (p = 0; p < s->np; p++) {
+        uint32_t leaf;
+        if (!s->rel[p])
+            continue;
+        leaf = s->d->nfunc[s->d->pnode[p]];
+        if (ctxprof__icpp_tab_count(s, leaf, s->h[p]) >= 2) {
+            out[n].leaf = leaf;
+            out[n].height = s->h[p];
+            out[n].path = (uint32_t)p;
+            n++;
+        }
+    }
+    qsort(out, n, sizeof *out, ctxprof__icpp_member_cmp);
+    return n;
+}
+
+#define CTXPROF__ICPP_CAND 8   /* variables tried per conflict */
+#define CTXPROF__ICPP_DELTAS 4 /* pad steps tried per variable: 1..4 units */
+
+/* Ours: conflict-directed greedy. For each ambiguous CID, tries the
+   cheapest variables that separate two of its paths, a few pad steps
+   each, evaluates every try exactly (net precise paths over the whole map)
+   and keeps the best one that gains and keeps every height within the
+   limit; passes repeat until one gains nothing. */
+CTXPROF__PRIV void ctxprof__icpp_greedy(ctxprof__icpp_ps *s, double target,
+                                        ctxprof__icpp_member *mem, int32_t *cnt, uint32_t *list)
+{
+    size_t total = s->np, fixed = s->np - s->nrel;
+    int pass;
+    for (pass = 0; pass < 64 && !s->nomem; pass++) {
+        size_t nm = ctxprof__icpp_conflicts(s, mem), i = 0;
+        unsigned long improved = 0;
+        while (i < nm && !s->nomem) {
+            size_t j = i, k, nc;
+            uint32_t cand[CTXPROF__ICPP_CAND], a = CTXPROF__ICPP_NONE, b = CTXPROF__ICPP_NONE;
+            uint32_t bv = 0;
+            int32_t bd = 0;
+            long bgain = 0;
+            uint64_t bcost = UINT64_MAX;
+            while (j < nm && mem[j].leaf == mem[i].leaf && mem[j].height == mem[i].height)
+                j++;
+            if ((double)(s->uniq + fixed) >= target * (double)total)
+                return;
+            /* two members still at this CID */
+            for (k = i; k < j; k++)
+                if (s->h[mem[k].path] == mem[i].height) {
+                    if (a == CTXPROF__ICPP_NONE)
+                        a = mem[k].path;
+                    else if (b == CTXPROF__ICPP_NONE)
+                        b = mem[k].path;
+                }
+            i = j;
+            if (b == CTXPROF__ICPP_NONE)
+                continue;
+            nc = ctxprof__icpp_diff_vars(s, a, b, cnt, list, cand, CTXPROF__ICPP_CAND);
+            for (k = 0; k < nc; k++) {
+                int32_t dl;
+                for (dl = 1; dl <= CTXPROF__ICPP_DELTAS; dl++) {
+                    size_t before = s->uniq;
+                    long gain;
+                    int ok;
+                    if (s->x[cand[k]] + dl > (int32_t)s->max_units)
+                        break;
+                    ctxprof__icpp_apply(s, cand[k], dl);
+                    gain = (long)s->uniq - (long)before;
+                    ok = s->over == 0;
+                    ctxprof__icpp_apply(s, cand[k], -dl);
+                    if (ok && (gain > bgain ||
+                               (gain == bgain && gain > 0 &&
+                                (uint64_t)dl * s->asize[cand[k]] < bcost))) {
+                        bgain = gain;
+                        bv = cand[k];
+                        bd = dl;
+                        bcost = (uint64_t)dl * s->asize[cand[k]];
+                    }
+                }
+            }
+            if (bgain > 0) {
+                ctxprof__icpp_apply(s, bv, bd);
+                improved++;
+            }
+        }
+        if (!improved)
+            break;
+    }
+}
+
+/* Ours, part 1: coordinate ascent. For each variable that can move a
+   relevant path, scan all its values 0..max_units (one incremental step
+   each, stopping at the first value that breaks the height limit) and keep
+   the value with the most precise paths (ties: the smaller pad). Sweeps
+   repeat until one improves nothing. */
+CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, const uint8_t *useful)
+{
+    size_t total = s->np, fixed = s->np - s->nrel, v;
+    int sweep;
+    for (sweep = 0; sweep < 32 && !s->nomem; sweep++) {
+        size_t gained = 0;
+        for (v = 0; v < s->nv && !s->nomem; v++) {
+            int32_t cur = s->x[v], val, best_val;
+            size_t best, start = s->uniq;
+            if (!useful[v] || s->x[v] > (int32_t)s->max_units)
+                continue;
+            if ((double)(s->uniq + fixed) >= target * (double)total)
+                return;
+            if (cur)
+                ctxprof__icpp_apply(s, (uint32_t)v, -cur);
+            best = s->uniq;
+            best_val = 0;
+            for (val = 1; val <= (int32_t)s->max_units; val++) {
+                ctxprof__icpp_apply(s, (uint32_t)v, 1);
+                if (s->over)
+                    break;
+                if (s->uniq > best) {
+                    best = s->uniq;
+                    best_val = val;
+                }
+            }
+            ctxprof__icpp_apply(s, (uint32_t)v, best_val - s->x[v]);
+            if (s->uniq > start)
+                gained += s->uniq - start;
+        }
+        if (!gained)
+            break;
+    }
+}
+
+/* The paper's random search (sec. 5.1.1): pick a random ambiguous pair,
+   grow the functions that differ between them - the first by 16 bytes,
+   the second by 32 more, ... - until the pair separates; keep the change
+   if the number of precise paths grew, else undo it, except that after
+   100 failures in a row one change is kept anyway (to leave local optima).
+   Stops at the target share or after max_iter iterations without progress.
+   No stack limit (the paper reports growth afterwards). We keep the best
+   state seen, which can only help it. */
+CTXPROF__PRIV void ctxprof__icpp_random(ctxprof__icpp_ps *s, double target,
+                                        unsigned long max_iter, uint64_t seed,
+                                        ctxprof__icpp_member *mem, int32_t *cnt, uint32_t *list,
+                                        int32_t *best_x)
+{
+    size_t total = s->np, fixed = s->np - s->nrel, best = s->uniq, nm = 0;
+    unsigned long since = 0, fails = 0, iter = 0;
+    uint64_t rng = seed;
+    uint32_t diff[64];
+    int32_t steps[64];
+    size_t v;
+    for (v = 0; v < s->nv; v++)
+        best_x[v] = s->x[v];
+    while (since < max_iter && !s->nomem &&
+           (double)(s->uniq + fixed) < target * (double)total) {
+        size_t before = s->uniq, k, nd, nl = 0, pick, lo, hi;
+        uint32_t a, b = CTXPROF__ICPP_NONE, leaf;
+        if (iter++ % 256 == 0 || nm == 0) /* refresh the list of ambiguous paths */
+            nm = ctxprof__icpp_conflicts(s, mem);
+        if (nm == 0)
+            break;
+        pick = (size_t)(ctxprof__icpp_rng(&rng) % nm);
+        a = mem[pick].path;
+        leaf = s->d->nfunc[s->d->pnode[a]];
+        if (ctxprof__icpp_tab_count(s, leaf, s->h[a]) < 2) {
+            nm = 0; /* stale list */
+            continue;
+        }
+        /* a partner: another path of the same leaf at a's current height */
+        lo = pick;
+        while (lo > 0 && mem[lo - 1].leaf == leaf)
+            lo--;
+        for (hi = lo; hi < nm && mem[hi].leaf == leaf; hi++)
+            if (mem[hi].path != a && s->h[mem[hi].path] == s->h[a]) {
+                b = mem[hi].path;
+                break;
+            }
+        if (b == CTXPROF__ICPP_NONE) {
+            size_t p; /* the partner may have moved into a's CID from elsewhere */
+            for (p = 0; p < s->np && b == CTXPROF__ICPP_NONE; p++)
+                if (p != a && s->rel[p] && s->h[p] == s->h[a] &&
+                    s->d->nfunc[s->d->pnode[p]] == leaf)
+                    b = (uint32_t)p;
+            if (b == CTXPROF__ICPP_NONE)
+                continue;
+        }
+        /* the functions that differ, in path order */
+        nl = ctxprof__icpp_path_vars(s, a, cnt, list, 0, 1);
+        nl = ctxprof__icpp_path_vars(s, b, cnt, list, nl, -1);
+        for (k = 0, nd = 0; k < nl; k++) {
+            if (cnt[list[k]] != 0 && nd < 64)
+                diff[nd++] = list[k];
+            cnt[list[k]] = 0;
+        }
+        for (k = 0; k < nd; k++) {
+            steps[k] = (int32_t)(k + 1);
+            ctxprof__icpp_apply(s, diff[k], steps[k]);
+            if (s->h[a] != s->h[b]) {
+                k++;
+                break;
+            }
+        }
+        if (s->uniq > before) {
+            since = 0;
+            fails = 0;
+        } else if (++fails >= 100) {
+            fails = 0;
+            since++;
+        } else {
+            while (k-- > 0)
+                ctxprof__icpp_apply(s, diff[k], -steps[k]);
+            since++;
+        }
+        if (s->uniq > best) {
+            best = s->uniq;
+            for (v = 0; v < s->nv; v++)
+                best_x[v] = s->x[v];
+        }
+    }
+    /* back to the best state */
+    for (v = 0; v < s->nv; v++)
+        if (s->x[v] != best_x[v])
+            ctxprof__icpp_apply(s, (uint32_t)v, best_x[v] - s->x[v]);
+}
+
+CTXPROF__PRIV double ctxprof__icpp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+CTXPROF_DEF void ctxprof_icpp_pads_deinit(ctxprof_icpp_pads *p)
+{
+    struct ctxprof__icpp_padres *r = p ? p->d : NULL;
+    size_t i;
+    if (r) {
+        ctxprof__strtab_deinit(&r->vars);
+        ctxprof__free(r->units, NULL);
+        ctxprof__free(r->ecaller, NULL);
+        ctxprof__free(r->ecallee, NULL);
+        ctxprof__free(r->eunits, NULL);
+        for (i = 0; i < r->npairs; i++)
+            ctxprof__free(r->pairs[i], NULL);
+        ctxprof__free(r->pairs, NULL);
+        ctxprof__free(r, NULL);
+    }
+    if (p)
+        memset(p, 0, sizeof *p);
+}
+
+/* Frames a partial walk needs for each ambiguous path (paper 6.4): the
+   depth at which its ancestors (function, height) differ from those of
+   every other path with its CID. */
+CTXPROF__PRIV void ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, ctxprof__icpp_member *mem,
+                                            ctxprof_icpp_pad_report *rep)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    size_t nm = ctxprof__icpp_conflicts(s, mem), i = 0, npaths = 0;
+    double sum = 0;
+    rep->walk_depth_max = 0;
+    while (i < nm) {
+        size_t j = i, a, b;
+        while (j < nm && mem[j].leaf == mem[i].leaf && mem[j].height == mem[i].height)
+            j++;
+        if (j - i <= 64) {
+            for (a = i; a < j; a++) {
+                size_t need = 0;
+                for (b = i; b < j; b++) {
+                    uint32_t x = d->pnode[mem[a].path], y = d->pnode[mem[b].path];
+                    size_t depth = 0;
+                    if (a == b)
+                        continue;
+                    /* first depth where the ancestor tokens differ */
+                    while (x != 0 && y != 0) {
+                        x = d->nparent[x];
+                        y = d->nparent[y];
+                        depth++;
+                        if (x == 0 || y == 0 || d->nfunc[x] != d->nfunc[y])
+                            break;
+                        {
+                            size_t px = d->nfirst[x], py = d->nfirst[y];
+                            int hx = d->nfirst[x + 1] - px == 1, hy = d->nfirst[y + 1] - py == 1;
+                            if (hx && hy && s->h[px] != s->h[py])
+                                break;
+                        }
+                    }
+                    if (depth > need)
+                        need = depth;
+                }
+                sum += (double)need;
+                npaths++;
+                if (need > rep->walk_depth_max)
+                    rep->walk_depth_max = need;
+            }
+        }
+        i = j;
+    }
+    rep->walk_depth_mean = npaths ? sum / (double)npaths : 0;
+}
+
+/* Inseparable paths: same leaf, same unpadded height, same multiset of
+   variables (function padding adds the same to both, whatever it is).
+   Pairs among them are "permutation" when their edges differ (call-site
+   wrapping separates them) or "identical edges" (cloning needed, 5.3). */
+typedef struct ctxprof__icpp_sig {
+    uint32_t leaf, path;
+    uint64_t height, fsig, esig;
+} ctxprof__icpp_sig;
+
+CTXPROF__PRIV int ctxprof__icpp_sig_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_sig *x = (const ctxprof__icpp_sig *)a, *y = (const ctxprof__icpp_sig *)b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    if (x->height != y->height)
+        return x->height < y->height ? -1 : 1;
+    if (x->fsig != y->fsig)
+        return x->fsig < y->fsig ? -1 : 1;
+    if (x->esig != y->esig)
+        return x->esig < y->esig ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_zvar(uint64_t v, uint64_t salt)
+{
+    return ctxprof_mix64(v * 0x2545F4914F6CDD1Du ^ salt) | 1u;
+}
+
+/* Fills the inseparable share, the pair counts and up to max example pairs. */
+CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t *fvar,
+                                            struct ctxprof__icpp_padres *r,
+                                            ctxprof_icpp_pad_report *rep, size_t max_pairs,
+                                            const ctxprof_icpp_map *m)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    uint64_t *fs = (uint64_t *)ctxprof__alloc(s->nn, sizeof *fs, NULL);
+    uint64_t *es = (uint64_t *)ctxprof__alloc(s->nn, sizeof *es, NULL);
+    ctxprof__icpp_sig *sg = (ctxprof__icpp_sig *)ctxprof__alloc(s->nrel + 1, sizeof *sg, NULL);
+    size_t n, p, ns = 0, i, insep = 0;
+    int rc = CTXPROF_ERR_NOMEM;
+    if (!fs || !es || !sg)
+        goto done;
+    fs[0] = es[0] = 0;
+    for (n = 1; n < s->nn; n++) {
+        uint32_t v = fvar[d->nfunc[n]], pv;
+        uint32_t par = d->nparent[n];
+        pv = par ? fvar[d->nfunc[par]] : CTXPROF__ICPP_NONE;
+        fs[n] = fs[par] + ctxprof__icpp_zvar(v, 0x51);
+        es[n] = es[par] + ctxprof__icpp_zvar(((uint64_t)pv << 32) | v, 0xE7);
+    }
+    for (p = 0; p < s->np; p++) {
+        if (!s->rel[p])
+            continue;
+        sg[ns].leaf = d->nfunc[d->pnode[p]];
+        sg[ns].path = (uint32_t)p;
+        sg[ns].height = d->pheight[p];
+        sg[ns].fsig = fs[d->pnode[p]];
+        sg[ns].esig = es[d->pnode[p]];
+        ns++;
+    }
+    qsort(sg, ns, sizeof *sg, ctxprof__icpp_sig_cmp);
+    rep->pairs_permutation = rep->pairs_identical_edges = 0;
+    i = 0;
+    while (i < ns) {
+        size_t j = i, a, b, e;
+        while (j < ns && sg[j].leaf == sg[i].leaf && sg[j].height == sg[i].height &&
+               sg[j].fsig == sg[i].fsig)
+            j++;
+        if (j - i >= 2) {
+            size_t k = j - i, same = 0;
+            insep += k;
+            for (a = i; a < j; a = e) { /* runs of equal edge signatures */
+                for (e = a; e < j && sg[e].esig == sg[a].esig; e++)
+                    ;
+                same += (e - a) * (e - a - 1) / 2;
+            }
+            rep->pairs_identical_edges += same;
+            rep->pairs_permutation += k * (k - 1) / 2 - same;
+            for (a = i; a < j && r->npairs < max_pairs; a++)
+                for (b = a + 1; b < j && r->npairs < max_pairs; b++) {
+                    int same_edges = sg[a].esig == sg[b].esig;
+                    char pa[400], pb[400], line[900];
+                    size_t len;
+                    char *copy;
+                    ctxprof_icpp_map_path_str(m, sg[a].path, pa, sizeof pa);
+                    ctxprof_icpp_map_path_str(m, sg[b].path, pb, sizeof pb);
+                    len = (size_t)snprintf(line, sizeof line, "%s: %s | %s",
+                                           same_edges ? "identical-edges (clone, 5.3)"
+                                                      : "permutation (wrap a call site, 5.2)",
+                                           pa, pb);
+                    if (len >= sizeof line)
+                        len = sizeof line - 1;
+                    if (ctxprof__reserve((void **)&r->pairs, &r->pcap, r->npairs, r->npairs + 1,
+                                         sizeof *r->pairs, NULL))
+                        goto done;
+                    copy = (char *)ctxprof__alloc(len + 1, 1, NULL);
+                    if (!copy)
+                        goto done;
+                    memcpy(copy, line, len);
+                    copy[len] = '\0';
+                    r->pairs[r->npairs++] = copy;
+                }
+        }
+        i = j;
+    }
+    rep->inseparable = s->np ? (double)insep / (double)s->np : 0;
+    rep->precise_bound = 1 - rep->inseparable;
+    rc = CTXPROF_OK;
+done:
+    ctxprof__free(fs, NULL);
+    ctxprof__free(es, NULL);
+    ctxprof__free(sg, NULL);
+    return rc;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_ps_free(ctxprof__icpp_ps *s)
+{
+    ctxprof__free(s->nvar, NULL);
+    ctxprof__free(s->mm, NULL);
+    ctxprof__free(s->vfirst, NULL);
+    ctxprof__free(s->vnodes, NULL);
+    ctxprof__free(s->asize, NULL);
+    ctxprof__free(s->x, NULL);
+    ctxprof__free(s->h, NULL);
+    ctxprof__free(s->rel, NULL);
+    ctxprof__free(s->tab, NULL);
+}
+
+/* Share of paths with at most `most` paths on their CID. */
+CTXPROF__PRIV double ctxprof__icpp_share_le(const ctxprof__icpp_ps *s, uint32_t most)
+{
+    size_t p, n = s->np - s->nrel;
+    for (p = 0; p < s->np; p++)
+        if (s->rel[p] &&
+            ctxprof__icpp_tab_count(s, s->d->nfunc[s->d->pnode[p]], s->h[p]) <= most)
+            n++;
+    return s->np ? (double)n / (double)s->np : 1;
+}
+
+/* Edge variables for call-site wrapping: (caller var, callee var) per
+   node; nodes under the root get variables that are never changed. */
+CTXPROF__PRIV int ctxprof__icpp_edges(ctxprof__icpp_ps *s, const uint32_t *fvar,
+                                      struct ctxprof__icpp_padres *r, uint8_t **out_fixed)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    size_t sz = 64, n, ne = 0;
+    uint64_t *keys;
+    uint32_t *ids;
+    uint8_t *fixed;
+    while (sz < 2 * s->nn)
+        sz *= 2;
+    keys = (uint64_t *)ctxprof__alloc(sz, sizeof *keys, NULL);
+    ids = (uint32_t *)ctxprof__alloc(sz, sizeof *ids, NULL);
+    fixed = (uint8_t *)ctxprof__zalloc(s->nn + 1, 1, NULL);
+    r->ecaller = (uint32_t *)ctxprof__alloc(s->nn + 1, sizeof *r->ecaller, NULL);
+    r->ecallee = (uint32_t *)ctxprof__alloc(s->nn + 1, sizeof *r->ecallee, NULL);
+    if (!keys || !ids || !fixed || !r->ecaller || !r->ecallee) {
+        ctxprof__free(keys, NULL);
+        ctxprof__free(ids, NULL);
+        ctxprof__free(fixed, NULL);
+        return CTXPROF_ERR_NOMEM;
+    }
+    memset(keys, 0xff, sz * sizeof *keys);
+    for (n = 1; n < s->nn; n++) {
+        uint32_t par = d->nparent[n];
+        uint32_t pv = par ? fvar[d->nfunc[par]] : CTXPROF__ICPP_NONE, v = fvar[d->nfunc[n]];
+        uint64_t key = ((uint64_t)pv << 32) | v;
+        size_t j = (size_t)ctxprof_mix64(key) & (sz - 1);
+        while (keys[j] != UINT64_MAX && keys[j] != key)
+            j = (j + 1) & (sz - 1);
+        if (keys[j] == UINT64_MAX) {
+            keys[j] = key;
+            ids[j] = (uint32_t)ne;
+            r->ecaller[ne] = pv;
+            r->ecallee[ne] = v;
+            fixed[ne] = par == 0;
+            ne++;
+        }
+        s->nvar[n] = ids[j];
+    }
+    ctxprof__free(keys, NULL);
+    ctxprof__free(ids, NULL);
+    r->nedges = ne;
+    s->nv = ne;
+    *out_fixed = fixed;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
+                                         const ctxprof_icpp_pad_desc *desc,
+                                         ctxprof_icpp_pads *out, ctxprof_error *err)
+{
+    ctxprof_icpp_pad_desc dd;
+    ctxprof_icpp_pad_report *rep;
+    struct ctxprof__icpp_padres *r = NULL;
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    ctxprof__icpp_ps s;
+    uint32_t *fvar = NULL, *leafn = NULL, *list = NULL;
+    int32_t *cnt = NULL, *best_x = NULL;
+    ctxprof__icpp_member *mem = NULL;
+    uint8_t *fixed = NULL;
+    size_t p, n, f, v;
+    uint64_t maxh = 0;
+    double t0 = ctxprof__icpp_now();
+    ctxprof__error_clear(err);
+    memset(&s, 0, sizeof s);
+    if (!d || !out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: pad needs a loaded map");
+    memset(out, 0, sizeof *out);
+    memset(&dd, 0, sizeof dd);
+    if (desc)
+        dd = *desc;
+    if (dd.search < CTXPROF_ICPP_SEARCH_GREEDY || dd.search > CTXPROF_ICPP_SEARCH_NONE)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: unknown search %d", dd.search);
+    if (dd.max_growth == 0)
+        dd.max_growth = 1.2;
+    if (dd.max_growth < 1)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_growth %g < 1", dd.max_growth);
+    if (dd.target == 0)
+        dd.target = dd.search == CTXPROF_ICPP_SEARCH_RANDOM ? 0.97 : 1.0;
+    if (dd.seed == 0)
+        dd.seed = 1;
+    if (dd.max_units == 0)
+        dd.max_units = 64;
+    if (dd.max_iterations == 0)
+        dd.max_iterations = 2000;
+    r = (struct ctxprof__icpp_padres *)ctxprof__zalloc(1, sizeof *r, NULL);
+    if (!r)
+        goto nomem;
+    ctxprof__strtab_init(&r->vars, NULL);
+    out->d = r;
+    rep = &out->report;
+    /* variables: source functions */
+    fvar = (uint32_t *)ctxprof__alloc(d->names.n + 1, sizeof *fvar, NULL);
+    leafn = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *leafn, NULL);
+    if (!fvar || !leafn)
+        goto nomem;
+    for (f = 0; f < d->names.n; f++)
+        if (ctxprof__icpp_var_of(&r->vars, d->names.names[f], &fvar[f]))
+            goto nomem;
+    s.d = d;
+    s.nn = d->nn;
+    s.np = d->np;
+    s.nv = r->vars.n;
+    s.max_units = dd.max_units;
+    s.nvar = (uint32_t *)ctxprof__alloc(s.nn + 1, sizeof *s.nvar, NULL);
+    s.mm = (uint32_t *)ctxprof__alloc(s.nn + s.nv + 1, sizeof *s.mm, NULL);
+    s.h = (uint64_t *)ctxprof__alloc(s.np + 1, sizeof *s.h, NULL);
+    s.rel = (uint8_t *)ctxprof__alloc(s.np + 1, 1, NULL);
+    mem = (ctxprof__icpp_member *)ctxprof__alloc(s.np + 1, sizeof *mem, NULL);
+    cnt = (int32_t *)ctxprof__zalloc(s.nn + s.nv + 1, sizeof *cnt, NULL);
+    list = (uint32_t *)ctxprof__alloc(2 * s.nn + s.nv + 1, sizeof *list, NULL);
+    best_x = (int32_t *)ctxprof__alloc(s.nn + s.nv + 1, sizeof *best_x, NULL);
+    if (!s.nvar || !s.mm || !s.h || !s.rel || !mem || !cnt || !list || !best_x)
+        goto nomem;
+    s.nvar[0] = 0;
+    for (n = 1; n < s.nn; n++)
+        s.nvar[n] = fvar[d->nfunc[n]];
+    for (p = 0; p < s.np; p++) {
+        leafn[d->nfunc[d->pnode[p]]]++;
+        s.h[p] = d->pheight[p];
+        if (d->pheight[p] > maxh)
+            maxh = d->pheight[p];
+    }
+    for (p = 0; p < s.np; p++) {
+        s.rel[p] = leafn[d->nfunc[d->pnode[p]]] >= 2;
+        s.nrel += s.rel[p];
+    }
+    s.limit = dd.search == CTXPROF_ICPP_SEARCH_GREEDY
+                  ? (uint64_t)(dd.max_growth * (double)maxh)
+                  : UINT64_MAX;
+    if (ctxprof__icpp_ps_index(&s) || ctxprof__icpp_tab_build(&s))
+        goto nomem;
+    rep->paths = s.np;
+    rep->max_height_before = maxh;
+    rep->precise_before = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
+    if (dd.search == CTXPROF_ICPP_SEARCH_GREEDY) {
+        uint8_t *useful = (uint8_t *)ctxprof__zalloc(s.nv + 1, 1, NULL);
+        if (!useful)
+            goto nomem;
+        for (n = 1; n < s.nn; n++)
+            if (d->nfirst[d->nend[n]] > d->nfirst[n]) /* some path below */
+                useful[s.nvar[n]] = 1;
+        ctxprof__icpp_sweep(&s, dd.target, useful);
+        ctxprof__free(useful, NULL);
+        ctxprof__icpp_greedy(&s, dd.target, mem, cnt, list);
+    }
+    else if (dd.search == CTXPROF_ICPP_SEARCH_RANDOM)
+        ctxprof__icpp_random(&s, dd.target, dd.max_iterations, dd.seed, mem, cnt, list, best_x);
+    if (s.nomem)
+        goto nomem;
+    r->units = (uint32_t *)ctxprof__alloc(s.nv + 1, sizeof *r->units, NULL);
+    if (!r->units)
+        goto nomem;
+    for (v = 0; v < s.nv; v++) {
+        r->units[v] = s.x[v] > 0 ? (uint32_t)s.x[v] : 0;
+        rep->functions_padded += r->units[v] > 0;
+    }
+    rep->precise_after = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
+    rep->ambiguity_le2_after = ctxprof__icpp_share_le(&s, 2);
+    rep->max_height_after = 0;
+    for (p = 0; p < s.np; p++)
+        if (s.h[p] > rep->max_height_after)
+            rep->max_height_after = s.h[p];
+    rep->max_stack_growth = maxh ? (double)rep->max_height_after / (double)maxh : 1;
+    rep->precise_after_wrap = rep->precise_after;
+    if (ctxprof__icpp_inseparable(&s, fvar, r, rep, 32, m))
+        goto nomem;
+    ctxprof__icpp_walk_stats(&s, mem, rep);
+    if (dd.wrap && dd.search == CTXPROF_ICPP_SEARCH_GREEDY) {
+        /* call-site wrapping for what padding left: edge variables, same search */
+        if (ctxprof__icpp_edges(&s, fvar, r, &fixed) || ctxprof__icpp_ps_index(&s))
+            goto nomem;
+        for (v = 0; v < s.nv; v++)
+            if (fixed[v])
+                s.x[v] = (int32_t)s.max_units; /* calls from outside: cannot be wrapped */
+        ctxprof__icpp_greedy(&s, dd.target, mem, cnt, list);
+        if (s.nomem)
+            goto nomem;
+        r->eunits = (uint32_t *)ctxprof__alloc(s.nv + 1, sizeof *r->eunits, NULL);
+        if (!r->eunits)
+            goto nomem;
+        for (v = 0; v < s.nv; v++) {
+            r->eunits[v] = !fixed[v] && s.x[v] > 0 ? (uint32_t)s.x[v] : 0;
+            rep->sites_wrapped += r->eunits[v] > 0;
+        }
+        rep->precise_after_wrap = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
+        for (p = 0; p < s.np; p++)
+            if (s.h[p] > rep->max_height_after)
+                rep->max_height_after = s.h[p];
+        rep->max_stack_growth = maxh ? (double)rep->max_height_after / (double)maxh : 1;
+    }
+    rep->moves = s.moves;
+    rep->seconds = ctxprof__icpp_now() - t0;
+    ctxprof__icpp_ps_free(&s);
+    ctxprof__free(fvar, NULL);
+    ctxprof__free(leafn, NULL);
+    ctxprof__free(mem, NULL);
+    ctxprof__free(cnt, NULL);
+    ctxprof__free(list, NULL);
+    ctxprof__free(best_x, NULL);
+    ctxprof__free(fixed, NULL);
+    return CTXPROF_OK;
+nomem:
+    ctxprof__icpp_ps_free(&s);
+    ctxprof__free(fvar, NULL);
+    ctxprof__free(leafn, NULL);
+    ctxprof__free(mem, NULL);
+    ctxprof__free(cnt, NULL);
+    ctxprof__free(list, NULL);
+    ctxprof__free(best_x, NULL);
+    ctxprof__free(fixed, NULL);
+    ctxprof_icpp_pads_deinit(out);
+    return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory computing padding");
+}
+
+CTXPROF_DEF unsigned ctxprof_icpp_pads_units(const ctxprof_icpp_pads *p, const char *func)
+{
+    long v = p && p->d && func ? ctxprof__strtab_find(&p->d->vars, func) : -1;
+    return v >= 0 && p->d->units ? p->d->units[v] : 0;
+}
+
+CTXPROF_DEF unsigned ctxprof_icpp_pads_wrap_units(const ctxprof_icpp_pads *p, const char *caller,
+                                                  const char *callee)
+{
+    long a, b;
+    size_t e;
+    if (!p || !p->d || !p->d->eunits || !caller || !callee)
+        return 0;
+    a = ctxprof__strtab_find(&p->d->vars, caller);
+    b = ctxprof__strtab_find(&p->d->vars, callee);
+    for (e = 0; a >= 0 && b >= 0 && e < p->d->nedges; e++)
+        if (p->d->ecaller[e] == (uint32_t)a && p->d->ecallee[e] == (uint32_t)b)
+            return p->d->eunits[e];
+    return 0;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, size_t max_pairs,
+                                                 char *buf, size_t size)
+{
+    ctxprof__icpp_buf b;
+    const ctxprof_icpp_pad_report *r = &p->report;
+    size_t i, len;
+    memset(&b, 0, sizeof b);
+    ctxprof__icpp_printf(&b, "paths=%zu\n", r->paths);
+    ctxprof__icpp_printf(&b, "precise_before=%.4f\n", r->precise_before);
+    ctxprof__icpp_printf(&b, "precise_after=%.4f\n", r->precise_after);
+    ctxprof__icpp_printf(&b, "ambiguity_le2_after=%.4f\n", r->ambiguity_le2_after);
+    ctxprof__icpp_printf(&b, "max_stack_growth=%.4f\n", r->max_stack_growth);
+    ctxprof__icpp_printf(&b, "inseparable=%.4f\n", r->inseparable);
+    ctxprof__icpp_printf(&b, "precise_bound=%.4f\n", r->precise_bound);
+    ctxprof__icpp_printf(&b, "functions_padded=%zu\n", r->functions_padded);
+    ctxprof__icpp_printf(&b, "max_height_before=%llu\n", (unsigned long long)r->max_height_before);
+    ctxprof__icpp_printf(&b, "max_height_after=%llu\n", (unsigned long long)r->max_height_after);
+    ctxprof__icpp_printf(&b, "pairs_permutation=%zu\n", r->pairs_permutation);
+    ctxprof__icpp_printf(&b, "pairs_identical_edges=%zu\n", r->pairs_identical_edges);
+    ctxprof__icpp_printf(&b, "walk_depth_max=%zu\n", r->walk_depth_max);
+    ctxprof__icpp_printf(&b, "walk_depth_mean=%.3f\n", r->walk_depth_mean);
+    if (p->d && p->d->eunits) {
+        ctxprof__icpp_printf(&b, "precise_after_wrap=%.4f\n", r->precise_after_wrap);
+        ctxprof__icpp_printf(&b, "sites_wrapped=%zu\n", r->sites_wrapped);
+    }
+    ctxprof__icpp_printf(&b, "moves=%lu\n", r->moves);
+    ctxprof__icpp_printf(&b, "seconds=%.3f\n", r->seconds);
+    for (i = 0; p->d && i < p->d->npairs && i < max_pairs; i++)
+        ctxprof__icpp_printf(&b, "# pair %s\n", p->d->pairs[i]);
+    len = b.failed ? 0 : b.len;
+    if (size) {
+        size_t n = len < size ? len : size - 1;
+        if (n)
+            memcpy(buf, b.p, n);
+        buf[n] = '\0';
+    }
+    ctxprof__free(b.p, NULL);
+    return len;
+}
+
+CTXPROF__PRIV int ctxprof__icpp_is_ident(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+              (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
+
+typedef struct ctxprof__icpp_named {
+    const char *a, *b;
+    uint32_t units;
+} ctxprof__icpp_named;
+
+CTXPROF__PRIV int ctxprof__icpp_named_cmp(const void *x, const void *y)
+{
+    const ctxprof__icpp_named *a = (const ctxprof__icpp_named *)x;
+    const ctxprof__icpp_named *b = (const ctxprof__icpp_named *)y;
+    int c = strcmp(a->a, b->a);
+    return c ? c : strcmp(a->b, b->b);
+}
+
+CTXPROF_DEF int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *input_name,
+                                       const char *output_name, char **out, size_t *out_len,
+                                       ctxprof_error *err)
+{
+    const struct ctxprof__icpp_padres *r = p ? p->d : NULL;
+    ctxprof__icpp_buf b;
+    ctxprof__icpp_named *list = NULL;
+    char guard[128];
+    size_t i, n = 0, k, skipped = 0;
+    const char *base;
+    ctxprof__error_clear(err);
+    *out = NULL;
+    *out_len = 0;
+    if (!r || !r->units)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: no padding computed");
+    memset(&b, 0, sizeof b);
+    /* include guard from the output's base name */
+    base = output_name && strcmp(output_name, "-") ? output_name : "ctxprof_pads.h";
+    if (strrchr(base, '/'))
+        base = strrchr(base, '/') + 1;
+    k = (size_t)snprintf(guard, sizeof guard, "CTXPROF_GEN_");
+    for (i = 0; base[i] && k + 2 < sizeof guard; i++) {
+        char c = base[i];
+        guard[k++] = (char)((c >= 'a' && c <= 'z') ? c - 'a' + 'A'
+                            : ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c
+                                                                                   : '_');
+    }
+    guard[k] = '\0';
+    list = (ctxprof__icpp_named *)ctxprof__alloc(r->vars.n + r->nedges + 1, sizeof *list, NULL);
+    if (!list)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    ctxprof__icpp_printf(&b,
+                         "/* Frame padding for ICPP (activation record resizing, Mytkowicz et al.,\n"
+                         "   OOPSLA'09 sec. 5). Generated by ctxprof-gen %s from %s; do not edit.\n",
+                         CTXPROF_VERSION_STRING, input_name ? input_name : "<paths>");
+    ctxprof__icpp_printf(&b,
+                         "   paths=%zu precise_before=%.4f precise_after=%.4f "
+                         "max_stack_growth=%.4f inseparable=%.4f\n",
+                         p->report.paths, p->report.precise_before, p->report.precise_after,
+                         p->report.max_stack_growth, p->report.inseparable);
+    ctxprof__icpp_printf(&b,
+                         "   Values are 16-byte units after \"~,\" (ctxprof.h reads absent names "
+                         "as 0):\n   put CTXPROF_ICPP_PAD(f) or CTXPROF_ICPP_FUNC(f) first in f, "
+                         "and wrap\n   listed calls as CTXPROF_ICPP_CALL(caller, callee, stmt). */\n");
+    ctxprof__icpp_printf(&b, "#ifndef %s\n#define %s\n\n", guard, guard);
+    for (i = 0; i < r->vars.n; i++)
+        if (r->units[i]) {
+            if (!ctxprof__icpp_is_ident(r->vars.names[i])) {
+                skipped++;
+                continue;
+            }
+            list[n].a = r->vars.names[i];
+            list[n].b = "";
+            list[n].units = r->units[i];
+            n++;
+        }
+    qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
+    for (i = 0; i < n; i++)
+        ctxprof__icpp_printf(&b, "#define CTXPROF_PAD_%s ~, %u /* +%u bytes */\n", list[i].a,
+                             list[i].units, 16 * list[i].units);
+    if (skipped)
+        ctxprof__icpp_printf(&b, "/* %zu padded names are not C identifiers (left out) */\n",
+                             skipped);
+    n = 0;
+    for (i = 0; r->eunits && i < r->nedges; i++)
+        if (r->eunits[i] && ctxprof__icpp_is_ident(r->vars.names[r->ecaller[i]]) &&
+            ctxprof__icpp_is_ident(r->vars.names[r->ecallee[i]])) {
+            list[n].a = r->vars.names[r->ecaller[i]];
+            list[n].b = r->vars.names[r->ecallee[i]];
+            list[n].units = r->eunits[i];
+            n++;
+        }
+    qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
+    if (n)
+        ctxprof__icpp_printf(&b, "\n/* call-site wraps: CTXPROF_ICPP_CALL(caller, callee, ...) */\n");
+    for (i = 0; i < n; i++)
+        ctxprof__icpp_printf(&b, "#define CTXPROF_WRAP_%s__%s ~, %u\n", list[i].a, list[i].b,
+                             list[i].units);
+    if (r->npairs) {
+        ctxprof__icpp_printf(&b,
+                             "\n/* Paths no padding can separate (same functions, same height): %zu "
+                             "pairs\n   need call-site wrapping (permutation), %zu cloning "
+                             "(identical edges). Examples:\n",
+                             p->report.pairs_permutation, p->report.pairs_identical_edges);
+        for (i = 0; i < r->npairs; i++) {
+            const char *s;
+            ctxprof__icpp_put(&b, "     ", 5);
+            for (s = r->pairs[i]; *s; s++) /* no comment terminators inside */
+                ctxprof__icpp_put(&b, (*s == '*' || *s == '/') ? "_" : s, 1);
+            ctxprof__icpp_put(&b, "\n", 1);
+        }
+        ctxprof__icpp_printf(&b, "*/\n");
+    }
+    ctxprof__icpp_printf(&b, "\n#endif\n");
+    ctxprof__free(list, NULL);
+    if (b.failed) {
+        ctxprof__free(b.p, NULL);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    }
+    *out = b.p;
+    *out_len = b.len;
+    return CTXPROF_OK;
+}
+
+/* --- saving training data -------------------------------------------------- */
+
+CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxprof_error *err)
+{
+    ctxprof_symtab st;
+    int have_st, rc = CTXPROF_OK;
+    struct ctxprof__icpp_mapdata *d;
+    ctxprof__icpp_ts *t, *self = ctxprof__icpp_tls_ts;
+    ctxprof__icpp_buf b;
+    int self_busy = self ? self->busy : 0;
+    ctxprof__error_clear(err);
+    if (!path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: no file name");
+    if (self)
+        self->busy = 1; /* library code compiled with the hooks must not record now */
+    memset(&b, 0, sizeof b);
+    have_st = ctxprof_symtab_init(&st, NULL) == CTXPROF_OK;
+    d = ctxprof__icpp_md_new();
+    if (!d) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
+        uint32_t *bn;
+        size_t k, nn = t->nn;
+        if (nn <= 1)
+            continue;
+        bn = (uint32_t *)ctxprof__alloc(nn, sizeof *bn, NULL);
+        if (!bn) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+            goto done;
+        }
+        bn[0] = 0;
+        for (k = 1; k < nn; k++) {
+            char tmp[40];
+            const char *nm = have_st ? ctxprof_symtab_name(&st, t->nfunc[k]) : NULL;
+            long f;
+            if (!nm) {
+                snprintf(tmp, sizeof tmp, "?%#llx", (unsigned long long)t->nfunc[k]);
+                nm = tmp;
+            }
+            f = ctxprof__strtab_intern(&d->names, nm);
+            bn[k] = f < 0 ? CTXPROF__ICPP_NONE
+                          : ctxprof__icpp_md_child(d, bn[t->nparent[k]], (uint32_t)f);
+            if (bn[k] == CTXPROF__ICPP_NONE ||
+                ctxprof__icpp_md_path(d, bn[k], t->nheight[k], t->ncount[k])) {
+                ctxprof__free(bn, NULL);
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+                goto done;
+            }
+        }
+        ctxprof__free(bn, NULL);
+    }
+    if (ctxprof__icpp_md_finish(d) || ctxprof__icpp_map_text(d, &b)) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    rc = ctxprof__icpp_write(path, b.p, b.len, err);
+done:
+    ctxprof__free(b.p, NULL);
+    ctxprof__icpp_md_free(d);
+    if (have_st)
+        ctxprof_symtab_deinit(&st);
+    if (self)
+        self->busy = self_busy;
+    return rc;
+}
+
+/* --- -finstrument-functions hooks ------------------------------------------ */
+
+#if defined(CTXPROF_ICPP_HOOKS) && (defined(__GNUC__) || defined(__clang__))
+CTXPROF__NOINSTR void __cyg_profile_func_enter(void *fn, void *site);
+CTXPROF__NOINSTR void __cyg_profile_func_exit(void *fn, void *site);
+
+/* The hook's CFA is the instrumented function's SP at the call: its body SP. */
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_enter(void *fn, void *site)
+{
+    uintptr_t sp = CTXPROF__ICPP_CFA();
+    if (CTXPROF__UNLIKELY(!ctxprof__icpp_base)) /* a new thread: same rule in every run */
+        ctxprof__icpp_set_base(sp);
+    if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
+        ctxprof__icpp_enter_slow((uintptr_t)fn, (uintptr_t)site, sp, 1);
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_exit(void *fn, void *site)
+{
+    if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
+        ctxprof__icpp_exit_slow((uintptr_t)fn, (uintptr_t)site, CTXPROF__ICPP_CFA());
+}
+#endif
+
+#if (defined(CTXPROF_ICPP_HOOKS) || defined(CTXPROF_ICPP_ENV)) &&                                  \
+    (defined(__GNUC__) || defined(__clang__))
+/* CTXPROF_ICPP_TRAIN=FILE in the environment: train from start-up and save
+   the path map at exit. The one place the library writes to stderr (one
+   line, only when that save fails): the user asked for a file. */
+static char ctxprof__icpp_env_path[4096];
+
+CTXPROF__NOINSTR static void ctxprof__icpp_env_save(void)
+{
+    ctxprof_error e;
+    ctxprof_icpp_train_stop();
+    if (ctxprof_icpp_train_save(ctxprof__icpp_env_path, &e) != CTXPROF_OK) {
+        char line[300];
+        int n = snprintf(line, sizeof line, "ctxprof: CTXPROF_ICPP_TRAIN: %s\n",
+                         ctxprof_error_message(&e));
+        if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+            return;
+    }
+}
+
+CTXPROF__NOINSTR __attribute__((constructor)) static void ctxprof__icpp_env_ctor(void)
+{
+    const char *p = getenv("CTXPROF_ICPP_TRAIN");
+    if (!p || !*p || strlen(p) >= sizeof ctxprof__icpp_env_path)
+        return;
+    memcpy(ctxprof__icpp_env_path, p, strlen(p) + 1);
+    if (ctxprof_icpp_train_start(NULL, NULL) == CTXPROF_OK)
+        atexit(ctxprof__icpp_env_save);
+}
+#endif
+
+/* --- timer sampler (paper 6.2) ---------------------------------------------- */
+
+static ctxprof_icpp_sampler *ctxprof__icpp_active;
+static int ctxprof__icpp_inflight;
+static int ctxprof__icpp_installed[65];
+static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
+static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
+
+/* Registers of the interrupted context. The layout is the kernel's signal
+   frame ABI; glibc names the register array only under _GNU_SOURCE, so we
+   index it ourselves. */
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_regs(const void *uc, uintptr_t *pc, uintptr_t *sp,
+                                                      uintptr_t *fp)
+{
+    const unsigned char *mc = (const unsigned char *)uc + offsetof(ucontext_t, uc_mcontext);
+#if defined(__x86_64__)
+    /* gregs[]: ... REG_RBP = 10, REG_RSP = 15, REG_RIP = 16 */
+    const uint64_t *g = (const uint64_t *)(const void *)mc;
+    *fp = (uintptr_t)g[10];
+    *sp = (uintptr_t)g[15];
+    *pc = (uintptr_t)g[16];
+    return 1;
+#elif defined(__aarch64__)
+    /* fault_address, regs[31] (x29 = frame pointer), sp, pc */
+    const uint64_t *g = (const uint64_t *)(const void *)mc;
+    *fp = (uintptr_t)g[1 + 29];
+    *sp = (uintptr_t)g[1 + 31];
+    *pc = (uintptr_t)g[1 + 32];
+    return 1;
+#else
+    (void)mc;
+    *pc = *sp = *fp = 0;
+    return 0;
+#endif
+}
+
+CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    ctxprof_icpp_sampler *s;
+    (void)sig;
+    __atomic_add_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
+    s = __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST);
+    if (s && uc) {
+        uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
+        if (i >= s->capacity) {
+            __atomic_fetch_add(&s->dropped, 1, __ATOMIC_RELAXED);
+        } else {
+            ctxprof_icpp_sample *o = &s->samples[i];
+            uintptr_t base = ctxprof__icpp_base;
+            ctxprof__icpp_regs(uc, &o->pc, &o->sp, &o->fp);
+            o->height = ctxprof_icpp_height(o->sp, base);
+            o->truth = ctxprof_icpp_train_current();
+            o->tid = (int32_t)ctxprof__gettid();
+            o->weight = 1u + (si && si->si_code == SI_TIMER && si->si_overrun > 0
+                                  ? (uint32_t)si->si_overrun
+                                  : 0u);
+            o->kind = -1;
+            o->frames.n = 0;
+            if (o->height == CTXPROF_ICPP_NO_HEIGHT)
+                __atomic_fetch_add(&s->nobase, 1, __ATOMIC_RELAXED);
+            else if (s->desc.save_frames)
+                ctxprof_icpp_save_frames(o->sp, base, o->fp, s->desc.save_frames, &o->frames);
+            if (s->desc.map) {
+                ctxprof_icpp_result r;
+                ctxprof_icpp_resolve(s->desc.map, o->pc, o->sp, base, o->fp, NULL,
+                                     s->desc.max_walk, &r);
+                o->kind = r.kind;
+                o->path = r.path;
+                o->degree = r.degree;
+                o->walked = r.walked;
+            }
+            __atomic_store_n(&o->ready, 1, __ATOMIC_RELEASE);
+        }
+    }
+    __atomic_sub_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
+    errno = saved;
+}
+
+CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
+                                          const ctxprof_icpp_sampler_desc *desc,
+                                          ctxprof_error *err)
+{
+    ctxprof_icpp_sampler_desc dd;
+    ctxprof__error_clear(err);
+    ctxprof_icpp_sample *buf;
+    if (!s)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: NULL sampler");
+    memset(&dd, 0, sizeof dd);
+    if (desc)
+        dd = *desc;
+    if (!dd.hz)
+        dd.hz = 1000;
+    if (!dd.capacity)
+        dd.capacity = 65536;
+    if (!dd.signo)
+        dd.signo = SIGPROF;
+    if (!dd.max_walk)
+        dd.max_walk = 64;
+    if (dd.save_frames > CTXPROF_ICPP_FRAMES)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: save_frames %u > %d",
+                             dd.save_frames, CTXPROF_ICPP_FRAMES);
+    if (dd.hz > 1000000 || dd.signo <= 0 || dd.signo > 64)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: bad rate %u Hz or signal %d",
+                             dd.hz, dd.signo);
+    if (dd.map && (!dd.map->d || !dd.map->d->pcs))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");
+    if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: another sampler is active");
+    /* zeroed now, so the handler never faults in fresh pages */
+    buf = (ctxprof_icpp_sample *)ctxprof__zalloc(dd.capacity, sizeof *buf, NULL);
+    if (!buf)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: %zu samples: out of memory",
+                             dd.capacity);
+    if (!ctxprof__icpp_installed[dd.signo]) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = ctxprof__icpp_on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(dd.signo, &sa, NULL) != 0) {
+            int e = errno;
+            ctxprof__free(buf, NULL);
+            return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: sigaction(%d)", dd.signo);
+        }
+        ctxprof__icpp_installed[dd.signo] = 1;
+    }
+    memset(s, 0, sizeof *s);
+    s->samples = buf;
+    s->capacity = dd.capacity;
+    s->desc = dd;
+    s->installed = 1;
+    __atomic_store_n(&ctxprof__icpp_active, s, __ATOMIC_SEQ_CST);
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_error *err)
+{
+    struct sigevent sev;
+    struct itimerspec its;
+    timer_t tm;
+    long ns;
+    ctxprof__error_clear(err);
+    if (!s || !s->installed)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: sampler not initialised");
+    if (ctxprof__icpp_has_timer)
+        return CTXPROF_OK;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = 4; /* SIGEV_THREAD_ID: to this thread, not the process */
+    sev.sigev_signo = s->desc.signo;
+#if defined(sigev_notify_thread_id)
+    sev.sigev_notify_thread_id = (pid_t)ctxprof__gettid();
+#elif defined(__GLIBC__)
+    sev._sigev_un._tid = (pid_t)ctxprof__gettid();
+#else
+    return ctxprof__fail(err, CTXPROF_ERR_UNSUPPORTED, 0,
+                         "icpp: per-thread timer signals need Linux SIGEV_THREAD_ID");
+#endif
+    if (timer_create(s->desc.wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &sev, &tm) != 0)
+        return ctxprof__fail(err, errno == ENOTSUP || errno == EINVAL ? CTXPROF_ERR_UNSUPPORTED
+                                                                      : CTXPROF_ERR_SYS,
+                             errno, "icpp: timer_create(CLOCK_THREAD_CPUTIME_ID)");
+    ns = 1000000000L / (long)s->desc.hz;
+    its.it_interval.tv_sec = ns / 1000000000L;
+    its.it_interval.tv_nsec = ns % 1000000000L;
+    its.it_value = its.it_interval;
+    if (timer_settime(tm, 0, &its, NULL) != 0) {
+        int e = errno;
+        timer_delete(tm);
+        return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: timer_settime");
+    }
+    ctxprof__icpp_timer = tm;
+    ctxprof__icpp_has_timer = 1;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s)
+{
+    (void)s;
+    if (ctxprof__icpp_has_timer) {
+        timer_delete(ctxprof__icpp_timer);
+        ctxprof__icpp_has_timer = 0;
+    }
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s)
+{
+    size_t n, i;
+    if (!s || !s->samples)
+        return 0;
+    n = (size_t)__atomic_load_n(&s->next, __ATOMIC_ACQUIRE);
+    if (n > s->capacity)
+        n = s->capacity;
+    for (i = 0; i < n; i++) /* the ready prefix */
+        if (!__atomic_load_n(&s->samples[i].ready, __ATOMIC_ACQUIRE))
+            break;
+    return i;
+}
+
+CTXPROF_DEF uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s)
+{
+    return s ? __atomic_load_n(&s->dropped, __ATOMIC_RELAXED) : 0;
+}
+
+CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
+{
+    if (!s)
+        return;
+    ctxprof_icpp_sampler_detach(s);
+    if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) == s) {
+        __atomic_store_n(&ctxprof__icpp_active, (ctxprof_icpp_sampler *)NULL, __ATOMIC_SEQ_CST);
+        /* a handler that saw s before the store finishes before we free */
+        while (__atomic_load_n(&ctxprof__icpp_inflight, __ATOMIC_SEQ_CST))
+            ;
+    }
+    ctxprof__free(s->samples, NULL);
+    memset(s, 0, sizeof *s);
+}
 
 #ifdef __cplusplus
 }
