@@ -49,6 +49,11 @@ BENCH_RUNS :=
 # ---- module: pcc ----
 
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
+TOOLS += $(B)/ctxprof-gen
+
+$(B)/ctxprof-gen: tools/ctxprof-gen.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) tools/ctxprof-gen.c -o $@ $(LDFLAGS)
 
 # ---- module: icpp ----
 
