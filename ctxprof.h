@@ -539,6 +539,12 @@ CTXPROF_API int ctxprof_enc_scheme_parse(const char *name);
 CTXPROF_API int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *words,
                                    uint64_t n_bits, uint32_t node, uint32_t *out, size_t cap,
                                    size_t *out_n, ctxprof_error *err);
+/* ctxprof_enc_decode of a view from ctxprof_enc_query; CTXPROF_ERR_RANGE
+   when the view is truncated (the stack limit was hit). ctxprof_enc_decode
+   itself needs ceil(n_bits / 64) readable words. */
+CTXPROF_API int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxprof_enc_view *v,
+                                        uint32_t node, uint32_t *out, size_t cap, size_t *out_n,
+                                        ctxprof_error *err);
 /* Writes "main -> parse -> term#1" (callee#site when site > 0) for a decoded
    path from the entry point `start` (the caller of path[0], or the node when
    n == 0). Returns the length it needed, like snprintf. */
@@ -4229,6 +4235,17 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
     return CTXPROF_OK;
 }
 
+CTXPROF_DEF int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxprof_enc_view *v,
+                                        uint32_t node, uint32_t *out, size_t cap, size_t *out_n,
+                                        ctxprof_error *err)
+{
+    *out_n = 0;
+    if (v->truncated)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                             "encoding truncated: the recursion stack limit was reached");
+    return ctxprof_enc_decode(t, v->words, v->n_bits, node, out, cap, out_n, err);
+}
+
 CTXPROF_DEF size_t ctxprof_enc_format(const ctxprof_enc_tables *t, uint32_t start,
                                       const uint32_t *path, size_t n, char *buf, size_t size)
 {
@@ -4522,8 +4539,8 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
                 if (v.n_bits > out->max_bits[s])
                     out->max_bits[s] = v.n_bits;
                 derr.detail[0] = '\0';
-                drc = ctxprof_enc_decode(&tabs[s], v.words, v.n_bits, node, path,
-                                         (size_t)depth + 1, &n, &derr);
+                drc = ctxprof_enc_decode_view(&tabs[s], &v, node, path, (size_t)depth + 1, &n,
+                                              &derr);
                 if (drc == CTXPROF_OK && n == d && memcmp(path, stack, d * sizeof *path) == 0) {
                     out->decoded[s]++;
                 } else if (!out->failure[0]) {
