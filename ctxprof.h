@@ -1545,10 +1545,10 @@ CTXPROF__PRIV const char *ctxprof__graph_str(ctxprof_graph *g, const char *s)
     return id < 0 ? NULL : CTXPROF__GP(g)->strs.names[id];
 }
 
-CTXPROF__PRIV CTXPROF__PRINTF(3, 4) void ctxprof__graph_log(ctxprof_graph *g, int level,
+CTXPROF__PRIV CTXPROF__PRINTF(3, 4) void ctxprof__graph_log(const ctxprof_graph *g, int level,
                                                             const char *fmt, ...)
 {
-    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    const ctxprof__graph_priv *P = (const ctxprof__graph_priv *)g->priv;
     char msg[512];
     va_list ap;
     if (!P->log)
@@ -4369,15 +4369,15 @@ out:
     return st;
 }
 
-CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_stats *o,
-                                          ctxprof_error *err)
+/* The graph counts and the unbounded PCCE and HCCE bits (no tables). */
+CTXPROF__PRIV int ctxprof__enc_stats_counts(const ctxprof_graph *g, ctxprof_enc_stats *o,
+                                            ctxprof_error *err)
 {
     void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
     size_t n = g->n_nodes, m = g->n_edges, v, e;
     uint32_t *map = NULL, *smap = NULL;
     uint8_t *cls = NULL;
-    ctxprof_enc_tables t;
-    int st = CTXPROF_ERR_NOMEM, s;
+    int st = CTXPROF_ERR_NOMEM;
     memset(o, 0, sizeof *o);
     if (!g->finished)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "call graph not finished");
@@ -4405,25 +4405,54 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
     for (e = 0; e < m; e++)
         cls[e] = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? CTXPROF__NUM_SKIP
                                                                   : CTXPROF__NUM_DAG;
-    if ((st = ctxprof__num_log_bits(g, smap, (uint32_t)g->n_sccs, cls, &o->hcce_bits, ud)) !=
-        CTXPROF_OK)
-        goto out;
+    st = ctxprof__num_log_bits(g, smap, (uint32_t)g->n_sccs, cls, &o->hcce_bits, ud);
+out:
+    if (st == CTXPROF_ERR_NOMEM)
+        ctxprof__fail(err, st, 0, "out of memory");
+    ctxprof__free(map, ud);
+    ctxprof__free(smap, ud);
+    ctxprof__free(cls, ud);
+    return st;
+}
+
+/* The counts, and Valence's bits (its levels are cheap to build). */
+CTXPROF__PRIV int ctxprof__enc_stats_bits(const ctxprof_graph *g, ctxprof_enc_stats *o)
+{
+    ctxprof_error err;
+    ctxprof_enc_tables t;
+    int st = ctxprof__enc_stats_counts(g, o, &err);
+    if (st == CTXPROF_OK && (st = ctxprof_enc_build(g, CTXPROF_ENC_VALENCE, &t, &err)) == 0) {
+        o->valence_bits = t.acyc_bits;
+        o->valence_rec_bits = t.rec_bits;
+        ctxprof_enc_tables_free(&t, g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL);
+    }
+    return st;
+}
+
+CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_stats *o,
+                                          ctxprof_error *err)
+{
+    void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
+    size_t n = g->n_nodes, m = g->n_edges, v, e;
+    ctxprof_enc_tables t;
+    int st, s;
+    if ((st = ctxprof__enc_stats_counts(g, o, err)) != CTXPROF_OK)
+        return st;
     for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
         size_t pushed = 0;
         if ((st = ctxprof_enc_build(g, s, &t, err)) != CTXPROF_OK)
-            goto out;
+            return st;
         for (e = 0; e < m; e++)
-            if (t.ops[e].id_push && !(s == CTXPROF_ENC_PCCE &&
-                                      (g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK)))
+            if (t.ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
                 pushed++;
-        if (s == CTXPROF_ENC_PCCE)
+        if (s == CTXPROF_ENC_PCCE) {
             o->pcce_push_edges = pushed;
-        else if (s == CTXPROF_ENC_VALENCE) {
+        } else if (s == CTXPROF_ENC_VALENCE) {
             o->valence_bits = t.acyc_bits;
             o->valence_rec_bits = t.rec_bits;
-        } else if (s == CTXPROF_ENC_HCCE)
+        } else if (s == CTXPROF_ENC_HCCE) {
             o->hcce_push_edges = pushed;
-        else {
+        } else {
             o->auto_bits = t.acyc_bits;
             o->auto_push_edges = pushed;
             for (v = 0; v < n; v++)
@@ -4432,14 +4461,7 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
         }
         ctxprof_enc_tables_free(&t, ud);
     }
-    st = CTXPROF_OK;
-out:
-    if (st == CTXPROF_ERR_NOMEM)
-        ctxprof__fail(err, st, 0, "out of memory");
-    ctxprof__free(map, ud);
-    ctxprof__free(smap, ud);
-    ctxprof__free(cls, ud);
-    return st;
+    return CTXPROF_OK;
 }
 
 /* ---- self-check: random walks through the encoders, decoding every step ---- */
@@ -4816,9 +4838,27 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
             goto out;
         }
     }
-    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
-        if ((mask >> s & 1) && (rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        size_t pushed = 0;
+        if (!(mask >> s & 1))
+            continue;
+        if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
+        for (e = 0; e < m; e++)
+            if (tabs[s].ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
+                pushed++;
+        if (pushed) {
+            ctxprof_enc_stats st;
+            if (ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK)
+                ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                                   "%s: the acyclic contexts need %u bits and the id holds 64: "
+                                   "%lu call edges push the id instead, like recursion "
+                                   "(Valence's multi-word id has no such limit: %u bits)",
+                                   ctxprof_enc_scheme_name(s),
+                                   (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
+                                   (unsigned long)pushed, (unsigned)st.valence_bits);
+        }
+    }
 
     ctxprof__sbuf_printf(&b, "/* Generated by ctxprof-gen %s from ", CTXPROF_VERSION_STRING);
     for (i = 0; desc && i < desc->n_inputs; i++)

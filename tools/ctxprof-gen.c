@@ -185,23 +185,6 @@ static int gen_load(const gen_opts *o, ctxprof_graph *g)
     return 0;
 }
 
-/* Warns (once) when a PCCE-numbered id had to be cut at 64 bits. */
-static void gen_overflow_note(const ctxprof_graph *g, const ctxprof_enc_stats *s)
-{
-    if (s->pcce_bits > 64 || s->hcce_bits > 64) {
-        char msg[400];
-        snprintf(msg, sizeof msg,
-                 "the acyclic contexts need %u bits with PCCE and %u bits with HCCE (a 64-bit "
-                 "id holds 64): %lu resp. %lu call edges push the id instead, like recursion "
-                 "(Valence's multi-word id has no such limit: %u bits)",
-                 (unsigned)s->pcce_bits, (unsigned)s->hcce_bits,
-                 (unsigned long)s->pcce_push_edges, (unsigned long)s->hcce_push_edges,
-                 (unsigned)s->valence_bits);
-        gen_log(NULL, CTXPROF_LOG_WARN, msg);
-    }
-    (void)g;
-}
-
 /* "build/expr_ctx.h" -> "EXPR_CTX_H_INCLUDED" */
 static void gen_guard_of(const char *path, char *out, size_t size)
 {
@@ -226,7 +209,6 @@ static int cmd_emit(int argc, char **argv)
     gen_opts o;
     ctxprof_graph g;
     ctxprof_enc_emit_desc d;
-    ctxprof_enc_stats s;
     ctxprof_error err;
     char guard[256], *text = NULL;
     size_t len = 0;
@@ -239,8 +221,6 @@ static int cmd_emit(int argc, char **argv)
     if ((rc = gen_load(&o, &g)) != 0)
         goto out;
     memset(&err, 0, sizeof err);
-    if (ctxprof_enc_stats_compute(&g, &s, &err) == CTXPROF_OK)
-        gen_overflow_note(&g, &s);
     memset(&d, 0, sizeof d);
     d.prefix = o.prefix;
     if (o.guard)
