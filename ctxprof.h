@@ -3448,8 +3448,9 @@ CTXPROF__PRIV uint32_t *ctxprof__eb_scc_map(ctxprof__eb *B)
     return map;
 }
 
-/* Global cyclic-edge codes (Valence Alg. 3): every cyclic edge, then every
-   coded push edge (HCCE overflow), numbered in edge order. */
+/* Global cyclic-edge codes (Valence Alg. 3): every cyclic edge that is not
+   numbered (all of them, except in AUTO's PCCE-style SCCs), then every
+   coded push edge (HCCE, global AUTO), numbered in edge order. */
 CTXPROF__PRIV int ctxprof__eb_global_codes(ctxprof__eb *B)
 {
     const ctxprof_graph *g = B->g;
@@ -3459,7 +3460,7 @@ CTXPROF__PRIV int ctxprof__eb_global_codes(ctxprof__eb *B)
         return ctxprof__eb_nomem(B);
     B->t->rec_edge = rec;
     for (e = 0; e < m; e++)
-        if (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC)
+        if ((g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) && B->cls[e] == CTXPROF__NUM_SKIP)
             rec[c++] = (uint32_t)e;
     for (e = 0; e < m; e++)
         if (B->coded[e])
@@ -3755,8 +3756,10 @@ CTXPROF__PRIV int ctxprof__eb_target_codes(ctxprof__eb *B)
 
 /* AUTO with the given SCC modes: numbering nodes are the SCCs, except that
    the members of a PCCE-mode SCC are numbered one by one (their back edges
-   push the id); codes for the members of the other complex SCCs. */
-CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap)
+   push the id); the other complex SCCs' cyclic edges push per-target codes
+   (with entry codes) or, when global, codes unique in the program as in
+   Valence and HCCE (then push edges push a code too). */
+CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int global)
 {
     const ctxprof_graph *g = B->g;
     size_t n = g->n_nodes, m = g->n_edges, v, e;
@@ -3770,6 +3773,11 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap)
     ctxprof__free((void *)(uintptr_t)t->node_rec_bits, B->ud);
     ctxprof__free((void *)(uintptr_t)t->cyc_first, B->ud);
     ctxprof__free((void *)(uintptr_t)t->cyc_edge, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->rec_edge, B->ud);
+    t->rec_edge = NULL;
+    t->n_rec = 0;
+    t->rec_bits = 0;
+    memset(B->coded, 0, m);
     t->num_cc = NULL;
     t->range_first = NULL;
     t->range_lo = NULL;
@@ -3794,9 +3802,15 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap)
         else
             B->cls[e] = (E->flags & CTXPROF_GRAPH_EDGE_BACK) ? CTXPROF__NUM_PUSH : CTXPROF__NUM_DAG;
     }
-    if (ctxprof__eb_number(B, map, n_num, 1, 0))
+    if (ctxprof__eb_number(B, map, n_num, !global, 0))
         return B->err->status;
-    return ctxprof__eb_target_codes(B);
+    if (!global)
+        return ctxprof__eb_target_codes(B);
+    /* every push edge also pushes its global code, like HCCE's */
+    for (e = 0; e < m; e++)
+        if (B->cls[e] == CTXPROF__NUM_PUSH)
+            B->coded[e] = 1;
+    return ctxprof__eb_global_codes(B);
 }
 
 /* Chooses, per complex SCC, between per-target codes (a few bits per
@@ -3818,7 +3832,7 @@ CTXPROF__PRIV int ctxprof__eb_auto(ctxprof__eb *B, uint32_t **pmap)
     B->pmode = (uint8_t *)ctxprof__zalloc(ns + 1, 1, B->ud);
     if (!*pmap || !B->pmode)
         return ctxprof__eb_nomem(B);
-    if ((st = ctxprof__eb_auto_pass(B, pmap)) != CTXPROF_OK)
+    if ((st = ctxprof__eb_auto_pass(B, pmap, 0)) != CTXPROF_OK)
         return st;
     if (!g->n_complex_sccs)
         return CTXPROF_OK;
@@ -3884,12 +3898,34 @@ CTXPROF__PRIV int ctxprof__eb_auto(ctxprof__eb *B, uint32_t **pmap)
         }
     st = CTXPROF_OK;
     if (chosen) {
-        st = ctxprof__eb_auto_pass(B, pmap);
+        st = ctxprof__eb_auto_pass(B, pmap, 0);
         /* keep the choice only if the acyclic part stays within its words */
         if (st == CTXPROF_OK && (B->t->acyc_bits + 63) / 64 > (a0 + 63) / 64) {
             memset(B->pmode, 0, ns);
-            st = ctxprof__eb_auto_pass(B, pmap);
+            st = ctxprof__eb_auto_pass(B, pmap, 0);
         }
+    }
+    if (st == CTXPROF_OK) {
+        /* per-target codes against codes unique in the program: bits summed
+           over the coded cyclic edges and the entries into coded functions
+           (each edge equally likely), against one global width on the
+           coded cyclic edges and every push edge. Binary self recursion in
+           a small program (fib) prefers the global codes. */
+        uint64_t cost_t = 0, n_code = 0, n_push = 0, kg;
+        for (e = 0; e < m; e++) {
+            const ctxprof_graph_edge *E = &g->edges[e];
+            if (B->cls[e] == CTXPROF__NUM_PUSH)
+                n_push++;
+            if (!(B->node_flags[E->callee] & CTXPROF_ENC_NODE_CODED))
+                continue;
+            cost_t += B->t->node_rec_bits[E->callee];
+            n_code += (E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? 1 : 0;
+        }
+        kg = n_code + n_push ? ctxprof__bits(n_code + n_push - 1) : 0;
+        if (n_code + n_push && kg == 0)
+            kg = 1;
+        if (kg * (n_code + n_push) < cost_t)
+            st = ctxprof__eb_auto_pass(B, pmap, 1);
     }
 out:
     ctxprof__free(cc, B->ud);
@@ -4133,6 +4169,63 @@ CTXPROF__PRIV int ctxprof__dec_levels(ctxprof__dec *D, const uint64_t *w, const 
     return ctxprof__dec_emit(D, e);
 }
 
+/* Valence Alg. 4, lines 4-9: when the stack's top code is an edge into *m,
+   that edge is the next one (and a coded push edge's saved id follows). */
+CTXPROF__PRIV int ctxprof__dec_global(ctxprof__dec *D, ctxprof__stk *S, uint64_t *id, uint32_t *m,
+                                      int *taken)
+{
+    const ctxprof_enc_tables *t = D->t;
+    ctxprof__stk peek = *S;
+    uint64_t code;
+    uint32_t e;
+    *taken = 0;
+    if (S->top == 0)
+        return CTXPROF_OK;
+    if (S->top < t->rec_bits)
+        return ctxprof__dec_bad(D, "short stack", *m);
+    code = ctxprof__stk_pop(&peek, t->rec_bits);
+    if (code >= t->n_rec)
+        return ctxprof__dec_bad(D, "stack code", *m);
+    e = t->rec_edge[code];
+    if (t->edge_callee[e] != *m)
+        return CTXPROF_OK; /* the top belongs to an earlier frame */
+    *S = peek;
+    if (t->ops[e].id_push) {
+        uint32_t w = t->ops[e].id_bits;
+        if (S->top < w)
+            return ctxprof__dec_bad(D, "short stack", *m);
+        *id = w ? ctxprof__stk_pop(S, w) : 0;
+    }
+    *m = t->edge_caller[e];
+    *taken = 1;
+    return ctxprof__dec_emit(D, e);
+}
+
+/* AUTO's per-target codes: a frame of a coded function popped its code;
+   code 0 of an entry function means "entered from outside its SCC". The
+   bottom frame of a thread pushed nothing. */
+CTXPROF__PRIV int ctxprof__dec_target(ctxprof__dec *D, ctxprof__stk *S, uint32_t *m, int *taken)
+{
+    const ctxprof_enc_tables *t = D->t;
+    uint8_t fl = t->node_flags[*m];
+    uint32_t k = t->node_rec_bits[*m], entry = (fl & CTXPROF_ENC_NODE_ENTRY) ? 1u : 0u, e;
+    uint64_t code;
+    *taken = 0;
+    if (!(fl & CTXPROF_ENC_NODE_CODED) || ((fl & CTXPROF_ENC_NODE_ROOT) && S->top == 0))
+        return CTXPROF_OK;
+    if (S->top < k)
+        return ctxprof__dec_bad(D, "short stack", *m);
+    code = k ? ctxprof__stk_pop(S, k) : 0;
+    if (entry && code == 0)
+        return CTXPROF_OK;
+    if (code - entry >= t->cyc_first[*m + 1] - t->cyc_first[*m])
+        return ctxprof__dec_bad(D, "stack code", *m);
+    e = t->cyc_edge[t->cyc_first[*m] + (uint32_t)(code - entry)];
+    *m = t->edge_caller[e];
+    *taken = 1;
+    return ctxprof__dec_emit(D, e);
+}
+
 CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *words,
                                    uint64_t n_bits, uint32_t node, uint32_t *out, size_t cap,
                                    size_t *out_n, ctxprof_error *err)
@@ -4160,7 +4253,7 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
     if (t->acyc_bits)
         id = ctxprof__enc_acyc_read(words, 0, t->acyc_bits < 64 ? t->acyc_bits : 64);
     while (!done && st == CTXPROF_OK) {
-        uint8_t fl = t->node_flags[m];
+        int taken = 0;
         /* between two steps that consume bits, a valid path descends the
            numbering DAG or takes zero-bit codes around one SCC */
         if (D.n > (S.R + 2) * ((uint64_t)t->n_nodes + 1))
@@ -4170,53 +4263,21 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             st = ctxprof__dec_range(&D, &S, &id, &m, &done);
             break;
         case CTXPROF_ENC_VALENCE:
-        case CTXPROF_ENC_HCCE: /* Alg. 4: the stack first, when its top edge leads here */
-            if (S.top > 0) {
-                ctxprof__stk peek = S;
-                uint64_t code;
-                uint32_t e;
-                if (S.top < t->rec_bits)
-                    return ctxprof__dec_bad(&D, "short stack", m);
-                code = ctxprof__stk_pop(&peek, t->rec_bits);
-                if (code >= t->n_rec)
-                    return ctxprof__dec_bad(&D, "stack code", m);
-                e = t->rec_edge[code];
-                if (t->edge_callee[e] == m) {
-                    S = peek;
-                    if (t->ops[e].id_push) { /* HCCE push edge: the saved id follows */
-                        uint32_t w = t->ops[e].id_bits;
-                        if (S.top < w)
-                            return ctxprof__dec_bad(&D, "short stack", m);
-                        id = w ? ctxprof__stk_pop(&S, w) : 0;
-                    }
-                    m = t->edge_caller[e];
-                    st = ctxprof__dec_emit(&D, e);
-                    break;
-                }
-            }
+        case CTXPROF_ENC_HCCE:
+            if ((st = ctxprof__dec_global(&D, &S, &id, &m, &taken)) != CTXPROF_OK || taken)
+                break;
             if (t->scheme == CTXPROF_ENC_VALENCE)
                 st = ctxprof__dec_levels(&D, words, &S, &m, &done);
             else
                 st = ctxprof__dec_range(&D, &S, &id, &m, &done);
             break;
         case CTXPROF_ENC_AUTO:
-            if ((fl & CTXPROF_ENC_NODE_CODED) && !((fl & CTXPROF_ENC_NODE_ROOT) && S.top == 0)) {
-                uint32_t k = t->node_rec_bits[m], entry = (fl & CTXPROF_ENC_NODE_ENTRY) ? 1u : 0u;
-                uint64_t code;
-                if (S.top < k)
-                    return ctxprof__dec_bad(&D, "short stack", m);
-                code = k ? ctxprof__stk_pop(&S, k) : 0;
-                if (!(entry && code == 0)) {
-                    uint32_t e;
-                    if (code - entry >= t->cyc_first[m + 1] - t->cyc_first[m])
-                        return ctxprof__dec_bad(&D, "stack code", m);
-                    e = t->cyc_edge[t->cyc_first[m] + (uint32_t)(code - entry)];
-                    m = t->edge_caller[e];
-                    st = ctxprof__dec_emit(&D, e);
-                    break;
-                }
-            }
-            st = ctxprof__dec_range(&D, &S, &id, &m, &done);
+            if (t->rec_edge) /* global codes: decodes like HCCE */
+                st = ctxprof__dec_global(&D, &S, &id, &m, &taken);
+            else
+                st = ctxprof__dec_target(&D, &S, &m, &taken);
+            if (st == CTXPROF_OK && !taken)
+                st = ctxprof__dec_range(&D, &S, &id, &m, &done);
             break;
         default:
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown scheme %d", t->scheme);
@@ -4455,7 +4516,8 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
         } else {
             o->auto_bits = t.acyc_bits;
             o->auto_push_edges = pushed;
-            for (v = 0; v < n; v++)
+            o->auto_rec_bits_max = t.rec_bits; /* global codes, or the widest per target */
+            for (v = 0; t.node_rec_bits && v < n; v++)
                 if (t.node_rec_bits[v] > o->auto_rec_bits_max)
                     o->auto_rec_bits_max = t.node_rec_bits[v];
         }

@@ -47,6 +47,7 @@ int ctxprof_test_sh(const char *fmt, ...)
 
 #include "test_core.c"
 #include "test_pcce.c"
+#include "test_valence.c"
 
 static const struct {
     const char *module;
@@ -54,6 +55,7 @@ static const struct {
 } ctxprof_test_tables[] = {
     {"core", ctxprof_tests_core},
     {"pcce", ctxprof_tests_pcce},
+    {"valence", ctxprof_tests_valence},
 };
 
 int main(int argc, char **argv)
