@@ -2348,7 +2348,10 @@ CTXPROF__PRIV int ctxprof__graph_input(ctxprof_graph *g, char *buf, size_t len, 
     ctxprof__error_clear(&g->error);
     while (s < buf + len && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
         s++;
-    if (len - (size_t)(s - buf) >= 5 && memcmp(s, "graph", 5) == 0)
+    /* VCG starts with "graph" or a C/C++ comment; the text format with its
+       magic or a '#' comment */
+    if ((len - (size_t)(s - buf) >= 5 && memcmp(s, "graph", 5) == 0) ||
+        (len - (size_t)(s - buf) >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*')))
         st = ctxprof__graph_parse_vcg(g, buf, len, path);
     else
         st = ctxprof__graph_parse_text(g, buf, len, path);
@@ -2492,6 +2495,8 @@ CTXPROF__PRIV int ctxprof__graph_cnames(ctxprof_graph *g)
     count = (uint32_t *)ctxprof__zalloc(n, sizeof *count, P->ud);
     if (!cid || !count)
         goto out;
+    for (v = 0; v < n; v++)
+        g->nodes[v].cname = NULL;
     for (v = 0; v < n; v++) {
         long id;
         const char *pref = P->disp[v] ? P->strs.names[P->disp[v] - 1] : g->nodes[v].name;
@@ -2501,14 +2506,22 @@ CTXPROF__PRIV int ctxprof__graph_cnames(ctxprof_graph *g)
         cid[v] = (uint32_t)id;
         count[id]++;
     }
-    for (pass = 0; pass < 2; pass++)
+    /* pass 0: unique candidates; 1: names that are already this identifier;
+       2: the rest, with the full name and then a numeric suffix */
+    for (pass = 0; pass < 3; pass++)
         for (v = 0; v < n; v++) {
             long id;
             unsigned k = 2;
+            const char *cn = cand.names[cid[v]];
+            if (g->nodes[v].cname && pass > 0)
+                continue;
             if ((count[cid[v]] == 1) != (pass == 0))
                 continue;
-            if (pass == 0) {
-                snprintf(buf, sizeof buf, "%s", cand.names[cid[v]]);
+            if (pass == 1 && (strcmp(cn, g->nodes[v].name) != 0 ||
+                              ctxprof__strtab_find(&P->cnames, cn) >= 0))
+                continue;
+            if (pass < 2) {
+                snprintf(buf, sizeof buf, "%s", cn);
             } else {
                 ctxprof__cident(g->nodes[v].name, buf, sizeof buf);
                 while (ctxprof__strtab_find(&P->cnames, buf) >= 0 ||

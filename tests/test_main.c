@@ -48,6 +48,7 @@ int ctxprof_test_sh(const char *fmt, ...)
 #include "test_core.c"
 #include "test_pcce.c"
 #include "test_valence.c"
+#include "test_gen.c"
 
 static const struct {
     const char *module;
@@ -56,6 +57,7 @@ static const struct {
     {"core", ctxprof_tests_core},
     {"pcce", ctxprof_tests_pcce},
     {"valence", ctxprof_tests_valence},
+    {"gen", ctxprof_tests_gen},
 };
 
 int main(int argc, char **argv)
