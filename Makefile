@@ -55,6 +55,18 @@ $(B)/ctxprof-gen: tools/ctxprof-gen.c ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) tools/ctxprof-gen.c -o $@ $(LDFLAGS)
 
+# examples/encoders: the header is generated from the call graph at build time
+ENC_EX := $(B)/examples/encoders
+EXAMPLES += $(ENC_EX)/expr $(ENC_EX)/unit_test
+DEMOS += examples/encoders/demo.sh
+
+$(ENC_EX)/expr_ctx.h: examples/encoders/expr.callgraph $(B)/ctxprof-gen
+	@mkdir -p $(@D)
+	$(B)/ctxprof-gen --all-schemes -o $@ examples/encoders/expr.callgraph
+
+$(ENC_EX)/%: examples/encoders/%.c $(ENC_EX)/expr_ctx.h ctxprof.h
+	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) -I. -I$(ENC_EX) $< -o $@ $(LDFLAGS)
+
 # ---- module: icpp ----
 
 # ---- module: hcct ----

@@ -5039,8 +5039,9 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                              "#ifndef CTXPROF_EDGE /* short names, for the first generated "
                              "header included */\n"
                              "#define CTXPROF_EDGE %sEDGE\n#define CTXPROF_CALL %sCALL\n"
-                             "#define CTXPROF_NODE %sNODE\n#endif\n",
-                             U, U, U);
+                             "#define CTXPROF_NODE %sNODE\n#define CTXPROF_EDGE_ID %sEDGE_ID\n"
+                             "#endif\n",
+                             U, U, U, U);
     }
     ctxprof__sbuf_printf(&b,
                          "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
