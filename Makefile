@@ -67,6 +67,22 @@ $(ENC_EX)/expr_ctx.h: examples/encoders/expr.callgraph $(B)/ctxprof-gen
 $(ENC_EX)/%: examples/encoders/%.c $(ENC_EX)/expr_ctx.h ctxprof.h
 	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) -I. -I$(ENC_EX) $< -o $@ $(LDFLAGS)
 
+# bench: generator speed, encoding lengths, per-call and query cost
+BENCHES += $(B)/bench/enc_synth $(B)/bench/enc_gen_speed $(B)/bench/enc_cost
+BENCH_RUNS += bench/enc_bench.sh
+
+$(B)/bench/enc_synth $(B)/bench/enc_gen_speed: $(B)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 $(STRICT) $< -o $@ $(LDFLAGS)
+
+$(B)/bench/enc_cost_ctx.h: bench/enc_cost.callgraph $(B)/ctxprof-gen
+	@mkdir -p $(@D)
+	$(B)/ctxprof-gen --all-schemes -o $@ bench/enc_cost.callgraph
+
+$(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c $(B)/bench/enc_cost_ctx.h ctxprof.h
+	$(CC) -std=gnu11 -O2 -g $(STRICT) -fno-optimize-sibling-calls -I. -I$(B)/bench \
+	    bench/enc_cost.c bench/enc_cost_fib.c -o $@ $(LDFLAGS)
+
 # ---- module: icpp ----
 
 # ---- module: hcct ----
