@@ -79,7 +79,7 @@ $(B)/bench/enc_cost_ctx.h: bench/enc_cost.callgraph $(B)/ctxprof-gen
 	@mkdir -p $(@D)
 	$(B)/ctxprof-gen --all-schemes -o $@ bench/enc_cost.callgraph
 
-$(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c $(B)/bench/enc_cost_ctx.h ctxprof.h
+$(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c bench/enc_cost.h $(B)/bench/enc_cost_ctx.h ctxprof.h
 	$(CC) -std=gnu11 -O2 -g $(STRICT) -fno-optimize-sibling-calls -I. -I$(B)/bench \
 	    bench/enc_cost.c bench/enc_cost_fib.c -o $@ $(LDFLAGS)
 

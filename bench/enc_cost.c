@@ -20,20 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-int inner(int x);
-int leaf(int x);
-long fib_plain(int n);
-long fib_pcc(int n);
-long fib_pcce(int n);
-long fib_valence(int n);
-long fib_hcce(int n);
-long fib_auto(int n);
-int outer_plain(int x);
-int outer_pcc(int x);
-int outer_pcce(int x);
-int outer_valence(int x);
-int outer_hcce(int x);
-int outer_auto(int x);
+#include "enc_cost.h"
+
 
 static volatile int bench_sink;
 

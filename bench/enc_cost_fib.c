@@ -16,20 +16,7 @@ __thread uint64_t enc_bench_pcc __attribute__((tls_model("initial-exec")));
         enc_bench_pcc = pcc_v;                                                                     \
     } while (0)
 
-int inner(int x);
-int leaf(int x);
-long fib_plain(int n);
-long fib_pcc(int n);
-long fib_pcce(int n);
-long fib_valence(int n);
-long fib_hcce(int n);
-long fib_auto(int n);
-int outer_plain(int x);
-int outer_pcc(int x);
-int outer_pcce(int x);
-int outer_valence(int x);
-int outer_hcce(int x);
-int outer_auto(int x);
+#include "enc_cost.h"
 
 #define PLAIN(e, stmt) stmt
 /* call-site ids that fit lea's 32-bit displacement, as MEASURING.md assumes */

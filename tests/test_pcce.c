@@ -99,6 +99,22 @@ static int pcce_decodes_to(const ctxprof_enc_tables *t, ctxprof_enc *st, uint32_
     return got == n && memcmp(out, path, n * sizeof *path) == 0;
 }
 
+/* Enters path[0..n) on st (saved[] for the leave), or leaves it again. */
+static void pcce_enter_path(const ctxprof_enc_tables *t, ctxprof_enc *st, const uint32_t *path,
+                            size_t n, uint64_t *saved)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        saved[i] = ctxprof_enc_enter(st, t->acyc_bits, &t->ops[path[i]]);
+}
+
+static void pcce_leave_path(const ctxprof_enc_tables *t, ctxprof_enc *st, const uint32_t *path,
+                            size_t n, const uint64_t *saved)
+{
+    while (n-- > 0)
+        ctxprof_enc_leave(st, t->acyc_bits, &t->ops[path[n]], saved[n]);
+}
+
 /* Runs the library's random-walk check and requires 100% decoding. */
 static void pcce_check_all(const ctxprof_graph *g, uint64_t walks, uint32_t depth, uint64_t seed,
                            ctxprof_enc_check_result *r)
@@ -127,7 +143,7 @@ static void pcce_paper_figure1(void)
     ctxprof_error err;
     ctxprof_enc st;
     uint32_t I, path[3];
-    uint64_t s1, s2;
+    uint64_t saved[3];
     REQUIRE(pcce_graph_file(&g, "tests/data/fig1.txt") == 0);
     REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_PCCE, &t, &err), CTXPROF_OK);
     I = pcce_node(&g, "I");
@@ -147,12 +163,10 @@ static void pcce_paper_figure1(void)
     ctxprof_enc_init(&st, NULL);
     path[0] = pcce_edge(&g, "A", "J", 0);
     path[1] = pcce_edge(&g, "J", "I", 0);
-    s1 = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[path[0]]);
-    s2 = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[path[1]]);
+    pcce_enter_path(&t, &st, path, 2, saved);
     CHECK_EQ(st.acyc[0], 7);
     CHECK(pcce_decodes_to(&t, &st, I, path, 2));
-    ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[path[1]], s2);
-    ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[path[0]], s1);
+    pcce_leave_path(&t, &st, path, 2, saved);
     CHECK_EQ(st.acyc[0], 0);
     CHECK(pcce_decodes_to(&t, &st, pcce_node(&g, "A"), path, 0));
     {

@@ -16,7 +16,7 @@ static void val_paper_figure2(void)
     ctxprof_error err;
     ctxprof_enc st;
     uint32_t I, s, path[2];
-    uint64_t s1, s2;
+    uint64_t saved[2];
     const ctxprof_enc_op *op;
     REQUIRE(pcce_graph_file(&g, "tests/data/fig1.txt") == 0);
     REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &t, &err), CTXPROF_OK);
@@ -55,12 +55,10 @@ static void val_paper_figure2(void)
     ctxprof_enc_init(&st, NULL);
     path[0] = pcce_edge(&g, "A", "J", 0);
     path[1] = pcce_edge(&g, "J", "I", 0);
-    s1 = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[path[0]]);
-    s2 = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[path[1]]);
+    pcce_enter_path(&t, &st, path, 2, saved);
     CHECK_EQ(st.acyc[0], 8);
     CHECK(pcce_decodes_to(&t, &st, I, path, 2));
-    ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[path[1]], s2);
-    ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[path[0]], s1);
+    pcce_leave_path(&t, &st, path, 2, saved);
     CHECK_EQ(st.acyc[0], 0);
     ctxprof_enc_deinit(&st);
     ctxprof_enc_tables_free(&t, NULL);
