@@ -562,6 +562,7 @@ typedef struct ctxprof_enc_stats {
     uint32_t valence_rec_bits; /* ceil(log2 C) */
     uint32_t auto_rec_bits_max; /* widest AUTO per-target code */
     size_t pcce_push_edges, hcce_push_edges, auto_push_edges; /* added by 64-bit overflow */
+    uint32_t pcce_widest, hcce_widest; /* a function with the most contexts in each numbering */
 } ctxprof_enc_stats;
 
 /* Table 1 columns of the Valence paper for a finished graph. */
@@ -4396,14 +4397,14 @@ CTXPROF__PRIV uint32_t ctxprof__big_bits(ctxprof__big c)
 /* Largest bits(numCC - 1) of a numbering without the 64-bit cut. */
 CTXPROF__PRIV int ctxprof__num_log_bits(const ctxprof_graph *g, const uint32_t *num_of_node,
                                         uint32_t n_num, const uint8_t *cls, uint32_t *out_bits,
-                                        void *ud)
+                                        uint32_t *out_widest, void *ud)
 {
     size_t m = g->n_edges, e, i;
     uint32_t *order = (uint32_t *)ctxprof__alloc((size_t)n_num + 1, sizeof *order, ud);
     ctxprof__big *cc = (ctxprof__big *)ctxprof__zalloc((size_t)n_num + 1, sizeof *cc, ud);
     uint32_t *first = (uint32_t *)ctxprof__zalloc((size_t)n_num + 2, sizeof *first, ud);
     uint32_t *in = (uint32_t *)ctxprof__alloc(m + 1, sizeof *in, ud);
-    uint32_t best = 0;
+    uint32_t best = 0, widest = 0;
     int st = CTXPROF_ERR_NOMEM;
     if (!order || !cc || !first || !in)
         goto out;
@@ -4430,9 +4431,16 @@ CTXPROF__PRIV int ctxprof__num_log_bits(const ctxprof_graph *g, const uint32_t *
                                                  ? ctxprof__big_one()
                                                  : cc[num_of_node[g->edges[ei].caller]]);
         }
-        if ((b = ctxprof__big_bits(cc[u])) > best)
+        if ((b = ctxprof__big_bits(cc[u])) > best) {
             best = b;
+            widest = u;
+        }
     }
+    for (i = 0; i < g->n_nodes; i++) /* the numbering node's first function */
+        if (num_of_node[i] == widest) {
+            widest = (uint32_t)i;
+            break;
+        }
     st = CTXPROF_OK;
 out:
     ctxprof__free(order, ud);
@@ -4440,6 +4448,7 @@ out:
     ctxprof__free(first, ud);
     ctxprof__free(in, ud);
     *out_bits = best;
+    *out_widest = widest;
     return st;
 }
 
@@ -4474,12 +4483,14 @@ CTXPROF__PRIV int ctxprof__enc_stats_counts(const ctxprof_graph *g, ctxprof_enc_
     for (e = 0; e < m; e++)
         cls[e] = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK) ? CTXPROF__NUM_PUSH
                                                                 : CTXPROF__NUM_DAG;
-    if ((st = ctxprof__num_log_bits(g, map, (uint32_t)n, cls, &o->pcce_bits, ud)) != CTXPROF_OK)
+    if ((st = ctxprof__num_log_bits(g, map, (uint32_t)n, cls, &o->pcce_bits, &o->pcce_widest,
+                                    ud)) != CTXPROF_OK)
         goto out;
     for (e = 0; e < m; e++)
         cls[e] = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? CTXPROF__NUM_SKIP
                                                                   : CTXPROF__NUM_DAG;
-    st = ctxprof__num_log_bits(g, smap, (uint32_t)g->n_sccs, cls, &o->hcce_bits, ud);
+    st = ctxprof__num_log_bits(g, smap, (uint32_t)g->n_sccs, cls, &o->hcce_bits, &o->hcce_widest,
+                               ud);
 out:
     if (st == CTXPROF_ERR_NOMEM)
         ctxprof__fail(err, st, 0, "out of memory");
@@ -4925,13 +4936,15 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         if (pushed) {
             ctxprof_enc_stats st;
             if (ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK)
-                ctxprof__graph_log(g, CTXPROF_LOG_WARN,
-                                   "%s: the acyclic contexts need %u bits and the id holds 64: "
-                                   "%lu call edges push the id instead, like recursion "
-                                   "(Valence's multi-word id has no such limit: %u bits)",
-                                   ctxprof_enc_scheme_name(s),
-                                   (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
-                                   (unsigned long)pushed, (unsigned)st.valence_bits);
+                ctxprof__graph_log(
+                    g, CTXPROF_LOG_WARN,
+                    "%s: the acyclic contexts of '%s' need %u bits and the id holds 64: %lu "
+                    "call edges push the id instead, like recursion (Valence's multi-word id "
+                    "has no such limit: %u bits)",
+                    ctxprof_enc_scheme_name(s),
+                    g->nodes[s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest].name,
+                    (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
+                    (unsigned long)pushed, (unsigned)st.valence_bits);
         }
     }
 

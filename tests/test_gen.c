@@ -586,6 +586,13 @@ static void gen_cli(void)
     CHECK(len == lg && memcmp(out, golden, len) == 0);
     free(out);
     free(golden);
+    /* an output that is not a regular file (a FIFO here, /dev/null for a
+       user) is written through, not replaced by a renamed temporary file */
+    CHECK_EQ(ctxprof_test_sh("cd %s && rm -f fifo && mkfifo fifo && (cat fifo > fifo.out &) && "
+                             "%s/%s -o fifo %s/tests/data/fig3.txt && sleep 0.2 && test -p fifo && "
+                             "grep -q ctxprof_gen_tables fifo.out",
+                             d, getcwd(path, sizeof path), tool, path),
+             0);
     /* errors: bad input 1 with file:line: error:, usage 2 */
     snprintf(path, sizeof path, "%s/bad.txt", d);
     REQUIRE(gen_write(path, "ctxprof-callgraph 1\ncal a b\n") == 0);
