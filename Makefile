@@ -115,8 +115,53 @@ endif
 BENCH_RUNS += bench/pcc_query.sh
 
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
+TOOLS += $(B)/ctxprof-gen
+
+$(B)/ctxprof-gen: tools/ctxprof-gen.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) tools/ctxprof-gen.c -o $@ $(LDFLAGS)
+
+# examples/encoders: the header is generated from the call graph at build time
+ENC_EX := $(B)/examples/encoders
+EXAMPLES += $(ENC_EX)/expr $(ENC_EX)/unit_test
+DEMOS += examples/encoders/demo.sh
+
+$(ENC_EX)/expr_ctx.h: examples/encoders/expr.callgraph $(B)/ctxprof-gen
+	@mkdir -p $(@D)
+	$(B)/ctxprof-gen --all-schemes -o $@ examples/encoders/expr.callgraph
+
+$(ENC_EX)/%: examples/encoders/%.c $(ENC_EX)/expr_ctx.h ctxprof.h
+	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) -I. -I$(ENC_EX) $< -o $@ $(LDFLAGS)
+
+# bench: generator speed, encoding lengths, per-call and query cost
+BENCHES += $(B)/bench/enc_synth $(B)/bench/enc_gen_speed $(B)/bench/enc_cost
+BENCH_RUNS += bench/enc_bench.sh
+
+$(B)/bench/enc_synth $(B)/bench/enc_gen_speed: $(B)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 $(STRICT) $< -o $@ $(LDFLAGS)
+
+$(B)/bench/enc_cost_ctx.h: bench/enc_cost.callgraph $(B)/ctxprof-gen
+	@mkdir -p $(@D)
+	$(B)/ctxprof-gen --all-schemes -o $@ bench/enc_cost.callgraph
+
+$(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c bench/enc_cost.h $(B)/bench/enc_cost_ctx.h ctxprof.h
+	$(CC) -std=gnu11 -O2 -g $(STRICT) -fno-optimize-sibling-calls -I. -I$(B)/bench \
+	    bench/enc_cost.c bench/enc_cost_fib.c -o $@ $(LDFLAGS)
 
 # ---- module: icpp ----
+# (ctxprof-gen pad is built with the generator above.)
+
+# calc: the end-to-end example, trained by -finstrument-functions hooks
+# (whole program, no annotations); the demo rebuilds it with generated pads.
+ICPP_HOOKFLAGS := -fno-omit-frame-pointer -finstrument-functions -DCTXPROF_ICPP_HOOKS \
+    $(if $(findstring clang,$(CC)),,-finstrument-functions-exclude-file-list=ctxprof.h)
+EXAMPLES += $(B)/examples/icpp/calc
+DEMOS += examples/icpp/demo.sh
+$(B)/examples/icpp/calc: examples/icpp/calc.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
+
 
 # ---- module: hcct ----
 

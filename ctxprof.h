@@ -598,13 +598,1108 @@ CTXPROF_INLINE int ctxprof_pcc_set_check(ctxprof_pcc_set *set, ctxprof_ctx value
     return ctxprof__pcc_set_slow(set, value, file, line);
 }
 
-/* ==== graph: declarations ==== */
+/* ==== graph: declarations ====
 
-/* ==== pcce: declarations ==== */
+   The call-graph model shared by ctxprof-gen and the run time: nodes are
+   functions, edges are call sites (caller, callee, site). Inputs:
 
-/* ==== valence: declarations ==== */
+   - the ctxprof-callgraph 1 text format (DESIGN.md):
+         ctxprof-callgraph 1
+         root main
+         func NAME [frame=BYTES]
+         call CALLER CALLEE [site=LABEL]
+   - gcc's -fcallgraph-info=su output (.ci files, VCG): one per translation
+     unit; node titles, "file:line:col" edge labels and frame sizes are kept;
+     calls through function pointers (gcc's "__indirect_call" placeholder)
+     are counted and dropped: merge a dynamic call graph (the text format,
+     written by a training run) to add their real targets.
 
-/* ==== icpp: declarations ==== */
+   Several files load into one graph (ctxprof_graph_load per file): nodes
+   merge by name; an edge already present merges (an unlabelled edge matches
+   any edge of the same caller and callee, so a dynamic graph without site
+   labels merges with gcc's labelled one). ctxprof_graph_finish() then picks
+   the root, numbers the sites and analyses the graph: strongly connected
+   components (iterative Tarjan, no recursion depth limit), cyclic edges
+   (caller and callee in one SCC), depth-first back edges (PCCE), and extra
+   entry points: every function not reachable from the root (thread start
+   routines, callbacks) is reached from the entry of a source SCC, which
+   becomes an extra root, so its contexts still encode and decode.
+
+   Cold code: allocates, not signal-safe, one graph per thread at a time. */
+
+#define CTXPROF_GRAPH_NONE UINT32_MAX
+
+enum {
+    CTXPROF_GRAPH_NODE_DEFINED = 1u,     /* declared by a func line or a gcc node */
+    CTXPROF_GRAPH_NODE_EXTERN = 2u,      /* gcc: a declaration only (no body, no frame size) */
+    CTXPROF_GRAPH_NODE_ROOT = 4u,        /* the root or an extra entry point */
+    CTXPROF_GRAPH_NODE_UNREACHABLE = 8u, /* not reachable from the root */
+    CTXPROF_GRAPH_NODE_COMPLEX = 16u     /* member of an SCC with a cyclic edge */
+};
+enum {
+    CTXPROF_GRAPH_EDGE_CYCLIC = 1u, /* caller and callee are in the same SCC */
+    CTXPROF_GRAPH_EDGE_BACK = 2u,   /* back edge of the depth-first search from the roots */
+    CTXPROF_GRAPH_EDGE_GCC = 4u,    /* read from a gcc .ci file */
+    CTXPROF_GRAPH_EDGE_TEXT = 8u    /* read from a ctxprof-callgraph file or added by the API */
+};
+
+typedef struct ctxprof_graph_node {
+    const char *name;  /* as read: "parse", or gcc's "file.c:helper" for a static function */
+    const char *cname; /* C identifier used in generated names (set by finish) */
+    const char *where; /* gcc: definition "file:line:col", else NULL */
+    uint64_t frame;    /* activation record bytes, 0 = unknown */
+    uint32_t flags;    /* CTXPROF_GRAPH_NODE_* */
+    uint32_t scc;      /* component id (finish); ids are in reverse topological order */
+} ctxprof_graph_node;
+
+typedef struct ctxprof_graph_edge {
+    uint32_t caller, callee;
+    uint32_t site;     /* 0, 1, ... among the edges caller -> callee, in input order (finish) */
+    uint32_t flags;    /* CTXPROF_GRAPH_EDGE_* */
+    const char *label; /* site label (gcc: "file:line:col"), NULL if none */
+    const char *file;  /* input that first gave the edge */
+    uint32_t line;     /* its line there */
+    uint32_t reserved;
+} ctxprof_graph_edge;
+
+typedef struct ctxprof_graph_desc {
+    const char *root;   /* root function; NULL: the inputs' root line, else "main" */
+    ctxprof_log_fn log; /* warnings and notes (unreachable functions, indirect calls) */
+    void *log_user;
+    void *alloc_user; /* passed to CTXPROF_MALLOC/FREE */
+} ctxprof_graph_desc;
+
+typedef struct ctxprof_graph {
+    ctxprof_graph_node *nodes; /* n_nodes, in first-seen order */
+    size_t n_nodes;
+    ctxprof_graph_edge *edges; /* n_edges, in input order */
+    size_t n_edges;
+    uint32_t root; /* node id (finish), CTXPROF_GRAPH_NONE before */
+    /* Filled by ctxprof_graph_finish: */
+    uint32_t *roots; /* n_roots entry points: root first, then one per other source SCC */
+    size_t n_roots;
+    uint32_t *out_first, *out_edge; /* CSR: out_edge[out_first[v] .. out_first[v+1]) */
+    uint32_t *in_first, *in_edge;   /* CSR: in_edge[in_first[v] .. in_first[v+1]) */
+    size_t n_sccs, n_complex_sccs, n_cyclic_edges, n_back_edges;
+    size_t n_unreachable;   /* nodes not reachable from the root */
+    size_t n_indirect;      /* gcc __indirect_call sites dropped */
+    size_t n_indirect_open; /* of those, in callers no text input added an edge to */
+    int finished;
+    ctxprof_error error; /* detail of the last failure */
+    /* private: */
+    void *priv;
+} ctxprof_graph;
+
+/* Prepares an empty graph; desc may be NULL. Returns 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF_API int ctxprof_graph_init(ctxprof_graph *g, const ctxprof_graph_desc *desc);
+/* Frees everything the graph owns; safe on a zeroed or failed-init graph. */
+CTXPROF_API void ctxprof_graph_deinit(ctxprof_graph *g);
+/* Reads one file ("-" = stdin), either format (detected from the content),
+   and merges it. On error the graph is unchanged and g->error says
+   "path:line:col: what". */
+CTXPROF_API int ctxprof_graph_load(ctxprof_graph *g, const char *path);
+/* Same for text in memory; name is used in messages. */
+CTXPROF_API int ctxprof_graph_parse(ctxprof_graph *g, const char *text, size_t len,
+                                    const char *name);
+/* Adds (or finds) a function; frame 0 = unknown. Returns its id or -1. */
+CTXPROF_API long ctxprof_graph_add_node(ctxprof_graph *g, const char *name, uint64_t frame);
+/* Adds a call edge (merging like a second input would); label may be NULL.
+   Returns the edge id or -1 (see g->error). */
+CTXPROF_API long ctxprof_graph_add_edge(ctxprof_graph *g, const char *caller, const char *callee,
+                                        const char *label);
+/* Sets the root by name (overrides the inputs' root line). */
+CTXPROF_API int ctxprof_graph_set_root(ctxprof_graph *g, const char *name);
+/* Picks the root, numbers sites, names nodes for C and analyses the graph
+   (SCCs, cyclic and back edges, entry points). May be called again after
+   more inputs. Errors: missing root, a root that is not a function. */
+CTXPROF_API int ctxprof_graph_finish(ctxprof_graph *g);
+/* Id of the function with this name (or C name), -1 if none. */
+CTXPROF_API long ctxprof_graph_find(const ctxprof_graph *g, const char *name);
+/* The detail of the last error. */
+CTXPROF_API const char *ctxprof_graph_last_error(const ctxprof_graph *g);
+/* Writes the graph in the ctxprof-callgraph 1 format into a buffer from
+   CTXPROF_MALLOC (free with ctxprof_graph_free_buffer). */
+CTXPROF_API int ctxprof_graph_write(const ctxprof_graph *g, char **out, size_t *out_len);
+/* Frees a buffer returned by ctxprof_graph_write or ctxprof_enc_emit. */
+CTXPROF_API void ctxprof_graph_free_buffer(void *p, void *alloc_user);
+
+/* ==== pcce: declarations ====
+
+   Precise calling-context encodings: an exact, decodable id of the current
+   call path, kept up to date by a few instructions at each instrumented
+   call site. Four schemes share one run-time state and one decoder:
+
+     PCCE     Sumner et al. as described in the Valence paper, sec. 2.1: one
+              64-bit id, id += En(e) before a call and -= after; a
+              depth-first back edge (recursion) pushes the id (64 bits) and
+              restarts it at the value of its dummy-root edge.
+     VALENCE  Zhou et al., CC'19, Alg. 1-4: each acyclic call writes a level
+              and edge code into a fixed bit range of a multi-word id; each
+              cyclic edge (caller and callee in one SCC) pushes a code of
+              ceil(log2 C) bits (C = cyclic edges of the program).
+     HCCE     the paper's hybrid (sec. 3.3): PCCE numbering of the graph with
+              each SCC condensed, Valence codes for the cyclic edges.
+     AUTO     ctxprof's hybrid: PCCE numbering of the condensed graph, and
+              recursion codes sized per target function: a cyclic edge into f
+              pushes ceil(log2(k)) bits where k counts f's cyclic callers
+              (plus one "entered from outside" code when f has callers
+              outside its SCC); a function with one cyclic caller and no
+              outside caller costs no bits at all. Entering an SCC from
+              outside pushes that entry code, once per SCC on the path.
+
+   Ids that would overflow 64 bits (PCCE, HCCE and AUTO numbering) are cut
+   the way PCCE cuts recursion: the generator turns the call edges with the
+   most contexts into push edges, which save the id on the stack. So every
+   scheme handles every graph; Valence's acyclic id simply grows.
+
+   THE ENCODING is one bit string: the acyclic part (acyc_bits, from the
+   tables; 64 for PCCE), then the recursion stack. In memory:
+
+       words[0 .. a)   the acyclic words, a = acyc_bits / 64
+       words[a]        low acyc_bits % 64 bits: the rest of the acyclic part;
+                       the bits above it: the oldest stack bits
+       words[a+1 ..]   stack words; the newest bits are in the last word,
+                       in its n_bits-determined low bits
+
+   Within a stack word the older bits are the higher ones (a push shifts the
+   word left and ORs the code in), and a code may straddle two words; so
+   the layout depends only on the pushes, and equal contexts give equal
+   words. ctxprof_enc_query() returns a pointer to it and its length.
+
+   THE RUN TIME is a ctxprof_enc per thread (zero-initialised is valid), the
+   call-site macros CTXPROF_PCCE_CALL_*, CTXPROF_VAL_CALL_* (statement form:
+   the call goes inside), and the same operations as inline functions over
+   an explicit state. The stack lives in memory from CTXPROF_MALLOC, grown
+   on demand (an out-of-line slow path) up to max_words; beyond that the
+   pushes still count but their words are lost: ctxprof_enc_query reports
+   the encoding as truncated and the dropped count says how many words
+   were lost. Nothing ever crashes on deep recursion.
+
+   Hot path: no allocation except the slow path that grows the stack, no
+   locks, no syscalls; signal-safe readers (ctxprof_enc_hash) see a
+   consistent state. */
+
+#ifndef CTXPROF_ENC_ACYC_WORDS
+#define CTXPROF_ENC_ACYC_WORDS 8 /* words of acyclic id a state holds (Valence may need > 1) */
+#endif
+#ifndef CTXPROF_ENC_MAX_WORDS
+#define CTXPROF_ENC_MAX_WORDS (1u << 17) /* default stack limit per thread: 1 MiB */
+#endif
+
+/* Schemes (ctxprof_enc_tables.scheme). */
+enum {
+    CTXPROF_ENC_PCCE = 1,
+    CTXPROF_ENC_VALENCE = 2,
+    CTXPROF_ENC_HCCE = 3,
+    CTXPROF_ENC_AUTO = 4,
+    CTXPROF_ENC_NSCHEMES = 5 /* one past the last; index 0 unused */
+};
+
+/* Run-time state of one thread (or one explicit test state). Zero is a valid
+   initial state (the root's context); ctxprof_enc_init sets a limit. */
+typedef struct ctxprof_enc {
+    uint64_t cur;   /* newest stack word: its n bits, newest at the low end */
+    uint32_t n;     /* bits in cur */
+    uint32_t room;  /* bits cur holds before it spills (0 = not set up yet) */
+    uint64_t acyc[CTXPROF_ENC_ACYC_WORDS]; /* acyclic id; acyc[0] is the PCCE-style id */
+    uint64_t depth;     /* words spilled below cur */
+    uint64_t *buf;      /* [acyclic words][spilled words][cur, written by query] */
+    uint64_t capw;      /* words allocated in buf */
+    uint64_t max_words; /* limit for capw (0 = CTXPROF_ENC_MAX_WORDS) */
+    uint64_t dropped;   /* stack words lost at the limit (saturating count) */
+    void *alloc_user;   /* passed to CTXPROF_MALLOC/FREE */
+} ctxprof_enc;
+
+typedef struct ctxprof_enc_desc {
+    uint64_t max_words; /* stack limit in 64-bit words (0 = CTXPROF_ENC_MAX_WORDS) */
+    void *alloc_user;
+} ctxprof_enc_desc;
+
+/* What an instrumented call does (one per edge and scheme): before the call
+   apply in this order, after it undo in reverse. */
+typedef struct ctxprof_enc_op {
+    uint64_t add;        /* acyc[0] += add */
+    uint64_t xor_val[4]; /* acyc[xor_word[i]] ^= xor_val[i], i < n_xor (Valence set/reset) */
+    uint16_t xor_word[4];
+    uint8_t n_xor;
+    uint8_t id_bits;  /* != 0 or id_push: push acyc[0] (id_bits bits), then acyc[0] = id_new */
+    uint8_t id_push;  /* 1 = push edge (id_bits may be 0: a one-context caller) */
+    uint8_t push_bits; /* push push_code (push_bits bits) */
+    uint64_t id_new;
+    uint64_t push_code;
+} ctxprof_enc_op;
+
+/* Decode tables of one scheme. Built by ctxprof_enc_build (owned, freed by
+   ctxprof_enc_tables_free) or emitted by ctxprof-gen as static const data
+   in a generated header. Arrays a scheme does not use are NULL. */
+typedef struct ctxprof_enc_tables {
+    int scheme;                /* CTXPROF_ENC_* */
+    uint32_t n_nodes, n_edges;
+    uint32_t acyc_bits;        /* length of the acyclic part (the "base" of the stack) */
+    uint32_t acyc_words;       /* words the acyclic part spans (ceil(acyc_bits / 64)) */
+    uint32_t rec_bits;         /* VALENCE/HCCE: width of the global cyclic-edge codes */
+    const char *const *node_names;
+    const uint32_t *edge_caller, *edge_callee, *edge_site;
+    const ctxprof_enc_op *ops; /* per edge */
+    const uint8_t *node_flags; /* CTXPROF_ENC_NODE_* */
+    /* numbering (PCCE, HCCE, AUTO): numbering node = the node, or its SCC */
+    uint32_t n_num;
+    const uint32_t *num_of_node;  /* n_nodes */
+    const uint32_t *range_first;  /* n_num + 1: ranges of a numbering node */
+    const uint64_t *range_lo;     /* ascending within a numbering node */
+    const uint32_t *range_ref;    /* edge id, | CTXPROF_ENC_REF_PUSH, or CTXPROF_ENC_REF_ROOT */
+    const uint64_t *num_cc;       /* n_num: contexts of the numbering node (end of its ranges) */
+    /* Valence levels (VALENCE): per SCC */
+    uint32_t n_scc;
+    const uint32_t *scc_of_node;  /* n_nodes */
+    const uint32_t *lv_level;     /* n_scc */
+    const uint8_t *lv_len;        /* n_scc: bits of the level code */
+    const uint32_t *lv_first;     /* n_scc + 1: level groups */
+    const uint32_t *grp_plevel;   /* callers' level = low bit of the edge code */
+    const uint32_t *grp_first;    /* n_groups + 1 */
+    const uint32_t *grp_edge;     /* edge by edge code, or CTXPROF_ENC_REF_ROOT */
+    /* recursion codes: VALENCE/HCCE global (code -> edge), AUTO per target */
+    uint32_t n_rec;
+    const uint32_t *rec_edge;     /* n_rec */
+    const uint8_t *node_rec_bits; /* AUTO: code width per node */
+    const uint32_t *cyc_first;    /* AUTO: n_nodes + 1 */
+    const uint32_t *cyc_edge;     /* AUTO: cyclic in-edges by code (minus the entry code) */
+} ctxprof_enc_tables;
+
+#define CTXPROF_ENC_REF_PUSH 0x80000000u /* range of a push edge: pop the saved id */
+#define CTXPROF_ENC_REF_ROOT 0xFFFFFFFFu /* the start of a thread at an entry point */
+enum {
+    CTXPROF_ENC_NODE_ROOT = 1,   /* entry point: decoding may stop here */
+    CTXPROF_ENC_NODE_CODED = 2,  /* AUTO: frames of this node push a code (maybe 0 bits) */
+    CTXPROF_ENC_NODE_ENTRY = 4,  /* AUTO: code 0 means "entered from outside its SCC" */
+    CTXPROF_ENC_NODE_COMPLEX = 8 /* member of a complex SCC */
+};
+
+/* A view of the current encoding (see ctxprof_enc_query). */
+typedef struct ctxprof_enc_view {
+    const uint64_t *words; /* the encoding (valid until the state changes) */
+    size_t n_words;
+    uint64_t n_bits; /* exact length: acyclic bits + stack bits */
+    int truncated;   /* stack words were lost at the limit: not decodable */
+    /* private: */
+    uint64_t inl[CTXPROF_ENC_ACYC_WORDS + 2];
+} ctxprof_enc_view;
+
+/* Prepares a state (zeroing it); desc may be NULL. Never fails. */
+CTXPROF_API void ctxprof_enc_init(ctxprof_enc *st, const ctxprof_enc_desc *desc);
+/* Frees the state's stack and zeroes it (the limit and allocator are kept). */
+CTXPROF_API void ctxprof_enc_deinit(ctxprof_enc *st);
+/* Returns the state to the root's context, keeping its stack memory. */
+CTXPROF_API void ctxprof_enc_reset(ctxprof_enc *st);
+/* Slow paths of push/pop (stack set-up, spills, growth); called by the inline code. */
+CTXPROF_API void ctxprof_enc_push_slow(ctxprof_enc *st, uint32_t base, uint32_t k, uint64_t v);
+CTXPROF_API void ctxprof_enc_pop_slow(ctxprof_enc *st, uint32_t base, uint32_t k);
+
+/* Builds the tables of a scheme for a finished graph. */
+CTXPROF_API int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
+                                  ctxprof_error *err);
+/* Frees tables from ctxprof_enc_build (not static generated ones). */
+CTXPROF_API void ctxprof_enc_tables_free(ctxprof_enc_tables *t, void *alloc_user);
+/* Short name of a scheme ("pcce", "valence", "hcce", "auto"), "?" if unknown. */
+CTXPROF_API const char *ctxprof_enc_scheme_name(int scheme);
+/* Scheme by name, or 0. */
+CTXPROF_API int ctxprof_enc_scheme_parse(const char *name);
+
+/* Decodes an encoding taken at a point in function `node`: writes the path
+   as edge ids, root first, into out[0 .. *out_n). Returns CTXPROF_OK,
+   CTXPROF_ERR_FULL (cap too small; *out_n = edges decoded so far),
+   CTXPROF_ERR_CORRUPT (not an encoding of a path to node) or
+   CTXPROF_ERR_RANGE (truncated encoding). PCCE: range walk; VALENCE:
+   Algorithms 2 and 4; HCCE and AUTO: range walk plus stack codes. Reads only
+   the tables and the words: no allocation, signal-safe. */
+CTXPROF_API int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *words,
+                                   uint64_t n_bits, uint32_t node, uint32_t *out, size_t cap,
+                                   size_t *out_n, ctxprof_error *err);
+/* ctxprof_enc_decode of a view from ctxprof_enc_query; CTXPROF_ERR_RANGE
+   when the view is truncated (the stack limit was hit). ctxprof_enc_decode
+   itself needs ceil(n_bits / 64) readable words. */
+CTXPROF_API int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxprof_enc_view *v,
+                                        uint32_t node, uint32_t *out, size_t cap, size_t *out_n,
+                                        ctxprof_error *err);
+/* Writes "main -> parse -> term#1" (callee#site when site > 0) for a decoded
+   path from the entry point `start` (the caller of path[0], or the node when
+   n == 0). Returns the length it needed, like snprintf. */
+CTXPROF_API size_t ctxprof_enc_format(const ctxprof_enc_tables *t, uint32_t start,
+                                      const uint32_t *path, size_t n, char *buf, size_t size);
+
+/* ---- graph statistics (ctxprof-gen stats) and self-check (ctxprof-gen check) ---- */
+
+typedef struct ctxprof_enc_stats {
+    size_t nodes, edges, sccs, complex_sccs, cyclic_edges, back_edges, roots;
+    uint32_t pcce_bits;    /* max ceil(log2 numCC) with back edges removed (any size) */
+    uint32_t valence_bits; /* max Valence level on the condensed graph */
+    uint32_t hcce_bits;    /* max ceil(log2 numCC) on the condensed graph (any size) */
+    uint32_t auto_bits;    /* AUTO's acyclic bits (<= 64 after push edges) */
+    uint32_t valence_rec_bits; /* ceil(log2 C) */
+    uint32_t auto_rec_bits_max; /* widest AUTO per-target code */
+    size_t pcce_push_edges, hcce_push_edges, auto_push_edges; /* added by 64-bit overflow */
+    uint32_t pcce_widest, hcce_widest; /* a function with the most contexts in each numbering */
+} ctxprof_enc_stats;
+
+/* Table 1 columns of the Valence paper for a finished graph. */
+CTXPROF_API int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_stats *out,
+                                          ctxprof_error *err);
+
+typedef struct ctxprof_enc_check_desc {
+    uint64_t walks; /* random walks (0 = 100) */
+    uint64_t seed;
+    uint32_t depth;     /* maximum call depth (0 = 64) */
+    uint32_t max_steps; /* steps per walk before it unwinds (0 = 8 * depth) */
+    uint32_t schemes;   /* bit mask of 1u << CTXPROF_ENC_* (0 = all four) */
+} ctxprof_enc_check_desc;
+
+typedef struct ctxprof_enc_check_result {
+    uint64_t steps;      /* calls and returns, each followed by a decode */
+    uint64_t calls, max_depth;
+    uint64_t decoded[CTXPROF_ENC_NSCHEMES];   /* steps decoded to the true path */
+    uint64_t words_sum[CTXPROF_ENC_NSCHEMES]; /* sum of encoding lengths (words) */
+    uint64_t max_words[CTXPROF_ENC_NSCHEMES];
+    uint64_t bits_sum[CTXPROF_ENC_NSCHEMES];
+    uint64_t max_bits[CTXPROF_ENC_NSCHEMES];
+    char failure[200]; /* first mismatch, "" if none */
+} ctxprof_enc_check_result;
+
+/* Random call/return walks from the root through the run-time encoders,
+   decoding every scheme at every step. */
+CTXPROF_API int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_check_desc *desc,
+                                  ctxprof_enc_check_result *out, ctxprof_error *err);
+
+/* ---- generated headers (ctxprof-gen) ---- */
+
+typedef struct ctxprof_enc_emit_desc {
+    const char *prefix;        /* table and macro prefix (NULL = "ctxprof_gen_") */
+    const char *guard;         /* include guard (NULL = from the prefix) */
+    const char *const *inputs; /* input names for the banner */
+    size_t n_inputs;
+    uint32_t ctx_bits;  /* CTXPROF_CTX_BITS the header requires (0 = 64) */
+    uint32_t schemes;   /* bit mask of 1u << CTXPROF_ENC_* to emit (0 = default only) */
+    int default_scheme; /* scheme of CTXPROF_CALL (0 = AUTO) */
+} ctxprof_enc_emit_desc;
+
+/* Writes the generated header into a buffer from CTXPROF_MALLOC (free with
+   ctxprof_graph_free_buffer): per-edge call macros, widths, node ids and,
+   under an implementation guard, the decode tables. Byte-identical output
+   for the same graph and desc. */
+CTXPROF_API int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_desc *desc,
+                                 char **out, size_t *out_len, ctxprof_error *err);
+
+/* ---- hot path ---- */
+
+/* Pushes the k low bits of v (k <= 64, v < 2^k) on the recursion stack.
+   base = the scheme's acyc_bits (a constant of the generated header). */
+CTXPROF_INLINE void ctxprof_enc_push(ctxprof_enc *st, uint32_t base, uint32_t k, uint64_t v)
+{
+    if (k < 64) {
+        if (CTXPROF__LIKELY(st->n + k <= st->room)) {
+            st->cur = (st->cur << k) | v;
+            st->n += k;
+            return;
+        }
+    } else if (st->n == 64 && st->room == 64 && CTXPROF__LIKELY(st->capw > base / 64 + st->depth + 1)) {
+        /* a whole word on a word boundary (PCCE) */
+        st->buf[base / 64 + st->depth] = st->cur;
+        st->depth++;
+        st->cur = v;
+        return;
+    }
+    ctxprof_enc_push_slow(st, base, k, v);
+}
+
+/* Pops k bits (the width of the matching push). */
+CTXPROF_INLINE void ctxprof_enc_pop(ctxprof_enc *st, uint32_t base, uint32_t k)
+{
+    if (k < 64) {
+        if (CTXPROF__LIKELY(st->n >= k)) {
+            st->cur >>= k;
+            st->n -= k;
+            return;
+        }
+    } else if (st->n == 64 && st->depth > (base % 64 ? 1u : 0u) &&
+               CTXPROF__LIKELY(st->capw > base / 64 + st->depth)) {
+        st->depth--;
+        st->cur = st->buf[base / 64 + st->depth];
+        return;
+    }
+    ctxprof_enc_pop_slow(st, base, k);
+}
+
+/* XOR of a whole acyclic word (Valence set and reset: the field is zero
+   before the call and holds the code during it, so one XOR does both). An
+   asm statement keeps it a 64-bit read-modify-write: clang narrows a plain
+   `w ^= const` to a byte op and the next full-word load stalls. */
+CTXPROF_INLINE void ctxprof_enc_xor(ctxprof_enc *st, uint32_t word, uint64_t v)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __asm__("xorq %1, %0" : "+m"(st->acyc[word]) : "er"(v));
+#else
+    st->acyc[word] ^= v;
+#endif
+}
+
+/* Applies an edge's op before the call; returns the value leave needs. */
+CTXPROF_INLINE uint64_t ctxprof_enc_enter(ctxprof_enc *st, uint32_t base,
+                                          const ctxprof_enc_op *op)
+{
+    uint64_t saved = st->acyc[0];
+    uint32_t i;
+    if (op->id_push) {
+        ctxprof_enc_push(st, base, op->id_bits, saved);
+        st->acyc[0] = op->id_new;
+    }
+    st->acyc[0] += op->add;
+    for (i = 0; i < op->n_xor; i++)
+        ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
+    if (op->push_bits)
+        ctxprof_enc_push(st, base, op->push_bits, op->push_code);
+    return saved;
+}
+
+/* Undoes ctxprof_enc_enter after the call returns. */
+CTXPROF_INLINE void ctxprof_enc_leave(ctxprof_enc *st, uint32_t base, const ctxprof_enc_op *op,
+                                      uint64_t saved)
+{
+    uint32_t i;
+    if (op->push_bits)
+        ctxprof_enc_pop(st, base, op->push_bits);
+    for (i = op->n_xor; i-- > 0;)
+        ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
+    st->acyc[0] -= op->add;
+    if (op->id_push) {
+        st->acyc[0] = saved;
+        ctxprof_enc_pop(st, base, op->id_bits);
+    }
+}
+
+/* The current encoding as one array of words: copies the acyclic part (and
+   the newest stack word) next to the spilled stack words, or into the view
+   when nothing is spilled. No allocation; signal-safe with respect to the
+   thread's own call sites. base <= 64 * CTXPROF_ENC_ACYC_WORDS. */
+CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_enc_view *v)
+{
+    uint32_t a = base / 64, r = base % 64, i;
+    uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, *w;
+    if (st->depth == 0) {
+        w = v->inl;
+        v->n_bits = (uint64_t)base + st->n;
+        v->truncated = 0;
+        for (i = 0; i < a; i++)
+            w[i] = st->acyc[i];
+        w[a] = (st->cur << r) | (r ? st->acyc[a] & low : 0);
+    } else {
+        w = st->buf;
+        v->n_bits = (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n;
+        v->truncated = (uint64_t)a + st->depth + 1 > st->capw;
+        for (i = 0; i < a; i++)
+            w[i] = st->acyc[i];
+        if (r)
+            w[a] = (w[a] & ~low) | (st->acyc[a] & low);
+        if (!v->truncated)
+            w[a + st->depth] = st->cur;
+    }
+    v->n_words = (size_t)((v->n_bits + 63) / 64);
+    if (v->truncated)
+        v->n_words = (size_t)st->capw - 1; /* the words still stored */
+    v->words = w;
+}
+
+/* 64-bit hash of the encoding at a query point: equal for equal contexts at
+   the same site (mix in what identifies the query point, e.g. the node id).
+   Usable as a PCC context value for the context sets. */
+CTXPROF_INLINE ctxprof_ctx ctxprof_enc_hash(ctxprof_enc *st, uint32_t base, uint64_t site)
+{
+    ctxprof_enc_view v;
+    uint64_t h;
+    ctxprof_enc_query(st, base, &v);
+    h = ctxprof_hash_words(v.words, v.n_words);
+    return (ctxprof_ctx)ctxprof_mix64(h ^ ctxprof_mix64(v.n_bits + (site << 16)));
+}
+
+/* ---- call-site macros (statement form: `stmt` is the call) ----
+
+   `st` is a pointer expression without side effects (it is evaluated more
+   than once), e.g. &ctxprof_pcce_tls. The generated header picks the right
+   macro and constants for every edge; these are its building blocks. */
+
+/* PCCE acyclic edge: id += c before the call, id -= c after. */
+#define CTXPROF_PCCE_CALL_ADD(st, c, stmt)                                                         \
+    do {                                                                                           \
+        (st)->acyc[0] += (uint64_t)(c);                                                            \
+        stmt;                                                                                      \
+        (st)->acyc[0] -= (uint64_t)(c);                                                            \
+    } while (0)
+
+/* PCCE push edge (recursion): push the id (w bits), restart it at `id`;
+   restore both after the call. */
+#define CTXPROF_PCCE_CALL_PUSH(st, base, w, id, stmt)                                              \
+    do {                                                                                           \
+        uint64_t ctxprof__saved_id = (st)->acyc[0];                                                \
+        ctxprof_enc_push((st), (base), (w), ctxprof__saved_id);                                    \
+        (st)->acyc[0] = (uint64_t)(id);                                                            \
+        stmt;                                                                                      \
+        (st)->acyc[0] = ctxprof__saved_id;                                                         \
+        ctxprof_enc_pop((st), (base), (w));                                                        \
+    } while (0)
+
+/* A call that needs no instrumentation (the one zero-code edge of a node). */
+#define CTXPROF_ENC_CALL_PLAIN(st, stmt)                                                           \
+    do {                                                                                           \
+        stmt;                                                                                      \
+    } while (0)
+
+/* ==== valence: declarations ====
+
+   Valence (Zhou et al., CC'19), the HCCE hybrid and ctxprof's AUTO hybrid
+   use the run time of the pcce section: the acyclic id lives in
+   ctxprof_enc.acyc[] (Valence: bit fields of several words), recursion
+   codes go on the bit stack with ctxprof_enc_push/pop. */
+
+/* Valence acyclic edge, code in one word: set before the call, reset after
+   (whole-word XOR, see ctxprof_enc_xor). */
+#define CTXPROF_VAL_CALL_SET(st, word, val, stmt)                                                  \
+    do {                                                                                           \
+        ctxprof_enc_xor((st), (word), (uint64_t)(val));                                            \
+        stmt;                                                                                      \
+        ctxprof_enc_xor((st), (word), (uint64_t)(val));                                            \
+    } while (0)
+
+/* Valence acyclic edge whose level and edge codes lie in two words. */
+#define CTXPROF_VAL_CALL_SET2(st, w0, v0, w1, v1, stmt)                                            \
+    do {                                                                                           \
+        ctxprof_enc_xor((st), (w0), (uint64_t)(v0));                                               \
+        ctxprof_enc_xor((st), (w1), (uint64_t)(v1));                                               \
+        stmt;                                                                                      \
+        ctxprof_enc_xor((st), (w1), (uint64_t)(v1));                                               \
+        ctxprof_enc_xor((st), (w0), (uint64_t)(v0));                                               \
+    } while (0)
+
+/* Cyclic edge (Valence, HCCE, AUTO): push k bits of code before the call,
+   pop them after. Also AUTO's entry code on an edge into an SCC. */
+#define CTXPROF_VAL_CALL_PUSH(st, base, k, code, stmt)                                             \
+    do {                                                                                           \
+        ctxprof_enc_push((st), (base), (k), (uint64_t)(code));                                     \
+        stmt;                                                                                      \
+        ctxprof_enc_pop((st), (base), (k));                                                        \
+    } while (0)
+
+/* Per-thread states, one per scheme; a generated header's CTXPROF_CALL uses
+   the one of its scheme. A thread that recursed deeply may free its stack
+   with ctxprof_enc_deinit(&ctxprof_..._tls) before it exits. */
+#if !defined(CTXPROF_STATIC)
+extern CTXPROF_TLS ctxprof_enc ctxprof_pcce_tls CTXPROF__TLS_MODEL;
+extern CTXPROF_TLS ctxprof_enc ctxprof_val_tls CTXPROF__TLS_MODEL;
+extern CTXPROF_TLS ctxprof_enc ctxprof_val_hcce_tls CTXPROF__TLS_MODEL;
+extern CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
+#else
+CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_pcce_tls CTXPROF__TLS_MODEL;
+CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_tls CTXPROF__TLS_MODEL;
+CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_hcce_tls CTXPROF__TLS_MODEL;
+CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
+#endif
+
+/* ==== icpp: declarations ====
+
+   Inferred call path profiling (Mytkowicz, Coughlin & Diwan, OOPSLA'09):
+   the pair (function, stack height) - the context identifier, CID - names
+   the call path most of the time, with no instrumentation at run time. The
+   paper's four steps (sec. 3) and where they are here:
+
+     1. path map (sec. 4.2): a training run records every distinct call path
+        with its height, from ctxprof_icpp_enter/exit (hand-written
+        CTXPROF_ICPP_FUNC) or the -finstrument-functions hooks
+        (CTXPROF_ICPP_HOOKS), and saves a ctxprof-paths file.
+     2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
+        frame padding (activation record resizing, 5.1) and names the pairs
+        only call-site wrapping (5.2) or cloning (5.3) can separate;
+        CTXPROF_ICPP_PAD / CTXPROF_ICPP_CALL apply them in the source.
+     3. capture (sec. 6): CTXPROF_ICPP_CID at a query point (6.1), the
+        SIGPROF timer sampler (6.2), or perf_event samples (6.3,
+        ctxprof_pebs.h) - all measure height = thread base - SP.
+     4. paths (sec. 7): ctxprof_icpp_resolve maps (PC, SP) to candidate
+        paths in constant time, and walks just enough frame-pointer frames
+        to choose among them when the CID is ambiguous (sec. 6.4).
+
+   Heights. Each thread's base is the caller's SP at its first
+   ctxprof_icpp_thread_begin() (the main thread's is recorded before main
+   by a constructor; with the hooks, a thread's first instrumented function
+   records it). Heights are therefore identical from run to run (ASLR and
+   the environment size do not matter) as long as the binary is the same:
+   train and sample the same build. Sampled heights are taken at the
+   function's body SP, which is what training records: samples in a
+   prologue or epilogue may be "missing".
+
+   Threads. Training keeps one calling-context tree per thread; saving
+   merges them and must run when the other threads are quiescent. Lookups
+   and resolution on a loaded map are read-only (any thread, and signal
+   handlers). */
+
+#if defined(CTXPROF_ICPP_HOOKS) && defined(CTXPROF_HCCT_HOOKS)
+#error "ctxprof: CTXPROF_ICPP_HOOKS and CTXPROF_HCCT_HOOKS both define the -finstrument-functions hooks __cyg_profile_func_enter/exit; define only one of them per program (train ICPP and profile the HCCT in separate builds)"
+#endif
+
+/* --- stack base and context identifiers ------------------------------ */
+
+#define CTXPROF_ICPP_NO_HEIGHT UINT64_MAX /* SP above the base, or no base yet */
+
+/* A context identifier: function id (its start address, as
+   ctxprof_symtab_func gives for a PC) and stack height in bytes. */
+typedef struct ctxprof_icpp_cid {
+    uintptr_t func;
+    uint64_t height;
+} ctxprof_icpp_cid;
+
+/* The calling thread's stack base (0 = not recorded). */
+CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
+
+/* Records the calling thread's base, the caller's SP at this call, unless
+   one is recorded already; returns the base. Call it first thing in a
+   thread's start routine (not needed with the hooks, nor on the main
+   thread). Registers the thread id for ctxprof_icpp_base_of_tid. */
+CTXPROF_API uintptr_t ctxprof_icpp_thread_begin(void);
+/* Forgets the calling thread's base (call before the thread exits). */
+CTXPROF_API void ctxprof_icpp_thread_end(void);
+/* Base of the thread with this kernel thread id, 0 if it has none: for
+   samples read from another thread (perf_event). Signal-safe. */
+CTXPROF_API uintptr_t ctxprof_icpp_base_of_tid(long tid);
+
+/* The calling thread's base (0 if none). */
+CTXPROF_INLINE uintptr_t ctxprof_icpp_thread_base(void)
+{
+    return ctxprof__icpp_base;
+}
+
+/* The current stack pointer of the calling function (inlined: no frame of
+   its own). */
+CTXPROF_INLINE uintptr_t ctxprof_icpp_sp(void)
+{
+    uintptr_t sp;
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    __asm__("mov %%rsp, %0" : "=r"(sp));
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+    __asm__("mov %0, sp" : "=r"(sp));
+#else
+    volatile char probe = 0; /* approximate: a local's address */
+    sp = (uintptr_t)&probe;
+#endif
+    return sp;
+}
+
+/* Height of sp over base, or CTXPROF_ICPP_NO_HEIGHT. */
+CTXPROF_INLINE uint64_t ctxprof_icpp_height(uintptr_t sp, uintptr_t base)
+{
+    return base && sp <= base ? (uint64_t)(base - sp) : CTXPROF_ICPP_NO_HEIGHT;
+}
+
+/* The CID at this point of the calling function (paper 6.1): two loads and
+   a subtraction, nothing written. func: the function's id, normally its
+   address: CTXPROF_ICPP_CID(my_function). */
+CTXPROF_INLINE ctxprof_icpp_cid ctxprof_icpp_cid_here(uintptr_t func)
+{
+    ctxprof_icpp_cid c;
+    c.func = func;
+    c.height = ctxprof_icpp_height(ctxprof_icpp_sp(), ctxprof__icpp_base);
+    return c;
+}
+#define CTXPROF_ICPP_CID(fn) ctxprof_icpp_cid_here((uintptr_t)(fn))
+
+/* --- training: path maps from a shadow stack (paper 4.2) -------------- */
+
+typedef struct ctxprof_icpp_train_desc {
+    size_t max_paths; /* calling-context nodes per thread (default 1 << 20); more are dropped */
+    size_t max_depth; /* shadow stack entries per thread (default 16384); deeper frames dropped */
+} ctxprof_icpp_train_desc;
+
+typedef struct ctxprof_icpp_train_stats {
+    size_t threads;         /* threads that entered an instrumented function */
+    size_t nodes;           /* distinct (path, height) nodes over all threads */
+    uint64_t entries;       /* function entries recorded */
+    uint64_t dropped_paths; /* entries not recorded: a thread's max_paths reached */
+    uint64_t dropped_depth; /* entries not recorded: max_depth reached */
+    uint64_t no_base;       /* entries above the thread's base (not recorded) */
+} ctxprof_icpp_train_stats;
+
+/* Starts recording (process-wide switch). Not signal-safe. */
+CTXPROF_API int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err);
+/* Stops recording; the data stays until reset. */
+CTXPROF_API void ctxprof_icpp_train_stop(void);
+/* Writes the merged paths of every thread as a path map (function names
+   from the process's symbols; DESIGN.md format; atomic replace). Run it
+   when other training threads are quiescent. */
+CTXPROF_API int ctxprof_icpp_train_save(const char *path, ctxprof_error *err);
+/* Frees all training data (no thread may be inside instrumented code). */
+CTXPROF_API void ctxprof_icpp_train_reset(void);
+CTXPROF_API void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out);
+/* The calling thread's current training node (a path), 0 when none: the
+   true path of a sample, for evaluation. Signal-safe. */
+CTXPROF_API uint64_t ctxprof_icpp_train_current(void);
+/* Function ids of a node's path, root first, into funcs[max]; returns the
+   path length (may exceed max). *out_height gets its height. */
+CTXPROF_API size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size_t max,
+                                           uint64_t *out_height);
+
+/* Slow paths of the entry and exit operations (use the inline forms). The
+   SP they record is their own CFA: the caller's SP at a call, after its
+   prologue (an inline read of SP could be scheduled before it). */
+CTXPROF_API void ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired);
+CTXPROF_API void ctxprof__icpp_exit_here(uintptr_t func, uintptr_t site);
+CTXPROF_API void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site, uintptr_t sp,
+                                          int paired);
+CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site, uintptr_t sp);
+CTXPROF_API int ctxprof__icpp_training; /* read relaxed on every entry */
+
+CTXPROF_INLINE int ctxprof__icpp_is_training(void)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED) != 0;
+#else
+    return ctxprof__icpp_training != 0;
+#endif
+}
+
+/* An instrumented frame: its function and call site (return address). */
+typedef struct ctxprof_icpp_scope {
+    uintptr_t func, site;
+} ctxprof_icpp_scope;
+
+/* Records entry into func called from site (an instrumented function calls
+   it first; when not training: one load and a branch). paired:
+   ctxprof_icpp_exit will be called at every return (then an inlined callee
+   is recognised by its equal SP); unpaired entries pop returned frames by
+   SP alone. */
+CTXPROF_INLINE ctxprof_icpp_scope ctxprof_icpp_enter(uintptr_t func, uintptr_t site, int paired)
+{
+    ctxprof_icpp_scope sc;
+    sc.func = func;
+    sc.site = site;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
+        ctxprof__icpp_enter_here(func, site, paired);
+    return sc;
+}
+/* Records the return of the frame ctxprof_icpp_enter recorded. */
+CTXPROF_INLINE void ctxprof_icpp_exit(const ctxprof_icpp_scope *sc)
+{
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training()))
+        ctxprof__icpp_exit_here(sc->func, sc->site);
+}
+CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
+{
+    ctxprof_icpp_exit(sc);
+}
+
+/* --- frame padding and call-site wrapping (paper 5.1, 5.2) -------------
+
+   `ctxprof-gen pad` writes a header of lines
+
+       #define CTXPROF_PAD_parse_expr ~, 2      (2 units of 16 bytes)
+       #define CTXPROF_WRAP_term__factor ~, 1   (call-site wrap of term -> factor)
+
+   (the "~," makes absent names read as 0, so functions the training never
+   saw need no entry). Include it before the functions that use: */
+
+/* Pad units of function f (0 when the table has no entry for it). */
+#define CTXPROF_ICPP_PAD_UNITS(f) CTXPROF__ICPP_ARG2(CTXPROF_PAD_##f, 0, ~)
+#define CTXPROF_ICPP_WRAP_UNITS(caller, callee)                                                    \
+    CTXPROF__ICPP_ARG2(CTXPROF_WRAP_##caller##__##callee, 0, ~)
+#define CTXPROF__ICPP_ARG2(...) CTXPROF__ICPP_ARG2_(__VA_ARGS__)
+#define CTXPROF__ICPP_ARG2_(a, b, ...) b
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__ICPP_ALIGN16 __attribute__((aligned(16)))
+#define CTXPROF__ICPP_KEEP(p) __asm__ volatile("" : : "r"(p))
+#else
+#define CTXPROF__ICPP_ALIGN16
+#define CTXPROF__ICPP_KEEP(p) ((void)(*(volatile char *)(p)))
+#endif
+
+/* Grows f's frame by its table amount (activation record resizing, 5.1):
+   a 16-byte-aligned local array whose address escapes into an empty asm,
+   so the optimizer must keep it; with 0 units it is removed at -O1 and
+   up. A declaration: put it first in f's body, once per function. */
+#define CTXPROF_ICPP_PAD(f) CTXPROF__ICPP_PAD_N(CTXPROF_ICPP_PAD_UNITS(f))
+#define CTXPROF__ICPP_PAD_N(n)                                                                     \
+    char ctxprof__icpp_pad[(n) > 0 ? 16 * (n) : 1] CTXPROF__ICPP_ALIGN16;                          \
+    if ((n) > 0)                                                                                   \
+    CTXPROF__ICPP_KEEP(ctxprof__icpp_pad)
+
+/* Call-site wrapping (5.2): runs stmt (a call of callee from caller) with
+   the stack lowered by the table's amount for this edge only, so paths
+   with the same functions in another order get different heights. C only
+   (a variable-length array lives exactly as long as the call); in C++ and
+   without VLAs it runs stmt unwrapped. */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L &&          \
+    !defined(__STDC_NO_VLA__)
+#define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
+    do {                                                                                           \
+        if (CTXPROF_ICPP_WRAP_UNITS(caller, callee) > 0) {                                         \
+            volatile size_t ctxprof__icpp_n = 16 * (size_t)CTXPROF_ICPP_WRAP_UNITS(caller, callee); \
+            char ctxprof__icpp_wrap[ctxprof__icpp_n];                                              \
+            CTXPROF__ICPP_KEEP(ctxprof__icpp_wrap);                                                \
+            stmt;                                                                                  \
+        } else {                                                                                   \
+            stmt;                                                                                  \
+        }                                                                                          \
+    } while (0)
+#else
+#define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
+    do {                                                                                           \
+        stmt;                                                                                      \
+    } while (0)
+#endif
+
+/* Function entry for training by hand: frame padding, then entry (and, with
+   GCC/Clang, exit at every return via __attribute__((cleanup))). A
+   declaration; first in f's body:
+
+       static int term(parser *p) { CTXPROF_ICPP_FUNC(term); ... }
+
+   The frame is the same whether training is on or off (only a flag is
+   tested), so one binary serves for training and for sampling. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF_ICPP_FUNC(f)                                                                       \
+    CTXPROF_ICPP_PAD(f);                                                                           \
+    ctxprof_icpp_scope ctxprof__icpp_scope                                                         \
+        __attribute__((cleanup(ctxprof__icpp_scope_end), unused)) =                                \
+            ctxprof_icpp_enter((uintptr_t)(f), (uintptr_t)__builtin_return_address(0), 1)
+#else
+#define CTXPROF_ICPP_FUNC(f)                                                                       \
+    CTXPROF_ICPP_PAD(f);                                                                           \
+    ctxprof_icpp_scope ctxprof__icpp_scope = ctxprof_icpp_enter((uintptr_t)(f), 0, 0)
+#endif
+
+/* --- path maps and lookup (paper 4, 7) --------------------------------- */
+
+/* A loaded path map. Read-only after load (and bind): thread-safe,
+   signal-safe lookups. Build it with ctxprof_icpp_map_load/parse. */
+struct ctxprof__icpp_mapdata;
+typedef struct ctxprof_icpp_map {
+    size_t paths;        /* path entries (distinct path and height) */
+    size_t funcs;        /* distinct function names */
+    size_t nodes;        /* distinct call paths, prefixes included */
+    size_t cids;         /* distinct context identifiers */
+    uint64_t max_height; /* largest height */
+    /* private: */
+    struct ctxprof__icpp_mapdata *d;
+} ctxprof_icpp_map;
+
+/* Loads a ctxprof-paths file ("-" = stdin). On error m is untouched and
+   err says "file:line: what". Allocates; not signal-safe. */
+CTXPROF_API int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctxprof_error *err);
+/* Same from text in memory (name is used in messages). */
+CTXPROF_API int ctxprof_icpp_map_parse(ctxprof_icpp_map *m, const char *text, size_t len,
+                                       const char *name, ctxprof_error *err);
+/* Writes m as a ctxprof-paths file (atomic replace; "-" = stdout). */
+CTXPROF_API int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
+                                      ctxprof_error *err);
+CTXPROF_API void ctxprof_icpp_map_deinit(ctxprof_icpp_map *m);
+
+/* Function id of a name (dense 0..funcs-1), or -1. */
+CTXPROF_API long ctxprof_icpp_map_func(const ctxprof_icpp_map *m, const char *name);
+CTXPROF_API const char *ctxprof_icpp_map_func_name(const ctxprof_icpp_map *m, uint32_t func);
+/* Candidate paths of the CID (func, height): their number, and *out_paths
+   points at their ids. Constant time. Signal-safe. */
+CTXPROF_API size_t ctxprof_icpp_map_lookup(const ctxprof_icpp_map *m, uint32_t func,
+                                           uint64_t height, const uint32_t **out_paths);
+
+typedef struct ctxprof_icpp_path_info {
+    uint64_t count;  /* times entered in training */
+    uint64_t height; /* stack height at its last function */
+    uint32_t len;    /* functions on the path */
+    uint32_t leaf;   /* its last function */
+    uint32_t degree; /* paths sharing its CID, itself included (1 = precise) */
+    uint64_t key;    /* ctxprof_icpp_path_key of its function names */
+} ctxprof_icpp_path_info;
+CTXPROF_API int ctxprof_icpp_map_path(const ctxprof_icpp_map *m, uint32_t path,
+                                      ctxprof_icpp_path_info *out);
+/* Function ids of a path, root first, into out[max]; returns its length. */
+CTXPROF_API size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
+                                               uint32_t *out, size_t max);
+/* "main>parse>expr" into buf (truncated, NUL-terminated); returns the full length. */
+CTXPROF_API size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
+                                             size_t size);
+/* A 64-bit identity of a call path by its function names (root first),
+   the same in every map and process: for comparing paths across runs. */
+CTXPROF_API uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n);
+
+/* Binds the map to this process's symbols so that PCs map to its
+   functions (f.cold parts and every same-named static function included).
+   Call again after ctxprof_symtab_reload. Not signal-safe. */
+CTXPROF_API int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab *st,
+                                      ctxprof_error *err);
+/* Map function id of the function containing pc (bound map), or -1. Signal-safe. */
+CTXPROF_API long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_t pc);
+
+/* --- resolving samples (paper 7, partial walks of 6.4) ----------------- */
+
+enum {
+    CTXPROF_ICPP_PRECISE = 0,   /* one path: result.path */
+    CTXPROF_ICPP_AMBIGUOUS = 1, /* several candidates remain (result.remaining) */
+    CTXPROF_ICPP_MISSING = 2,   /* no path has this CID (or the walk ruled all out) */
+    CTXPROF_ICPP_OUTSIDE = 3,   /* the PC is in no function of the map */
+    CTXPROF_ICPP_NOBASE = 4,    /* no height: the thread had no base, or SP above it */
+    CTXPROF_ICPP_INCORRECT = 5  /* evaluation only: the true path is not a candidate */
+};
+
+#define CTXPROF_ICPP_FRAMES 8
+/* Frame words saved at sample time for resolving later: return address
+   and canonical frame address (caller's SP) of the first frames of the
+   frame-pointer chain, innermost first. */
+typedef struct ctxprof_icpp_frames {
+    uint32_t n;
+    uintptr_t ra[CTXPROF_ICPP_FRAMES];
+    uintptr_t cfa[CTXPROF_ICPP_FRAMES];
+} ctxprof_icpp_frames;
+
+typedef struct ctxprof_icpp_result {
+    int kind;           /* CTXPROF_ICPP_PRECISE ... */
+    uint32_t path;      /* the path when PRECISE */
+    uint32_t func;      /* map function of the PC (OUTSIDE: UINT32_MAX) */
+    uint64_t height;    /* the CID's height */
+    uint32_t degree;    /* candidates of the CID */
+    uint32_t remaining; /* candidates left after walking */
+    uint32_t walked;    /* frames walked */
+    const uint32_t *candidates; /* the CID's candidates (degree of them) */
+} ctxprof_icpp_result;
+
+/* Maps one sample to its path: (pc, sp) over the thread's base give the
+   CID; when it has several candidates, walks up to max_walk frames -
+   live from the frame pointer fp (bounds-checked against [sp, base]) or
+   from saved words (frames, when not NULL) - just until one candidate is
+   left (paper 6.4). max_walk = 0: PC and SP alone. The map must be bound.
+   Signal-safe, thread-safe; returns result->kind. */
+CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                     uintptr_t base, uintptr_t fp,
+                                     const ctxprof_icpp_frames *frames, unsigned max_walk,
+                                     ctxprof_icpp_result *result);
+/* Fills frames from a live frame-pointer chain (at most CTXPROF_ICPP_FRAMES,
+   and max), reading only inside [sp, base]. Signal-safe. */
+CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_t fp,
+                                          unsigned max, ctxprof_icpp_frames *frames);
+
+/* --- padding search (paper 5.1.1 and ours) ------------------------------ */
+
+enum {
+    CTXPROF_ICPP_SEARCH_GREEDY = 0, /* ours: conflict-directed, exact incremental gains */
+    CTXPROF_ICPP_SEARCH_RANDOM = 1, /* the paper's random search (sec. 5.1.1) */
+    CTXPROF_ICPP_SEARCH_NONE = 2    /* no padding: report only */
+};
+
+typedef struct ctxprof_icpp_pad_desc {
+    int search;          /* CTXPROF_ICPP_SEARCH_* (default greedy) */
+    double max_growth;   /* greedy: largest padded height <= this x largest unpadded (default 1.2) */
+    double target;       /* stop at this share of precise paths (default: 1 greedy, 0.97 random) */
+    uint64_t seed;       /* random choices (default 1); the result is deterministic */
+    unsigned max_units;  /* largest pad of one function, 16-byte units (default 64) */
+    unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
+    int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
+} ctxprof_icpp_pad_desc;
+
+typedef struct ctxprof_icpp_pad_report {
+    size_t paths;               /* path entries in the map */
+    double precise_before;      /* share of paths with a unique CID, unpadded */
+    double precise_after;       /* the same with the padding */
+    double ambiguity_le2_after; /* share sharing their CID with at most one other path */
+    double max_stack_growth;    /* largest padded height / largest unpadded height */
+    double inseparable;         /* share no padding can make unique (same functions, height) */
+    double precise_bound;       /* 1 - inseparable: the most padding can reach */
+    double precise_after_wrap;  /* with the call-site wraps too (when desc.wrap) */
+    size_t functions_padded;    /* functions with a pad > 0 */
+    size_t sites_wrapped;       /* edges with a wrap > 0 */
+    size_t pairs_permutation;   /* inseparable pairs with other edges: call-site wrapping fixes */
+    size_t pairs_identical_edges; /* inseparable pairs with the same edges: cloning needed */
+    size_t walk_depth_max;      /* frames a partial walk needs at most, after padding */
+    double walk_depth_mean;     /* mean over ambiguous paths */
+    uint64_t max_height_before, max_height_after;
+    unsigned long moves;        /* search moves evaluated */
+    double seconds;             /* search time */
+} ctxprof_icpp_pad_report;
+
+struct ctxprof__icpp_padres;
+typedef struct ctxprof_icpp_pads {
+    ctxprof_icpp_pad_report report;
+    /* private: */
+    struct ctxprof__icpp_padres *d;
+} ctxprof_icpp_pads;
+
+/* Computes the padding of a map's functions. A function's clones
+   (f.constprop.0, f.isra.0, f.cold) share f's pad: the macro pads them
+   all. Deterministic for a given map and desc. Allocates. */
+CTXPROF_API int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
+                                         const ctxprof_icpp_pad_desc *desc,
+                                         ctxprof_icpp_pads *out, ctxprof_error *err);
+CTXPROF_API void ctxprof_icpp_pads_deinit(ctxprof_icpp_pads *p);
+/* Pad of a function (by source name), in 16-byte units. */
+CTXPROF_API unsigned ctxprof_icpp_pads_units(const ctxprof_icpp_pads *p, const char *func);
+/* Wrap of the edge caller -> callee, in 16-byte units. */
+CTXPROF_API unsigned ctxprof_icpp_pads_wrap_units(const ctxprof_icpp_pads *p, const char *caller,
+                                                  const char *callee);
+/* The report as "key=value" lines (then "# pair ..." comment lines naming
+   up to max_pairs inseparable pairs and why) into buf; returns the full
+   length (snprintf-like). */
+CTXPROF_API size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, size_t max_pairs,
+                                                 char *buf, size_t size);
+/* The C header of CTXPROF_PAD_<function> / CTXPROF_WRAP_<caller>__<callee>
+   lines; *out from CTXPROF_MALLOC (free with free() unless overridden). */
+CTXPROF_API int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *input_name,
+                                       const char *output_name, char **out, size_t *out_len,
+                                       ctxprof_error *err);
+
+/* --- timer sampler (paper 6.2) ------------------------------------------ */
+
+typedef struct ctxprof_icpp_sample {
+    uintptr_t pc, sp, fp; /* interrupted registers */
+    uint64_t height;      /* over the thread's base, or CTXPROF_ICPP_NO_HEIGHT */
+    uint64_t truth;       /* ctxprof_icpp_train_current() then (0 when not training) */
+    int32_t tid;          /* kernel thread id */
+    uint32_t weight;      /* timer periods this sample stands for (1 + overruns) */
+    int32_t kind;         /* with desc.map: the resolution's kind, else -1 */
+    uint32_t path;        /* with desc.map: the path when PRECISE */
+    uint32_t degree, walked;
+    ctxprof_icpp_frames frames; /* desc.save_frames frames of the frame-pointer chain */
+    uint32_t ready;       /* 1 once written */
+} ctxprof_icpp_sample;
+
+typedef struct ctxprof_icpp_sampler_desc {
+    unsigned hz;             /* per thread rate (default 1000); CPU-time timers fire on
+                                kernel ticks (often 250 Hz): missed periods go in weight */
+    int wall;                /* 1: wall-clock timer (CLOCK_MONOTONIC, exact rate, counts
+                                blocked time too) instead of the thread's CPU time */
+    size_t capacity;         /* samples kept (default 65536); later ones dropped and counted */
+    unsigned save_frames;    /* frames copied per sample, <= CTXPROF_ICPP_FRAMES (default 0) */
+    const ctxprof_icpp_map *map; /* bound map: resolve in the handler (walks <= max_walk) */
+    unsigned max_walk;       /* frames the handler may walk (default 64) */
+    int signo;               /* default SIGPROF */
+} ctxprof_icpp_sampler_desc;
+
+typedef struct ctxprof_icpp_sampler {
+    ctxprof_icpp_sample *samples; /* the first ctxprof_icpp_sampler_count() are written */
+    size_t capacity;
+    /* private: */
+    ctxprof_icpp_sampler_desc desc;
+    uint64_t next, dropped, nobase;
+    int installed;
+} ctxprof_icpp_sampler;
+
+/* Allocates the buffer and installs the signal handler (process-wide; one
+   sampler at a time). Then every thread to sample calls attach. */
+CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
+                                          const ctxprof_icpp_sampler_desc *desc,
+                                          ctxprof_error *err);
+/* Starts a CPU-time timer for the calling thread (timer_create with
+   CLOCK_THREAD_CPUTIME_ID, signal directed to this thread). */
+CTXPROF_API int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_error *err);
+/* Stops the calling thread's timer. */
+CTXPROF_API void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s);
+/* Samples written so far (ready ones; the buffer never wraps). */
+CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
+/* Samples dropped because the buffer was full. */
+CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s);
+/* Deactivates (the handler stays installed and ignores late signals) and
+   frees. Detach every thread first. */
+CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
 #ifdef __cplusplus
 }
@@ -2474,11 +3569,6634 @@ CTXPROF_DEF int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path)
 
 /* ==== graph: implementation ==== */
 
+/* --- growable text buffer (generated headers, graph output) --- */
+
+typedef struct ctxprof__sbuf {
+    char *p;
+    size_t len, cap;
+    int failed; /* an allocation failed; everything after is dropped */
+    void *ud;
+} ctxprof__sbuf;
+
+CTXPROF__PRIV void ctxprof__sbuf_put(ctxprof__sbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + n + 1, 1, b->ud)) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__sbuf_printf(ctxprof__sbuf *b, const char *fmt,
+                                                              ...)
+{
+    char small[256];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        ctxprof__sbuf_put(b, small, (size_t)n);
+        return;
+    }
+    if (b->failed ||
+        ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + (size_t)n + 1, 1, b->ud)) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* --- 64-bit key -> 32-bit value map (open addressing, no removal) --- */
+
+typedef struct ctxprof__map {
+    uint64_t *keys;
+    uint32_t *vals; /* value + 1, 0 = empty slot */
+    size_t mask, n;
+    void *ud;
+} ctxprof__map;
+
+CTXPROF__PRIV void ctxprof__map_free(ctxprof__map *m)
+{
+    ctxprof__free(m->keys, m->ud);
+    ctxprof__free(m->vals, m->ud);
+    m->keys = NULL;
+    m->vals = NULL;
+    m->mask = 0;
+    m->n = 0;
+}
+
+CTXPROF__PRIV size_t ctxprof__map_slot(const ctxprof__map *m, uint64_t key)
+{
+    size_t i = (size_t)ctxprof_mix64(key) & m->mask;
+    while (m->vals[i] && m->keys[i] != key)
+        i = (i + 1) & m->mask;
+    return i;
+}
+
+/* Value for key, or UINT32_MAX. */
+CTXPROF__PRIV uint32_t ctxprof__map_get(const ctxprof__map *m, uint64_t key)
+{
+    size_t i;
+    if (!m->vals)
+        return UINT32_MAX;
+    i = ctxprof__map_slot(m, key);
+    return m->vals[i] ? m->vals[i] - 1 : UINT32_MAX;
+}
+
+/* Sets key (replacing its value). 0 or CTXPROF_ERR_NOMEM (map unchanged). */
+CTXPROF__PRIV int ctxprof__map_put(ctxprof__map *m, uint64_t key, uint32_t val)
+{
+    size_t i;
+    if (!m->vals || 2 * (m->n + 1) > m->mask + 1) {
+        size_t nsize = m->vals ? 2 * (m->mask + 1) : 64, k;
+        uint64_t *nk = (uint64_t *)ctxprof__alloc(nsize, sizeof *nk, m->ud);
+        uint32_t *nv = (uint32_t *)ctxprof__zalloc(nsize, sizeof *nv, m->ud);
+        ctxprof__map old = *m;
+        if (!nk || !nv) {
+            ctxprof__free(nk, m->ud);
+            ctxprof__free(nv, m->ud);
+            return CTXPROF_ERR_NOMEM;
+        }
+        m->keys = nk;
+        m->vals = nv;
+        m->mask = nsize - 1;
+        for (k = 0; old.vals && k <= old.mask; k++)
+            if (old.vals[k]) {
+                size_t j = ctxprof__map_slot(m, old.keys[k]);
+                m->keys[j] = old.keys[k];
+                m->vals[j] = old.vals[k];
+            }
+        ctxprof__free(old.keys, m->ud);
+        ctxprof__free(old.vals, m->ud);
+    }
+    i = ctxprof__map_slot(m, key);
+    if (!m->vals[i])
+        m->n++;
+    m->keys[i] = key;
+    m->vals[i] = val + 1;
+    return CTXPROF_OK;
+}
+
+/* --- graph private state --- */
+
+typedef struct ctxprof__gundo {
+    int kind;   /* 0 = node, 1 = edge */
+    uint32_t id;
+    uint32_t disp;
+    ctxprof_graph_node node;
+    ctxprof_graph_edge edge;
+} ctxprof__gundo;
+
+typedef struct ctxprof__graph_priv {
+    ctxprof__strtab names;  /* node name -> id (same ids as nodes[]) */
+    ctxprof__strtab strs;   /* labels, file names, gcc locations, display names */
+    ctxprof__strtab cnames; /* C names (finish) */
+    ctxprof__map exact;     /* (caller, callee, label id + 1 or 0) -> edge */
+    ctxprof__map pair;      /* (caller, callee) -> first edge */
+    uint32_t *disp;         /* node -> strs id of gcc's display name + 1, 0 = none */
+    size_t disp_cap;
+    size_t nodes_cap, edges_cap;
+    uint32_t *edge_file; /* edge -> input number that gave it */
+    size_t edge_file_cap;
+    uint32_t *ind_caller; /* dropped __indirect_call sites: caller */
+    const char **ind_label;
+    size_t n_ind, ind_cap, ind_label_cap;
+    ctxprof__gundo *undo; /* changes to existing entries during the current input */
+    size_t n_undo, undo_cap;
+    uint32_t input;          /* number of the current input, 1-based */
+    const char *root_name;   /* strs copy: desc root, set_root or an input's root line */
+    int root_fixed;          /* root given by desc / set_root: inputs do not override */
+    uint32_t root_input;     /* input that gave root_name */
+    const char *root_where;  /* "file:line" of that root line */
+    ctxprof_log_fn log;
+    void *log_user;
+    void *ud;
+} ctxprof__graph_priv;
+
+#define CTXPROF__GP(g) ((ctxprof__graph_priv *)(g)->priv)
+
+CTXPROF__PRIV const char *ctxprof__graph_str(ctxprof_graph *g, const char *s)
+{
+    long id;
+    if (!s)
+        return NULL;
+    id = ctxprof__strtab_intern(&CTXPROF__GP(g)->strs, s);
+    return id < 0 ? NULL : CTXPROF__GP(g)->strs.names[id];
+}
+
+CTXPROF__PRIV CTXPROF__PRINTF(3, 4) void ctxprof__graph_log(const ctxprof_graph *g, int level,
+                                                            const char *fmt, ...)
+{
+    const ctxprof__graph_priv *P = (const ctxprof__graph_priv *)g->priv;
+    char msg[512];
+    va_list ap;
+    if (!P->log)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    P->log(P->log_user, level, msg);
+}
+
+CTXPROF_DEF int ctxprof_graph_init(ctxprof_graph *g, const ctxprof_graph_desc *desc)
+{
+    ctxprof__graph_priv *P;
+    void *ud = desc ? desc->alloc_user : NULL;
+    memset(g, 0, sizeof *g);
+    g->root = CTXPROF_GRAPH_NONE;
+    P = (ctxprof__graph_priv *)ctxprof__zalloc(1, sizeof *P, ud);
+    if (!P)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    g->priv = P;
+    P->ud = ud;
+    ctxprof__strtab_init(&P->names, ud);
+    ctxprof__strtab_init(&P->strs, ud);
+    ctxprof__strtab_init(&P->cnames, ud);
+    P->exact.ud = ud;
+    P->pair.ud = ud;
+    if (desc) {
+        P->log = desc->log;
+        P->log_user = desc->log_user;
+        if (desc->root) {
+            P->root_name = ctxprof__graph_str(g, desc->root);
+            if (!P->root_name) {
+                ctxprof_graph_deinit(g);
+                return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+            }
+            P->root_fixed = 1;
+        }
+    }
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV void ctxprof__graph_free_analysis(ctxprof_graph *g)
+{
+    void *ud = CTXPROF__GP(g)->ud;
+    ctxprof__free(g->roots, ud);
+    ctxprof__free(g->out_first, ud);
+    ctxprof__free(g->out_edge, ud);
+    ctxprof__free(g->in_first, ud);
+    ctxprof__free(g->in_edge, ud);
+    g->roots = g->out_first = g->out_edge = g->in_first = g->in_edge = NULL;
+    g->n_roots = 0;
+    g->finished = 0;
+}
+
+CTXPROF_DEF void ctxprof_graph_deinit(ctxprof_graph *g)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    if (!P)
+        return;
+    ctxprof__graph_free_analysis(g);
+    ctxprof__free(g->nodes, P->ud);
+    ctxprof__free(g->edges, P->ud);
+    ctxprof__strtab_deinit(&P->names);
+    ctxprof__strtab_deinit(&P->strs);
+    ctxprof__strtab_deinit(&P->cnames);
+    ctxprof__map_free(&P->exact);
+    ctxprof__map_free(&P->pair);
+    ctxprof__free(P->disp, P->ud);
+    ctxprof__free(P->edge_file, P->ud);
+    ctxprof__free(P->ind_caller, P->ud);
+    ctxprof__free((void *)P->ind_label, P->ud);
+    ctxprof__free(P->undo, P->ud);
+    ctxprof__free(P, P->ud);
+    g->priv = NULL;
+    g->nodes = NULL;
+    g->edges = NULL;
+    g->n_nodes = g->n_edges = 0;
+}
+
+CTXPROF_DEF const char *ctxprof_graph_last_error(const ctxprof_graph *g)
+{
+    return ctxprof_error_message(&g->error);
+}
+
+CTXPROF_DEF void ctxprof_graph_free_buffer(void *p, void *alloc_user)
+{
+    ctxprof__free(p, alloc_user);
+}
+
+/* Saves an existing node or edge before the current input changes it. */
+CTXPROF__PRIV int ctxprof__graph_save(ctxprof_graph *g, int kind, uint32_t id)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    ctxprof__gundo *u;
+    if (ctxprof__reserve((void **)&P->undo, &P->undo_cap, P->n_undo, P->n_undo + 1,
+                         sizeof *P->undo, P->ud))
+        return CTXPROF_ERR_NOMEM;
+    u = &P->undo[P->n_undo++];
+    memset(u, 0, sizeof *u);
+    u->kind = kind;
+    u->id = id;
+    if (kind == 0) {
+        u->node = g->nodes[id];
+        u->disp = P->disp[id];
+    } else
+        u->edge = g->edges[id];
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__graph_pair_key(uint32_t a, uint32_t b)
+{
+    return ((uint64_t)a << 32) | b;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__graph_exact_key(uint32_t a, uint32_t b, uint32_t label1)
+{
+    return ctxprof_mix64(((uint64_t)a << 32) | b) ^ ((uint64_t)label1 * 0x9E3779B97F4A7C15u);
+}
+
+/* Rebuilds the edge maps from the edge array (after a rollback). */
+CTXPROF__PRIV int ctxprof__graph_reindex(ctxprof_graph *g)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    size_t e;
+    ctxprof__map_free(&P->exact);
+    ctxprof__map_free(&P->pair);
+    for (e = 0; e < g->n_edges; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        long lid = E->label ? ctxprof__strtab_find(&P->strs, E->label) : -1;
+        uint64_t pk = ctxprof__graph_pair_key(E->caller, E->callee);
+        if (ctxprof__map_put(&P->exact,
+                             ctxprof__graph_exact_key(E->caller, E->callee, (uint32_t)(lid + 1)),
+                             (uint32_t)e))
+            return CTXPROF_ERR_NOMEM;
+        if (ctxprof__map_get(&P->pair, pk) == UINT32_MAX &&
+            ctxprof__map_put(&P->pair, pk, (uint32_t)e))
+            return CTXPROF_ERR_NOMEM;
+    }
+    return CTXPROF_OK;
+}
+
+/* Undoes everything the current input added or changed. */
+CTXPROF__PRIV void ctxprof__graph_rollback(ctxprof_graph *g, size_t n_nodes, size_t n_edges,
+                                           size_t n_ind, const char *root_name,
+                                           uint32_t root_input, const char *root_where)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    size_t i;
+    while (P->n_undo > 0) {
+        ctxprof__gundo *u = &P->undo[--P->n_undo];
+        if (u->kind == 0) {
+            g->nodes[u->id] = u->node;
+            P->disp[u->id] = u->disp;
+        } else
+            g->edges[u->id] = u->edge;
+    }
+    /* forget the names the input introduced: rebuild the name table */
+    for (i = n_nodes; i < P->names.n; i++)
+        ctxprof__free(P->names.names[i], P->ud);
+    P->names.n = n_nodes;
+    ctxprof__free(P->names.slots, P->ud);
+    P->names.slots = NULL;
+    P->names.mask = 0;
+    {
+        ctxprof__strtab t;
+        ctxprof__strtab_init(&t, P->ud);
+        /* re-interning in id order keeps ids; on failure find() degrades to a miss */
+        for (i = 0; i < n_nodes; i++)
+            if (ctxprof__strtab_intern(&t, P->names.names[i]) < 0)
+                break;
+        if (i == n_nodes) {
+            size_t k;
+            for (k = 0; k < t.n; k++)
+                ctxprof__free(t.names[k], P->ud);
+            ctxprof__free(t.names, P->ud);
+            P->names.slots = t.slots;
+            P->names.mask = t.mask;
+        } else {
+            ctxprof__strtab_deinit(&t);
+        }
+    }
+    for (i = 0; i < n_nodes; i++)
+        g->nodes[i].name = P->names.names[i];
+    g->n_nodes = n_nodes;
+    g->n_edges = n_edges;
+    P->n_ind = n_ind;
+    P->root_name = root_name;
+    P->root_input = root_input;
+    P->root_where = root_where;
+    (void)ctxprof__graph_reindex(g);
+}
+
+/* Finds or creates the node called name; -1 when out of memory. */
+CTXPROF__PRIV long ctxprof__graph_node(ctxprof_graph *g, const char *name)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    long id = ctxprof__strtab_find(&P->names, name);
+    ctxprof_graph_node *n;
+    if (id >= 0)
+        return id;
+    if (ctxprof__reserve((void **)&g->nodes, &P->nodes_cap, g->n_nodes, g->n_nodes + 1,
+                         sizeof *g->nodes, P->ud) ||
+        ctxprof__reserve((void **)&P->disp, &P->disp_cap, g->n_nodes, g->n_nodes + 1,
+                         sizeof *P->disp, P->ud))
+        return -1;
+    id = ctxprof__strtab_intern(&P->names, name);
+    if (id < 0)
+        return -1;
+    n = &g->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->name = P->names.names[id];
+    n->scc = CTXPROF_GRAPH_NONE;
+    P->disp[id] = 0;
+    g->n_nodes = (size_t)id + 1;
+    return id;
+}
+
+/* Adds or merges one call edge from input `input` (kind = EDGE_GCC or
+   EDGE_TEXT). Duplicates inside one text input are errors; gcc repeats an
+   edge once per inlined copy of a call, so those merge silently. Returns the
+   edge id, -1 on out of memory, -2 on a duplicate (*dup = first edge). */
+CTXPROF__PRIV long ctxprof__graph_edge(ctxprof_graph *g, uint32_t a, uint32_t b, const char *label,
+                                       uint32_t kind, const char *file, uint32_t line,
+                                       uint32_t *dup)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    long lid = -1;
+    uint32_t e, input = P->input;
+    uint64_t pk = ctxprof__graph_pair_key(a, b);
+    ctxprof_graph_edge *E;
+    if (label) {
+        lid = ctxprof__strtab_intern(&P->strs, label);
+        if (lid < 0)
+            return -1;
+        label = P->strs.names[lid];
+    }
+    e = ctxprof__map_get(&P->exact, ctxprof__graph_exact_key(a, b, (uint32_t)(lid + 1)));
+    if (e == UINT32_MAX && (e = ctxprof__map_get(&P->pair, pk)) != UINT32_MAX) {
+        /* a matching pair: merge when labels do not contradict */
+        const ctxprof_graph_edge *F = &g->edges[e];
+        if (P->edge_file[e] == input || (label && F->label))
+            e = UINT32_MAX;
+        else if (label) { /* adopt the label (once; later labels are new sites) */
+            if (ctxprof__graph_save(g, 1, e))
+                return -1;
+            g->edges[e].label = label;
+            if (ctxprof__map_put(&P->exact, ctxprof__graph_exact_key(a, b, (uint32_t)(lid + 1)),
+                                 e))
+                return -1;
+        }
+    }
+    if (e != UINT32_MAX) {
+        if (P->edge_file[e] == input && kind == CTXPROF_GRAPH_EDGE_TEXT) {
+            *dup = e;
+            return -2;
+        }
+        if (!(g->edges[e].flags & kind)) {
+            if (ctxprof__graph_save(g, 1, e))
+                return -1;
+            g->edges[e].flags |= kind;
+        }
+        return (long)e;
+    }
+    if (g->n_edges >= UINT32_MAX - 1 ||
+        ctxprof__reserve((void **)&g->edges, &P->edges_cap, g->n_edges, g->n_edges + 1,
+                         sizeof *g->edges, P->ud) ||
+        ctxprof__reserve((void **)&P->edge_file, &P->edge_file_cap, g->n_edges, g->n_edges + 1,
+                         sizeof *P->edge_file, P->ud))
+        return -1;
+    e = (uint32_t)g->n_edges;
+    if (ctxprof__map_put(&P->exact, ctxprof__graph_exact_key(a, b, (uint32_t)(lid + 1)), e))
+        return -1;
+    if (ctxprof__map_get(&P->pair, pk) == UINT32_MAX && ctxprof__map_put(&P->pair, pk, e))
+        return -1;
+    E = &g->edges[e];
+    memset(E, 0, sizeof *E);
+    E->caller = a;
+    E->callee = b;
+    E->label = label;
+    E->flags = kind;
+    E->file = file;
+    E->line = line;
+    P->edge_file[e] = input;
+    g->n_edges++;
+    return (long)e;
+}
+
+/* Records a node declaration (func line, gcc node). A body seen anywhere
+   wins over a declaration; the largest frame size wins. */
+CTXPROF__PRIV int ctxprof__graph_declare(ctxprof_graph *g, uint32_t id, uint64_t frame, int body,
+                                         const char *where, const char *disp)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    ctxprof_graph_node *n = &g->nodes[id];
+    uint64_t nf = frame > n->frame ? frame : n->frame;
+    uint32_t nflags = n->flags | CTXPROF_GRAPH_NODE_DEFINED;
+    if (body)
+        nflags &= ~(uint32_t)CTXPROF_GRAPH_NODE_EXTERN;
+    else if (!(n->flags & CTXPROF_GRAPH_NODE_DEFINED))
+        nflags |= CTXPROF_GRAPH_NODE_EXTERN;
+    if (where && !(where = ctxprof__graph_str(g, where)))
+        return CTXPROF_ERR_NOMEM;
+    if (nf == n->frame && nflags == n->flags && (!where || n->where) && (!disp || P->disp[id]))
+        return CTXPROF_OK;
+    if (ctxprof__graph_save(g, 0, id))
+        return CTXPROF_ERR_NOMEM;
+    n->frame = nf;
+    n->flags = nflags;
+    if (where && !n->where)
+        n->where = where;
+    if (disp && !P->disp[id]) {
+        long d = ctxprof__strtab_intern(&P->strs, disp);
+        if (d < 0)
+            return CTXPROF_ERR_NOMEM;
+        P->disp[id] = (uint32_t)d + 1;
+    }
+    return CTXPROF_OK;
+}
+
+/* Sets the root named by an input; inputs must agree unless the root was
+   fixed by the desc or ctxprof_graph_set_root. */
+CTXPROF__PRIV int ctxprof__graph_input_root(ctxprof_graph *g, const char *name, const char *path,
+                                            unsigned line)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    char where[300];
+    if (P->root_fixed)
+        return CTXPROF_OK;
+    if (P->root_name && strcmp(P->root_name, name) != 0)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u: root '%s' conflicts with root '%s' (%s)", path, line, name,
+                             P->root_name, P->root_where ? P->root_where : "earlier input");
+    if (P->root_name)
+        return CTXPROF_OK;
+    snprintf(where, sizeof where, "%s:%u", path, line);
+    P->root_name = ctxprof__graph_str(g, name);
+    P->root_where = ctxprof__graph_str(g, where);
+    P->root_input = P->input;
+    if (!P->root_name || !P->root_where)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    return CTXPROF_OK;
+}
+
+/* The ctxprof-callgraph 1 text format. */
+CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t len,
+                                            const char *path)
+{
+    ctxprof__lines L;
+    char *tok;
+    unsigned root_line = 0;
+    const char *file = ctxprof__graph_str(g, path);
+    if (!file)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    ctxprof__lines_init(&L, buf, len, path);
+    if (!ctxprof__lines_next(&L))
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "%s: empty input (expected 'ctxprof-callgraph 1')", path);
+    tok = ctxprof__lines_tok(&L);
+    if (strcmp(tok, "ctxprof-callgraph") != 0)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u: not a call graph: the first line must be "
+                             "'ctxprof-callgraph 1' or a gcc .ci graph",
+                             path, L.line);
+    tok = ctxprof__lines_tok(&L);
+    if (!tok || strcmp(tok, "1") != 0 || ctxprof__lines_tok(&L))
+        return ctxprof__fail(&g->error, CTXPROF_ERR_MISMATCH, 0,
+                             "%s:%u: unsupported call graph version '%s' (this library reads 1)",
+                             path, L.line, tok ? tok : "");
+    while (ctxprof__lines_next(&L)) {
+        char *kw = ctxprof__lines_tok(&L), *a, *b, *opt;
+        if (strcmp(kw, "root") == 0) {
+            a = ctxprof__lines_tok(&L);
+            if (!a)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                     "%s:%u: root needs a function name", path, L.line);
+            if ((opt = ctxprof__lines_tok(&L)) != NULL)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                     "%s:%u: unexpected '%s' after the root name", path, L.line,
+                                     opt);
+            if (root_line)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                     "%s:%u: second root line (the first is line %u)", path,
+                                     L.line, root_line);
+            root_line = L.line;
+            if (ctxprof__graph_input_root(g, a, path, L.line))
+                return g->error.status;
+        } else if (strcmp(kw, "func") == 0) {
+            uint64_t frame = 0;
+            long id;
+            a = ctxprof__lines_tok(&L);
+            if (!a)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                     "%s:%u: func needs a function name", path, L.line);
+            while ((opt = ctxprof__lines_tok(&L)) != NULL) {
+                if (strncmp(opt, "frame=", 6) == 0) {
+                    if (ctxprof__parse_u64(opt + 6, &frame))
+                        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                             "%s:%u: bad frame size '%s' (expected bytes)", path,
+                                             L.line, opt + 6);
+                } else {
+                    return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                         "%s:%u: unknown attribute '%s' (func takes frame=BYTES)",
+                                         path, L.line, opt);
+                }
+            }
+            if ((id = ctxprof__graph_node(g, a)) < 0 ||
+                ctxprof__graph_declare(g, (uint32_t)id, frame, 1, NULL, NULL))
+                return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+        } else if (strcmp(kw, "call") == 0) {
+            const char *label = NULL;
+            long ia, ib, e;
+            uint32_t dup = 0;
+            a = ctxprof__lines_tok(&L);
+            b = a ? ctxprof__lines_tok(&L) : NULL;
+            if (!b)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                     "%s:%u: call needs a caller and a callee", path, L.line);
+            while ((opt = ctxprof__lines_tok(&L)) != NULL) {
+                if (strncmp(opt, "site=", 5) == 0 && opt[5]) {
+                    label = opt + 5;
+                } else {
+                    return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                         "%s:%u: unknown attribute '%s' (call takes site=LABEL)",
+                                         path, L.line, opt);
+                }
+            }
+            if ((ia = ctxprof__graph_node(g, a)) < 0 || (ib = ctxprof__graph_node(g, b)) < 0)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+            e = ctxprof__graph_edge(g, (uint32_t)ia, (uint32_t)ib, label, CTXPROF_GRAPH_EDGE_TEXT,
+                                    file, L.line, &dup);
+            if (e == -2)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                     "%s:%u: duplicate edge %s -> %s%s%s (first at line %u; "
+                                     "tell call sites apart with site=LABEL)",
+                                     path, L.line, a, b, label ? " site=" : "",
+                                     label ? label : "", g->edges[dup].line);
+            if (e < 0)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+        } else {
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s:%u: unknown keyword '%s' (expected root, func or call)",
+                                 path, L.line, kw);
+        }
+    }
+    return CTXPROF_OK;
+}
+
+/* --- gcc -fcallgraph-info output (VCG) --- */
+
+enum { CTXPROF__VCG_EOF, CTXPROF__VCG_WORD, CTXPROF__VCG_STR, CTXPROF__VCG_PUNCT };
+
+typedef struct ctxprof__vcg {
+    char *p, *end;
+    const char *path;
+    unsigned line, col;         /* position of p */
+    int type;                   /* last token */
+    char *text;                 /* its text (NUL-terminated in place) */
+    char punct;                 /* ':', '{' or '}' */
+    unsigned tline, tcol;       /* its position */
+    ctxprof_error *err;
+    char word[256];             /* text of the last word token */
+} ctxprof__vcg;
+
+/* Next token; 0 or CTXPROF_ERR_PARSE. Strings are unescaped in place. */
+CTXPROF__PRIV int ctxprof__vcg_next(ctxprof__vcg *V)
+{
+    for (;;) {
+        while (V->p < V->end && (*V->p == ' ' || *V->p == '\t' || *V->p == '\r' || *V->p == '\n')) {
+            if (*V->p == '\n') {
+                V->line++;
+                V->col = 1;
+            } else {
+                V->col++;
+            }
+            V->p++;
+        }
+        /* VCG comments: C and C++ style */
+        if (V->p + 1 < V->end && V->p[0] == '/' && V->p[1] == '/') {
+            while (V->p < V->end && *V->p != '\n')
+                V->p++;
+            continue;
+        }
+        if (V->p + 1 < V->end && V->p[0] == '/' && V->p[1] == '*') {
+            V->p += 2;
+            V->col += 2;
+            while (V->p + 1 < V->end && !(V->p[0] == '*' && V->p[1] == '/')) {
+                if (*V->p == '\n') {
+                    V->line++;
+                    V->col = 0;
+                }
+                V->p++;
+                V->col++;
+            }
+            if (V->p + 1 >= V->end)
+                return ctxprof__fail(V->err, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: unterminated comment",
+                                     V->path, V->line, V->col);
+            V->p += 2;
+            V->col += 2;
+            continue;
+        }
+        break;
+    }
+    V->tline = V->line;
+    V->tcol = V->col;
+    if (V->p >= V->end || *V->p == '\0') {
+        V->type = CTXPROF__VCG_EOF;
+        V->text = NULL;
+        return CTXPROF_OK;
+    }
+    if (*V->p == ':' || *V->p == '{' || *V->p == '}') {
+        V->type = CTXPROF__VCG_PUNCT;
+        V->punct = *V->p++;
+        V->col++;
+        return CTXPROF_OK;
+    }
+    if (*V->p == '"') {
+        char *out = ++V->p;
+        V->text = out;
+        V->col++;
+        while (V->p < V->end && *V->p != '"') {
+            char c = *V->p++;
+            V->col++;
+            if (c == '\n') {
+                V->line++;
+                V->col = 1;
+            }
+            if (c == '\\' && V->p < V->end) {
+                c = *V->p++;
+                V->col++;
+                if (c == 'n')
+                    c = '\n';
+                else if (c == 't')
+                    c = '\t';
+            }
+            *out++ = c;
+        }
+        if (V->p >= V->end)
+            return ctxprof__fail(V->err, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: unterminated string",
+                                 V->path, V->tline, V->tcol);
+        *out = '\0'; /* out <= p: the closing quote's slot or earlier */
+        V->p++;
+        V->col++;
+        V->type = CTXPROF__VCG_STR;
+        return CTXPROF_OK;
+    }
+    {
+        const char *s = V->p;
+        size_t n;
+        while (V->p < V->end && *V->p && !strchr(" \t\r\n:{}\"", *V->p)) {
+            V->p++;
+            V->col++;
+        }
+        n = (size_t)(V->p - s);
+        if (n == 0)
+            return ctxprof__fail(V->err, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: unexpected character",
+                                 V->path, V->tline, V->tcol);
+        if (n >= sizeof V->word)
+            return ctxprof__fail(V->err, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: word too long",
+                                 V->path, V->tline, V->tcol);
+        memcpy(V->word, s, n);
+        V->word[n] = '\0';
+        V->text = V->word;
+        V->type = CTXPROF__VCG_WORD;
+        return CTXPROF_OK;
+    }
+}
+
+CTXPROF__PRIV const char *ctxprof__vcg_what(const ctxprof__vcg *V, char *buf, size_t size)
+{
+    if (V->type == CTXPROF__VCG_EOF)
+        return "end of input";
+    if (V->type == CTXPROF__VCG_STR)
+        return "a string";
+    if (V->type == CTXPROF__VCG_PUNCT)
+        snprintf(buf, size, "'%c'", V->punct);
+    else
+        snprintf(buf, size, "'%.60s'", V->text);
+    return buf;
+}
+
+enum { CTXPROF__VCG_TOP, CTXPROF__VCG_GRAPH, CTXPROF__VCG_NODE, CTXPROF__VCG_EDGE };
+
+typedef struct ctxprof__vcg_obj {
+    const char *title, *label, *src, *dst;
+    int ellipse;
+    unsigned line, col;
+} ctxprof__vcg_obj;
+
+CTXPROF__PRIV int ctxprof__vcg_node(ctxprof_graph *g, ctxprof__vcg *V, const ctxprof__vcg_obj *o)
+{
+    char buf[512];
+    const char *disp = NULL, *where = NULL;
+    uint64_t frame = 0;
+    int body = !o->ellipse;
+    long id;
+    if (!o->title)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: node without a title",
+                             V->path, o->line, o->col);
+    if (strcmp(o->title, "__indirect_call") == 0)
+        return CTXPROF_OK; /* gcc's placeholder: the calls to it are counted, not kept */
+    if (o->label) {
+        /* "name\nfile:line:col\nN bytes (static)" */
+        const char *s = o->label;
+        int k = 0;
+        while (*s) {
+            const char *e = strchr(s, '\n');
+            size_t n = e ? (size_t)(e - s) : strlen(s);
+            if (n >= sizeof buf)
+                n = sizeof buf - 1;
+            memcpy(buf, s, n);
+            buf[n] = '\0';
+            if (k == 0 && n > 0)
+                disp = ctxprof__graph_str(g, buf);
+            else if (k == 1 && strchr(buf, ':'))
+                where = ctxprof__graph_str(g, buf);
+            else if (k >= 1 && strstr(buf, " bytes")) {
+                uint64_t v = 0;
+                const char *q = buf;
+                while (*q >= '0' && *q <= '9' && v < UINT64_MAX / 10)
+                    v = v * 10 + (uint64_t)(*q++ - '0');
+                frame = v;
+            }
+            k++;
+            s += n;
+            if (*s == '\n')
+                s++;
+            else if (*s) /* truncated line: skip its rest */
+                s = strchr(s, '\n') ? strchr(s, '\n') + 1 : s + strlen(s);
+        }
+    }
+    if ((id = ctxprof__graph_node(g, o->title)) < 0 ||
+        ctxprof__graph_declare(g, (uint32_t)id, frame, body, where, disp))
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV int ctxprof__vcg_edge(ctxprof_graph *g, ctxprof__vcg *V, const ctxprof__vcg_obj *o,
+                                    const char *file)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    long a, b, e;
+    uint32_t dup;
+    if (!o->src || !o->dst)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u:%u: edge without %s", V->path, o->line, o->col,
+                             !o->src ? "sourcename" : "targetname");
+    if ((a = ctxprof__graph_node(g, o->src)) < 0)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    if (strcmp(o->dst, "__indirect_call") == 0) {
+        const char *lab = o->label ? ctxprof__graph_str(g, o->label) : NULL;
+        if (ctxprof__reserve((void **)&P->ind_caller, &P->ind_cap, P->n_ind, P->n_ind + 1,
+                             sizeof *P->ind_caller, P->ud) ||
+            ctxprof__reserve((void **)&P->ind_label, &P->ind_label_cap, P->n_ind, P->n_ind + 1,
+                             sizeof *P->ind_label, P->ud) ||
+            (o->label && !lab))
+            return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+        P->ind_caller[P->n_ind] = (uint32_t)a;
+        P->ind_label[P->n_ind] = lab;
+        P->n_ind++;
+        return CTXPROF_OK;
+    }
+    if ((b = ctxprof__graph_node(g, o->dst)) < 0)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    e = ctxprof__graph_edge(g, (uint32_t)a, (uint32_t)b, o->label, CTXPROF_GRAPH_EDGE_GCC, file,
+                            o->line, &dup);
+    if (e < 0)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    return CTXPROF_OK;
+}
+
+/* One block: the top level (graphs), a graph (attributes, nodes, edges,
+   subgraphs) or a node/edge (attributes). */
+CTXPROF__PRIV int ctxprof__vcg_block(ctxprof_graph *g, ctxprof__vcg *V, int kind, int depth,
+                                     const char *file)
+{
+    ctxprof__vcg_obj o;
+    char what[80];
+    memset(&o, 0, sizeof o);
+    o.line = V->tline;
+    o.col = V->tcol;
+    if (depth > 64)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: graphs nested too deeply",
+                             V->path, V->tline, V->tcol);
+    for (;;) {
+        char key[64];
+        unsigned kl, kc;
+        if (ctxprof__vcg_next(V))
+            return g->error.status;
+        if (V->type == CTXPROF__VCG_EOF) {
+            if (kind == CTXPROF__VCG_TOP)
+                return CTXPROF_OK;
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s:%u:%u: unexpected end of input (missing '}' for the block "
+                                 "at line %u)",
+                                 V->path, V->tline, V->tcol, o.line);
+        }
+        if (V->type == CTXPROF__VCG_PUNCT && V->punct == '}' && kind != CTXPROF__VCG_TOP)
+            break;
+        if (V->type != CTXPROF__VCG_WORD)
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: unexpected %s",
+                                 V->path, V->tline, V->tcol,
+                                 ctxprof__vcg_what(V, what, sizeof what));
+        snprintf(key, sizeof key, "%s", V->text);
+        kl = V->tline;
+        kc = V->tcol;
+        if (kind == CTXPROF__VCG_TOP && strcmp(key, "graph") != 0)
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s:%u:%u: unknown keyword '%s' (expected graph)", V->path,
+                                 V->tline, V->tcol, key);
+        if (ctxprof__vcg_next(V))
+            return g->error.status;
+        if (V->type != CTXPROF__VCG_PUNCT || V->punct != ':')
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s:%u:%u: expected ':' after '%s', got %s", V->path, V->tline,
+                                 V->tcol, key, ctxprof__vcg_what(V, what, sizeof what));
+        if (ctxprof__vcg_next(V))
+            return g->error.status;
+        if (V->type == CTXPROF__VCG_PUNCT && V->punct == '{') {
+            int sub;
+            if (kind == CTXPROF__VCG_NODE || kind == CTXPROF__VCG_EDGE)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                     "%s:%u:%u: unexpected '{' inside a node or edge", V->path,
+                                     V->tline, V->tcol);
+            if (strcmp(key, "graph") == 0)
+                sub = CTXPROF__VCG_GRAPH;
+            else if (strcmp(key, "node") == 0)
+                sub = CTXPROF__VCG_NODE;
+            else if (strcmp(key, "edge") == 0 || strcmp(key, "nearedge") == 0 ||
+                     strcmp(key, "bentnearedge") == 0 || strcmp(key, "backedge") == 0)
+                sub = CTXPROF__VCG_EDGE;
+            else
+                return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                     "%s:%u:%u: unknown keyword '%s' (expected graph, node or "
+                                     "edge)",
+                                     V->path, kl, kc, key);
+            if (ctxprof__vcg_block(g, V, sub, depth + 1, file))
+                return g->error.status;
+            continue;
+        }
+        if (V->type != CTXPROF__VCG_STR && V->type != CTXPROF__VCG_WORD)
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s:%u:%u: expected a value after '%s:', got %s", V->path,
+                                 V->tline, V->tcol, key, ctxprof__vcg_what(V, what, sizeof what));
+        if (kind == CTXPROF__VCG_NODE || kind == CTXPROF__VCG_EDGE) {
+            /* strings live in the buffer; words are copied (the next token reuses V->word) */
+            const char *val = V->type == CTXPROF__VCG_STR ? V->text : ctxprof__graph_str(g, V->text);
+            if (!val)
+                return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+            if (strcmp(key, "title") == 0)
+                o.title = val;
+            else if (strcmp(key, "label") == 0)
+                o.label = val;
+            else if (strcmp(key, "sourcename") == 0)
+                o.src = val;
+            else if (strcmp(key, "targetname") == 0)
+                o.dst = val;
+            else if (strcmp(key, "shape") == 0)
+                o.ellipse = strcmp(val, "ellipse") == 0;
+            /* other VCG attributes (color, ...) do not matter here */
+        }
+    }
+    if (kind == CTXPROF__VCG_NODE)
+        return ctxprof__vcg_node(g, V, &o);
+    if (kind == CTXPROF__VCG_EDGE)
+        return ctxprof__vcg_edge(g, V, &o, file);
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV int ctxprof__graph_parse_vcg(ctxprof_graph *g, char *buf, size_t len,
+                                           const char *path)
+{
+    ctxprof__vcg V;
+    const char *file = ctxprof__graph_str(g, path);
+    if (!file)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    memset(&V, 0, sizeof V);
+    V.p = buf;
+    V.end = buf + len;
+    V.path = path;
+    V.line = 1;
+    V.col = 1;
+    V.err = &g->error;
+    return ctxprof__vcg_block(g, &V, CTXPROF__VCG_TOP, 0, file);
+}
+
+/* Parses one input (buf is modified) with rollback on failure. */
+CTXPROF__PRIV int ctxprof__graph_input(ctxprof_graph *g, char *buf, size_t len, const char *path)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    size_t nn = g->n_nodes, ne = g->n_edges, ni = P->n_ind;
+    const char *rn = P->root_name, *rw = P->root_where;
+    uint32_t ri = P->root_input;
+    const char *s = buf;
+    int st;
+    P->n_undo = 0;
+    P->input++;
+    ctxprof__error_clear(&g->error);
+    while (s < buf + len && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
+        s++;
+    /* VCG starts with "graph" or a C/C++ comment; the text format with its
+       magic or a '#' comment */
+    if ((len - (size_t)(s - buf) >= 5 && memcmp(s, "graph", 5) == 0) ||
+        (len - (size_t)(s - buf) >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*')))
+        st = ctxprof__graph_parse_vcg(g, buf, len, path);
+    else
+        st = ctxprof__graph_parse_text(g, buf, len, path);
+    if (st != CTXPROF_OK) {
+        ctxprof__graph_rollback(g, nn, ne, ni, rn, ri, rw);
+        return st;
+    }
+    P->n_undo = 0;
+    ctxprof__graph_free_analysis(g);
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_graph_parse(ctxprof_graph *g, const char *text, size_t len,
+                                    const char *name)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    char *buf;
+    int st;
+    if (!P || !text)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "no graph or no text");
+    buf = (char *)ctxprof__alloc(len + 1, 1, P->ud);
+    if (!buf)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    st = ctxprof__graph_input(g, buf, len, name ? name : "<input>");
+    ctxprof__free(buf, P->ud);
+    return st;
+}
+
+CTXPROF_DEF int ctxprof_graph_load(ctxprof_graph *g, const char *path)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    char *buf;
+    size_t len;
+    int st;
+    if (!P)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "graph not initialised");
+    ctxprof__error_clear(&g->error);
+    if ((st = ctxprof__read_file(path, &buf, &len, P->ud, &g->error)) != CTXPROF_OK)
+        return st;
+    st = ctxprof__graph_input(g, buf, len, strcmp(path, "-") == 0 ? "<stdin>" : path);
+    ctxprof__free(buf, P->ud);
+    return st;
+}
+
+CTXPROF_DEF long ctxprof_graph_add_node(ctxprof_graph *g, const char *name, uint64_t frame)
+{
+    long id;
+    if (!g->priv || !name || !*name)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "no function name"), -1;
+    CTXPROF__GP(g)->n_undo = 0;
+    id = ctxprof__graph_node(g, name);
+    if (id < 0 || ctxprof__graph_declare(g, (uint32_t)id, frame, 1, NULL, NULL))
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory"), -1;
+    CTXPROF__GP(g)->n_undo = 0;
+    ctxprof__graph_free_analysis(g);
+    return id;
+}
+
+CTXPROF_DEF long ctxprof_graph_add_edge(ctxprof_graph *g, const char *caller, const char *callee,
+                                        const char *label)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    long a, b, e;
+    uint32_t dup;
+    if (!P || !caller || !callee || !*caller || !*callee)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "no caller or callee"), -1;
+    P->n_undo = 0;
+    P->input++; /* each API edge is its own input: repeats merge */
+    if ((a = ctxprof__graph_node(g, caller)) < 0 || (b = ctxprof__graph_node(g, callee)) < 0)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory"), -1;
+    e = ctxprof__graph_edge(g, (uint32_t)a, (uint32_t)b, label, CTXPROF_GRAPH_EDGE_TEXT, NULL, 0,
+                            &dup);
+    P->n_undo = 0;
+    if (e < 0)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory"), -1;
+    ctxprof__graph_free_analysis(g);
+    return e;
+}
+
+CTXPROF_DEF int ctxprof_graph_set_root(ctxprof_graph *g, const char *name)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    const char *s;
+    if (!P || !name || !*name)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "no root name");
+    if (!(s = ctxprof__graph_str(g, name)))
+        return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    P->root_name = s;
+    P->root_fixed = 1;
+    ctxprof__graph_free_analysis(g);
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF long ctxprof_graph_find(const ctxprof_graph *g, const char *name)
+{
+    const ctxprof__graph_priv *P = (const ctxprof__graph_priv *)g->priv;
+    long id;
+    size_t i;
+    if (!P || !name)
+        return -1;
+    id = ctxprof__strtab_find(&P->names, name);
+    if (id >= 0)
+        return id;
+    for (i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].cname && strcmp(g->nodes[i].cname, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Copies name into out as a C identifier: other characters become '_'. */
+CTXPROF__PRIV void ctxprof__cident(const char *name, char *out, size_t size)
+{
+    size_t i = 0;
+    if ((*name >= '0' && *name <= '9') || !*name)
+        out[i++] = '_';
+    for (; *name && i + 1 < size; name++) {
+        char c = *name;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_';
+        out[i++] = ok ? c : '_';
+    }
+    out[i] = '\0';
+}
+
+/* C names: gcc's display name (or the name) made an identifier; when two
+   functions would share one, the full name, then a numeric suffix. */
+CTXPROF__PRIV int ctxprof__graph_cnames(ctxprof_graph *g)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    ctxprof__strtab cand;
+    uint32_t *cid = NULL, *count = NULL;
+    char buf[512];
+    size_t v, n = g->n_nodes;
+    int pass, st = CTXPROF_ERR_NOMEM;
+    ctxprof__strtab_deinit(&P->cnames);
+    ctxprof__strtab_init(&P->cnames, P->ud);
+    ctxprof__strtab_init(&cand, P->ud);
+    cid = (uint32_t *)ctxprof__alloc(n, sizeof *cid, P->ud);
+    count = (uint32_t *)ctxprof__zalloc(n, sizeof *count, P->ud);
+    if (!cid || !count)
+        goto out;
+    for (v = 0; v < n; v++)
+        g->nodes[v].cname = NULL;
+    for (v = 0; v < n; v++) {
+        long id;
+        const char *pref = P->disp[v] ? P->strs.names[P->disp[v] - 1] : g->nodes[v].name;
+        ctxprof__cident(pref, buf, sizeof buf);
+        if ((id = ctxprof__strtab_intern(&cand, buf)) < 0)
+            goto out;
+        cid[v] = (uint32_t)id;
+        count[id]++;
+    }
+    /* pass 0: unique candidates; 1: names that are already this identifier;
+       2: the rest, with the full name and then a numeric suffix */
+    for (pass = 0; pass < 3; pass++)
+        for (v = 0; v < n; v++) {
+            long id;
+            unsigned k = 2;
+            const char *cn = cand.names[cid[v]];
+            if (g->nodes[v].cname && pass > 0)
+                continue;
+            if ((count[cid[v]] == 1) != (pass == 0))
+                continue;
+            if (pass == 1 && (strcmp(cn, g->nodes[v].name) != 0 ||
+                              ctxprof__strtab_find(&P->cnames, cn) >= 0))
+                continue;
+            if (pass < 2) {
+                snprintf(buf, sizeof buf, "%s", cn);
+            } else {
+                ctxprof__cident(g->nodes[v].name, buf, sizeof buf);
+                while (ctxprof__strtab_find(&P->cnames, buf) >= 0 ||
+                       (ctxprof__strtab_find(&cand, buf) >= 0 &&
+                        count[ctxprof__strtab_find(&cand, buf)] == 1)) {
+                    char base[480];
+                    ctxprof__cident(g->nodes[v].name, base, sizeof base);
+                    snprintf(buf, sizeof buf, "%s_%u", base, k++);
+                }
+            }
+            if ((id = ctxprof__strtab_intern(&P->cnames, buf)) < 0)
+                goto out;
+            g->nodes[v].cname = P->cnames.names[id];
+        }
+    st = CTXPROF_OK;
+out:
+    ctxprof__strtab_deinit(&cand);
+    ctxprof__free(cid, P->ud);
+    ctxprof__free(count, P->ud);
+    return st;
+}
+
+/* Builds first[]/list[] (CSR) of edge ids grouped by key (caller or callee). */
+CTXPROF__PRIV int ctxprof__graph_csr(const ctxprof_graph *g, int by_callee, uint32_t **first,
+                                     uint32_t **list, void *ud)
+{
+    size_t v, e, n = g->n_nodes, m = g->n_edges;
+    uint32_t *f = (uint32_t *)ctxprof__zalloc(n + 1, sizeof *f, ud);
+    uint32_t *l = (uint32_t *)ctxprof__alloc(m, sizeof *l, ud);
+    if (!f || !l) {
+        ctxprof__free(f, ud);
+        ctxprof__free(l, ud);
+        return CTXPROF_ERR_NOMEM;
+    }
+    for (e = 0; e < m; e++)
+        f[(by_callee ? g->edges[e].callee : g->edges[e].caller) + 1]++;
+    for (v = 0; v < n; v++)
+        f[v + 1] += f[v];
+    for (e = 0; e < m; e++) /* stable: input order within a group */
+        l[f[by_callee ? g->edges[e].callee : g->edges[e].caller]++] = (uint32_t)e;
+    for (v = n; v > 0; v--)
+        f[v] = f[v - 1];
+    f[0] = 0;
+    *first = f;
+    *list = l;
+    return CTXPROF_OK;
+}
+
+/* Iterative Tarjan: component ids in completion order, which is a reverse
+   topological order of the condensation (a component completes after every
+   component it reaches). Returns the number of components, 0 on NOMEM. */
+CTXPROF__PRIV size_t ctxprof__graph_tarjan(ctxprof_graph *g, void *ud)
+{
+    size_t n = g->n_nodes, v0, nscc = 0, top = 0, sp = 0;
+    uint32_t counter = 0;
+    uint32_t *idx = (uint32_t *)ctxprof__alloc(n, sizeof *idx, ud);
+    uint32_t *low = (uint32_t *)ctxprof__alloc(n, sizeof *low, ud);
+    uint32_t *stk = (uint32_t *)ctxprof__alloc(n, sizeof *stk, ud);
+    uint32_t *cs = (uint32_t *)ctxprof__alloc(n, sizeof *cs, ud);
+    uint32_t *cur = (uint32_t *)ctxprof__alloc(n, sizeof *cur, ud);
+    unsigned char *on = (unsigned char *)ctxprof__zalloc(n, 1, ud);
+    if (!idx || !low || !stk || !cs || !cur || !on)
+        goto out;
+    for (v0 = 0; v0 < n; v0++)
+        idx[v0] = UINT32_MAX;
+    for (v0 = 0; v0 < n; v0++) {
+        if (idx[v0] != UINT32_MAX)
+            continue;
+        idx[v0] = low[v0] = counter++;
+        stk[sp++] = (uint32_t)v0;
+        on[v0] = 1;
+        cs[0] = (uint32_t)v0;
+        cur[0] = g->out_first[v0];
+        top = 1;
+        while (top > 0) {
+            uint32_t v = cs[top - 1];
+            if (cur[top - 1] < g->out_first[v + 1]) {
+                uint32_t w = g->edges[g->out_edge[cur[top - 1]++]].callee;
+                if (idx[w] == UINT32_MAX) {
+                    idx[w] = low[w] = counter++;
+                    stk[sp++] = w;
+                    on[w] = 1;
+                    cs[top] = w;
+                    cur[top] = g->out_first[w];
+                    top++;
+                } else if (on[w] && idx[w] < low[v]) {
+                    low[v] = idx[w];
+                }
+                continue;
+            }
+            top--;
+            if (low[v] == idx[v]) {
+                uint32_t w;
+                do {
+                    w = stk[--sp];
+                    on[w] = 0;
+                    g->nodes[w].scc = (uint32_t)nscc;
+                } while (w != v);
+                nscc++;
+            }
+            if (top > 0 && low[v] < low[cs[top - 1]])
+                low[cs[top - 1]] = low[v];
+        }
+    }
+out:
+    ctxprof__free(idx, ud);
+    ctxprof__free(low, ud);
+    ctxprof__free(stk, ud);
+    ctxprof__free(cs, ud);
+    ctxprof__free(cur, ud);
+    ctxprof__free(on, ud);
+    return nscc;
+}
+
+CTXPROF_DEF int ctxprof_graph_finish(ctxprof_graph *g)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    size_t n, m, v, e, k, nr = 0;
+    uint32_t *queue = NULL, *cur = NULL;
+    unsigned char *flag = NULL, *color = NULL;
+    ctxprof__map pairs;
+    long root;
+    int st = CTXPROF_ERR_NOMEM;
+    if (!P)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "graph not initialised");
+    ctxprof__error_clear(&g->error);
+    ctxprof__graph_free_analysis(g);
+    n = g->n_nodes;
+    m = g->n_edges;
+    if (n == 0)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0, "empty call graph: no functions");
+
+    /* sites: per (caller, callee), in input order */
+    memset(&pairs, 0, sizeof pairs);
+    pairs.ud = P->ud;
+    for (e = 0; e < m; e++) {
+        ctxprof_graph_edge *E = &g->edges[e];
+        uint64_t key = ctxprof__graph_pair_key(E->caller, E->callee);
+        uint32_t c = ctxprof__map_get(&pairs, key);
+        E->site = c == UINT32_MAX ? 0 : c + 1;
+        if (ctxprof__map_put(&pairs, key, E->site)) {
+            ctxprof__map_free(&pairs);
+            goto fail;
+        }
+    }
+    ctxprof__map_free(&pairs);
+    if (ctxprof__graph_cnames(g))
+        goto fail;
+    root = ctxprof__strtab_find(&P->names, P->root_name ? P->root_name : "main");
+    if (root < 0 && P->root_name) /* a C name given on the command line */
+        for (v = 0; v < n && root < 0; v++)
+            if (g->nodes[v].cname && strcmp(g->nodes[v].cname, P->root_name) == 0)
+                root = (long)v;
+    if (root < 0) {
+        if (P->root_name)
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s: root '%s' is not a function of the call graph",
+                                 P->root_where ? P->root_where : "root", P->root_name);
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "missing root: no 'root' line and no function named 'main' "
+                             "(name one with a root line or --root NAME)");
+    }
+    g->root = (uint32_t)root;
+    if (ctxprof__graph_csr(g, 0, &g->out_first, &g->out_edge, P->ud) ||
+        ctxprof__graph_csr(g, 1, &g->in_first, &g->in_edge, P->ud))
+        goto fail;
+
+    /* components, cyclic edges */
+    for (v = 0; v < n; v++)
+        g->nodes[v].flags &= ~(uint32_t)(CTXPROF_GRAPH_NODE_ROOT | CTXPROF_GRAPH_NODE_UNREACHABLE |
+                                         CTXPROF_GRAPH_NODE_COMPLEX);
+    if ((g->n_sccs = ctxprof__graph_tarjan(g, P->ud)) == 0)
+        goto fail;
+    flag = (unsigned char *)ctxprof__zalloc(g->n_sccs, 1, P->ud); /* 1 complex, 2 has entry */
+    color = (unsigned char *)ctxprof__zalloc(n, 1, P->ud);
+    queue = (uint32_t *)ctxprof__alloc(n, sizeof *queue, P->ud);
+    cur = (uint32_t *)ctxprof__alloc(n, sizeof *cur, P->ud);
+    g->roots = (uint32_t *)ctxprof__alloc(n, sizeof *g->roots, P->ud);
+    if (!flag || !color || !queue || !cur || !g->roots)
+        goto fail;
+    g->n_complex_sccs = g->n_cyclic_edges = g->n_back_edges = 0;
+    for (e = 0; e < m; e++) {
+        ctxprof_graph_edge *E = &g->edges[e];
+        uint32_t a = g->nodes[E->caller].scc, b = g->nodes[E->callee].scc;
+        E->flags &= ~(uint32_t)(CTXPROF_GRAPH_EDGE_CYCLIC | CTXPROF_GRAPH_EDGE_BACK);
+        if (a == b) {
+            E->flags |= CTXPROF_GRAPH_EDGE_CYCLIC;
+            g->n_cyclic_edges++;
+            if (!(flag[a] & 1))
+                g->n_complex_sccs++;
+            flag[a] |= 1;
+        } else {
+            flag[b] |= 2;
+        }
+    }
+    for (v = 0; v < n; v++)
+        if (flag[g->nodes[v].scc] & 1)
+            g->nodes[v].flags |= CTXPROF_GRAPH_NODE_COMPLEX;
+
+    /* entry points: the root, then the first node of every other source component */
+    g->roots[nr++] = g->root;
+    flag[g->nodes[g->root].scc] |= 4;
+    for (v = 0; v < n; v++) {
+        uint32_t s = g->nodes[v].scc;
+        if (!(flag[s] & 6)) {
+            flag[s] |= 4;
+            g->roots[nr++] = (uint32_t)v;
+        }
+    }
+    g->n_roots = nr;
+    for (k = 0; k < nr; k++)
+        g->nodes[g->roots[k]].flags |= CTXPROF_GRAPH_NODE_ROOT;
+
+    /* reachability from the root (breadth first) */
+    {
+        size_t qh = 0, qt = 0;
+        queue[qt++] = g->root;
+        color[g->root] = 1;
+        while (qh < qt) {
+            uint32_t u = queue[qh++], i;
+            for (i = g->out_first[u]; i < g->out_first[u + 1]; i++) {
+                uint32_t w = g->edges[g->out_edge[i]].callee;
+                if (!color[w]) {
+                    color[w] = 1;
+                    queue[qt++] = w;
+                }
+            }
+        }
+        g->n_unreachable = n - qt;
+        for (v = 0; v < n; v++)
+            if (!color[v])
+                g->nodes[v].flags |= CTXPROF_GRAPH_NODE_UNREACHABLE;
+    }
+
+    /* depth-first back edges from the entry points (PCCE's recursive calls) */
+    memset(color, 0, n);
+    for (k = 0; k < nr; k++) {
+        size_t top = 0;
+        uint32_t r = g->roots[k];
+        if (color[r])
+            continue;
+        color[r] = 1;
+        queue[top] = r;
+        cur[top++] = g->out_first[r];
+        while (top > 0) {
+            uint32_t u = queue[top - 1];
+            if (cur[top - 1] < g->out_first[u + 1]) {
+                uint32_t ei = g->out_edge[cur[top - 1]++], w = g->edges[ei].callee;
+                if (color[w] == 0) {
+                    color[w] = 1;
+                    queue[top] = w;
+                    cur[top++] = g->out_first[w];
+                } else if (color[w] == 1) {
+                    g->edges[ei].flags |= CTXPROF_GRAPH_EDGE_BACK;
+                    g->n_back_edges++;
+                }
+            } else {
+                color[u] = 2;
+                top--;
+            }
+        }
+    }
+
+    /* notes for the user */
+    if (g->n_unreachable) {
+        char list[200];
+        size_t used = 0;
+        list[0] = '\0';
+        for (k = 1; k < nr && used + 40 < sizeof list; k++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k > 1 ? ", " : "",
+                                     g->nodes[g->roots[k]].name);
+        ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                           "%lu function%s not reachable from the root '%s'; treated as reached "
+                           "from %lu extra entry point%s (%s%s)",
+                           (unsigned long)g->n_unreachable, g->n_unreachable == 1 ? " is" : "s are",
+                           g->nodes[g->root].name, (unsigned long)(nr - 1), nr - 1 == 1 ? "" : "s",
+                           list, k < nr ? ", ..." : "");
+    }
+    g->n_indirect = P->n_ind;
+    g->n_indirect_open = 0;
+    if (P->n_ind) {
+        char list[240];
+        size_t used = 0, i;
+        list[0] = '\0';
+        for (i = 0; i < P->n_ind; i++) {
+            uint32_t c = P->ind_caller[i], j, resolved = 0;
+            for (j = g->out_first[c]; j < g->out_first[c + 1]; j++)
+                if (g->edges[g->out_edge[j]].flags & CTXPROF_GRAPH_EDGE_TEXT)
+                    resolved = 1;
+            if (resolved)
+                continue;
+            g->n_indirect_open++;
+            if (used + 60 < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s%s%s%s",
+                                         used ? ", " : "", g->nodes[c].name,
+                                         P->ind_label[i] ? " (" : "",
+                                         P->ind_label[i] ? P->ind_label[i] : "",
+                                         P->ind_label[i] ? ")" : "");
+        }
+        ctxprof__graph_log(g, g->n_indirect_open ? CTXPROF_LOG_WARN : CTXPROF_LOG_INFO,
+                           "%lu indirect call site%s (gcc __indirect_call) dropped; %lu in "
+                           "callers without edges from a dynamic call graph%s%s",
+                           (unsigned long)P->n_ind, P->n_ind == 1 ? "" : "s",
+                           (unsigned long)g->n_indirect_open, used ? ": " : "", list);
+    }
+    g->finished = 1;
+    st = CTXPROF_OK;
+fail:
+    ctxprof__free(flag, P->ud);
+    ctxprof__free(color, P->ud);
+    ctxprof__free(queue, P->ud);
+    ctxprof__free(cur, P->ud);
+    if (st != CTXPROF_OK) {
+        ctxprof__graph_free_analysis(g);
+        return ctxprof__fail(&g->error, st, 0, "out of memory");
+    }
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_graph_write(const ctxprof_graph *g, char **out, size_t *out_len)
+{
+    const ctxprof__graph_priv *P = (const ctxprof__graph_priv *)g->priv;
+    ctxprof__sbuf b;
+    size_t v, e;
+    *out = NULL;
+    *out_len = 0;
+    if (!P)
+        return CTXPROF_ERR_INVAL;
+    memset(&b, 0, sizeof b);
+    b.ud = P->ud;
+    ctxprof__sbuf_printf(&b, "ctxprof-callgraph 1\n");
+    if (g->root != CTXPROF_GRAPH_NONE)
+        ctxprof__sbuf_printf(&b, "root %s\n", g->nodes[g->root].name);
+    else if (P->root_name)
+        ctxprof__sbuf_printf(&b, "root %s\n", P->root_name);
+    for (v = 0; v < g->n_nodes; v++) {
+        const ctxprof_graph_node *N = &g->nodes[v];
+        if (N->frame)
+            ctxprof__sbuf_printf(&b, "func %s frame=%llu\n", N->name,
+                                 (unsigned long long)N->frame);
+        else
+            ctxprof__sbuf_printf(&b, "func %s\n", N->name);
+    }
+    for (e = 0; e < g->n_edges; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        if (E->label)
+            ctxprof__sbuf_printf(&b, "call %s %s site=%s\n", g->nodes[E->caller].name,
+                                 g->nodes[E->callee].name, E->label);
+        else
+            ctxprof__sbuf_printf(&b, "call %s %s\n", g->nodes[E->caller].name,
+                                 g->nodes[E->callee].name);
+    }
+    if (b.failed) {
+        ctxprof__free(b.p, b.ud);
+        return CTXPROF_ERR_NOMEM;
+    }
+    *out = b.p;
+    *out_len = b.len;
+    return CTXPROF_OK;
+}
+
 /* ==== pcce: implementation ==== */
+
+#if !defined(CTXPROF_STATIC)
+CTXPROF_TLS ctxprof_enc ctxprof_pcce_tls CTXPROF__TLS_MODEL;
+CTXPROF_TLS ctxprof_enc ctxprof_val_tls CTXPROF__TLS_MODEL;
+CTXPROF_TLS ctxprof_enc ctxprof_val_hcce_tls CTXPROF__TLS_MODEL;
+CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
+#endif
+
+/* Bits needed to write the values 0 .. x: 0 for x = 0. */
+CTXPROF__PRIV uint32_t ctxprof__bits(uint64_t x)
+{
+    uint32_t b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
+CTXPROF_DEF void ctxprof_enc_init(ctxprof_enc *st, const ctxprof_enc_desc *desc)
+{
+    memset(st, 0, sizeof *st);
+    if (desc) {
+        st->max_words = desc->max_words;
+        st->alloc_user = desc->alloc_user;
+    }
+}
+
+CTXPROF_DEF void ctxprof_enc_deinit(ctxprof_enc *st)
+{
+    uint64_t max = st->max_words;
+    void *ud = st->alloc_user;
+    ctxprof__free(st->buf, ud);
+    memset(st, 0, sizeof *st);
+    st->max_words = max;
+    st->alloc_user = ud;
+}
+
+CTXPROF_DEF void ctxprof_enc_reset(ctxprof_enc *st)
+{
+    memset(st->acyc, 0, sizeof st->acyc);
+    st->cur = 0;
+    st->n = 0;
+    st->room = 0;
+    st->depth = 0;
+}
+
+/* Moves the full newest word below it: stores it at buf[a + depth] when
+   there is room (growing buf up to the limit), else counts it as dropped.
+   The word holding the tail of the acyclic part is stored shifted by r so
+   that the query can put the tail in its low bits. */
+CTXPROF__PRIV void ctxprof__enc_spill(ctxprof_enc *st, uint32_t a, uint32_t r)
+{
+    uint64_t need = (uint64_t)a + st->depth + 2;
+    if (need > st->capw) {
+        uint64_t max = (st->max_words ? st->max_words : CTXPROF_ENC_MAX_WORDS) + a + 2;
+        uint64_t ncap = st->capw ? st->capw * 2 : (uint64_t)a + 16;
+        if (ncap < need)
+            ncap = need;
+        if (ncap > max)
+            ncap = max;
+        if (ncap >= need && ncap <= SIZE_MAX / 8) {
+            uint64_t *nb = (uint64_t *)ctxprof__alloc((size_t)ncap, 8, st->alloc_user);
+            if (nb) {
+                if (st->capw)
+                    memcpy(nb, st->buf, (size_t)st->capw * 8);
+                ctxprof__free(st->buf, st->alloc_user);
+                st->buf = nb;
+                st->capw = ncap;
+            } else {
+                st->max_words = st->capw > a + 2 ? st->capw - a - 2 : 1; /* freeze */
+            }
+        }
+    }
+    if (need <= st->capw)
+        st->buf[a + st->depth] = st->depth == 0 && r ? st->cur << r : st->cur;
+    else if (st->dropped < UINT64_MAX)
+        st->dropped++;
+    st->depth++;
+    st->room = 64;
+}
+
+CTXPROF_DEF void ctxprof_enc_push_slow(ctxprof_enc *st, uint32_t base, uint32_t k, uint64_t v)
+{
+    uint32_t a = base / 64, r = base % 64, room, j, rest;
+    if (k > 64)
+        return;
+    if (st->room == 0) { /* first push on this state */
+        st->room = 64 - r;
+        st->n = 0;
+        st->cur = 0;
+    }
+    room = st->room;
+    if (st->n + k <= room) {
+        st->cur = k == 64 ? v : (st->cur << k) | v;
+        st->n += k;
+        return;
+    }
+    /* the code straddles: its high j bits fill this word, the rest start the next */
+    j = room - st->n;
+    rest = k - j;
+    if (j)
+        st->cur = (st->cur << j) | (v >> rest);
+    ctxprof__enc_spill(st, a, r);
+    st->cur = rest == 64 ? v : v & ((UINT64_C(1) << rest) - 1);
+    st->n = rest;
+}
+
+CTXPROF_DEF void ctxprof_enc_pop_slow(ctxprof_enc *st, uint32_t base, uint32_t k)
+{
+    uint32_t a = base / 64, r = base % 64, need;
+    uint64_t w;
+    if (st->room == 0 || k > 64)
+        return; /* nothing was pushed */
+    if (k <= st->n) {
+        st->cur = k == 64 ? 0 : st->cur >> k;
+        st->n -= k;
+        return;
+    }
+    if (st->depth == 0) { /* more pops than pushes: clamp */
+        st->cur = 0;
+        st->n = 0;
+        return;
+    }
+    need = k - st->n;
+    st->depth--;
+    /* a word that was dropped at the limit comes back as zeros */
+    w = (uint64_t)a + st->depth + 2 <= st->capw ? st->buf[a + st->depth] : 0;
+    if (st->depth == 0) {
+        st->room = 64 - r;
+        st->cur = r ? w >> r : w;
+    } else {
+        st->room = 64;
+        st->cur = w;
+    }
+    st->n = st->room;
+    st->cur = need >= 64 ? 0 : st->cur >> need;
+    st->n -= need < st->n ? need : st->n;
+}
+
+CTXPROF_DEF const char *ctxprof_enc_scheme_name(int scheme)
+{
+    switch (scheme) {
+    case CTXPROF_ENC_PCCE:
+        return "pcce";
+    case CTXPROF_ENC_VALENCE:
+        return "valence";
+    case CTXPROF_ENC_HCCE:
+        return "hcce";
+    case CTXPROF_ENC_AUTO:
+        return "auto";
+    default:
+        return "?";
+    }
+}
+
+CTXPROF_DEF int ctxprof_enc_scheme_parse(const char *name)
+{
+    int s;
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        if (name && strcmp(name, ctxprof_enc_scheme_name(s)) == 0)
+            return s;
+    return 0;
+}
+
+CTXPROF_DEF void ctxprof_enc_tables_free(ctxprof_enc_tables *t, void *ud)
+{
+    /* the builder allocated every array; the tables only expose them as const */
+    ctxprof__free((void *)(uintptr_t)t->node_names, ud);
+    ctxprof__free((void *)(uintptr_t)t->edge_caller, ud);
+    ctxprof__free((void *)(uintptr_t)t->edge_callee, ud);
+    ctxprof__free((void *)(uintptr_t)t->edge_site, ud);
+    ctxprof__free((void *)(uintptr_t)t->ops, ud);
+    ctxprof__free((void *)(uintptr_t)t->node_flags, ud);
+    ctxprof__free((void *)(uintptr_t)t->num_of_node, ud);
+    ctxprof__free((void *)(uintptr_t)t->range_first, ud);
+    ctxprof__free((void *)(uintptr_t)t->range_lo, ud);
+    ctxprof__free((void *)(uintptr_t)t->range_ref, ud);
+    ctxprof__free((void *)(uintptr_t)t->num_cc, ud);
+    ctxprof__free((void *)(uintptr_t)t->scc_of_node, ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_level, ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_len, ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_first, ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_plevel, ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_first, ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_edge, ud);
+    ctxprof__free((void *)(uintptr_t)t->rec_edge, ud);
+    ctxprof__free((void *)(uintptr_t)t->node_rec_bits, ud);
+    ctxprof__free((void *)(uintptr_t)t->cyc_first, ud);
+    ctxprof__free((void *)(uintptr_t)t->cyc_edge, ud);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- building the tables ---- */
+
+/* Edge classes during numbering. */
+enum {
+    CTXPROF__NUM_SKIP = 0, /* not numbered (cyclic edge of a condensed SCC) */
+    CTXPROF__NUM_DAG = 1,  /* id += En(e) */
+    CTXPROF__NUM_PUSH = 2  /* push edge: saves the id, restarts it in a dummy range */
+};
+
+typedef struct ctxprof__eb {
+    const ctxprof_graph *g;
+    ctxprof_enc_tables *t;
+    ctxprof_enc_op *ops;
+    uint8_t *node_flags;
+    uint8_t *cls;     /* per edge: CTXPROF__NUM_* */
+    uint8_t *coded;   /* per edge: HCCE push edge that gets a stack code (overflow) */
+    uint8_t *pmode;   /* AUTO, per SCC: 1 = numbered PCCE-style (back edges push), 0 = coded */
+    size_t n_pushed;  /* edges turned into push edges by overflow */
+    void *ud;
+    ctxprof_error *err;
+} ctxprof__eb;
+
+CTXPROF__PRIV int ctxprof__eb_nomem(ctxprof__eb *B)
+{
+    return ctxprof__fail(B->err, CTXPROF_ERR_NOMEM, 0, "out of memory building the %s tables",
+                         ctxprof_enc_scheme_name(B->t->scheme));
+}
+
+/* Sorts ids[0..n) with their keys ascending by key, ties by id (a stable
+   merge sort through the n-entry buffers tid and tkey). */
+CTXPROF__PRIV void ctxprof__sort_by_key(uint32_t *ids, uint64_t *key, size_t n, uint32_t *tid,
+                                        uint64_t *tkey)
+{
+    size_t width, i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            size_t mid = i + width < n ? i + width : n;
+            size_t hi = i + 2 * width < n ? i + 2 * width : n, a = i, b = mid, o = i;
+            while (a < mid || b < hi) {
+                int take_a = b >= hi || (a < mid && (key[a] < key[b] ||
+                                                     (key[a] == key[b] && ids[a] < ids[b])));
+                if (take_a) {
+                    tid[o] = ids[a];
+                    tkey[o++] = key[a++];
+                } else {
+                    tid[o] = ids[b];
+                    tkey[o++] = key[b++];
+                }
+            }
+        }
+        memcpy(ids, tid, n * sizeof *ids);
+        memcpy(key, tkey, n * sizeof *key);
+    }
+}
+
+/* Topological order of the numbering nodes over the DAG edges (Kahn, FIFO
+   from the lowest id: deterministic). 0, CTXPROF_ERR_NOMEM, or
+   CTXPROF_ERR_CORRUPT if the DAG edges have a cycle (cannot happen for the
+   classes the builders make). */
+CTXPROF__PRIV int ctxprof__num_topo(const ctxprof_graph *g, const uint32_t *num_of_node,
+                                    uint32_t n_num, const uint8_t *cls, uint32_t *order, void *ud)
+{
+    size_t n = g->n_nodes, m = g->n_edges, v, e, qh = 0, qt = 0, i;
+    uint32_t *indeg = (uint32_t *)ctxprof__zalloc((size_t)n_num + 1, sizeof *indeg, ud);
+    uint32_t *mfirst = (uint32_t *)ctxprof__zalloc((size_t)n_num + 2, sizeof *mfirst, ud);
+    uint32_t *mem = (uint32_t *)ctxprof__alloc(n + 1, sizeof *mem, ud);
+    int st = CTXPROF_ERR_NOMEM;
+    if (!indeg || !mfirst || !mem)
+        goto out;
+    for (e = 0; e < m; e++)
+        if (cls[e] == CTXPROF__NUM_DAG)
+            indeg[num_of_node[g->edges[e].callee]]++;
+    for (v = 0; v < n; v++)
+        mfirst[num_of_node[v] + 1]++;
+    for (i = 0; i < n_num; i++)
+        mfirst[i + 1] += mfirst[i];
+    for (v = 0; v < n; v++)
+        mem[mfirst[num_of_node[v]]++] = (uint32_t)v;
+    for (i = n_num; i > 0; i--)
+        mfirst[i] = mfirst[i - 1];
+    mfirst[0] = 0;
+    for (i = 0; i < n_num; i++)
+        if (!indeg[i])
+            order[qt++] = (uint32_t)i;
+    while (qh < qt) {
+        uint32_t u = order[qh++], k;
+        for (k = mfirst[u]; k < mfirst[u + 1]; k++) {
+            uint32_t x = mem[k], j;
+            for (j = g->out_first[x]; j < g->out_first[x + 1]; j++) {
+                uint32_t ei = g->out_edge[j], w = num_of_node[g->edges[ei].callee];
+                if (cls[ei] == CTXPROF__NUM_DAG && --indeg[w] == 0)
+                    order[qt++] = w;
+            }
+        }
+    }
+    st = qt == n_num ? CTXPROF_OK : CTXPROF_ERR_CORRUPT;
+out:
+    ctxprof__free(indeg, ud);
+    ctxprof__free(mfirst, ud);
+    ctxprof__free(mem, ud);
+    return st;
+}
+
+/* PCCE numbering (Valence paper sec. 2.1) over numbering nodes: a dummy
+   root with a ROOT range into every entry point's numbering node, one
+   dummy range per push edge into its target, then the DAG edges in input
+   order: numCC(u) = sum of the ranges, En(e) = start of e's range.
+   Numbering nodes are processed in topological order (Kahn, FIFO, by id).
+   When numCC(u) would not fit in 64 bits, the DAG edges from the callers
+   with the most contexts become push edges (PCCE's own remedy for
+   recursion): with dummy ranges (dummy_push) or, for HCCE, with a stack
+   code (no range). push_bits64: push edges save 64 bits (PCCE), else just
+   the bits of the caller's numCC. */
+CTXPROF__PRIV int ctxprof__eb_number(ctxprof__eb *B, const uint32_t *num_of_node, uint32_t n_num,
+                                     int dummy_push, int push_bits64)
+{
+    const ctxprof_graph *g = B->g;
+    ctxprof_enc_tables *t = B->t;
+    size_t m = g->n_edges, i, e;
+    uint32_t *indeg = NULL, *order = NULL, *first = NULL, *in = NULL, *dag = NULL, *tid = NULL;
+    uint32_t *rfirst = NULL, *rref = NULL, *rcount = NULL;
+    uint64_t *cc = NULL, *keys = NULL, *tkey = NULL, *rlo = NULL;
+    uint8_t *has_root = NULL;
+    size_t nr = 0, qh = 0, qt = 0;
+    int st = CTXPROF_ERR_NOMEM;
+    indeg = (uint32_t *)ctxprof__zalloc((size_t)n_num + 1, sizeof *indeg, B->ud);
+    order = (uint32_t *)ctxprof__alloc((size_t)n_num + 1, sizeof *order, B->ud);
+    first = (uint32_t *)ctxprof__zalloc((size_t)n_num + 2, sizeof *first, B->ud);
+    in = (uint32_t *)ctxprof__alloc(m + 1, sizeof *in, B->ud);
+    dag = (uint32_t *)ctxprof__alloc(m + 1, sizeof *dag, B->ud);
+    tid = (uint32_t *)ctxprof__alloc(m + 1, sizeof *tid, B->ud);
+    keys = (uint64_t *)ctxprof__alloc(m + 1, sizeof *keys, B->ud);
+    tkey = (uint64_t *)ctxprof__alloc(m + 1, sizeof *tkey, B->ud);
+    cc = (uint64_t *)ctxprof__zalloc((size_t)n_num + 1, sizeof *cc, B->ud);
+    has_root = (uint8_t *)ctxprof__zalloc((size_t)n_num + 1, 1, B->ud);
+    rfirst = (uint32_t *)ctxprof__zalloc((size_t)n_num + 1, sizeof *rfirst, B->ud);
+    rlo = (uint64_t *)ctxprof__alloc(m + g->n_roots + 1, sizeof *rlo, B->ud);
+    rref = (uint32_t *)ctxprof__alloc(m + g->n_roots + 1, sizeof *rref, B->ud);
+    rcount = (uint32_t *)ctxprof__zalloc((size_t)n_num + 1, sizeof *rcount, B->ud);
+    if (!rcount || !indeg || !order || !first || !in || !dag || !tid || !keys || !tkey || !cc || !has_root || !rfirst ||
+        !rlo || !rref)
+        goto out;
+    for (i = 0; i < g->n_roots; i++)
+        has_root[num_of_node[g->roots[i]]] = 1;
+    /* in-edges per numbering node (DAG and push edges), by edge id */
+    for (e = 0; e < m; e++)
+        if (B->cls[e] != CTXPROF__NUM_SKIP)
+            first[num_of_node[g->edges[e].callee] + 1]++;
+    for (i = 0; i < n_num; i++)
+        first[i + 1] += first[i];
+    for (e = 0; e < m; e++)
+        if (B->cls[e] != CTXPROF__NUM_SKIP)
+            in[first[num_of_node[g->edges[e].callee]]++] = (uint32_t)e;
+    for (i = n_num; i > 0; i--)
+        first[i] = first[i - 1];
+    first[0] = 0;
+    if ((st = ctxprof__num_topo(g, num_of_node, n_num, B->cls, order, B->ud)) != CTXPROF_OK) {
+        if (st != CTXPROF_ERR_NOMEM)
+            st = ctxprof__fail(B->err, st, 0, "internal error: the numbering graph has a cycle");
+        goto out;
+    }
+    st = CTXPROF_ERR_NOMEM;
+    qt = n_num;
+    for (qh = 0; qh < qt; qh++) {
+        uint32_t u = order[qh], k, nd = 0, nk = 0;
+        uint64_t total, off;
+        /* dummy ranges first: ROOT, then push edges (given or made below) */
+        total = has_root[u];
+        for (k = first[u]; k < first[u + 1]; k++) {
+            uint32_t ei = in[k];
+            if (B->cls[ei] == CTXPROF__NUM_PUSH)
+                total += dummy_push ? 1 : 0;
+            else
+                dag[nd++] = ei;
+        }
+        {
+            /* fit in 64 bits: keep the DAG edges with the fewest contexts */
+            uint64_t sum = 0;
+            int over = 0;
+            for (k = 0; k < nd && !over; k++) {
+                uint64_t c = cc[num_of_node[g->edges[dag[k]].caller]];
+                if (c > UINT64_MAX - 1 - total - sum)
+                    over = 1;
+                else
+                    sum += c;
+            }
+            if (over) {
+                uint64_t keep = 0;
+                for (k = 0; k < nd; k++)
+                    keys[k] = cc[num_of_node[g->edges[dag[k]].caller]];
+                ctxprof__sort_by_key(dag, keys, nd, tid, tkey);
+                /* dag is ascending by contexts: keep a prefix */
+                for (nk = 0; nk < nd; nk++) {
+                    uint64_t c = keys[nk], lim = UINT64_MAX - 1 - total -
+                                                 (dummy_push ? (uint64_t)(nd - nk - 1) : 0);
+                    if (c > lim || keep > lim - c)
+                        break;
+                    keep += c;
+                }
+                for (k = nk; k < nd; k++) {
+                    B->cls[dag[k]] = CTXPROF__NUM_PUSH;
+                    if (!dummy_push)
+                        B->coded[dag[k]] = 1;
+                    B->n_pushed++;
+                    total += dummy_push ? 1 : 0;
+                }
+                /* the kept ones back in input order */
+                for (k = 1; k < nk; k++) {
+                    uint32_t x = dag[k];
+                    uint32_t j = k;
+                    while (j > 0 && dag[j - 1] > x) {
+                        dag[j] = dag[j - 1];
+                        j--;
+                    }
+                    dag[j] = x;
+                }
+                nd = nk;
+            }
+        }
+        /* ranges: ROOT, dummies by edge id, DAG edges by edge id */
+        rfirst[u] = (uint32_t)nr;
+        off = 0;
+        if (has_root[u]) {
+            rlo[nr] = 0;
+            rref[nr++] = CTXPROF_ENC_REF_ROOT;
+            off = 1;
+        }
+        for (k = first[u]; k < first[u + 1]; k++) {
+            uint32_t ei = in[k];
+            ctxprof_enc_op *op = &B->ops[ei];
+            if (B->cls[ei] != CTXPROF__NUM_PUSH)
+                continue;
+            op->id_push = 1;
+            op->id_bits = push_bits64 ? 64 : 0; /* set below from the caller's numCC */
+            if (dummy_push) {
+                op->id_new = off;
+                rlo[nr] = off++;
+                rref[nr++] = ei | CTXPROF_ENC_REF_PUSH;
+            } else {
+                op->id_new = 0;
+            }
+        }
+        for (k = 0; k < nd; k++) {
+            uint32_t ei = dag[k];
+            B->ops[ei].add = off;
+            rlo[nr] = off;
+            rref[nr++] = ei;
+            off += cc[num_of_node[g->edges[ei].caller]];
+        }
+        cc[u] = off ? off : 1; /* HCCE: a node entered only by coded push edges */
+        rcount[u] = (uint32_t)(nr - rfirst[u]);
+    }
+    /* push widths: the caller's contexts */
+    for (e = 0; e < m; e++) {
+        ctxprof_enc_op *op = &B->ops[e];
+        if (B->cls[e] == CTXPROF__NUM_PUSH && !push_bits64)
+            op->id_bits = (uint8_t)ctxprof__bits(cc[num_of_node[g->edges[e].caller]] - 1);
+    }
+    {
+        uint64_t maxcc = 1;
+        for (i = 0; i < n_num; i++)
+            if (cc[i] > maxcc)
+                maxcc = cc[i];
+        t->acyc_bits = push_bits64 ? 64 : ctxprof__bits(maxcc - 1);
+    }
+    /* ranges in numbering-node order (they were appended in topological order) */
+    {
+        uint64_t *lo2 = (uint64_t *)ctxprof__alloc(nr + 1, sizeof *lo2, B->ud);
+        uint32_t *ref2 = (uint32_t *)ctxprof__alloc(nr + 1, sizeof *ref2, B->ud);
+        uint32_t *rf2 = (uint32_t *)ctxprof__alloc((size_t)n_num + 1, sizeof *rf2, B->ud);
+        size_t o = 0;
+        if (!lo2 || !ref2 || !rf2) {
+            ctxprof__free(lo2, B->ud);
+            ctxprof__free(ref2, B->ud);
+            ctxprof__free(rf2, B->ud);
+            goto out;
+        }
+        for (i = 0; i < n_num; i++) {
+            rf2[i] = (uint32_t)o;
+            memcpy(lo2 + o, rlo + rfirst[i], rcount[i] * sizeof *lo2);
+            memcpy(ref2 + o, rref + rfirst[i], rcount[i] * sizeof *ref2);
+            o += rcount[i];
+        }
+        rf2[n_num] = (uint32_t)o;
+        ctxprof__free(rlo, B->ud);
+        ctxprof__free(rref, B->ud);
+        ctxprof__free(rfirst, B->ud);
+        rlo = lo2;
+        rref = ref2;
+        rfirst = rf2;
+    }
+    st = CTXPROF_OK;
+out:
+    ctxprof__free(indeg, B->ud);
+    ctxprof__free(order, B->ud);
+    ctxprof__free(first, B->ud);
+    ctxprof__free(in, B->ud);
+    ctxprof__free(dag, B->ud);
+    ctxprof__free(tid, B->ud);
+    ctxprof__free(keys, B->ud);
+    ctxprof__free(tkey, B->ud);
+    ctxprof__free(has_root, B->ud);
+    ctxprof__free(rcount, B->ud);
+    if (st == CTXPROF_ERR_NOMEM)
+        ctxprof__eb_nomem(B);
+    if (st == CTXPROF_OK) {
+        t->n_num = n_num;
+        t->num_cc = cc;
+        t->range_lo = rlo;
+        t->range_ref = rref;
+        t->range_first = rfirst;
+    } else {
+        ctxprof__free(cc, B->ud);
+        ctxprof__free(rlo, B->ud);
+        ctxprof__free(rref, B->ud);
+        ctxprof__free(rfirst, B->ud);
+    }
+    return st;
+}
+
+/* Common tables: names, edges, empty ops, root and complex flags. */
+CTXPROF__PRIV int ctxprof__eb_begin(ctxprof__eb *B, const ctxprof_graph *g, int scheme,
+                                    ctxprof_enc_tables *t, ctxprof_error *err)
+{
+    size_t v, e, n = g->n_nodes, m = g->n_edges;
+    const char **names;
+    uint32_t *caller, *callee, *site;
+    memset(B, 0, sizeof *B);
+    memset(t, 0, sizeof *t);
+    B->g = g;
+    B->t = t;
+    B->err = err;
+    B->ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
+    t->scheme = scheme;
+    if (!g->finished)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "call graph not finished (call ctxprof_graph_finish)");
+    if (n >= CTXPROF_ENC_REF_PUSH || m >= CTXPROF_ENC_REF_PUSH)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "call graph too large (2^31 edges)");
+    t->n_nodes = (uint32_t)n;
+    t->n_edges = (uint32_t)m;
+    names = (const char **)ctxprof__alloc(n + 1, sizeof *names, B->ud);
+    caller = (uint32_t *)ctxprof__alloc(m + 1, sizeof *caller, B->ud);
+    callee = (uint32_t *)ctxprof__alloc(m + 1, sizeof *callee, B->ud);
+    site = (uint32_t *)ctxprof__alloc(m + 1, sizeof *site, B->ud);
+    t->node_names = names;
+    t->edge_caller = caller;
+    t->edge_callee = callee;
+    t->edge_site = site;
+    B->ops = (ctxprof_enc_op *)ctxprof__zalloc(m + 1, sizeof *B->ops, B->ud);
+    t->ops = B->ops;
+    B->node_flags = (uint8_t *)ctxprof__zalloc(n + 1, 1, B->ud);
+    t->node_flags = B->node_flags;
+    B->cls = (uint8_t *)ctxprof__zalloc(m + 1, 1, B->ud);
+    B->coded = (uint8_t *)ctxprof__zalloc(m + 1, 1, B->ud);
+    if (!names || !caller || !callee || !site || !B->ops || !B->node_flags || !B->cls ||
+        !B->coded)
+        return ctxprof__eb_nomem(B);
+    for (v = 0; v < n; v++) {
+        names[v] = g->nodes[v].name;
+        if (g->nodes[v].flags & CTXPROF_GRAPH_NODE_ROOT)
+            B->node_flags[v] |= CTXPROF_ENC_NODE_ROOT;
+        if (g->nodes[v].flags & CTXPROF_GRAPH_NODE_COMPLEX)
+            B->node_flags[v] |= CTXPROF_ENC_NODE_COMPLEX;
+    }
+    for (e = 0; e < m; e++) {
+        caller[e] = g->edges[e].caller;
+        callee[e] = g->edges[e].callee;
+        site[e] = g->edges[e].site;
+    }
+    return CTXPROF_OK;
+}
+
+/* Node -> its SCC id (the numbering of condensed schemes). */
+CTXPROF__PRIV uint32_t *ctxprof__eb_scc_map(ctxprof__eb *B)
+{
+    size_t v;
+    uint32_t *map = (uint32_t *)ctxprof__alloc(B->g->n_nodes + 1, sizeof *map, B->ud);
+    if (map)
+        for (v = 0; v < B->g->n_nodes; v++)
+            map[v] = B->g->nodes[v].scc;
+    return map;
+}
+
+/* Global cyclic-edge codes (Valence Alg. 3): every cyclic edge that is not
+   numbered (all of them, except in AUTO's PCCE-style SCCs), then every
+   coded push edge (HCCE, global AUTO), numbered in edge order. */
+CTXPROF__PRIV int ctxprof__eb_global_codes(ctxprof__eb *B)
+{
+    const ctxprof_graph *g = B->g;
+    size_t e, m = g->n_edges, c = 0;
+    uint32_t *rec = (uint32_t *)ctxprof__alloc(m + 1, sizeof *rec, B->ud), bits;
+    if (!rec)
+        return ctxprof__eb_nomem(B);
+    B->t->rec_edge = rec;
+    for (e = 0; e < m; e++)
+        if ((g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) && B->cls[e] == CTXPROF__NUM_SKIP)
+            rec[c++] = (uint32_t)e;
+    for (e = 0; e < m; e++)
+        if (B->coded[e])
+            rec[c++] = (uint32_t)e;
+    bits = c ? ctxprof__bits(c - 1) : 0;
+    if (c && bits == 0)
+        bits = 1; /* a non-empty stack must be visible */
+    B->t->n_rec = (uint32_t)c;
+    B->t->rec_bits = bits;
+    for (e = 0; e < c; e++) {
+        B->ops[rec[e]].push_bits = (uint8_t)bits;
+        B->ops[rec[e]].push_code = e;
+    }
+    return CTXPROF_OK;
+}
+
+/* Valence Alg. 1 on the graph with each SCC condensed (sec. 3.2): levels,
+   level codes and edge codes; an SCC that holds an entry point and has
+   callers gets a virtual first caller at level 0 (code 0) for "started
+   here". */
+CTXPROF__PRIV int ctxprof__eb_levels(ctxprof__eb *B)
+{
+    const ctxprof_graph *g = B->g;
+    ctxprof_enc_tables *t = B->t;
+    size_t ns = g->n_sccs, m = g->n_edges, e, i, ng = 0, ne = 0, maxlevel = 0;
+    uint32_t *first = NULL, *in = NULL, *level = NULL, *lfirst = NULL, *gplevel = NULL;
+    uint32_t *gfirst = NULL, *gedge = NULL, *l2g = NULL, *gcount = NULL, *ecode = NULL;
+    uint32_t *egroup = NULL, *ngs_of = NULL;
+    uint8_t *lvlen = NULL, *has_root = NULL;
+    size_t l2g_cap = 0;
+    int st = CTXPROF_ERR_NOMEM;
+    first = (uint32_t *)ctxprof__zalloc(ns + 2, sizeof *first, B->ud);
+    in = (uint32_t *)ctxprof__alloc(m + 1, sizeof *in, B->ud);
+    level = (uint32_t *)ctxprof__zalloc(ns + 1, sizeof *level, B->ud);
+    lfirst = (uint32_t *)ctxprof__zalloc(ns + 1, sizeof *lfirst, B->ud); /* by processing */
+    lvlen = (uint8_t *)ctxprof__zalloc(ns + 1, 1, B->ud);
+    has_root = (uint8_t *)ctxprof__zalloc(ns + 1, 1, B->ud);
+    gplevel = (uint32_t *)ctxprof__alloc(m + g->n_roots + 1, sizeof *gplevel, B->ud);
+    gfirst = (uint32_t *)ctxprof__alloc(m + g->n_roots + 2, sizeof *gfirst, B->ud);
+    gedge = (uint32_t *)ctxprof__alloc(m + g->n_roots + 1, sizeof *gedge, B->ud);
+    gcount = (uint32_t *)ctxprof__alloc(m + g->n_roots + 1, sizeof *gcount, B->ud);
+    ecode = (uint32_t *)ctxprof__alloc(m + 1, sizeof *ecode, B->ud);
+    egroup = (uint32_t *)ctxprof__alloc(m + 1, sizeof *egroup, B->ud);
+    ngs_of = (uint32_t *)ctxprof__zalloc(ns + 1, sizeof *ngs_of, B->ud);
+    if (!ngs_of || !first || !in || !level || !lfirst || !lvlen || !has_root || !gplevel || !gfirst ||
+        !gedge || !gcount || !ecode || !egroup)
+        goto out;
+    for (i = 0; i < g->n_roots; i++)
+        has_root[g->nodes[g->roots[i]].scc] = 1;
+    for (e = 0; e < m; e++)
+        if (!(g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC))
+            first[g->nodes[g->edges[e].callee].scc + 1]++;
+    for (i = 0; i < ns; i++)
+        first[i + 1] += first[i];
+    for (e = 0; e < m; e++)
+        if (!(g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC))
+            in[first[g->nodes[g->edges[e].callee].scc]++] = (uint32_t)e;
+    for (i = ns; i > 0; i--)
+        first[i] = first[i - 1];
+    first[0] = 0;
+    /* Tarjan ids are a reverse topological order: callers' SCCs have larger ids */
+    for (i = ns; i-- > 0;) {
+        uint32_t k, s = (uint32_t)i, g0 = (uint32_t)ng, maxlen = 0, ngs;
+        size_t n_in = first[s + 1] - first[s];
+        lfirst[s] = g0;
+        if (n_in == 0) { /* a source: level 0, no codes */
+            level[s] = 0;
+            continue;
+        }
+        for (k = (has_root[s] ? 0u : 1u); k <= n_in; k++) {
+            uint32_t ei = k == 0 ? CTXPROF_ENC_REF_ROOT : in[first[s] + k - 1];
+            uint32_t pl = k == 0 ? 0 : level[g->nodes[g->edges[ei].caller].scc], gi;
+            if (pl >= l2g_cap) { /* l2g: level -> group + 1 for this SCC */
+                size_t old = l2g_cap;
+                if (ctxprof__reserve((void **)&l2g, &l2g_cap, old, (size_t)pl + 1, sizeof *l2g,
+                                     B->ud))
+                    goto out;
+                memset(l2g + old, 0, (l2g_cap - old) * sizeof *l2g);
+            }
+            if (!l2g[pl]) { /* Alg. 1 lines 10-16: a new level code */
+                gplevel[ng] = pl;
+                gcount[ng] = 0;
+                l2g[pl] = (uint32_t)(++ng - g0);
+            }
+            gi = g0 + l2g[pl] - 1;
+            if (k > 0) { /* lines 18-20: edge code within the level */
+                ecode[ei] = gcount[gi];
+                egroup[ei] = gi;
+            }
+            gcount[gi]++;
+        }
+        ngs = (uint32_t)ng - g0;
+        ngs_of[s] = ngs;
+        for (k = g0; k < ng; k++) { /* lines 22-28 */
+            uint32_t len = gplevel[k] + ctxprof__bits(gcount[k] - 1);
+            if (len > maxlen)
+                maxlen = len;
+            l2g[gplevel[k]] = 0;
+        }
+        lvlen[s] = (uint8_t)ctxprof__bits(ngs - 1);
+        level[s] = maxlen + lvlen[s];
+        if (level[s] > maxlevel)
+            maxlevel = level[s];
+        if (maxlevel > (1u << 24)) {
+            st = ctxprof__fail(B->err, CTXPROF_ERR_RANGE, 0,
+                               "Valence levels exceed 2^24 bits: graph too deep");
+            goto out;
+        }
+    }
+    /* groups were made in topological order: move them to component order */
+    {
+        uint32_t *nl = (uint32_t *)ctxprof__zalloc(ns + 1, sizeof *nl, B->ud);
+        uint32_t *p2 = (uint32_t *)ctxprof__alloc(ng + 1, sizeof *p2, B->ud);
+        uint32_t *c2 = (uint32_t *)ctxprof__alloc(ng + 1, sizeof *c2, B->ud);
+        if (!nl || !p2 || !c2) {
+            ctxprof__free(nl, B->ud);
+            ctxprof__free(p2, B->ud);
+            ctxprof__free(c2, B->ud);
+            goto out;
+        }
+        for (i = 0; i < ns; i++)
+            nl[i + 1] = nl[i] + ngs_of[i];
+        for (i = 0; i < ns; i++) {
+            uint32_t j;
+            for (j = 0; j < ngs_of[i]; j++) {
+                p2[nl[i] + j] = gplevel[lfirst[i] + j];
+                c2[nl[i] + j] = gcount[lfirst[i] + j];
+            }
+        }
+        for (e = 0; e < m; e++)
+            if (!(g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC)) {
+                uint32_t s = g->nodes[g->edges[e].callee].scc;
+                egroup[e] = nl[s] + (egroup[e] - lfirst[s]);
+            }
+        ctxprof__free(lfirst, B->ud);
+        ctxprof__free(gplevel, B->ud);
+        ctxprof__free(gcount, B->ud);
+        lfirst = nl;
+        gplevel = p2;
+        gcount = c2;
+    }
+    /* group edge lists by edge code; the virtual root entry is code 0 of level 0 */
+    gfirst[0] = 0;
+    for (i = 0; i < ng; i++)
+        gfirst[i + 1] = gfirst[i] + gcount[i];
+    ne = gfirst[ng];
+    for (i = 0; i < ns; i++)
+        if (has_root[i] && first[i + 1] > first[i])
+            gedge[gfirst[lfirst[i]]] = CTXPROF_ENC_REF_ROOT; /* level 0 is group 0 */
+    for (e = 0; e < m; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        uint32_t s, gi, nl, pl, lvcode, w, b;
+        uint64_t words[2][4];
+        uint32_t nw = 0, j;
+        ctxprof_enc_op *op = &B->ops[e];
+        if (E->flags & CTXPROF_GRAPH_EDGE_CYCLIC)
+            continue;
+        s = g->nodes[E->callee].scc;
+        gi = egroup[e];
+        gedge[gfirst[gi] + ecode[e]] = (uint32_t)e;
+        nl = level[s];
+        pl = gplevel[gi];
+        lvcode = gi - lfirst[s];
+        /* Alg. 1 lines 32-35: cc = edge code . level code in id[p.level, n.level) */
+        for (b = 0; b < 32; b++) {
+            uint32_t bits[2], nb = 0, q;
+            if (ecode[e] >> b & 1)
+                bits[nb++] = pl + b;
+            if (b < lvlen[s] && (lvcode >> b & 1))
+                bits[nb++] = nl - lvlen[s] + b;
+            for (q = 0; q < nb; q++) {
+                w = bits[q] / 64;
+                for (j = 0; j < nw && words[0][j] != w; j++)
+                    ;
+                if (j == nw) {
+                    if (nw == 4) {
+                        st = ctxprof__fail(B->err, CTXPROF_ERR_RANGE, 0,
+                                           "internal error: Valence code in more than 4 words");
+                        goto out;
+                    }
+                    words[0][nw] = w;
+                    words[1][nw++] = 0;
+                }
+                words[1][j] |= UINT64_C(1) << (bits[q] % 64);
+            }
+        }
+        op->n_xor = (uint8_t)nw;
+        for (j = 0; j < nw; j++) {
+            op->xor_word[j] = (uint16_t)words[0][j];
+            op->xor_val[j] = words[1][j];
+        }
+    }
+    (void)ne;
+    t->n_scc = (uint32_t)ns;
+    t->lv_level = level;
+    t->lv_len = lvlen;
+    t->lv_first = lfirst;
+    t->grp_plevel = gplevel;
+    t->grp_first = gfirst;
+    t->grp_edge = gedge;
+    t->acyc_bits = (uint32_t)maxlevel;
+    level = NULL;
+    lvlen = NULL;
+    lfirst = NULL;
+    gplevel = gfirst = gedge = NULL;
+    st = CTXPROF_OK;
+out:
+    if (st == CTXPROF_ERR_NOMEM)
+        ctxprof__eb_nomem(B);
+    ctxprof__free(first, B->ud);
+    ctxprof__free(in, B->ud);
+    ctxprof__free(level, B->ud);
+    ctxprof__free(lfirst, B->ud);
+    ctxprof__free(lvlen, B->ud);
+    ctxprof__free(has_root, B->ud);
+    ctxprof__free(gplevel, B->ud);
+    ctxprof__free(gfirst, B->ud);
+    ctxprof__free(gedge, B->ud);
+    ctxprof__free(gcount, B->ud);
+    ctxprof__free(ecode, B->ud);
+    ctxprof__free(egroup, B->ud);
+    ctxprof__free(ngs_of, B->ud);
+    ctxprof__free(l2g, B->ud);
+    return st;
+}
+
+/* AUTO recursion codes, per target function f: code 0 = "entered from
+   outside f's SCC" when f can be (an entry point, or a non-cyclic caller),
+   then one code per cyclic edge into f; width = bits of the largest code.
+   Non-cyclic edges into a coded f push the entry code (zeros). */
+CTXPROF__PRIV int ctxprof__eb_target_codes(ctxprof__eb *B)
+{
+    const ctxprof_graph *g = B->g;
+    size_t n = g->n_nodes, m = g->n_edges, v, e;
+    uint32_t *cfirst = (uint32_t *)ctxprof__zalloc(n + 2, sizeof *cfirst, B->ud);
+    uint32_t *fill = (uint32_t *)ctxprof__alloc(n + 2, sizeof *fill, B->ud);
+    uint32_t *cedge = (uint32_t *)ctxprof__alloc(m + 1, sizeof *cedge, B->ud);
+    uint8_t *kbits = (uint8_t *)ctxprof__zalloc(n + 1, 1, B->ud);
+    if (!cfirst || !fill || !cedge || !kbits) {
+        ctxprof__free(cfirst, B->ud);
+        ctxprof__free(fill, B->ud);
+        ctxprof__free(cedge, B->ud);
+        ctxprof__free(kbits, B->ud);
+        return ctxprof__eb_nomem(B);
+    }
+#define CTXPROF__CODED(v)                                                                          \
+    ((g->nodes[v].flags & CTXPROF_GRAPH_NODE_COMPLEX) && !(B->pmode && B->pmode[g->nodes[v].scc]))
+    for (e = 0; e < m; e++) {
+        uint32_t f = g->edges[e].callee;
+        if (!CTXPROF__CODED(f))
+            continue;
+        if (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC)
+            cfirst[f + 1]++;
+        else
+            B->node_flags[f] |= CTXPROF_ENC_NODE_ENTRY;
+    }
+    for (v = 0; v < n; v++) {
+        uint32_t count = cfirst[v + 1];
+        cfirst[v + 1] += cfirst[v];
+        if (!CTXPROF__CODED(v))
+            continue;
+        if (g->nodes[v].flags & CTXPROF_GRAPH_NODE_ROOT)
+            B->node_flags[v] |= CTXPROF_ENC_NODE_ENTRY;
+        B->node_flags[v] |= CTXPROF_ENC_NODE_CODED;
+        if (B->node_flags[v] & CTXPROF_ENC_NODE_ENTRY)
+            count++;
+        kbits[v] = (uint8_t)ctxprof__bits(count - 1);
+    }
+    memcpy(fill, cfirst, (n + 1) * sizeof *fill);
+    for (e = 0; e < m; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        ctxprof_enc_op *op = &B->ops[e];
+        uint32_t f = E->callee;
+        uint64_t code = 0; /* the entry code */
+        if (!(B->node_flags[f] & CTXPROF_ENC_NODE_CODED))
+            continue;
+        if (E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) {
+            code = ((B->node_flags[f] & CTXPROF_ENC_NODE_ENTRY) ? 1u : 0u) + (fill[f] - cfirst[f]);
+            cedge[fill[f]++] = (uint32_t)e;
+        }
+        if (kbits[f]) {
+            op->push_bits = kbits[f];
+            op->push_code = code;
+        }
+    }
+#undef CTXPROF__CODED
+    ctxprof__free(fill, B->ud);
+    B->t->node_rec_bits = kbits;
+    B->t->cyc_first = cfirst;
+    B->t->cyc_edge = cedge;
+    return CTXPROF_OK;
+}
+
+/* AUTO with the given SCC modes: numbering nodes are the SCCs, except that
+   the members of a PCCE-mode SCC are numbered one by one (their back edges
+   push the id); the other complex SCCs' cyclic edges push per-target codes
+   (with entry codes) or, when global, codes unique in the program as in
+   Valence and HCCE (then push edges push a code too). */
+CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int global)
+{
+    const ctxprof_graph *g = B->g;
+    size_t n = g->n_nodes, m = g->n_edges, v, e;
+    uint32_t n_num = (uint32_t)g->n_sccs, *map = *pmap;
+    ctxprof_enc_tables *t = B->t;
+    /* undo a previous pass */
+    ctxprof__free((void *)(uintptr_t)t->num_cc, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->range_first, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->range_lo, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->range_ref, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->node_rec_bits, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->cyc_first, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->cyc_edge, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->rec_edge, B->ud);
+    t->rec_edge = NULL;
+    t->n_rec = 0;
+    t->rec_bits = 0;
+    memset(B->coded, 0, m);
+    t->num_cc = NULL;
+    t->range_first = NULL;
+    t->range_lo = NULL;
+    t->range_ref = NULL;
+    t->node_rec_bits = NULL;
+    t->cyc_first = NULL;
+    t->cyc_edge = NULL;
+    memset(B->ops, 0, m * sizeof *B->ops);
+    B->n_pushed = 0;
+    for (v = 0; v < n; v++) {
+        B->node_flags[v] &= (uint8_t)(CTXPROF_ENC_NODE_ROOT | CTXPROF_ENC_NODE_COMPLEX);
+        map[v] = g->nodes[v].scc;
+        if (B->pmode[g->nodes[v].scc])
+            map[v] = n_num++;
+    }
+    for (e = 0; e < m; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        if (!(E->flags & CTXPROF_GRAPH_EDGE_CYCLIC))
+            B->cls[e] = CTXPROF__NUM_DAG;
+        else if (!B->pmode[g->nodes[E->caller].scc])
+            B->cls[e] = CTXPROF__NUM_SKIP;
+        else
+            B->cls[e] = (E->flags & CTXPROF_GRAPH_EDGE_BACK) ? CTXPROF__NUM_PUSH : CTXPROF__NUM_DAG;
+    }
+    if (ctxprof__eb_number(B, map, n_num, !global, 0))
+        return B->err->status;
+    if (!global)
+        return ctxprof__eb_target_codes(B);
+    /* every push edge also pushes its global code, like HCCE's */
+    for (e = 0; e < m; e++)
+        if (B->cls[e] == CTXPROF__NUM_PUSH)
+            B->coded[e] = 1;
+    return ctxprof__eb_global_codes(B);
+}
+
+/* Chooses, per complex SCC, between per-target codes (a few bits per
+   cyclic edge) and PCCE-style numbering inside the SCC (nothing on its
+   forward edges, bits(numCC(caller)) on each back edge), by the bits per
+   cyclic edge each costs when every edge is equally likely; PCCE-style
+   wins on long cycles entered from many places. The first pass (all
+   coded) gives the contexts entering each SCC. */
+CTXPROF__PRIV int ctxprof__eb_auto(ctxprof__eb *B, uint32_t **pmap)
+{
+    const ctxprof_graph *g = B->g;
+    size_t n = g->n_nodes, m = g->n_edges, ns = g->n_sccs, v, e, chosen = 0;
+    uint64_t *cc = NULL, *sum_code = NULL, *sum_pcce = NULL;
+    uint32_t *indeg = NULL, *queue = NULL, a0;
+    uint8_t *sat = NULL;
+    size_t qh = 0, qt = 0;
+    int st;
+    *pmap = (uint32_t *)ctxprof__alloc(n + 1, sizeof **pmap, B->ud);
+    B->pmode = (uint8_t *)ctxprof__zalloc(ns + 1, 1, B->ud);
+    if (!*pmap || !B->pmode)
+        return ctxprof__eb_nomem(B);
+    if ((st = ctxprof__eb_auto_pass(B, pmap, 0)) != CTXPROF_OK)
+        return st;
+    if (!g->n_complex_sccs)
+        return CTXPROF_OK;
+    a0 = B->t->acyc_bits;
+    cc = (uint64_t *)ctxprof__zalloc(n + 1, sizeof *cc, B->ud);
+    sum_code = (uint64_t *)ctxprof__zalloc(ns + 1, sizeof *sum_code, B->ud);
+    sum_pcce = (uint64_t *)ctxprof__zalloc(ns + 1, sizeof *sum_pcce, B->ud);
+    indeg = (uint32_t *)ctxprof__zalloc(n + 1, sizeof *indeg, B->ud);
+    queue = (uint32_t *)ctxprof__alloc(n + 1, sizeof *queue, B->ud);
+    sat = (uint8_t *)ctxprof__zalloc(ns + 1, 1, B->ud);
+    if (!cc || !sum_code || !sum_pcce || !indeg || !queue || !sat) {
+        st = ctxprof__eb_nomem(B);
+        goto out;
+    }
+    /* contexts of each member if its SCC were numbered: entries, dummies, then
+       its forward in-edges inside the SCC (in topological order) */
+    for (v = 0; v < g->n_roots; v++)
+        cc[g->roots[v]] = 1;
+    for (e = 0; e < m; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        uint64_t add;
+        if (!(E->flags & CTXPROF_GRAPH_EDGE_CYCLIC))
+            add = B->t->num_cc[(*pmap)[E->caller]];
+        else if (E->flags & CTXPROF_GRAPH_EDGE_BACK)
+            add = 1;
+        else {
+            indeg[E->callee]++;
+            continue;
+        }
+        cc[E->callee] = add > UINT64_MAX - cc[E->callee] ? UINT64_MAX : cc[E->callee] + add;
+    }
+    for (v = 0; v < n; v++)
+        if (!indeg[v])
+            queue[qt++] = (uint32_t)v;
+    while (qh < qt) {
+        uint32_t u = queue[qh++], j;
+        for (j = g->out_first[u]; j < g->out_first[u + 1]; j++) {
+            const ctxprof_graph_edge *E = &g->edges[g->out_edge[j]];
+            if ((E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) && !(E->flags & CTXPROF_GRAPH_EDGE_BACK)) {
+                cc[E->callee] =
+                    cc[u] > UINT64_MAX - cc[E->callee] ? UINT64_MAX : cc[E->callee] + cc[u];
+                if (--indeg[E->callee] == 0)
+                    queue[qt++] = E->callee;
+            }
+        }
+    }
+    for (v = 0; v < n; v++)
+        if (cc[v] >= (UINT64_C(1) << 62))
+            sat[g->nodes[v].scc] = 1;
+    for (e = 0; e < m; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        uint32_t s = g->nodes[E->callee].scc;
+        if (!(E->flags & CTXPROF_GRAPH_EDGE_CYCLIC))
+            continue;
+        sum_code[s] += B->t->node_rec_bits[E->callee];
+        if (E->flags & CTXPROF_GRAPH_EDGE_BACK)
+            sum_pcce[s] += ctxprof__bits(cc[E->caller] - 1);
+    }
+    for (v = 0; v < ns; v++)
+        if (!sat[v] && sum_code[v] && 2 * sum_pcce[v] < sum_code[v]) {
+            B->pmode[v] = 1;
+            chosen++;
+        }
+    st = CTXPROF_OK;
+    if (chosen) {
+        st = ctxprof__eb_auto_pass(B, pmap, 0);
+        /* keep the choice only if the acyclic part stays within its words */
+        if (st == CTXPROF_OK && (B->t->acyc_bits + 63) / 64 > (a0 + 63) / 64) {
+            memset(B->pmode, 0, ns);
+            st = ctxprof__eb_auto_pass(B, pmap, 0);
+        }
+    }
+    if (st == CTXPROF_OK) {
+        /* per-target codes against codes unique in the program: bits summed
+           over the coded cyclic edges and the entries into coded functions
+           (each edge equally likely), against one global width on the
+           coded cyclic edges and every push edge. Binary self recursion in
+           a small program (fib) prefers the global codes. */
+        uint64_t cost_t = 0, n_code = 0, n_push = 0, kg;
+        for (e = 0; e < m; e++) {
+            const ctxprof_graph_edge *E = &g->edges[e];
+            if (B->cls[e] == CTXPROF__NUM_PUSH)
+                n_push++;
+            if (!(B->node_flags[E->callee] & CTXPROF_ENC_NODE_CODED))
+                continue;
+            cost_t += B->t->node_rec_bits[E->callee];
+            n_code += (E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? 1 : 0;
+        }
+        kg = n_code + n_push ? ctxprof__bits(n_code + n_push - 1) : 0;
+        if (n_code + n_push && kg == 0)
+            kg = 1;
+        if (kg * (n_code + n_push) < cost_t)
+            st = ctxprof__eb_auto_pass(B, pmap, 1);
+    }
+out:
+    ctxprof__free(cc, B->ud);
+    ctxprof__free(sum_code, B->ud);
+    ctxprof__free(sum_pcce, B->ud);
+    ctxprof__free(indeg, B->ud);
+    ctxprof__free(queue, B->ud);
+    ctxprof__free(sat, B->ud);
+    return st;
+}
+
+CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
+                                  ctxprof_error *err)
+{
+    ctxprof__eb B;
+    uint32_t *map = NULL;
+    size_t e, v;
+    int st;
+    if (scheme < CTXPROF_ENC_PCCE || scheme > CTXPROF_ENC_AUTO) {
+        memset(out, 0, sizeof *out);
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown encoding scheme %d", scheme);
+    }
+    if ((st = ctxprof__eb_begin(&B, g, scheme, out, err)) != CTXPROF_OK)
+        goto fail;
+    switch (scheme) {
+    case CTXPROF_ENC_PCCE: /* sec. 2.1: back edges push, the rest is numbered */
+        map = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *map, B.ud);
+        if (!map) {
+            st = ctxprof__eb_nomem(&B);
+            goto fail;
+        }
+        for (v = 0; v < g->n_nodes; v++)
+            map[v] = (uint32_t)v;
+        for (e = 0; e < g->n_edges; e++)
+            B.cls[e] = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK) ? CTXPROF__NUM_PUSH
+                                                                      : CTXPROF__NUM_DAG;
+        st = ctxprof__eb_number(&B, map, (uint32_t)g->n_nodes, 1, 1);
+        break;
+    case CTXPROF_ENC_VALENCE:
+        st = ctxprof__eb_levels(&B);
+        if (st == CTXPROF_OK)
+            st = ctxprof__eb_global_codes(&B);
+        break;
+    case CTXPROF_ENC_HCCE: /* sec. 3.3: PCCE numbering of the condensed graph */
+        if (!(map = ctxprof__eb_scc_map(&B))) {
+            st = ctxprof__eb_nomem(&B);
+            goto fail;
+        }
+        for (e = 0; e < g->n_edges; e++)
+            B.cls[e] = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? CTXPROF__NUM_SKIP
+                                                                        : CTXPROF__NUM_DAG;
+        st = ctxprof__eb_number(&B, map, (uint32_t)g->n_sccs, 0, 0);
+        if (st == CTXPROF_OK)
+            st = ctxprof__eb_global_codes(&B);
+        break;
+    case CTXPROF_ENC_AUTO:
+        st = ctxprof__eb_auto(&B, &map);
+        break;
+    }
+    if (st != CTXPROF_OK)
+        goto fail;
+    if (map && scheme != CTXPROF_ENC_VALENCE) {
+        out->num_of_node = map;
+        map = NULL;
+    }
+    if (scheme == CTXPROF_ENC_VALENCE) {
+        uint32_t *sm = ctxprof__eb_scc_map(&B);
+        if (!sm) {
+            st = ctxprof__eb_nomem(&B);
+            goto fail;
+        }
+        out->scc_of_node = sm;
+    }
+    out->acyc_words = (out->acyc_bits + 63) / 64;
+    ctxprof__free(B.cls, B.ud);
+    ctxprof__free(B.coded, B.ud);
+    ctxprof__free(B.pmode, B.ud);
+    ctxprof__free(map, B.ud);
+    return CTXPROF_OK;
+fail:
+    ctxprof__free(B.cls, B.ud);
+    ctxprof__free(B.coded, B.ud);
+    ctxprof__free(B.pmode, B.ud);
+    ctxprof__free(map, B.ud);
+    ctxprof_enc_tables_free(out, B.ud);
+    return st;
+}
+
+/* ---- decoding ---- */
+
+/* Bits [lo, lo + k) of the acyclic part, k <= 64. */
+CTXPROF__PRIV uint64_t ctxprof__enc_acyc_read(const uint64_t *w, uint64_t lo, uint32_t k)
+{
+    uint64_t v = 0;
+    uint32_t got = 0;
+    while (got < k) {
+        uint64_t i = (lo + got) / 64, part;
+        uint32_t off = (uint32_t)((lo + got) % 64), take = 64 - off;
+        if (take > k - got)
+            take = k - got;
+        part = w[i] >> off;
+        if (take < 64)
+            part &= (UINT64_C(1) << take) - 1;
+        v |= got < 64 ? part << got : 0;
+        got += take;
+    }
+    return v;
+}
+
+/* The stack as the decoder sees it: R bits after the acyclic part. */
+typedef struct ctxprof__stk {
+    const uint64_t *w;
+    uint32_t a, r; /* acyclic words, and bits of the acyclic part in word a */
+    uint64_t R;    /* stack bits */
+    uint64_t top;  /* undecoded stack bits [0, top) */
+} ctxprof__stk;
+
+/* Pops the newest k bits (k <= 64) as a number; the stack is read as one
+   bit string, oldest first, each word holding its bits high to low. */
+CTXPROF__PRIV uint64_t ctxprof__stk_pop(ctxprof__stk *S, uint32_t k)
+{
+    uint64_t cap0 = 64 - S->r, p = S->top - k, v = 0;
+    while (p < S->top) {
+        uint64_t j = p < cap0 ? 0 : 1 + (p - cap0) / 64;
+        uint64_t s = j == 0 ? 0 : cap0 + 64 * (j - 1);
+        uint64_t cnt = (j == 0 ? cap0 : 64), end;
+        uint32_t off = j == 0 ? S->r : 0, len;
+        uint64_t chunk;
+        if (cnt > S->R - s)
+            cnt = S->R - s;
+        end = S->top < s + cnt ? S->top : s + cnt;
+        len = (uint32_t)(end - p);
+        chunk = S->w[S->a + j] >> (off + cnt - (end - s));
+        if (len < 64)
+            chunk &= (UINT64_C(1) << len) - 1;
+        v = len < 64 ? (v << len) | chunk : chunk;
+        p = end;
+    }
+    S->top -= k;
+    return v;
+}
+
+typedef struct ctxprof__dec {
+    const ctxprof_enc_tables *t;
+    uint32_t node; /* the query point */
+    uint32_t *out;
+    size_t cap, n;
+    ctxprof_error *err;
+} ctxprof__dec;
+
+CTXPROF__PRIV int ctxprof__dec_emit(ctxprof__dec *D, uint32_t e)
+{
+    if (D->n >= D->cap)
+        return ctxprof__fail(D->err, CTXPROF_ERR_FULL, 0,
+                             "path longer than the %lu edges the caller provided",
+                             (unsigned long)D->cap);
+    D->out[D->n++] = e;
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV int ctxprof__dec_bad(ctxprof__dec *D, const char *what, uint32_t node)
+{
+    return ctxprof__fail(D->err, CTXPROF_ERR_CORRUPT, 0,
+                         "not an encoding of a path to '%s': %s at '%s'",
+                         D->t->node_names[D->node], what,
+                         node < D->t->n_nodes ? D->t->node_names[node] : "?");
+}
+
+/* One PCCE range-walk step (Valence paper sec. 2.1, decoding): the range of
+   numbering node num(*m) that holds the id gives the incoming edge. Sets
+   *done at the start of the thread. */
+CTXPROF__PRIV int ctxprof__dec_range(ctxprof__dec *D, ctxprof__stk *S, uint64_t *id, uint32_t *m,
+                                     int *done)
+{
+    const ctxprof_enc_tables *t = D->t;
+    uint32_t u = t->num_of_node[*m], lo = t->range_first[u], hi = t->range_first[u + 1], ref, e;
+    if (lo == hi || *id >= t->num_cc[u])
+        return ctxprof__dec_bad(D, "id outside the node's range", *m);
+    while (hi - lo > 1) { /* last range whose start <= id */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->range_lo[mid] <= *id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    ref = t->range_ref[lo];
+    if (ref == CTXPROF_ENC_REF_ROOT) {
+        if (!(t->node_flags[*m] & CTXPROF_ENC_NODE_ROOT) || S->top != 0 || *id != t->range_lo[lo])
+            return ctxprof__dec_bad(D, "start of a thread", *m);
+        *done = 1;
+        return CTXPROF_OK;
+    }
+    e = ref & ~CTXPROF_ENC_REF_PUSH;
+    if (t->edge_callee[e] != *m)
+        return ctxprof__dec_bad(D, "edge into another function", *m);
+    if (ref & CTXPROF_ENC_REF_PUSH) { /* a push edge: the saved id is on the stack */
+        uint32_t w = t->ops[e].id_bits;
+        if (*id != t->range_lo[lo] || S->top < w)
+            return ctxprof__dec_bad(D, "push edge", *m);
+        *id = w ? ctxprof__stk_pop(S, w) : 0;
+    } else {
+        *id -= t->range_lo[lo];
+    }
+    *m = t->edge_caller[e];
+    return ctxprof__dec_emit(D, e);
+}
+
+/* Valence Alg. 2, one step: level code, then edge code, then the edge. */
+CTXPROF__PRIV int ctxprof__dec_levels(ctxprof__dec *D, const uint64_t *w, const ctxprof__stk *S,
+                                      uint32_t *m, int *done)
+{
+    const ctxprof_enc_tables *t = D->t;
+    uint32_t s = t->scc_of_node[*m], g0 = t->lv_first[s], ng = t->lv_first[s + 1] - g0;
+    uint32_t hi = t->lv_level[s], lvlen = t->lv_len[s], lvlow = hi - lvlen, gi, pl, e;
+    uint64_t lvcode, ecode;
+    if (ng == 0) { /* a source component: only an entry point starts here */
+        if ((t->node_flags[*m] & CTXPROF_ENC_NODE_ROOT) && S->top == 0) {
+            *done = 1;
+            return CTXPROF_OK;
+        }
+        return ctxprof__dec_bad(D, "no caller", *m);
+    }
+    lvcode = lvlen ? ctxprof__enc_acyc_read(w, lvlow, lvlen) : 0;
+    if (lvcode >= ng)
+        return ctxprof__dec_bad(D, "level code", *m);
+    gi = g0 + (uint32_t)lvcode;
+    pl = t->grp_plevel[gi];
+    ecode = lvlow > pl ? ctxprof__enc_acyc_read(w, pl, lvlow - pl < 32 ? lvlow - pl : 32) : 0;
+    if (ecode >= t->grp_first[gi + 1] - t->grp_first[gi])
+        return ctxprof__dec_bad(D, "edge code", *m);
+    e = t->grp_edge[t->grp_first[gi] + (uint32_t)ecode];
+    if (e == CTXPROF_ENC_REF_ROOT) {
+        if (!(t->node_flags[*m] & CTXPROF_ENC_NODE_ROOT) || S->top != 0)
+            return ctxprof__dec_bad(D, "start of a thread", *m);
+        *done = 1;
+        return CTXPROF_OK;
+    }
+    if (t->edge_callee[e] != *m)
+        return ctxprof__dec_bad(D, "edge into another function", *m);
+    *m = t->edge_caller[e];
+    return ctxprof__dec_emit(D, e);
+}
+
+/* Valence Alg. 4, lines 4-9: when the stack's top code is an edge into *m,
+   that edge is the next one (and a coded push edge's saved id follows). */
+CTXPROF__PRIV int ctxprof__dec_global(ctxprof__dec *D, ctxprof__stk *S, uint64_t *id, uint32_t *m,
+                                      int *taken)
+{
+    const ctxprof_enc_tables *t = D->t;
+    ctxprof__stk peek = *S;
+    uint64_t code;
+    uint32_t e;
+    *taken = 0;
+    if (S->top == 0)
+        return CTXPROF_OK;
+    if (S->top < t->rec_bits)
+        return ctxprof__dec_bad(D, "short stack", *m);
+    code = ctxprof__stk_pop(&peek, t->rec_bits);
+    if (code >= t->n_rec)
+        return ctxprof__dec_bad(D, "stack code", *m);
+    e = t->rec_edge[code];
+    if (t->edge_callee[e] != *m)
+        return CTXPROF_OK; /* the top belongs to an earlier frame */
+    *S = peek;
+    if (t->ops[e].id_push) {
+        uint32_t w = t->ops[e].id_bits;
+        if (S->top < w)
+            return ctxprof__dec_bad(D, "short stack", *m);
+        *id = w ? ctxprof__stk_pop(S, w) : 0;
+    }
+    *m = t->edge_caller[e];
+    *taken = 1;
+    return ctxprof__dec_emit(D, e);
+}
+
+/* AUTO's per-target codes: a frame of a coded function popped its code;
+   code 0 of an entry function means "entered from outside its SCC". The
+   bottom frame of a thread pushed nothing. */
+CTXPROF__PRIV int ctxprof__dec_target(ctxprof__dec *D, ctxprof__stk *S, uint32_t *m, int *taken)
+{
+    const ctxprof_enc_tables *t = D->t;
+    uint8_t fl = t->node_flags[*m];
+    uint32_t k = t->node_rec_bits[*m], entry = (fl & CTXPROF_ENC_NODE_ENTRY) ? 1u : 0u, e;
+    uint64_t code;
+    *taken = 0;
+    if (!(fl & CTXPROF_ENC_NODE_CODED) || ((fl & CTXPROF_ENC_NODE_ROOT) && S->top == 0))
+        return CTXPROF_OK;
+    if (S->top < k)
+        return ctxprof__dec_bad(D, "short stack", *m);
+    code = k ? ctxprof__stk_pop(S, k) : 0;
+    if (entry && code == 0)
+        return CTXPROF_OK;
+    if (code - entry >= t->cyc_first[*m + 1] - t->cyc_first[*m])
+        return ctxprof__dec_bad(D, "stack code", *m);
+    e = t->cyc_edge[t->cyc_first[*m] + (uint32_t)(code - entry)];
+    *m = t->edge_caller[e];
+    *taken = 1;
+    return ctxprof__dec_emit(D, e);
+}
+
+CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *words,
+                                   uint64_t n_bits, uint32_t node, uint32_t *out, size_t cap,
+                                   size_t *out_n, ctxprof_error *err)
+{
+    ctxprof__dec D;
+    ctxprof__stk S;
+    uint64_t id = 0;
+    uint32_t m = node;
+    int done = 0, st = CTXPROF_OK;
+    size_t i;
+    D.t = t;
+    D.node = node;
+    D.out = out;
+    D.cap = cap;
+    D.n = 0;
+    D.err = err;
+    *out_n = 0;
+    if (!t || node >= t->n_nodes || n_bits < t->acyc_bits || (n_bits && !words))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "bad arguments to ctxprof_enc_decode");
+    S.w = words;
+    S.a = t->acyc_bits / 64;
+    S.r = t->acyc_bits % 64;
+    S.R = n_bits - t->acyc_bits;
+    S.top = S.R;
+    if (t->acyc_bits)
+        id = ctxprof__enc_acyc_read(words, 0, t->acyc_bits < 64 ? t->acyc_bits : 64);
+    while (!done && st == CTXPROF_OK) {
+        int taken = 0;
+        /* between two steps that consume bits, a valid path descends the
+           numbering DAG or takes zero-bit codes around one SCC */
+        if (D.n > (S.R + 2) * ((uint64_t)t->n_nodes + 1))
+            return ctxprof__dec_bad(&D, "a loop", m);
+        switch (t->scheme) {
+        case CTXPROF_ENC_PCCE:
+            st = ctxprof__dec_range(&D, &S, &id, &m, &done);
+            break;
+        case CTXPROF_ENC_VALENCE:
+        case CTXPROF_ENC_HCCE:
+            if ((st = ctxprof__dec_global(&D, &S, &id, &m, &taken)) != CTXPROF_OK || taken)
+                break;
+            if (t->scheme == CTXPROF_ENC_VALENCE)
+                st = ctxprof__dec_levels(&D, words, &S, &m, &done);
+            else
+                st = ctxprof__dec_range(&D, &S, &id, &m, &done);
+            break;
+        case CTXPROF_ENC_AUTO:
+            if (t->rec_edge) /* global codes: decodes like HCCE */
+                st = ctxprof__dec_global(&D, &S, &id, &m, &taken);
+            else
+                st = ctxprof__dec_target(&D, &S, &m, &taken);
+            if (st == CTXPROF_OK && !taken)
+                st = ctxprof__dec_range(&D, &S, &id, &m, &done);
+            break;
+        default:
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown scheme %d", t->scheme);
+        }
+    }
+    if (st != CTXPROF_OK) {
+        *out_n = D.n;
+        return st;
+    }
+    for (i = 0; i < D.n / 2; i++) { /* root first */
+        uint32_t x = out[i];
+        out[i] = out[D.n - 1 - i];
+        out[D.n - 1 - i] = x;
+    }
+    *out_n = D.n;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxprof_enc_view *v,
+                                        uint32_t node, uint32_t *out, size_t cap, size_t *out_n,
+                                        ctxprof_error *err)
+{
+    *out_n = 0;
+    if (v->truncated)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                             "encoding truncated: the recursion stack limit was reached");
+    return ctxprof_enc_decode(t, v->words, v->n_bits, node, out, cap, out_n, err);
+}
+
+CTXPROF_DEF size_t ctxprof_enc_format(const ctxprof_enc_tables *t, uint32_t start,
+                                      const uint32_t *path, size_t n, char *buf, size_t size)
+{
+    size_t used = 0, i;
+    const char *name;
+    if (n > 0)
+        start = t->edge_caller[path[0]];
+    name = start < t->n_nodes ? t->node_names[start] : "?";
+    used += (size_t)snprintf(buf, size, "%s", name);
+    for (i = 0; i < n; i++) {
+        uint32_t e = path[i];
+        char *p = used < size ? buf + used : NULL;
+        size_t room = used < size ? size - used : 0;
+        if (t->edge_site[e])
+            used += (size_t)snprintf(p, room, " -> %s#%u", t->node_names[t->edge_callee[e]],
+                                     (unsigned)t->edge_site[e]);
+        else
+            used += (size_t)snprintf(p, room, " -> %s", t->node_names[t->edge_callee[e]]);
+    }
+    return used;
+}
+
+/* ---- statistics ---- */
+
+/* Counts of any size as m * 2^e with the top bit of m set (m = 0: zero):
+   exact below 2^64, then rounded down; enough for bit counts. */
+typedef struct ctxprof__big {
+    uint64_t m;
+    int32_t e;
+} ctxprof__big;
+
+CTXPROF__PRIV ctxprof__big ctxprof__big_add(ctxprof__big a, ctxprof__big b)
+{
+    uint32_t sh;
+    uint64_t bm, sum;
+    if (!b.m)
+        return a;
+    if (!a.m)
+        return b;
+    if (a.e < b.e) {
+        ctxprof__big x = a;
+        a = b;
+        b = x;
+    }
+    sh = (uint32_t)(a.e - b.e);
+    bm = sh >= 64 ? 0 : b.m >> sh;
+    sum = a.m + bm;
+    if (sum < a.m) { /* carry: renormalise */
+        a.m = (sum >> 1) | (UINT64_C(1) << 63);
+        a.e++;
+    } else {
+        a.m = sum;
+    }
+    return a;
+}
+
+CTXPROF__PRIV ctxprof__big ctxprof__big_one(void)
+{
+    ctxprof__big one;
+    one.m = UINT64_C(1) << 63;
+    one.e = -63;
+    return one;
+}
+
+/* Bits of the largest id of a count, i.e. bits(count - 1). */
+CTXPROF__PRIV uint32_t ctxprof__big_bits(ctxprof__big c)
+{
+    int32_t top = c.e + 63; /* c = 2^top * (m / 2^63) */
+    if (!c.m || top < 0)
+        return 0;
+    return (uint32_t)(c.m == (UINT64_C(1) << 63) ? top : top + 1);
+}
+
+/* Largest bits(numCC - 1) of a numbering without the 64-bit cut. */
+CTXPROF__PRIV int ctxprof__num_log_bits(const ctxprof_graph *g, const uint32_t *num_of_node,
+                                        uint32_t n_num, const uint8_t *cls, uint32_t *out_bits,
+                                        uint32_t *out_widest, void *ud)
+{
+    size_t m = g->n_edges, e, i;
+    uint32_t *order = (uint32_t *)ctxprof__alloc((size_t)n_num + 1, sizeof *order, ud);
+    ctxprof__big *cc = (ctxprof__big *)ctxprof__zalloc((size_t)n_num + 1, sizeof *cc, ud);
+    uint32_t *first = (uint32_t *)ctxprof__zalloc((size_t)n_num + 2, sizeof *first, ud);
+    uint32_t *in = (uint32_t *)ctxprof__alloc(m + 1, sizeof *in, ud);
+    uint32_t best = 0, widest = 0;
+    int st = CTXPROF_ERR_NOMEM;
+    if (!order || !cc || !first || !in)
+        goto out;
+    if ((st = ctxprof__num_topo(g, num_of_node, n_num, cls, order, ud)) != CTXPROF_OK)
+        goto out;
+    for (e = 0; e < m; e++)
+        if (cls[e] != CTXPROF__NUM_SKIP)
+            first[num_of_node[g->edges[e].callee] + 1]++;
+    for (i = 0; i < n_num; i++)
+        first[i + 1] += first[i];
+    for (e = 0; e < m; e++)
+        if (cls[e] != CTXPROF__NUM_SKIP)
+            in[first[num_of_node[g->edges[e].callee]]++] = (uint32_t)e;
+    for (i = n_num; i > 0; i--)
+        first[i] = first[i - 1];
+    first[0] = 0;
+    for (i = 0; i < g->n_roots; i++)
+        cc[num_of_node[g->roots[i]]] = ctxprof__big_one();
+    for (i = 0; i < n_num; i++) {
+        uint32_t u = order[i], k, b;
+        for (k = first[u]; k < first[u + 1]; k++) {
+            uint32_t ei = in[k];
+            cc[u] = ctxprof__big_add(cc[u], cls[ei] == CTXPROF__NUM_PUSH
+                                                 ? ctxprof__big_one()
+                                                 : cc[num_of_node[g->edges[ei].caller]]);
+        }
+        if ((b = ctxprof__big_bits(cc[u])) > best) {
+            best = b;
+            widest = u;
+        }
+    }
+    for (i = 0; i < g->n_nodes; i++) /* the numbering node's first function */
+        if (num_of_node[i] == widest) {
+            widest = (uint32_t)i;
+            break;
+        }
+    st = CTXPROF_OK;
+out:
+    ctxprof__free(order, ud);
+    ctxprof__free(cc, ud);
+    ctxprof__free(first, ud);
+    ctxprof__free(in, ud);
+    *out_bits = best;
+    *out_widest = widest;
+    return st;
+}
+
+/* The graph counts and the unbounded PCCE and HCCE bits (no tables). */
+CTXPROF__PRIV int ctxprof__enc_stats_counts(const ctxprof_graph *g, ctxprof_enc_stats *o,
+                                            ctxprof_error *err)
+{
+    void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
+    size_t n = g->n_nodes, m = g->n_edges, v, e;
+    uint32_t *map = NULL, *smap = NULL;
+    uint8_t *cls = NULL;
+    int st = CTXPROF_ERR_NOMEM;
+    memset(o, 0, sizeof *o);
+    if (!g->finished)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "call graph not finished");
+    o->nodes = n;
+    o->edges = m;
+    o->sccs = g->n_sccs;
+    o->complex_sccs = g->n_complex_sccs;
+    o->cyclic_edges = g->n_cyclic_edges;
+    o->back_edges = g->n_back_edges;
+    o->roots = g->n_roots;
+    map = (uint32_t *)ctxprof__zalloc(n + 1, sizeof *map, ud);
+    smap = (uint32_t *)ctxprof__zalloc(n + 1, sizeof *smap, ud);
+    cls = (uint8_t *)ctxprof__zalloc(m + 1, 1, ud);
+    if (!map || !smap || !cls)
+        goto out;
+    for (v = 0; v < n; v++) {
+        map[v] = (uint32_t)v;
+        smap[v] = g->nodes[v].scc;
+    }
+    for (e = 0; e < m; e++)
+        cls[e] = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK) ? CTXPROF__NUM_PUSH
+                                                                : CTXPROF__NUM_DAG;
+    if ((st = ctxprof__num_log_bits(g, map, (uint32_t)n, cls, &o->pcce_bits, &o->pcce_widest,
+                                    ud)) != CTXPROF_OK)
+        goto out;
+    for (e = 0; e < m; e++)
+        cls[e] = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? CTXPROF__NUM_SKIP
+                                                                  : CTXPROF__NUM_DAG;
+    st = ctxprof__num_log_bits(g, smap, (uint32_t)g->n_sccs, cls, &o->hcce_bits, &o->hcce_widest,
+                               ud);
+out:
+    if (st == CTXPROF_ERR_NOMEM)
+        ctxprof__fail(err, st, 0, "out of memory");
+    ctxprof__free(map, ud);
+    ctxprof__free(smap, ud);
+    ctxprof__free(cls, ud);
+    return st;
+}
+
+/* The counts, and Valence's bits (its levels are cheap to build). */
+CTXPROF__PRIV int ctxprof__enc_stats_bits(const ctxprof_graph *g, ctxprof_enc_stats *o)
+{
+    ctxprof_error err;
+    ctxprof_enc_tables t;
+    int st = ctxprof__enc_stats_counts(g, o, &err);
+    if (st == CTXPROF_OK && (st = ctxprof_enc_build(g, CTXPROF_ENC_VALENCE, &t, &err)) == 0) {
+        o->valence_bits = t.acyc_bits;
+        o->valence_rec_bits = t.rec_bits;
+        ctxprof_enc_tables_free(&t, g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL);
+    }
+    return st;
+}
+
+CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_stats *o,
+                                          ctxprof_error *err)
+{
+    void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
+    size_t n = g->n_nodes, m = g->n_edges, v, e;
+    ctxprof_enc_tables t;
+    int st, s;
+    if ((st = ctxprof__enc_stats_counts(g, o, err)) != CTXPROF_OK)
+        return st;
+    for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
+        size_t pushed = 0;
+        if ((st = ctxprof_enc_build(g, s, &t, err)) != CTXPROF_OK)
+            return st;
+        for (e = 0; e < m; e++)
+            if (t.ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
+                pushed++;
+        if (s == CTXPROF_ENC_PCCE) {
+            o->pcce_push_edges = pushed;
+        } else if (s == CTXPROF_ENC_VALENCE) {
+            o->valence_bits = t.acyc_bits;
+            o->valence_rec_bits = t.rec_bits;
+        } else if (s == CTXPROF_ENC_HCCE) {
+            o->hcce_push_edges = pushed;
+        } else {
+            o->auto_bits = t.acyc_bits;
+            o->auto_push_edges = pushed;
+            o->auto_rec_bits_max = t.rec_bits; /* global codes, or the widest per target */
+            for (v = 0; t.node_rec_bits && v < n; v++)
+                if (t.node_rec_bits[v] > o->auto_rec_bits_max)
+                    o->auto_rec_bits_max = t.node_rec_bits[v];
+        }
+        ctxprof_enc_tables_free(&t, ud);
+    }
+    return CTXPROF_OK;
+}
+
+/* ---- self-check: random walks through the encoders, decoding every step ---- */
+
+CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_check_desc *desc,
+                                  ctxprof_enc_check_result *out, ctxprof_error *err)
+{
+    void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
+    ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
+    ctxprof_enc st[CTXPROF_ENC_NSCHEMES];
+    uint64_t walks = desc && desc->walks ? desc->walks : 100, rng, w;
+    uint32_t depth = desc && desc->depth ? desc->depth : 64;
+    uint32_t max_steps = desc && desc->max_steps ? desc->max_steps : 8 * depth;
+    uint32_t mask = desc && desc->schemes ? desc->schemes : 0x1Eu;
+    uint32_t *stack = NULL, *path = NULL;
+    uint64_t *saved = NULL;
+    int s, rc = CTXPROF_OK;
+    memset(out, 0, sizeof *out);
+    memset(tabs, 0, sizeof tabs);
+    memset(st, 0, sizeof st);
+    if (!g->finished)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "call graph not finished");
+    rng = desc ? desc->seed : 0;
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        if (!(mask >> s & 1))
+            continue;
+        if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
+            goto out;
+        if (tabs[s].acyc_words > CTXPROF_ENC_ACYC_WORDS) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                               "the %s acyclic id needs %u bits (%u words); this build holds %u "
+                               "words: rebuild with -DCTXPROF_ENC_ACYC_WORDS=%u",
+                               ctxprof_enc_scheme_name(s), (unsigned)tabs[s].acyc_bits,
+                               (unsigned)tabs[s].acyc_words, (unsigned)CTXPROF_ENC_ACYC_WORDS,
+                               (unsigned)tabs[s].acyc_words);
+            goto out;
+        }
+        ctxprof_enc_init(&st[s], NULL);
+        st[s].alloc_user = ud;
+    }
+    stack = (uint32_t *)ctxprof__alloc((size_t)depth + 1, sizeof *stack, ud);
+    path = (uint32_t *)ctxprof__alloc((size_t)depth + 1, sizeof *path, ud);
+    saved = (uint64_t *)ctxprof__alloc(((size_t)depth + 1) * CTXPROF_ENC_NSCHEMES, sizeof *saved,
+                                       ud);
+    if (!stack || !path || !saved) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+        goto out;
+    }
+    for (w = 0; w < walks; w++) {
+        uint32_t d = 0, node = g->root, steps = 0;
+        int unwinding = 0;
+        if (w % 8 == 7 && g->n_roots > 1) /* now and then start a thread elsewhere */
+            node = g->roots[1 + ctxprof_mix64(rng++) % (g->n_roots - 1)];
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            if (mask >> s & 1)
+                ctxprof_enc_reset(&st[s]);
+        for (;;) {
+            uint32_t deg = g->out_first[node + 1] - g->out_first[node], e;
+            uint64_t r = ctxprof_mix64(rng++);
+            if (!unwinding && steps >= max_steps)
+                unwinding = 1;
+            if (!unwinding && d < depth && deg > 0 && (d == 0 || r % 100 < 60)) {
+                e = g->out_edge[g->out_first[node] + (uint32_t)((r >> 8) % deg)];
+                for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+                    if (mask >> s & 1)
+                        saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s] =
+                            ctxprof_enc_enter(&st[s], tabs[s].acyc_bits, &tabs[s].ops[e]);
+                stack[d++] = e;
+                node = g->edges[e].callee;
+                out->calls++;
+                if (d > out->max_depth)
+                    out->max_depth = d;
+            } else if (d > 0) {
+                e = stack[--d];
+                for (s = CTXPROF_ENC_NSCHEMES - 1; s >= 1; s--)
+                    if (mask >> s & 1)
+                        ctxprof_enc_leave(&st[s], tabs[s].acyc_bits, &tabs[s].ops[e],
+                                          saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s]);
+                node = g->edges[e].caller;
+            } else {
+                break;
+            }
+            steps++;
+            out->steps++;
+            for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+                ctxprof_enc_view v;
+                ctxprof_error derr;
+                size_t n = 0;
+                int drc;
+                if (!(mask >> s & 1))
+                    continue;
+                ctxprof_enc_query(&st[s], tabs[s].acyc_bits, &v);
+                out->words_sum[s] += v.n_words;
+                out->bits_sum[s] += v.n_bits;
+                if (v.n_words > out->max_words[s])
+                    out->max_words[s] = v.n_words;
+                if (v.n_bits > out->max_bits[s])
+                    out->max_bits[s] = v.n_bits;
+                derr.detail[0] = '\0';
+                drc = ctxprof_enc_decode_view(&tabs[s], &v, node, path, (size_t)depth + 1, &n,
+                                              &derr);
+                if (drc == CTXPROF_OK && n == d && memcmp(path, stack, d * sizeof *path) == 0) {
+                    out->decoded[s]++;
+                } else if (!out->failure[0]) {
+                    char want[80], got[80];
+                    ctxprof_enc_format(&tabs[s], node, stack, d, want, sizeof want);
+                    if (drc == CTXPROF_OK)
+                        ctxprof_enc_format(&tabs[s], node, path, n, got, sizeof got);
+                    snprintf(out->failure, sizeof out->failure, "%s, step %llu: %.80s; expected %s",
+                             ctxprof_enc_scheme_name(s), (unsigned long long)out->steps,
+                             drc == CTXPROF_OK ? got : derr.detail, want);
+                }
+            }
+            if (unwinding && d == 0)
+                break;
+            if (!unwinding && d == 0 && steps > 1)
+                break;
+        }
+    }
+out:
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        ctxprof_enc_deinit(&st[s]);
+        ctxprof_enc_tables_free(&tabs[s], ud);
+    }
+    ctxprof__free(stack, ud);
+    ctxprof__free(path, ud);
+    ctxprof__free(saved, ud);
+    return rc;
+}
+
+/* ---- generated headers ---- */
+
+CTXPROF__PRIV void ctxprof__emit_u64(ctxprof__sbuf *b, uint64_t v)
+{
+    if (v < 0x80000000u)
+        ctxprof__sbuf_printf(b, "%lluu", (unsigned long long)v);
+    else
+        ctxprof__sbuf_printf(b, "0x%llxull", (unsigned long long)v);
+}
+
+/* The call macro of one edge: the innermost statement is `stmt`. */
+CTXPROF__PRIV void ctxprof__emit_call(ctxprof__sbuf *b, const ctxprof_enc_op *op,
+                                      const char *base)
+{
+    int close = 0, i;
+    if (op->id_push) {
+        ctxprof__sbuf_printf(b, "CTXPROF_PCCE_CALL_PUSH(st, %s, %u, ", base, (unsigned)op->id_bits);
+        ctxprof__emit_u64(b, op->id_new);
+        ctxprof__sbuf_put(b, ", ", 2);
+        close++;
+    }
+    if (op->add) {
+        ctxprof__sbuf_printf(b, "CTXPROF_PCCE_CALL_ADD(st, ");
+        ctxprof__emit_u64(b, op->add);
+        ctxprof__sbuf_put(b, ", ", 2);
+        close++;
+    }
+    for (i = 0; i + 1 < op->n_xor; i += 2) {
+        ctxprof__sbuf_printf(b, "CTXPROF_VAL_CALL_SET2(st, %u, ", (unsigned)op->xor_word[i]);
+        ctxprof__emit_u64(b, op->xor_val[i]);
+        ctxprof__sbuf_printf(b, ", %u, ", (unsigned)op->xor_word[i + 1]);
+        ctxprof__emit_u64(b, op->xor_val[i + 1]);
+        ctxprof__sbuf_put(b, ", ", 2);
+        close++;
+    }
+    if (i < op->n_xor) {
+        ctxprof__sbuf_printf(b, "CTXPROF_VAL_CALL_SET(st, %u, ", (unsigned)op->xor_word[i]);
+        ctxprof__emit_u64(b, op->xor_val[i]);
+        ctxprof__sbuf_put(b, ", ", 2);
+        close++;
+    }
+    if (op->push_bits) {
+        ctxprof__sbuf_printf(b, "CTXPROF_VAL_CALL_PUSH(st, %s, %u, ", base,
+                             (unsigned)op->push_bits);
+        ctxprof__emit_u64(b, op->push_code);
+        ctxprof__sbuf_put(b, ", ", 2);
+        close++;
+    }
+    if (!close)
+        ctxprof__sbuf_printf(b, "CTXPROF_ENC_CALL_PLAIN(st, stmt)");
+    else
+        ctxprof__sbuf_put(b, "stmt", 4);
+    while (close-- > 0)
+        ctxprof__sbuf_put(b, ")", 1);
+}
+
+CTXPROF__PRIV void ctxprof__emit_u32s(ctxprof__sbuf *b, const char *P, const char *sch,
+                                      const char *name, const uint32_t *a, size_t n)
+{
+    size_t i;
+    ctxprof__sbuf_printf(b, "static const uint32_t %s%s%s[] = {", P, sch, name);
+    for (i = 0; i < n; i++)
+        ctxprof__sbuf_printf(b, "%s%lu", !i ? "\n    " : i % 16 ? ", " : ",\n    ",
+                             (unsigned long)a[i]);
+    ctxprof__sbuf_printf(b, "%s};\n", n ? "\n" : "0");
+}
+
+CTXPROF__PRIV void ctxprof__emit_u8s(ctxprof__sbuf *b, const char *P, const char *sch,
+                                     const char *name, const uint8_t *a, size_t n)
+{
+    size_t i;
+    ctxprof__sbuf_printf(b, "static const uint8_t %s%s%s[] = {", P, sch, name);
+    for (i = 0; i < n; i++)
+        ctxprof__sbuf_printf(b, "%s%u", !i ? "\n    " : i % 24 ? ", " : ",\n    ",
+                             (unsigned)a[i]);
+    ctxprof__sbuf_printf(b, "%s};\n", n ? "\n" : "0");
+}
+
+CTXPROF__PRIV void ctxprof__emit_u64s(ctxprof__sbuf *b, const char *P, const char *sch,
+                                      const char *name, const uint64_t *a, size_t n)
+{
+    size_t i;
+    ctxprof__sbuf_printf(b, "static const uint64_t %s%s%s[] = {", P, sch, name);
+    for (i = 0; i < n; i++) {
+        ctxprof__sbuf_printf(b, "%s", !i ? "\n    " : i % 8 ? ", " : ",\n    ");
+        ctxprof__emit_u64(b, a[i]);
+    }
+    ctxprof__sbuf_printf(b, "%s};\n", n ? "\n" : "0");
+}
+
+/* Decode tables of one scheme as static const data plus the initializer of
+   its ctxprof_enc_tables (fields in declaration order). */
+CTXPROF__PRIV void ctxprof__emit_tables(ctxprof__sbuf *b, const ctxprof_enc_tables *t,
+                                        const char *P)
+{
+    char sch[24];
+    size_t n = t->n_nodes, m = t->n_edges, i;
+    snprintf(sch, sizeof sch, "%s_", ctxprof_enc_scheme_name(t->scheme));
+    ctxprof__sbuf_printf(b, "\n/* %s */\n", ctxprof_enc_scheme_name(t->scheme));
+    ctxprof__sbuf_printf(b, "static const ctxprof_enc_op %s%sops[] = {", P, sch);
+    for (i = 0; i < m; i++) {
+        const ctxprof_enc_op *o = &t->ops[i];
+        int k;
+        ctxprof__sbuf_printf(b, "\n    {");
+        ctxprof__emit_u64(b, o->add);
+        ctxprof__sbuf_put(b, ", {", 3);
+        for (k = 0; k < 4; k++) {
+            ctxprof__emit_u64(b, o->xor_val[k]);
+            ctxprof__sbuf_put(b, k < 3 ? ", " : "}, {", k < 3 ? 2 : 4);
+        }
+        ctxprof__sbuf_printf(b, "%u, %u, %u, %u}, %u, %u, %u, %u, ", (unsigned)o->xor_word[0],
+                             (unsigned)o->xor_word[1], (unsigned)o->xor_word[2],
+                             (unsigned)o->xor_word[3], (unsigned)o->n_xor, (unsigned)o->id_bits,
+                             (unsigned)o->id_push, (unsigned)o->push_bits);
+        ctxprof__emit_u64(b, o->id_new);
+        ctxprof__sbuf_put(b, ", ", 2);
+        ctxprof__emit_u64(b, o->push_code);
+        ctxprof__sbuf_put(b, "},", 2);
+    }
+    if (!m)
+        ctxprof__sbuf_printf(b, "{0, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0, 0, 0, 0}");
+    ctxprof__sbuf_printf(b, "\n};\n");
+    ctxprof__emit_u8s(b, P, sch, "node_flags", t->node_flags, n);
+    if (t->num_of_node) {
+        size_t nr = t->range_first[t->n_num];
+        ctxprof__emit_u32s(b, P, sch, "num_of_node", t->num_of_node, n);
+        ctxprof__emit_u32s(b, P, sch, "range_first", t->range_first, (size_t)t->n_num + 1);
+        ctxprof__emit_u64s(b, P, sch, "range_lo", t->range_lo, nr);
+        ctxprof__emit_u32s(b, P, sch, "range_ref", t->range_ref, nr);
+        ctxprof__emit_u64s(b, P, sch, "num_cc", t->num_cc, t->n_num);
+    }
+    if (t->lv_level) {
+        size_t ng = t->lv_first[t->n_scc];
+        ctxprof__emit_u32s(b, P, sch, "scc_of_node", t->scc_of_node, n);
+        ctxprof__emit_u32s(b, P, sch, "lv_level", t->lv_level, t->n_scc);
+        ctxprof__emit_u8s(b, P, sch, "lv_len", t->lv_len, t->n_scc);
+        ctxprof__emit_u32s(b, P, sch, "lv_first", t->lv_first, (size_t)t->n_scc + 1);
+        ctxprof__emit_u32s(b, P, sch, "grp_plevel", t->grp_plevel, ng);
+        ctxprof__emit_u32s(b, P, sch, "grp_first", t->grp_first, ng + 1);
+        ctxprof__emit_u32s(b, P, sch, "grp_edge", t->grp_edge, t->grp_first[ng]);
+    }
+    if (t->rec_edge)
+        ctxprof__emit_u32s(b, P, sch, "rec_edge", t->rec_edge, t->n_rec);
+    if (t->node_rec_bits) {
+        ctxprof__emit_u8s(b, P, sch, "node_rec_bits", t->node_rec_bits, n);
+        ctxprof__emit_u32s(b, P, sch, "cyc_first", t->cyc_first, n + 1);
+        ctxprof__emit_u32s(b, P, sch, "cyc_edge", t->cyc_edge, t->cyc_first[n]);
+    }
+#define CTXPROF__EMIT_PTR(cond, name)                                                              \
+    do {                                                                                           \
+        if (cond)                                                                                  \
+            ctxprof__sbuf_printf(b, ",\n    %s%s%s", P, sch, name);                                \
+        else                                                                                       \
+            ctxprof__sbuf_printf(b, ",\n    0");                                                   \
+    } while (0)
+    ctxprof__sbuf_printf(b,
+                         "static const ctxprof_enc_tables %s%stables = {\n    %d, %lu, %lu, %u, "
+                         "%u, %u,\n    %snames, %sedge_caller, %sedge_callee, %sedge_site",
+                         P, sch, t->scheme, (unsigned long)n, (unsigned long)m,
+                         (unsigned)t->acyc_bits, (unsigned)t->acyc_words, (unsigned)t->rec_bits,
+                         P, P, P, P);
+    CTXPROF__EMIT_PTR(1, "ops");
+    CTXPROF__EMIT_PTR(1, "node_flags");
+    ctxprof__sbuf_printf(b, ",\n    %lu", (unsigned long)t->n_num);
+    CTXPROF__EMIT_PTR(t->num_of_node, "num_of_node");
+    CTXPROF__EMIT_PTR(t->num_of_node, "range_first");
+    CTXPROF__EMIT_PTR(t->num_of_node, "range_lo");
+    CTXPROF__EMIT_PTR(t->num_of_node, "range_ref");
+    CTXPROF__EMIT_PTR(t->num_of_node, "num_cc");
+    ctxprof__sbuf_printf(b, ",\n    %lu", (unsigned long)t->n_scc);
+    CTXPROF__EMIT_PTR(t->lv_level, "scc_of_node");
+    CTXPROF__EMIT_PTR(t->lv_level, "lv_level");
+    CTXPROF__EMIT_PTR(t->lv_level, "lv_len");
+    CTXPROF__EMIT_PTR(t->lv_level, "lv_first");
+    CTXPROF__EMIT_PTR(t->lv_level, "grp_plevel");
+    CTXPROF__EMIT_PTR(t->lv_level, "grp_first");
+    CTXPROF__EMIT_PTR(t->lv_level, "grp_edge");
+    ctxprof__sbuf_printf(b, ",\n    %lu", (unsigned long)t->n_rec);
+    CTXPROF__EMIT_PTR(t->rec_edge, "rec_edge");
+    CTXPROF__EMIT_PTR(t->node_rec_bits, "node_rec_bits");
+    CTXPROF__EMIT_PTR(t->node_rec_bits, "cyc_first");
+    CTXPROF__EMIT_PTR(t->node_rec_bits, "cyc_edge");
+#undef CTXPROF__EMIT_PTR
+    ctxprof__sbuf_printf(b, "};\n");
+}
+
+CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_desc *desc,
+                                 char **out, size_t *out_len, ctxprof_error *err)
+{
+    void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
+    const char *P = desc && desc->prefix ? desc->prefix : "ctxprof_gen_";
+    int def = desc && desc->default_scheme ? desc->default_scheme : CTXPROF_ENC_AUTO, s;
+    uint32_t mask = (desc && desc->schemes ? desc->schemes : 0) | (1u << def);
+    uint32_t bits = desc && desc->ctx_bits ? desc->ctx_bits : 64;
+    ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
+    char U[64], guard[200], ename[600];
+    size_t i, v, e, n = g->n_nodes, m = g->n_edges;
+    ctxprof__sbuf b;
+    ctxprof__map seen;
+    int rc = CTXPROF_OK;
+    static const char *const tls[CTXPROF_ENC_NSCHEMES] = {
+        "", "ctxprof_pcce_tls", "ctxprof_val_tls", "ctxprof_val_hcce_tls", "ctxprof_val_auto_tls"};
+    *out = NULL;
+    *out_len = 0;
+    memset(tabs, 0, sizeof tabs);
+    memset(&b, 0, sizeof b);
+    memset(&seen, 0, sizeof seen);
+    b.ud = seen.ud = ud;
+    if (!g->finished)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "call graph not finished");
+    if (def < CTXPROF_ENC_PCCE || def > CTXPROF_ENC_AUTO || (mask & ~0x1Eu) ||
+        (bits != 32 && bits != 64))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "bad scheme or bit width");
+    for (i = 0; P[i]; i++) {
+        char c = P[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+              (i && c >= '0' && c <= '9')) ||
+            i + 1 >= sizeof U)
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                 "prefix '%s' is not the start of a C identifier", P);
+        U[i] = (char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    }
+    U[i] = '\0';
+    if (desc && desc->guard)
+        snprintf(guard, sizeof guard, "%s", desc->guard);
+    else
+        snprintf(guard, sizeof guard, "%sH_INCLUDED", U);
+    /* edge names must be unique: caller__callee__site */
+    for (e = 0; e < m; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        uint32_t prev;
+        snprintf(ename, sizeof ename, "%s__%s__%u", g->nodes[E->caller].cname,
+                 g->nodes[E->callee].cname, (unsigned)E->site);
+        prev = ctxprof__map_get(&seen, ctxprof_hash_bytes(ename, strlen(ename), 7));
+        if (prev != UINT32_MAX) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                               "two call edges get the same name %s (edges %u and %lu): rename "
+                               "a function",
+                               ename, (unsigned)prev, (unsigned long)e);
+            goto out;
+        }
+        if (ctxprof__map_put(&seen, ctxprof_hash_bytes(ename, strlen(ename), 7), (uint32_t)e)) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+            goto out;
+        }
+    }
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        size_t pushed = 0;
+        if (!(mask >> s & 1))
+            continue;
+        if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
+            goto out;
+        for (e = 0; e < m; e++)
+            if (tabs[s].ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
+                pushed++;
+        if (pushed) {
+            ctxprof_enc_stats st;
+            if (ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK)
+                ctxprof__graph_log(
+                    g, CTXPROF_LOG_WARN,
+                    "%s: the acyclic contexts of '%s' need %u bits and the id holds 64: %lu "
+                    "call edges push the id instead, like recursion (Valence's multi-word id "
+                    "has no such limit: %u bits)",
+                    ctxprof_enc_scheme_name(s),
+                    g->nodes[s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest].name,
+                    (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
+                    (unsigned long)pushed, (unsigned)st.valence_bits);
+        }
+    }
+
+    ctxprof__sbuf_printf(&b, "/* Generated by ctxprof-gen %s from ", CTXPROF_VERSION_STRING);
+    for (i = 0; desc && i < desc->n_inputs; i++)
+        ctxprof__sbuf_printf(&b, "%s%s", i ? ", " : "", desc->inputs[i]);
+    if (!desc || !desc->n_inputs)
+        ctxprof__sbuf_printf(&b, "a call graph");
+    ctxprof__sbuf_printf(&b,
+                         ". Do not edit: regenerate.\n\n"
+                         "   %lu functions, %lu call edges, %lu SCCs (%lu with recursion), root %s.\n"
+                         "   Call sites:  %sCALL(%sEDGE(caller, callee, site), call statement);\n"
+                         "   (site: 0, 1, ... among the calls from caller to callee, in input "
+                         "order).\n"
+                         "   Decode tables: in the TU that defines CTXPROF_IMPLEMENTATION or\n"
+                         "   %sIMPLEMENTATION; %stables(scheme) returns them. */\n",
+                         (unsigned long)n, (unsigned long)m, (unsigned long)g->n_sccs,
+                         (unsigned long)g->n_complex_sccs, g->nodes[g->root].name, U, U, U, P);
+    ctxprof__sbuf_printf(&b, "#ifndef %s\n#define %s\n\n#include \"ctxprof.h\"\n\n", guard,
+                         guard);
+    ctxprof__sbuf_printf(&b,
+                         "#if CTXPROF_CTX_BITS != %u\n#error \"this header was generated for "
+                         "CTXPROF_CTX_BITS %u: build with -DCTXPROF_CTX_BITS=%u or regenerate "
+                         "with --bits %u\"\n#endif\n",
+                         (unsigned)bits, (unsigned)bits, (unsigned)bits,
+                         (unsigned)(bits == 64 ? 32 : 64));
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        const ctxprof_enc_tables *t = &tabs[s];
+        const char *sn = ctxprof_enc_scheme_name(s);
+        char SN[16];
+        if (!(mask >> s & 1))
+            continue;
+        for (i = 0; sn[i] && i + 1 < sizeof SN; i++)
+            SN[i] = (char)(sn[i] - 'a' + 'A');
+        SN[i] = '\0';
+        ctxprof__sbuf_printf(&b,
+                             "#if CTXPROF_ENC_ACYC_WORDS < %u\n#error \"the %s encoding of this "
+                             "call graph needs -DCTXPROF_ENC_ACYC_WORDS=%u (acyclic part: %u "
+                             "bits)\"\n#endif\n",
+                             (unsigned)(t->acyc_words ? t->acyc_words : 1), sn,
+                             (unsigned)t->acyc_words, (unsigned)t->acyc_bits);
+        ctxprof__sbuf_printf(&b,
+                             "#define %s%s_BASE %uu /* acyclic bits: where the stack starts */\n",
+                             U, SN, (unsigned)t->acyc_bits);
+    }
+    ctxprof__sbuf_printf(&b, "\n/* functions: %sNODE(name) */\nenum {", U);
+    for (v = 0; v < n; v++)
+        ctxprof__sbuf_printf(&b, "\n    %sn_%s = %lu,", P, g->nodes[v].cname, (unsigned long)v);
+    ctxprof__sbuf_printf(&b, "\n    %sn_count = %lu\n};\n", P, (unsigned long)n);
+    ctxprof__sbuf_printf(&b, "\n/* call edges: %sEDGE_ID(caller, callee, site) */\nenum {", U);
+    for (e = 0; e < m; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        ctxprof__sbuf_printf(&b, "\n    %se_%s__%s__%u = %lu,", P, g->nodes[E->caller].cname,
+                             g->nodes[E->callee].cname, (unsigned)E->site, (unsigned long)e);
+        if (E->label)
+            ctxprof__sbuf_printf(&b, " /* %s */", E->label);
+    }
+    ctxprof__sbuf_printf(&b, "\n    %se_count = %lu\n};\n", P, (unsigned long)m);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        const char *sn = ctxprof_enc_scheme_name(s);
+        char SN[16], base[96];
+        if (!(mask >> s & 1))
+            continue;
+        for (i = 0; sn[i] && i + 1 < sizeof SN; i++)
+            SN[i] = (char)(sn[i] - 'a' + 'A');
+        SN[i] = '\0';
+        snprintf(base, sizeof base, "%s%s_BASE", U, SN);
+        ctxprof__sbuf_printf(&b, "\n/* %s call macros, one per edge */\n", sn);
+        for (e = 0; e < m; e++) {
+            const ctxprof_graph_edge *E = &g->edges[e];
+            ctxprof__sbuf_printf(&b, "#define %sc_%s__%s__%u_%s(st, stmt) ", P,
+                                 g->nodes[E->caller].cname, g->nodes[E->callee].cname,
+                                 (unsigned)E->site, sn);
+            ctxprof__emit_call(&b, &tabs[s].ops[e], base);
+            ctxprof__sbuf_put(&b, "\n", 1);
+        }
+        ctxprof__sbuf_printf(&b,
+                             "#define %sCALL_%s_ST(st, e, stmt) %s_CALL_(e, _%s, st, stmt)\n"
+                             "#define %sCALL_%s(e, stmt) %sCALL_%s_ST(&%s, e, stmt)\n",
+                             U, SN, U, sn, U, SN, U, SN, tls[s]);
+    }
+    {
+        const char *dn = ctxprof_enc_scheme_name(def);
+        char DN[16];
+        for (i = 0; dn[i] && i + 1 < sizeof DN; i++)
+            DN[i] = (char)(dn[i] - 'a' + 'A');
+        DN[i] = '\0';
+        ctxprof__sbuf_printf(
+            &b,
+            "\n/* %s is the scheme of %sCALL */\n"
+            "#define %sEDGE(caller, callee, site) caller##__##callee##__##site\n"
+            "#define %s_CAT3(a, b, c) a##b##c\n"
+            "#define %s_CALL_(e, s, st, stmt) %s_CAT3(%sc_, e, s)(st, stmt)\n"
+            "#define %s_EID(e) %s_CAT3(%se_, e, )\n"
+            "#define %sEDGE_ID(caller, callee, site) %s_EID(%sEDGE(caller, callee, site))\n"
+            "#define %sNODE(f) %sn_##f\n"
+            "#define %sSCHEME CTXPROF_ENC_%s\n"
+            "#define %sBASE %s%s_BASE\n"
+            "#define %sTLS (&%s)\n"
+            "#define %sCALL_ST(st, e, stmt) %sCALL_%s_ST(st, e, stmt)\n"
+            "#define %sCALL(e, stmt) %sCALL_%s(e, stmt)\n",
+            dn, U, U, U, U, U, P, U, U, P, U, U, U, U, P, U, DN, U, U, DN, U, tls[def], U, U, DN,
+            U, U, DN);
+        ctxprof__sbuf_printf(&b,
+                             "#ifndef CTXPROF_EDGE /* short names, for the first generated "
+                             "header included */\n"
+                             "#define CTXPROF_EDGE %sEDGE\n#define CTXPROF_CALL %sCALL\n"
+                             "#define CTXPROF_NODE %sNODE\n#define CTXPROF_EDGE_ID %sEDGE_ID\n"
+                             "#endif\n",
+                             U, U, U, U);
+    }
+    ctxprof__sbuf_printf(&b,
+                         "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+                         "/* decode tables of a scheme (CTXPROF_ENC_*), NULL if not generated */\n"
+                         "const ctxprof_enc_tables *%stables(int scheme);\n"
+                         "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n",
+                         P, guard);
+    ctxprof__sbuf_printf(&b,
+                         "\n#if (defined(CTXPROF_IMPLEMENTATION) || defined(%sIMPLEMENTATION)) && "
+                         "!defined(%s_TABLES_DONE)\n#define %s_TABLES_DONE\n",
+                         U, U, U);
+    ctxprof__sbuf_printf(&b, "static const char *const %snames[] = {", P);
+    for (v = 0; v < n; v++)
+        ctxprof__sbuf_printf(&b, "\n    \"%s\",", g->nodes[v].name);
+    ctxprof__sbuf_printf(&b, "%s\n};\n", n ? "" : "0");
+    {
+        uint32_t *tmp = (uint32_t *)ctxprof__zalloc(m + 1, sizeof *tmp, ud);
+        if (!tmp) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+            goto out;
+        }
+        for (e = 0; e < m; e++)
+            tmp[e] = g->edges[e].caller;
+        ctxprof__emit_u32s(&b, P, "", "edge_caller", tmp, m);
+        for (e = 0; e < m; e++)
+            tmp[e] = g->edges[e].callee;
+        ctxprof__emit_u32s(&b, P, "", "edge_callee", tmp, m);
+        for (e = 0; e < m; e++)
+            tmp[e] = g->edges[e].site;
+        ctxprof__emit_u32s(&b, P, "", "edge_site", tmp, m);
+        ctxprof__free(tmp, ud);
+    }
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        if (mask >> s & 1)
+            ctxprof__emit_tables(&b, &tabs[s], P);
+    ctxprof__sbuf_printf(&b, "\n#ifdef __cplusplus\nextern \"C\"\n#endif\n"
+                             "const ctxprof_enc_tables *%stables(int scheme)\n{\n"
+                             "    switch (scheme) {\n",
+                         P);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        if (mask >> s & 1)
+            ctxprof__sbuf_printf(&b, "    case CTXPROF_ENC_%s:\n        return &%s%s_tables;\n",
+                                 s == 1   ? "PCCE"
+                                 : s == 2 ? "VALENCE"
+                                 : s == 3 ? "HCCE"
+                                          : "AUTO",
+                                 P, ctxprof_enc_scheme_name(s));
+    ctxprof__sbuf_printf(&b, "    default:\n        return 0;\n    }\n}\n#endif\n");
+    if (b.failed)
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory writing the header");
+out:
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        ctxprof_enc_tables_free(&tabs[s], ud);
+    ctxprof__map_free(&seen);
+    if (rc != CTXPROF_OK) {
+        ctxprof__free(b.p, ud);
+        return rc;
+    }
+    *out = b.p;
+    *out_len = b.len;
+    return CTXPROF_OK;
+}
 
 /* ==== valence: implementation ==== */
 
 /* ==== icpp: implementation ==== */
+
+#ifdef __cplusplus
+}
+#endif
+#include <signal.h>
+#include <time.h>
+#include <ucontext.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__NOINSTR __attribute__((no_instrument_function))
+#define CTXPROF__ICPP_CFA() ((uintptr_t)__builtin_dwarf_cfa())
+/* Functions that read their own CFA must stay out of line and unchanged
+   (gcc would inline or clone hooks defined in the instrumented TU). */
+#if defined(__clang__)
+#define CTXPROF__ICPP_OWNFRAME __attribute__((noinline))
+#else
+#define CTXPROF__ICPP_OWNFRAME __attribute__((noinline, noclone))
+#endif
+#else
+#define CTXPROF__NOINSTR
+#define CTXPROF__ICPP_CFA() ((uintptr_t)0)
+#define CTXPROF__ICPP_OWNFRAME
+#endif
+#define CTXPROF__ICPP_NONE UINT32_MAX
+
+CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
+CTXPROF_DEF int ctxprof__icpp_training;
+
+/* --- thread ids and the tid -> base registry --------------------------- */
+
+#if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+/* syscall(2) is declared only under _DEFAULT_SOURCE; this is its symbol. */
+extern long ctxprof__syscall(long number, ...) __asm__("syscall");
+#if defined(__x86_64__)
+#define CTXPROF__SYS_GETTID 186
+#elif defined(__aarch64__)
+#define CTXPROF__SYS_GETTID 178
+#endif
+#endif
+
+CTXPROF__NOINSTR CTXPROF__PRIV long ctxprof__gettid(void)
+{
+#if defined(CTXPROF__SYS_GETTID)
+    return ctxprof__syscall(CTXPROF__SYS_GETTID);
+#else
+    return (long)getpid();
+#endif
+}
+
+/* Open addressing on tid; a slot's tid is claimed with a CAS and never
+   reused for another tid (removal stores base 0), so lookups from signal
+   handlers need no lock. */
+#define CTXPROF__ICPP_TIDS 4096
+static struct {
+    long tid;
+    uintptr_t base;
+} ctxprof__icpp_tids[CTXPROF__ICPP_TIDS];
+
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t base)
+{
+    size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
+        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE), zero = 0;
+        if (cur == 0 && __atomic_compare_exchange_n(&ctxprof__icpp_tids[i].tid, &zero, tid, 0,
+                                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            cur = tid;
+        else if (cur == 0)
+            cur = zero;
+        if (cur == tid) {
+            __atomic_store_n(&ctxprof__icpp_tids[i].base, base, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+}
+
+CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
+{
+    size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
+        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
+        if (cur == tid)
+            return __atomic_load_n(&ctxprof__icpp_tids[i].base, __ATOMIC_ACQUIRE);
+        if (cur == 0)
+            return 0;
+    }
+    return 0;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
+{
+    ctxprof__icpp_base = base;
+    ctxprof__icpp_tid_set(ctxprof__gettid(), base);
+    return base;
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF uintptr_t ctxprof_icpp_thread_begin(void)
+{
+    if (!ctxprof__icpp_base) {
+        uintptr_t cfa = CTXPROF__ICPP_CFA();
+        if (!cfa)
+            cfa = ctxprof_icpp_sp();
+        ctxprof__icpp_set_base(cfa);
+    }
+    return ctxprof__icpp_base;
+}
+
+CTXPROF_DEF void ctxprof_icpp_thread_end(void)
+{
+    if (ctxprof__icpp_base)
+        ctxprof__icpp_tid_set(ctxprof__gettid(), 0);
+    ctxprof__icpp_base = 0;
+}
+
+/* --- training: one calling-context tree per thread ----------------------
+
+   Node 0 is the root (no function). A node is keyed by (parent, function,
+   height): a path whose frames vary in size yields one node per height.
+   The shadow stack holds (node, SP) per active instrumented frame; frames
+   are popped by SP (a returned frame's SP is <= a later entry's SP), which
+   also repairs longjmp (Froyd et al., as in paper 4.2). With paired exits
+   an entry at the same SP as the top is a callee inlined into it and gets
+   no node of its own. */
+
+typedef struct ctxprof__icpp_ts {
+    uint32_t *snode;             /* shadow stack: node, or NONE when not recorded */
+    uintptr_t *ssp;              /* shadow stack: SP at entry */
+    uintptr_t *sfunc, *ssite;    /* shadow stack: function and call site */
+    size_t depth, scap;
+    uintptr_t *nfunc;            /* node -> function */
+    uint32_t *nparent;           /* node -> parent */
+    uint64_t *nheight, *ncount;  /* node -> height, entries */
+    size_t nn, ncap;
+    uint32_t *slots;             /* (parent, func, height) -> node + 1 */
+    size_t mask;
+    uint64_t entries, dropped_paths, dropped_depth, no_base;
+    uint32_t cur;                /* current node, read by the sampler */
+    uint32_t slot;               /* registry index + 1 */
+    int busy;                    /* reentrancy guard (hooks in library code) */
+    struct ctxprof__icpp_ts *next;
+} ctxprof__icpp_ts;
+
+static CTXPROF_TLS ctxprof__icpp_ts *ctxprof__icpp_tls_ts CTXPROF__TLS_MODEL;
+static ctxprof__icpp_ts *ctxprof__icpp_ts_head;
+static uint32_t ctxprof__icpp_ts_count;
+static size_t ctxprof__icpp_max_paths = (size_t)1 << 20, ctxprof__icpp_max_depth = 16384;
+
+CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_grow(void *p, size_t n, size_t elem)
+{
+    void *q;
+    if (elem && n > SIZE_MAX / elem)
+        return NULL;
+    q = CTXPROF_MALLOC(n * elem, NULL);
+    if (q && p)
+        memcpy(q, p, n / 2 * elem);
+    if (q)
+        CTXPROF_FREE(p, NULL);
+    return q;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV ctxprof__icpp_ts *ctxprof__icpp_ts_get(void)
+{
+    ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
+    if (t)
+        return t;
+    t = (ctxprof__icpp_ts *)CTXPROF_MALLOC(sizeof *t, NULL);
+    if (!t)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    t->slot = __atomic_add_fetch(&ctxprof__icpp_ts_count, 1, __ATOMIC_RELAXED);
+    t->next = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE);
+    while (!__atomic_compare_exchange_n(&ctxprof__icpp_ts_head, &t->next, t, 1, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+        ;
+    ctxprof__icpp_tls_ts = t;
+    return t;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV size_t ctxprof__icpp_node_hash(uint32_t parent, uintptr_t func,
+                                                              uint64_t height)
+{
+    return (size_t)ctxprof_mix64(((uint64_t)parent << 32) ^ (uint64_t)func ^
+                                 ctxprof_mix64(height));
+}
+
+/* Node for (parent, func, height), created when absent; NONE when full. */
+CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_ts_node(ctxprof__icpp_ts *t, uint32_t parent,
+                                                              uintptr_t func, uint64_t height)
+{
+    size_t i;
+    uint32_t n;
+    if (t->ncap == 0 || 2 * (t->nn + 1) > t->mask + 1) {
+        size_t nsz = t->mask ? 2 * (t->mask + 1) : 1024, k;
+        uint32_t *ns;
+        if (t->nn >= ctxprof__icpp_max_paths)
+            goto full;
+        ns = (uint32_t *)CTXPROF_MALLOC(nsz * sizeof *ns, NULL);
+        if (!ns)
+            goto full;
+        memset(ns, 0, nsz * sizeof *ns);
+        for (k = 1; k < t->nn; k++) {
+            size_t j = ctxprof__icpp_node_hash(t->nparent[k], t->nfunc[k], t->nheight[k]) & (nsz - 1);
+            while (ns[j])
+                j = (j + 1) & (nsz - 1);
+            ns[j] = (uint32_t)k + 1;
+        }
+        CTXPROF_FREE(t->slots, NULL);
+        t->slots = ns;
+        t->mask = nsz - 1;
+    }
+    i = ctxprof__icpp_node_hash(parent, func, height) & t->mask;
+    while (t->slots[i]) {
+        n = t->slots[i] - 1;
+        if (t->nparent[n] == parent && t->nfunc[n] == func && t->nheight[n] == height)
+            return n;
+        i = (i + 1) & t->mask;
+    }
+    if (t->nn >= ctxprof__icpp_max_paths)
+        goto full;
+    if (t->nn >= t->ncap) {
+        size_t nc = t->ncap ? 2 * t->ncap : 512;
+        uintptr_t *f = (uintptr_t *)ctxprof__icpp_grow(t->nfunc, nc, sizeof *f);
+        uint32_t *p = f ? (uint32_t *)ctxprof__icpp_grow(t->nparent, nc, sizeof *p) : NULL;
+        uint64_t *h = p ? (uint64_t *)ctxprof__icpp_grow(t->nheight, nc, sizeof *h) : NULL;
+        uint64_t *c = h ? (uint64_t *)ctxprof__icpp_grow(t->ncount, nc, sizeof *c) : NULL;
+        /* each array moved only on success; on failure keep what moved */
+        if (f)
+            t->nfunc = f;
+        if (p)
+            t->nparent = p;
+        if (h)
+            t->nheight = h;
+        if (c)
+            t->ncount = c;
+        if (!c)
+            goto full; /* arrays that grew keep the old contents: capacity unchanged */
+        t->ncap = nc;
+    }
+    n = (uint32_t)t->nn++;
+    t->nfunc[n] = func;
+    t->nparent[n] = parent;
+    t->nheight[n] = height;
+    t->ncount[n] = 0;
+    t->slots[i] = n + 1;
+    return n;
+full:
+    return CTXPROF__ICPP_NONE;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_ts_ready(ctxprof__icpp_ts *t)
+{
+    if (t->nn == 0) { /* the root */
+        if (ctxprof__icpp_ts_node(t, CTXPROF__ICPP_NONE, 0, 0) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site,
+                                                           uintptr_t sp, int paired)
+{
+    ctxprof__icpp_ts *t = ctxprof__icpp_ts_get();
+    uintptr_t base;
+    uint32_t parent, node;
+    if (!t || t->busy)
+        return;
+    t->busy = 1;
+    base = ctxprof__icpp_base ? ctxprof__icpp_base : ctxprof__icpp_set_base(sp);
+    if (sp > base || !ctxprof__icpp_ts_ready(t)) {
+        t->no_base++;
+        goto out;
+    }
+    while (t->depth && t->ssp[t->depth - 1] < sp) /* deeper frames that are gone */
+        t->depth--;
+    if (!paired)
+        while (t->depth && t->ssp[t->depth - 1] <= sp)
+            t->depth--;
+    if (t->depth >= t->scap) {
+        size_t nc = t->scap ? 2 * t->scap : 256;
+        uint32_t *sn;
+        uintptr_t *ss;
+        if (t->depth >= ctxprof__icpp_max_depth) {
+            t->dropped_depth++;
+            goto out;
+        }
+        uintptr_t *sf, *si;
+        sn = (uint32_t *)ctxprof__icpp_grow(t->snode, nc, sizeof *sn);
+        if (sn)
+            t->snode = sn;
+        ss = sn ? (uintptr_t *)ctxprof__icpp_grow(t->ssp, nc, sizeof *ss) : NULL;
+        if (ss)
+            t->ssp = ss;
+        sf = ss ? (uintptr_t *)ctxprof__icpp_grow(t->sfunc, nc, sizeof *sf) : NULL;
+        if (sf)
+            t->sfunc = sf;
+        si = sf ? (uintptr_t *)ctxprof__icpp_grow(t->ssite, nc, sizeof *si) : NULL;
+        if (!si) {
+            t->dropped_depth++;
+            goto out;
+        }
+        t->ssite = si;
+        t->scap = nc;
+    }
+    parent = t->depth ? t->snode[t->depth - 1] : 0;
+    if (paired && t->depth && t->ssp[t->depth - 1] == sp) {
+        node = parent; /* inlined into the frame on top */
+    } else {
+        node = parent == CTXPROF__ICPP_NONE
+                   ? CTXPROF__ICPP_NONE
+                   : ctxprof__icpp_ts_node(t, parent, func, (uint64_t)(base - sp));
+        if (node == CTXPROF__ICPP_NONE) {
+            t->dropped_paths++;
+        } else {
+            t->ncount[node]++;
+            t->entries++;
+        }
+    }
+    t->snode[t->depth] = node;
+    t->ssp[t->depth] = sp;
+    t->sfunc[t->depth] = func;
+    t->ssite[t->depth] = site;
+    t->depth++;
+    __atomic_store_n(&t->cur, node == CTXPROF__ICPP_NONE ? 0 : node, __ATOMIC_RELAXED);
+out:
+    t->busy = 0;
+}
+
+/* Frames deeper than sp are gone (an exit hook that gcc emits as a tail
+   call, after the frame is torn down, sees its caller's SP); the top is
+   the exiting frame only if function and call site match as well. */
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site,
+                                                          uintptr_t sp)
+{
+    ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
+    uint32_t cur;
+    size_t top;
+    if (!t || t->busy)
+        return;
+    while (t->depth && t->ssp[t->depth - 1] < sp)
+        t->depth--;
+    top = t->depth - 1;
+    if (t->depth && t->ssp[top] == sp && t->sfunc[top] == func && t->ssite[top] == site)
+        t->depth--;
+    cur = t->depth ? t->snode[t->depth - 1] : 0;
+    __atomic_store_n(&t->cur, cur == CTXPROF__ICPP_NONE ? 0 : cur, __ATOMIC_RELAXED);
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void
+ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired)
+{
+    uintptr_t sp = CTXPROF__ICPP_CFA();
+    ctxprof__icpp_enter_slow(func, site, sp ? sp : ctxprof_icpp_sp(), paired);
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_exit_here(uintptr_t func,
+                                                                              uintptr_t site)
+{
+    uintptr_t sp = CTXPROF__ICPP_CFA();
+    ctxprof__icpp_exit_slow(func, site, sp ? sp : ctxprof_icpp_sp());
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)
+{
+    ctxprof__error_clear(err);
+    if (desc && desc->max_paths) {
+        if (desc->max_paths > (size_t)UINT32_MAX - 2)
+            return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_paths %zu too large",
+                                 desc->max_paths);
+        ctxprof__icpp_max_paths = desc->max_paths;
+    }
+    if (desc && desc->max_depth)
+        ctxprof__icpp_max_depth = desc->max_depth;
+    __atomic_store_n(&ctxprof__icpp_training, 1, __ATOMIC_RELEASE);
+    return CTXPROF_OK;
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_stop(void)
+{
+    __atomic_store_n(&ctxprof__icpp_training, 0, __ATOMIC_RELEASE);
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
+{
+    ctxprof__icpp_ts *t;
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
+        /* the struct stays (threads keep a pointer to it); its data goes */
+        CTXPROF_FREE(t->snode, NULL);
+        CTXPROF_FREE(t->ssp, NULL);
+        CTXPROF_FREE(t->sfunc, NULL);
+        CTXPROF_FREE(t->ssite, NULL);
+        CTXPROF_FREE(t->nfunc, NULL);
+        CTXPROF_FREE(t->nparent, NULL);
+        CTXPROF_FREE(t->nheight, NULL);
+        CTXPROF_FREE(t->ncount, NULL);
+        CTXPROF_FREE(t->slots, NULL);
+        t->snode = NULL;
+        t->ssp = t->sfunc = t->ssite = NULL;
+        t->nfunc = NULL;
+        t->nparent = NULL;
+        t->nheight = t->ncount = NULL;
+        t->slots = NULL;
+        t->depth = t->scap = t->nn = t->ncap = t->mask = 0;
+        t->entries = t->dropped_paths = t->dropped_depth = t->no_base = 0;
+        t->cur = 0;
+    }
+}
+
+CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
+{
+    ctxprof__icpp_ts *t;
+    memset(out, 0, sizeof *out);
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
+        out->threads += t->nn > 0;
+        out->nodes += t->nn > 1 ? t->nn - 1 : 0;
+        out->entries += t->entries;
+        out->dropped_paths += t->dropped_paths;
+        out->dropped_depth += t->dropped_depth;
+        out->no_base += t->no_base;
+    }
+}
+
+CTXPROF__NOINSTR CTXPROF_DEF uint64_t ctxprof_icpp_train_current(void)
+{
+    ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
+    uint32_t cur;
+    if (!t)
+        return 0;
+    cur = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+    return cur ? (uint64_t)t->slot << 32 | cur : 0;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size_t max,
+                                           uint64_t *out_height)
+{
+    ctxprof__icpp_ts *t;
+    uint32_t slot = (uint32_t)(node >> 32), n = (uint32_t)node, k;
+    size_t len = 0, i;
+    if (out_height)
+        *out_height = 0;
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next)
+        if (t->slot == slot)
+            break;
+    if (!t || n == 0 || n >= t->nn)
+        return 0;
+    if (out_height)
+        *out_height = t->nheight[n];
+    for (k = n; k != 0; k = t->nparent[k])
+        len++;
+    for (k = n, i = len; k != 0; k = t->nparent[k]) {
+        i--;
+        if (i < max)
+            funcs[i] = t->nfunc[k];
+    }
+    return len;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+/* The main thread's base, before main: the same point of libc's start-up
+   in every run, so heights do not depend on ASLR or the environment. */
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME __attribute__((constructor)) static void
+ctxprof__icpp_ctor(void)
+{
+    if (!ctxprof__icpp_base)
+        ctxprof__icpp_set_base(CTXPROF__ICPP_CFA());
+}
+#endif
+
+/* --- path maps -----------------------------------------------------------
+
+   A map is a trie of call paths (node 0 is the root, no function) plus
+   path entries (node, height, count). After building, nodes are renumbered
+   in preorder with children sorted by name, so that a node's subtree is
+   the range [v, nend[v]) and the output is deterministic. */
+
+typedef struct ctxprof__icpp_cidrec {
+    uint32_t func, first, n, pad;
+    uint64_t height;
+} ctxprof__icpp_cidrec;
+
+typedef struct ctxprof__icpp_pcrange {
+    uintptr_t start, end;
+    uint32_t func;
+} ctxprof__icpp_pcrange;
+
+struct ctxprof__icpp_mapdata {
+    ctxprof__strtab names;      /* function id <-> name */
+    uint32_t *nfunc, *nparent;  /* trie */
+    size_t nn, ncap;
+    uint32_t *nslots;           /* build: (parent, func) -> node + 1 */
+    size_t nmask;
+    uint32_t *pnode;            /* path entries */
+    uint64_t *pheight, *pcount;
+    size_t np, pcap;
+    uint32_t *pslots;           /* build: (node, height) -> path + 1 */
+    size_t pmask;
+    /* after finishing */
+    uint32_t *nend, *ndepth, *nfirst; /* subtree end, path length, first path (paths sorted by node) */
+    uint64_t *nheight;          /* height of the node's only path entry, or NO_HEIGHT */
+    uint64_t *pkey;             /* path -> ctxprof_icpp_path_key */
+    uint32_t *pcid;             /* path -> CID record */
+    ctxprof__icpp_cidrec *cids;
+    size_t ncid;
+    uint32_t *cand;             /* paths grouped by CID */
+    uint32_t *cslots;           /* (func, height) -> CID + 1 */
+    size_t cmask;
+    ctxprof__icpp_pcrange *pcs; /* bound: PC ranges -> function */
+    size_t npcs;
+};
+
+CTXPROF__PRIV void ctxprof__icpp_md_free(struct ctxprof__icpp_mapdata *d)
+{
+    if (!d)
+        return;
+    ctxprof__strtab_deinit(&d->names);
+    ctxprof__free(d->nfunc, NULL);
+    ctxprof__free(d->nparent, NULL);
+    ctxprof__free(d->nslots, NULL);
+    ctxprof__free(d->pnode, NULL);
+    ctxprof__free(d->pheight, NULL);
+    ctxprof__free(d->pcount, NULL);
+    ctxprof__free(d->pslots, NULL);
+    ctxprof__free(d->nend, NULL);
+    ctxprof__free(d->ndepth, NULL);
+    ctxprof__free(d->nfirst, NULL);
+    ctxprof__free(d->nheight, NULL);
+    ctxprof__free(d->pkey, NULL);
+    ctxprof__free(d->pcid, NULL);
+    ctxprof__free(d->cids, NULL);
+    ctxprof__free(d->cand, NULL);
+    ctxprof__free(d->cslots, NULL);
+    ctxprof__free(d->pcs, NULL);
+    ctxprof__free(d, NULL);
+}
+
+CTXPROF__PRIV struct ctxprof__icpp_mapdata *ctxprof__icpp_md_new(void)
+{
+    struct ctxprof__icpp_mapdata *d =
+        (struct ctxprof__icpp_mapdata *)ctxprof__zalloc(1, sizeof *d, NULL);
+    if (!d)
+        return NULL;
+    ctxprof__strtab_init(&d->names, NULL);
+    /* the root */
+    if (ctxprof__reserve((void **)&d->nfunc, &d->ncap, 0, 1, sizeof *d->nfunc, NULL) ||
+        !(d->nparent = (uint32_t *)ctxprof__alloc(d->ncap, sizeof *d->nparent, NULL))) {
+        ctxprof__icpp_md_free(d);
+        return NULL;
+    }
+    d->nfunc[0] = CTXPROF__ICPP_NONE;
+    d->nparent[0] = CTXPROF__ICPP_NONE;
+    d->nn = 1;
+    return d;
+}
+
+/* Rehashes an open-addressing table of id + 1 entries to twice its size
+   (at least 64), keeping it at most half full. hash(i) gives entry i's hash. */
+CTXPROF__PRIV int ctxprof__icpp_rehash(uint32_t **slots, size_t *mask, size_t used,
+                                       uint64_t (*hash)(const struct ctxprof__icpp_mapdata *,
+                                                        size_t),
+                                       const struct ctxprof__icpp_mapdata *d, size_t first)
+{
+    size_t nsz = *slots ? 2 * (*mask + 1) : 64, k;
+    uint32_t *ns;
+    while (nsz < 2 * (used + 1))
+        nsz *= 2;
+    ns = (uint32_t *)ctxprof__zalloc(nsz, sizeof *ns, NULL);
+    if (!ns)
+        return CTXPROF_ERR_NOMEM;
+    for (k = first; k < used; k++) {
+        size_t j = (size_t)hash(d, k) & (nsz - 1);
+        while (ns[j])
+            j = (j + 1) & (nsz - 1);
+        ns[j] = (uint32_t)k + 1;
+    }
+    ctxprof__free(*slots, NULL);
+    *slots = ns;
+    *mask = nsz - 1;
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_nkey(uint32_t parent, uint32_t func)
+{
+    return ctxprof_mix64(((uint64_t)parent << 32) | func);
+}
+CTXPROF__PRIV uint64_t ctxprof__icpp_nhash(const struct ctxprof__icpp_mapdata *d, size_t i)
+{
+    return ctxprof__icpp_nkey(d->nparent[i], d->nfunc[i]);
+}
+CTXPROF__PRIV uint64_t ctxprof__icpp_pkeyh(uint32_t node, uint64_t height)
+{
+    return ctxprof_mix64(((uint64_t)node << 32) ^ ctxprof_mix64(height));
+}
+CTXPROF__PRIV uint64_t ctxprof__icpp_phash(const struct ctxprof__icpp_mapdata *d, size_t i)
+{
+    return ctxprof__icpp_pkeyh(d->pnode[i], d->pheight[i]);
+}
+CTXPROF__PRIV uint64_t ctxprof__icpp_ckey(uint32_t func, uint64_t height)
+{
+    return ctxprof_mix64(((uint64_t)func << 32) ^ ctxprof_mix64(height ^ 0x5bd1e995u));
+}
+
+/* Child of parent with function func, created when absent; NONE when out of memory. */
+CTXPROF__PRIV uint32_t ctxprof__icpp_md_child(struct ctxprof__icpp_mapdata *d, uint32_t parent,
+                                              uint32_t func)
+{
+    size_t i;
+    if (!d->nslots || 2 * (d->nn + 1) > d->nmask + 1) {
+        if (d->nn >= UINT32_MAX - 2 ||
+            ctxprof__icpp_rehash(&d->nslots, &d->nmask, d->nn, ctxprof__icpp_nhash, d, 1))
+            return CTXPROF__ICPP_NONE;
+    }
+    i = (size_t)ctxprof__icpp_nkey(parent, func) & d->nmask;
+    while (d->nslots[i]) {
+        uint32_t n = d->nslots[i] - 1;
+        if (d->nparent[n] == parent && d->nfunc[n] == func)
+            return n;
+        i = (i + 1) & d->nmask;
+    }
+    if (d->nn >= d->ncap) {
+        size_t cap = d->ncap;
+        if (ctxprof__reserve((void **)&d->nfunc, &cap, d->nn, d->nn + 1, sizeof *d->nfunc, NULL))
+            return CTXPROF__ICPP_NONE;
+        cap = d->ncap;
+        if (ctxprof__reserve((void **)&d->nparent, &cap, d->nn, d->nn + 1, sizeof *d->nparent,
+                             NULL))
+            return CTXPROF__ICPP_NONE; /* nfunc grew, nparent did not: retried next time */
+        d->ncap = cap;
+    }
+    d->nfunc[d->nn] = func;
+    d->nparent[d->nn] = parent;
+    d->nslots[i] = (uint32_t)d->nn + 1;
+    return (uint32_t)d->nn++;
+}
+
+/* Adds count to the entry (node, height); 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_md_path(struct ctxprof__icpp_mapdata *d, uint32_t node,
+                                        uint64_t height, uint64_t count)
+{
+    size_t i;
+    if (!d->pslots || 2 * (d->np + 1) > d->pmask + 1) {
+        if (d->np >= UINT32_MAX - 2 ||
+            ctxprof__icpp_rehash(&d->pslots, &d->pmask, d->np, ctxprof__icpp_phash, d, 0))
+            return CTXPROF_ERR_NOMEM;
+    }
+    i = (size_t)ctxprof__icpp_pkeyh(node, height) & d->pmask;
+    while (d->pslots[i]) {
+        uint32_t p = d->pslots[i] - 1;
+        if (d->pnode[p] == node && d->pheight[p] == height) {
+            d->pcount[p] = d->pcount[p] > UINT64_MAX - count ? UINT64_MAX : d->pcount[p] + count;
+            return CTXPROF_OK;
+        }
+        i = (i + 1) & d->pmask;
+    }
+    if (d->np >= d->pcap) {
+        size_t cap = d->pcap, c2;
+        if (ctxprof__reserve((void **)&d->pnode, &cap, d->np, d->np + 1, sizeof *d->pnode, NULL))
+            return CTXPROF_ERR_NOMEM;
+        c2 = d->pcap;
+        if (ctxprof__reserve((void **)&d->pheight, &c2, d->np, d->np + 1, sizeof *d->pheight,
+                             NULL))
+            return CTXPROF_ERR_NOMEM;
+        c2 = d->pcap;
+        if (ctxprof__reserve((void **)&d->pcount, &c2, d->np, d->np + 1, sizeof *d->pcount, NULL))
+            return CTXPROF_ERR_NOMEM;
+        d->pcap = cap;
+    }
+    d->pnode[d->np] = node;
+    d->pheight[d->np] = height;
+    d->pcount[d->np] = count;
+    d->pslots[i] = (uint32_t)d->np + 1;
+    d->np++;
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_name_hash(const char *name)
+{
+    return ctxprof_hash_bytes(name, strlen(name), 0x1CBB);
+}
+
+CTXPROF_DEF uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n)
+{
+    uint64_t k = 0x9AE16A3B2F90404Fu;
+    size_t i;
+    for (i = 0; i < n; i++)
+        k = ctxprof_mix64(k ^ ctxprof__icpp_name_hash(names[i]));
+    return k;
+}
+
+/* Sorting children by name while renumbering. */
+typedef struct ctxprof__icpp_kid {
+    const char *name;
+    uint32_t node;
+} ctxprof__icpp_kid;
+
+CTXPROF__PRIV int ctxprof__icpp_kid_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_kid *x = (const ctxprof__icpp_kid *)a, *y = (const ctxprof__icpp_kid *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->node < y->node ? -1 : x->node > y->node);
+}
+
+typedef struct ctxprof__icpp_pe {
+    uint32_t node;
+    uint64_t height, count;
+} ctxprof__icpp_pe;
+
+CTXPROF__PRIV int ctxprof__icpp_pe_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_pe *x = (const ctxprof__icpp_pe *)a, *y = (const ctxprof__icpp_pe *)b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return x->height < y->height ? -1 : x->height > y->height;
+}
+
+/* Renumbers in preorder, sorts paths, builds the CID index. 0 or NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_md_finish(struct ctxprof__icpp_mapdata *d)
+{
+    size_t nn = d->nn, np = d->np, i, top, next = 0;
+    uint32_t *kstart = NULL, *order = NULL, *newid = NULL, *stack = NULL;
+    ctxprof__icpp_kid *kids = NULL;
+    ctxprof__icpp_pe *pe = NULL;
+    uint32_t *nf = NULL, *npar = NULL;
+    int rc = CTXPROF_ERR_NOMEM;
+    kstart = (uint32_t *)ctxprof__zalloc(nn + 1, sizeof *kstart, NULL);
+    kids = (ctxprof__icpp_kid *)ctxprof__alloc(nn, sizeof *kids, NULL);
+    newid = (uint32_t *)ctxprof__alloc(nn, sizeof *newid, NULL);
+    stack = (uint32_t *)ctxprof__alloc(nn, sizeof *stack, NULL);
+    order = (uint32_t *)ctxprof__alloc(nn, sizeof *order, NULL);
+    nf = (uint32_t *)ctxprof__alloc(nn, sizeof *nf, NULL);
+    npar = (uint32_t *)ctxprof__alloc(nn, sizeof *npar, NULL);
+    d->nend = (uint32_t *)ctxprof__alloc(nn, sizeof *d->nend, NULL);
+    d->ndepth = (uint32_t *)ctxprof__alloc(nn, sizeof *d->ndepth, NULL);
+    d->nfirst = (uint32_t *)ctxprof__alloc(nn + 1, sizeof *d->nfirst, NULL);
+    d->nheight = (uint64_t *)ctxprof__alloc(nn, sizeof *d->nheight, NULL);
+    pe = (ctxprof__icpp_pe *)ctxprof__alloc(np, sizeof *pe, NULL);
+    d->pkey = (uint64_t *)ctxprof__alloc(np, sizeof *d->pkey, NULL);
+    d->pcid = (uint32_t *)ctxprof__alloc(np, sizeof *d->pcid, NULL);
+    d->cand = (uint32_t *)ctxprof__alloc(np, sizeof *d->cand, NULL);
+    if (!kstart || !kids || !newid || !stack || !order || !nf || !npar || !d->nend ||
+        !d->ndepth || !d->nfirst || !d->nheight || !pe || !d->pkey || !d->pcid || !d->cand)
+        goto done;
+    /* children grouped by parent (counting sort), each group sorted by name */
+    for (i = 1; i < nn; i++)
+        kstart[d->nparent[i] + 1]++;
+    for (i = 0; i < nn; i++)
+        kstart[i + 1] += kstart[i];
+    for (i = 1; i < nn; i++) {
+        uint32_t at = kstart[d->nparent[i]]++;
+        kids[at].node = (uint32_t)i;
+        kids[at].name = d->names.names[d->nfunc[i]];
+    }
+    for (i = nn; i > 0; i--) /* restore the starts */
+        kstart[i] = kstart[i - 1];
+    kstart[0] = 0;
+    for (i = 0; i < nn; i++)
+        if (kstart[i + 1] - kstart[i] > 1)
+            qsort(kids + kstart[i], kstart[i + 1] - kstart[i], sizeof *kids,
+                  ctxprof__icpp_kid_cmp);
+    /* iterative preorder; children pushed in reverse so the first comes first */
+    top = 0;
+    stack[top++] = 0;
+    while (top) {
+        uint32_t v = stack[--top];
+        size_t k;
+        newid[v] = (uint32_t)next;
+        order[next++] = v;
+        for (k = kstart[v + 1]; k > kstart[v]; k--)
+            stack[top++] = kids[k - 1].node;
+    }
+    for (i = 0; i < nn; i++) {
+        uint32_t v = order[i];
+        nf[i] = d->nfunc[v];
+        npar[i] = v == 0 ? CTXPROF__ICPP_NONE : newid[d->nparent[v]];
+    }
+    ctxprof__free(d->nfunc, NULL);
+    ctxprof__free(d->nparent, NULL);
+    d->nfunc = nf;
+    d->nparent = npar;
+    nf = npar = NULL;
+    d->ncap = nn;
+    for (i = 0; i < nn; i++)
+        d->nend[i] = (uint32_t)(i + 1);
+    d->ndepth[0] = 0;
+    for (i = 1; i < nn; i++)
+        d->ndepth[i] = d->ndepth[d->nparent[i]] + 1;
+    for (i = nn; i-- > 1;) /* a parent's end is its last descendant's end */
+        if (d->nend[i] > d->nend[d->nparent[i]])
+            d->nend[d->nparent[i]] = d->nend[i];
+    /* paths sorted by (node, height) */
+    for (i = 0; i < np; i++) {
+        pe[i].node = newid[d->pnode[i]];
+        pe[i].height = d->pheight[i];
+        pe[i].count = d->pcount[i];
+    }
+    qsort(pe, np, sizeof *pe, ctxprof__icpp_pe_cmp);
+    for (i = 0; i <= nn; i++)
+        d->nfirst[i] = 0;
+    for (i = 0; i < np; i++) {
+        d->pnode[i] = pe[i].node;
+        d->pheight[i] = pe[i].height;
+        d->pcount[i] = pe[i].count;
+        d->nfirst[pe[i].node + 1]++;
+    }
+    for (i = 0; i < nn; i++)
+        d->nfirst[i + 1] += d->nfirst[i];
+    for (i = 0; i < nn; i++)
+        d->nheight[i] = d->nfirst[i + 1] - d->nfirst[i] == 1 ? d->pheight[d->nfirst[i]]
+                                                              : CTXPROF_ICPP_NO_HEIGHT;
+    ctxprof__free(d->nslots, NULL); /* node ids changed; the build tables are done */
+    ctxprof__free(d->pslots, NULL);
+    d->nslots = d->pslots = NULL;
+    d->nmask = d->pmask = 0;
+    /* path keys, by name hashes down the trie (newid as scratch: node keys) */
+    {
+        uint64_t *nk = (uint64_t *)ctxprof__alloc(nn, sizeof *nk, NULL);
+        if (!nk)
+            goto done;
+        nk[0] = 0x9AE16A3B2F90404Fu;
+        for (i = 1; i < nn; i++)
+            nk[i] = ctxprof_mix64(nk[d->nparent[i]] ^
+                                  ctxprof__icpp_name_hash(d->names.names[d->nfunc[i]]));
+        for (i = 0; i < np; i++)
+            d->pkey[i] = nk[d->pnode[i]];
+        ctxprof__free(nk, NULL);
+    }
+    /* CID index: (leaf function, height) -> candidates */
+    {
+        size_t csz = 64, c;
+        uint32_t *cnt;
+        while (csz < 2 * (np + 1))
+            csz *= 2;
+        d->cslots = (uint32_t *)ctxprof__zalloc(csz, sizeof *d->cslots, NULL);
+        d->cids = (ctxprof__icpp_cidrec *)ctxprof__alloc(np ? np : 1, sizeof *d->cids, NULL);
+        if (!d->cslots || !d->cids)
+            goto done;
+        d->cmask = csz - 1;
+        d->ncid = 0;
+        for (i = 0; i < np; i++) {
+            uint32_t f = d->nfunc[d->pnode[i]];
+            uint64_t h = d->pheight[i];
+            size_t j = (size_t)ctxprof__icpp_ckey(f, h) & d->cmask;
+            while (d->cslots[j] &&
+                   !(d->cids[d->cslots[j] - 1].func == f && d->cids[d->cslots[j] - 1].height == h))
+                j = (j + 1) & d->cmask;
+            if (!d->cslots[j]) {
+                d->cids[d->ncid].func = f;
+                d->cids[d->ncid].height = h;
+                d->cids[d->ncid].n = 0;
+                d->cids[d->ncid].pad = 0;
+                d->cslots[j] = (uint32_t)++d->ncid;
+            }
+            c = d->cslots[j] - 1;
+            d->pcid[i] = (uint32_t)c;
+            d->cids[c].n++;
+        }
+        cnt = stack; /* scratch: next free slot per CID */
+        for (c = 0, i = 0; c < d->ncid; c++) {
+            d->cids[c].first = (uint32_t)i;
+            cnt[c] = (uint32_t)i;
+            i += d->cids[c].n;
+        }
+        for (i = 0; i < np; i++)
+            d->cand[cnt[d->pcid[i]]++] = (uint32_t)i;
+    }
+    rc = CTXPROF_OK;
+done:
+    ctxprof__free(kstart, NULL);
+    ctxprof__free(kids, NULL);
+    ctxprof__free(newid, NULL);
+    ctxprof__free(stack, NULL);
+    ctxprof__free(order, NULL);
+    ctxprof__free(nf, NULL);
+    ctxprof__free(npar, NULL);
+    ctxprof__free(pe, NULL);
+    return rc;
+}
+
+/* Installs finished data into m (after freeing what m held). */
+CTXPROF__PRIV void ctxprof__icpp_map_take(ctxprof_icpp_map *m, struct ctxprof__icpp_mapdata *d)
+{
+    size_t i;
+    ctxprof_icpp_map_deinit(m);
+    m->d = d;
+    m->paths = d->np;
+    m->funcs = d->names.n;
+    m->nodes = d->nn - 1;
+    m->cids = d->ncid;
+    m->max_height = 0;
+    for (i = 0; i < d->np; i++)
+        if (d->pheight[i] > m->max_height)
+            m->max_height = d->pheight[i];
+}
+
+CTXPROF_DEF void ctxprof_icpp_map_deinit(ctxprof_icpp_map *m)
+{
+    if (!m)
+        return;
+    ctxprof__icpp_md_free(m->d);
+    memset(m, 0, sizeof *m);
+}
+
+#define CTXPROF__ICPP_MAX_HEIGHT ((uint64_t)1 << 40)
+
+/* Parses text in place (it is modified). */
+CTXPROF__PRIV int ctxprof__icpp_map_parse_buf(ctxprof_icpp_map *m, char *buf, size_t len,
+                                              const char *name, ctxprof_error *err)
+{
+    ctxprof__lines L;
+    struct ctxprof__icpp_mapdata *d;
+    char *tok;
+    int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
+    ctxprof__lines_init(&L, buf, len, name);
+    if (!ctxprof__lines_next(&L) || !(tok = ctxprof__lines_tok(&L)) ||
+        strcmp(tok, "ctxprof-paths") != 0)
+        return ctxprof__fail(err, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u: not a path map: expected 'ctxprof-paths 1'", L.path,
+                             L.line ? L.line : 1);
+    tok = ctxprof__lines_tok(&L);
+    if (!tok || strcmp(tok, "1") != 0 || ctxprof__lines_tok(&L))
+        return ctxprof__fail(err, tok && strcmp(tok, "1") ? CTXPROF_ERR_MISMATCH : CTXPROF_ERR_PARSE,
+                             0, "%s:%u: path map version '%s'; this library reads version 1",
+                             L.path, L.line, tok ? tok : "");
+    d = ctxprof__icpp_md_new();
+    if (!d)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", L.path);
+    while (ctxprof__lines_next(&L)) {
+        uint64_t count, height;
+        uint32_t node = 0;
+        char *c, *h;
+        tok = ctxprof__lines_tok(&L);
+        if (strcmp(tok, "path") != 0) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: unknown keyword '%.40s'",
+                               L.path, L.line, tok);
+            goto fail;
+        }
+        c = ctxprof__lines_tok(&L);
+        h = ctxprof__lines_tok(&L);
+        if (!c || !h) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0,
+                               "%s:%u: expected 'path COUNT HEIGHT F1 ... Fn'", L.path, L.line);
+            goto fail;
+        }
+        if (ctxprof__parse_u64(c, &count)) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: bad count '%.40s'", L.path,
+                               L.line, c);
+            goto fail;
+        }
+        if (ctxprof__parse_u64(h, &height) || height >= CTXPROF__ICPP_MAX_HEIGHT) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: bad height '%.40s'", L.path,
+                               L.line, h);
+            goto fail;
+        }
+        while ((tok = ctxprof__lines_tok(&L)) != NULL) {
+            long f = ctxprof__strtab_intern(&d->names, tok);
+            if (f < 0 || (node = ctxprof__icpp_md_child(d, node, (uint32_t)f)) ==
+                             CTXPROF__ICPP_NONE) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s:%u: out of memory", L.path,
+                                   L.line);
+                goto fail;
+            }
+        }
+        if (node == 0) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: path without functions",
+                               L.path, L.line);
+            goto fail;
+        }
+        if (ctxprof__icpp_md_path(d, node, height, count)) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s:%u: out of memory", L.path, L.line);
+            goto fail;
+        }
+    }
+    if (ctxprof__icpp_md_finish(d)) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", L.path);
+        goto fail;
+    }
+    ctxprof__icpp_map_take(m, d);
+    return CTXPROF_OK;
+fail:
+    ctxprof__icpp_md_free(d);
+    return rc;
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_parse(ctxprof_icpp_map *m, const char *text, size_t len,
+                                       const char *name, ctxprof_error *err)
+{
+    char *buf;
+    int rc;
+    if (!m || (!text && len))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: NULL argument");
+    buf = (char *)ctxprof__alloc(len + 1, 1, NULL);
+    if (!buf)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    if (len)
+        memcpy(buf, text, len);
+    buf[len] = '\0';
+    rc = ctxprof__icpp_map_parse_buf(m, buf, len, name ? name : "<paths>", err);
+    ctxprof__free(buf, NULL);
+    return rc;
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctxprof_error *err)
+{
+    char *buf;
+    size_t len;
+    int rc;
+    if (!m || !path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: NULL argument");
+    rc = ctxprof__read_file(path, &buf, &len, NULL, err);
+    if (rc)
+        return rc;
+    rc = ctxprof__icpp_map_parse_buf(m, buf, len, strcmp(path, "-") ? path : "<stdin>", err);
+    ctxprof__free(buf, NULL);
+    return rc;
+}
+
+/* A growing text buffer; the first failure sticks. */
+typedef struct ctxprof__icpp_buf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} ctxprof__icpp_buf;
+
+CTXPROF__PRIV void ctxprof__icpp_put(ctxprof__icpp_buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + n + 1, 1, NULL)) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__icpp_printf(ctxprof__icpp_buf *b,
+                                                              const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        b->failed = 1;
+    else
+        ctxprof__icpp_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* The map as ctxprof-paths text. */
+CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d,
+                                         ctxprof__icpp_buf *b)
+{
+    uint32_t *stack;
+    size_t v, maxd = 1, p;
+    for (v = 0; v < d->nn; v++)
+        if (d->ndepth[v] > maxd)
+            maxd = d->ndepth[v];
+    stack = (uint32_t *)ctxprof__alloc(maxd + 1, sizeof *stack, NULL);
+    if (!stack)
+        return CTXPROF_ERR_NOMEM;
+    ctxprof__icpp_printf(b, "ctxprof-paths 1\n");
+    for (v = 1; v < d->nn; v++) {
+        stack[d->ndepth[v] - 1] = d->nfunc[v];
+        for (p = d->nfirst[v]; p < d->nfirst[v + 1]; p++) {
+            size_t k;
+            ctxprof__icpp_printf(b, "path %llu %llu", (unsigned long long)d->pcount[p],
+                                 (unsigned long long)d->pheight[p]);
+            for (k = 0; k < d->ndepth[v]; k++) {
+                const char *nm = d->names.names[stack[k]];
+                ctxprof__icpp_put(b, " ", 1);
+                ctxprof__icpp_put(b, nm, strlen(nm));
+            }
+            ctxprof__icpp_put(b, "\n", 1);
+        }
+    }
+    ctxprof__free(stack, NULL);
+    return b->failed ? CTXPROF_ERR_NOMEM : CTXPROF_OK;
+}
+
+/* Writes a text buffer to path ("-" = stdout), atomically for files. */
+CTXPROF__PRIV int ctxprof__icpp_write(const char *path, const char *s, size_t len,
+                                      ctxprof_error *err)
+{
+    if (strcmp(path, "-") == 0) {
+        while (len) {
+            long n = ctxprof__io_write(1, s, len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return ctxprof__fail(err, CTXPROF_ERR_SYS, n < 0 ? errno : ENOSPC,
+                                     "<stdout>: write failed");
+            s += n;
+            len -= (size_t)n;
+        }
+        return CTXPROF_OK;
+    }
+    return ctxprof__write_file_atomic(path, s, len, err);
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
+                                      ctxprof_error *err)
+{
+    ctxprof__icpp_buf b;
+    int rc;
+    ctxprof__error_clear(err);
+    if (!m || !m->d || !path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: empty map or no file name");
+    memset(&b, 0, sizeof b);
+    rc = ctxprof__icpp_map_text(m->d, &b);
+    if (rc == CTXPROF_OK)
+        rc = ctxprof__icpp_write(path, b.p, b.len, err);
+    else
+        rc = ctxprof__fail(err, rc, 0, "%s: out of memory", path);
+    ctxprof__free(b.p, NULL);
+    return rc;
+}
+
+CTXPROF_DEF long ctxprof_icpp_map_func(const ctxprof_icpp_map *m, const char *name)
+{
+    return m && m->d && name ? ctxprof__strtab_find(&m->d->names, name) : -1;
+}
+
+CTXPROF_DEF const char *ctxprof_icpp_map_func_name(const ctxprof_icpp_map *m, uint32_t func)
+{
+    return m && m->d && func < m->d->names.n ? m->d->names.names[func] : NULL;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_lookup(const ctxprof_icpp_map *m, uint32_t func,
+                                           uint64_t height, const uint32_t **out_paths)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    size_t j;
+    if (out_paths)
+        *out_paths = NULL;
+    if (!d || !d->cslots)
+        return 0;
+    j = (size_t)ctxprof__icpp_ckey(func, height) & d->cmask;
+    while (d->cslots[j]) {
+        const ctxprof__icpp_cidrec *c = &d->cids[d->cslots[j] - 1];
+        if (c->func == func && c->height == height) {
+            if (out_paths)
+                *out_paths = d->cand + c->first;
+            return c->n;
+        }
+        j = (j + 1) & d->cmask;
+    }
+    return 0;
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_path(const ctxprof_icpp_map *m, uint32_t path,
+                                      ctxprof_icpp_path_info *out)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    if (!d || path >= d->np || !out)
+        return CTXPROF_ERR_RANGE;
+    out->count = d->pcount[path];
+    out->height = d->pheight[path];
+    out->len = d->ndepth[d->pnode[path]];
+    out->leaf = d->nfunc[d->pnode[path]];
+    out->degree = d->cids[d->pcid[path]].n;
+    out->key = d->pkey[path];
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
+                                               uint32_t *out, size_t max)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t v;
+    size_t len, i;
+    if (!d || path >= d->np)
+        return 0;
+    v = d->pnode[path];
+    len = d->ndepth[v];
+    for (i = len; v != 0; v = d->nparent[v]) {
+        i--;
+        if (i < max)
+            out[i] = d->nfunc[v];
+    }
+    return len;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
+                                             size_t size)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t v, k;
+    size_t total = 0, depth, at;
+    if (size)
+        buf[0] = '\0';
+    if (!d || path >= d->np)
+        return 0;
+    for (v = d->pnode[path]; v != 0; v = d->nparent[v])
+        total += strlen(d->names.names[d->nfunc[v]]) + 1;
+    total--; /* separators */
+    /* write from the end backwards */
+    at = total;
+    depth = 0;
+    for (v = d->pnode[path]; v != 0; v = d->nparent[v], depth++) {
+        const char *nm = d->names.names[d->nfunc[v]];
+        size_t n = strlen(nm);
+        if (depth) {
+            at--;
+            if (at < size)
+                buf[at] = '>';
+        }
+        at -= n;
+        for (k = 0; k < n; k++)
+            if (at + k < size)
+                buf[at + k] = nm[k];
+    }
+    if (size)
+        buf[total < size ? total : size - 1] = '\0';
+    return total;
+}
+
+/* --- binding to the process's symbols, and resolving samples ------------ */
+
+CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab *st,
+                                      ctxprof_error *err)
+{
+    struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    ctxprof__icpp_pcrange *r;
+    size_t i, n = 0;
+    ctxprof__error_clear(err);
+    if (!d || !st)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: bind needs a loaded map and symbols");
+    r = (ctxprof__icpp_pcrange *)ctxprof__alloc(st->count ? st->count : 1, sizeof *r, NULL);
+    if (!r)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    for (i = 0; i < st->count; i++) { /* sorted by start already */
+        const struct ctxprof__sym *e = &st->syms[i];
+        const char *nm = ctxprof_symtab_name(st, e->func);
+        long f = nm ? ctxprof__strtab_find(&d->names, nm) : -1;
+        if (f < 0)
+            continue;
+        r[n].start = e->start;
+        r[n].end = e->end;
+        r[n].func = (uint32_t)f;
+        n++;
+    }
+    ctxprof__free(d->pcs, NULL);
+    d->pcs = r;
+    d->npcs = n;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_t pc)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    size_t lo = 0, hi;
+    if (!d || !d->npcs)
+        return -1;
+    hi = d->npcs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->pcs[mid].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && pc < d->pcs[lo - 1].end ? (long)d->pcs[lo - 1].func : -1;
+}
+
+/* Next frame of a walk: live from the frame-pointer chain (bounds-checked
+   against [sp, base], strictly upward) or from saved words. Returns 1 with
+   *ra and *cfa, 0 when the chain ends or looks corrupt. */
+typedef struct ctxprof__icpp_walk {
+    uintptr_t fp, sp, base;
+    const ctxprof_icpp_frames *saved;
+    unsigned k;
+} ctxprof__icpp_walk;
+
+CTXPROF__PRIV int ctxprof__icpp_walk_next(ctxprof__icpp_walk *w, uintptr_t *ra, uintptr_t *cfa)
+{
+    if (w->saved) {
+        if (w->k >= w->saved->n || w->k >= CTXPROF_ICPP_FRAMES)
+            return 0;
+        *ra = w->saved->ra[w->k];
+        *cfa = w->saved->cfa[w->k];
+        w->k++;
+        return 1;
+    }
+    if (w->fp < w->sp || w->fp % sizeof(uintptr_t) != 0 || w->base < 2 * sizeof(uintptr_t) ||
+        w->fp > w->base - 2 * sizeof(uintptr_t))
+        return 0;
+    *ra = ((const uintptr_t *)w->fp)[1];
+    *cfa = w->fp + 2 * sizeof(uintptr_t);
+    {
+        uintptr_t up = ((const uintptr_t *)w->fp)[0];
+        w->sp = w->fp + 1; /* the next frame must be strictly above */
+        w->fp = up;
+    }
+    w->k++;
+    return 1;
+}
+
+CTXPROF_DEF void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_t fp,
+                                          unsigned max, ctxprof_icpp_frames *frames)
+{
+    ctxprof__icpp_walk w;
+    uintptr_t ra, cfa;
+    frames->n = 0;
+    if (max > CTXPROF_ICPP_FRAMES)
+        max = CTXPROF_ICPP_FRAMES;
+    w.fp = fp;
+    w.sp = sp;
+    w.base = base;
+    w.saved = NULL;
+    w.k = 0;
+    while (frames->n < max && ctxprof__icpp_walk_next(&w, &ra, &cfa)) {
+        frames->ra[frames->n] = ra;
+        frames->cfa[frames->n] = cfa;
+        frames->n++;
+        if (cfa > base)
+            break;
+    }
+}
+
+#define CTXPROF__ICPP_WALK_MAX 256 /* candidates a walk can follow */
+
+CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                     uintptr_t base, uintptr_t fp,
+                                     const ctxprof_icpp_frames *frames, unsigned max_walk,
+                                     ctxprof_icpp_result *r)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t alive[CTXPROF__ICPP_WALK_MAX], anc[CTXPROF__ICPP_WALK_MAX];
+    size_t n, i, na;
+    long f;
+    ctxprof__icpp_walk w;
+    memset(r, 0, sizeof *r);
+    r->func = CTXPROF__ICPP_NONE;
+    r->path = CTXPROF__ICPP_NONE;
+    f = ctxprof_icpp_map_func_of_pc(m, pc);
+    if (f < 0)
+        return r->kind = CTXPROF_ICPP_OUTSIDE;
+    r->func = (uint32_t)f;
+    r->height = ctxprof_icpp_height(sp, base);
+    if (r->height == CTXPROF_ICPP_NO_HEIGHT)
+        return r->kind = CTXPROF_ICPP_NOBASE;
+    n = ctxprof_icpp_map_lookup(m, (uint32_t)f, r->height, &r->candidates);
+    r->degree = r->remaining = (uint32_t)n;
+    if (n == 0)
+        return r->kind = CTXPROF_ICPP_MISSING;
+    if (n == 1) {
+        r->path = r->candidates[0];
+        return r->kind = CTXPROF_ICPP_PRECISE;
+    }
+    if (n > CTXPROF__ICPP_WALK_MAX || max_walk == 0)
+        return r->kind = CTXPROF_ICPP_AMBIGUOUS;
+    /* paper 6.4: walk just enough frames; each frame whose function is in
+       the map must be every surviving candidate's next ancestor, with the
+       ancestor's height when the map knows it. Unmapped frames (library
+       code between instrumented functions) are skipped. */
+    for (i = 0; i < n; i++) {
+        alive[i] = r->candidates[i];
+        anc[i] = d->pnode[r->candidates[i]];
+    }
+    na = n;
+    w.fp = fp;
+    w.sp = sp;
+    w.base = base;
+    w.saved = frames;
+    w.k = 0;
+    while (na > 1 && r->walked < max_walk) {
+        uintptr_t ra, cfa;
+        size_t keep = 0;
+        long g;
+        int end;
+        if (!ctxprof__icpp_walk_next(&w, &ra, &cfa))
+            break;
+        r->walked++;
+        end = cfa > base;
+        g = end ? -1 : ctxprof_icpp_map_func_of_pc(m, ra - 1);
+        if (!end && g < 0)
+            continue;
+        for (i = 0; i < na; i++) {
+            uint32_t up = d->nparent[anc[i]];
+            int ok;
+            if (end)
+                ok = up == 0;
+            else
+                ok = up != 0 && up != CTXPROF__ICPP_NONE && d->nfunc[up] == (uint32_t)g &&
+                     (d->nheight[up] == CTXPROF_ICPP_NO_HEIGHT ||
+                      d->nheight[up] == (uint64_t)(base - cfa));
+            if (ok) {
+                alive[keep] = alive[i];
+                anc[keep] = up;
+                keep++;
+            }
+        }
+        na = keep;
+        if (end)
+            break;
+    }
+    r->remaining = (uint32_t)na;
+    if (na == 1) {
+        r->path = alive[0];
+        return r->kind = CTXPROF_ICPP_PRECISE;
+    }
+    return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_MISSING;
+}
+
+/* --- frame padding search (paper 5.1) -----------------------------------
+
+   Variables are source functions: a map function's name up to its first
+   '.' (f, f.constprop.0, f.isra.0 and f.cold are compiled from one body
+   and get one pad). Pads are in 16-byte units; a path's height grows by
+   16 * (sum over its nodes of its function's pad), and with call-site
+   wraps by the wraps of its edges too. Only paths whose leaf function has
+   other paths can collide ("relevant"); the others are always precise.
+
+   Both searches run on one exact incremental evaluator: changing variable
+   v by delta moves every path below a node of v by delta * (number of v
+   nodes on it); those paths are the preorder ranges of v's topmost nodes,
+   and a multiset of CIDs keeps the count of precise paths exact after
+   each change. */
+
+struct ctxprof__icpp_padres {
+    ctxprof__strtab vars;   /* source function names */
+    uint32_t *units;        /* var -> pad units */
+    uint32_t *ecaller, *ecallee, *eunits; /* wrapped edges (var ids) */
+    size_t nedges;
+    char **pairs;           /* "# pair ..." lines */
+    size_t npairs, pcap;
+};
+
+typedef struct ctxprof__icpp_cent {
+    uint64_t height;
+    uint32_t leaf, count;
+} ctxprof__icpp_cent;
+
+typedef struct ctxprof__icpp_ps {
+    const struct ctxprof__icpp_mapdata *d;
+    size_t nn, np, nv;
+    uint32_t *nvar;          /* node -> variable (current kind: function or edge) */
+    uint32_t *mm;            /* scratch: multiplicity of the variable on the path */
+    uint32_t *vfirst, *vnodes; /* variable -> its nodes, preorder */
+    uint64_t *asize;         /* variable -> paths moved by a change (cost) */
+    int32_t *x;              /* variable -> units */
+    uint64_t *h;             /* path -> current height */
+    uint8_t *rel;            /* path -> relevant */
+    ctxprof__icpp_cent *tab; /* CID multiset of relevant paths */
+    size_t tmask, tused;
+    size_t uniq, nrel, over; /* precise relevant paths; paths above limit */
+    uint64_t limit;
+    unsigned max_units;
+    unsigned long moves;
+    int nomem;
+} ctxprof__icpp_ps;
+
+CTXPROF__PRIV size_t ctxprof__icpp_tab_slot(const ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
+{
+    size_t j = (size_t)ctxprof__icpp_ckey(leaf, h) & s->tmask;
+    while (s->tab[j].count != UINT32_MAX &&
+           !(s->tab[j].leaf == leaf && s->tab[j].height == h))
+        j = (j + 1) & s->tmask;
+    return j;
+}
+
+/* Rebuilds the multiset from the current heights (drops dead keys). */
+CTXPROF__PRIV int ctxprof__icpp_tab_build(ctxprof__icpp_ps *s)
+{
+    size_t sz = 64, p;
+    while (sz < 4 * (s->nrel + 1))
+        sz *= 2;
+    ctxprof__free(s->tab, NULL);
+    s->tab = (ctxprof__icpp_cent *)ctxprof__alloc(sz, sizeof *s->tab, NULL);
+    if (!s->tab)
+        return s->nomem = 1, CTXPROF_ERR_NOMEM;
+    for (p = 0; p < sz; p++)
+        s->tab[p].count = UINT32_MAX; /* empty */
+    s->tmask = sz - 1;
+    s->tused = 0;
+    s->uniq = 0;
+    for (p = 0; p < s->np; p++) {
+        size_t j;
+        uint32_t leaf;
+        if (!s->rel[p])
+            continue;
+        leaf = s->d->nfunc[s->d->pnode[p]];
+        j = ctxprof__icpp_tab_slot(s, leaf, s->h[p]);
+        if (s->tab[j].count == UINT32_MAX) {
+            s->tab[j].leaf = leaf;
+            s->tab[j].height = s->h[p];
+            s->tab[j].count = 0;
+            s->tused++;
+        }
+        s->tab[j].count++;
+    }
+    for (p = 0; p <= s->tmask; p++)
+        if (s->tab[p].count == 1)
+            s->uniq++;
+    return CTXPROF_OK;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_tab_del(ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
+{
+    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
+    uint32_t c = s->tab[j].count;
+    if (c == UINT32_MAX || c == 0)
+        return; /* cannot happen: every relevant path's key is present */
+    if (c == 1)
+        s->uniq--;
+    else if (c == 2)
+        s->uniq++;
+    s->tab[j].count = c - 1;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_tab_add(ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
+{
+    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
+    uint32_t c = s->tab[j].count;
+    if (c == UINT32_MAX) {
+        s->tab[j].leaf = leaf;
+        s->tab[j].height = h;
+        c = 0;
+        s->tused++;
+    }
+    if (c == 0)
+        s->uniq++;
+    else if (c == 1)
+        s->uniq--;
+    s->tab[j].count = c + 1;
+}
+
+CTXPROF__PRIV uint32_t ctxprof__icpp_tab_count(const ctxprof__icpp_ps *s, uint32_t leaf,
+                                               uint64_t h)
+{
+    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
+    return s->tab[j].count == UINT32_MAX ? 0 : s->tab[j].count;
+}
+
+/* Changes variable v by delta units (paper 5.1: every path through v moves). */
+CTXPROF__PRIV void ctxprof__icpp_apply(ctxprof__icpp_ps *s, uint32_t v, int32_t delta)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    size_t k, end_prev = 0;
+    s->moves++;
+    s->x[v] += delta;
+    for (k = s->vfirst[v]; k < s->vfirst[v + 1]; k++) {
+        size_t t = s->vnodes[k], n, end;
+        if (t < end_prev)
+            continue; /* inside an earlier topmost node's subtree */
+        end = d->nend[t];
+        end_prev = end;
+        for (n = t; n < end; n++) {
+            size_t p;
+            int64_t dd;
+            s->mm[n] = n == t ? 1 : s->mm[d->nparent[n]] + (s->nvar[n] == v);
+            dd = (int64_t)delta * s->mm[n] * 16;
+            for (p = d->nfirst[n]; p < d->nfirst[n + 1]; p++) {
+                uint64_t oldh = s->h[p], newh = (uint64_t)((int64_t)oldh + dd);
+                if (s->rel[p]) {
+                    ctxprof__icpp_tab_del(s, (uint32_t)d->nfunc[n], oldh);
+                    ctxprof__icpp_tab_add(s, (uint32_t)d->nfunc[n], newh);
+                }
+                s->h[p] = newh;
+                if (oldh <= s->limit && newh > s->limit)
+                    s->over++;
+                else if (oldh > s->limit && newh <= s->limit)
+                    s->over--;
+            }
+        }
+    }
+    if (s->tused > s->tmask / 2 + s->tmask / 4) /* too many dead keys: rebuild */
+        ctxprof__icpp_tab_build(s);
+}
+
+/* Node -> variable for the function kind (source function of the node). */
+CTXPROF__PRIV int ctxprof__icpp_var_of(ctxprof__strtab *vars, const char *name, uint32_t *out)
+{
+    char tmp[256];
+    const char *dot = name[0] ? strchr(name + 1, '.') : NULL;
+    size_t n = dot ? (size_t)(dot - name) : strlen(name);
+    long v;
+    if (dot && n < sizeof tmp) {
+        memcpy(tmp, name, n);
+        tmp[n] = '\0';
+        v = ctxprof__strtab_intern(vars, tmp);
+    } else {
+        v = ctxprof__strtab_intern(vars, name);
+    }
+    if (v < 0)
+        return CTXPROF_ERR_NOMEM;
+    *out = (uint32_t)v;
+    return CTXPROF_OK;
+}
+
+/* Builds the variable -> nodes lists and their costs for s->nvar. */
+CTXPROF__PRIV int ctxprof__icpp_ps_index(ctxprof__icpp_ps *s)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    size_t n, v;
+    ctxprof__free(s->vfirst, NULL);
+    ctxprof__free(s->vnodes, NULL);
+    ctxprof__free(s->asize, NULL);
+    ctxprof__free(s->x, NULL);
+    s->vfirst = (uint32_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->vfirst, NULL);
+    s->vnodes = (uint32_t *)ctxprof__alloc(s->nn, sizeof *s->vnodes, NULL);
+    s->asize = (uint64_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->asize, NULL);
+    s->x = (int32_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->x, NULL);
+    if (!s->vfirst || !s->vnodes || !s->asize || !s->x)
+        return s->nomem = 1, CTXPROF_ERR_NOMEM;
+    for (n = 1; n < s->nn; n++)
+        s->vfirst[s->nvar[n] + 1]++;
+    for (v = 0; v < s->nv; v++)
+        s->vfirst[v + 1] += s->vfirst[v];
+    {
+        uint32_t *at = s->mm; /* scratch */
+        for (v = 0; v < s->nv; v++)
+            at[v] = s->vfirst[v];
+        for (n = 1; n < s->nn; n++)
+            s->vnodes[at[s->nvar[n]]++] = (uint32_t)n;
+    }
+    for (v = 0; v < s->nv; v++) {
+        size_t k, end_prev = 0;
+        for (k = s->vfirst[v]; k < s->vfirst[v + 1]; k++) {
+            size_t t = s->vnodes[k];
+            if (t < end_prev)
+                continue;
+            end_prev = d->nend[t];
+            s->asize[v] += d->nfirst[d->nend[t]] - d->nfirst[t] + (d->nend[t] - t) / 8;
+        }
+    }
+    return CTXPROF_OK;
+}
+
+/* Variable counts of path p into cnt (touched variables appended to list). */
+CTXPROF__PRIV size_t ctxprof__icpp_path_vars(const ctxprof__icpp_ps *s, uint32_t p, int32_t *cnt,
+                                             uint32_t *list, size_t nlist, int sign)
+{
+    uint32_t n;
+    for (n = s->d->pnode[p]; n != 0; n = s->d->nparent[n]) {
+        uint32_t v = s->nvar[n];
+        if (cnt[v] == 0)
+            list[nlist++] = v;
+        cnt[v] += sign; /* may come back to 0: stays listed, filtered by the caller */
+    }
+    return nlist;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_rng(uint64_t *state)
+{
+    return ctxprof_mix64(*state += 0x9E3779B97F4A7C15u);
+}
+
+typedef struct ctxprof__icpp_member {
+    uint32_t leaf;
+    uint64_t height;
+    uint32_t path;
+} ctxprof__icpp_member;
+
+CTXPROF__PRIV int ctxprof__icpp_member_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_member *x = (const ctxprof__icpp_member *)a;
+    const ctxprof__icpp_member *y = (const ctxprof__icpp_member *)b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    if (x->height != y->height)
+        return x->height < y->height ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+/* Candidate variables separating paths a and b: those whose counts differ,
+   cheapest (fewest paths moved) first. Returns how many (<= max). */
+CTXPROF__PRIV size_t ctxprof__icpp_diff_vars(ctxprof__icpp_ps *s, uint32_t a, uint32_t b,
+                                             int32_t *cnt, uint32_t *list, uint32_t *out,
+                                             size_t max)
+{
+    size_t nl = 0, k, no = 0;
+    nl = ctxprof__icpp_path_vars(s, a, cnt, list, nl, 1);
+    nl = ctxprof__icpp_path_vars(s, b, cnt, list, nl, -1);
+    for (k = 0; k < nl; k++) {
+        uint32_t v = list[k];
+        if (cnt[v] != 0 && s->x[v] < (int32_t)s->max_units) {
+            /* insertion into out, ordered by cost */
+            size_t j = no < max ? no++ : max;
+            if (j == max && (max == 0 || s->asize[out[max - 1]] <= s->asize[v]))
+                goto next;
+            if (j == max)
+                j = max - 1;
+            while (j > 0 && s->asize[out[j - 1]] > s->asize[v]) {
+                out[j] = out[j - 1];
+                j--;
+            }
+            out[j] = v;
+        }
+    next:
+        cnt[v] = 0;
+    }
+    return no;
+}
+
+/* Conflicting relevant paths grouped by CID, into *out (sorted). */
+CTXPROF__PRIV size_t ctxprof__icpp_conflicts(ctxprof__icpp_ps *s, ctxprof__icpp_member *out)
+{
+    size_t p, n = 0;
+    for (p = 0; p < s->np; p++) {
+        uint32_t leaf;
+        if (!s->rel[p])
+            continue;
+        leaf = s->d->nfunc[s->d->pnode[p]];
+        if (ctxprof__icpp_tab_count(s, leaf, s->h[p]) >= 2) {
+            out[n].leaf = leaf;
+            out[n].height = s->h[p];
+            out[n].path = (uint32_t)p;
+            n++;
+        }
+    }
+    qsort(out, n, sizeof *out, ctxprof__icpp_member_cmp);
+    return n;
+}
+
+#define CTXPROF__ICPP_CAND 8   /* variables tried per conflict */
+#define CTXPROF__ICPP_DELTAS 4 /* pad steps tried per variable: 1..4 units */
+
+/* Ours: conflict-directed greedy. For each ambiguous CID, tries the
+   cheapest variables that separate two of its paths, a few pad steps
+   each, evaluates every try exactly (net precise paths over the whole map)
+   and keeps the best one that gains and keeps every height within the
+   limit; passes repeat until one gains nothing. */
+CTXPROF__PRIV void ctxprof__icpp_greedy(ctxprof__icpp_ps *s, double target,
+                                        ctxprof__icpp_member *mem, int32_t *cnt, uint32_t *list)
+{
+    size_t total = s->np, fixed = s->np - s->nrel;
+    int pass;
+    for (pass = 0; pass < 64 && !s->nomem; pass++) {
+        size_t nm = ctxprof__icpp_conflicts(s, mem), i = 0;
+        unsigned long improved = 0;
+        while (i < nm && !s->nomem) {
+            size_t j = i, k, nc;
+            uint32_t cand[CTXPROF__ICPP_CAND], a = CTXPROF__ICPP_NONE, b = CTXPROF__ICPP_NONE;
+            uint32_t bv = 0;
+            int32_t bd = 0;
+            long bgain = 0;
+            uint64_t bcost = UINT64_MAX;
+            while (j < nm && mem[j].leaf == mem[i].leaf && mem[j].height == mem[i].height)
+                j++;
+            if ((double)(s->uniq + fixed) >= target * (double)total)
+                return;
+            /* two members still at this CID */
+            for (k = i; k < j; k++)
+                if (s->h[mem[k].path] == mem[i].height) {
+                    if (a == CTXPROF__ICPP_NONE)
+                        a = mem[k].path;
+                    else if (b == CTXPROF__ICPP_NONE)
+                        b = mem[k].path;
+                }
+            i = j;
+            if (b == CTXPROF__ICPP_NONE)
+                continue;
+            nc = ctxprof__icpp_diff_vars(s, a, b, cnt, list, cand, CTXPROF__ICPP_CAND);
+            for (k = 0; k < nc; k++) {
+                int32_t dl;
+                for (dl = 1; dl <= CTXPROF__ICPP_DELTAS; dl++) {
+                    size_t before = s->uniq;
+                    long gain;
+                    int ok;
+                    if (s->x[cand[k]] + dl > (int32_t)s->max_units)
+                        break;
+                    ctxprof__icpp_apply(s, cand[k], dl);
+                    gain = (long)s->uniq - (long)before;
+                    ok = s->over == 0;
+                    ctxprof__icpp_apply(s, cand[k], -dl);
+                    if (ok && (gain > bgain ||
+                               (gain == bgain && gain > 0 &&
+                                (uint64_t)dl * s->asize[cand[k]] < bcost))) {
+                        bgain = gain;
+                        bv = cand[k];
+                        bd = dl;
+                        bcost = (uint64_t)dl * s->asize[cand[k]];
+                    }
+                }
+            }
+            if (bgain > 0) {
+                ctxprof__icpp_apply(s, bv, bd);
+                improved++;
+            }
+        }
+        if (!improved)
+            break;
+    }
+}
+
+/* Ours, part 1: coordinate ascent. For each variable that can move a
+   relevant path, scan all its values 0..max_units (one incremental step
+   each, stopping at the first value that breaks the height limit) and keep
+   the value with the most precise paths (ties: the smaller pad). Sweeps
+   repeat until one improves nothing. */
+CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, const uint8_t *useful)
+{
+    size_t total = s->np, fixed = s->np - s->nrel, v;
+    int sweep;
+    for (sweep = 0; sweep < 32 && !s->nomem; sweep++) {
+        size_t gained = 0;
+        for (v = 0; v < s->nv && !s->nomem; v++) {
+            int32_t cur = s->x[v], val, best_val;
+            size_t best, start = s->uniq;
+            if (!useful[v] || s->x[v] > (int32_t)s->max_units)
+                continue;
+            if ((double)(s->uniq + fixed) >= target * (double)total)
+                return;
+            if (cur)
+                ctxprof__icpp_apply(s, (uint32_t)v, -cur);
+            best = s->uniq;
+            best_val = 0;
+            for (val = 1; val <= (int32_t)s->max_units; val++) {
+                ctxprof__icpp_apply(s, (uint32_t)v, 1);
+                if (s->over)
+                    break;
+                if (s->uniq > best) {
+                    best = s->uniq;
+                    best_val = val;
+                }
+            }
+            ctxprof__icpp_apply(s, (uint32_t)v, best_val - s->x[v]);
+            if (s->uniq > start)
+                gained += s->uniq - start;
+        }
+        if (!gained)
+            break;
+    }
+}
+
+/* The paper's random search (sec. 5.1.1): pick a random ambiguous pair,
+   grow the functions that differ between them - the first by 16 bytes,
+   the second by 32 more, ... - until the pair separates; keep the change
+   if the number of precise paths grew, else undo it, except that after
+   100 failures in a row one change is kept anyway (to leave local optima).
+   Stops at the target share or after max_iter iterations without progress.
+   No stack limit (the paper reports growth afterwards). We keep the best
+   state seen, which can only help it. */
+CTXPROF__PRIV void ctxprof__icpp_random(ctxprof__icpp_ps *s, double target,
+                                        unsigned long max_iter, uint64_t seed,
+                                        ctxprof__icpp_member *mem, int32_t *cnt, uint32_t *list,
+                                        int32_t *best_x)
+{
+    size_t total = s->np, fixed = s->np - s->nrel, best = s->uniq, nm = 0;
+    unsigned long since = 0, fails = 0, iter = 0;
+    uint64_t rng = seed;
+    uint32_t diff[64];
+    int32_t steps[64];
+    size_t v;
+    for (v = 0; v < s->nv; v++)
+        best_x[v] = s->x[v];
+    while (since < max_iter && !s->nomem &&
+           (double)(s->uniq + fixed) < target * (double)total) {
+        size_t before = s->uniq, k, nd, nl = 0, pick, lo, hi;
+        uint32_t a, b = CTXPROF__ICPP_NONE, leaf;
+        if (iter++ % 256 == 0 || nm == 0) /* refresh the list of ambiguous paths */
+            nm = ctxprof__icpp_conflicts(s, mem);
+        if (nm == 0)
+            break;
+        pick = (size_t)(ctxprof__icpp_rng(&rng) % nm);
+        a = mem[pick].path;
+        leaf = s->d->nfunc[s->d->pnode[a]];
+        if (ctxprof__icpp_tab_count(s, leaf, s->h[a]) < 2) {
+            nm = 0; /* stale list */
+            continue;
+        }
+        /* a partner: another path of the same leaf at a's current height */
+        lo = pick;
+        while (lo > 0 && mem[lo - 1].leaf == leaf)
+            lo--;
+        for (hi = lo; hi < nm && mem[hi].leaf == leaf; hi++)
+            if (mem[hi].path != a && s->h[mem[hi].path] == s->h[a]) {
+                b = mem[hi].path;
+                break;
+            }
+        if (b == CTXPROF__ICPP_NONE) {
+            size_t p; /* the partner may have moved into a's CID from elsewhere */
+            for (p = 0; p < s->np && b == CTXPROF__ICPP_NONE; p++)
+                if (p != a && s->rel[p] && s->h[p] == s->h[a] &&
+                    s->d->nfunc[s->d->pnode[p]] == leaf)
+                    b = (uint32_t)p;
+            if (b == CTXPROF__ICPP_NONE)
+                continue;
+        }
+        /* the functions that differ, in path order */
+        nl = ctxprof__icpp_path_vars(s, a, cnt, list, 0, 1);
+        nl = ctxprof__icpp_path_vars(s, b, cnt, list, nl, -1);
+        for (k = 0, nd = 0; k < nl; k++) {
+            if (cnt[list[k]] != 0 && nd < 64)
+                diff[nd++] = list[k];
+            cnt[list[k]] = 0;
+        }
+        for (k = 0; k < nd; k++) {
+            steps[k] = (int32_t)(k + 1);
+            ctxprof__icpp_apply(s, diff[k], steps[k]);
+            if (s->h[a] != s->h[b]) {
+                k++;
+                break;
+            }
+        }
+        if (s->uniq > before) {
+            since = 0;
+            fails = 0;
+        } else if (++fails >= 100) {
+            fails = 0;
+            since++;
+        } else {
+            while (k-- > 0)
+                ctxprof__icpp_apply(s, diff[k], -steps[k]);
+            since++;
+        }
+        if (s->uniq > best) {
+            best = s->uniq;
+            for (v = 0; v < s->nv; v++)
+                best_x[v] = s->x[v];
+        }
+    }
+    /* back to the best state */
+    for (v = 0; v < s->nv; v++)
+        if (s->x[v] != best_x[v])
+            ctxprof__icpp_apply(s, (uint32_t)v, best_x[v] - s->x[v]);
+}
+
+CTXPROF__PRIV double ctxprof__icpp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+CTXPROF_DEF void ctxprof_icpp_pads_deinit(ctxprof_icpp_pads *p)
+{
+    struct ctxprof__icpp_padres *r = p ? p->d : NULL;
+    size_t i;
+    if (r) {
+        ctxprof__strtab_deinit(&r->vars);
+        ctxprof__free(r->units, NULL);
+        ctxprof__free(r->ecaller, NULL);
+        ctxprof__free(r->ecallee, NULL);
+        ctxprof__free(r->eunits, NULL);
+        for (i = 0; i < r->npairs; i++)
+            ctxprof__free(r->pairs[i], NULL);
+        ctxprof__free(r->pairs, NULL);
+        ctxprof__free(r, NULL);
+    }
+    if (p)
+        memset(p, 0, sizeof *p);
+}
+
+/* Frames a partial walk needs for each ambiguous path (paper 6.4): the
+   depth at which its ancestors (function, height) differ from those of
+   every other path with its CID. */
+CTXPROF__PRIV void ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, ctxprof__icpp_member *mem,
+                                            ctxprof_icpp_pad_report *rep)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    size_t nm = ctxprof__icpp_conflicts(s, mem), i = 0, npaths = 0;
+    double sum = 0;
+    rep->walk_depth_max = 0;
+    while (i < nm) {
+        size_t j = i, a, b;
+        while (j < nm && mem[j].leaf == mem[i].leaf && mem[j].height == mem[i].height)
+            j++;
+        if (j - i <= 64) {
+            for (a = i; a < j; a++) {
+                size_t need = 0;
+                for (b = i; b < j; b++) {
+                    uint32_t x = d->pnode[mem[a].path], y = d->pnode[mem[b].path];
+                    size_t depth = 0;
+                    if (a == b)
+                        continue;
+                    /* first depth where the ancestor tokens differ */
+                    while (x != 0 && y != 0) {
+                        x = d->nparent[x];
+                        y = d->nparent[y];
+                        depth++;
+                        if (x == 0 || y == 0 || d->nfunc[x] != d->nfunc[y])
+                            break;
+                        {
+                            size_t px = d->nfirst[x], py = d->nfirst[y];
+                            int hx = d->nfirst[x + 1] - px == 1, hy = d->nfirst[y + 1] - py == 1;
+                            if (hx && hy && s->h[px] != s->h[py])
+                                break;
+                        }
+                    }
+                    if (depth > need)
+                        need = depth;
+                }
+                sum += (double)need;
+                npaths++;
+                if (need > rep->walk_depth_max)
+                    rep->walk_depth_max = need;
+            }
+        }
+        i = j;
+    }
+    rep->walk_depth_mean = npaths ? sum / (double)npaths : 0;
+}
+
+/* Inseparable paths: same leaf, same unpadded height, same multiset of
+   variables (function padding adds the same to both, whatever it is).
+   Pairs among them are "permutation" when their edges differ (call-site
+   wrapping separates them) or "identical edges" (cloning needed, 5.3). */
+typedef struct ctxprof__icpp_sig {
+    uint32_t leaf, path;
+    uint64_t height, fsig, esig;
+} ctxprof__icpp_sig;
+
+CTXPROF__PRIV int ctxprof__icpp_sig_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_sig *x = (const ctxprof__icpp_sig *)a, *y = (const ctxprof__icpp_sig *)b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    if (x->height != y->height)
+        return x->height < y->height ? -1 : 1;
+    if (x->fsig != y->fsig)
+        return x->fsig < y->fsig ? -1 : 1;
+    if (x->esig != y->esig)
+        return x->esig < y->esig ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_zvar(uint64_t v, uint64_t salt)
+{
+    return ctxprof_mix64(v * 0x2545F4914F6CDD1Du ^ salt) | 1u;
+}
+
+/* Fills the inseparable share, the pair counts and up to max example pairs. */
+CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t *fvar,
+                                            struct ctxprof__icpp_padres *r,
+                                            ctxprof_icpp_pad_report *rep, size_t max_pairs,
+                                            const ctxprof_icpp_map *m)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    uint64_t *fs = (uint64_t *)ctxprof__alloc(s->nn, sizeof *fs, NULL);
+    uint64_t *es = (uint64_t *)ctxprof__alloc(s->nn, sizeof *es, NULL);
+    ctxprof__icpp_sig *sg = (ctxprof__icpp_sig *)ctxprof__alloc(s->nrel + 1, sizeof *sg, NULL);
+    size_t n, p, ns = 0, i, insep = 0;
+    int rc = CTXPROF_ERR_NOMEM;
+    if (!fs || !es || !sg)
+        goto done;
+    fs[0] = es[0] = 0;
+    for (n = 1; n < s->nn; n++) {
+        uint32_t v = fvar[d->nfunc[n]], pv;
+        uint32_t par = d->nparent[n];
+        pv = par ? fvar[d->nfunc[par]] : CTXPROF__ICPP_NONE;
+        fs[n] = fs[par] + ctxprof__icpp_zvar(v, 0x51);
+        es[n] = es[par] + ctxprof__icpp_zvar(((uint64_t)pv << 32) | v, 0xE7);
+    }
+    for (p = 0; p < s->np; p++) {
+        if (!s->rel[p])
+            continue;
+        sg[ns].leaf = d->nfunc[d->pnode[p]];
+        sg[ns].path = (uint32_t)p;
+        sg[ns].height = d->pheight[p];
+        sg[ns].fsig = fs[d->pnode[p]];
+        sg[ns].esig = es[d->pnode[p]];
+        ns++;
+    }
+    qsort(sg, ns, sizeof *sg, ctxprof__icpp_sig_cmp);
+    rep->pairs_permutation = rep->pairs_identical_edges = 0;
+    i = 0;
+    while (i < ns) {
+        size_t j = i, a, b, e;
+        while (j < ns && sg[j].leaf == sg[i].leaf && sg[j].height == sg[i].height &&
+               sg[j].fsig == sg[i].fsig)
+            j++;
+        if (j - i >= 2) {
+            size_t k = j - i, same = 0;
+            insep += k;
+            for (a = i; a < j; a = e) { /* runs of equal edge signatures */
+                for (e = a; e < j && sg[e].esig == sg[a].esig; e++)
+                    ;
+                same += (e - a) * (e - a - 1) / 2;
+            }
+            rep->pairs_identical_edges += same;
+            rep->pairs_permutation += k * (k - 1) / 2 - same;
+            for (a = i; a < j && r->npairs < max_pairs; a++)
+                for (b = a + 1; b < j && r->npairs < max_pairs; b++) {
+                    int same_edges = sg[a].esig == sg[b].esig;
+                    char pa[400], pb[400], line[900];
+                    size_t len;
+                    char *copy;
+                    ctxprof_icpp_map_path_str(m, sg[a].path, pa, sizeof pa);
+                    ctxprof_icpp_map_path_str(m, sg[b].path, pb, sizeof pb);
+                    len = (size_t)snprintf(line, sizeof line, "%s: %s | %s",
+                                           same_edges ? "identical-edges (clone, 5.3)"
+                                                      : "permutation (wrap a call site, 5.2)",
+                                           pa, pb);
+                    if (len >= sizeof line)
+                        len = sizeof line - 1;
+                    if (ctxprof__reserve((void **)&r->pairs, &r->pcap, r->npairs, r->npairs + 1,
+                                         sizeof *r->pairs, NULL))
+                        goto done;
+                    copy = (char *)ctxprof__alloc(len + 1, 1, NULL);
+                    if (!copy)
+                        goto done;
+                    memcpy(copy, line, len);
+                    copy[len] = '\0';
+                    r->pairs[r->npairs++] = copy;
+                }
+        }
+        i = j;
+    }
+    rep->inseparable = s->np ? (double)insep / (double)s->np : 0;
+    rep->precise_bound = 1 - rep->inseparable;
+    rc = CTXPROF_OK;
+done:
+    ctxprof__free(fs, NULL);
+    ctxprof__free(es, NULL);
+    ctxprof__free(sg, NULL);
+    return rc;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_ps_free(ctxprof__icpp_ps *s)
+{
+    ctxprof__free(s->nvar, NULL);
+    ctxprof__free(s->mm, NULL);
+    ctxprof__free(s->vfirst, NULL);
+    ctxprof__free(s->vnodes, NULL);
+    ctxprof__free(s->asize, NULL);
+    ctxprof__free(s->x, NULL);
+    ctxprof__free(s->h, NULL);
+    ctxprof__free(s->rel, NULL);
+    ctxprof__free(s->tab, NULL);
+}
+
+/* Share of paths with at most `most` paths on their CID. */
+CTXPROF__PRIV double ctxprof__icpp_share_le(const ctxprof__icpp_ps *s, uint32_t most)
+{
+    size_t p, n = s->np - s->nrel;
+    for (p = 0; p < s->np; p++)
+        if (s->rel[p] &&
+            ctxprof__icpp_tab_count(s, s->d->nfunc[s->d->pnode[p]], s->h[p]) <= most)
+            n++;
+    return s->np ? (double)n / (double)s->np : 1;
+}
+
+/* Edge variables for call-site wrapping: (caller var, callee var) per
+   node; nodes under the root get variables that are never changed. */
+CTXPROF__PRIV int ctxprof__icpp_edges(ctxprof__icpp_ps *s, const uint32_t *fvar,
+                                      struct ctxprof__icpp_padres *r, uint8_t **out_fixed)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    size_t sz = 64, n, ne = 0;
+    uint64_t *keys;
+    uint32_t *ids;
+    uint8_t *fixed;
+    while (sz < 2 * s->nn)
+        sz *= 2;
+    keys = (uint64_t *)ctxprof__alloc(sz, sizeof *keys, NULL);
+    ids = (uint32_t *)ctxprof__alloc(sz, sizeof *ids, NULL);
+    fixed = (uint8_t *)ctxprof__zalloc(s->nn + 1, 1, NULL);
+    r->ecaller = (uint32_t *)ctxprof__alloc(s->nn + 1, sizeof *r->ecaller, NULL);
+    r->ecallee = (uint32_t *)ctxprof__alloc(s->nn + 1, sizeof *r->ecallee, NULL);
+    if (!keys || !ids || !fixed || !r->ecaller || !r->ecallee) {
+        ctxprof__free(keys, NULL);
+        ctxprof__free(ids, NULL);
+        ctxprof__free(fixed, NULL);
+        return CTXPROF_ERR_NOMEM;
+    }
+    memset(keys, 0xff, sz * sizeof *keys);
+    for (n = 1; n < s->nn; n++) {
+        uint32_t par = d->nparent[n];
+        uint32_t pv = par ? fvar[d->nfunc[par]] : CTXPROF__ICPP_NONE, v = fvar[d->nfunc[n]];
+        uint64_t key = ((uint64_t)pv << 32) | v;
+        size_t j = (size_t)ctxprof_mix64(key) & (sz - 1);
+        while (keys[j] != UINT64_MAX && keys[j] != key)
+            j = (j + 1) & (sz - 1);
+        if (keys[j] == UINT64_MAX) {
+            keys[j] = key;
+            ids[j] = (uint32_t)ne;
+            r->ecaller[ne] = pv;
+            r->ecallee[ne] = v;
+            fixed[ne] = par == 0;
+            ne++;
+        }
+        s->nvar[n] = ids[j];
+    }
+    ctxprof__free(keys, NULL);
+    ctxprof__free(ids, NULL);
+    r->nedges = ne;
+    s->nv = ne;
+    *out_fixed = fixed;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
+                                         const ctxprof_icpp_pad_desc *desc,
+                                         ctxprof_icpp_pads *out, ctxprof_error *err)
+{
+    ctxprof_icpp_pad_desc dd;
+    ctxprof_icpp_pad_report *rep;
+    struct ctxprof__icpp_padres *r = NULL;
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    ctxprof__icpp_ps s;
+    uint32_t *fvar = NULL, *leafn = NULL, *list = NULL;
+    int32_t *cnt = NULL, *best_x = NULL;
+    ctxprof__icpp_member *mem = NULL;
+    uint8_t *fixed = NULL;
+    size_t p, n, f, v;
+    uint64_t maxh = 0;
+    double t0 = ctxprof__icpp_now();
+    ctxprof__error_clear(err);
+    memset(&s, 0, sizeof s);
+    if (!d || !out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: pad needs a loaded map");
+    memset(out, 0, sizeof *out);
+    memset(&dd, 0, sizeof dd);
+    if (desc)
+        dd = *desc;
+    if (dd.search < CTXPROF_ICPP_SEARCH_GREEDY || dd.search > CTXPROF_ICPP_SEARCH_NONE)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: unknown search %d", dd.search);
+    if (dd.max_growth == 0)
+        dd.max_growth = 1.2;
+    if (dd.max_growth < 1)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_growth %g < 1", dd.max_growth);
+    if (dd.target == 0)
+        dd.target = dd.search == CTXPROF_ICPP_SEARCH_RANDOM ? 0.97 : 1.0;
+    if (dd.seed == 0)
+        dd.seed = 1;
+    if (dd.max_units == 0)
+        dd.max_units = 64;
+    if (dd.max_iterations == 0)
+        dd.max_iterations = 2000;
+    r = (struct ctxprof__icpp_padres *)ctxprof__zalloc(1, sizeof *r, NULL);
+    if (!r)
+        goto nomem;
+    ctxprof__strtab_init(&r->vars, NULL);
+    out->d = r;
+    rep = &out->report;
+    /* variables: source functions */
+    fvar = (uint32_t *)ctxprof__alloc(d->names.n + 1, sizeof *fvar, NULL);
+    leafn = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *leafn, NULL);
+    if (!fvar || !leafn)
+        goto nomem;
+    for (f = 0; f < d->names.n; f++)
+        if (ctxprof__icpp_var_of(&r->vars, d->names.names[f], &fvar[f]))
+            goto nomem;
+    s.d = d;
+    s.nn = d->nn;
+    s.np = d->np;
+    s.nv = r->vars.n;
+    s.max_units = dd.max_units;
+    s.nvar = (uint32_t *)ctxprof__alloc(s.nn + 1, sizeof *s.nvar, NULL);
+    s.mm = (uint32_t *)ctxprof__alloc(s.nn + s.nv + 1, sizeof *s.mm, NULL);
+    s.h = (uint64_t *)ctxprof__alloc(s.np + 1, sizeof *s.h, NULL);
+    s.rel = (uint8_t *)ctxprof__alloc(s.np + 1, 1, NULL);
+    mem = (ctxprof__icpp_member *)ctxprof__alloc(s.np + 1, sizeof *mem, NULL);
+    cnt = (int32_t *)ctxprof__zalloc(s.nn + s.nv + 1, sizeof *cnt, NULL);
+    list = (uint32_t *)ctxprof__alloc(2 * s.nn + s.nv + 1, sizeof *list, NULL);
+    best_x = (int32_t *)ctxprof__alloc(s.nn + s.nv + 1, sizeof *best_x, NULL);
+    if (!s.nvar || !s.mm || !s.h || !s.rel || !mem || !cnt || !list || !best_x)
+        goto nomem;
+    s.nvar[0] = 0;
+    for (n = 1; n < s.nn; n++)
+        s.nvar[n] = fvar[d->nfunc[n]];
+    for (p = 0; p < s.np; p++) {
+        leafn[d->nfunc[d->pnode[p]]]++;
+        s.h[p] = d->pheight[p];
+        if (d->pheight[p] > maxh)
+            maxh = d->pheight[p];
+    }
+    for (p = 0; p < s.np; p++) {
+        s.rel[p] = leafn[d->nfunc[d->pnode[p]]] >= 2;
+        s.nrel += s.rel[p];
+    }
+    s.limit = dd.search == CTXPROF_ICPP_SEARCH_GREEDY
+                  ? (uint64_t)(dd.max_growth * (double)maxh)
+                  : UINT64_MAX;
+    if (ctxprof__icpp_ps_index(&s) || ctxprof__icpp_tab_build(&s))
+        goto nomem;
+    rep->paths = s.np;
+    rep->max_height_before = maxh;
+    rep->precise_before = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
+    if (dd.search == CTXPROF_ICPP_SEARCH_GREEDY) {
+        uint8_t *useful = (uint8_t *)ctxprof__zalloc(s.nv + 1, 1, NULL);
+        if (!useful)
+            goto nomem;
+        for (n = 1; n < s.nn; n++)
+            if (d->nfirst[d->nend[n]] > d->nfirst[n]) /* some path below */
+                useful[s.nvar[n]] = 1;
+        ctxprof__icpp_sweep(&s, dd.target, useful);
+        ctxprof__free(useful, NULL);
+        ctxprof__icpp_greedy(&s, dd.target, mem, cnt, list);
+    }
+    else if (dd.search == CTXPROF_ICPP_SEARCH_RANDOM)
+        ctxprof__icpp_random(&s, dd.target, dd.max_iterations, dd.seed, mem, cnt, list, best_x);
+    if (s.nomem)
+        goto nomem;
+    r->units = (uint32_t *)ctxprof__alloc(s.nv + 1, sizeof *r->units, NULL);
+    if (!r->units)
+        goto nomem;
+    for (v = 0; v < s.nv; v++) {
+        r->units[v] = s.x[v] > 0 ? (uint32_t)s.x[v] : 0;
+        rep->functions_padded += r->units[v] > 0;
+    }
+    rep->precise_after = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
+    rep->ambiguity_le2_after = ctxprof__icpp_share_le(&s, 2);
+    rep->max_height_after = 0;
+    for (p = 0; p < s.np; p++)
+        if (s.h[p] > rep->max_height_after)
+            rep->max_height_after = s.h[p];
+    rep->max_stack_growth = maxh ? (double)rep->max_height_after / (double)maxh : 1;
+    rep->precise_after_wrap = rep->precise_after;
+    if (ctxprof__icpp_inseparable(&s, fvar, r, rep, 32, m))
+        goto nomem;
+    ctxprof__icpp_walk_stats(&s, mem, rep);
+    if (dd.wrap && dd.search == CTXPROF_ICPP_SEARCH_GREEDY) {
+        /* call-site wrapping for what padding left: edge variables, same search */
+        if (ctxprof__icpp_edges(&s, fvar, r, &fixed) || ctxprof__icpp_ps_index(&s))
+            goto nomem;
+        for (v = 0; v < s.nv; v++)
+            if (fixed[v])
+                s.x[v] = (int32_t)s.max_units; /* calls from outside: cannot be wrapped */
+        ctxprof__icpp_greedy(&s, dd.target, mem, cnt, list);
+        if (s.nomem)
+            goto nomem;
+        r->eunits = (uint32_t *)ctxprof__alloc(s.nv + 1, sizeof *r->eunits, NULL);
+        if (!r->eunits)
+            goto nomem;
+        for (v = 0; v < s.nv; v++) {
+            r->eunits[v] = !fixed[v] && s.x[v] > 0 ? (uint32_t)s.x[v] : 0;
+            rep->sites_wrapped += r->eunits[v] > 0;
+        }
+        rep->precise_after_wrap = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
+        for (p = 0; p < s.np; p++)
+            if (s.h[p] > rep->max_height_after)
+                rep->max_height_after = s.h[p];
+        rep->max_stack_growth = maxh ? (double)rep->max_height_after / (double)maxh : 1;
+    }
+    rep->moves = s.moves;
+    rep->seconds = ctxprof__icpp_now() - t0;
+    ctxprof__icpp_ps_free(&s);
+    ctxprof__free(fvar, NULL);
+    ctxprof__free(leafn, NULL);
+    ctxprof__free(mem, NULL);
+    ctxprof__free(cnt, NULL);
+    ctxprof__free(list, NULL);
+    ctxprof__free(best_x, NULL);
+    ctxprof__free(fixed, NULL);
+    return CTXPROF_OK;
+nomem:
+    ctxprof__icpp_ps_free(&s);
+    ctxprof__free(fvar, NULL);
+    ctxprof__free(leafn, NULL);
+    ctxprof__free(mem, NULL);
+    ctxprof__free(cnt, NULL);
+    ctxprof__free(list, NULL);
+    ctxprof__free(best_x, NULL);
+    ctxprof__free(fixed, NULL);
+    ctxprof_icpp_pads_deinit(out);
+    return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory computing padding");
+}
+
+CTXPROF_DEF unsigned ctxprof_icpp_pads_units(const ctxprof_icpp_pads *p, const char *func)
+{
+    long v = p && p->d && func ? ctxprof__strtab_find(&p->d->vars, func) : -1;
+    return v >= 0 && p->d->units ? p->d->units[v] : 0;
+}
+
+CTXPROF_DEF unsigned ctxprof_icpp_pads_wrap_units(const ctxprof_icpp_pads *p, const char *caller,
+                                                  const char *callee)
+{
+    long a, b;
+    size_t e;
+    if (!p || !p->d || !p->d->eunits || !caller || !callee)
+        return 0;
+    a = ctxprof__strtab_find(&p->d->vars, caller);
+    b = ctxprof__strtab_find(&p->d->vars, callee);
+    for (e = 0; a >= 0 && b >= 0 && e < p->d->nedges; e++)
+        if (p->d->ecaller[e] == (uint32_t)a && p->d->ecallee[e] == (uint32_t)b)
+            return p->d->eunits[e];
+    return 0;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, size_t max_pairs,
+                                                 char *buf, size_t size)
+{
+    ctxprof__icpp_buf b;
+    const ctxprof_icpp_pad_report *r = &p->report;
+    size_t i, len;
+    memset(&b, 0, sizeof b);
+    ctxprof__icpp_printf(&b, "paths=%zu\n", r->paths);
+    ctxprof__icpp_printf(&b, "precise_before=%.4f\n", r->precise_before);
+    ctxprof__icpp_printf(&b, "precise_after=%.4f\n", r->precise_after);
+    ctxprof__icpp_printf(&b, "ambiguity_le2_after=%.4f\n", r->ambiguity_le2_after);
+    ctxprof__icpp_printf(&b, "max_stack_growth=%.4f\n", r->max_stack_growth);
+    ctxprof__icpp_printf(&b, "inseparable=%.4f\n", r->inseparable);
+    ctxprof__icpp_printf(&b, "precise_bound=%.4f\n", r->precise_bound);
+    ctxprof__icpp_printf(&b, "functions_padded=%zu\n", r->functions_padded);
+    ctxprof__icpp_printf(&b, "max_height_before=%llu\n", (unsigned long long)r->max_height_before);
+    ctxprof__icpp_printf(&b, "max_height_after=%llu\n", (unsigned long long)r->max_height_after);
+    ctxprof__icpp_printf(&b, "pairs_permutation=%zu\n", r->pairs_permutation);
+    ctxprof__icpp_printf(&b, "pairs_identical_edges=%zu\n", r->pairs_identical_edges);
+    ctxprof__icpp_printf(&b, "walk_depth_max=%zu\n", r->walk_depth_max);
+    ctxprof__icpp_printf(&b, "walk_depth_mean=%.3f\n", r->walk_depth_mean);
+    if (p->d && p->d->eunits) {
+        ctxprof__icpp_printf(&b, "precise_after_wrap=%.4f\n", r->precise_after_wrap);
+        ctxprof__icpp_printf(&b, "sites_wrapped=%zu\n", r->sites_wrapped);
+    }
+    ctxprof__icpp_printf(&b, "moves=%lu\n", r->moves);
+    ctxprof__icpp_printf(&b, "seconds=%.3f\n", r->seconds);
+    for (i = 0; p->d && i < p->d->npairs && i < max_pairs; i++)
+        ctxprof__icpp_printf(&b, "# pair %s\n", p->d->pairs[i]);
+    len = b.failed ? 0 : b.len;
+    if (size) {
+        size_t n = len < size ? len : size - 1;
+        if (n)
+            memcpy(buf, b.p, n);
+        buf[n] = '\0';
+    }
+    ctxprof__free(b.p, NULL);
+    return len;
+}
+
+CTXPROF__PRIV int ctxprof__icpp_is_ident(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+              (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
+
+typedef struct ctxprof__icpp_named {
+    const char *a, *b;
+    uint32_t units;
+} ctxprof__icpp_named;
+
+CTXPROF__PRIV int ctxprof__icpp_named_cmp(const void *x, const void *y)
+{
+    const ctxprof__icpp_named *a = (const ctxprof__icpp_named *)x;
+    const ctxprof__icpp_named *b = (const ctxprof__icpp_named *)y;
+    int c = strcmp(a->a, b->a);
+    return c ? c : strcmp(a->b, b->b);
+}
+
+CTXPROF_DEF int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *input_name,
+                                       const char *output_name, char **out, size_t *out_len,
+                                       ctxprof_error *err)
+{
+    const struct ctxprof__icpp_padres *r = p ? p->d : NULL;
+    ctxprof__icpp_buf b;
+    ctxprof__icpp_named *list = NULL;
+    char guard[128];
+    size_t i, n = 0, k, skipped = 0;
+    const char *base;
+    ctxprof__error_clear(err);
+    *out = NULL;
+    *out_len = 0;
+    if (!r || !r->units)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: no padding computed");
+    memset(&b, 0, sizeof b);
+    /* include guard from the output's base name */
+    base = output_name && strcmp(output_name, "-") ? output_name : "ctxprof_pads.h";
+    if (strrchr(base, '/'))
+        base = strrchr(base, '/') + 1;
+    k = (size_t)snprintf(guard, sizeof guard, "CTXPROF_GEN_");
+    for (i = 0; base[i] && k + 2 < sizeof guard; i++) {
+        char c = base[i];
+        guard[k++] = (char)((c >= 'a' && c <= 'z') ? c - 'a' + 'A'
+                            : ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c
+                                                                                   : '_');
+    }
+    guard[k] = '\0';
+    list = (ctxprof__icpp_named *)ctxprof__alloc(r->vars.n + r->nedges + 1, sizeof *list, NULL);
+    if (!list)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    ctxprof__icpp_printf(&b,
+                         "/* Frame padding for ICPP (activation record resizing, Mytkowicz et al.,\n"
+                         "   OOPSLA'09 sec. 5). Generated by ctxprof-gen %s from %s; do not edit.\n",
+                         CTXPROF_VERSION_STRING, input_name ? input_name : "<paths>");
+    ctxprof__icpp_printf(&b,
+                         "   paths=%zu precise_before=%.4f precise_after=%.4f "
+                         "max_stack_growth=%.4f inseparable=%.4f\n",
+                         p->report.paths, p->report.precise_before, p->report.precise_after,
+                         p->report.max_stack_growth, p->report.inseparable);
+    ctxprof__icpp_printf(&b,
+                         "   Values are 16-byte units after \"~,\" (ctxprof.h reads absent names "
+                         "as 0):\n   put CTXPROF_ICPP_PAD(f) or CTXPROF_ICPP_FUNC(f) first in f, "
+                         "and wrap\n   listed calls as CTXPROF_ICPP_CALL(caller, callee, stmt). */\n");
+    ctxprof__icpp_printf(&b, "#ifndef %s\n#define %s\n\n", guard, guard);
+    for (i = 0; i < r->vars.n; i++)
+        if (r->units[i]) {
+            if (!ctxprof__icpp_is_ident(r->vars.names[i])) {
+                skipped++;
+                continue;
+            }
+            list[n].a = r->vars.names[i];
+            list[n].b = "";
+            list[n].units = r->units[i];
+            n++;
+        }
+    qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
+    for (i = 0; i < n; i++)
+        ctxprof__icpp_printf(&b, "#define CTXPROF_PAD_%s ~, %u /* +%u bytes */\n", list[i].a,
+                             list[i].units, 16 * list[i].units);
+    if (skipped)
+        ctxprof__icpp_printf(&b, "/* %zu padded names are not C identifiers (left out) */\n",
+                             skipped);
+    n = 0;
+    for (i = 0; r->eunits && i < r->nedges; i++)
+        if (r->eunits[i] && ctxprof__icpp_is_ident(r->vars.names[r->ecaller[i]]) &&
+            ctxprof__icpp_is_ident(r->vars.names[r->ecallee[i]])) {
+            list[n].a = r->vars.names[r->ecaller[i]];
+            list[n].b = r->vars.names[r->ecallee[i]];
+            list[n].units = r->eunits[i];
+            n++;
+        }
+    qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
+    if (n)
+        ctxprof__icpp_printf(&b, "\n/* call-site wraps: CTXPROF_ICPP_CALL(caller, callee, ...) */\n");
+    for (i = 0; i < n; i++)
+        ctxprof__icpp_printf(&b, "#define CTXPROF_WRAP_%s__%s ~, %u\n", list[i].a, list[i].b,
+                             list[i].units);
+    if (r->npairs) {
+        ctxprof__icpp_printf(&b,
+                             "\n/* Paths no padding can separate (same functions, same height): %zu "
+                             "pairs\n   need call-site wrapping (permutation), %zu cloning "
+                             "(identical edges). Examples:\n",
+                             p->report.pairs_permutation, p->report.pairs_identical_edges);
+        for (i = 0; i < r->npairs; i++) {
+            const char *s;
+            ctxprof__icpp_put(&b, "     ", 5);
+            for (s = r->pairs[i]; *s; s++) /* no comment terminators inside */
+                ctxprof__icpp_put(&b, (*s == '*' || *s == '/') ? "_" : s, 1);
+            ctxprof__icpp_put(&b, "\n", 1);
+        }
+        ctxprof__icpp_printf(&b, "*/\n");
+    }
+    ctxprof__icpp_printf(&b, "\n#endif\n");
+    ctxprof__free(list, NULL);
+    if (b.failed) {
+        ctxprof__free(b.p, NULL);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    }
+    *out = b.p;
+    *out_len = b.len;
+    return CTXPROF_OK;
+}
+
+/* --- saving training data -------------------------------------------------- */
+
+CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxprof_error *err)
+{
+    ctxprof_symtab st;
+    int have_st, rc = CTXPROF_OK;
+    struct ctxprof__icpp_mapdata *d;
+    ctxprof__icpp_ts *t, *self = ctxprof__icpp_tls_ts;
+    ctxprof__icpp_buf b;
+    int self_busy = self ? self->busy : 0;
+    ctxprof__error_clear(err);
+    if (!path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: no file name");
+    if (self)
+        self->busy = 1; /* library code compiled with the hooks must not record now */
+    memset(&b, 0, sizeof b);
+    have_st = ctxprof_symtab_init(&st, NULL) == CTXPROF_OK;
+    d = ctxprof__icpp_md_new();
+    if (!d) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
+        uint32_t *bn;
+        size_t k, nn = t->nn;
+        if (nn <= 1)
+            continue;
+        bn = (uint32_t *)ctxprof__alloc(nn, sizeof *bn, NULL);
+        if (!bn) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+            goto done;
+        }
+        bn[0] = 0;
+        for (k = 1; k < nn; k++) {
+            char tmp[40];
+            const char *nm = have_st ? ctxprof_symtab_name(&st, t->nfunc[k]) : NULL;
+            long f;
+            if (!nm) {
+                snprintf(tmp, sizeof tmp, "?%#llx", (unsigned long long)t->nfunc[k]);
+                nm = tmp;
+            }
+            f = ctxprof__strtab_intern(&d->names, nm);
+            bn[k] = f < 0 ? CTXPROF__ICPP_NONE
+                          : ctxprof__icpp_md_child(d, bn[t->nparent[k]], (uint32_t)f);
+            if (bn[k] == CTXPROF__ICPP_NONE ||
+                ctxprof__icpp_md_path(d, bn[k], t->nheight[k], t->ncount[k])) {
+                ctxprof__free(bn, NULL);
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+                goto done;
+            }
+        }
+        ctxprof__free(bn, NULL);
+    }
+    if (ctxprof__icpp_md_finish(d) || ctxprof__icpp_map_text(d, &b)) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    rc = ctxprof__icpp_write(path, b.p, b.len, err);
+done:
+    ctxprof__free(b.p, NULL);
+    ctxprof__icpp_md_free(d);
+    if (have_st)
+        ctxprof_symtab_deinit(&st);
+    if (self)
+        self->busy = self_busy;
+    return rc;
+}
+
+/* --- -finstrument-functions hooks ------------------------------------------ */
+
+#if defined(CTXPROF_ICPP_HOOKS) && (defined(__GNUC__) || defined(__clang__))
+CTXPROF__NOINSTR void __cyg_profile_func_enter(void *fn, void *site);
+CTXPROF__NOINSTR void __cyg_profile_func_exit(void *fn, void *site);
+
+/* The hook's CFA is the instrumented function's SP at the call: its body SP. */
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_enter(void *fn, void *site)
+{
+    uintptr_t sp = CTXPROF__ICPP_CFA();
+    if (CTXPROF__UNLIKELY(!ctxprof__icpp_base)) /* a new thread: same rule in every run */
+        ctxprof__icpp_set_base(sp);
+    if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
+        ctxprof__icpp_enter_slow((uintptr_t)fn, (uintptr_t)site, sp, 1);
+}
+
+CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_exit(void *fn, void *site)
+{
+    if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
+        ctxprof__icpp_exit_slow((uintptr_t)fn, (uintptr_t)site, CTXPROF__ICPP_CFA());
+}
+#endif
+
+#if (defined(CTXPROF_ICPP_HOOKS) || defined(CTXPROF_ICPP_ENV)) &&                                  \
+    (defined(__GNUC__) || defined(__clang__))
+/* CTXPROF_ICPP_TRAIN=FILE in the environment: train from start-up and save
+   the path map at exit. The one place the library writes to stderr (one
+   line, only when that save fails): the user asked for a file. */
+static char ctxprof__icpp_env_path[4096];
+
+CTXPROF__NOINSTR static void ctxprof__icpp_env_save(void)
+{
+    ctxprof_error e;
+    ctxprof_icpp_train_stop();
+    if (ctxprof_icpp_train_save(ctxprof__icpp_env_path, &e) != CTXPROF_OK) {
+        char line[300];
+        int n = snprintf(line, sizeof line, "ctxprof: CTXPROF_ICPP_TRAIN: %s\n",
+                         ctxprof_error_message(&e));
+        if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+            return;
+    }
+}
+
+CTXPROF__NOINSTR __attribute__((constructor)) static void ctxprof__icpp_env_ctor(void)
+{
+    const char *p = getenv("CTXPROF_ICPP_TRAIN");
+    if (!p || !*p || strlen(p) >= sizeof ctxprof__icpp_env_path)
+        return;
+    memcpy(ctxprof__icpp_env_path, p, strlen(p) + 1);
+    if (ctxprof_icpp_train_start(NULL, NULL) == CTXPROF_OK)
+        atexit(ctxprof__icpp_env_save);
+}
+#endif
+
+/* --- timer sampler (paper 6.2) ---------------------------------------------- */
+
+static ctxprof_icpp_sampler *ctxprof__icpp_active;
+static int ctxprof__icpp_inflight;
+static int ctxprof__icpp_installed[65];
+static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
+static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
+
+/* Registers of the interrupted context. The layout is the kernel's signal
+   frame ABI; glibc names the register array only under _GNU_SOURCE, so we
+   index it ourselves. */
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_regs(const void *uc, uintptr_t *pc, uintptr_t *sp,
+                                                      uintptr_t *fp)
+{
+    const unsigned char *mc = (const unsigned char *)uc + offsetof(ucontext_t, uc_mcontext);
+#if defined(__x86_64__)
+    /* gregs[]: ... REG_RBP = 10, REG_RSP = 15, REG_RIP = 16 */
+    const uint64_t *g = (const uint64_t *)(const void *)mc;
+    *fp = (uintptr_t)g[10];
+    *sp = (uintptr_t)g[15];
+    *pc = (uintptr_t)g[16];
+    return 1;
+#elif defined(__aarch64__)
+    /* fault_address, regs[31] (x29 = frame pointer), sp, pc */
+    const uint64_t *g = (const uint64_t *)(const void *)mc;
+    *fp = (uintptr_t)g[1 + 29];
+    *sp = (uintptr_t)g[1 + 31];
+    *pc = (uintptr_t)g[1 + 32];
+    return 1;
+#else
+    (void)mc;
+    *pc = *sp = *fp = 0;
+    return 0;
+#endif
+}
+
+CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    ctxprof_icpp_sampler *s;
+    (void)sig;
+    __atomic_add_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
+    s = __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST);
+    if (s && uc) {
+        uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
+        if (i >= s->capacity) {
+            __atomic_fetch_add(&s->dropped, 1, __ATOMIC_RELAXED);
+        } else {
+            ctxprof_icpp_sample *o = &s->samples[i];
+            uintptr_t base = ctxprof__icpp_base;
+            ctxprof__icpp_regs(uc, &o->pc, &o->sp, &o->fp);
+            o->height = ctxprof_icpp_height(o->sp, base);
+            o->truth = ctxprof_icpp_train_current();
+            o->tid = (int32_t)ctxprof__gettid();
+            o->weight = 1u + (si && si->si_code == SI_TIMER && si->si_overrun > 0
+                                  ? (uint32_t)si->si_overrun
+                                  : 0u);
+            o->kind = -1;
+            o->frames.n = 0;
+            if (o->height == CTXPROF_ICPP_NO_HEIGHT)
+                __atomic_fetch_add(&s->nobase, 1, __ATOMIC_RELAXED);
+            else if (s->desc.save_frames)
+                ctxprof_icpp_save_frames(o->sp, base, o->fp, s->desc.save_frames, &o->frames);
+            if (s->desc.map) {
+                ctxprof_icpp_result r;
+                ctxprof_icpp_resolve(s->desc.map, o->pc, o->sp, base, o->fp, NULL,
+                                     s->desc.max_walk, &r);
+                o->kind = r.kind;
+                o->path = r.path;
+                o->degree = r.degree;
+                o->walked = r.walked;
+            }
+            __atomic_store_n(&o->ready, 1, __ATOMIC_RELEASE);
+        }
+    }
+    __atomic_sub_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
+    errno = saved;
+}
+
+CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
+                                          const ctxprof_icpp_sampler_desc *desc,
+                                          ctxprof_error *err)
+{
+    ctxprof_icpp_sampler_desc dd;
+    ctxprof__error_clear(err);
+    ctxprof_icpp_sample *buf;
+    if (!s)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: NULL sampler");
+    memset(&dd, 0, sizeof dd);
+    if (desc)
+        dd = *desc;
+    if (!dd.hz)
+        dd.hz = 1000;
+    if (!dd.capacity)
+        dd.capacity = 65536;
+    if (!dd.signo)
+        dd.signo = SIGPROF;
+    if (!dd.max_walk)
+        dd.max_walk = 64;
+    if (dd.save_frames > CTXPROF_ICPP_FRAMES)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: save_frames %u > %d",
+                             dd.save_frames, CTXPROF_ICPP_FRAMES);
+    if (dd.hz > 1000000 || dd.signo <= 0 || dd.signo > 64)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: bad rate %u Hz or signal %d",
+                             dd.hz, dd.signo);
+    if (dd.map && (!dd.map->d || !dd.map->d->pcs))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");
+    if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: another sampler is active");
+    /* zeroed now, so the handler never faults in fresh pages */
+    buf = (ctxprof_icpp_sample *)ctxprof__zalloc(dd.capacity, sizeof *buf, NULL);
+    if (!buf)
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: %zu samples: out of memory",
+                             dd.capacity);
+    if (!ctxprof__icpp_installed[dd.signo]) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = ctxprof__icpp_on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(dd.signo, &sa, NULL) != 0) {
+            int e = errno;
+            ctxprof__free(buf, NULL);
+            return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: sigaction(%d)", dd.signo);
+        }
+        ctxprof__icpp_installed[dd.signo] = 1;
+    }
+    memset(s, 0, sizeof *s);
+    s->samples = buf;
+    s->capacity = dd.capacity;
+    s->desc = dd;
+    s->installed = 1;
+    __atomic_store_n(&ctxprof__icpp_active, s, __ATOMIC_SEQ_CST);
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_error *err)
+{
+    struct sigevent sev;
+    struct itimerspec its;
+    timer_t tm;
+    long ns;
+    ctxprof__error_clear(err);
+    if (!s || !s->installed)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: sampler not initialised");
+    if (ctxprof__icpp_has_timer)
+        return CTXPROF_OK;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = 4; /* SIGEV_THREAD_ID: to this thread, not the process */
+    sev.sigev_signo = s->desc.signo;
+#if defined(sigev_notify_thread_id)
+    sev.sigev_notify_thread_id = (pid_t)ctxprof__gettid();
+#elif defined(__GLIBC__)
+    sev._sigev_un._tid = (pid_t)ctxprof__gettid();
+#else
+    return ctxprof__fail(err, CTXPROF_ERR_UNSUPPORTED, 0,
+                         "icpp: per-thread timer signals need Linux SIGEV_THREAD_ID");
+#endif
+    if (timer_create(s->desc.wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &sev, &tm) != 0)
+        return ctxprof__fail(err, errno == ENOTSUP || errno == EINVAL ? CTXPROF_ERR_UNSUPPORTED
+                                                                      : CTXPROF_ERR_SYS,
+                             errno, "icpp: timer_create(CLOCK_THREAD_CPUTIME_ID)");
+    ns = 1000000000L / (long)s->desc.hz;
+    its.it_interval.tv_sec = ns / 1000000000L;
+    its.it_interval.tv_nsec = ns % 1000000000L;
+    its.it_value = its.it_interval;
+    if (timer_settime(tm, 0, &its, NULL) != 0) {
+        int e = errno;
+        timer_delete(tm);
+        return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: timer_settime");
+    }
+    ctxprof__icpp_timer = tm;
+    ctxprof__icpp_has_timer = 1;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s)
+{
+    (void)s;
+    if (ctxprof__icpp_has_timer) {
+        timer_delete(ctxprof__icpp_timer);
+        ctxprof__icpp_has_timer = 0;
+    }
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s)
+{
+    size_t n, i;
+    if (!s || !s->samples)
+        return 0;
+    n = (size_t)__atomic_load_n(&s->next, __ATOMIC_ACQUIRE);
+    if (n > s->capacity)
+        n = s->capacity;
+    for (i = 0; i < n; i++) /* the ready prefix */
+        if (!__atomic_load_n(&s->samples[i].ready, __ATOMIC_ACQUIRE))
+            break;
+    return i;
+}
+
+CTXPROF_DEF uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s)
+{
+    return s ? __atomic_load_n(&s->dropped, __ATOMIC_RELAXED) : 0;
+}
+
+CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
+{
+    if (!s)
+        return;
+    ctxprof_icpp_sampler_detach(s);
+    if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) == s) {
+        __atomic_store_n(&ctxprof__icpp_active, (ctxprof_icpp_sampler *)NULL, __ATOMIC_SEQ_CST);
+        /* a handler that saw s before the store finishes before we free */
+        while (__atomic_load_n(&ctxprof__icpp_inflight, __ATOMIC_SEQ_CST))
+            ;
+    }
+    ctxprof__free(s->samples, NULL);
+    memset(s, 0, sizeof *s);
+}
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#define CHECK_GT_ICPP(a, b) CTXPROF_TEST_CMP(a, >, b, (void)0)
+
 /* ---- symbol table ---------------------------------------------------- */
 
 /* A static function the symbol table must find by its .symtab entry. */
@@ -338,10 +340,967 @@ static void icpp_symtab_corrupt(void)
     free(img);
 }
 
+
+/* ---- path maps --------------------------------------------------------- */
+
+static const char icpp_map_text[] =
+    "ctxprof-paths 1\n"
+    "# a comment\n"
+    "path 5 100 main\n"
+    "path 3 180 main a\n"
+    "path 2 180 main b\n"          /* same height as main>a but another leaf */
+    "path 7 260 main a c\n"
+    "path 1 260 main b c\n"        /* ambiguous with main>a>c */
+    "path 4 300 main a c c\n"
+    "path 2 260 main a c\n";       /* duplicate: counts add up */
+
+static void icpp_map_basic(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    const uint32_t *cand;
+    ctxprof_icpp_path_info pi;
+    uint32_t funcs[8];
+    char buf[64];
+    long fc, fa;
+    const char *names[] = {"main", "a", "c"};
+    size_t n, i, found = 0;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "t.paths",
+                                      &err),
+               CTXPROF_OK);
+    CHECK_EQ(m.paths, 6);
+    CHECK_EQ(m.funcs, 4);
+    CHECK_EQ(m.nodes, 6); /* main, main>a, main>b, main>a>c, main>b>c, main>a>c>c */
+    CHECK_EQ(m.max_height, 300);
+    fc = ctxprof_icpp_map_func(&m, "c");
+    fa = ctxprof_icpp_map_func(&m, "a");
+    REQUIRE(fc >= 0 && fa >= 0);
+    CHECK_EQ(ctxprof_icpp_map_func(&m, "zz"), (unsigned long long)-1);
+    CHECK_STR(ctxprof_icpp_map_func_name(&m, (uint32_t)fc), "c");
+    n = ctxprof_icpp_map_lookup(&m, (uint32_t)fc, 260, &cand);
+    REQUIRE_EQ(n, 2);
+    for (i = 0; i < n; i++) {
+        ctxprof_icpp_map_path_str(&m, cand[i], buf, sizeof buf);
+        REQUIRE_EQ(ctxprof_icpp_map_path(&m, cand[i], &pi), CTXPROF_OK);
+        CHECK_EQ(pi.degree, 2);
+        CHECK_EQ(pi.height, 260);
+        if (strcmp(buf, "main>a>c") == 0) {
+            found++;
+            CHECK_EQ(pi.count, 9);
+            CHECK_EQ(pi.len, 3);
+            CHECK_EQ(pi.key, ctxprof_icpp_path_key(names, 3));
+            CHECK_EQ(ctxprof_icpp_map_path_funcs(&m, cand[i], funcs, 8), 3);
+            CHECK_EQ(funcs[1], (uint32_t)fa);
+            CHECK_EQ(funcs[2], (uint32_t)fc);
+        } else {
+            CHECK_STR(buf, "main>b>c");
+            found++;
+        }
+    }
+    CHECK_EQ(found, 2);
+    CHECK_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)fc, 300, &cand), 1);
+    CHECK_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)fc, 301, &cand), 0);
+    CHECK(cand == NULL);
+    CHECK_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)fa, 180, &cand), 1);
+    /* truncated rendering */
+    CHECK_EQ(ctxprof_icpp_map_path_str(&m, 0, buf, 3), 4); /* "main" */
+    CHECK_STR(buf, "ma");
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* Save, load, save again: byte-identical, and sorted deterministically. */
+static void icpp_map_roundtrip(void)
+{
+    ctxprof_icpp_map m, m2;
+    ctxprof_error err;
+    char path[512], path2[512], *a = NULL, *b = NULL;
+    size_t la, lb;
+    memset(&m, 0, sizeof m);
+    memset(&m2, 0, sizeof m2);
+    snprintf(path, sizeof path, "%s/icpp_rt.paths", ctxprof_test_tmpdir());
+    snprintf(path2, sizeof path2, "%s/icpp_rt2.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "t", &err),
+               CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m2, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m2, path2, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof__read_file(path, &a, &la, NULL, NULL), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof__read_file(path2, &b, &lb, NULL, NULL), CTXPROF_OK);
+    CHECK_EQ(la, lb);
+    CHECK(la == lb && memcmp(a, b, la) == 0);
+    CHECK_CONTAINS(a, "ctxprof-paths 1\npath 5 100 main\npath 3 180 main a\npath 9 260 main a c\n");
+    CHECK_EQ(m2.paths, m.paths);
+    free(a);
+    free(b);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_map_deinit(&m2);
+}
+
+/* Malformed input: a file:line error, and the map keeps what it had. */
+static void icpp_map_errors(void)
+{
+    static const struct {
+        const char *text, *msg;
+        int status;
+    } cases[] = {
+        {"", "bad.paths:1: not a path map", CTXPROF_ERR_PARSE},
+        {"# only a comment\n", "bad.paths:1: not a path map", CTXPROF_ERR_PARSE},
+        {"ctxprof-callgraph 1\n", "bad.paths:1: not a path map", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 2\npath 1 1 f\n", "bad.paths:1: path map version '2'",
+         CTXPROF_ERR_MISMATCH},
+        {"ctxprof-paths\n", "bad.paths:1: path map version ''", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 16 main\npaths 1 16 main\n",
+         "bad.paths:3: unknown keyword 'paths'", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1\n", "bad.paths:2: expected 'path COUNT HEIGHT",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\n\npath x 16 main\n", "bad.paths:3: bad count 'x'", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 -16 main\n", "bad.paths:2: bad height '-16'",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 99999999999999999999 main\n", "bad.paths:2: bad height",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 2000000000000 main\n", "bad.paths:2: bad height",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 16\n", "bad.paths:2: path without functions",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\npath 1 16 # main\n", "bad.paths:2: path without functions",
+         CTXPROF_ERR_PARSE},
+    };
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    size_t i;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "good", &err),
+               CTXPROF_OK);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = ctxprof_icpp_map_parse(&m, cases[i].text, strlen(cases[i].text), "bad.paths",
+                                        &err);
+        CHECK_EQ(rc, cases[i].status);
+        CHECK_CONTAINS(err.detail, cases[i].msg);
+        CHECK_EQ(m.paths, 6); /* unchanged */
+    }
+    CHECK_EQ(ctxprof_icpp_map_load(&m, "/nonexistent/x.paths", &err), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(err.detail, "/nonexistent/x.paths");
+    CHECK_EQ(m.paths, 6);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* ---- training with annotations, in this process ------------------------- */
+
+static ctxprof_icpp_cid icpp_t_cid[3];
+static uint64_t icpp_t_node;
+
+__attribute__((noinline)) static int icpp_t_leaf(int k)
+{
+    CTXPROF_ICPP_FUNC(icpp_t_leaf);
+    icpp_t_cid[k % 3] = CTXPROF_ICPP_CID(icpp_t_leaf);
+    if (k == 2)
+        icpp_t_node = ctxprof_icpp_train_current();
+    return k + 1;
+}
+
+__attribute__((noinline)) static int icpp_t_rec(int n, int k)
+{
+    CTXPROF_ICPP_FUNC(icpp_t_rec);
+    volatile int pad[8];
+    pad[0] = n;
+    if (n > 0)
+        return icpp_t_rec(n - 1, k) + pad[0];
+    return icpp_t_leaf(k);
+}
+
+static void icpp_train_recursion(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    ctxprof_icpp_train_stats st;
+    char path[512], buf[256];
+    uintptr_t funcs[16];
+    uint64_t h;
+    long fl, fr;
+    size_t i, len;
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_train.paths", ctxprof_test_tmpdir());
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_t_rec(0, 0), 1);
+    CHECK_EQ(icpp_t_rec(1, 1), 3);
+    CHECK_EQ(icpp_t_rec(4, 2), 3 + 4 + 3 + 2 + 1);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.entries, 1 + 1 + 2 + 1 + 5 + 1);
+    CHECK_EQ(st.nodes, 5 + 3); /* rec^1..rec^5, leaf below rec^1, rec^2, rec^5 */
+    /* the sampler's ground truth: the node current in the leaf */
+    len = ctxprof_icpp_train_path(icpp_t_node, funcs, 16, &h);
+    REQUIRE_EQ(len, 6);
+    for (i = 0; i < 5; i++)
+        CHECK_EQ(funcs[i], (uintptr_t)icpp_t_rec);
+    CHECK_EQ(funcs[5], (uintptr_t)icpp_t_leaf);
+    CHECK_EQ(h, icpp_t_cid[2].height); /* the query point sees the trained height */
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(m.paths, 8);
+    fl = ctxprof_icpp_map_func(&m, "icpp_t_leaf");
+    fr = ctxprof_icpp_map_func(&m, "icpp_t_rec");
+    REQUIRE(fl >= 0 && fr >= 0);
+    /* each leaf CID names exactly its path, and the heights grow with depth */
+    for (i = 0; i < 3; i++) {
+        const uint32_t *cand;
+        ctxprof_icpp_path_info pi;
+        REQUIRE_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)fl, icpp_t_cid[i].height, &cand), 1);
+        ctxprof_icpp_map_path(&m, cand[0], &pi);
+        CHECK_EQ(pi.len, i == 0 ? 2 : i == 1 ? 3 : 6);
+        ctxprof_icpp_map_path_str(&m, cand[0], buf, sizeof buf);
+        CHECK_CONTAINS(buf, "icpp_t_rec>icpp_t_leaf");
+    }
+    CHECK_LT(icpp_t_cid[0].height, icpp_t_cid[1].height);
+    CHECK_LT(icpp_t_cid[1].height, icpp_t_cid[2].height);
+    /* recursion: every rec level is one frame higher than the last, by the same amount */
+    {
+        uint64_t prev = 0, step = 0;
+        uint32_t p;
+        for (p = 0; p < m.paths; p++) {
+            ctxprof_icpp_path_info pi;
+            ctxprof_icpp_map_path(&m, p, &pi);
+            if (pi.leaf != (uint32_t)fr)
+                continue;
+            if (pi.len >= 2) {
+                CHECK_GT_ICPP(pi.height, prev);
+                if (pi.len == 2)
+                    step = pi.height - prev;
+                else
+                    CHECK_EQ(pi.height - prev, step);
+            }
+            prev = pi.height;
+        }
+    }
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_train_reset();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.nodes, 0);
+}
+
+static void *icpp_tid_thread(void *arg)
+{
+    uintptr_t *out = (uintptr_t *)arg;
+    out[0] = ctxprof_icpp_thread_begin();
+    out[1] = ctxprof_icpp_base_of_tid((long)ctxprof__gettid());
+    out[2] = ctxprof_icpp_thread_begin(); /* idempotent */
+    out[3] = (uintptr_t)ctxprof__gettid();
+    ctxprof_icpp_thread_end();
+    out[4] = ctxprof_icpp_thread_base();
+    return NULL;
+}
+
+static void icpp_thread_base(void)
+{
+    pthread_t t;
+    uintptr_t out[5] = {0, 0, 0, 0, 0};
+    ctxprof_icpp_cid c;
+    /* the main thread's base was recorded before main, above this frame */
+    CHECK_NE(ctxprof_icpp_thread_base(), 0);
+    CHECK_EQ(ctxprof_icpp_base_of_tid((long)ctxprof__gettid()), ctxprof_icpp_thread_base());
+    c = CTXPROF_ICPP_CID(icpp_thread_base);
+    CHECK(c.height != CTXPROF_ICPP_NO_HEIGHT && c.height > 0 && c.height < 1u << 20);
+    CHECK_EQ(c.func, (uintptr_t)icpp_thread_base);
+    REQUIRE_EQ(pthread_create(&t, NULL, icpp_tid_thread, out), 0);
+    pthread_join(t, NULL);
+    CHECK_NE(out[0], 0);
+    CHECK_EQ(out[1], out[0]);
+    CHECK_EQ(out[2], out[0]);
+    CHECK_EQ(out[4], 0);
+    CHECK_EQ(ctxprof_icpp_base_of_tid((long)out[3]), 0); /* forgotten */
+    CHECK_EQ(ctxprof_icpp_height(100, 0), CTXPROF_ICPP_NO_HEIGHT);
+    CHECK_EQ(ctxprof_icpp_height(100, 99), CTXPROF_ICPP_NO_HEIGHT);
+    CHECK_EQ(ctxprof_icpp_height(96, 160), 64);
+}
+
+/* ---- padding search ------------------------------------------------------ */
+
+/* A synthetic path map: random call graph with recursion and frames that
+   repeat (as real ones do), random walks from the root; prefix-closed. */
+static char *icpp_synth(uint64_t seed, int nf, int pb, int maxdepth, size_t npaths, size_t *len)
+{
+    uint64_t st = seed;
+    int frame[64], cal[64][4], i, k;
+    size_t cap = npaths * 8 + 64, nn = 1, np = 0, guard = 0, at = 0, bcap = 1 << 16;
+    uint32_t *par = (uint32_t *)calloc(cap, 4), *fn = (uint32_t *)calloc(cap, 4);
+    uint64_t *hh = (uint64_t *)calloc(cap, 8);
+    char *out = (char *)malloc(bcap);
+    if (nf > 64)
+        nf = 64;
+    for (i = 0; i < nf; i++) {
+        frame[i] = 16 * (1 + (int)(ctxprof_test_rand(&st) % 6));
+        for (k = 0; k < 4; k++) {
+            int c = (int)(ctxprof_test_rand(&st) % 100) < pb
+                        ? (int)(ctxprof_test_rand(&st) % (uint64_t)(i + 1))
+                        : i + 1 + (int)(ctxprof_test_rand(&st) % 6);
+            cal[i][k] = c < nf ? c : nf - 1;
+        }
+    }
+    while (np < npaths && guard++ < npaths * 100) {
+        uint32_t node = 0;
+        int f = 0, d = 0;
+        uint64_t h = 0;
+        for (;;) {
+            size_t n;
+            h += (uint64_t)frame[f];
+            for (n = 1; n < nn; n++) /* slow but small */
+                if (par[n] == node && fn[n] == (uint32_t)f)
+                    break;
+            if (n == nn) {
+                if (nn >= cap)
+                    break;
+                par[nn] = node;
+                fn[nn] = (uint32_t)f;
+                hh[nn] = h;
+                nn++;
+                np++;
+            }
+            node = (uint32_t)n;
+            if (++d >= maxdepth || ctxprof_test_rand(&st) % 100 < 15)
+                break;
+            f = cal[f][ctxprof_test_rand(&st) % 4];
+        }
+    }
+    at = (size_t)snprintf(out, bcap, "ctxprof-paths 1\n");
+    for (i = 1; (size_t)i < nn; i++) {
+        uint32_t pathv[64];
+        int len2 = 0, q;
+        uint32_t v;
+        for (v = (uint32_t)i; v; v = par[v])
+            pathv[len2++] = fn[v];
+        if (at + 16 * (size_t)len2 + 64 > bcap) {
+            bcap *= 2;
+            out = (char *)realloc(out, bcap);
+        }
+        at += (size_t)snprintf(out + at, bcap - at, "path 1 %llu", (unsigned long long)hh[i]);
+        for (q = len2 - 1; q >= 0; q--)
+            at += (size_t)snprintf(out + at, bcap - at, " f%u%s", pathv[q],
+                                   pathv[q] % 5 == 4 ? ".constprop.0" : "");
+        at += (size_t)snprintf(out + at, bcap - at, "\n");
+    }
+    free(par);
+    free(fn);
+    free(hh);
+    *len = at;
+    return out;
+}
+
+static size_t icpp_base_len(const char *name)
+{
+    const char *dot = name[0] ? strchr(name + 1, '.') : NULL;
+    return dot ? (size_t)(dot - name) : strlen(name);
+}
+
+/* Slow exact reference: apply the pads path by path and count. */
+static void icpp_reference(const ctxprof_icpp_map *m, const ctxprof_icpp_pads *p, double *precise,
+                           double *le2, double *growth, double *insep)
+{
+    size_t n = m->paths, i, j, u = 0, l2 = 0, ins = 0;
+    uint64_t *h = (uint64_t *)calloc(n, 8), maxb = 0, maxa = 0;
+    uint32_t *leaf = (uint32_t *)calloc(n, 4);
+    char (*sig)[256] = (char (*)[256])calloc(n, 256);
+    for (i = 0; i < n; i++) {
+        uint32_t f[64];
+        ctxprof_icpp_path_info pi;
+        size_t len = ctxprof_icpp_map_path_funcs(m, (uint32_t)i, f, 64), k, q;
+        char names[64][32];
+        ctxprof_icpp_map_path(m, (uint32_t)i, &pi);
+        h[i] = pi.height;
+        leaf[i] = pi.leaf;
+        if (pi.height > maxb)
+            maxb = pi.height;
+        for (k = 0; k < len && k < 64; k++) {
+            const char *nm = ctxprof_icpp_map_func_name(m, f[k]);
+            size_t bl = icpp_base_len(nm);
+            snprintf(names[k], sizeof names[k], "%.*s", (int)bl, nm);
+            h[i] += 16u * ctxprof_icpp_pads_units(p, names[k]);
+        }
+        if (h[i] > maxa)
+            maxa = h[i];
+        /* sorted multiset of base names */
+        for (k = 1; k < len; k++)
+            for (q = k; q > 0 && strcmp(names[q - 1], names[q]) > 0; q--) {
+                char t[32];
+                memcpy(t, names[q], 32);
+                memcpy(names[q], names[q - 1], 32);
+                memcpy(names[q - 1], t, 32);
+            }
+        for (k = 0; k < len; k++) {
+            strncat(sig[i], names[k], 250 - strlen(sig[i]));
+            strncat(sig[i], ",", 250 - strlen(sig[i]));
+        }
+    }
+    for (i = 0; i < n; i++) {
+        size_t same = 0, twin = 0;
+        ctxprof_icpp_path_info pi, pj;
+        ctxprof_icpp_map_path(m, (uint32_t)i, &pi);
+        for (j = 0; j < n; j++) {
+            if (j == i || leaf[j] != leaf[i])
+                continue;
+            ctxprof_icpp_map_path(m, (uint32_t)j, &pj);
+            same += h[j] == h[i];
+            twin += pj.height == pi.height && strcmp(sig[i], sig[j]) == 0;
+        }
+        u += same == 0;
+        l2 += same <= 1;
+        ins += twin > 0;
+    }
+    *precise = (double)u / (double)n;
+    *le2 = (double)l2 / (double)n;
+    *growth = (double)maxa / (double)maxb;
+    *insep = (double)ins / (double)n;
+    free(h);
+    free(leaf);
+    free(sig);
+}
+
+static void icpp_pad_search(void)
+{
+    static const struct {
+        uint64_t seed;
+        int nf, pb, depth;
+        size_t paths;
+    } maps[] = {{1, 30, 5, 8, 200}, {2, 40, 20, 12, 400}, {3, 60, 10, 10, 600},
+                {4, 12, 40, 16, 300}};
+    size_t k;
+    for (k = 0; k < sizeof maps / sizeof maps[0]; k++) {
+        size_t len;
+        char *text = icpp_synth(maps[k].seed, maps[k].nf, maps[k].pb, maps[k].depth,
+                                maps[k].paths, &len);
+        ctxprof_icpp_map m;
+        ctxprof_error err;
+        int search;
+        double prec[3] = {0, 0, 0};
+        memset(&m, 0, sizeof m);
+        REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
+        for (search = 0; search < 3; search++) {
+            ctxprof_icpp_pad_desc d;
+            ctxprof_icpp_pads p;
+            double pr, le2, gr, ins;
+            memset(&d, 0, sizeof d);
+            d.search = search;
+            REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+            icpp_reference(&m, &p, &pr, &le2, &gr, &ins);
+            /* the report is what the pads really do */
+            CHECK_NEAR(p.report.precise_after, pr, 1e-9);
+            CHECK_NEAR(p.report.ambiguity_le2_after, le2, 1e-9);
+            CHECK_NEAR(p.report.max_stack_growth, gr, 1e-9);
+            CHECK_NEAR(p.report.inseparable, ins, 1e-9);
+            CHECK_EQ(p.report.paths, m.paths);
+            CHECK(p.report.precise_after <= p.report.precise_bound + 1e-12);
+            prec[search] = p.report.precise_after;
+            if (search == CTXPROF_ICPP_SEARCH_GREEDY) {
+                CHECK(p.report.max_stack_growth <= 1.2 + 1e-12);
+                CHECK(p.report.precise_after >= p.report.precise_before);
+            }
+            if (search == CTXPROF_ICPP_SEARCH_NONE)
+                CHECK_NEAR(p.report.precise_after, p.report.precise_before, 1e-12);
+            ctxprof_icpp_pads_deinit(&p);
+        }
+        /* ours improves on nothing at all, and padding helped somewhere */
+        CHECK(prec[0] > prec[2] || prec[2] == 1);
+        ctxprof_icpp_map_deinit(&m);
+        free(text);
+    }
+}
+
+/* The generated header compiles, and its macros read back the pads. */
+static void icpp_pad_emit(void)
+{
+    static const char text[] = "ctxprof-paths 1\n"
+                               "path 1 16 main\npath 1 48 main a\npath 1 48 main b\n"
+                               "path 1 80 main a c\npath 1 80 main b c\n"
+                               "path 1 96 main a b c\npath 1 96 main b a c\n";
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_error err;
+    char *hdr = NULL, path[512], rep[2048], cwd[1024];
+    size_t hlen;
+    FILE *f;
+    unsigned ua, ub;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, NULL, &p, &err), CTXPROF_OK);
+    ua = ctxprof_icpp_pads_units(&p, "a");
+    ub = ctxprof_icpp_pads_units(&p, "b");
+    CHECK(ua + ub > 0);
+    CHECK_NEAR(p.report.inseparable, 2.0 / 7, 1e-9);
+    CHECK_EQ(p.report.pairs_permutation, 1);
+    CHECK_EQ(p.report.pairs_identical_edges, 0);
+    ctxprof_icpp_pads_report_text(&p, 5, rep, sizeof rep);
+    CHECK_CONTAINS(rep, "paths=7\n");
+    CHECK_CONTAINS(rep, "precise_before=0.4286\n");
+    CHECK_CONTAINS(rep, "inseparable=0.2857\n");
+    CHECK_CONTAINS(rep, "# pair permutation (wrap a call site, 5.2): main>a>b>c | main>b>a>c");
+    REQUIRE_EQ(ctxprof_icpp_pads_emit(&p, "t.paths", "my-pads.h", &hdr, &hlen, &err), CTXPROF_OK);
+    CHECK_CONTAINS(hdr, "#ifndef CTXPROF_GEN_MY_PADS_H");
+    snprintf(path, sizeof path, "%s/icpp_pads.h", ctxprof_test_tmpdir());
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fwrite(hdr, 1, hlen, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/icpp_pads_use.c", ctxprof_test_tmpdir());
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fprintf(f,
+            "#include \"icpp_pads.h\"\n#include \"ctxprof.h\"\n"
+            "typedef char check_a[CTXPROF_ICPP_PAD_UNITS(a) == %u ? 1 : -1];\n"
+            "typedef char check_b[CTXPROF_ICPP_PAD_UNITS(b) == %u ? 1 : -1];\n"
+            "typedef char check_z[CTXPROF_ICPP_PAD_UNITS(not_in_table) == 0 ? 1 : -1];\n"
+            "int use(int x);\nint use(int x) { CTXPROF_ICPP_PAD(a); return x + 1; }\n",
+            ua, ub);
+    fclose(f);
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s -std=c99 -pedantic -Wall -Wextra -Werror -I%s -I. "
+                             "-c icpp_pads_use.c -o icpp_pads_use.o",
+                             ctxprof_test_tmpdir(), CTXPROF_TEST_CC, cwd),
+             0);
+    free(hdr);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* ---- resolution and partial walks, on a made-up process ------------------ */
+
+static void icpp_resolve_walk(void)
+{
+    /* functions at made-up addresses (bias 0x100000): main, a, b, c, lib */
+    static const char strs[] = "\0main\0a\0b\0c\0lib";
+    icpp_elfsym syms[] = {{1, 0x12, 1, 0x1000, 0x100}, {6, 0x12, 1, 0x2000, 0x100},
+                          {8, 0x12, 1, 0x3000, 0x100}, {10, 0x12, 1, 0x4000, 0x100},
+                          {12, 0x12, 1, 0x5000, 0x100}};
+    static const char text[] = "ctxprof-paths 1\n"
+                               "path 1 100 main\n"
+                               "path 1 200 main a\npath 1 200 main b\n"
+                               "path 1 300 main a c\npath 1 300 main b c\n" /* ambiguous */
+                               "path 1 400 main a a c\npath 1 400 main c\n"; /* c at 400 twice */
+    unsigned char img[1024];
+    ctxprof_symtab st;
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    ctxprof_icpp_result r;
+    ctxprof_icpp_frames fr;
+    const uintptr_t B = 0x100000, base = 0x7000000;
+    char buf[64];
+    size_t n = icpp_make_elf(img, sizeof img, strs, sizeof strs, syms, 5);
+    REQUIRE_EQ(icpp_load_mem(&st, img, n), 5);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x4010), ctxprof_icpp_map_func(&m, "c"));
+    CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x5010), (unsigned long long)-1);
+    /* PC and SP alone */
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x2004, base - 200, base, 0, NULL, 0, &r),
+             CTXPROF_ICPP_PRECISE);
+    ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+    CHECK_STR(buf, "main>a");
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, NULL, 0, &r),
+             CTXPROF_ICPP_AMBIGUOUS);
+    CHECK_EQ(r.degree, 2);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 310, base, 0, NULL, 8, &r),
+             CTXPROF_ICPP_MISSING);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x5004, base - 300, base, 0, NULL, 8, &r),
+             CTXPROF_ICPP_OUTSIDE);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base + 8, base, 0, NULL, 8, &r),
+             CTXPROF_ICPP_NOBASE);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, 0, 0, NULL, 8, &r),
+             CTXPROF_ICPP_NOBASE);
+    /* one saved frame (return into b, b's height 200) separates main>a>c from main>b>c */
+    fr.n = 2;
+    fr.ra[0] = B + 0x3050;
+    fr.cfa[0] = base - 200;
+    fr.ra[1] = B + 0x1050;
+    fr.cfa[1] = base - 100;
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
+             CTXPROF_ICPP_PRECISE);
+    ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+    CHECK_STR(buf, "main>b>c");
+    CHECK_EQ(r.walked, 1);
+    CHECK_EQ(r.degree, 2);
+    /* a library frame in between is skipped (counted as walked) */
+    fr.n = 3;
+    fr.ra[0] = B + 0x5050; /* lib, not in the map */
+    fr.cfa[0] = base - 250;
+    fr.ra[1] = B + 0x2050;
+    fr.cfa[1] = base - 200;
+    fr.ra[2] = B + 0x1050;
+    fr.cfa[2] = base - 100;
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
+             CTXPROF_ICPP_PRECISE);
+    ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+    CHECK_STR(buf, "main>a>c");
+    CHECK_EQ(r.walked, 2);
+    /* main>a>a>c vs main>c at 400: the first frame (a at 300 vs main at 100) decides */
+    fr.n = 1;
+    fr.ra[0] = B + 0x1050;
+    fr.cfa[0] = base - 100;
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 400, base, 0, &fr, 8, &r),
+             CTXPROF_ICPP_PRECISE);
+    ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+    CHECK_STR(buf, "main>c");
+    /* a frame no candidate has: the true path is not in the map */
+    fr.ra[0] = B + 0x4050;
+    fr.cfa[0] = base - 200;
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
+             CTXPROF_ICPP_MISSING);
+    CHECK_EQ(r.remaining, 0);
+    /* the walk budget */
+    fr.n = 2;
+    fr.ra[0] = B + 0x5050;
+    fr.cfa[0] = base - 250;
+    fr.ra[1] = B + 0x3050;
+    fr.cfa[1] = base - 200;
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 1, &r),
+             CTXPROF_ICPP_AMBIGUOUS);
+    CHECK_EQ(r.walked, 1);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+}
+
+/* A live frame-pointer chain in ordinary memory: the walk must stay inside
+   [sp, base] and go strictly upward, whatever the words say. */
+static void icpp_walk_bounds(void)
+{
+    uintptr_t stack[64];
+    ctxprof_icpp_frames fr;
+    uintptr_t sp = (uintptr_t)&stack[0], base = (uintptr_t)&stack[63];
+    memset(stack, 0, sizeof stack);
+    /* frames at stack[4] -> stack[10] -> stack[20] -> base */
+    stack[4] = (uintptr_t)&stack[10];
+    stack[5] = 0x1111;
+    stack[10] = (uintptr_t)&stack[20];
+    stack[11] = 0x2222;
+    stack[20] = (uintptr_t)&stack[62];
+    stack[21] = 0x3333;
+    ctxprof_icpp_save_frames(sp, base, (uintptr_t)&stack[4], 8, &fr);
+    REQUIRE_EQ(fr.n, 3);
+    CHECK_EQ(fr.ra[0], 0x1111);
+    CHECK_EQ(fr.cfa[0], (uintptr_t)&stack[6]);
+    CHECK_EQ(fr.ra[2], 0x3333);
+    /* a loop, a downward link, wild and misaligned pointers: stop, never read outside */
+    stack[10] = (uintptr_t)&stack[4];
+    ctxprof_icpp_save_frames(sp, base, (uintptr_t)&stack[4], 8, &fr);
+    CHECK_EQ(fr.n, 2); /* the bad link is the third frame's */
+    stack[10] = (uintptr_t)0x10;
+    ctxprof_icpp_save_frames(sp, base, (uintptr_t)&stack[4], 8, &fr);
+    CHECK_EQ(fr.n, 2); /* the bad link is the third frame's */
+    stack[10] = (uintptr_t)&stack[20] + 3;
+    ctxprof_icpp_save_frames(sp, base, (uintptr_t)&stack[4], 8, &fr);
+    CHECK_EQ(fr.n, 2); /* the bad link is the third frame's */
+    stack[10] = UINTPTR_MAX - 7;
+    ctxprof_icpp_save_frames(sp, base, (uintptr_t)&stack[4], 8, &fr);
+    CHECK_EQ(fr.n, 2); /* the bad link is the third frame's */
+    ctxprof_icpp_save_frames(sp, base, (uintptr_t)&stack[63], 8, &fr); /* at the base */
+    CHECK_EQ(fr.n, 0);
+    ctxprof_icpp_save_frames(sp, base, sp - 16, 8, &fr); /* below SP */
+    CHECK_EQ(fr.n, 0);
+    ctxprof_icpp_save_frames(sp, base, (uintptr_t)&stack[4], 1, &fr); /* the budget */
+    CHECK_EQ(fr.n, 1);
+}
+
+/* ---- compiled programs: padding, hooks, run-to-run heights ------------------ */
+
+static int icpp_build(const char *out, const char *extra)
+{
+    return ctxprof_test_sh("%s -std=gnu11 -O2 -fno-omit-frame-pointer %s tests/data/icpp_prog.c "
+                           "-o %s/%s -lpthread -ldl -lrt",
+                           CTXPROF_TEST_CC, extra, ctxprof_test_tmpdir(), out);
+}
+
+/* Sum of a path's pads from a table of (name, units). */
+static uint64_t icpp_pad_sum(const ctxprof_icpp_map *m, uint32_t path, const char *const *names,
+                             const unsigned *units, size_t n)
+{
+    uint32_t f[128];
+    size_t len = ctxprof_icpp_map_path_funcs(m, path, f, 128), k, j;
+    uint64_t sum = 0;
+    for (k = 0; k < len && k < 128; k++)
+        for (j = 0; j < n; j++)
+            if (strcmp(ctxprof_icpp_map_func_name(m, f[k]), names[j]) == 0)
+                sum += 16u * units[j];
+    return sum;
+}
+
+/* Padding moves every measured height by exactly 16 x the pads on the path. */
+static void icpp_pad_moves_heights(void)
+{
+    static const char *const names[] = {"expr", "term", "leaf", "left"};
+    static const unsigned units[] = {2, 3, 1, 5};
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600];
+    ctxprof_icpp_map m0, m1;
+    ctxprof_error err;
+    FILE *f;
+    size_t i, j, matched = 0;
+    memset(&m0, 0, sizeof m0);
+    memset(&m1, 0, sizeof m1);
+    snprintf(path, sizeof path, "%s/icpp_hand_pads.h", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    for (i = 0; i < 4; i++)
+        fprintf(f, "#define CTXPROF_PAD_%s ~, %u\n", names[i], units[i]);
+    fclose(f);
+    REQUIRE_EQ(icpp_build("icpp_p0", ""), 0);
+    snprintf(path, sizeof path, "-include %s/icpp_hand_pads.h", dir);
+    REQUIRE_EQ(icpp_build("icpp_p1", path), 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/icpp_p0 train %s/p0.paths >/dev/null", dir, dir), 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/icpp_p1 train %s/p1.paths >/dev/null", dir, dir), 0);
+    snprintf(path, sizeof path, "%s/p0.paths", dir);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m0, path, &err), CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/p1.paths", dir);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m1, path, &err), CTXPROF_OK);
+    CHECK_GE(m0.paths, 20);
+    CHECK_EQ(m0.paths, m1.paths);
+    for (i = 0; i < m0.paths; i++) {
+        ctxprof_icpp_path_info a, b;
+        ctxprof_icpp_map_path(&m0, (uint32_t)i, &a);
+        for (j = 0; j < m1.paths; j++) {
+            ctxprof_icpp_map_path(&m1, (uint32_t)j, &b);
+            if (b.key == a.key)
+                break;
+        }
+        REQUIRE(j < m1.paths);
+        CHECK_EQ(b.height, a.height + icpp_pad_sum(&m0, (uint32_t)i, names, units, 4));
+        matched++;
+    }
+    CHECK_EQ(matched, m0.paths);
+    ctxprof_icpp_map_deinit(&m0);
+    ctxprof_icpp_map_deinit(&m1);
+}
+
+/* Share of paths whose CID is unique. */
+static double icpp_precise_share(const ctxprof_icpp_map *m)
+{
+    size_t i, u = 0;
+    for (i = 0; i < m->paths; i++) {
+        ctxprof_icpp_path_info pi;
+        ctxprof_icpp_map_path(m, (uint32_t)i, &pi);
+        u += pi.degree == 1;
+    }
+    return m->paths ? (double)u / (double)m->paths : 1;
+}
+
+/* Whole-program training with -finstrument-functions and no annotations;
+   the generator's table, rebuilt in, gives the precision it predicted;
+   heights agree between separate runs (ASLR on). */
+static void icpp_hooks_end_to_end(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], flags[700], rep[4096], *hit;
+    ctxprof_icpp_map m, m2;
+    ctxprof_error err;
+    double predicted;
+    const char *excl = strstr(CTXPROF_TEST_CC, "clang")
+                           ? ""
+                           : "-finstrument-functions-exclude-file-list=ctxprof.h";
+    FILE *f;
+    size_t n;
+    unsigned long long cid_height = 0;
+    uint32_t p;
+    int found = 0;
+    memset(&m, 0, sizeof m);
+    memset(&m2, 0, sizeof m2);
+    snprintf(flags, sizeof flags, "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS",
+             excl);
+    REQUIRE_EQ(icpp_build("icpp_h0", flags), 0);
+    REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/h0.paths %s/icpp_h0 train x >/dev/null", dir,
+                               dir),
+               0);
+    snprintf(path, sizeof path, "%s/h0.paths", dir);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_GE(m.paths, 20);
+    /* the expected deep path is there, rooted at main */
+    for (p = 0; p < m.paths; p++) {
+        char buf[512];
+        ctxprof_icpp_map_path_str(&m, p, buf, sizeof buf);
+        if (strcmp(buf, "main>run>expr>term>factor>expr>term>factor>expr>term>factor>right>leaf") ==
+            0)
+            found = 1;
+        CHECK(strncmp(buf, "main", 4) == 0);
+    }
+    CHECK(found);
+    /* a CID taken in another run names a trained leaf path */
+    REQUIRE_EQ(ctxprof_test_sh("%s/icpp_h0 cid > %s/h0.cid", dir, dir), 0);
+    snprintf(path, sizeof path, "%s/h0.cid", dir);
+    f = fopen(path, "r");
+    REQUIRE(f != NULL);
+    CHECK_EQ(fscanf(f, "%llu", &cid_height), 1);
+    fclose(f);
+    {
+        long leaf = ctxprof_icpp_map_func(&m, "leaf");
+        const uint32_t *cand;
+        char buf[512];
+        REQUIRE(leaf >= 0);
+        REQUIRE_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)leaf, cid_height, &cand), 1);
+        ctxprof_icpp_map_path_str(&m, cand[0], buf, sizeof buf);
+        CHECK_STR(buf, "main>run>expr>term>factor>expr>term>factor>left>leaf");
+    }
+    /* generate pads, rebuild, retrain: the precision is the predicted one */
+    REQUIRE_EQ(ctxprof_test_sh("build/ctxprof-gen pad -o %s/h_pads.h %s/h0.paths > %s/h.rep", dir,
+                               dir, dir),
+               0);
+    snprintf(path, sizeof path, "%s/h.rep", dir);
+    f = fopen(path, "r");
+    REQUIRE(f != NULL);
+    n = fread(rep, 1, sizeof rep - 1, f);
+    rep[n] = '\0';
+    fclose(f);
+    hit = strstr(rep, "precise_after=");
+    REQUIRE(hit != NULL);
+    predicted = atof(hit + strlen("precise_after="));
+    snprintf(flags, sizeof flags,
+             "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS -include %s/h_pads.h",
+             excl, dir);
+    REQUIRE_EQ(icpp_build("icpp_h1", flags), 0);
+    REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/h1.paths %s/icpp_h1 train x >/dev/null", dir,
+                               dir),
+               0);
+    snprintf(path, sizeof path, "%s/h1.paths", dir);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m2, path, &err), CTXPROF_OK);
+    CHECK_EQ(m2.paths, m.paths);
+    CHECK_NEAR(icpp_precise_share(&m2), predicted, 0.00005);
+    CHECK_NEAR(icpp_precise_share(&m), atof(strstr(rep, "precise_before=") + 15), 0.00005);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_map_deinit(&m2);
+}
+
+/* ---- the timer sampler, in this process -------------------------------- */
+
+static volatile unsigned long icpp_s_sink;
+
+__attribute__((noinline)) static void icpp_s_leaf(int k)
+{
+    CTXPROF_ICPP_FUNC(icpp_s_leaf);
+    unsigned long i;
+    for (i = 0; i < 20000; i++)
+        icpp_s_sink += i ^ (unsigned long)k;
+}
+
+__attribute__((noinline)) static void icpp_s_rec(int n)
+{
+    CTXPROF_ICPP_FUNC(icpp_s_rec);
+    volatile int pad[4];
+    pad[0] = n;
+    if (n > 0)
+        icpp_s_rec(n - 1);
+    icpp_s_leaf(pad[0]);
+}
+
+static double icpp_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void icpp_sampler_live(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc desc;
+    ctxprof_icpp_map m;
+    ctxprof_symtab st;
+    ctxprof_error err;
+    char path[512];
+    size_t n, i, inleaf = 0, precise = 0, right = 0, known = 0;
+    double t0;
+    long fleaf;
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_sampler.paths", ctxprof_test_tmpdir());
+    /* train first, then sample with training on (the truth) and the map bound */
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    icpp_s_rec(3);
+    ctxprof_icpp_train_stop();
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    fleaf = ctxprof_icpp_map_func(&m, "icpp_s_leaf");
+    REQUIRE(fleaf >= 0);
+    memset(&desc, 0, sizeof desc);
+    desc.hz = 1000;
+    desc.capacity = 100; /* small: overflow is counted, not written */
+    desc.save_frames = 4;
+    desc.map = &m;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_ERR_INVAL); /* one at a time */
+    CHECK_CONTAINS(err.detail, "another sampler");
+    if (ctxprof_icpp_sampler_attach(&s, &err) != CTXPROF_OK) {
+        ctxprof_icpp_sampler_deinit(&s);
+        ctxprof_icpp_map_deinit(&m);
+        ctxprof_symtab_deinit(&st);
+        fprintf(stderr, "  %s\n", err.detail);
+        SKIP("no per-thread CPU timers here");
+    }
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    t0 = icpp_cpu_now();
+    while (icpp_cpu_now() - t0 < 0.25)
+        icpp_s_rec(3);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_sampler_detach(&s);
+    n = ctxprof_icpp_sampler_count(&s);
+    CHECK_GE(n, 30);
+    CHECK_LE(n, 100);
+    /* 0.25 s of CPU: 250 periods, delivered on kernel ticks, the rest as weight */
+    {
+        uint64_t w = 0;
+        for (i = 0; i < n; i++)
+            w += s.samples[i].weight;
+        CHECK_GE(ctxprof_icpp_sampler_dropped(&s) + n, 40);
+        CHECK_GE(w, n);
+    }
+    for (i = 0; i < n; i++) {
+        const ctxprof_icpp_sample *o = &s.samples[i];
+        CHECK_EQ(o->tid, (int32_t)ctxprof__gettid());
+        CHECK(o->height != CTXPROF_ICPP_NO_HEIGHT && o->height < (1u << 20));
+        if (ctxprof_symtab_func(&st, o->pc) != (uintptr_t)icpp_s_leaf)
+            continue;
+        inleaf++;
+        if (o->kind == CTXPROF_ICPP_PRECISE) {
+            uintptr_t fs[16];
+            const char *nm[16];
+            ctxprof_icpp_path_info pi;
+            size_t len = ctxprof_icpp_train_path(o->truth, fs, 16, NULL), k;
+            precise++;
+            if (len == 0 || len > 16)
+                continue;
+            known++;
+            for (k = 0; k < len; k++)
+                nm[k] = ctxprof_symtab_name(&st, fs[k]);
+            ctxprof_icpp_map_path(&m, o->path, &pi);
+            right += pi.key == ctxprof_icpp_path_key(nm, len);
+        }
+    }
+    /* the spin loop is in the leaf's body: its CIDs name the true path */
+    CHECK_GE(inleaf, n / 2);
+    CHECK_GE(precise, inleaf * 8 / 10);
+    CHECK_GE(right, known * 9 / 10);
+    CHECK_GE(known, precise * 9 / 10);
+    ctxprof_icpp_sampler_deinit(&s);
+    CHECK_EQ(ctxprof_icpp_sampler_count(&s), 0);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+    ctxprof_icpp_train_reset();
+}
+
 static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp_symtab_self},
                                                        {"icpp_symtab_libc", icpp_symtab_libc},
                                                        {"icpp_symtab_unknown", icpp_symtab_unknown},
                                                        {"icpp_symtab_threads", icpp_symtab_threads},
                                                        {"icpp_symtab_crafted", icpp_symtab_crafted},
                                                        {"icpp_symtab_corrupt", icpp_symtab_corrupt},
+    {"icpp_map_basic", icpp_map_basic},
+    {"icpp_map_roundtrip", icpp_map_roundtrip},
+    {"icpp_map_errors", icpp_map_errors},
+    {"icpp_train_recursion", icpp_train_recursion},
+    {"icpp_thread_base", icpp_thread_base},
+    {"icpp_pad_search", icpp_pad_search},
+    {"icpp_pad_emit", icpp_pad_emit},
+    {"icpp_resolve_walk", icpp_resolve_walk},
+    {"icpp_walk_bounds", icpp_walk_bounds},
+    {"icpp_pad_moves_heights", icpp_pad_moves_heights},
+    {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
+    {"icpp_sampler_live", icpp_sampler_live},
                                                        {0, 0}};

@@ -49,6 +49,9 @@ int ctxprof_test_sh(const char *fmt, ...)
 #include "test_pcc.c"
 #include "test_icpp.c"
 #include "test_package.c"
+#include "test_pcce.c"
+#include "test_valence.c"
+#include "test_gen.c"
 #include "test_pebs.c"
 
 static const struct {
@@ -59,6 +62,9 @@ static const struct {
     {"pcc", ctxprof_tests_pcc},
     {"icpp", ctxprof_tests_icpp},
     {"package", ctxprof_tests_package},
+    {"pcce", ctxprof_tests_pcce},
+    {"valence", ctxprof_tests_valence},
+    {"gen", ctxprof_tests_gen},
     {"pebs", ctxprof_tests_pebs},
 };
 

@@ -1,0 +1,187 @@
+/* enc_cost: per-call cost of the precise encodings against no
+   instrumentation and against PCC, and query cost (read + hash).
+
+     enc_cost time          ns per call, medians of 7 rounds, variants alternated
+     enc_cost query         ns per query (ctxprof_enc_hash) at recursion depths 10, 50
+     enc_cost run V W N     one variant (plain pcc pcce valence hcce auto) of one
+                            workload (acyclic fib) N times: for callgrind
+
+   Workloads: "acyclic" calls outer() -> inner() (an acyclic call site whose
+   PCCE constant is not zero), "fib" is fib(n) with both recursive calls
+   instrumented (cyclic edges: PCCE pushes a 64-bit word, Valence and HCCE
+   a ceil(log2 C)-bit code, AUTO a per-target code). The instrumented code
+   is in enc_cost_fib.c, the callees here: another TU. */
+#define _GNU_SOURCE
+#define CTXPROF_IMPLEMENTATION
+#include "enc_cost_ctx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "enc_cost.h"
+
+
+static volatile int bench_sink;
+
+int inner(int x)
+{
+    return x ^ bench_sink;
+}
+
+int leaf(int x)
+{
+    return x + bench_sink;
+}
+
+static const char *const variants[] = {"plain", "pcc", "pcce", "valence", "hcce", "auto"};
+static long (*const fibs[])(int) = {fib_plain, fib_pcc, fib_pcce, fib_valence, fib_hcce, fib_auto};
+static int (*const outers[])(int) = {outer_plain, outer_pcc,  outer_pcce,
+                                     outer_valence, outer_hcce, outer_auto};
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* calls made by fib(n): fib(n) itself plus its recursive calls */
+static double fib_calls(int n)
+{
+    double a = 1, b = 1, c;
+    int i;
+    for (i = 2; i <= n; i++) {
+        c = a + b + 1;
+        a = b;
+        b = c;
+    }
+    return b;
+}
+
+static double run_one(int v, int fib, long n)
+{
+    double t0 = now_ns();
+    long i, s = 0;
+    if (fib)
+        for (i = 0; i < n; i++)
+            s += fibs[v](24);
+    else
+        for (i = 0; i < n; i++)
+            s += outers[v]((int)i);
+    bench_sink = (int)s;
+    return now_ns() - t0;
+}
+
+static int cmd_time(void)
+{
+    enum { ROUNDS = 7, NV = 6 };
+    int w;
+    printf("per-call cost, ns per instrumented call: median of %d rounds (variants alternated "
+           "in each round), ratio to uninstrumented and to PCC\n",
+           ROUNDS);
+    printf("%-9s %-8s %9s %9s %9s\n", "workload", "variant", "ns/call", "x plain", "x pcc");
+    for (w = 0; w < 2; w++) {
+        double t[NV][ROUNDS], med[NV], calls;
+        long n = w ? 40 : 20000000;
+        int v, r;
+        calls = w ? fib_calls(24) * (double)n : (double)n;
+        for (v = 0; v < NV; v++) /* warm up */
+            run_one(v, w, w ? 2 : n / 10);
+        for (r = 0; r < ROUNDS; r++)
+            for (v = 0; v < NV; v++)
+                t[v][r] = run_one(v, w, n) / calls;
+        for (v = 0; v < NV; v++) {
+            qsort(t[v], ROUNDS, sizeof t[v][0], cmp_double);
+            med[v] = t[v][ROUNDS / 2];
+        }
+        for (v = 0; v < NV; v++)
+            printf("%-9s %-8s %9.2f %9.2f %9.2f\n", w ? "fib(24)" : "acyclic", variants[v],
+                   med[v], med[v] / med[0], med[v] / med[1]);
+    }
+    return 0;
+}
+
+/* Query cost: the hash of the current encoding (read + hash) at a given
+   recursion depth of fib's left edge, per scheme; PCC's query is a read of
+   its value (and the set lookup both pay). */
+static int cmd_query(void)
+{
+    static const int depths[] = {10, 50};
+    const uint32_t e = CTXPROF_EDGE_ID(fib, fib, 0), e0 = CTXPROF_EDGE_ID(main, fib, 0);
+    size_t di;
+    printf("\nquery cost, ns per ctxprof_enc_hash (median of 7 rounds of 1M), words per "
+           "encoding\n");
+    printf("%-8s %6s %9s %7s\n", "scheme", "depth", "ns/query", "words");
+    for (di = 0; di < 2; di++) {
+        int s;
+        for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
+            const ctxprof_enc_tables *t = ctxprof_gen_tables(s);
+            ctxprof_enc st;
+            ctxprof_enc_view v;
+            double med[7];
+            int i, r;
+            ctxprof_enc_init(&st, NULL);
+            ctxprof_enc_enter(&st, t->acyc_bits, &t->ops[e0]);
+            for (i = 1; i < depths[di]; i++)
+                ctxprof_enc_enter(&st, t->acyc_bits, &t->ops[e]);
+            for (r = 0; r < 7; r++) {
+                double t0 = now_ns();
+                uint64_t h = 0;
+                for (i = 0; i < 1000000; i++)
+                    h += ctxprof_enc_hash(&st, t->acyc_bits, (uint64_t)i & 1);
+                med[r] = (now_ns() - t0) / 1e6;
+                bench_sink = (int)h;
+            }
+            qsort(med, 7, sizeof med[0], cmp_double);
+            ctxprof_enc_query(&st, t->acyc_bits, &v);
+            printf("%-8s %6d %9.2f %7lu\n", ctxprof_enc_scheme_name(s), depths[di], med[3],
+                   (unsigned long)v.n_words);
+            ctxprof_enc_deinit(&st);
+        }
+        {
+            volatile uint64_t pv = 12345;
+            double med[7];
+            int i, r;
+            for (r = 0; r < 7; r++) {
+                double t0 = now_ns();
+                uint64_t h = 0;
+                for (i = 0; i < 1000000; i++)
+                    h += pv;
+                med[r] = (now_ns() - t0) / 1e6;
+                bench_sink = (int)h;
+            }
+            qsort(med, 7, sizeof med[0], cmp_double);
+            printf("%-8s %6d %9.2f %7d   (PCC: read the value; it is its own hash)\n", "pcc",
+                   depths[di], med[3], 1);
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "time") == 0)
+        return cmd_time();
+    if (argc >= 2 && strcmp(argv[1], "query") == 0)
+        return cmd_query();
+    if (argc == 5 && strcmp(argv[1], "run") == 0) {
+        int v, fib = strcmp(argv[3], "fib") == 0;
+        long n = atol(argv[4]);
+        for (v = 0; v < 6; v++)
+            if (strcmp(argv[2], variants[v]) == 0) {
+                run_one(v, fib, n);
+                printf("calls=%.0f\n", fib ? fib_calls(24) * (double)n : (double)n);
+                return 0;
+            }
+    }
+    fprintf(stderr, "usage: enc_cost time | query | run VARIANT acyclic|fib N\n");
+    return 2;
+}

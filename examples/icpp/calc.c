@@ -1,0 +1,494 @@
+/* calc - ICPP end to end on a recursive program (examples/icpp/demo.sh).
+
+   A tiny language, parsed by recursive descent and run by a recursive AST
+   walk: thousands of distinct call paths, most of them through recursion.
+   The whole program is trained without annotations (-finstrument-functions
+   with CTXPROF_ICPP_HOOKS); each function starts with CTXPROF_ICPP_PAD so a
+   generated table can grow its frame.
+
+     calc run                 work; with CTXPROF_ICPP_TRAIN=out.paths saves the path map
+     calc sample MAP [SECS]   samples itself with the timer sampler (training on,
+                              for the true paths) and reports how (PC, SP) alone and
+                              partial frame walks recover the call paths of MAP
+
+   Build (see the Makefile): -O2 -fno-omit-frame-pointer -finstrument-functions
+   -DCTXPROF_ICPP_HOOKS [-include pads.h]. */
+#define CTXPROF_IMPLEMENTATION
+#include "../../ctxprof.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FN(f) CTXPROF_ICPP_PAD(f)
+#define NOINLINE __attribute__((noinline))
+
+/* ---- the language ----------------------------------------------------------
+
+   fn NAME(x) = expr;  ...   then one expression to run.
+   expr: cond ? expr : expr | sum < sum | sum;  sum: prod (+|- prod)*;
+   prod: unary (*|% unary)*;  unary: -unary | atom;  atom: NUM | x | NAME(expr) | (expr) */
+
+enum { N_NUM, N_ARG, N_NEG, N_ADD, N_SUB, N_MUL, N_MOD, N_LT, N_COND, N_CALL };
+typedef struct node {
+    int kind, a, b, c; /* children (node ids) or value / function */
+} node;
+
+static node nodes[20000];
+static int nnodes, fbody[16], nfuncs;
+static const char *src;
+static volatile long sink;
+
+NOINLINE static void skip(void)
+{
+    FN(skip);
+    while (*src == ' ' || *src == '\n')
+        src++;
+}
+
+NOINLINE static int mk(int kind, int a, int b, int c)
+{
+    FN(mk);
+    node *n = &nodes[nnodes];
+    if (nnodes >= (int)(sizeof nodes / sizeof nodes[0]) - 1) {
+        fprintf(stderr, "calc: program too large\n");
+        exit(1);
+    }
+    n->kind = kind;
+    n->a = a;
+    n->b = b;
+    n->c = c;
+    return nnodes++;
+}
+
+NOINLINE static int eat(char c)
+{
+    FN(eat);
+    skip();
+    if (*src == c) {
+        src++;
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_expr(void);
+
+NOINLINE static int parse_num(void)
+{
+    FN(parse_num);
+    int v = 0;
+    while (*src >= '0' && *src <= '9')
+        v = v * 10 + (*src++ - '0');
+    return mk(N_NUM, v, 0, 0);
+}
+
+NOINLINE static int parse_call(void)
+{
+    FN(parse_call);
+    int f = *src++ - 'a', arg;
+    eat('(');
+    arg = parse_expr();
+    eat(')');
+    return mk(N_CALL, f, arg, 0);
+}
+
+NOINLINE static int parse_atom(void)
+{
+    FN(parse_atom);
+    int e;
+    skip();
+    if (*src >= '0' && *src <= '9')
+        return parse_num();
+    if (*src == 'x') {
+        src++;
+        return mk(N_ARG, 0, 0, 0);
+    }
+    if (*src >= 'a' && *src <= 'p')
+        return parse_call();
+    if (!eat('(')) { /* not an expression: skip the character */
+        if (*src)
+            src++;
+        return mk(N_NUM, 0, 0, 0);
+    }
+    e = parse_expr();
+    eat(')');
+    return e;
+}
+
+NOINLINE static int parse_unary(void)
+{
+    FN(parse_unary);
+    if (eat('-'))
+        return mk(N_NEG, parse_unary(), 0, 0);
+    return parse_atom();
+}
+
+NOINLINE static int parse_prod(void)
+{
+    FN(parse_prod);
+    int l = parse_unary();
+    for (;;) {
+        if (eat('*'))
+            l = mk(N_MUL, l, parse_unary(), 0);
+        else if (eat('%'))
+            l = mk(N_MOD, l, parse_unary(), 0);
+        else
+            return l;
+    }
+}
+
+NOINLINE static int parse_sum(void)
+{
+    FN(parse_sum);
+    int l = parse_prod();
+    for (;;) {
+        if (eat('+'))
+            l = mk(N_ADD, l, parse_prod(), 0);
+        else if (eat('-'))
+            l = mk(N_SUB, l, parse_prod(), 0);
+        else
+            return l;
+    }
+}
+
+NOINLINE static int parse_expr(void)
+{
+    FN(parse_expr);
+    int l = parse_sum();
+    if (eat('<'))
+        l = mk(N_LT, l, parse_sum(), 0);
+    if (eat('?')) {
+        int t = parse_expr(), e;
+        eat(':');
+        e = parse_expr();
+        return mk(N_COND, l, t, e);
+    }
+    return l;
+}
+
+NOINLINE static void parse_program(const char *text)
+{
+    FN(parse_program);
+    src = text;
+    nnodes = nfuncs = 0;
+    for (skip(); strncmp(src, "fn ", 3) == 0; skip()) { /* "fn a(x) = expr;" */
+        src += 3;
+        skip();
+        src++; /* the name: functions are a, b, c, ... in order */
+        eat('(');
+        eat('x');
+        eat(')');
+        eat('=');
+        fbody[nfuncs++] = parse_expr();
+        eat(';');
+    }
+}
+
+/* ---- evaluation ----------------------------------------------------------- */
+
+static long eval(int n, long x, int fuel);
+
+NOINLINE static long eval_arith(int n, long x, int fuel)
+{
+    FN(eval_arith);
+    long a = eval(nodes[n].a, x, fuel), b = eval(nodes[n].b, x, fuel);
+    switch (nodes[n].kind) {
+    case N_ADD:
+        return a + b;
+    case N_SUB:
+        return a - b;
+    case N_MUL:
+        return (a * b) % 1000003;
+    default:
+        return b ? a % b : a;
+    }
+}
+
+NOINLINE static long eval_cmp(int n, long x, int fuel)
+{
+    FN(eval_cmp);
+    return eval(nodes[n].a, x, fuel) < eval(nodes[n].b, x, fuel);
+}
+
+NOINLINE static long eval_cond(int n, long x, int fuel)
+{
+    FN(eval_cond);
+    return eval(nodes[n].a, x, fuel) ? eval(nodes[n].b, x, fuel) : eval(nodes[n].c, x, fuel);
+}
+
+NOINLINE static long eval_neg(int n, long x, int fuel)
+{
+    FN(eval_neg);
+    return -eval(nodes[n].a, x, fuel);
+}
+
+NOINLINE static long eval_call(int n, long x, int fuel)
+{
+    FN(eval_call);
+    long arg = eval(nodes[n].b, x, fuel);
+    if (fuel <= 0 || nodes[n].a >= nfuncs)
+        return arg;
+    return eval(fbody[nodes[n].a], arg % 64, fuel - 1);
+}
+
+NOINLINE static long eval_leaf(int n, long x)
+{
+    FN(eval_leaf);
+    long i, v = nodes[n].kind == N_NUM ? nodes[n].a : x;
+    for (i = 0; i < 24; i++) /* some work in the leaves, where samples land */
+        v = (v * 31 + i) % 1000003;
+    sink += v;
+    return nodes[n].kind == N_NUM ? nodes[n].a : x;
+}
+
+NOINLINE static long eval(int n, long x, int fuel)
+{
+    FN(eval);
+    switch (nodes[n].kind) {
+    case N_NUM:
+    case N_ARG:
+        return eval_leaf(n, x);
+    case N_NEG:
+        return eval_neg(n, x, fuel);
+    case N_LT:
+        return eval_cmp(n, x, fuel);
+    case N_COND:
+        return eval_cond(n, x, fuel);
+    case N_CALL:
+        return eval_call(n, x, fuel);
+    default:
+        return eval_arith(n, x, fuel);
+    }
+}
+
+/* A fixed program: functions call earlier ones and themselves (bounded by fuel). */
+static const char program[] =
+    "fn a(x) = x < 2 ? 1 : x * a(x - 1) % 97;\n"
+    "fn b(x) = x < 3 ? x : b(x - 1) + b(x - 2) % 13;\n"
+    "fn c(x) = (a(x % 5) + -b(x % 7)) * 3 + x;\n"
+    "fn d(x) = x < 1 ? c(x) : d(x - 2) + a(x % 4) - (x % 3 < 1 ? b(x % 5) : -c(x));\n"
+    "fn e(x) = -(d(x % 6) * (c(x % 3) + 1)) % 101 + (x < 4 ? a(x) : e(x - 4));\n"
+    "fn f(x) = e(x % 9) + d(x % 8) * -(b(x % 6) < a(x % 5) ? c(x) : 2);\n";
+static const char entry[] = "f(x) + e(x + 1) - (d(x) < c(x + 2) ? a(x % 7) : -b(x % 9))";
+
+NOINLINE static long work(double seconds)
+{
+    FN(work);
+    struct timespec t0, t;
+    long total = 0, x = 0;
+    char text[sizeof program + sizeof entry + 8];
+    int root;
+    snprintf(text, sizeof text, "%s%s", program, entry);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        int k;
+        parse_program(text);
+        root = parse_expr();
+        for (k = 0; k < 8; k++)
+            total += eval(root, x++ % 40, 7);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) <
+             seconds);
+    return total;
+}
+
+/* ---- sampling and the report ----------------------------------------------- */
+
+typedef struct tally {
+    uint64_t key;
+    long truth, alone, walked;
+    char name[160];
+} tally;
+
+static int tally_cmp(const void *a, const void *b)
+{
+    const tally *x = (const tally *)a, *y = (const tally *)b;
+    return x->truth < y->truth ? 1 : x->truth > y->truth ? -1 : (x->key > y->key) - (x->key < y->key);
+}
+
+/* Key of the true path of a sample: training started inside main, so
+   main is not on the shadow stack; it is the root of every trained path. */
+static uint64_t truth_key(uint64_t node, const ctxprof_symtab *sy, size_t *len)
+{
+    uintptr_t fs[512];
+    const char *nm[513];
+    size_t n = ctxprof_icpp_train_path(node, fs, 512, NULL), k;
+    *len = n + 1;
+    if (n == 0 || n > 512)
+        return 0;
+    nm[0] = "main";
+    for (k = 0; k < n; k++) {
+        nm[k + 1] = ctxprof_symtab_name(sy, fs[k]);
+        if (!nm[k + 1])
+            return 0;
+    }
+    return ctxprof_icpp_path_key(nm, n + 1);
+}
+
+static ctxprof_icpp_map m;
+static ctxprof_symtab st;
+static ctxprof_icpp_sampler s;
+
+/* Loads the map and starts sampling (training on: the true paths). */
+static int sample_start(const char *mapfile, double seconds)
+{
+    ctxprof_icpp_sampler_desc desc;
+    ctxprof_error err;
+    if (ctxprof_icpp_map_load(&m, mapfile, &err) || ctxprof_symtab_init(&st, &err) ||
+        ctxprof_icpp_map_bind(&m, &st, &err)) {
+        fprintf(stderr, "calc: %s\n", ctxprof_error_message(&err));
+        return 1;
+    }
+    memset(&desc, 0, sizeof desc);
+    desc.hz = 1000;
+    desc.wall = 1; /* exact 1 kHz (CPU-time timers fire on kernel ticks) */
+    desc.capacity = (size_t)(seconds * 1000) + 1000;
+    desc.save_frames = CTXPROF_ICPP_FRAMES;
+    desc.map = &m; /* resolve in the handler, walking frames when ambiguous */
+    desc.max_walk = 64;
+    if (ctxprof_icpp_sampler_init(&s, &desc, &err) || ctxprof_icpp_train_start(NULL, &err) ||
+        ctxprof_icpp_sampler_attach(&s, &err)) {
+        fprintf(stderr, "calc: %s\n", ctxprof_error_message(&err));
+        return 1;
+    }
+    return 0;
+}
+
+static int sample_report(void)
+{
+    size_t n, i, ntal = 0, k;
+    long usable = 0, outside = 0, moving = 0, a_ok = 0, a_amb = 0, a_miss = 0, a_bad = 0;
+    long w_ok = 0, w_amb = 0, w_miss = 0, w_bad = 0, h_ok = 0, walked = 0, depth = 0;
+    tally *tal;
+    ctxprof_icpp_sampler_detach(&s);
+    ctxprof_icpp_train_stop();
+    n = ctxprof_icpp_sampler_count(&s);
+    tal = (tally *)calloc(n + 1, sizeof *tal);
+    for (i = 0; i < n; i++) {
+        const ctxprof_icpp_sample *o = &s.samples[i];
+        ctxprof_icpp_result alone;
+        size_t len;
+        uint64_t tk;
+        long f = ctxprof_icpp_map_func_of_pc(&m, o->pc);
+        ctxprof_icpp_path_info pi;
+        if (f < 0) { /* in the hooks, libc, ...: not an instrumented function */
+            outside++;
+            continue;
+        }
+        tk = truth_key(o->truth, &st, &len);
+        /* the truth must end in the sampled function (not in a prologue before the hook) */
+        if (!tk || ctxprof_symtab_name(&st, ctxprof_symtab_func(&st, o->pc)) == NULL ||
+            (long)ctxprof_icpp_map_func(&m, ctxprof_symtab_name(&st, ctxprof_symtab_func(&st, o->pc))) != f) {
+            moving++;
+            continue;
+        }
+        {
+            uintptr_t fs[1];
+            uintptr_t leaff = 0;
+            if (ctxprof_icpp_train_path(o->truth, fs, 0, NULL) && len > 1) {
+                uintptr_t all[512];
+                ctxprof_icpp_train_path(o->truth, all, 512, NULL);
+                leaff = all[len - 2];
+            }
+            if (leaff != ctxprof_symtab_func(&st, o->pc)) {
+                moving++;
+                continue;
+            }
+        }
+        usable++;
+        depth += (long)len;
+        /* (PC, SP) alone */
+        ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, NULL, 0, &alone);
+        if (alone.kind == CTXPROF_ICPP_MISSING) {
+            a_miss++;
+        } else {
+            int in = 0;
+            for (k = 0; k < alone.degree; k++) {
+                ctxprof_icpp_map_path(&m, alone.candidates[k], &pi);
+                in |= pi.key == tk;
+            }
+            if (!in)
+                a_bad++;
+            else if (alone.degree == 1)
+                a_ok++;
+            else
+                a_amb++;
+        }
+        /* with the handler's partial walk */
+        walked += o->walked;
+        if (o->kind == CTXPROF_ICPP_PRECISE) {
+            ctxprof_icpp_map_path(&m, o->path, &pi);
+            if (pi.key == tk)
+                w_ok++;
+            else
+                w_bad++;
+        } else if (o->kind == CTXPROF_ICPP_AMBIGUOUS) {
+            w_amb++;
+        } else {
+            w_miss++;
+        }
+        /* per-path tallies for the hottest paths */
+        for (k = 0; k < ntal && tal[k].key != tk; k++)
+            ;
+        if (k == ntal) {
+            tal[ntal].key = tk;
+            ntal++;
+        }
+        tal[k].truth++;
+        if (alone.kind == CTXPROF_ICPP_PRECISE) {
+            ctxprof_icpp_map_path(&m, alone.path, &pi);
+            tal[k].alone += pi.key == tk;
+        }
+        if (o->kind == CTXPROF_ICPP_PRECISE) {
+            ctxprof_icpp_map_path(&m, o->path, &pi);
+            tal[k].walked += pi.key == tk;
+            if (pi.key == tk && !tal[k].name[0])
+                ctxprof_icpp_map_path_str(&m, o->path, tal[k].name, sizeof tal[k].name);
+        }
+    }
+    h_ok = w_ok;
+    printf("samples=%zu dropped=%llu outside_instrumented=%ld in_transition=%ld usable=%ld\n", n,
+           (unsigned long long)ctxprof_icpp_sampler_dropped(&s), outside, moving, usable);
+    if (usable) {
+        double u = (double)usable;
+        printf("pc_sp_alone: precise_correct=%.4f ambiguous=%.4f missing=%.4f incorrect=%.4f\n",
+               a_ok / u, a_amb / u, a_miss / u, a_bad / u);
+        printf("partial_walk: correct=%.4f ambiguous=%.4f missing=%.4f incorrect=%.4f\n",
+               h_ok / u, w_amb / u, w_miss / u, w_bad / u);
+        printf("walk: mean_frames=%.3f mean_depth=%.2f ratio=%.4f\n", walked / u, depth / u,
+               depth ? (double)walked / (double)depth : 0);
+    }
+    qsort(tal, ntal, sizeof *tal, tally_cmp);
+    printf("hottest call paths (true samples | recovered by PC/SP alone | with walks):\n");
+    for (k = 0; k < ntal && k < 10; k++) {
+        const char *nm = tal[k].name[0] ? tal[k].name : "(never recovered)";
+        size_t l = strlen(nm);
+        printf("  %5ld %5ld %5ld  %s%s\n", tal[k].truth, tal[k].alone, tal[k].walked,
+               l > 90 ? "..." : "", l > 90 ? nm + l - 90 : nm);
+    }
+    free(tal);
+    ctxprof_icpp_sampler_deinit(&s);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int sampling = argc >= 3 && strcmp(argv[1], "sample") == 0;
+    double secs = argc >= (sampling ? 4 : 3) ? atof(argv[sampling ? 3 : 2]) : 1.0;
+    long r;
+    if (!sampling && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
+        fprintf(stderr, "usage: calc run [SECS] | calc sample MAP [SECS]\n");
+        return 2;
+    }
+    if (sampling && sample_start(argv[2], secs))
+        return 1;
+    r = work(secs); /* called from main in both modes: the same paths and heights */
+    if (sampling)
+        return sample_report();
+    printf("result %ld\n", r);
+    return 0;
+}

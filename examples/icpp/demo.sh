@@ -1,0 +1,32 @@
+#!/bin/sh
+# ICPP end to end on calc (a recursive-descent interpreter, thousands of call
+# paths): train unpadded, generate pads, rebuild, retrain (the measured
+# precision must equal the predicted one), then sample the padded build with
+# the timer sampler and recover the call paths from (PC, SP) alone and with
+# partial frame walks, against the true paths.
+set -e
+B=build/examples/icpp
+GEN=build/ctxprof-gen
+CC=${CC:-gcc}
+mkdir -p "$B"
+FLAGS="-std=gnu11 -O2 -fno-omit-frame-pointer -finstrument-functions -DCTXPROF_ICPP_HOOKS"
+case "$CC" in *clang*) ;; *) FLAGS="$FLAGS -finstrument-functions-exclude-file-list=ctxprof.h" ;; esac
+
+echo "1. train the unpadded build (whole program, -finstrument-functions hooks)"
+CTXPROF_ICPP_TRAIN=$B/train0.paths $B/calc run 0.5 >/dev/null
+echo "   $(grep -c '^path' $B/train0.paths) distinct call paths"
+
+echo "2. ctxprof-gen pad: the paper's random search, then ours (stack growth <= 1.2x)"
+$GEN pad --search random $B/train0.paths | grep -E '^(precise_before|precise_after|max_stack_growth|seconds)=' | sed 's/^/   random: /'
+$GEN pad --pairs 2 -o $B/pads.h $B/train0.paths | sed 's/^/   ours:   /'
+
+echo "3. rebuild with the pads and retrain"
+$CC $FLAGS -include $B/pads.h examples/icpp/calc.c -o $B/calc_padded -lpthread -ldl -lrt
+CTXPROF_ICPP_TRAIN=$B/train1.paths $B/calc_padded run 0.5 >/dev/null
+predicted=$($GEN pad $B/train0.paths | sed -n "s/^precise_after=//p")
+measured=$($GEN pad --search none $B/train1.paths | sed -n 's/^precise_before=//p')
+echo "   precise share predicted=$predicted measured=$measured"
+[ "$predicted" = "$measured" ] || { echo "   MISMATCH"; exit 1; }
+
+echo "4. sample the padded build at 1 kHz for 2 s (training on only for the true paths)"
+$B/calc_padded sample $B/train1.paths 2 | sed 's/^/   /'

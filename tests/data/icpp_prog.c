@@ -1,0 +1,131 @@
+/* Test program for ICPP (tests/test_icpp.c builds it several ways):
+
+     -DICPP_HOOKS   train with -finstrument-functions hooks (no annotations)
+     otherwise      train with CTXPROF_ICPP_FUNC annotations
+     -include pads.h  frame padding from a table
+
+   Usage: icpp_prog train OUT.paths | cid
+   A small recursive-descent evaluator: expr -> term -> factor -> (expr),
+   plus two leaves reached by different paths of equal length. */
+#define CTXPROF_IMPLEMENTATION
+#include "../../ctxprof.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(ICPP_HOOKS)
+#define FUNC(f) CTXPROF_ICPP_PAD(f)
+#else
+#define FUNC(f) CTXPROF_ICPP_FUNC(f)
+#endif
+#define NOINLINE __attribute__((noinline))
+
+static const char *src;
+static volatile long sink;
+static ctxprof_icpp_cid leaf_cid;
+
+NOINLINE static long leaf(long x)
+{
+    FUNC(leaf);
+    leaf_cid = CTXPROF_ICPP_CID(leaf);
+    sink += x;
+    return x + 1;
+}
+
+NOINLINE static long left(long x)
+{
+    FUNC(left);
+    volatile char buf[32];
+    buf[0] = (char)x;
+    return leaf(x + buf[0]);
+}
+
+NOINLINE static long right(long x)
+{
+    FUNC(right);
+    volatile char buf[32];
+    buf[0] = (char)x;
+    return leaf(x - buf[0]);
+}
+
+static long expr(int depth);
+
+NOINLINE static long factor(int depth)
+{
+    FUNC(factor);
+    if (*src == '(') {
+        long v;
+        src++;
+        v = expr(depth + 1);
+        if (*src == ')')
+            src++;
+        return v;
+    }
+    if (*src >= '0' && *src <= '9')
+        return depth % 2 ? left(*src++ - '0') : right(*src++ - '0');
+    src++;
+    return 0;
+}
+
+NOINLINE static long term(int depth)
+{
+    FUNC(term);
+    long v = factor(depth);
+    while (*src == '*') {
+        src++;
+        v *= factor(depth);
+    }
+    return v;
+}
+
+NOINLINE static long expr(int depth)
+{
+    FUNC(expr);
+    long v = term(depth);
+    while (*src == '+') {
+        src++;
+        v += term(depth);
+    }
+    return v;
+}
+
+NOINLINE static long run(const char *s)
+{
+    FUNC(run);
+    src = s;
+    return expr(0);
+}
+
+int main(int argc, char **argv)
+{
+    ctxprof_error err;
+    long v = 0;
+    int i;
+    if (argc < 2)
+        return 2;
+    if (strcmp(argv[1], "train") == 0 && argc == 3) {
+#if !defined(ICPP_HOOKS)
+        if (ctxprof_icpp_train_start(NULL, &err)) {
+            fprintf(stderr, "%s\n", ctxprof_error_message(&err));
+            return 1;
+        }
+#endif
+        for (i = 0; i < 3; i++)
+            v += run("1+2*(3+(4*5+(6)))*7+((8))");
+#if !defined(ICPP_HOOKS)
+        ctxprof_icpp_train_stop();
+        if (ctxprof_icpp_train_save(argv[2], &err)) {
+            fprintf(stderr, "%s\n", ctxprof_error_message(&err));
+            return 1;
+        }
+#endif
+        printf("%ld\n", v);
+        return 0;
+    }
+    if (strcmp(argv[1], "cid") == 0) {
+        v = run("(1)");
+        printf("%llu\n", (unsigned long long)leaf_cid.height);
+        return v == 3 ? 0 : 1;
+    }
+    return 2;
+}

@@ -1,0 +1,669 @@
+/* The generator: every parser error of both input formats, gcc .ci files
+   made by compiling C sources during the test, merging a dynamic graph,
+   C names, the golden header, generated headers compiled (C11 strict and
+   C++11) and run, the call-site floor in the disassembly, the CLI, and a
+   gcc-sized synthetic graph. Uses the pcce_* helpers. */
+
+/* A C compiler that has -fcallgraph-info (gcc), or NULL. */
+static const char *gen_ci_cc(void)
+{
+    static const char *cc = NULL;
+    static int probed = 0;
+    if (!probed) {
+        const char *d = ctxprof_test_tmpdir();
+        probed = 1;
+        if (ctxprof_test_sh("cd %s && echo 'int main(void){return 0;}' > probe.c && %s "
+                            "-fcallgraph-info=su -c probe.c -o probe.o 2>/dev/null",
+                            d, CTXPROF_TEST_CC) == 0)
+            cc = CTXPROF_TEST_CC;
+        else if (ctxprof_test_sh("cd %s && gcc -fcallgraph-info=su -c probe.c -o probe.o "
+                                 "2>/dev/null",
+                                 d) == 0)
+            cc = "gcc";
+    }
+    return cc;
+}
+
+static int gen_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* Each malformed text input fails with its file:line message and leaves
+   the graph as it was. */
+static void gen_text_errors(void)
+{
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"", "t.txt: empty input"},
+        {"# only a comment\n\n", "t.txt: empty input"},
+        {"hello 1\n", "t.txt:1: not a call graph"},
+        {"ctxprof-callgraph 2\n", "t.txt:1: unsupported call graph version '2'"},
+        {"ctxprof-callgraph\n", "t.txt:1: unsupported call graph version ''"},
+        {"ctxprof-callgraph 1 x\n", "t.txt:1: unsupported call graph version '1'"},
+        {"ctxprof-callgraph 1\ncal main f\n", "t.txt:2: unknown keyword 'cal'"},
+        {"ctxprof-callgraph 1\nroot\n", "t.txt:2: root needs a function name"},
+        {"ctxprof-callgraph 1\nroot a b\n", "t.txt:2: unexpected 'b' after the root name"},
+        {"ctxprof-callgraph 1\nroot main\n# x\nroot main\n",
+         "t.txt:4: second root line (the first is line 2)"},
+        {"ctxprof-callgraph 1\nfunc\n", "t.txt:2: func needs a function name"},
+        {"ctxprof-callgraph 1\nfunc f frame=12x\n", "t.txt:2: bad frame size '12x'"},
+        {"ctxprof-callgraph 1\nfunc f color=3\n", "t.txt:2: unknown attribute 'color=3'"},
+        {"ctxprof-callgraph 1\ncall a\n", "t.txt:2: call needs a caller and a callee"},
+        {"ctxprof-callgraph 1\ncall a b x=1\n", "t.txt:2: unknown attribute 'x=1'"},
+        {"ctxprof-callgraph 1\ncall a b site=\n", "t.txt:2: unknown attribute 'site='"},
+        {"ctxprof-callgraph 1\ncall a b\ncall b c\ncall a b\n",
+         "t.txt:4: duplicate edge a -> b (first at line 2"},
+        {"ctxprof-callgraph 1\ncall a b site=s1\ncall a b site=s1\n",
+         "t.txt:3: duplicate edge a -> b site=s1 (first at line 2"},
+        {"ctxprof-callgraph 1\nroot zz\ncall a b\n", "t.txt:2: root 'zz' conflicts with root 'main'"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ctxprof_graph g;
+        size_t nn, ne;
+        REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main f\nfunc f "
+                                    "frame=32\n") == 0);
+        nn = g.n_nodes;
+        ne = g.n_edges;
+        CHECK(ctxprof_graph_parse(&g, bad[i].text, strlen(bad[i].text), "t.txt") != CTXPROF_OK);
+        CHECK_CONTAINS(ctxprof_graph_last_error(&g), bad[i].msg);
+        /* nothing of the bad input stays */
+        CHECK_EQ(g.n_nodes, nn);
+        CHECK_EQ(g.n_edges, ne);
+        CHECK_EQ(ctxprof_graph_find(&g, "a"), -1);
+        CHECK_EQ(g.nodes[pcce_node(&g, "f")].frame, 32);
+        CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+        CHECK_STR(g.nodes[g.root].name, "main");
+        ctxprof_graph_deinit(&g);
+    }
+    /* a bad input after a good one that changed existing entries */
+    {
+        ctxprof_graph g;
+        const char *text = "ctxprof-callgraph 1\nfunc f frame=99\ncall main f site=L\n"
+                           "call f new1\nbogus\n";
+        REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\ncall main f\n") == 0);
+        CHECK(ctxprof_graph_parse(&g, text, strlen(text), "u.txt") == CTXPROF_ERR_PARSE);
+        CHECK_CONTAINS(ctxprof_graph_last_error(&g), "u.txt:5: unknown keyword 'bogus'");
+        CHECK_EQ(g.nodes[pcce_node(&g, "f")].frame, 0);  /* frame restored */
+        CHECK(g.edges[0].label == NULL);                /* adopted label undone */
+        CHECK_EQ(ctxprof_graph_find(&g, "new1"), -1);
+        CHECK_EQ(ctxprof_graph_add_edge(&g, "f", "new1", NULL), 1); /* ids reused cleanly */
+        CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+        ctxprof_graph_deinit(&g);
+    }
+    /* finish errors */
+    {
+        ctxprof_graph g;
+        ctxprof_graph_desc d;
+        const char *text;
+        ctxprof_graph_init(&g, NULL);
+        CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_ERR_PARSE);
+        CHECK_CONTAINS(ctxprof_graph_last_error(&g), "empty call graph");
+        text = "ctxprof-callgraph 1\ncall a b\n";
+        CHECK_EQ(ctxprof_graph_parse(&g, text, strlen(text), "v.txt"), CTXPROF_OK);
+        CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_ERR_PARSE);
+        CHECK_CONTAINS(ctxprof_graph_last_error(&g), "missing root");
+        ctxprof_graph_deinit(&g);
+        memset(&d, 0, sizeof d);
+        d.root = "nosuch";
+        ctxprof_graph_init(&g, &d);
+        text = "ctxprof-callgraph 1\nroot a\ncall a b\n";
+        CHECK_EQ(ctxprof_graph_parse(&g, text, strlen(text), "w.txt"), CTXPROF_OK);
+        CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_ERR_PARSE);
+        CHECK_CONTAINS(ctxprof_graph_last_error(&g), "root 'nosuch' is not a function");
+        ctxprof_graph_deinit(&g);
+    }
+    {
+        ctxprof_graph g;
+        ctxprof_graph_init(&g, NULL);
+        CHECK_EQ(ctxprof_graph_load(&g, "/nonexistent/graph.txt"), CTXPROF_ERR_SYS);
+        CHECK_CONTAINS(ctxprof_graph_last_error(&g), "/nonexistent/graph.txt");
+        ctxprof_graph_deinit(&g);
+    }
+}
+
+/* Each malformed VCG input fails with its file:line:col message. */
+static void gen_vcg_errors(void)
+{
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"graph: { title: \"a.c\n", "x.ci:1:17: unterminated string"},
+        {"graph: { /* note\n", "unterminated comment"},
+        {"graph: { node: { label: \"f\" } }", "x.ci:1:16: node without a title"},
+        {"graph: { edge: { targetname: \"f\" } }", "x.ci:1:16: edge without sourcename"},
+        {"graph: { edge: { sourcename: \"f\" } }", "x.ci:1:16: edge without targetname"},
+        {"grape: { }", "x.ci:1: not a call graph"},
+        {"graph: { } grape: { }", "x.ci:1:12: unknown keyword 'grape' (expected graph)"},
+        {"graph: { nodes: { title: \"f\" } }",
+         "x.ci:1:10: unknown keyword 'nodes' (expected graph, node or edge)"},
+        {"graph: { title \"a\" }", "x.ci:1:16: expected ':' after 'title', got a string"},
+        {"graph: { node: { title: \"f\" }\n", "x.ci:2:1: unexpected end of input (missing '}'"},
+        {"graph: { node: { title: { } } }", "x.ci:1:25: unexpected '{' inside a node or edge"},
+        {"graph: { title: }", "x.ci:1:17: expected a value after 'title:', got '}'"},
+        {"graph: { \"x\" }", "x.ci:1:10: unexpected a string"},
+        {"graph: { } }", "x.ci:1:12: unexpected '}'"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ctxprof_graph g;
+        REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\ncall main f\n") == 0);
+        CHECK(ctxprof_graph_parse(&g, bad[i].text, strlen(bad[i].text), "x.ci") != CTXPROF_OK);
+        CHECK_CONTAINS(ctxprof_graph_last_error(&g), bad[i].msg);
+        CHECK_EQ(g.n_nodes, 2);
+        CHECK_EQ(g.n_edges, 1);
+        ctxprof_graph_deinit(&g);
+    }
+    /* a well-formed one with comments, bare words and other VCG edge kinds */
+    {
+        ctxprof_graph g;
+        const char *ok = "// gcc\ngraph: { title: \"t.c\" layout: dfs\n"
+                         "node: { title: \"main\" label: \"main\\nt.c:1:5\\n64 bytes (static)\" }\n"
+                         "/* c */ nearedge: { sourcename: main targetname: \"lib\" label: "
+                         "\"t.c:2:3\" color: red }\n"
+                         "node: { title: \"lib\" label: \"lib\\n/usr/include/x.h:3:1\" shape : "
+                         "ellipse }\n}\n";
+        ctxprof_graph_init(&g, NULL);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, ok, strlen(ok), "t.ci"), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+        CHECK_EQ(g.n_edges, 1);
+        CHECK_STR(g.edges[0].label, "t.c:2:3");
+        CHECK_EQ(g.nodes[pcce_node(&g, "main")].frame, 64);
+        CHECK_STR(g.nodes[pcce_node(&g, "main")].where, "t.c:1:5");
+        CHECK(g.nodes[pcce_node(&g, "lib")].flags & CTXPROF_GRAPH_NODE_EXTERN);
+        CHECK(!(g.nodes[pcce_node(&g, "main")].flags & CTXPROF_GRAPH_NODE_EXTERN));
+        ctxprof_graph_deinit(&g);
+    }
+}
+
+static char gen_log_text[400];
+static void gen_test_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    snprintf(gen_log_text + strlen(gen_log_text), sizeof gen_log_text - strlen(gen_log_text),
+             "%s\n", msg);
+}
+
+/* Real .ci files: two translation units compiled during the test, with
+   same-named static functions, recursion, an extern and a call through a
+   pointer; then a dynamic graph supplies the pointer's target. */
+static void gen_gcc_ci(void)
+{
+    const char *cc = gen_ci_cc(), *d = ctxprof_test_tmpdir();
+    char path[600], pa[600], pb[600];
+    ctxprof_graph g;
+    ctxprof_graph_desc desc;
+    ctxprof_enc_check_result r;
+    long ha, hb;
+    size_t e, labelled = 0;
+    if (!cc)
+        SKIP("no compiler with -fcallgraph-info=su");
+    snprintf(path, sizeof path, "%s/ci_a.c", d);
+    REQUIRE(gen_write(path, "#include <stdio.h>\n"
+                            "static int helper(int x) { return x > 0 ? helper(x - 1) + 1 : 0; }\n"
+                            "int tree(int d);\n"
+                            "int apply(int (*fp)(int), int x) { return fp(x); }\n"
+                            "int main(void) { printf(\"%d\\n\", helper(3) + tree(4) + "
+                            "apply(tree, 2)); return 0; }\n") == 0);
+    snprintf(path, sizeof path, "%s/ci_b.c", d);
+    REQUIRE(gen_write(path, "static int helper(int x) { return x * 2; }\n"
+                            "int leaf(int x);\n"
+                            "int tree(int d) { if (d <= 0) return leaf(d); return tree(d - 1) + "
+                            "tree(d - 2) + helper(d); }\n"
+                            "int leaf(int x) { return x + 1; }\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -O0 -fcallgraph-info=su -c ci_a.c ci_b.c", d, cc), 0);
+    snprintf(pa, sizeof pa, "%s/ci_a.ci", d);
+    snprintf(pb, sizeof pb, "%s/ci_b.ci", d);
+    memset(&desc, 0, sizeof desc);
+    desc.log = gen_test_log;
+    gen_log_text[0] = '\0';
+    ctxprof_graph_init(&g, &desc);
+    REQUIRE_EQ(ctxprof_graph_load(&g, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_graph_load(&g, pb), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK_STR(g.nodes[g.root].name, "main"); /* no root line: main */
+    ha = ctxprof_graph_find(&g, "ci_a.c:helper");
+    hb = ctxprof_graph_find(&g, "ci_b.c:helper");
+    REQUIRE(ha >= 0 && hb >= 0);
+    /* the two static helpers keep apart; their C names say which file */
+    CHECK_STR(g.nodes[ha].cname, "ci_a_c_helper");
+    CHECK_STR(g.nodes[hb].cname, "ci_b_c_helper");
+    CHECK(g.nodes[pcce_node(&g, "tree")].frame > 0); /* defined in ci_b.c */
+    CHECK(!(g.nodes[pcce_node(&g, "tree")].flags & CTXPROF_GRAPH_NODE_EXTERN));
+    CHECK(g.nodes[pcce_node(&g, "printf")].flags & CTXPROF_GRAPH_NODE_EXTERN);
+    CHECK_EQ(g.n_complex_sccs, 2); /* helper(a) and tree recurse */
+    CHECK_EQ(g.n_indirect, 1);
+    CHECK_EQ(g.n_indirect_open, 1);
+    CHECK_CONTAINS(gen_log_text, "apply (ci_a.c:4:");
+    for (e = 0; e < g.n_edges; e++)
+        if (g.edges[e].label && strncmp(g.edges[e].label, "ci_", 3) == 0)
+            labelled++;
+    CHECK_EQ(labelled, g.n_edges);
+    {
+        /* tree calls itself from two sites: sites 0 and 1 */
+        uint32_t t = pcce_node(&g, "tree");
+        CHECK(pcce_edge(&g, "tree", "tree", 1) != UINT32_MAX);
+        CHECK_EQ(g.edges[pcce_edge(&g, "tree", "tree", 0)].caller, t);
+    }
+    /* a training run's dynamic graph: apply called tree through the pointer */
+    snprintf(path, sizeof path, "%s/dyn.txt", d);
+    REQUIRE(gen_write(path, "ctxprof-callgraph 1\ncall apply tree\ncall main apply\n") == 0);
+    REQUIRE_EQ(ctxprof_graph_load(&g, path), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK_EQ(g.n_indirect_open, 0);
+    CHECK(pcce_edge(&g, "apply", "tree", 0) != UINT32_MAX);
+    CHECK(pcce_edge(&g, "main", "apply", 1) == UINT32_MAX); /* merged with gcc's edge */
+    CHECK_EQ(g.edges[pcce_edge(&g, "main", "apply", 0)].flags &
+                 (CTXPROF_GRAPH_EDGE_GCC | CTXPROF_GRAPH_EDGE_TEXT),
+             CTXPROF_GRAPH_EDGE_GCC | CTXPROF_GRAPH_EDGE_TEXT);
+    pcce_check_all(&g, 100, 40, 9, &r);
+    ctxprof_graph_deinit(&g);
+}
+
+/* Names: C names are identifiers and unique; unreachable functions become
+   extra entry points with a warning; the text writer round-trips. */
+static void gen_names_and_roots(void)
+{
+    ctxprof_graph g, h;
+    ctxprof_graph_desc desc;
+    char *out = NULL;
+    size_t len = 0, v;
+    const char *text = "ctxprof-callgraph 1\nroot main\ncall main a.b\ncall main a_b\n"
+                       "call a.b 9lives\nfunc thread_fn frame=128\ncall thread_fn a_b\n"
+                       "call cb1 cb2\ncall cb2 cb1\ncall main x site=file.c:3:4\n";
+    memset(&desc, 0, sizeof desc);
+    desc.log = gen_test_log;
+    gen_log_text[0] = '\0';
+    ctxprof_graph_init(&g, &desc);
+    REQUIRE_EQ(ctxprof_graph_parse(&g, text, strlen(text), "n.txt"), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK_STR(g.nodes[pcce_node(&g, "9lives")].cname, "_9lives");
+    CHECK_STR(g.nodes[pcce_node(&g, "a.b")].cname, "a_b_2");
+    CHECK_STR(g.nodes[pcce_node(&g, "a_b")].cname, "a_b");
+    for (v = 0; v < g.n_nodes; v++) {
+        size_t w;
+        for (w = v + 1; w < g.n_nodes; w++)
+            CHECK(strcmp(g.nodes[v].cname, g.nodes[w].cname) != 0);
+    }
+    /* thread_fn and the cb1/cb2 cycle are not reachable: two extra roots */
+    CHECK_EQ(g.n_unreachable, 3);
+    CHECK_EQ(g.n_roots, 3);
+    CHECK_STR(g.nodes[g.roots[1]].name, "thread_fn");
+    CHECK(g.nodes[pcce_node(&g, "cb1")].flags & CTXPROF_GRAPH_NODE_ROOT);
+    CHECK_CONTAINS(gen_log_text, "3 functions are not reachable from the root 'main'");
+    {
+        ctxprof_enc_check_result r;
+        pcce_check_all(&g, 160, 20, 1, &r); /* walks also start at the extra roots */
+    }
+    REQUIRE_EQ(ctxprof_graph_write(&g, &out, &len), CTXPROF_OK);
+    REQUIRE(pcce_graph_text(&h, out) == 0);
+    CHECK_EQ(h.n_nodes, g.n_nodes);
+    CHECK_EQ(h.n_edges, g.n_edges);
+    CHECK_EQ(h.nodes[pcce_node(&h, "thread_fn")].frame, 128);
+    CHECK_STR(h.edges[pcce_edge(&h, "main", "x", 0)].label, "file.c:3:4");
+    ctxprof_graph_free_buffer(out, NULL);
+    ctxprof_graph_deinit(&h);
+    ctxprof_graph_deinit(&g);
+    /* u__v -> w and u -> v__w would both be u__v__w__0: the emitter refuses */
+    {
+        ctxprof_error err;
+        char *hdr = NULL;
+        REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main u__v\n"
+                                    "call u__v w\ncall main u\ncall u v__w\n") == 0);
+        CHECK_EQ(ctxprof_enc_emit(&g, NULL, &hdr, &len, &err), CTXPROF_ERR_INVAL);
+        CHECK_CONTAINS(err.detail, "same name u__v__w__0");
+        CHECK(hdr == NULL);
+        ctxprof_graph_deinit(&g);
+    }
+}
+
+/* The header for Figure 3 with all four schemes is byte-identical to the
+   reviewed golden file, and to a second run. */
+static void gen_golden(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_emit_desc d;
+    ctxprof_error err;
+    const char *inputs[1] = {"tests/data/fig3.txt"};
+    char *a = NULL, *b = NULL, *golden = NULL;
+    size_t la = 0, lb = 0, lg = 0;
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig3.txt") == 0);
+    memset(&d, 0, sizeof d);
+    d.inputs = inputs;
+    d.n_inputs = 1;
+    d.guard = "FIG3_CTX_H_INCLUDED";
+    d.schemes = 0x1E;
+    REQUIRE_EQ(ctxprof_enc_emit(&g, &d, &a, &la, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_enc_emit(&g, &d, &b, &lb, &err), CTXPROF_OK);
+    CHECK_EQ(la, lb);
+    CHECK(la == lb && memcmp(a, b, la) == 0);
+    REQUIRE_EQ(ctxprof__read_file("tests/data/fig3_ctx.h", &golden, &lg, NULL, &err), CTXPROF_OK);
+    CHECK_EQ(la, lg);
+    CHECK(la == lg && memcmp(a, golden, la) == 0);
+    if (la != lg || memcmp(a, golden, la) != 0) {
+        FILE *f = fopen("build/test/fig3_ctx.h.new", "w");
+        if (f) {
+            fwrite(a, 1, la, f);
+            fclose(f);
+        }
+        fprintf(stderr, "  differs from tests/data/fig3_ctx.h: see build/test/fig3_ctx.h.new\n");
+    }
+    /* Figure 3: three-bit Valence codes; E -> F is cyclic edge 3 (D-G, G-J, J-D, E-F) */
+    CHECK_CONTAINS(a, "#define ctxprof_gen_c_E__F__0_valence(st, stmt) "
+                      "CTXPROF_VAL_CALL_PUSH(st, CTXPROF_GEN_VALENCE_BASE, 3, 3u, stmt)");
+    CHECK_CONTAINS(a, "#define CTXPROF_GEN_VALENCE_BASE");
+    CHECK_CONTAINS(a, "#if CTXPROF_CTX_BITS != 64");
+    free(golden);
+    ctxprof_graph_free_buffer(a, NULL);
+    ctxprof_graph_free_buffer(b, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* The generated header compiles with the strict warning set as C11 and as
+   C++11; a program that calls through its macros in real recursive
+   functions decodes its own context with the header's tables in every
+   scheme; a CTXPROF_CTX_BITS mismatch is an #error. */
+static void gen_header_compiles(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char path[600], cwd[512], cxx[64], *hdr = NULL, *out = NULL;
+    ctxprof_graph g;
+    ctxprof_enc_emit_desc desc;
+    ctxprof_error err;
+    size_t len;
+    int rc;
+    const char *expect = "pcce: A -> J -> D -> F -> H -> E -> F\n"
+                         "valence: A -> J -> D -> F -> H -> E -> F\n"
+                         "hcce: A -> J -> D -> F -> H -> E -> F\n"
+                         "auto: A -> J -> D -> F -> H -> E -> F\n"
+                         "pcce: A\nvalence: A\nhcce: A\nauto: A\n";
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig3.txt") == 0);
+    memset(&desc, 0, sizeof desc);
+    desc.schemes = 0x1E;
+    REQUIRE_EQ(ctxprof_enc_emit(&g, &desc, &hdr, &len, &err), CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/fig3_ctx.h", d);
+    REQUIRE_EQ(ctxprof__write_file_atomic(path, hdr, len, &err), CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/drv.c", d);
+    REQUIRE(gen_write(path,
+                      "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n"
+                      "#define CTXPROF_IMPLEMENTATION\n#include \"fig3_ctx.h\"\n"
+                      "#include <stdio.h>\n"
+                      "#define ALL(e, s) CTXPROF_GEN_CALL_PCCE(e, CTXPROF_GEN_CALL_VALENCE(e, "
+                      "CTXPROF_GEN_CALL_HCCE(e, CTXPROF_GEN_CALL_AUTO(e, s))))\n"
+                      "static void report(unsigned node)\n{\n"
+                      "    ctxprof_enc *st[5] = {0, &ctxprof_pcce_tls, &ctxprof_val_tls, "
+                      "&ctxprof_val_hcce_tls, &ctxprof_val_auto_tls};\n"
+                      "    int s;\n    for (s = 1; s < 5; s++) {\n"
+                      "        const ctxprof_enc_tables *t = ctxprof_gen_tables(s);\n"
+                      "        ctxprof_enc_view v;\n        uint32_t p[32];\n        size_t n;\n"
+                      "        char buf[200];\n        ctxprof_error e;\n"
+                      "        ctxprof_enc_query(st[s], t->acyc_bits, &v);\n"
+                      "        if (ctxprof_enc_decode_view(t, &v, node, p, 32, &n, &e)) {\n"
+                      "            printf(\"%s: %s\\n\", ctxprof_enc_scheme_name(s), e.detail);\n"
+                      "            continue;\n        }\n"
+                      "        ctxprof_enc_format(t, node, p, n, buf, sizeof buf);\n"
+                      "        printf(\"%s: %s\\n\", ctxprof_enc_scheme_name(s), buf);\n    }\n}\n"
+                      "static int F(int k);\n"
+                      "static int E(int k) { int r; ALL(CTXPROF_EDGE(E, F, 0), r = F(k)); return r; }\n"
+                      "static int H(int k) { int r; ALL(CTXPROF_EDGE(H, E, 0), r = E(k)); return r; }\n"
+                      "static int F(int k)\n{\n    int r;\n    if (k == 0) {\n"
+                      "        report(CTXPROF_NODE(F));\n        return 1;\n    }\n"
+                      "    ALL(CTXPROF_EDGE(F, H, 0), r = H(k - 1));\n    return r;\n}\n"
+                      "static int D(int k) { int r; ALL(CTXPROF_EDGE(D, F, 0), r = F(k)); return r; }\n"
+                      "static int J(int k) { int r; ALL(CTXPROF_EDGE(J, D, 0), r = D(k)); return r; }\n"
+                      "int main(void)\n{\n    int r;\n    ALL(CTXPROF_EDGE(A, J, 0), r = J(1));\n"
+                      "    report(CTXPROF_NODE(A));\n    return r == 1 ? 0 : 1;\n}\n") == 0);
+    snprintf(cxx, sizeof cxx, "%s", strcmp(CTXPROF_TEST_CC, "clang") == 0 ? "clang++" : "g++");
+    rc = ctxprof_test_sh("cd %s && %s -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Wshadow "
+                         "-Wstrict-prototypes -Wmissing-prototypes -Wconversion -Wsign-conversion "
+                         "-Wundef -I%s drv.c -o drv_c > drv_c.log 2>&1 && ./drv_c > drv_c.out",
+                         d, CTXPROF_TEST_CC, cwd);
+    CHECK_EQ(rc, 0);
+    snprintf(path, sizeof path, "%s/drv_c.out", d);
+    if (ctxprof__read_file(path, &out, &len, NULL, &err) == CTXPROF_OK) {
+        CHECK_STR(out, expect);
+        free(out);
+    }
+    rc = ctxprof_test_sh("cd %s && cp drv.c drv.cpp && %s -std=c++11 -O2 -Wall -Wextra -Werror "
+                         "-pedantic -Wshadow -Wconversion -Wsign-conversion -Wundef -I%s drv.cpp "
+                         "-o drv_cpp > drv_cpp.log 2>&1 && ./drv_cpp > drv_cpp.out",
+                         d, cxx, cwd);
+    CHECK_EQ(rc, 0);
+    snprintf(path, sizeof path, "%s/drv_cpp.out", d);
+    if (ctxprof__read_file(path, &out, &len, NULL, &err) == CTXPROF_OK) {
+        CHECK_STR(out, expect);
+        free(out);
+    }
+    rc = ctxprof_test_sh("cd %s && %s -std=c11 -DCTXPROF_CTX_BITS=32 -I%s -c drv.c -o drv32.o "
+                         "> drv32.log 2>&1",
+                         d, CTXPROF_TEST_CC, cwd);
+    CHECK_NE(rc, 0);
+    snprintf(path, sizeof path, "%s/drv32.log", d);
+    if (ctxprof__read_file(path, &out, &len, NULL, &err) == CTXPROF_OK) {
+        CHECK_CONTAINS(out, "generated for CTXPROF_CTX_BITS 64");
+        free(out);
+    }
+    ctxprof_graph_free_buffer(hdr, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* The floor per acyclic call site, in the compiler's output: a PCCE edge
+   is one add before and one subtract after, on the thread-local word; a
+   Valence edge is two whole-word XORs (no byte-sized narrowing). */
+static void gen_call_site_floor(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char path[600], cwd[512], *hdr = NULL, *as = NULL;
+    ctxprof_graph g;
+    ctxprof_enc_emit_desc desc;
+    ctxprof_error err;
+    size_t len;
+    int fn;
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main f\ncall main g\n"
+                                "call g f\ncall f h\ncall g h\ncall h h\n") == 0);
+    memset(&desc, 0, sizeof desc);
+    desc.schemes = 0x1E;
+    REQUIRE_EQ(ctxprof_enc_emit(&g, &desc, &hdr, &len, &err), CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/fl_ctx.h", d);
+    REQUIRE_EQ(ctxprof__write_file_atomic(path, hdr, len, &err), CTXPROF_OK);
+    CHECK_CONTAINS(hdr, "#define ctxprof_gen_c_g__h__0_pcce(st, stmt) CTXPROF_PCCE_CALL_ADD(");
+    CHECK_CONTAINS(hdr, "#define ctxprof_gen_c_g__h__0_valence(st, stmt) CTXPROF_VAL_CALL_SET(");
+    snprintf(path, sizeof path, "%s/fl.c", d);
+    REQUIRE(gen_write(path, "#include \"fl_ctx.h\"\nint h(int);\nint site_pcce(int x);\n"
+                            "int site_val(int x);\nint plain(int x);\n"
+                            "int site_pcce(int x) { int r; CTXPROF_GEN_CALL_PCCE(CTXPROF_EDGE(g, "
+                            "h, 0), r = h(x)); return r + 1; }\n"
+                            "int site_val(int x) { int r; CTXPROF_GEN_CALL_VALENCE(CTXPROF_EDGE(g, "
+                            "h, 0), r = h(x)); return r + 1; }\n"
+                            "int plain(int x) { return h(x) + 1; }\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -O2 -S -I%s fl.c -o fl.s", d, CTXPROF_TEST_CC, cwd),
+               0);
+    snprintf(path, sizeof path, "%s/fl.s", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &as, &len, NULL, &err), CTXPROF_OK);
+    for (fn = 0; fn < 2; fn++) {
+        const char *start = strstr(as, fn == 0 ? "\nsite_pcce:" : "\nsite_val:"), *p;
+        int fs_ops = 0, narrow = 0, adds = 0, subs = 0, xors = 0;
+        REQUIRE(start != NULL);
+        for (p = start + 1; *p && strncmp(p, "\t.size", 6) != 0 && strncmp(p, "\tret", 4) != 0;) {
+            const char *eol = strchr(p, '\n');
+            size_t n = eol ? (size_t)(eol - p) : strlen(p);
+            char line[200];
+            snprintf(line, sizeof line, "%.*s", (int)(n < 199 ? n : 199), p);
+            if (strstr(line, "%fs:")) {
+                fs_ops++;
+                if (strstr(line, "xorb") || strstr(line, "orb\t") || strstr(line, "andb") ||
+                    strstr(line, "xorw") || strstr(line, "xorl"))
+                    narrow++;
+                if (strstr(line, "addq\t$3,") || strstr(line, "addq $3,"))
+                    adds++;
+                if (strstr(line, "subq\t$3,") || strstr(line, "addq\t$-3,"))
+                    subs++;
+                if (strstr(line, "xorq"))
+                    xors++;
+            }
+            p = eol ? eol + 1 : p + n;
+        }
+        CHECK_EQ(fs_ops, 2); /* the floor: two instructions per acyclic call site */
+        CHECK_EQ(narrow, 0);
+        if (fn == 0) {
+            CHECK_EQ(adds, 1);
+            CHECK_EQ(subs, 1);
+        } else {
+            CHECK_EQ(xors, 2);
+        }
+    }
+    free(as);
+    ctxprof_graph_free_buffer(hdr, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* build/ctxprof-gen itself: outputs, key=value lines, exit codes, errors
+   as file:line: error: text. */
+static void gen_cli(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    const char *tool = "build/ctxprof-gen";
+    char path[600], *out = NULL, *golden = NULL;
+    size_t len, lg;
+    ctxprof_error err;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    CHECK_EQ(ctxprof_test_sh("%s stats tests/data/fig3.txt > %s/stats.out", tool, d), 0);
+    snprintf(path, sizeof path, "%s/stats.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(out, "nodes=10\nedges=18\nsccs=6\ncomplex_sccs=2\ncyclic_edges=7\n");
+    CHECK_CONTAINS(out, "pcce_bits=");
+    CHECK_CONTAINS(out, "\nvalence_bits=");
+    CHECK_CONTAINS(out, "\nhcce_bits=");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("%s check tests/data/fig3.txt --walks 40 --seed 3 --depth 30 > "
+                             "%s/check.out",
+                             tool, d),
+             0);
+    snprintf(path, sizeof path, "%s/check.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    {
+        unsigned long long steps = 0, dec[4] = {0, 0, 0, 0};
+        const char *p = strstr(out, "steps=");
+        static const char *const keys[4] = {"decoded_pcce=", "decoded_valence=",
+                                            "decoded_hcce=", "decoded_auto="};
+        int k;
+        REQUIRE(p != NULL);
+        steps = strtoull(p + 6, NULL, 10);
+        CHECK(steps > 0);
+        for (k = 0; k < 4; k++) {
+            p = strstr(out, keys[k]);
+            REQUIRE(p != NULL);
+            dec[k] = strtoull(p + strlen(keys[k]), NULL, 10);
+            CHECK_EQ(dec[k], steps);
+        }
+        CHECK_CONTAINS(out, "avg_words_pcce=");
+        CHECK_CONTAINS(out, "max_words_auto=");
+    }
+    free(out);
+    /* the header on stdout and with -o: both the golden bytes */
+    REQUIRE_EQ(ctxprof__read_file("tests/data/fig3_ctx.h", &golden, &lg, NULL, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_test_sh("%s --all-schemes -o %s/fig3_ctx.h tests/data/fig3.txt", tool, d), 0);
+    snprintf(path, sizeof path, "%s/fig3_ctx.h", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK(len == lg && memcmp(out, golden, len) == 0);
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("%s --all-schemes --guard FIG3_CTX_H_INCLUDED tests/data/fig3.txt "
+                             "> %s/stdout.h",
+                             tool, d),
+             0);
+    snprintf(path, sizeof path, "%s/stdout.h", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK(len == lg && memcmp(out, golden, len) == 0);
+    free(out);
+    free(golden);
+    /* an output that is not a regular file (a FIFO here, /dev/null for a
+       user) is written through, not replaced by a renamed temporary file */
+    CHECK_EQ(ctxprof_test_sh("cd %s && rm -f fifo && mkfifo fifo && (cat fifo > fifo.out &) && "
+                             "%s/%s -o fifo %s/tests/data/fig3.txt && sleep 0.2 && test -p fifo && "
+                             "grep -q ctxprof_gen_tables fifo.out",
+                             d, getcwd(path, sizeof path), tool, path),
+             0);
+    /* errors: bad input 1 with file:line: error:, usage 2 */
+    snprintf(path, sizeof path, "%s/bad.txt", d);
+    REQUIRE(gen_write(path, "ctxprof-callgraph 1\ncal a b\n") == 0);
+    CHECK_EQ(ctxprof_test_sh("%s stats %s 2> %s/err.out", tool, path, d), 1);
+    snprintf(path, sizeof path, "%s/err.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(out, "bad.txt:2: error: unknown keyword 'cal'");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("%s 2>/dev/null", tool), 2);
+    CHECK_EQ(ctxprof_test_sh("%s --frobnicate tests/data/fig3.txt 2>/dev/null", tool), 2);
+    CHECK_EQ(ctxprof_test_sh("%s check tests/data/fig3.txt 2>/dev/null", tool), 2);
+    CHECK_EQ(ctxprof_test_sh("%s --bits 16 tests/data/fig3.txt 2>/dev/null", tool), 2);
+    CHECK_EQ(ctxprof_test_sh("%s --scheme fast tests/data/fig3.txt 2>/dev/null", tool), 2);
+    CHECK_EQ(ctxprof_test_sh("%s /nonexistent.txt 2>/dev/null", tool), 2);
+    CHECK_EQ(ctxprof_test_sh("%s -o /nonexistent/dir/x.h tests/data/fig3.txt 2>/dev/null", tool),
+             2);
+    CHECK_EQ(ctxprof_test_sh("%s --help > %s/help.out", tool, d), 0);
+    snprintf(path, sizeof path, "%s/help.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(out, "ctxprof-callgraph 1");
+    CHECK_CONTAINS(out, "call CALLER CALLEE [site=LABEL]");
+    CHECK_CONTAINS(out, "-fcallgraph-info=su");
+    CHECK_CONTAINS(out, "check GRAPH... --walks N");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("%s --version | grep -q '^ctxprof-gen %s$'", tool,
+                             CTXPROF_VERSION_STRING),
+             0);
+}
+
+/* A synthetic graph the size of gcc's (19,011 functions, 131,388 edges,
+   459 complex SCCs): statistics, the header, and random walks decode. */
+static void gen_gcc_sized(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char path[600];
+    ctxprof_graph g;
+    ctxprof_enc_stats s;
+    ctxprof_enc_check_result r;
+    ctxprof_error err;
+    char *hdr = NULL;
+    size_t len;
+    if (ctxprof_test_sh("%s -O2 bench/enc_synth.c -o %s/enc_synth && %s/enc_synth -o %s/gcc.txt",
+                        CTXPROF_TEST_CC, d, d, d) != 0)
+        SKIP("cannot build bench/enc_synth.c");
+    snprintf(path, sizeof path, "%s/gcc.txt", d);
+    REQUIRE(pcce_graph_file(&g, path) == 0);
+    REQUIRE_EQ(ctxprof_enc_stats_compute(&g, &s, &err), CTXPROF_OK);
+    CHECK_EQ(s.nodes, 19011);
+    CHECK_EQ(s.edges, 131388);
+    CHECK_EQ(s.complex_sccs, 459);
+    CHECK(s.cyclic_edges >= 28330);
+    CHECK(s.pcce_bits > 64);   /* PCCE's id is cut into push edges ... */
+    CHECK(s.pcce_push_edges > 0);
+    CHECK(s.valence_bits > 64); /* ... Valence's spans words ... */
+    CHECK(s.auto_bits <= 64);
+    REQUIRE_EQ(ctxprof_enc_emit(&g, NULL, &hdr, &len, &err), CTXPROF_OK);
+    CHECK(len > 1000000);
+    ctxprof_graph_free_buffer(hdr, NULL);
+    pcce_check_all(&g, 12, 48, 5, &r); /* ... and everything decodes */
+    CHECK(r.words_sum[CTXPROF_ENC_AUTO] <= r.words_sum[CTXPROF_ENC_HCCE]);
+    ctxprof_graph_deinit(&g);
+}
+
+static const ctxprof_test_case ctxprof_tests_gen[] = {
+    {"gen_text_errors", gen_text_errors},
+    {"gen_vcg_errors", gen_vcg_errors},
+    {"gen_gcc_ci", gen_gcc_ci},
+    {"gen_names_and_roots", gen_names_and_roots},
+    {"gen_golden", gen_golden},
+    {"gen_header_compiles", gen_header_compiles},
+    {"gen_call_site_floor", gen_call_site_floor},
+    {"gen_cli", gen_cli},
+    {"gen_gcc_sized", gen_gcc_sized},
+    {0, 0}};

@@ -1,0 +1,672 @@
+/* PCCE and the shared precise-encoding run time: the paper's Figure 1,
+   exhaustive enumeration of acyclic contexts, random-walk roundtrips on
+   generated graphs (all four schemes), 64-bit overflow, the bit stack
+   against a reference, limits, query and hash, threads, decoder errors.
+   The helpers here (pcce_*) are shared by test_valence.c and test_gen.c. */
+
+#include <pthread.h>
+
+/* Parses text into a finished graph; 0 on success. */
+static int pcce_graph_text(ctxprof_graph *g, const char *text)
+{
+    if (ctxprof_graph_init(g, NULL) != CTXPROF_OK)
+        return -1;
+    if (ctxprof_graph_parse(g, text, strlen(text), "test") != CTXPROF_OK ||
+        ctxprof_graph_finish(g) != CTXPROF_OK) {
+        fprintf(stderr, "graph: %s\n", ctxprof_graph_last_error(g));
+        return -1;
+    }
+    return 0;
+}
+
+static int pcce_graph_file(ctxprof_graph *g, const char *path)
+{
+    if (ctxprof_graph_init(g, NULL) != CTXPROF_OK)
+        return -1;
+    if (ctxprof_graph_load(g, path) != CTXPROF_OK || ctxprof_graph_finish(g) != CTXPROF_OK) {
+        fprintf(stderr, "graph: %s\n", ctxprof_graph_last_error(g));
+        return -1;
+    }
+    return 0;
+}
+
+static uint32_t pcce_node(const ctxprof_graph *g, const char *name)
+{
+    long id = ctxprof_graph_find(g, name);
+    return id < 0 ? UINT32_MAX : (uint32_t)id;
+}
+
+/* The edge caller -> callee with this site index. */
+static uint32_t pcce_edge(const ctxprof_graph *g, const char *a, const char *b, uint32_t site)
+{
+    size_t e;
+    for (e = 0; e < g->n_edges; e++)
+        if (strcmp(g->nodes[g->edges[e].caller].name, a) == 0 &&
+            strcmp(g->nodes[g->edges[e].callee].name, b) == 0 && g->edges[e].site == site)
+            return (uint32_t)e;
+    return UINT32_MAX;
+}
+
+/* A random graph: a spanning tree from f0 (so every node is reachable),
+   extra edges that go "down" (acyclic) or, with probability cyc_pct, in
+   any direction (recursion, self calls), and n_scc planted cycles. */
+static void pcce_random_graph(ctxprof_graph *g, unsigned n, unsigned m, unsigned cyc_pct,
+                              uint64_t seed)
+{
+    char a[32], b[32], l[32];
+    unsigned i;
+    uint64_t r = seed;
+    ctxprof_graph_init(g, NULL);
+    ctxprof_graph_set_root(g, "f0");
+    ctxprof_graph_add_node(g, "f0", 0);
+    for (i = 1; i < n; i++) {
+        unsigned p = (unsigned)(ctxprof_test_rand(&r) % i);
+        snprintf(a, sizeof a, "f%u", p);
+        snprintf(b, sizeof b, "f%u", i);
+        ctxprof_graph_add_edge(g, a, b, NULL);
+    }
+    for (i = n - 1; i < m; i++) {
+        unsigned x = (unsigned)(ctxprof_test_rand(&r) % n), y = (unsigned)(ctxprof_test_rand(&r) % n);
+        if (ctxprof_test_rand(&r) % 100 >= cyc_pct && x > y) {
+            unsigned t = x;
+            x = y;
+            y = t;
+        }
+        if (x == y && ctxprof_test_rand(&r) % 100 >= cyc_pct)
+            continue;
+        snprintf(a, sizeof a, "f%u", x);
+        snprintf(b, sizeof b, "f%u", y);
+        snprintf(l, sizeof l, "s%u", i);
+        ctxprof_graph_add_edge(g, a, b, l);
+    }
+    if (ctxprof_graph_finish(g) != CTXPROF_OK)
+        fprintf(stderr, "random graph: %s\n", ctxprof_graph_last_error(g));
+}
+
+/* Decodes st (taken in node) with t and compares with the expected path. */
+static int pcce_decodes_to(const ctxprof_enc_tables *t, ctxprof_enc *st, uint32_t node,
+                           const uint32_t *path, size_t n)
+{
+    ctxprof_enc_view v;
+    uint32_t out[512];
+    size_t got = 0;
+    ctxprof_error err;
+    ctxprof_enc_query(st, t->acyc_bits, &v);
+    if (ctxprof_enc_decode(t, v.words, v.n_bits, node, out, 512, &got, &err) != CTXPROF_OK) {
+        fprintf(stderr, "  %s decode: %s\n", ctxprof_enc_scheme_name(t->scheme), err.detail);
+        return 0;
+    }
+    return got == n && memcmp(out, path, n * sizeof *path) == 0;
+}
+
+/* Enters path[0..n) on st (saved[] for the leave), or leaves it again. */
+static void pcce_enter_path(const ctxprof_enc_tables *t, ctxprof_enc *st, const uint32_t *path,
+                            size_t n, uint64_t *saved)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        saved[i] = ctxprof_enc_enter(st, t->acyc_bits, &t->ops[path[i]]);
+}
+
+static void pcce_leave_path(const ctxprof_enc_tables *t, ctxprof_enc *st, const uint32_t *path,
+                            size_t n, const uint64_t *saved)
+{
+    while (n-- > 0)
+        ctxprof_enc_leave(st, t->acyc_bits, &t->ops[path[n]], saved[n]);
+}
+
+/* Runs the library's random-walk check and requires 100% decoding. */
+static void pcce_check_all(const ctxprof_graph *g, uint64_t walks, uint32_t depth, uint64_t seed,
+                           ctxprof_enc_check_result *r)
+{
+    ctxprof_enc_check_desc d;
+    ctxprof_error err;
+    int s;
+    memset(&d, 0, sizeof d);
+    d.walks = walks;
+    d.depth = depth;
+    d.seed = seed;
+    err.detail[0] = '\0';
+    CHECK_EQ(ctxprof_enc_check(g, &d, r, &err), CTXPROF_OK);
+    CHECK(r->steps > 0);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        CHECK_EQ(r->decoded[s], r->steps);
+    if (r->failure[0])
+        fprintf(stderr, "  %s\n", r->failure);
+}
+
+/* Figure 1: numCC and En values the paper's text gives. */
+static void pcce_paper_figure1(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    ctxprof_enc st;
+    uint32_t I, path[3];
+    uint64_t saved[3];
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig1.txt") == 0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_PCCE, &t, &err), CTXPROF_OK);
+    I = pcce_node(&g, "I");
+    CHECK_EQ(t.num_cc[t.num_of_node[pcce_node(&g, "F")]], 4);
+    CHECK_EQ(t.num_cc[t.num_of_node[pcce_node(&g, "G")]], 3);
+    CHECK_EQ(t.num_cc[t.num_of_node[I]], 8);
+    CHECK_EQ(t.ops[pcce_edge(&g, "J", "I", 0)].add, 7); /* "id += 7" on JI */
+    CHECK_EQ(t.ops[pcce_edge(&g, "G", "I", 0)].add, 4);
+    CHECK_EQ(t.ops[pcce_edge(&g, "F", "I", 0)].add, 0);
+    /* AB, BD and D^1F need no instrumentation; D^2F adds numCC(D) = 2 */
+    CHECK_EQ(t.ops[pcce_edge(&g, "A", "B", 0)].add, 0);
+    CHECK_EQ(t.ops[pcce_edge(&g, "B", "D", 0)].add, 0);
+    CHECK_EQ(t.ops[pcce_edge(&g, "D", "F", 0)].add, 0);
+    CHECK_EQ(t.ops[pcce_edge(&g, "D", "F", 1)].add, 2);
+    CHECK_EQ(t.acyc_bits, 64);
+    /* A -> J -> I gives id 7 and decodes back */
+    ctxprof_enc_init(&st, NULL);
+    path[0] = pcce_edge(&g, "A", "J", 0);
+    path[1] = pcce_edge(&g, "J", "I", 0);
+    pcce_enter_path(&t, &st, path, 2, saved);
+    CHECK_EQ(st.acyc[0], 7);
+    CHECK(pcce_decodes_to(&t, &st, I, path, 2));
+    pcce_leave_path(&t, &st, path, 2, saved);
+    CHECK_EQ(st.acyc[0], 0);
+    CHECK(pcce_decodes_to(&t, &st, pcce_node(&g, "A"), path, 0));
+    {
+        /* decoding I: values 0-3 come from FI, 4-6 from GI, 7 from JI */
+        uint64_t words[1];
+        uint32_t out[8];
+        size_t n;
+        for (words[0] = 0; words[0] < 8; words[0]++) {
+            REQUIRE_EQ(ctxprof_enc_decode(&t, words, 64, I, out, 8, &n, &err), CTXPROF_OK);
+            REQUIRE(n >= 1);
+            CHECK_STR(t.node_names[t.edge_caller[out[n - 1]]],
+                      words[0] < 4 ? "F" : words[0] < 7 ? "G" : "J");
+        }
+        CHECK_EQ(ctxprof_enc_decode(&t, words, 64, I, out, 8, &n, &err), CTXPROF_ERR_CORRUPT);
+    }
+    ctxprof_enc_deinit(&st);
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* Every acyclic context of small DAGs, by depth-first enumeration through
+   the run-time ops: every scheme decodes every context, and PCCE's ids at a
+   node are exactly 0 .. numCC - 1 (a bijection: nothing wasted). */
+typedef struct pcce_enum {
+    const ctxprof_graph *g;
+    ctxprof_enc_tables t[CTXPROF_ENC_NSCHEMES];
+    ctxprof_enc st[CTXPROF_ENC_NSCHEMES];
+    uint32_t path[64];
+    unsigned char *seen; /* per node: PCCE ids seen, numCC bits each */
+    size_t *seen_off;
+    uint64_t contexts, ok;
+    int bad_id;
+} pcce_enum;
+
+static void pcce_enum_visit(pcce_enum *E, uint32_t node, size_t d)
+{
+    const ctxprof_graph *g = E->g;
+    uint32_t i;
+    int s;
+    E->contexts++;
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        if (pcce_decodes_to(&E->t[s], &E->st[s], node, E->path, d))
+            E->ok++;
+    {
+        uint64_t id = E->st[CTXPROF_ENC_PCCE].acyc[0];
+        uint64_t cc = E->t[CTXPROF_ENC_PCCE].num_cc[node];
+        if (id >= cc || E->seen[E->seen_off[node] + id])
+            E->bad_id = 1;
+        else
+            E->seen[E->seen_off[node] + id] = 1;
+    }
+    if (d + 1 >= sizeof E->path / sizeof E->path[0])
+        return;
+    for (i = g->out_first[node]; i < g->out_first[node + 1]; i++) {
+        uint32_t e = g->out_edge[i];
+        uint64_t saved[CTXPROF_ENC_NSCHEMES];
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            saved[s] = ctxprof_enc_enter(&E->st[s], E->t[s].acyc_bits, &E->t[s].ops[e]);
+        E->path[d] = e;
+        pcce_enum_visit(E, g->edges[e].callee, d + 1);
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            ctxprof_enc_leave(&E->st[s], E->t[s].acyc_bits, &E->t[s].ops[e], saved[s]);
+    }
+}
+
+static void pcce_exhaustive_dags(void)
+{
+    uint64_t seed;
+    for (seed = 1; seed <= 12; seed++) {
+        ctxprof_graph g;
+        pcce_enum E;
+        ctxprof_error err;
+        size_t v, total = 0;
+        int s;
+        pcce_random_graph(&g, 6 + (unsigned)seed % 7, 10 + 2 * (unsigned)seed, 0, seed);
+        REQUIRE(g.finished);
+        REQUIRE_EQ(g.n_cyclic_edges, 0);
+        memset(&E, 0, sizeof E);
+        E.g = &g;
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+            REQUIRE_EQ(ctxprof_enc_build(&g, s, &E.t[s], &err), CTXPROF_OK);
+            ctxprof_enc_init(&E.st[s], NULL);
+        }
+        E.seen_off = (size_t *)calloc(g.n_nodes + 1, sizeof *E.seen_off);
+        for (v = 0; v < g.n_nodes; v++) {
+            E.seen_off[v] = total;
+            total += (size_t)E.t[CTXPROF_ENC_PCCE].num_cc[v];
+        }
+        REQUIRE(total < 2000000);
+        E.seen = (unsigned char *)calloc(total + 1, 1);
+        pcce_enum_visit(&E, g.root, 0);
+        CHECK_EQ(E.ok, 4 * E.contexts);
+        CHECK(!E.bad_id);
+        CHECK_EQ(E.contexts, total); /* every id of every node was reached */
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+            CHECK_EQ(E.st[s].acyc[0], 0); /* leave undid every enter */
+            CHECK_EQ(E.st[s].n, 0);
+            ctxprof_enc_deinit(&E.st[s]);
+            ctxprof_enc_tables_free(&E.t[s], NULL);
+        }
+        free(E.seen);
+        free(E.seen_off);
+        ctxprof_graph_deinit(&g);
+    }
+}
+
+/* Random walks decode at every step for all four schemes, on random DAGs
+   and graphs with several complex SCCs, from a handful to thousands of
+   nodes. */
+static void pcce_roundtrip_random(void)
+{
+    static const struct {
+        unsigned n, m, cyc;
+    } shapes[] = {{3, 4, 50},   {5, 12, 40},    {12, 30, 20},    {40, 120, 10}, {100, 400, 30},
+                  {300, 900, 5}, {1000, 4000, 3}, {3000, 9000, 2}, {60, 60, 0},   {2, 2, 100}};
+    size_t i, complex = 0, dags = 0;
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        ctxprof_graph g;
+        ctxprof_enc_check_result r;
+        pcce_random_graph(&g, shapes[i].n, shapes[i].m, shapes[i].cyc, 100 + i);
+        REQUIRE(g.finished);
+        pcce_check_all(&g, shapes[i].n > 1000 ? 30 : 120, 48, i, &r);
+        complex += g.n_complex_sccs;
+        dags += g.n_complex_sccs == 0;
+        ctxprof_graph_deinit(&g);
+    }
+    CHECK(complex >= 10); /* the shapes cover recursion ... */
+    CHECK(dags >= 1);     /* ... and DAGs */
+}
+
+/* Layers of two functions, each calling both of the next layer: layer i
+   has 2^i contexts. 64 layers fit a 64-bit id; 65 (2^64 contexts, more
+   than the 2^64 - 1 an id counts) do not; 80 layers with a recursive call
+   back to main neither. */
+static void pcce_overflow(void)
+{
+    static const unsigned layers[] = {64, 65, 80};
+    size_t k;
+    for (k = 0; k < 3; k++) {
+        ctxprof_graph g;
+        ctxprof_enc_stats s;
+        ctxprof_enc_check_result r;
+        ctxprof_error err;
+        char a[16], b[16];
+        unsigned i, x, y;
+        ctxprof_graph_init(&g, NULL);
+        for (i = 0; i < layers[k]; i++)
+            for (x = 0; x < 2; x++)
+                for (y = 0; y < 2; y++) {
+                    snprintf(a, sizeof a, i ? "%c%u" : "main", 'a' + x, i - 1);
+                    snprintf(b, sizeof b, "%c%u", 'a' + y, i);
+                    if (i || x == 0)
+                        ctxprof_graph_add_edge(&g, a, b, NULL);
+                }
+        if (k == 2)
+            ctxprof_graph_add_edge(&g, "b79", "main", NULL);
+        REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_enc_stats_compute(&g, &s, &err), CTXPROF_OK);
+        /* bits(numCC - 1): 2^63 contexts need 63 bits, 2^64 need 64; with
+           the back edge main has a second (dummy) context: 2^80 */
+        CHECK_EQ(s.pcce_bits, k == 2 ? 80 : layers[k] - 1);
+        if (k == 0)
+            CHECK_EQ(s.pcce_push_edges, 0);
+        else
+            CHECK(s.pcce_push_edges > 0); /* cut into push edges */
+        if (k < 2) {
+            CHECK_EQ(s.hcce_bits, layers[k] - 1);
+            CHECK_EQ(s.valence_bits, layers[k] - 1); /* one edge-code bit per layer */
+            CHECK_EQ(s.hcce_push_edges, k == 0 ? 0 : s.hcce_push_edges);
+            CHECK(k == 0 || s.hcce_push_edges > 0);
+            CHECK(s.auto_bits <= 64);
+        }
+        pcce_check_all(&g, 60, 100, k, &r);
+        ctxprof_graph_deinit(&g);
+    }
+}
+
+/* The bit stack against a reference bit string: random widths 0..64,
+   pushes and pops, with several acyclic bases (the stack shares the last
+   acyclic word), checking the query's words and bit count every step. */
+static void pcce_bitstack_reference(void)
+{
+    static const uint32_t bases[] = {0, 1, 7, 63, 64, 65, 130};
+    size_t bi;
+    for (bi = 0; bi < sizeof bases / sizeof bases[0]; bi++) {
+        uint32_t base = bases[bi], widths[3000];
+        unsigned char ref[3000 * 64 + 200]; /* the logical bit string */
+        uint64_t rng = 77 + base, nref = 0, i;
+        size_t depth = 0, step;
+        ctxprof_enc st;
+        ctxprof_enc_init(&st, NULL);
+        for (i = 0; i * 64 < base; i++) /* an acyclic part: a pattern in its bits */
+            st.acyc[i] = (0x5A5A5A5A5A5A5A5Au ^ i) &
+                         (base - i * 64 >= 64 ? ~0ull : (1ull << (base - i * 64)) - 1);
+        for (nref = 0; nref < base; nref++)
+            ref[nref] = (unsigned char)(st.acyc[nref / 64] >> (nref % 64) & 1);
+        for (step = 0; step < 6000; step++) {
+            ctxprof_enc_view v;
+            uint64_t bad = 0;
+            int push = depth == 0 || (depth < 3000 && ctxprof_test_rand(&rng) % 100 < 55);
+            if (push) {
+                uint32_t k = (uint32_t)(ctxprof_test_rand(&rng) % 66);
+                uint64_t val = ctxprof_test_rand(&rng);
+                if (k > 64)
+                    k = 64;
+                val = k == 64 ? val : val & ((1ull << k) - 1);
+                ctxprof_enc_push(&st, base, k, val);
+                for (i = 0; i < k; i++) /* appended high bit first */
+                    ref[nref++] = (unsigned char)(val >> (k - 1 - i) & 1);
+                widths[depth++] = k;
+            } else {
+                uint32_t k = widths[--depth];
+                ctxprof_enc_pop(&st, base, k);
+                nref -= k;
+            }
+            ctxprof_enc_query(&st, base, &v);
+            CHECK_EQ(v.n_bits, nref);
+            CHECK(!v.truncated);
+            /* decode the layout: acyclic bits, then the stack read back */
+            for (i = 0; i < base; i++)
+                if ((v.words[i / 64] >> (i % 64) & 1) != ref[i])
+                    bad++;
+            {
+                ctxprof__stk S;
+                uint64_t p;
+                S.w = v.words;
+                S.a = base / 64;
+                S.r = base % 64;
+                S.R = nref - base;
+                S.top = S.R;
+                for (p = S.R; p > 0; p--)
+                    if (ctxprof__stk_pop(&S, 1) != ref[base + p - 1])
+                        bad++;
+            }
+            CHECK_EQ(bad, 0);
+            if (bad)
+                break;
+        }
+        ctxprof_enc_deinit(&st);
+    }
+}
+
+/* A stack limit: pushes beyond it are counted, the query says truncated,
+   and after returning below the limit the encoding decodes again. */
+static void pcce_stack_limit(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    ctxprof_enc st;
+    ctxprof_enc_desc d;
+    ctxprof_enc_view v;
+    uint32_t path[600], out[600], e_rec, e_entry;
+    uint64_t saved[600];
+    size_t i, n;
+    int s;
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main f\ncall f f\n") == 0);
+    e_entry = pcce_edge(&g, "main", "f", 0);
+    e_rec = pcce_edge(&g, "f", "f", 0);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        REQUIRE_EQ(ctxprof_enc_build(&g, s, &t, &err), CTXPROF_OK);
+        memset(&d, 0, sizeof d);
+        d.max_words = 4;
+        ctxprof_enc_init(&st, &d);
+        path[0] = e_entry;
+        saved[0] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e_entry]);
+        for (i = 1; i < 600; i++) {
+            path[i] = e_rec;
+            saved[i] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e_rec]);
+        }
+        ctxprof_enc_query(&st, t.acyc_bits, &v);
+        CHECK(v.truncated); /* every scheme spends >= 1 bit per recursive call */
+        CHECK(st.dropped > 0);
+        CHECK(v.n_bits >= 599);
+        CHECK_EQ(ctxprof_enc_decode_view(&t, &v, pcce_node(&g, "f"), out, 600, &n, &err),
+                 CTXPROF_ERR_RANGE);
+        CHECK_CONTAINS(err.detail, "truncated");
+        CHECK(st.capw <= 4 + t.acyc_words + 2);
+        for (i = 600; i-- > 1;) {
+            ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[e_rec], saved[i]);
+            if (i == 3)
+                CHECK(pcce_decodes_to(&t, &st, pcce_node(&g, "f"), path, 3));
+        }
+        ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[e_entry], saved[0]);
+        CHECK_EQ(st.n, 0);
+        CHECK_EQ(st.depth, 0);
+        ctxprof_enc_deinit(&st);
+        ctxprof_enc_tables_free(&t, NULL);
+    }
+    ctxprof_graph_deinit(&g);
+}
+
+/* Equal contexts give equal words and hashes whatever the history; the
+   hash separates contexts and query points. */
+static void pcce_query_hash(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    ctxprof_enc a, b;
+    ctxprof_enc_view va, vb;
+    uint32_t e_mf, e_ff, e_fg, e_mg;
+    int s;
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main f\ncall f f\n"
+                                "call f g\ncall main g\ncall g f\n") == 0);
+    e_mf = pcce_edge(&g, "main", "f", 0);
+    e_ff = pcce_edge(&g, "f", "f", 0);
+    e_fg = pcce_edge(&g, "f", "g", 0);
+    e_mg = pcce_edge(&g, "main", "g", 0);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        uint64_t x[8], y[4];
+        ctxprof_ctx ha, hb;
+        size_t i;
+        REQUIRE_EQ(ctxprof_enc_build(&g, s, &t, &err), CTXPROF_OK);
+        ctxprof_enc_init(&a, NULL);
+        ctxprof_enc_init(&b, NULL);
+        /* a: main f f f g, after a detour f f f f f f ... and back */
+        x[0] = ctxprof_enc_enter(&a, t.acyc_bits, &t.ops[e_mf]);
+        for (i = 1; i < 8; i++)
+            x[i] = ctxprof_enc_enter(&a, t.acyc_bits, &t.ops[e_ff]);
+        for (i = 7; i >= 3; i--)
+            ctxprof_enc_leave(&a, t.acyc_bits, &t.ops[e_ff], x[i]);
+        x[3] = ctxprof_enc_enter(&a, t.acyc_bits, &t.ops[e_fg]);
+        /* b: the same path directly */
+        y[0] = ctxprof_enc_enter(&b, t.acyc_bits, &t.ops[e_mf]);
+        y[1] = ctxprof_enc_enter(&b, t.acyc_bits, &t.ops[e_ff]);
+        y[2] = ctxprof_enc_enter(&b, t.acyc_bits, &t.ops[e_ff]);
+        y[3] = ctxprof_enc_enter(&b, t.acyc_bits, &t.ops[e_fg]);
+        ctxprof_enc_query(&a, t.acyc_bits, &va);
+        ctxprof_enc_query(&b, t.acyc_bits, &vb);
+        CHECK_EQ(va.n_bits, vb.n_bits);
+        REQUIRE_EQ(va.n_words, vb.n_words);
+        CHECK(memcmp(va.words, vb.words, va.n_words * 8) == 0);
+        /* the query point's node as the site, as the header recommends */
+        ha = ctxprof_enc_hash(&a, t.acyc_bits, pcce_node(&g, "g"));
+        hb = ctxprof_enc_hash(&b, t.acyc_bits, pcce_node(&g, "g"));
+        CHECK_EQ(ha, hb);
+        CHECK_NE(ha, ctxprof_enc_hash(&a, t.acyc_bits, 99)); /* another query point */
+        ctxprof_enc_leave(&b, t.acyc_bits, &t.ops[e_fg], y[3]);
+        CHECK_NE(ha, ctxprof_enc_hash(&b, t.acyc_bits, pcce_node(&g, "f")));
+        ctxprof_enc_leave(&b, t.acyc_bits, &t.ops[e_ff], y[2]);
+        ctxprof_enc_leave(&b, t.acyc_bits, &t.ops[e_ff], y[1]);
+        ctxprof_enc_leave(&b, t.acyc_bits, &t.ops[e_mf], y[0]);
+        y[0] = ctxprof_enc_enter(&b, t.acyc_bits, &t.ops[e_mg]); /* main g: another context */
+        CHECK_NE(ctxprof_enc_hash(&b, t.acyc_bits, pcce_node(&g, "g")), ha);
+        ctxprof_enc_deinit(&a);
+        ctxprof_enc_deinit(&b);
+        ctxprof_enc_tables_free(&t, NULL);
+    }
+    ctxprof_graph_deinit(&g);
+}
+
+/* The per-thread states: two threads recurse to different depths through
+   the TLS state and each decodes its own path. */
+typedef struct pcce_thread_arg {
+    const ctxprof_enc_tables *t;
+    uint32_t e_entry, e_rec, node;
+    unsigned depth;
+    int ok;
+} pcce_thread_arg;
+
+static void *pcce_thread_main(void *p)
+{
+    pcce_thread_arg *A = (pcce_thread_arg *)p;
+    ctxprof_enc *st = &ctxprof_val_auto_tls;
+    uint32_t path[200];
+    uint64_t saved[200];
+    unsigned i, round;
+    A->ok = 1;
+    for (round = 0; round < 50; round++) {
+        path[0] = A->e_entry;
+        saved[0] = ctxprof_enc_enter(st, A->t->acyc_bits, &A->t->ops[A->e_entry]);
+        for (i = 1; i < A->depth; i++) {
+            path[i] = A->e_rec;
+            saved[i] = ctxprof_enc_enter(st, A->t->acyc_bits, &A->t->ops[A->e_rec]);
+        }
+        if (!pcce_decodes_to(A->t, st, A->node, path, A->depth))
+            A->ok = 0;
+        for (i = A->depth; i-- > 0;)
+            ctxprof_enc_leave(st, A->t->acyc_bits, &A->t->ops[path[i]], saved[i]);
+    }
+    ctxprof_enc_deinit(st);
+    return NULL;
+}
+
+static void pcce_threads(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    pthread_t th[2];
+    pcce_thread_arg A[2];
+    int i;
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main f\ncall f f\n"
+                                "call f g\ncall g f\n") == 0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_AUTO, &t, &err), CTXPROF_OK);
+    for (i = 0; i < 2; i++) {
+        A[i].t = &t;
+        A[i].e_entry = pcce_edge(&g, "main", "f", 0);
+        A[i].e_rec = pcce_edge(&g, "f", "f", 0);
+        A[i].node = pcce_node(&g, "f");
+        A[i].depth = i ? 150 : 3;
+        REQUIRE_EQ(pthread_create(&th[i], NULL, pcce_thread_main, &A[i]), 0);
+    }
+    for (i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(A[i].ok);
+    }
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* Decoder errors: bad arguments, a path longer than the buffer, a query
+   point the encoding does not lead to, words that are not an encoding. */
+static void pcce_decode_errors(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    ctxprof_enc st;
+    ctxprof_enc_view v;
+    uint32_t out[16];
+    size_t n;
+    uint64_t saved[3];
+    int s;
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig1.txt") == 0);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        REQUIRE_EQ(ctxprof_enc_build(&g, s, &t, &err), CTXPROF_OK);
+        ctxprof_enc_init(&st, NULL);
+        saved[0] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "A", "C", 0)]);
+        saved[1] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "C", "E", 0)]);
+        saved[2] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "E", "G", 0)]);
+        ctxprof_enc_query(&st, t.acyc_bits, &v);
+        CHECK_EQ(ctxprof_enc_decode(&t, v.words, v.n_bits, pcce_node(&g, "G"), out, 16, &n, &err),
+                 CTXPROF_OK);
+        CHECK_EQ(n, 3);
+        CHECK_EQ(ctxprof_enc_decode(&t, v.words, v.n_bits, pcce_node(&g, "G"), out, 2, &n, &err),
+                 CTXPROF_ERR_FULL);
+        CHECK_EQ(ctxprof_enc_decode(&t, v.words, v.n_bits, 99, out, 16, &n, &err),
+                 CTXPROF_ERR_INVAL);
+        CHECK_EQ(ctxprof_enc_decode(&t, v.words, 0, pcce_node(&g, "G"), out, 16, &n, &err),
+                 t.acyc_bits ? CTXPROF_ERR_INVAL : CTXPROF_OK);
+        /* the same words read at B: B has one context and the numbered id
+           (2) is out of its range; Valence's bits there spell A -> B */
+        if (s == CTXPROF_ENC_VALENCE) {
+            CHECK_EQ(ctxprof_enc_decode(&t, v.words, v.n_bits, pcce_node(&g, "B"), out, 16, &n,
+                                        &err),
+                     CTXPROF_OK);
+            CHECK_EQ(n, 1);
+        } else {
+            CHECK_EQ(ctxprof_enc_decode(&t, v.words, v.n_bits, pcce_node(&g, "B"), out, 16, &n,
+                                        &err),
+                     CTXPROF_ERR_CORRUPT);
+            CHECK_CONTAINS(err.detail, "not an encoding of a path to 'B'");
+        }
+        {
+            char buf[64];
+            CHECK_EQ(ctxprof_enc_decode(&t, v.words, v.n_bits, pcce_node(&g, "G"), out, 16, &n,
+                                        &err),
+                     CTXPROF_OK);
+            CHECK_EQ(ctxprof_enc_format(&t, g.root, out, n, buf, sizeof buf),
+                     strlen("A -> C -> E -> G"));
+            CHECK_STR(buf, "A -> C -> E -> G");
+            CHECK_EQ(ctxprof_enc_format(&t, g.root, out, n, buf, 6), strlen("A -> C -> E -> G"));
+            CHECK_STR(buf, "A -> ");
+        }
+        ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "E", "G", 0)], saved[2]);
+        ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "C", "E", 0)], saved[1]);
+        ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "A", "C", 0)], saved[0]);
+        ctxprof_enc_deinit(&st);
+        ctxprof_enc_tables_free(&t, NULL);
+    }
+    /* garbage words never crash nor loop: each is decoded or refused */
+    {
+        uint64_t rng = 5, w[4];
+        int k;
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+            REQUIRE_EQ(ctxprof_enc_build(&g, s, &t, &err), CTXPROF_OK);
+            for (k = 0; k < 2000; k++) {
+                int rc;
+                w[0] = ctxprof_test_rand(&rng) >> (ctxprof_test_rand(&rng) % 64);
+                w[1] = ctxprof_test_rand(&rng);
+                rc = ctxprof_enc_decode(&t, w, t.acyc_bits, (uint32_t)(k % 10), out, 16, &n, &err);
+                CHECK(rc == CTXPROF_OK || rc == CTXPROF_ERR_CORRUPT);
+            }
+            ctxprof_enc_tables_free(&t, NULL);
+        }
+    }
+    CHECK_EQ(ctxprof_enc_build(&g, 9, &t, &err), CTXPROF_ERR_INVAL);
+    ctxprof_graph_deinit(&g);
+}
+
+static const ctxprof_test_case ctxprof_tests_pcce[] = {
+    {"pcce_paper_figure1", pcce_paper_figure1},
+    {"pcce_exhaustive_dags", pcce_exhaustive_dags},
+    {"pcce_roundtrip_random", pcce_roundtrip_random},
+    {"pcce_overflow", pcce_overflow},
+    {"pcce_bitstack_reference", pcce_bitstack_reference},
+    {"pcce_stack_limit", pcce_stack_limit},
+    {"pcce_query_hash", pcce_query_hash},
+    {"pcce_threads", pcce_threads},
+    {"pcce_decode_errors", pcce_decode_errors},
+    {0, 0}};

@@ -1,0 +1,347 @@
+/* Valence, HCCE and AUTO: the paper's Figures 2 and 3, multi-word acyclic
+   ids, HCCE's coded push edges, AUTO's per-target codes, and AUTO never
+   longer than the best of the other three. Uses the pcce_* helpers. */
+
+static uint32_t val_scc_level(const ctxprof_enc_tables *t, const ctxprof_graph *g,
+                              const char *name)
+{
+    return t->lv_level[t->scc_of_node[pcce_node(g, name)]];
+}
+
+/* Figure 2: levels, level codes and edge codes the text gives. */
+static void val_paper_figure2(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t, h;
+    ctxprof_error err;
+    ctxprof_enc st;
+    uint32_t I, s, path[2];
+    uint64_t saved[2];
+    const ctxprof_enc_op *op;
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig1.txt") == 0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &t, &err), CTXPROF_OK);
+    I = pcce_node(&g, "I");
+    CHECK_EQ(val_scc_level(&t, &g, "A"), 0);
+    CHECK_EQ(val_scc_level(&t, &g, "J"), 0);
+    CHECK_EQ(val_scc_level(&t, &g, "D"), 1);
+    CHECK_EQ(val_scc_level(&t, &g, "F"), 2);
+    CHECK_EQ(val_scc_level(&t, &g, "G"), 2);
+    CHECK_EQ(val_scc_level(&t, &g, "I"), 4); /* "Valence uses four bits ... at node I" */
+    s = t.scc_of_node[I];
+    CHECK_EQ(t.lv_len[s], 1);
+    REQUIRE_EQ(t.lv_first[s + 1] - t.lv_first[s], 2);
+    /* the parents' levels 2 and 0 get level codes 0 and 1 */
+    CHECK_EQ(t.grp_plevel[t.lv_first[s]], 2);
+    CHECK_EQ(t.grp_plevel[t.lv_first[s] + 1], 0);
+    /* FI = '00': no instrumentation; GI = '10': edge code 1 at bit 2;
+       JI: level code 1 at bit 3, i.e. "[0,4) <- 8" */
+    CHECK_EQ(t.ops[pcce_edge(&g, "F", "I", 0)].n_xor, 0);
+    op = &t.ops[pcce_edge(&g, "G", "I", 0)];
+    CHECK_EQ(op->n_xor, 1);
+    CHECK_EQ(op->xor_word[0], 0);
+    CHECK_EQ(op->xor_val[0], 4);
+    op = &t.ops[pcce_edge(&g, "J", "I", 0)];
+    CHECK_EQ(op->n_xor, 1);
+    CHECK_EQ(op->xor_val[0], 8);
+    op = &t.ops[pcce_edge(&g, "D", "F", 1)]; /* D^2 F: edge code 1 at D's level 1 */
+    CHECK_EQ(op->xor_val[0], 2);
+    CHECK_EQ(t.acyc_bits, 4);
+    CHECK_EQ(t.rec_bits, 0);
+    /* PCCE needs only three bits for I's eight contexts: HCCE's acyclic part */
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_HCCE, &h, &err), CTXPROF_OK);
+    CHECK_EQ(h.acyc_bits, 3);
+    ctxprof_enc_tables_free(&h, NULL);
+    /* A -> J -> I sets bit 3 and decodes back; the return clears it */
+    ctxprof_enc_init(&st, NULL);
+    path[0] = pcce_edge(&g, "A", "J", 0);
+    path[1] = pcce_edge(&g, "J", "I", 0);
+    pcce_enter_path(&t, &st, path, 2, saved);
+    CHECK_EQ(st.acyc[0], 8);
+    CHECK(pcce_decodes_to(&t, &st, I, path, 2));
+    pcce_leave_path(&t, &st, path, 2, saved);
+    CHECK_EQ(st.acyc[0], 0);
+    ctxprof_enc_deinit(&st);
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* Figure 3: two complex SCCs (EFH, DGJ), seven cyclic edges, three-bit
+   codes; at F after A J D^1 F H E F the stack's top edge (EF) and the
+   acyclic part's last edge (D^1 F) both lead to F: unwinding the stack
+   first is right (Alg. 4). Every scheme decodes it. */
+static void val_paper_figure3(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_stats s;
+    ctxprof_error err;
+    uint32_t path[6];
+    int sch;
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig3.txt") == 0);
+    REQUIRE_EQ(ctxprof_enc_stats_compute(&g, &s, &err), CTXPROF_OK);
+    CHECK_EQ(s.complex_sccs, 2);
+    CHECK_EQ(s.cyclic_edges, 7);
+    CHECK_EQ(s.sccs, 6); /* A B C I, DGJ, EFH */
+    CHECK_EQ(s.valence_rec_bits, 3);
+    CHECK_EQ(g.nodes[pcce_node(&g, "E")].scc, g.nodes[pcce_node(&g, "H")].scc);
+    CHECK_EQ(g.nodes[pcce_node(&g, "D")].scc, g.nodes[pcce_node(&g, "J")].scc);
+    CHECK_NE(g.nodes[pcce_node(&g, "D")].scc, g.nodes[pcce_node(&g, "F")].scc);
+    path[0] = pcce_edge(&g, "A", "J", 0);
+    path[1] = pcce_edge(&g, "J", "D", 0);
+    path[2] = pcce_edge(&g, "D", "F", 0);
+    path[3] = pcce_edge(&g, "F", "H", 0);
+    path[4] = pcce_edge(&g, "H", "E", 0);
+    path[5] = pcce_edge(&g, "E", "F", 0);
+    for (sch = 1; sch < CTXPROF_ENC_NSCHEMES; sch++) {
+        ctxprof_enc_tables t;
+        ctxprof_enc st;
+        uint64_t saved[6];
+        int i;
+        REQUIRE_EQ(ctxprof_enc_build(&g, sch, &t, &err), CTXPROF_OK);
+        ctxprof_enc_init(&st, NULL);
+        for (i = 0; i < 6; i++) {
+            saved[i] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[path[i]]);
+            CHECK(pcce_decodes_to(&t, &st, g.edges[path[i]].callee, path, (size_t)i + 1));
+        }
+        if (sch == CTXPROF_ENC_VALENCE) /* JD, FH, HE, EF are cyclic: 4 x 3 bits */
+            CHECK_EQ(st.n, 12);
+        for (i = 6; i-- > 0;)
+            ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[path[i]], saved[i]);
+        CHECK_EQ(st.n, 0);
+        CHECK_EQ(st.acyc[0], 0);
+        ctxprof_enc_deinit(&st);
+        ctxprof_enc_tables_free(&t, NULL);
+    }
+    ctxprof_graph_deinit(&g);
+}
+
+/* Wide layers push Valence's levels past 64, 128 ... bits: codes land in
+   several words and straddle word boundaries; all still decode. */
+static void val_multiword(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_enc_check_result r;
+    ctxprof_error err;
+    char a[16], b[16];
+    unsigned i, x, y, two_words = 0;
+    size_t e;
+    ctxprof_graph_init(&g, NULL);
+    ctxprof_graph_add_node(&g, "main", 0);
+    for (i = 0; i < 100; i++)
+        for (x = 0; x < 3; x++)
+            for (y = 0; y < 3; y++) {
+                snprintf(a, sizeof a, i ? "n%u_%u" : "main", i - 1, x);
+                snprintf(b, sizeof b, "n%u_%u", i, y);
+                if (i || x == 0)
+                    ctxprof_graph_add_edge(&g, a, b, NULL);
+            }
+    ctxprof_graph_add_edge(&g, "n99_2", "n95_0", NULL); /* and some recursion */
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &t, &err), CTXPROF_OK);
+    CHECK(t.acyc_bits > 128);
+    CHECK(t.acyc_words >= 3);
+    for (e = 0; e < g.n_edges; e++)
+        if (t.ops[e].n_xor == 2 && t.ops[e].xor_word[0] != t.ops[e].xor_word[1])
+            two_words++;
+    CHECK(two_words > 0);
+    ctxprof_enc_tables_free(&t, NULL);
+    pcce_check_all(&g, 80, 160, 3, &r);
+    ctxprof_graph_deinit(&g);
+}
+
+/* HCCE's ids cut at 64 bits: the push edges also push a stack code (so
+   Alg. 4 never mistakes a saved id for a code) and decode. */
+static void val_hcce_push_codes(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_enc_check_result r;
+    ctxprof_error err;
+    char a[16], b[16];
+    unsigned i, x, y, pushes = 0;
+    size_t e;
+    ctxprof_graph_init(&g, NULL);
+    for (i = 0; i < 80; i++)
+        for (x = 0; x < 2; x++)
+            for (y = 0; y < 2; y++) {
+                snprintf(a, sizeof a, i ? "%c%u" : "main", 'a' + x, i - 1);
+                snprintf(b, sizeof b, "%c%u", 'a' + y, i);
+                if (i || x == 0)
+                    ctxprof_graph_add_edge(&g, a, b, NULL);
+            }
+    ctxprof_graph_add_edge(&g, "b79", "b79", NULL);
+    ctxprof_graph_add_edge(&g, "b6", "a5", NULL);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_HCCE, &t, &err), CTXPROF_OK);
+    CHECK(t.acyc_bits <= 64);
+    for (e = 0; e < g.n_edges; e++)
+        if (t.ops[e].id_push) {
+            pushes++;
+            CHECK_EQ(t.ops[e].push_bits, t.rec_bits);
+            CHECK(t.edge_callee[t.rec_edge[t.ops[e].push_code]] == g.edges[e].callee);
+        }
+    CHECK(pushes > 0);
+    ctxprof_enc_tables_free(&t, NULL);
+    pcce_check_all(&g, 80, 120, 4, &r);
+    ctxprof_graph_deinit(&g);
+}
+
+/* AUTO's codes are sized per target: an interpreter's eval has 40 cyclic
+   callers (6 bits with the entry code), each op_i one (0 bits: the call
+   eval -> op_i costs nothing); Valence spends ceil(log2 80) = 7 bits on
+   every cyclic call. */
+static void val_auto_codes(void)
+{
+    char text[8192];
+    size_t used = 0, e;
+    int i;
+    ctxprof_graph g;
+    ctxprof_enc_tables t, v;
+    ctxprof_error err;
+    used += (size_t)snprintf(text + used, sizeof text - used,
+                             "ctxprof-callgraph 1\nroot main\ncall main eval\n");
+    for (i = 0; i < 40; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "call eval op%d\ncall op%d eval\ncall op%d alloc\n", i, i, i);
+    REQUIRE(pcce_graph_text(&g, text) == 0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_AUTO, &t, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &v, &err), CTXPROF_OK);
+    CHECK_EQ(v.rec_bits, 7);
+    CHECK_EQ(t.node_rec_bits[pcce_node(&g, "eval")], 6); /* 40 callers + entry: 41 codes */
+    CHECK(t.node_flags[pcce_node(&g, "eval")] & CTXPROF_ENC_NODE_ENTRY);
+    CHECK_EQ(t.node_rec_bits[pcce_node(&g, "op7")], 0);
+    CHECK(!(t.node_flags[pcce_node(&g, "op7")] & CTXPROF_ENC_NODE_ENTRY));
+    for (e = 0; e < g.n_edges; e++) {
+        const ctxprof_enc_op *op = &t.ops[e];
+        const char *callee = g.nodes[g.edges[e].callee].name;
+        if (callee[0] == 'o') /* eval -> op_i: nothing at all */
+            CHECK(op->push_bits == 0 && op->add == 0 && op->n_xor == 0 && !op->id_push);
+        if (strcmp(callee, "eval") == 0 && g.edges[e].caller != g.root)
+            CHECK_EQ(op->push_bits, 6);
+        if (strcmp(callee, "eval") == 0 && g.edges[e].caller == g.root) /* the entry code */
+            CHECK(op->push_bits == 6 && op->push_code == 0);
+    }
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_enc_tables_free(&v, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* The issue's goal: AUTO's encoding is never longer than the best of
+   PCCE, Valence and HCCE (average and longest, in words, over random
+   walks) on programs of every shape: recursive descent, an interpreter,
+   a long cycle entered anywhere, self recursion, wide DAGs, the paper's
+   Figure 3, random graphs with many SCCs. */
+static void val_auto_never_longer(void)
+{
+    static const char *const shapes[] = {
+        "rdp", "interp", "ring", "ring1", "self", "fig3", "diamond", "r1", "r2", "r3", "r4", "r5"};
+    size_t k;
+    for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        ctxprof_graph g;
+        ctxprof_enc_check_result r;
+        char text[16384];
+        size_t used = 0;
+        int i, s;
+        double best = 1e9, a;
+        uint64_t best_max = UINT64_MAX;
+        const char *name = shapes[k];
+        used += (size_t)snprintf(text, sizeof text, "ctxprof-callgraph 1\nroot main\n");
+        if (strcmp(name, "rdp") == 0)
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "call main parse\ncall parse expr\ncall expr term\n"
+                                     "call expr expr site=a\ncall term factor\n"
+                                     "call term term site=m\ncall factor number\n"
+                                     "call factor expr site=p\ncall factor call\n"
+                                     "call call expr site=arg\ncall main print\n");
+        else if (strcmp(name, "interp") == 0) {
+            used += (size_t)snprintf(text + used, sizeof text - used, "call main eval\n");
+            for (i = 0; i < 60; i++)
+                used += (size_t)snprintf(text + used, sizeof text - used,
+                                         "call eval op%d\ncall op%d eval\ncall op%d gc\n", i, i,
+                                         i);
+        } else if (strcmp(name, "ring") == 0 || strcmp(name, "ring1") == 0) {
+            for (i = 0; i < 60; i++)
+                used += (size_t)snprintf(text + used, sizeof text - used, "call r%d r%d\n", i,
+                                         (i + 1) % 60);
+            for (i = 0; i < (name[4] ? 1 : 60); i++)
+                used += (size_t)snprintf(text + used, sizeof text - used, "call main r%d\n", i);
+        } else if (strcmp(name, "self") == 0) {
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "call main fib\ncall fib fib site=a\ncall fib fib site=b\n");
+        } else if (strcmp(name, "diamond") == 0) { /* 2^40 contexts, and a way back */
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "call main a0\ncall main b0\ncall b39 a10\n");
+            for (i = 1; i < 40; i++)
+                used += (size_t)snprintf(text + used, sizeof text - used,
+                                         "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n",
+                                         i - 1, i, i - 1, i, i - 1, i, i - 1, i);
+        }
+        if (strcmp(name, "fig3") == 0) {
+            REQUIRE(pcce_graph_file(&g, "tests/data/fig3.txt") == 0);
+        } else if (name[0] == 'r' && name[1] >= '1' && name[1] <= '9') {
+            int n = 20 + 60 * (name[1] - '0');
+            pcce_random_graph(&g, (unsigned)n, (unsigned)(3 * n), 4 + 3 * (unsigned)(name[1] - '0'),
+                              (uint64_t)(name[1] - '0') * 7);
+        } else {
+            REQUIRE(pcce_graph_text(&g, text) == 0);
+        }
+        pcce_check_all(&g, 150, 80, k, &r);
+        for (s = 1; s < CTXPROF_ENC_AUTO; s++) {
+            double x = (double)r.words_sum[s] / (double)r.steps;
+            if (x < best)
+                best = x;
+            if (r.max_words[s] < best_max)
+                best_max = r.max_words[s];
+        }
+        a = (double)r.words_sum[CTXPROF_ENC_AUTO] / (double)r.steps;
+        if (a > best + 1e-9 || r.max_words[CTXPROF_ENC_AUTO] > best_max)
+            fprintf(stderr, "  %s: auto %.3f (max %llu), best of the others %.3f (max %llu)\n",
+                    name, a, (unsigned long long)r.max_words[CTXPROF_ENC_AUTO], best,
+                    (unsigned long long)best_max);
+        CHECK(a <= best + 1e-9);
+        CHECK_LE(r.max_words[CTXPROF_ENC_AUTO], best_max);
+        ctxprof_graph_deinit(&g);
+    }
+}
+
+/* ctxprof_enc_xor sets and resets a field of one word without touching
+   the others (the call-site macro's whole-word XOR). */
+static void val_xor_words(void)
+{
+    ctxprof_enc st;
+    ctxprof_enc_init(&st, NULL);
+    st.acyc[1] = 0xF0F0F0F0F0F0F0F0u;
+    ctxprof_enc_xor(&st, 1, 0x0000000000000F00u);
+    CHECK_EQ(st.acyc[1], 0xF0F0F0F0F0F0FFF0u);
+    CHECK_EQ(st.acyc[0], 0);
+    CHECK_EQ(st.acyc[2], 0);
+    ctxprof_enc_xor(&st, 1, 0x0000000000000F00u);
+    CHECK_EQ(st.acyc[1], 0xF0F0F0F0F0F0F0F0u);
+    {
+        int r = 0;
+        CTXPROF_VAL_CALL_SET2(&st, 0, 0x8000000000000000u, 3, 1u,
+                              r = (st.acyc[0] >> 63) == 1 && st.acyc[3] == 1);
+        CHECK(r);
+        CHECK_EQ(st.acyc[0], 0);
+        CHECK_EQ(st.acyc[3], 0);
+        CTXPROF_PCCE_CALL_ADD(&st, 7, r = st.acyc[0] == 7);
+        CHECK(r);
+        CTXPROF_VAL_CALL_PUSH(&st, 64, 5, 21, r = st.n == 5 && st.cur == 21);
+        CHECK(r);
+        CHECK_EQ(st.n, 0);
+        CTXPROF_PCCE_CALL_PUSH(&st, 64, 64, 3, r = st.acyc[0] == 3 && st.n == 64);
+        CHECK(r);
+        CHECK_EQ(st.acyc[0], 0);
+    }
+    ctxprof_enc_deinit(&st);
+}
+
+static const ctxprof_test_case ctxprof_tests_valence[] = {
+    {"val_paper_figure2", val_paper_figure2},
+    {"val_paper_figure3", val_paper_figure3},
+    {"val_multiword", val_multiword},
+    {"val_hcce_push_codes", val_hcce_push_codes},
+    {"val_auto_codes", val_auto_codes},
+    {"val_auto_never_longer", val_auto_never_longer},
+    {"val_xor_words", val_xor_words},
+    {0, 0}};

@@ -1,0 +1,657 @@
+/* ctxprof-gen: call graph -> C header of precise calling-context encodings.
+
+   Reads call graphs (the ctxprof-callgraph 1 text format and gcc's
+   -fcallgraph-info=su .ci files, several merged into one program), and
+
+     ctxprof-gen [options] GRAPH...         writes the header (call macros, tables)
+     ctxprof-gen stats GRAPH...             prints the graph's statistics
+     ctxprof-gen check GRAPH... --walks N   verifies the encodings by random walks
+
+   All the work is done by the library (ctxprof.h, graph and encoding
+   sections); this file parses options and prints. Subcommands live in one
+   table (ctxprof_gen_cmds): add a row and a function to add one.
+
+   Exit status: 0 ok, 1 bad input (or a check that failed), 2 usage or I/O. */
+#define _GNU_SOURCE
+/* the tool checks graphs whose Valence ids are long: hold up to 16k bits */
+#define CTXPROF_ENC_ACYC_WORDS 256
+#define CTXPROF_IMPLEMENTATION
+#include "../ctxprof.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GEN_EXIT_INPUT 1
+#define GEN_EXIT_USAGE 2
+
+static const char *gen_prog = "ctxprof-gen";
+
+static void gen_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "%s: %s: %s\n", gen_prog,
+            level == CTXPROF_LOG_ERROR  ? "error"
+            : level == CTXPROF_LOG_WARN ? "warning"
+                                        : "note",
+            msg);
+}
+
+/* Prints a library error as "path:line[:col]: error: text" when it starts
+   with a location, else "ctxprof-gen: error: text". */
+static void gen_error(const char *detail)
+{
+    const char *p = strchr(detail, ':');
+    if (p && p[1] >= '0' && p[1] <= '9') {
+        const char *q = p + 1;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q == ':' && q[1] >= '0' && q[1] <= '9') {
+            q++;
+            while (*q >= '0' && *q <= '9')
+                q++;
+        }
+        if (*q == ':' && q[1] == ' ') {
+            fprintf(stderr, "%.*s: error: %s\n", (int)(q - detail), detail, q + 2);
+            return;
+        }
+    }
+    fprintf(stderr, "%s: error: %s\n", gen_prog, detail);
+}
+
+static int gen_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", gen_prog);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see %s --help)\n", gen_prog);
+    return GEN_EXIT_USAGE;
+}
+
+/* Options shared by the subcommands. */
+typedef struct gen_opts {
+    const char *out, *prefix, *root, *guard;
+    const char *inputs[256];
+    size_t n_inputs;
+    unsigned bits;
+    int scheme;    /* default scheme of the header */
+    uint32_t mask; /* extra schemes to emit */
+    uint64_t walks, seed;
+    uint32_t depth, steps;
+} gen_opts;
+
+static int gen_u64(const char *s, uint64_t *v)
+{
+    return ctxprof__parse_u64(s, v) == 0;
+}
+
+/* Parses argv (after the subcommand). `allowed` lists the options of the
+   command, e.g. "o p bits scheme". */
+static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
+{
+    int i;
+    for (i = 0; i < argc; i++) {
+        const char *a = argv[i], *name = NULL, *val = NULL;
+        char key[32];
+        uint64_t v;
+        if (a[0] != '-' || a[1] == '\0') { /* an input ("-" = stdin) */
+            if (o->n_inputs == sizeof o->inputs / sizeof o->inputs[0])
+                return gen_usage_error("too many inputs (%s)", a);
+            o->inputs[o->n_inputs++] = a;
+            continue;
+        }
+        name = a[1] == '-' ? a + 2 : a + 1;
+        if (strcmp(a, "--all-schemes") == 0) {
+            snprintf(key, sizeof key, " all-schemes ");
+        } else {
+            size_t k = strcspn(name, "=");
+            if (k >= sizeof key - 2)
+                return gen_usage_error("unknown option %s", a);
+            snprintf(key, sizeof key, " %.*s ", (int)k, name);
+            if (name[k] == '=')
+                val = name + k + 1;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else
+                return gen_usage_error("option %s needs a value", a);
+        }
+        {
+            char list[128];
+            snprintf(list, sizeof list, " %s ", allowed);
+            if (!strstr(list, key))
+                return gen_usage_error("unknown option %s", a);
+        }
+        if (strcmp(key, " o ") == 0)
+            o->out = val;
+        else if (strcmp(key, " p ") == 0)
+            o->prefix = val;
+        else if (strcmp(key, " root ") == 0)
+            o->root = val;
+        else if (strcmp(key, " guard ") == 0)
+            o->guard = val;
+        else if (strcmp(key, " all-schemes ") == 0)
+            o->mask = 0x1Eu;
+        else if (strcmp(key, " bits ") == 0) {
+            if (!gen_u64(val, &v) || (v != 32 && v != 64))
+                return gen_usage_error("--bits takes 32 or 64, not '%s'", val);
+            o->bits = (unsigned)v;
+        } else if (strcmp(key, " scheme ") == 0) {
+            if (!(o->scheme = ctxprof_enc_scheme_parse(val)))
+                return gen_usage_error("unknown scheme '%s' (pcce, valence, hcce or auto)", val);
+        } else if (strcmp(key, " walks ") == 0) {
+            if (!gen_u64(val, &o->walks) || !o->walks)
+                return gen_usage_error("--walks takes a positive number, not '%s'", val);
+        } else if (strcmp(key, " seed ") == 0) {
+            if (!gen_u64(val, &o->seed))
+                return gen_usage_error("--seed takes a number, not '%s'", val);
+        } else if (strcmp(key, " depth ") == 0) {
+            if (!gen_u64(val, &v) || v == 0 || v > 1000000)
+                return gen_usage_error("--depth takes 1 .. 1000000, not '%s'", val);
+            o->depth = (uint32_t)v;
+        } else if (strcmp(key, " steps ") == 0) {
+            if (!gen_u64(val, &v) || v == 0 || v > 100000000)
+                return gen_usage_error("--steps takes 1 .. 100000000, not '%s'", val);
+            o->steps = (uint32_t)v;
+        }
+    }
+    if (!o->n_inputs)
+        return gen_usage_error("%s", "no call graph given");
+    return 0;
+}
+
+/* Reads and analyses the inputs; prints errors. */
+static int gen_load(const gen_opts *o, ctxprof_graph *g)
+{
+    ctxprof_graph_desc d;
+    size_t i;
+    memset(&d, 0, sizeof d);
+    d.root = o->root;
+    d.log = gen_log;
+    if (ctxprof_graph_init(g, &d) != CTXPROF_OK) {
+        gen_error(ctxprof_graph_last_error(g));
+        return GEN_EXIT_USAGE;
+    }
+    for (i = 0; i < o->n_inputs; i++) {
+        int st = ctxprof_graph_load(g, o->inputs[i]);
+        if (st != CTXPROF_OK) {
+            gen_error(ctxprof_graph_last_error(g));
+            return st == CTXPROF_ERR_SYS || st == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE
+                                                                    : GEN_EXIT_INPUT;
+        }
+    }
+    if (ctxprof_graph_finish(g) != CTXPROF_OK) {
+        gen_error(ctxprof_graph_last_error(g));
+        return GEN_EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* An existing output that is not a regular file. */
+static int gen_is_special(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+}
+
+/* "build/expr_ctx.h" -> "EXPR_CTX_H_INCLUDED" */
+static void gen_guard_of(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    size_t i = 0;
+    base = base ? base + 1 : path;
+    if (*base >= '0' && *base <= '9')
+        out[i++] = '_';
+    for (; *base && i + 12 < size; base++) {
+        char c = *base;
+        if (c >= 'a' && c <= 'z')
+            c = (char)(c - 'a' + 'A');
+        else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            c = '_';
+        out[i++] = c;
+    }
+    snprintf(out + i, size - i, "_INCLUDED");
+}
+
+static int cmd_emit(int argc, char **argv)
+{
+    gen_opts o;
+    ctxprof_graph g;
+    ctxprof_enc_emit_desc d;
+    ctxprof_error err;
+    char guard[256], *text = NULL;
+    size_t len = 0;
+    int rc;
+    memset(&o, 0, sizeof o);
+    o.out = "-";
+    if ((rc = gen_parse(argc, argv, "o p bits scheme all-schemes root guard", &o)) != 0)
+        return rc;
+    memset(&g, 0, sizeof g);
+    if ((rc = gen_load(&o, &g)) != 0)
+        goto out;
+    memset(&err, 0, sizeof err);
+    memset(&d, 0, sizeof d);
+    d.prefix = o.prefix;
+    if (o.guard)
+        d.guard = o.guard;
+    else if (strcmp(o.out, "-") != 0) {
+        gen_guard_of(o.out, guard, sizeof guard);
+        d.guard = guard;
+    }
+    d.inputs = o.inputs;
+    d.n_inputs = o.n_inputs;
+    d.ctx_bits = o.bits;
+    d.schemes = o.mask;
+    d.default_scheme = o.scheme;
+    if (ctxprof_enc_emit(&g, &d, &text, &len, &err) != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        rc = err.status == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+        goto out;
+    }
+    if (strcmp(o.out, "-") == 0) {
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+            fprintf(stderr, "%s: error: writing the header to stdout failed\n", gen_prog);
+            rc = GEN_EXIT_USAGE;
+        }
+    } else if (gen_is_special(o.out)) {
+        /* /dev/null, a FIFO, a terminal: write through; renaming a temporary
+           file over it would replace the device */
+        FILE *f = fopen(o.out, "w");
+        if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
+            fprintf(stderr, "%s: error: %s: cannot write\n", gen_prog, o.out);
+            rc = GEN_EXIT_USAGE;
+        }
+    } else if (ctxprof__write_file_atomic(o.out, text, len, &err) != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        rc = GEN_EXIT_USAGE;
+    }
+out:
+    ctxprof_graph_free_buffer(text, NULL);
+    ctxprof_graph_deinit(&g);
+    return rc;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+    gen_opts o;
+    ctxprof_graph g;
+    ctxprof_enc_stats s;
+    ctxprof_error err;
+    int rc;
+    memset(&o, 0, sizeof o);
+    if ((rc = gen_parse(argc, argv, "root", &o)) != 0)
+        return rc;
+    memset(&g, 0, sizeof g);
+    if ((rc = gen_load(&o, &g)) != 0)
+        goto out;
+    memset(&err, 0, sizeof err);
+    if (ctxprof_enc_stats_compute(&g, &s, &err) != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        rc = GEN_EXIT_USAGE;
+        goto out;
+    }
+    printf("nodes=%lu\nedges=%lu\nsccs=%lu\ncomplex_sccs=%lu\ncyclic_edges=%lu\n"
+           "pcce_bits=%u\nvalence_bits=%u\nhcce_bits=%u\n",
+           (unsigned long)s.nodes, (unsigned long)s.edges, (unsigned long)s.sccs,
+           (unsigned long)s.complex_sccs, (unsigned long)s.cyclic_edges, (unsigned)s.pcce_bits,
+           (unsigned)s.valence_bits, (unsigned)s.hcce_bits);
+    printf("auto_bits=%u\nback_edges=%lu\nroots=%lu\nunreachable=%lu\nindirect_sites=%lu\n"
+           "valence_rec_bits=%u\nauto_rec_bits_max=%u\npcce_push_edges=%lu\n"
+           "hcce_push_edges=%lu\nauto_push_edges=%lu\n",
+           (unsigned)s.auto_bits, (unsigned long)s.back_edges, (unsigned long)s.roots,
+           (unsigned long)g.n_unreachable, (unsigned long)g.n_indirect,
+           (unsigned)s.valence_rec_bits, (unsigned)s.auto_rec_bits_max,
+           (unsigned long)s.pcce_push_edges, (unsigned long)s.hcce_push_edges,
+           (unsigned long)s.auto_push_edges);
+out:
+    ctxprof_graph_deinit(&g);
+    return rc;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    gen_opts o;
+    ctxprof_graph g;
+    ctxprof_enc_check_desc d;
+    ctxprof_enc_check_result r;
+    ctxprof_error err;
+    int rc, s, all = 1;
+    memset(&o, 0, sizeof o);
+    if ((rc = gen_parse(argc, argv, "walks seed depth steps root", &o)) != 0)
+        return rc;
+    if (!o.walks)
+        return gen_usage_error("%s", "check needs --walks N");
+    memset(&g, 0, sizeof g);
+    if ((rc = gen_load(&o, &g)) != 0)
+        goto out;
+    memset(&d, 0, sizeof d);
+    d.walks = o.walks;
+    d.seed = o.seed;
+    d.depth = o.depth;
+    d.max_steps = o.steps;
+    memset(&err, 0, sizeof err);
+    if (ctxprof_enc_check(&g, &d, &r, &err) != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        rc = err.status == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+        goto out;
+    }
+    printf("steps=%llu\n", (unsigned long long)r.steps);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        printf("decoded_%s=%llu\n", ctxprof_enc_scheme_name(s), (unsigned long long)r.decoded[s]);
+        if (r.decoded[s] != r.steps)
+            all = 0;
+    }
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        printf("avg_words_%s=%.3f\n", ctxprof_enc_scheme_name(s),
+               r.steps ? (double)r.words_sum[s] / (double)r.steps : 0.0);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        printf("max_words_%s=%llu\n", ctxprof_enc_scheme_name(s),
+               (unsigned long long)r.max_words[s]);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        printf("avg_bits_%s=%.1f\n", ctxprof_enc_scheme_name(s),
+               r.steps ? (double)r.bits_sum[s] / (double)r.steps : 0.0);
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        printf("max_bits_%s=%llu\n", ctxprof_enc_scheme_name(s),
+               (unsigned long long)r.max_bits[s]);
+    printf("walks=%llu\nseed=%llu\ndepth=%u\ncalls=%llu\nmax_depth=%llu\n",
+           (unsigned long long)o.walks, (unsigned long long)o.seed,
+           (unsigned)(o.depth ? o.depth : 64), (unsigned long long)r.calls,
+           (unsigned long long)r.max_depth);
+    if (!all) {
+        printf("failure=%s\n", r.failure);
+        fprintf(stderr, "%s: error: decoding failed: %s\n", gen_prog, r.failure);
+        rc = GEN_EXIT_INPUT;
+    }
+out:
+    ctxprof_graph_deinit(&g);
+    return rc;
+}
+
+static const char gen_help_pad[] =
+    "pad computes frame padding for ICPP (activation record resizing, Mytkowicz\n"
+    "et al. OOPSLA'09 sec. 5) from a path map written by a training run:\n"
+    "\n"
+    "    ctxprof-paths 1\n"
+    "    path COUNT HEIGHT F1 F2 ... Fn    # F1 the root, HEIGHT stack bytes\n"
+    "\n"
+    "It prints key=value lines (paths, precise_before, precise_after,\n"
+    "ambiguity_le2_after, max_stack_growth, inseparable, ...) on stdout and writes\n"
+    "the CTXPROF_PAD_<function> table to OUT.h (with -o -, the table goes to stdout\n"
+    "and the report to stderr). --search random is the paper's random search\n"
+    "(5.1.1, no stack limit); greedy (default) is ours and keeps the largest height\n"
+    "within --max-growth (default 1.2) times the unpadded one. --wrap also picks\n"
+    "call-site wraps (5.2) for what padding cannot separate; --pairs N lists N such\n"
+    "pairs and why. FRAMES (optional): gcc -fstack-usage output (.su) or a\n"
+    "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds the largest\n"
+    "frame growth.\n";
+
+static const char gen_help[] =
+    "usage: ctxprof-gen [options] GRAPH...           write the header\n"
+    "       ctxprof-gen stats [--root F] GRAPH...    print graph statistics (key=value)\n"
+    "       ctxprof-gen check GRAPH... --walks N [--seed S] [--depth D] [--steps K]\n"
+    "                                                 verify the encodings (key=value)\n"
+    "       ctxprof-gen pad [-o OUT.h] [--search greedy|random|none] [--max-growth X]\n"
+    "                       [--seed N] [--wrap] [--pairs N] PATHMAP [FRAMES]\n"
+    "                                                 ICPP frame padding (key=value)\n"
+    "       ctxprof-gen --help | --version\n"
+    "\n"
+    "Header options:\n"
+    "  -o FILE          output (default - = stdout); written atomically\n"
+    "  -p PREFIX        prefix of tables and macros (default ctxprof_gen_, macros CTXPROF_GEN_)\n"
+    "  --bits 32|64     the CTXPROF_CTX_BITS the header requires (default 64)\n"
+    "  --scheme S       scheme of CALL: pcce, valence, hcce or auto (default auto)\n"
+    "  --all-schemes    also emit the other three schemes' macros and tables\n"
+    "  --root F         root function (default: the inputs' root line, else main)\n"
+    "  --guard NAME     include guard (default: from the output file name)\n"
+    "\n"
+    "Inputs (several are merged into one program graph; '-' reads stdin):\n"
+    "\n"
+    "  1. The ctxprof-callgraph text format. '#' starts a comment; blank lines\n"
+    "     are ignored; names are any non-space token:\n"
+    "\n"
+    "        ctxprof-callgraph 1\n"
+    "        root main\n"
+    "        func NAME [frame=BYTES]          # optional; frame = activation record size\n"
+    "        call CALLER CALLEE [site=LABEL]  # one call edge; LABEL tells apart two\n"
+    "                                         # call sites of CALLER to CALLEE\n"
+    "\n"
+    "     A repeated call line is an error; the same edge in two inputs merges\n"
+    "     (an edge without site= matches any site of its caller and callee).\n"
+    "     A training run may write a dynamic call graph in this format: merged\n"
+    "     with gcc's static graph it supplies the targets of indirect calls.\n"
+    "\n"
+    "  2. gcc's call graphs: compile with -fcallgraph-info=su and pass the .ci\n"
+    "     files (VCG: graph: { node: { title: ... label: ... } edge: { sourcename:\n"
+    "     ... targetname: ... label: \"file:line:col\" } }). Edge labels become site\n"
+    "     labels, frame sizes are kept, static functions (titled file.c:name) are\n"
+    "     called by their name when it is unique; calls through pointers (gcc's\n"
+    "     __indirect_call) are counted and dropped, with a warning naming them.\n"
+    "\n"
+    "The header defines, for every call edge, a statement macro; at the call site:\n"
+    "\n"
+    "    #include \"my_ctx.h\"\n"
+    "    CTXPROF_CALL(CTXPROF_EDGE(parse_expr, parse_term, 0), r = parse_term(p));\n"
+    "\n"
+    "(site 0, 1, ... counts the calls from caller to callee in input order), the\n"
+    "acyclic widths (PREFIX_AUTO_BASE...), node ids (CTXPROF_NODE(f)) and, in the\n"
+    "TU that defines CTXPROF_IMPLEMENTATION, the decode tables (PREFIXtables()).\n"
+    "It #errors when CTXPROF_CTX_BITS differs from --bits.\n"
+    "\n"
+    "Schemes: pcce (Sumner et al.: one 64-bit id, a word pushed per recursive\n"
+    "call), valence (Zhou et al. CC'19: bit fields, ceil(log2 C) bits per cyclic\n"
+    "edge), hcce (the paper's hybrid), auto (ctxprof: PCCE numbering of the\n"
+    "condensed graph, recursion codes sized per target function, and per SCC\n"
+    "PCCE-style numbering where that is shorter).\n"
+    "\n"
+    "stats prints nodes edges sccs complex_sccs cyclic_edges pcce_bits valence_bits\n"
+    "hcce_bits (Table 1 of the Valence paper) and more. check runs N random\n"
+    "call/return walks from the root (recursion up to --depth, default 64; --steps\n"
+    "per walk, default 8 x depth) through the run-time encoders, decodes every\n"
+    "scheme at every step and prints steps, decoded_<scheme>, avg_words_<scheme>,\n"
+    "max_words_<scheme> (and bits); exit status 1 if any step did not decode.\n"
+    "\n"
+    "Exit status: 0 ok, 1 bad input or failed check, 2 usage or I/O error.\n";
+
+/* Frame sizes from a .su file ("file.c:12:5:name<TAB>48<TAB>static") or a
+   ctxprof-callgraph file ("func NAME frame=BYTES"); returns the largest
+   ratio (frame + pad) / frame over padded functions with a known frame,
+   or 0 when none is known; -1 on bad input. */
+static double gen_frame_growth(const char *path, const ctxprof_icpp_pads *pads, size_t *known)
+{
+    char *buf;
+    size_t len;
+    ctxprof_error err;
+    ctxprof__lines L;
+    double worst = 0;
+    *known = 0;
+    if (ctxprof__read_file(path, &buf, &len, NULL, &err)) {
+        fprintf(stderr, "ctxprof-gen: %s\n", ctxprof_error_message(&err));
+        return -1;
+    }
+    ctxprof__lines_init(&L, buf, len, path);
+    while (ctxprof__lines_next(&L)) {
+        char *a = ctxprof__lines_tok(&L), *b = ctxprof__lines_tok(&L), *name = NULL;
+        uint64_t frame = 0;
+        if (a && strcmp(a, "ctxprof-callgraph") == 0)
+            continue;
+        if (a && strcmp(a, "func") == 0 && b) {
+            char *f;
+            name = b;
+            while ((f = ctxprof__lines_tok(&L)) != NULL)
+                if (strncmp(f, "frame=", 6) == 0 && ctxprof__parse_u64(f + 6, &frame) != 0) {
+                    fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, f);
+                    free(buf);
+                    return -1;
+                }
+        } else if (a && b && strchr(a, ':')) { /* .su: name after the last ':' */
+            name = strrchr(a, ':') + 1;
+            if (ctxprof__parse_u64(b, &frame) != 0) {
+                fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, b);
+                free(buf);
+                return -1;
+            }
+        } else {
+            continue; /* other call-graph lines */
+        }
+        if (name && frame) {
+            unsigned u = ctxprof_icpp_pads_units(pads, name);
+            (*known)++;
+            if (u && (double)(frame + 16u * u) / (double)frame > worst)
+                worst = (double)(frame + 16u * u) / (double)frame;
+        }
+    }
+    free(buf);
+    return worst;
+}
+
+/* ctxprof-gen pad: frame padding from a path map (ICPP). */
+static int cmd_pad(int argc, char **argv)
+{
+    ctxprof_icpp_pad_desc desc;
+    ctxprof_icpp_map map;
+    ctxprof_icpp_pads pads;
+    ctxprof_error err;
+    const char *out = NULL, *in = NULL, *frames = NULL;
+    size_t max_pairs = 0, need, known = 0;
+    char *text = NULL, *header = NULL;
+    size_t hlen;
+    int i, rc = 0;
+    FILE *rep = stdout;
+    memset(&desc, 0, sizeof desc);
+    memset(&map, 0, sizeof map);
+    for (i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+            out = argv[++i];
+        } else if (strcmp(a, "--search") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            desc.search = strcmp(v, "greedy") == 0   ? CTXPROF_ICPP_SEARCH_GREEDY
+                          : strcmp(v, "random") == 0 ? CTXPROF_ICPP_SEARCH_RANDOM
+                          : strcmp(v, "none") == 0   ? CTXPROF_ICPP_SEARCH_NONE
+                                                     : -1;
+            if (desc.search < 0) {
+                fprintf(stderr, "ctxprof-gen pad: unknown search '%s'\n", v);
+                return 2;
+            }
+        } else if (strcmp(a, "--max-growth") == 0 && i + 1 < argc) {
+            char *end;
+            desc.max_growth = strtod(argv[++i], &end);
+            if (*end || desc.max_growth < 1) {
+                fprintf(stderr, "ctxprof-gen pad: --max-growth wants a number >= 1\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
+            uint64_t v;
+            if (ctxprof__parse_u64(argv[++i], &v)) {
+                fprintf(stderr, "ctxprof-gen pad: bad --seed\n");
+                return 2;
+            }
+            desc.seed = v;
+        } else if (strcmp(a, "--pairs") == 0 && i + 1 < argc) {
+            uint64_t v;
+            if (ctxprof__parse_u64(argv[++i], &v)) {
+                fprintf(stderr, "ctxprof-gen pad: bad --pairs\n");
+                return 2;
+            }
+            max_pairs = (size_t)v;
+        } else if (strcmp(a, "--wrap") == 0) {
+            desc.wrap = 1;
+        } else if (strcmp(a, "--help") == 0) {
+            fputs(gen_help_pad, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ctxprof-gen pad: unknown option '%s'\n", a);
+            return 2;
+        } else if (!in) {
+            in = a;
+        } else if (!frames) {
+            frames = a;
+        } else {
+            fprintf(stderr, "ctxprof-gen pad: too many arguments\n");
+            return 2;
+        }
+    }
+    if (!in) {
+        fputs(gen_help_pad, stderr);
+        return 2;
+    }
+    if (ctxprof_icpp_map_load(&map, in, &err)) {
+        fprintf(stderr, "%s\n", ctxprof_error_message(&err));
+        return err.status == CTXPROF_ERR_SYS ? 2 : 1;
+    }
+    if (ctxprof_icpp_pad_compute(&map, &desc, &pads, &err)) {
+        fprintf(stderr, "ctxprof-gen pad: %s\n", ctxprof_error_message(&err));
+        ctxprof_icpp_map_deinit(&map);
+        return 2;
+    }
+    if (out && strcmp(out, "-") == 0)
+        rep = stderr;
+    need = ctxprof_icpp_pads_report_text(&pads, max_pairs, NULL, 0);
+    text = (char *)malloc(need + 1);
+    if (!text) {
+        rc = 2;
+        goto done;
+    }
+    ctxprof_icpp_pads_report_text(&pads, max_pairs, text, need + 1);
+    fprintf(rep, "functions=%zu\n", map.funcs);
+    if (frames) {
+        double g = gen_frame_growth(frames, &pads, &known);
+        if (g < 0) {
+            rc = 1;
+            goto done;
+        }
+        fprintf(rep, "frames_known=%zu\nmax_frame_growth=%.4f\n", known, g);
+    }
+    fputs(text, rep);
+    if (out) {
+        if (ctxprof_icpp_pads_emit(&pads, in, out, &header, &hlen, &err) ||
+            ctxprof__icpp_write(out, header, hlen, &err)) {
+            fprintf(stderr, "ctxprof-gen pad: %s\n", ctxprof_error_message(&err));
+            rc = 2;
+        }
+    }
+done:
+    if (fflush(rep) != 0)
+        rc = 2;
+    free(text);
+    free(header);
+    ctxprof_icpp_pads_deinit(&pads);
+    ctxprof_icpp_map_deinit(&map);
+    return rc;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fputs(gen_help, stdout);
+    fputs("\n", stdout);
+    fputs(gen_help_pad, stdout);
+    return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("ctxprof-gen %s\n", CTXPROF_VERSION_STRING);
+    return 0;
+}
+
+/* Subcommands: the first argument picks one; anything else is cmd_emit's. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv); /* gets the arguments after the name */
+} ctxprof_gen_cmds[] = {
+    {"stats", cmd_stats},     {"check", cmd_check}, {"pad", cmd_pad},    {"--help", cmd_help},
+    {"-h", cmd_help},         {"help", cmd_help},   {"--version", cmd_version},
+};
+
+int main(int argc, char **argv)
+{
+    size_t i;
+    if (argc < 2)
+        return gen_usage_error("%s", "no call graph given");
+    for (i = 0; i < sizeof ctxprof_gen_cmds / sizeof ctxprof_gen_cmds[0]; i++)
+        if (strcmp(argv[1], ctxprof_gen_cmds[i].name) == 0)
+            return ctxprof_gen_cmds[i].run(argc - 2, argv + 2);
+    return cmd_emit(argc - 1, argv + 1);
+}
