@@ -1933,24 +1933,35 @@ CTXPROF__PRIV int ctxprof__write_all(int fd, const unsigned char *p, size_t len)
 CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data, size_t len,
                                              ctxprof_error *err)
 {
-    char tmp[4096];
+    char tmp[4096], dst[4096], link[4096];
     const unsigned char *p = (const unsigned char *)data;
     static unsigned seq;
     struct stat sb;
-    char *target = NULL;
-    const char *dst = path;
-    int fd = -1, e = 0, tries, st;
+    int fd = -1, e = 0, tries, hops;
     mode_t mode = 0666; /* narrowed by the umask, like any new file */
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && (target = realpath(path, NULL)))
-        dst = target;
+    if (strlen(path) >= sizeof dst)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
+    strcpy(dst, path);
+    for (hops = 0; hops < 16 && lstat(dst, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
+        ssize_t n = readlink(dst, link, sizeof link - 1);
+        char *slash = strrchr(dst, '/');
+        if (n <= 0)
+            break;
+        link[n] = '\0';
+        if (link[0] == '/' || !slash) /* absolute, or relative to the cwd's dir */
+            snprintf(dst, sizeof dst, "%s", link);
+        else if ((size_t)(slash - dst) + 1 + (size_t)n < sizeof dst)
+            memcpy(slash + 1, link, (size_t)n + 1); /* relative to the link's directory */
+        else
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
+    }
     if (stat(dst, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         fd = open(dst, O_WRONLY | O_CLOEXEC);
         e = fd < 0 ? errno : ctxprof__write_all(fd, p, len);
         if (fd >= 0 && close(fd) != 0 && !e)
             e = errno;
-        free(target);
         return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed", path) : CTXPROF_OK;
     }
     if (stat(dst, &sb) == 0)
@@ -1958,20 +1969,16 @@ CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data,
     for (tries = 0; tries < 100 && fd < 0; tries++) {
         unsigned n = __atomic_add_fetch(&seq, 1u, __ATOMIC_RELAXED);
         if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld.%u", dst, (long)getpid(), n) >=
-            sizeof tmp) {
-            free(target);
+            sizeof tmp)
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
-        }
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
         e = errno;
         if (fd < 0 && e != EEXIST)
             break;
     }
-    if (fd < 0) {
-        free(target);
+    if (fd < 0)
         return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: cannot create temporary file",
                              path);
-    }
     if (mode != 0666)
         fchmod(fd, mode);
     e = ctxprof__write_all(fd, p, len);
@@ -1983,10 +1990,8 @@ CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data,
         e = errno;
     if (e)
         unlink(tmp);
-    free(target);
-    st = e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed, file left unchanged", path)
-           : CTXPROF_OK;
-    return st;
+    return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed, file left unchanged", path)
+             : CTXPROF_OK;
 }
 
 /* Reads a whole file into a NUL-terminated buffer from CTXPROF_MALLOC. */
