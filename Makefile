@@ -53,6 +53,29 @@ BENCH_RUNS :=
 # ---- module: icpp ----
 
 # ---- module: hcct ----
+# zipfwalk (../shared/workloads/zipfwalk.md): the workers are compiled three
+# times (plain; -finstrument-functions with the library's hooks; the same
+# with the hook symbols renamed to empty functions) so that every
+# configuration runs in one process.
+HCCT_BFLAGS := -O2 -g -std=gnu11
+$(B)/bench/zw_plain.o: bench/zipfwalk_workers.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -DZW_PFX=zwp_ -c $< -o $@
+$(B)/bench/zw_inst.o: bench/zipfwalk_workers.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwi_ -c $< -o $@
+$(B)/bench/zw_empty.o: bench/zipfwalk_workers.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwe_ -c $< -o $@.tmp.o
+	objcopy --redefine-sym __cyg_profile_func_enter=zw_empty_enter \
+	    --redefine-sym __cyg_profile_func_exit=zw_empty_exit $@.tmp.o $@
+	@rm -f $@.tmp.o
+$(B)/bench/zipfwalk: bench/zipfwalk.c $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o \
+                     $(B)/bench/zw_empty.o ctxprof.h ctxprof_hcct.h
+	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o \
+	    $(B)/bench/zw_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
+BENCHES += $(B)/bench/zipfwalk
+BENCH_RUNS += bench/zipfwalk.sh
 
 # ---- module: pebs ----
 

@@ -46,12 +46,14 @@ int ctxprof_test_sh(const char *fmt, ...)
 }
 
 #include "test_core.c"
+#include "test_hcct.c"
 
 static const struct {
     const char *module;
     const ctxprof_test_case *cases;
 } ctxprof_test_tables[] = {
     {"core", ctxprof_tests_core},
+    {"hcct", ctxprof_tests_hcct},
 };
 
 int main(int argc, char **argv)
