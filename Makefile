@@ -19,7 +19,7 @@ CLANG   ?= clang
 CLANGXX ?= clang++
 CFLAGS  ?= -O2 -g
 LDFLAGS ?=
-LDLIBS  := -lpthread -ldl -lrt
+LDLIBS  := -lpthread -ldl -lrt -lm
 
 B := build
 HEADERS := ctxprof.h ctxprof_hcct.h ctxprof_pebs.h
@@ -32,7 +32,8 @@ CXXSTRICT := -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wsign-conver
 TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all tool tools examples bench bench-build demo test check format clean
+.PHONY: all tool tools examples bench bench-build demo test check format clean install \
+        uninstall deps fuzz fuzz-build memcheck stress
 all: tools examples bench-build
 
 # Filled by the module blocks below.
@@ -47,6 +48,69 @@ BENCH_RUNS :=
 # BENCHES and BENCH_RUNS (shell scripts run by `make bench`) in its own block.
 
 # ---- module: pcc ----
+TOOLS += $(B)/ctxprof-set
+$(B)/ctxprof-set: tools/ctxprof-set.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
+EXAMPLES += $(B)/examples/anomaly/minikv
+DEMOS += examples/anomaly/demo.sh
+# -fno-inline only makes the report's backtrace show every handler; the
+# context values come from the annotations and do not depend on inlining.
+$(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) -fno-inline $(STRICT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
+
+# Benchmark 1: per-call cost; one binary per compiler and context width.
+PCC_BFLAGS := -O2 -gdwarf-4 -fno-optimize-sibling-calls $(STRICT)
+define pcc_calls_rule
+BENCHES += $(B)/bench/pcc_calls_$(1)_$(3)
+$(B)/bench/pcc_calls_$(1)_$(3): bench/pcc_calls.c bench/pcc_fib.c bench/pcc_hooks.c ctxprof.h
+	@set -e; o=$(B)/bench/obj/pcc_$(1)_$(3); mkdir -p $$$$o; \
+	for s in 0 1; do \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=plain \
+	    -c bench/pcc_fib.c -o $$$$o/plain$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pcc -DUSE_PCC \
+	    -c bench/pcc_fib.c -o $$$$o/pcc$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccinv \
+	    -DUSE_PCC_INV -c bench/pcc_fib.c -o $$$$o/pccinv$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=finstr \
+	    -finstrument-functions -c bench/pcc_fib.c -o $$$$o/finstr$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccso \
+	    -DUSE_PCC -c bench/pcc_fib.c -o $$$$o/so_ie$$$$s.pic; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccsodyn \
+	    -DUSE_PCC -DCTXPROF_TLS_DYNAMIC -c bench/pcc_fib.c -o $$$$o/so_gd$$$$s.pic; \
+	done; \
+	$(2) -shared $$$$o/so_ie0.pic $$$$o/so_ie1.pic -o $(B)/bench/libpcc_$(1)_$(3)_ie.so; \
+	$(2) -shared $$$$o/so_gd0.pic $$$$o/so_gd1.pic -o $(B)/bench/libpcc_$(1)_$(3)_gd.so; \
+	$(2) -std=gnu11 $(PCC_BFLAGS) -c bench/pcc_hooks.c -o $$$$o/hooks.o; \
+	$(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) bench/pcc_calls.c $$$$o/*.o -o $$@ \
+	  -L$(B)/bench -lpcc_$(1)_$(3)_ie -lpcc_$(1)_$(3)_gd -Wl,-rpath,'$$$$ORIGIN' \
+	  $(LDFLAGS) $(LDLIBS)
+endef
+$(eval $(call pcc_calls_rule,gcc,$(CC),64))
+$(eval $(call pcc_calls_rule,gcc,$(CC),32))
+$(eval $(call pcc_calls_rule,clang,$(CLANG),64))
+$(eval $(call pcc_calls_rule,clang,$(CLANG),32))
+BENCH_RUNS += bench/pcc_calls.sh
+
+# Benchmark 2: query cost. The libunwind build exists when libunwind-dev does.
+PCC_QFLAGS := -O2 -gdwarf-4 -fno-omit-frame-pointer -fno-optimize-sibling-calls $(STRICT)
+HAVE_LIBUNWIND := $(shell printf '\043include <libunwind.h>\nint main(void){return 0;}' | \
+    $(CC) -x c - -o /dev/null -lunwind 2>/dev/null && echo 1)
+BENCHES += $(B)/bench/pcc_query_gcc $(B)/bench/pcc_query_clang
+$(B)/bench/pcc_query_gcc: bench/pcc_query.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
+$(B)/bench/pcc_query_clang: bench/pcc_query.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CLANG) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
+ifeq ($(HAVE_LIBUNWIND),1)
+BENCHES += $(B)/bench/pcc_query_unwind
+$(B)/bench/pcc_query_unwind: bench/pcc_query.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(PCC_QFLAGS) -DWITH_LIBUNWIND $< -o $@ $(LDFLAGS) -lunwind $(LDLIBS)
+endif
+BENCH_RUNS += bench/pcc_query.sh
 
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
 
@@ -79,6 +143,82 @@ BENCH_RUNS += bench/zipfwalk.sh
 
 # ---- module: pebs ----
 
+# ---- packaging -----------------------------------------------------------------
+# make install PREFIX=/usr/local DESTDIR= : headers, tools, pkg-config files
+# (ctxprof.pc, and ctxprof-pfm.pc for the libpfm4 variant) and a CMake package
+# (find_package(ctxprof) -> INTERFACE targets ctxprof::ctxprof, ctxprof::pfm).
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^\#define CTXPROF_VERSION_STRING "\(.*\)"/\1/p' ctxprof.h)
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
+
+install: $(TOOLS)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof \
+	    $(DESTDIR)$(PREFIX)/share/doc/ctxprof
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	for f in ctxprof.pc ctxprof-pfm.pc; do \
+	    $(SUBST) tools/pkg/$$f.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$f; done
+	for f in ctxprofConfig.cmake ctxprofConfigVersion.cmake; do \
+	    $(SUBST) tools/pkg/$$f.in > $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof/$$f; done
+	install -m 644 README.md CHANGELOG.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/ctxprof/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(HEADERS))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(TOOLS)))
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/ctxprof.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/ctxprof-pfm.pc
+	rm -rf $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof $(DESTDIR)$(PREFIX)/share/doc/ctxprof
+
+# Optional packages: libpfm4 (event names), libunwind (a benchmark baseline).
+deps:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q libpfm4-dev libunwind-dev \
+	        >/dev/null 2>&1 || echo "make deps: apt-get failed; optional parts are skipped"; \
+	else echo "make deps: run as root on Debian, or install libpfm4-dev libunwind-dev"; fi
+
+# Stress: 16 threads doing everything at once under ThreadSanitizer; counts
+# must add up exactly (tests/stress.c). STRESS_SECONDS, STRESS_THREADS.
+STRESS_SECONDS ?= 10
+STRESS_THREADS ?= 16
+$(B)/stress/stress_tsan: tests/stress.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) -std=gnu11 -O1 -g -fsanitize=thread $(TESTWARN) $< -o $@ $(LDFLAGS) $(LDLIBS)
+stress: $(B)/stress/stress_tsan
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	    $(B)/stress/stress_tsan $(STRESS_SECONDS) $(STRESS_THREADS)
+
+# Memcheck over the plain gcc unit tests (definite leaks and errors fail).
+memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
+	valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+	    $(B)/test/gcc/test_ctxprof $(MEMCHECK_FILTER)
+
+# ---- fuzzing -------------------------------------------------------------------
+# libFuzzer targets in tests/fuzz/fuzz_<name>.c; seeds and regression inputs
+# in tests/data/fuzz/<name>/. `make fuzz` runs each for FUZZ_SECONDS with a
+# fixed seed; `make test` replays every input of tests/data/fuzz.
+FUZZ_TARGETS := pcc_set
+FUZZ_SECONDS ?= 30
+FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_BINS = $(foreach t,$(FUZZ_TARGETS),$(B)/fuzz/fuzz_$(t))
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< -o $@
+
+fuzz-build: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(B)/fuzz/corpus/$$t $(B)/fuzz/crash/$$t; \
+	    echo "== fuzz $$t: $(FUZZ_SECONDS) s"; \
+	    $(B)/fuzz/fuzz_$$t -seed=1 -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	        -artifact_prefix=$(B)/fuzz/crash/$$t/ -print_final_stats=1 \
+	        $(B)/fuzz/corpus/$$t tests/data/fuzz/$$t 2>&1 | \
+	        grep -E '^(stat::number_of_executed_units|stat::peak_rss|INFO: seed corpus|==|SUMMARY|Done)' \
+	        || { echo "fuzz $$t: FAILED, see $(B)/fuzz/crash/$$t"; exit 1; }; \
+	    echo "   corpus: $$(ls $(B)/fuzz/corpus/$$t | wc -l) inputs"; \
+	done
+
 # ---- aggregate targets -------------------------------------------------------
 
 tool tools: $(TOOLS)
@@ -105,10 +245,10 @@ $(B)/test/%/test_ctxprof: $(TEST_DEPS)
 	    -DCTXPROF_TEST_CC='"$(call cc_of,$*)"' -DCTXPROF_TEST_CONFIG='"$*"' \
 	    tests/test_main.c -o $@ $(LDFLAGS) $(LDLIBS)
 
-test check: $(TOOLS)
+test check: $(TOOLS) $(EXAMPLES)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
 	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
-	 TEST_BINS="$(TEST_BINS)" sh tests/run.sh
+	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" sh tests/run.sh
 
 format:
 	clang-format -i $(HEADERS) $(wildcard tests/*.c tests/*.h tools/*.c bench/*.c examples/*/*.c)

@@ -88,7 +88,7 @@ static void ctxprof_test_fail(const char *file, int line, const char *expr, cons
         const char *ctxprof_test_s = (a), *ctxprof_test_t = (b);                                   \
         if (!ctxprof_test_s || !ctxprof_test_t || strcmp(ctxprof_test_s, ctxprof_test_t) != 0) {   \
             char ctxprof_test_v[512];                                                              \
-            snprintf(ctxprof_test_v, sizeof ctxprof_test_v, "(a=\"%s\", b=\"%s\")",                \
+            snprintf(ctxprof_test_v, sizeof ctxprof_test_v, "(a=\"%.240s\", b=\"%.240s\")",                \
                      ctxprof_test_s ? ctxprof_test_s : "(null)",                                   \
                      ctxprof_test_t ? ctxprof_test_t : "(null)");                                  \
             ctxprof_test_fail(__FILE__, __LINE__, #a " == " #b, ctxprof_test_v);                   \
@@ -101,7 +101,7 @@ static void ctxprof_test_fail(const char *file, int line, const char *expr, cons
         const char *ctxprof_test_h = (hay);                                                        \
         if (!ctxprof_test_h || !strstr(ctxprof_test_h, (needle))) {                                \
             char ctxprof_test_v[512];                                                              \
-            snprintf(ctxprof_test_v, sizeof ctxprof_test_v, "(text=\"%s\")",                       \
+            snprintf(ctxprof_test_v, sizeof ctxprof_test_v, "(text=\"%.480s\")",                       \
                      ctxprof_test_h ? ctxprof_test_h : "(null)");                                  \
             ctxprof_test_fail(__FILE__, __LINE__, #hay " contains " #needle, ctxprof_test_v);      \
         }                                                                                          \

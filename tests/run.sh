@@ -26,6 +26,10 @@ $MAKE -s -k -j2 $TEST_BINS >>"$log" 2>&1
 for cc in "$CC" "$CLANG"; do
     compile_case "headers-c99-$cc" $cc -std=c99 $STRICT -c tests/compile_c99.c -o build/test/c99.o
     compile_case "headers-c11-$cc" $cc -std=c11 $STRICT -c tests/compile_c99.c -o build/test/c11.o
+    compile_case "headers-c11-32bit-$cc" $cc -std=c11 $STRICT -DCTXPROF_CTX_BITS=32 \
+        -c tests/compile_c99.c -o build/test/c11-32.o
+    compile_case "headers-c11-notls-$cc" $cc -std=c11 $STRICT -DCTXPROF_NO_TLS \
+        -c tests/compile_c99.c -o build/test/c11-notls.o
 done
 for cxx in "$CXX" "$CLANGXX"; do
     compile_case "headers-c++11-$cxx" $cxx -std=c++11 $CXXSTRICT -c tests/compile_cpp.cpp \
@@ -56,6 +60,19 @@ for bin in $TEST_BINS; do
     fi
     echo "   $last"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
+done
+
+# Replay the fuzzing seeds and regression inputs (tests/data/fuzz/<target>)
+# through each libFuzzer target: a crash found once stays fixed.
+for t in $FUZZ_TARGETS; do
+    if ! $MAKE -s "build/fuzz/fuzz_$t" >>"$log" 2>&1; then
+        bad "fuzz-replay-$t (build; see $log)"; continue
+    fi
+    if "build/fuzz/fuzz_$t" -runs=0 tests/data/fuzz/$t >>"$log" 2>&1; then
+        ok "fuzz-replay-$t"
+    else
+        bad "fuzz-replay-$t (see $log)"
+    fi
 done
 
 [ "$skipped" -gt 0 ] && echo "($skipped skipped: hardware or permissions missing here, see above)"

@@ -175,6 +175,21 @@ static void core_atomic_write(void)
     CHECK_STR(buf, next);
     CHECK_EQ(len, strlen(next));
     free(buf);
+    {
+        /* a new file gets 0666 less the umask; a replaced one keeps its mode */
+        struct stat sb;
+        mode_t um = umask(022);
+        char fresh[512];
+        snprintf(fresh, sizeof fresh, "%s/fresh.bin", ctxprof_test_tmpdir());
+        REQUIRE_EQ(ctxprof__write_file_atomic(fresh, "x", 1, &e), CTXPROF_OK);
+        REQUIRE_EQ(stat(fresh, &sb), 0);
+        CHECK_EQ(sb.st_mode & 0777, 0644);
+        chmod(fresh, 0600);
+        REQUIRE_EQ(ctxprof__write_file_atomic(fresh, "y", 1, &e), CTXPROF_OK);
+        REQUIRE_EQ(stat(fresh, &sb), 0);
+        CHECK_EQ(sb.st_mode & 0777, 0600);
+        umask(um);
+    }
     CHECK_EQ(ctxprof__read_file("/nonexistent/x", &buf, &len, NULL, &e), CTXPROF_ERR_SYS);
     CHECK_EQ(e.sys_errno, ENOENT);
     CHECK_CONTAINS(e.detail, "/nonexistent/x");

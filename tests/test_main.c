@@ -46,6 +46,9 @@ int ctxprof_test_sh(const char *fmt, ...)
 }
 
 #include "test_core.c"
+#include "test_pcc.c"
+#include "test_icpp.c"
+#include "test_package.c"
 #include "test_hcct.c"
 
 static const struct {
@@ -53,6 +56,9 @@ static const struct {
     const ctxprof_test_case *cases;
 } ctxprof_test_tables[] = {
     {"core", ctxprof_tests_core},
+    {"pcc", ctxprof_tests_pcc},
+    {"icpp", ctxprof_tests_icpp},
+    {"package", ctxprof_tests_package},
     {"hcct", ctxprof_tests_hcct},
 };
 

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Issue 2, benchmark 1: per-call cost of PCC vs uninstrumented and
+# -finstrument-functions with empty hooks, gcc and clang, 64- and 32-bit
+# contexts: time ratios (medians of alternating rounds) and callgrind
+# instructions per call (deterministic).
+set -e
+B=build/bench
+for bin in gcc_64 clang_64 gcc_32 clang_32; do
+    echo
+    $B/pcc_calls_$bin --n 30 --rounds 15
+done
+echo
+echo "callgrind: extra instructions per call over the uninstrumented build (fib(20), 21891 calls)"
+echo "| build | PCC, restore from local | PCC, restore by inverse | -finstrument-functions, empty hooks | PCC in a .so, initial-exec | PCC in a .so, TLS_DYNAMIC |"
+echo "|---|---|---|---|---|---|"
+for bin in gcc_64 clang_64 gcc_32 clang_32; do
+    line="| $bin |"
+    base=""
+    for v in plain pcc pccinv finstr pccso pccsodyn; do
+        ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=run_variant \
+             $B/pcc_calls_$bin --only $v --n 20 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+        if [ -z "$base" ]; then base=$ir; continue; fi
+        line="$line $(awk -v a="$ir" -v b="$base" 'BEGIN { printf "+%.1f Ir", (a - b) / 21891 }') |"
+    done
+    echo "$line"
+done

@@ -1,0 +1,1017 @@
+/* PCC: context values, call-site ids, annotation macros, context sets and
+   their files. Included by test_main.c. */
+#include <pthread.h>
+#include <setjmp.h>
+
+/* ---- values ---- */
+
+static void pcc_noncommutative(void)
+{
+    uint64_t rng = 1;
+    int i;
+    for (i = 0; i < 1000; i++) {
+        ctxprof_ctx a = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx b = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx c = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx v = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx abc = ctxprof_pcc_next(ctxprof_pcc_next(ctxprof_pcc_next(v, a), b), c);
+        ctxprof_ctx cab = ctxprof_pcc_next(ctxprof_pcc_next(ctxprof_pcc_next(v, c), a), b);
+        ctxprof_ctx acb = ctxprof_pcc_next(ctxprof_pcc_next(ctxprof_pcc_next(v, a), c), b);
+        CHECK_NE(abc, cab);
+        CHECK_NE(abc, acb);
+        CHECK_NE(cab, acb);
+    }
+}
+
+/* The composed constant is a constant expression and equals the updates. */
+static const ctxprof_ctx pcc_composed_const = CTXPROF_PCC_COMPOSE3(11, 22, 33);
+CTXPROF__STATIC_ASSERT(CTXPROF_PCC_COMPOSE(1, 2) == 5, compose_is_constant);
+
+static void pcc_compose(void)
+{
+    uint64_t rng = 2;
+    int i;
+    CHECK_EQ(pcc_composed_const, 9 * 11 + 3 * 22 + 33);
+    CHECK_EQ(ctxprof_pcc_pow3(0), 1);
+    CHECK_EQ(ctxprof_pcc_pow3(5), 243);
+    for (i = 0; i < 1000; i++) {
+        ctxprof_ctx a = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx b = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx c = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx d = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx v = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx two = ctxprof_pcc_next(ctxprof_pcc_next(v, a), b);
+        ctxprof_ctx four = ctxprof_pcc_next(ctxprof_pcc_next(two, c), d);
+        CHECK_EQ(two, (ctxprof_ctx)(ctxprof_pcc_pow3(2) * v + CTXPROF_PCC_COMPOSE(a, b)));
+        CHECK_EQ(four, (ctxprof_ctx)(ctxprof_pcc_pow3(4) * v + CTXPROF_PCC_COMPOSE4(a, b, c, d)));
+    }
+}
+
+/* Restoring by the inverse of 3 is exact even after wrapping; division by 3
+   (a known bug of a public PCC runtime) is not. */
+static void pcc_inverse(void)
+{
+    uint64_t rng = 3;
+    int i, div_wrong = 0;
+    ctxprof_pcc st = {0};
+    for (i = 0; i < 10000; i++) {
+        ctxprof_ctx site = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx before = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        ctxprof_ctx after = ctxprof_pcc_next(before, site);
+        CHECK_EQ(ctxprof_pcc_prev(after, site), before);
+        div_wrong += (ctxprof_ctx)((after - site) / 3) != before;
+    }
+    /* dividing is right only when 3V did not wrap: about a third of random V */
+    CHECK_GE(div_wrong, 6000);
+    {
+        ctxprof_ctx s1 = 0x1234, s2 = (ctxprof_ctx)0xFEDCBA9876543210u;
+        ctxprof_ctx saved = ctxprof_pcc_push(&st, s1);
+        ctxprof_ctx saved2 = ctxprof_pcc_push(&st, s2);
+        CHECK_EQ(st.v, ctxprof_pcc_next(ctxprof_pcc_next(0, s1), s2));
+        ctxprof_pcc_pop_site(&st, s2);
+        CHECK_EQ(st.v, saved2);
+        ctxprof_pcc_pop(&st, saved);
+        CHECK_EQ(st.v, 0);
+    }
+}
+
+/* Paper Table 1 from the formula, to the paper's rounding. */
+static void pcc_expected_formula(void)
+{
+    CHECK_NEAR(ctxprof_pcc_expected_conflicts(1e5, 32), 1.16, 0.01);
+    CHECK_NEAR(ctxprof_pcc_expected_conflicts(1e6, 32), 116.4, 0.5);
+    CHECK_NEAR(ctxprof_pcc_expected_conflicts(1e7, 32), 11632, 1);
+    CHECK_NEAR(ctxprof_pcc_expected_conflicts(1e8, 32), 1155170, 1);
+    CHECK_NEAR(ctxprof_pcc_expected_conflicts(1e9, 32), 107882641, 2);
+    CHECK_NEAR(ctxprof_pcc_expected_conflicts(1e10, 32), 6123623065.0, 10);
+    CHECK_NEAR(ctxprof_pcc_expected_conflicts(1e7, 64), 2.7e-6, 1e-7);
+    CHECK_NEAR(ctxprof_pcc_expected_conflicts(1e10, 64), 2.71, 0.01);
+    CHECK_EQ(ctxprof_pcc_expected_conflicts(1, 32), 0);
+}
+
+/* ---- call-site ids ---- */
+
+static void pcc_site_ids(void)
+{
+    /* Each CTXPROF_PCC_SITE() below sits on its own line. */
+    unsigned long l1 = __LINE__ + 1;
+    ctxprof_ctx a = CTXPROF_PCC_SITE();
+    ctxprof_ctx b = CTXPROF_PCC_SITE();
+    ctxprof_ctx c = CTXPROF_PCC_SITE_D(1);
+    CHECK_NE(a, b);
+    CHECK_EQ(a, ctxprof_pcc_site_id("test_pcc.c", l1, 0, CTXPROF_SITE_SEED));
+    CHECK_EQ(b, ctxprof_pcc_site_id("test_pcc.c", l1 + 1, 0, CTXPROF_SITE_SEED));
+    CHECK_EQ(c, ctxprof_pcc_site_id("test_pcc.c", l1 + 2, 1, CTXPROF_SITE_SEED));
+    CHECK_NE(c, ctxprof_pcc_site_id("test_pcc.c", l1 + 2, 0, CTXPROF_SITE_SEED));
+    CHECK_NE(a, ctxprof_pcc_site_id("test_pcc.c", l1, 0, 1));
+    CHECK_NE(a, ctxprof_pcc_site_id("test_pcd.c", l1, 0, CTXPROF_SITE_SEED));
+    /* Names longer than the 32 hashed characters still differ by length. */
+    CHECK_NE(ctxprof_pcc_site_id("a_very_long_file_name_that_goes_on.c", 1, 0, 0),
+             ctxprof_pcc_site_id("a_very_long_file_name_that_goes_on_.c", 1, 0, 0));
+}
+
+/* Two builds from different directories (different __FILE__ paths), each
+   run as its own PIE process under ASLR, print the same ids; a different
+   seed gives different ids. */
+static void pcc_site_ids_across_builds(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char out1[512], out2[512], out3[512];
+    FILE *f;
+    unsigned long long ids[3][3];
+    char addr[3][64];
+    int k;
+    char root[1024];
+    REQUIRE(getcwd(root, sizeof root));
+    REQUIRE_EQ(ctxprof_test_sh("mkdir -p %s/b1/deep/er %s/b2 && cp tests/data/pcc_ids.c %s/b1/deep/er/"
+                               " && cp tests/data/pcc_ids.c %s/b2/",
+                               d, d, d, d),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s/b1 && %s -O2 -fPIE -pie -I%s deep/er/pcc_ids.c -o p1", d,
+                               CTXPROF_TEST_CC, root),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s -O0 -fPIE -pie -I%s %s/b2/pcc_ids.c -o %s/b2/p2", CTXPROF_TEST_CC,
+                               root, d, d),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s/b2 && %s -O1 -DCTXPROF_SITE_SEED=42 -I%s pcc_ids.c -o p3", d,
+                               CTXPROF_TEST_CC, root),
+               0);
+    snprintf(out1, sizeof out1, "%s/ids1", d);
+    snprintf(out2, sizeof out2, "%s/ids2", d);
+    snprintf(out3, sizeof out3, "%s/ids3", d);
+    REQUIRE_EQ(ctxprof_test_sh("%s/b1/p1 > %s && %s/b2/p2 > %s && %s/b2/p3 > %s", d, out1, d, out2,
+                               d, out3),
+               0);
+    for (k = 0; k < 3; k++) {
+        f = fopen(k == 0 ? out1 : k == 1 ? out2 : out3, "r");
+        REQUIRE(f);
+        REQUIRE_EQ(fscanf(f, "%llu %llu %llu %63s", &ids[k][0], &ids[k][1], &ids[k][2], addr[k]), 4);
+        fclose(f);
+    }
+    CHECK_EQ(ids[0][0], ids[1][0]);
+    CHECK_EQ(ids[0][1], ids[1][1]);
+    CHECK_EQ(ids[0][2], ids[1][2]);
+    CHECK_EQ(ids[0][0], ctxprof_pcc_site_id("pcc_ids.c", 9, 0, 0));
+    CHECK_EQ(ids[0][1], ctxprof_pcc_site_id("pcc_ids.c", 10, 1, 0));
+    CHECK_NE(ids[0][0], ids[0][2]);
+    CHECK_NE(ids[0][0], ids[2][0]);
+    CHECK_EQ(ids[2][0], ctxprof_pcc_site_id("pcc_ids.c", 9, 0, 42));
+    /* the processes really were loaded at different addresses */
+    CHECK(strcmp(addr[0], addr[1]) != 0);
+}
+
+/* At -O2 a call-site id is one immediate: no hashing at run time. */
+static void pcc_site_folds(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char path[512], line[256], imm[64];
+    FILE *f;
+    int in_fn = 0, insns = 0, found = 0;
+    REQUIRE_EQ(ctxprof_test_sh("printf '#include \"ctxprof.h\"\\nctxprof_ctx site(void);\\n"
+                               "ctxprof_ctx site(void) { return CTXPROF_PCC_SITE(); }\\n' > %s/fold.c"
+                               " && %s -O2 -S -fno-asynchronous-unwind-tables -I. %s/fold.c -o %s/fold.s",
+                               d, CTXPROF_TEST_CC, d, d),
+               0);
+    snprintf(path, sizeof path, "%s/fold.s", d);
+    snprintf(imm, sizeof imm, "$%lld",
+             (long long)(int64_t)ctxprof_pcc_site_id("fold.c", 3, 0, CTXPROF_SITE_SEED));
+    f = fopen(path, "r");
+    REQUIRE(f);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "site:", 5) == 0) {
+            in_fn = 1;
+            continue;
+        }
+        if (!in_fn || line[0] != '\t' || line[1] == '.')
+            continue;
+        insns++;
+        if (strstr(line, imm))
+            found = 1;
+        if (strstr(line, "ret"))
+            break;
+    }
+    fclose(f);
+    CHECK_EQ(insns, 2); /* movabs $imm, %rax; ret */
+    CHECK(found);
+}
+
+/* ---- annotation macros ---- */
+
+static ctxprof_ctx pcc_seen[16];
+static int pcc_nseen;
+static jmp_buf pcc_jb;
+
+static void pcc_leaf(int depth, int jump)
+{
+    CTXPROF_PCC_FUNC();
+    pcc_seen[pcc_nseen++] = CTXPROF_PCC_HERE(777);
+    if (depth > 0)
+        CTXPROF_PCC_CALL(1000 + (ctxprof_ctx)depth, pcc_leaf(depth - 1, jump));
+    else if (jump)
+        longjmp(pcc_jb, 1);
+}
+
+/* Nested annotated calls see 3V+cs composed along the path and the caller's
+   value is restored after each call; unannotated code is transparent. */
+static void pcc_macros(void)
+{
+    ctxprof_ctx v;
+    ctxprof_pcc_tls.v = 5;
+    {
+        CTXPROF_PCC_FUNC();
+        pcc_nseen = 0;
+        CTXPROF_PCC_CALL(99, pcc_leaf(2, 0));
+        CHECK_EQ(ctxprof_pcc_tls.v, 5);
+        v = ctxprof_pcc_next(5, 99);
+        CHECK_EQ(pcc_seen[0], ctxprof_pcc_next(v, 777));
+        v = ctxprof_pcc_next(v, 1002);
+        CHECK_EQ(pcc_seen[1], ctxprof_pcc_next(v, 777));
+        v = ctxprof_pcc_next(v, 1001);
+        CHECK_EQ(pcc_seen[2], ctxprof_pcc_next(v, 777));
+        CHECK_EQ(pcc_nseen, 3);
+        /* expression form sets V before the call */
+        pcc_nseen = 0;
+        CHECK_EQ((CTXPROF_PCC_ARG(42, pcc_leaf(0, 0)), pcc_nseen), 1);
+        CHECK_EQ(pcc_seen[0], ctxprof_pcc_next(ctxprof_pcc_next(5, 42), 777));
+        CHECK_EQ(CTXPROF_PCC_HERE(7), ctxprof_pcc_next(5, 7));
+        CHECK_EQ(ctxprof_pcc_query(7), ctxprof_pcc_next(ctxprof_pcc_tls.v, 7));
+        CTXPROF_PCC_RESYNC();
+        CHECK_EQ(ctxprof_pcc_tls.v, 5);
+    }
+    ctxprof_pcc_tls.v = 0;
+}
+
+/* longjmp out of nested annotated calls: the catching function's queries
+   and calls are right at once; V itself is right after RESYNC. */
+static void pcc_longjmp(void)
+{
+    ctxprof_ctx before;
+    volatile int jumped = 0;
+    ctxprof_pcc_tls.v = 11;
+    {
+        CTXPROF_PCC_FUNC();
+        before = CTXPROF_PCC_HERE(5);
+        pcc_nseen = 0;
+        if (setjmp(pcc_jb) == 0) {
+            CTXPROF_PCC_CALL(99, pcc_leaf(4, 1));
+        } else {
+            jumped = 1;
+            CHECK_NE(ctxprof_pcc_tls.v, 11); /* the jumping frame's value */
+            CHECK_EQ(CTXPROF_PCC_HERE(5), before);
+            CTXPROF_PCC_RESYNC();
+            CHECK_EQ(ctxprof_pcc_tls.v, 11);
+            pcc_nseen = 0;
+            CTXPROF_PCC_CALL(99, pcc_leaf(0, 0));
+            CHECK_EQ(pcc_seen[0], ctxprof_pcc_next(ctxprof_pcc_next(11, 99), 777));
+            CHECK_EQ(ctxprof_pcc_tls.v, 11);
+        }
+        CHECK(jumped);
+        CHECK_EQ(pcc_nseen, 1);
+    }
+    ctxprof_pcc_tls.v = 0;
+}
+
+#if defined(CTXPROF_PCC_HAVE_SCOPE)
+static int pcc_scoped(int how)
+{
+    CTXPROF_PCC_SCOPE();
+    (void)CTXPROF_PCC_ARG(3, pcc_leaf(0, 0));
+    if (how == 0)
+        return 10;
+    (void)CTXPROF_PCC_ARG(4, pcc_leaf(0, 0));
+    if (how == 1)
+        return 11;
+    return 12;
+}
+#endif
+
+/* The scope form restores V at every return. */
+static void pcc_scope(void)
+{
+#if defined(CTXPROF_PCC_HAVE_SCOPE)
+    int how;
+    for (how = 0; how < 3; how++) {
+        ctxprof_pcc_tls.v = 77;
+        CHECK_EQ(pcc_scoped(how), 10 + how);
+        CHECK_EQ(ctxprof_pcc_tls.v, 77);
+    }
+    ctxprof_pcc_tls.v = 0;
+#else
+    SKIP("no __attribute__((cleanup)) in this compiler");
+#endif
+}
+
+/* ---- threads ---- */
+
+#define PCC_NTHREADS 8
+static pthread_barrier_t pcc_barrier;
+
+static void pcc_thread_rec(ctxprof_ctx expect, int depth, unsigned id, int *bad)
+{
+    CTXPROF_PCC_FUNC();
+    if (ctxprof__pcc_here != expect)
+        (*bad)++;
+    if (depth == 0)
+        return;
+    sched_yield();
+    CTXPROF_PCC_CALL(id * 100 + (unsigned)depth,
+                     pcc_thread_rec(ctxprof_pcc_next(expect, id * 100 + (unsigned)depth), depth - 1,
+                                    id, bad));
+    if (ctxprof_pcc_tls.v != expect)
+        (*bad)++;
+}
+
+static void *pcc_thread_main(void *arg)
+{
+    unsigned id = (unsigned)(uintptr_t)arg;
+    int round, *bad = (int *)calloc(1, sizeof(int));
+    ctxprof_pcc_tls.v = id; /* each thread starts from its own value */
+    pthread_barrier_wait(&pcc_barrier);
+    for (round = 0; round < 200; round++)
+        pcc_thread_rec(id, 12, id, bad);
+    return bad;
+}
+
+/* Threads with interleaved annotated calls never see each other's values. */
+static void pcc_threads(void)
+{
+    pthread_t th[PCC_NTHREADS];
+    unsigned i;
+    pthread_barrier_init(&pcc_barrier, NULL, PCC_NTHREADS);
+    for (i = 0; i < PCC_NTHREADS; i++)
+        REQUIRE_EQ(pthread_create(&th[i], NULL, pcc_thread_main, (void *)(uintptr_t)(i + 1)), 0);
+    for (i = 0; i < PCC_NTHREADS; i++) {
+        void *bad;
+        pthread_join(th[i], &bad);
+        CHECK_EQ(*(int *)bad, 0);
+        free(bad);
+    }
+    pthread_barrier_destroy(&pcc_barrier);
+}
+
+/* ---- conflicts ---- */
+
+static int pcc_cmp32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+static int pcc_cmp64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* n distinct contexts from a random call tree over a pool of 4096 call
+   sites (children of one node use distinct sites, so every node is a
+   distinct context), then conflicts = n - distinct values. The 32-bit
+   values are the low halves: 3V+cs modulo 2^32 depends only on them. */
+static void pcc_measure_conflicts(size_t n, uint64_t seed, size_t *c32, size_t *c64)
+{
+    ctxprof_ctx pool[4096];
+    uint64_t *v64 = (uint64_t *)malloc(n * sizeof *v64);
+    uint32_t *v32 = (uint32_t *)malloc(n * sizeof *v32);
+    struct {
+        uint64_t v;
+        int depth;
+    } *stack = malloc(64 * 8 * sizeof *stack);
+    size_t count = 0, sp = 0, i, d32 = 0, d64 = 0;
+    uint64_t rng = seed;
+    for (i = 0; i < 4096; i++)
+        pool[i] = ctxprof_pcc_site_id("conflicts.c", (unsigned long)i + 1, 0, seed);
+    while (count < n) {
+        uint64_t v;
+        int depth, k, nchild;
+        unsigned used[8];
+        if (sp == 0) { /* a new root context below the thread's start */
+            stack[sp].v = pool[ctxprof_test_rand(&rng) % 4096];
+            stack[sp++].depth = 1;
+        }
+        v = stack[--sp].v;
+        depth = stack[sp].depth;
+        v64[count] = v;
+        v32[count++] = (uint32_t)v;
+        nchild = depth >= 30 ? 0 : (int)(ctxprof_test_rand(&rng) % 8);
+        for (k = 0; k < nchild; k++) {
+            int j, dup;
+            do {
+                used[k] = (unsigned)(ctxprof_test_rand(&rng) % 4096);
+                for (dup = 0, j = 0; j < k; j++)
+                    dup |= used[j] == used[k];
+            } while (dup);
+            stack[sp].v = ctxprof_pcc_next((ctxprof_ctx)v, pool[used[k]]);
+            stack[sp++].depth = depth + 1;
+        }
+    }
+    qsort(v32, n, sizeof *v32, pcc_cmp32);
+    qsort(v64, n, sizeof *v64, pcc_cmp64);
+    for (i = 1; i < n; i++) {
+        d32 += v32[i] == v32[i - 1];
+        d64 += v64[i] == v64[i - 1];
+    }
+    *c32 = d32;
+    *c64 = d64;
+    free(v64);
+    free(v32);
+    free(stack);
+}
+
+/* Measured conflicts match E = n - m + m((m-1)/m)^n within 5 standard
+   deviations (the count is close to Poisson): paper Table 1. */
+static void pcc_conflicts(void)
+{
+    size_t sizes[2] = {1000000, 10000000}, k, c32, c64;
+    for (k = 0; k < 2; k++) {
+        double e = ctxprof_pcc_expected_conflicts((double)sizes[k], 32), tol;
+        pcc_measure_conflicts(sizes[k], 7 + k, &c32, &c64);
+        tol = 5 * __builtin_sqrt(e) + 3;
+        printf("  %zu contexts: %zu conflicts in 32 bits (expected %.0f), %zu in 64 bits\n",
+               sizes[k], c32, e, c64);
+        CHECK_NEAR((double)c32, e, tol);
+        CHECK_EQ(c64, 0);
+    }
+}
+
+/* ---- context sets ---- */
+
+static void pcc_set_basic(void)
+{
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    size_t pos = 0, n = 0;
+    ctxprof_ctx v, sum = 0;
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_TRAIN;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 10, CTXPROF_PCC_LOC), 0); /* new: inserted */
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 10, CTXPROF_PCC_LOC), 1);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 0, CTXPROF_PCC_LOC), 0); /* zero is a value too */
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 0, CTXPROF_PCC_LOC), 1);
+    CHECK_EQ(ctxprof_pcc_set_add(&set, 20), 1);
+    CHECK_EQ(ctxprof_pcc_set_add(&set, 20), 0);
+    CHECK(ctxprof_pcc_set_contains(&set, 0));
+    CHECK(ctxprof_pcc_set_contains(&set, 20));
+    CHECK(!ctxprof_pcc_set_contains(&set, 30));
+    CHECK_EQ(ctxprof_pcc_set_count(&set), 3);
+    while (ctxprof_pcc_set_next(&set, &pos, &v)) {
+        n++;
+        sum += v;
+    }
+    CHECK_EQ(n, 3);
+    CHECK_EQ(sum, 30);
+    ctxprof_pcc_set_mode(&set, CTXPROF_PCC_OFF);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 30, CTXPROF_PCC_LOC), 1);
+    CHECK(!ctxprof_pcc_set_contains(&set, 30));
+    ctxprof_pcc_set_mode(&set, CTXPROF_PCC_CHECK);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 30, CTXPROF_PCC_LOC), 0);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 30, CTXPROF_PCC_LOC), 0);
+    CHECK(!ctxprof_pcc_set_contains(&set, 30)); /* checking never trains */
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.queries, 6);
+    CHECK_EQ(st.distinct, 3);
+    CHECK_EQ(st.new_seen, 1);
+    CHECK_EQ(st.reported, 0); /* no callback installed */
+    ctxprof_pcc_set_deinit(&set);
+    desc.mode = 7;
+    CHECK_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&set), "mode");
+}
+
+/* Growth keeps the table at most half full and every value findable; the
+   bound refuses more and counts the drops. */
+static void pcc_set_capacity(void)
+{
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    uint64_t rng = 5;
+    ctxprof_ctx vals[5000];
+    size_t i;
+    memset(&desc, 0, sizeof desc);
+    desc.expected = 10;
+    desc.max_contexts = 4000;
+    desc.mode = CTXPROF_PCC_TRAIN;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    for (i = 0; i < 5000; i++) {
+        int r;
+        vals[i] = (ctxprof_ctx)ctxprof_test_rand(&rng);
+        r = ctxprof_pcc_set_add(&set, vals[i]);
+        CHECK_EQ(r, i < 4000 ? 1 : CTXPROF_ERR_FULL);
+        CHECK_LE(2 * set.table->count, set.table->mask + 1);
+    }
+    for (i = 0; i < 5000; i++)
+        CHECK_EQ(ctxprof_pcc_set_contains(&set, vals[i]), i < 4000);
+    /* the check path drops and counts too */
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 12345, CTXPROF_PCC_LOC), 0);
+    CHECK(!ctxprof_pcc_set_contains(&set, 12345));
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.distinct, 4000);
+    CHECK_EQ(st.dropped, 1001);
+    ctxprof_pcc_set_deinit(&set);
+}
+
+/* ---- concurrency ---- */
+
+typedef struct pcc_worker {
+    ctxprof_pcc_set *set;
+    unsigned id;
+    int misses; /* trained values a checker did not find */
+} pcc_worker;
+
+#define PCC_PER_THREAD 20000
+static ctxprof_ctx pcc_value(unsigned thread, unsigned i)
+{
+    /* overlapping ranges: thread t adds t*10000 .. t*10000+19999 (mixed) */
+    return (ctxprof_ctx)ctxprof_mix64((uint64_t)thread * 10000 + i + 1);
+}
+
+/* Values inserted before the threads start must be found by a lock-free
+   reader at every moment, while the trainers grow the table under it. */
+#define PCC_PRELOADED 1000
+static void *pcc_reader(void *arg)
+{
+    pcc_worker *w = (pcc_worker *)arg;
+    unsigned i, k;
+    pthread_barrier_wait(&pcc_barrier);
+    for (k = 0; k < 40; k++)
+        for (i = 0; i < PCC_PRELOADED; i++)
+            if (!ctxprof_pcc_set_contains(w->set, (ctxprof_ctx)ctxprof_mix64(~(uint64_t)i)))
+                w->misses++;
+    return NULL;
+}
+
+static void *pcc_trainer(void *arg)
+{
+    pcc_worker *w = (pcc_worker *)arg;
+    unsigned i;
+    pthread_barrier_wait(&pcc_barrier);
+    for (i = 0; i < PCC_PER_THREAD; i++) {
+        ctxprof_pcc_set_check(w->set, pcc_value(w->id, i), CTXPROF_PCC_LOC);
+        /* what this thread trained is visible to it at once */
+        if (!ctxprof_pcc_set_contains(w->set, pcc_value(w->id, i / 2)))
+            w->misses++;
+    }
+    return NULL;
+}
+
+/* 8 threads train overlapping ranges at once, through several growths:
+   the result is exactly the union, and no thread misses its own values. */
+static void pcc_set_concurrent(void)
+{
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    pthread_t th[PCC_NTHREADS];
+    pcc_worker w[PCC_NTHREADS + 1];
+    pthread_t reader;
+    unsigned i, t;
+    memset(&desc, 0, sizeof desc);
+    desc.expected = 16;
+    desc.mode = CTXPROF_PCC_TRAIN;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    for (i = 0; i < PCC_PRELOADED; i++)
+        ctxprof_pcc_set_add(&set, (ctxprof_ctx)ctxprof_mix64(~(uint64_t)i));
+    pthread_barrier_init(&pcc_barrier, NULL, PCC_NTHREADS + 1);
+    for (t = 0; t <= PCC_NTHREADS; t++) {
+        w[t].set = &set;
+        w[t].id = t;
+        w[t].misses = 0;
+        if (t < PCC_NTHREADS)
+            pthread_create(&th[t], NULL, pcc_trainer, &w[t]);
+        else
+            pthread_create(&reader, NULL, pcc_reader, &w[t]);
+    }
+    for (t = 0; t < PCC_NTHREADS; t++) {
+        pthread_join(th[t], NULL);
+        CHECK_EQ(w[t].misses, 0);
+    }
+    pthread_join(reader, NULL);
+    CHECK_EQ(w[PCC_NTHREADS].misses, 0);
+    pthread_barrier_destroy(&pcc_barrier);
+    CHECK_EQ(ctxprof_pcc_set_count(&set),
+             PCC_PRELOADED + 10000 * (PCC_NTHREADS - 1) + PCC_PER_THREAD);
+    for (t = 0; t < PCC_NTHREADS; t++)
+        for (i = 0; i < PCC_PER_THREAD; i++)
+            if (!ctxprof_pcc_set_contains(&set, pcc_value(t, i)))
+                CHECK(!"value lost");
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.queries, (uint64_t)PCC_NTHREADS * PCC_PER_THREAD);
+    ctxprof_pcc_set_deinit(&set);
+}
+
+/* ---- reports ---- */
+
+typedef struct pcc_reports {
+    pthread_mutex_t mu;
+    int calls;
+    ctxprof_ctx values[256];
+    char first_bt[4096];
+    unsigned line;
+} pcc_reports;
+
+static void pcc_on_report(void *user, const ctxprof_pcc_report *r)
+{
+    pcc_reports *rep = (pcc_reports *)user;
+    pthread_mutex_lock(&rep->mu);
+    if (rep->calls < 256)
+        rep->values[rep->calls] = r->value;
+    if (rep->calls == 0) {
+        snprintf(rep->first_bt, sizeof rep->first_bt, "%s", r->backtrace);
+        rep->line = r->line;
+    }
+    rep->calls++;
+    pthread_mutex_unlock(&rep->mu);
+}
+
+typedef struct pcc_checker {
+    ctxprof_pcc_set *set;
+    unsigned id;
+} pcc_checker;
+
+static void *pcc_checker_main(void *arg)
+{
+    pcc_checker *c = (pcc_checker *)arg;
+    unsigned i, k;
+    pthread_barrier_wait(&pcc_barrier);
+    for (k = 0; k < 50; k++)
+        for (i = 0; i < 64; i++) /* 32 trained, 32 new, all threads the same */
+            ctxprof_pcc_set_check(c->set, pcc_value(0, (i + c->id + k) % 64), CTXPROF_PCC_LOC);
+    return NULL;
+}
+
+/* The callback fires exactly once per new context, even when 8 threads hit
+   the same new contexts many times at once; trained contexts never. */
+static void pcc_report_once(void)
+{
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    pcc_reports rep;
+    pthread_t th[PCC_NTHREADS];
+    pcc_checker c[PCC_NTHREADS];
+    unsigned i, t;
+    int j, k;
+    memset(&rep, 0, sizeof rep);
+    pthread_mutex_init(&rep.mu, NULL);
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_TRAIN;
+    desc.report = pcc_on_report;
+    desc.report_user = &rep;
+    desc.reports_per_sec = 1000;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    for (i = 0; i < 32; i++)
+        ctxprof_pcc_set_add(&set, pcc_value(0, i));
+    ctxprof_pcc_set_mode(&set, CTXPROF_PCC_CHECK);
+    pthread_barrier_init(&pcc_barrier, NULL, PCC_NTHREADS);
+    for (t = 0; t < PCC_NTHREADS; t++) {
+        c[t].set = &set;
+        c[t].id = t;
+        pthread_create(&th[t], NULL, pcc_checker_main, &c[t]);
+    }
+    for (t = 0; t < PCC_NTHREADS; t++)
+        pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&pcc_barrier);
+    CHECK_EQ(rep.calls, 32);
+    for (j = 0; j < rep.calls && j < 256; j++) {
+        int found = 0;
+        for (i = 32; i < 64; i++)
+            found += rep.values[j] == pcc_value(0, i);
+        CHECK_EQ(found, 1);
+        for (k = 0; k < j; k++)
+            CHECK_NE(rep.values[j], rep.values[k]);
+    }
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.new_seen, 32);
+    CHECK_EQ(st.reported, 32);
+    CHECK_EQ(st.suppressed, 0);
+    CHECK_EQ(st.queries, (uint64_t)PCC_NTHREADS * 50 * 64);
+    /* frame #0 is the function that called the (inline) check */
+    CHECK_CONTAINS(rep.first_bt, "#0 0x");
+    CHECK_CONTAINS(rep.first_bt, " pcc_checker_main+0x");
+    CHECK(strstr(rep.first_bt, "pcc_checker_main") < strstr(rep.first_bt, "#1 "));
+    ctxprof_pcc_set_deinit(&set);
+    pthread_mutex_destroy(&rep.mu);
+}
+
+/* The rate limit lets a burst of reports_per_sec through, counts the rest
+   as suppressed and does not report them later; a later new context is
+   reported once the budget has refilled. */
+static void pcc_report_rate_limit(void)
+{
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    pcc_reports rep;
+    unsigned i;
+    memset(&rep, 0, sizeof rep);
+    pthread_mutex_init(&rep.mu, NULL);
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    desc.report = pcc_on_report;
+    desc.report_user = &rep;
+    desc.reports_per_sec = 5;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    for (i = 0; i < 100; i++)
+        ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC);
+    for (i = 0; i < 100; i++)
+        ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC);
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_GE(rep.calls, 5);
+    CHECK_LE(rep.calls, 7);
+    CHECK_EQ(st.new_seen, 100);
+    CHECK_EQ(st.reported + st.suppressed, 100);
+    usleep(450 * 1000); /* at 5/s, two reports' worth of budget comes back */
+    ctxprof_pcc_set_check(&set, 5000, CTXPROF_PCC_LOC);
+    CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5000);
+    ctxprof_pcc_set_deinit(&set);
+    pthread_mutex_destroy(&rep.mu);
+}
+
+/* ---- files ---- */
+
+static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero)
+{
+    ctxprof_pcc_set_desc desc;
+    uint64_t rng = seed;
+    int i;
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_TRAIN;
+    ctxprof_pcc_set_init(set, &desc);
+    for (i = 0; i < n; i++)
+        ctxprof_pcc_set_add(set, (ctxprof_ctx)ctxprof_test_rand(&rng));
+    if (zero)
+        ctxprof_pcc_set_add(set, 0);
+}
+
+/* Same contents as a reference set, value by value. */
+static int pcc_set_equal(const ctxprof_pcc_set *a, const ctxprof_pcc_set *b)
+{
+    size_t pos = 0;
+    ctxprof_ctx v;
+    if (ctxprof_pcc_set_count(a) != ctxprof_pcc_set_count(b))
+        return 0;
+    while (ctxprof_pcc_set_next(a, &pos, &v))
+        if (!ctxprof_pcc_set_contains(b, v))
+            return 0;
+    return 1;
+}
+
+static void pcc_set_files(void)
+{
+    ctxprof_pcc_set a, b, c, ref;
+    char pa[512], pb[512], pm[512];
+    const char *d = ctxprof_test_tmpdir();
+    ctxprof_ctx v;
+    size_t pos = 0;
+    snprintf(pa, sizeof pa, "%s/a.set", d);
+    snprintf(pb, sizeof pb, "%s/b.set", d);
+    snprintf(pm, sizeof pm, "%s/m.set", d);
+    pcc_set_fill(&a, 1, 3000, 1);
+    pcc_set_fill(&b, 2, 2000, 0);
+    ctxprof_pcc_set_add(&b, 77); /* shared with c below */
+    REQUIRE_EQ(ctxprof_pcc_set_save(&a, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&b, pb), CTXPROF_OK);
+    /* load replaces */
+    pcc_set_fill(&c, 3, 10, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_load(&c, pa), CTXPROF_OK);
+    CHECK(pcc_set_equal(&c, &a));
+    /* merge adds: the union */
+    REQUIRE_EQ(ctxprof_pcc_set_merge(&c, pb), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pcc_set_count(&c), 3001 + 2001);
+    while (ctxprof_pcc_set_next(&a, &pos, &v))
+        CHECK(ctxprof_pcc_set_contains(&c, v));
+    pos = 0;
+    while (ctxprof_pcc_set_next(&b, &pos, &v))
+        CHECK(ctxprof_pcc_set_contains(&c, v));
+    /* equal sets give byte-identical files whatever their history */
+    REQUIRE_EQ(ctxprof_pcc_set_save(&c, pm), CTXPROF_OK);
+    pcc_set_fill(&ref, 2, 2000, 0);
+    ctxprof_pcc_set_add(&ref, 77);
+    REQUIRE_EQ(ctxprof_pcc_set_merge(&ref, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&ref, pa), CTXPROF_OK);
+    CHECK_EQ(ctxprof_test_sh("cmp -s %s %s", pa, pm), 0);
+    ctxprof_pcc_set_deinit(&ref);
+    ctxprof_pcc_set_deinit(&a);
+    ctxprof_pcc_set_deinit(&b);
+    ctxprof_pcc_set_deinit(&c);
+}
+
+/* Every truncation, every flipped byte, another bit width or seed, and a
+   missing file are refused with a message; the set keeps its contents. */
+static void pcc_set_bad_files(void)
+{
+    ctxprof_pcc_set s, ref;
+    char path[512], bad[512];
+    const char *d = ctxprof_test_tmpdir();
+    char *img;
+    size_t len, i;
+    ctxprof_error e;
+    snprintf(path, sizeof path, "%s/good.set", d);
+    snprintf(bad, sizeof bad, "%s/bad.set", d);
+    pcc_set_fill(&s, 9, 40, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&s, path), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof__read_file(path, &img, &len, NULL, &e), CTXPROF_OK);
+    pcc_set_fill(&ref, 10, 25, 1);
+    ctxprof_pcc_set_deinit(&s);
+    pcc_set_fill(&s, 10, 25, 1);
+    for (i = 0; i < len; i++) { /* truncated at every length */
+        int st;
+        REQUIRE_EQ(ctxprof__write_file_atomic(bad, img, i, &e), CTXPROF_OK);
+        st = ctxprof_pcc_set_load(&s, bad);
+        CHECK_EQ(st, CTXPROF_ERR_CORRUPT);
+        st = ctxprof_pcc_set_merge(&s, bad);
+        CHECK_EQ(st, CTXPROF_ERR_CORRUPT);
+    }
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "bad.set");
+    for (i = 0; i < len; i++) { /* one byte flipped anywhere */
+        int st;
+        img[i] = (char)(img[i] ^ 0x40);
+        REQUIRE_EQ(ctxprof__write_file_atomic(bad, img, len, &e), CTXPROF_OK);
+        st = ctxprof_pcc_set_load(&s, bad);
+        CHECK(st == CTXPROF_ERR_CORRUPT || st == CTXPROF_ERR_MISMATCH);
+        img[i] = (char)(img[i] ^ 0x40);
+    }
+    CHECK(pcc_set_equal(&s, &ref));
+    {
+        /* a well-formed file made with 32-bit values, another seed, a
+           newer hash: each refused as a mismatch, naming the cause */
+        unsigned char blob[CTXPROF__BLOB_HDR + 8];
+        uint64_t params[3][4] = {{32, CTXPROF_SITE_SEED, 1, 2},
+                                 {64, (uint64_t)CTXPROF_SITE_SEED + 1, 1, 1},
+                                 {64, CTXPROF_SITE_SEED, 2, 1}};
+        int k;
+        memset(blob, 0, sizeof blob);
+        blob[CTXPROF__BLOB_HDR] = 1;
+        blob[CTXPROF__BLOB_HDR + 4] = 2;
+        for (k = 0; k < 3; k++) {
+            ctxprof__blob_seal(blob, CTXPROF__KIND_PCC_SET, params[k], 8);
+            REQUIRE_EQ(ctxprof__write_file_atomic(bad, blob, sizeof blob, &e), CTXPROF_OK);
+            CHECK_EQ(ctxprof_pcc_set_load(&s, bad), CTXPROF_ERR_MISMATCH);
+            CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "this build uses");
+        }
+    }
+    CHECK_EQ(ctxprof_pcc_set_load(&s, "/nonexistent.set"), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "No such file");
+    CHECK_EQ(ctxprof_pcc_set_load(&s, "Makefile"), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "not a ctxprof file");
+    CHECK(pcc_set_equal(&s, &ref));
+    /* a file larger than the set's bound */
+    {
+        ctxprof_pcc_set small;
+        ctxprof_pcc_set_desc desc;
+        memset(&desc, 0, sizeof desc);
+        desc.max_contexts = 10;
+        REQUIRE_EQ(ctxprof_pcc_set_init(&small, &desc), CTXPROF_OK);
+        ctxprof_pcc_set_add(&small, 5);
+        CHECK_EQ(ctxprof_pcc_set_load(&small, path), CTXPROF_ERR_FULL);
+        CHECK_CONTAINS(ctxprof_pcc_set_last_error(&small), "bound is 10");
+        CHECK_EQ(ctxprof_pcc_set_count(&small), 1);
+        CHECK(ctxprof_pcc_set_contains(&small, 5));
+        ctxprof_pcc_set_deinit(&small);
+    }
+    free(img);
+    ctxprof_pcc_set_deinit(&s);
+    ctxprof_pcc_set_deinit(&ref);
+}
+
+/* The ctxprof-set tool reports, merges and compares files as the library
+   sees them; incompatible files are refused. */
+static void pcc_tool(void)
+{
+    ctxprof_pcc_set a, b, u;
+    char pa[512], pb[512], pu[512], out[512], line[256];
+    const char *d = ctxprof_test_tmpdir();
+    FILE *f;
+    size_t pos = 0, common = 0;
+    ctxprof_ctx v;
+    unsigned long long only_a, only_b, comm;
+    snprintf(pa, sizeof pa, "%s/ta.set", d);
+    snprintf(pb, sizeof pb, "%s/tb.set", d);
+    snprintf(pu, sizeof pu, "%s/tu.set", d);
+    snprintf(out, sizeof out, "%s/tool.out", d);
+    pcc_set_fill(&a, 21, 500, 1);
+    pcc_set_fill(&b, 22, 300, 0);
+    for (pos = 0; pos < 40; pos++) /* 40 shared values */
+        ctxprof_pcc_set_add(&b, (ctxprof_ctx)ctxprof_mix64(pos + 100));
+    for (pos = 0; pos < 40; pos++)
+        ctxprof_pcc_set_add(&a, (ctxprof_ctx)ctxprof_mix64(pos + 100));
+    REQUIRE_EQ(ctxprof_pcc_set_save(&a, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&b, pb), CTXPROF_OK);
+    pos = 0;
+    while (ctxprof_pcc_set_next(&a, &pos, &v))
+        common += (size_t)ctxprof_pcc_set_contains(&b, v);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s > %s", pa, out), 0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE(fgets(line, sizeof line, f));
+    fclose(f);
+    CHECK_CONTAINS(line, "bits=64 seed=0 site_version=1 contexts=541");
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > %s", pa, pb, out), 1);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE_EQ(fscanf(f, "only_a=%llu only_b=%llu common=%llu", &only_a, &only_b, &comm), 3);
+    fclose(f);
+    CHECK_EQ(comm, common);
+    CHECK_EQ(only_a, ctxprof_pcc_set_count(&a) - common);
+    CHECK_EQ(only_b, ctxprof_pcc_set_count(&b) - common);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge -o %s %s %s > /dev/null", pu, pa, pb), 0);
+    pcc_set_fill(&u, 23, 0, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_load(&u, pu), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pcc_set_count(&u), only_a + only_b + comm);
+    REQUIRE_EQ(ctxprof_pcc_set_merge(&a, pb), CTXPROF_OK);
+    CHECK(pcc_set_equal(&u, &a));
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > /dev/null", pu, pu), 0);
+    /* a file from another build (other seed) is refused by merge and diff */
+    {
+        ctxprof_pcc_file pf;
+        ctxprof_error e;
+        memset(&pf, 0, sizeof pf);
+        REQUIRE_EQ(ctxprof_pcc_file_read(&pf, pb, &e), CTXPROF_OK);
+        pf.seed = 99;
+        REQUIRE_EQ(ctxprof_pcc_file_write(&pf, pb, &e), CTXPROF_OK);
+        ctxprof_pcc_file_free(&pf);
+    }
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge -o %s %s %s 2> %s", pu, pa, pb, out), 1);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'incompatible builds' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info Makefile 2> %s", out), 1);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'Makefile: not a ctxprof file' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set bogus 2> /dev/null"), 2);
+    ctxprof_pcc_set_deinit(&a);
+    ctxprof_pcc_set_deinit(&b);
+    ctxprof_pcc_set_deinit(&u);
+}
+
+/* The anomaly example: silent on normal input, exactly one report (with
+   the handler chain in its backtrace) on input reaching the legacy path. */
+static void pcc_example(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    const char *kv = "build/examples/anomaly/minikv", *ex = "examples/anomaly";
+    REQUIRE_EQ(ctxprof_test_sh("%s --train %s/kv1.set %s/train1.txt > /dev/null 2>&1 && "
+                               "%s --train %s/kv2.set %s/train2.txt > /dev/null 2>&1 && "
+                               "build/ctxprof-set merge -o %s/kv.set %s/kv1.set %s/kv2.set > /dev/null",
+                               kv, d, ex, kv, d, ex, d, d, d),
+               0);
+    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv.set %s/normal.txt 2>&1 >/dev/null | grep -c ANOMALY "
+                             "> %s/n0; grep -qx 0 %s/n0",
+                             kv, d, ex, d, d),
+             0);
+    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv.set %s/attack.txt 2> %s/rep > /dev/null && "
+                             "grep -c ANOMALY %s/rep | grep -qx 1",
+                             kv, d, ex, d, d),
+             0);
+    CHECK_EQ(ctxprof_test_sh("grep -q ' resolve_indirect' %s/rep && grep -q ' cmd_get+' %s/rep", d,
+                             d),
+             0);
+    /* without the merged second run, `load` is new as well */
+    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv1.set %s/normal.txt 2>&1 >/dev/null | "
+                             "grep -c ANOMALY | grep -qx 2",
+                             kv, d, ex),
+             0);
+}
+
+/* A 32-bit build trains, saves and reloads, and refuses a 64-bit file. */
+static void pcc_bits32(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    ctxprof_pcc_set s;
+    char p64[512];
+    snprintf(p64, sizeof p64, "%s/w64.set", d);
+    pcc_set_fill(&s, 31, 10, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&s, p64), CTXPROF_OK);
+    ctxprof_pcc_set_deinit(&s);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O1 -Wall -Wextra -Werror -DCTXPROF_CTX_BITS=32 -I. "
+                               "tests/data/pcc_bits32.c -o %s/bits32 -lpthread",
+                               CTXPROF_TEST_CC, d),
+               0);
+    CHECK_EQ(ctxprof_test_sh("%s/bits32 %s/w32.set %s | grep -qx ok", d, d, p64), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s/w32.set | grep -q 'bits=32 .*contexts=1000'",
+                             d),
+             0);
+}
+
+static const ctxprof_test_case ctxprof_tests_pcc[] = {
+    {"pcc_noncommutative", pcc_noncommutative},
+    {"pcc_compose", pcc_compose},
+    {"pcc_inverse", pcc_inverse},
+    {"pcc_expected_formula", pcc_expected_formula},
+    {"pcc_site_ids", pcc_site_ids},
+    {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
+    {"pcc_site_folds", pcc_site_folds},
+    {"pcc_macros", pcc_macros},
+    {"pcc_longjmp", pcc_longjmp},
+    {"pcc_scope", pcc_scope},
+    {"pcc_threads", pcc_threads},
+    {"pcc_conflicts", pcc_conflicts},
+    {"pcc_set_basic", pcc_set_basic},
+    {"pcc_set_capacity", pcc_set_capacity},
+    {"pcc_set_concurrent", pcc_set_concurrent},
+    {"pcc_report_once", pcc_report_once},
+    {"pcc_report_rate_limit", pcc_report_rate_limit},
+    {"pcc_set_files", pcc_set_files},
+    {"pcc_set_bad_files", pcc_set_bad_files},
+    {"pcc_tool", pcc_tool},
+    {"pcc_example", pcc_example},
+    {"pcc_bits32", pcc_bits32},
+    {0, 0}};
