@@ -141,6 +141,17 @@ $(B)/bench/zipfwalk: bench/zipfwalk.c $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o
 BENCHES += $(B)/bench/zipfwalk
 BENCH_RUNS += bench/zipfwalk.sh
 
+# examples/hotpaths: a C parser profiled through the hooks (only the parser
+# is compiled with -finstrument-functions; the library never is).
+$(B)/examples/hotpaths: examples/hotpaths/hotpaths.c examples/hotpaths/cparse.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -c examples/hotpaths/cparse.c \
+	    -o $(B)/examples/hotpaths_cparse.o
+	$(CC) $(HCCT_BFLAGS) $(STRICT) examples/hotpaths/hotpaths.c $(B)/examples/hotpaths_cparse.o \
+	    -o $@ $(LDFLAGS) $(LDLIBS)
+EXAMPLES += $(B)/examples/hotpaths
+DEMOS += examples/hotpaths/demo.sh
+
 # ---- module: pebs ----
 
 # ---- packaging -----------------------------------------------------------------

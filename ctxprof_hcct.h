@@ -168,7 +168,10 @@ enum {
 
 /* desc.flags */
 enum {
-    CTXPROF_HCCT_ROUTINE_ONLY = 1 /* ignore call sites: a context is a chain of routines */
+    CTXPROF_HCCT_ROUTINE_ONLY = 1,  /* ignore call sites: a context is a chain of routines */
+    CTXPROF_HCCT_CODE_ADDRESSES = 2 /* routine ids are code addresses: name them from the
+                                       process's symbols (ctxprof_symtab); on by default in
+                                       sessions (the hooks) */
 };
 
 /* Output formats (ctxprof_hcct_write_desc.format). */
@@ -221,8 +224,8 @@ typedef struct ctxprof_hcct_desc {
     size_t max_depth;         /* shadow-stack frames: 1 << 20 */
     uint32_t burst_period_us; /* static bursting: a burst starts every period... */
     uint32_t burst_length_us; /* ...and lasts this long; 0 = always on */
-    unsigned flags;           /* CTXPROF_HCCT_ROUTINE_ONLY */
-    ctxprof_hcct_namer namer; /* names at query time (NULL: descriptor or hex) */
+    unsigned flags;           /* CTXPROF_HCCT_ROUTINE_ONLY, CTXPROF_HCCT_CODE_ADDRESSES */
+    ctxprof_hcct_namer namer; /* names at query time (NULL: descriptor, symbols or hex) */
     void *namer_user;
     void *alloc_user; /* passed to CTXPROF_MALLOC/FREE */
 } ctxprof_hcct_desc;
@@ -1840,12 +1843,47 @@ CTXPROF__HCCT_FN const char *ctxprof__hcct_default_name(uintptr_t r, char *buf, 
     return buf;
 }
 
+/* Symbols of the process for CTXPROF_HCCT_CODE_ADDRESSES, loaded on first
+   use and shared; the mutex covers loading, reloading and copying names
+   out (a reload frees the old names). */
+static pthread_mutex_t ctxprof__hcct_symmu = PTHREAD_MUTEX_INITIALIZER;
+static ctxprof_symtab ctxprof__hcct_syms;
+static int ctxprof__hcct_syms_state; /* 0 not loaded, 1 loaded, -1 unavailable */
+
+CTXPROF__HCCT_FN const char *ctxprof__hcct_symbol(uintptr_t r, char *buf, size_t cap,
+                                                  int *reloaded)
+{
+    const char *name = NULL;
+    uintptr_t off = 0;
+    pthread_mutex_lock(&ctxprof__hcct_symmu);
+    if (ctxprof__hcct_syms_state == 0)
+        ctxprof__hcct_syms_state = ctxprof_symtab_init(&ctxprof__hcct_syms, NULL) ? -1 : 1;
+    if (ctxprof__hcct_syms_state == 1) {
+        name = ctxprof_symtab_lookup(&ctxprof__hcct_syms, r, &off, NULL);
+        if (!name && !*reloaded) { /* an object loaded since (dlopen)? once per query */
+            *reloaded = 1;
+            if (ctxprof_symtab_reload(&ctxprof__hcct_syms, NULL) == CTXPROF_OK)
+                name = ctxprof_symtab_lookup(&ctxprof__hcct_syms, r, &off, NULL);
+        }
+        if (name) {
+            if (off)
+                snprintf(buf, cap, "%s+0x%llx", name, (unsigned long long)off);
+            else
+                snprintf(buf, cap, "%s", name);
+            name = buf;
+        }
+    }
+    pthread_mutex_unlock(&ctxprof__hcct_symmu);
+    return name;
+}
+
 /* Name id of routine r (cached per snapshot). */
 typedef struct ctxprof__hcct_namecache {
     ctxprof__hcct_ix ix;
     uintptr_t *rid;
     uint32_t *nid;
     size_t n, cap, cap2;
+    int reloaded;
 } ctxprof__hcct_namecache;
 
 CTXPROF__HCCT_FN long ctxprof__hcct_name_of(ctxprof_hcct_profile *p, ctxprof__hcct_namecache *nc,
@@ -1862,6 +1900,8 @@ CTXPROF__HCCT_FN long ctxprof__hcct_name_of(ctxprof_hcct_profile *p, ctxprof__hc
             return (long)nc->nid[v];
     if (d && d->namer)
         name = d->namer(d->namer_user, r, buf, sizeof buf);
+    if (!name && d && (d->flags & CTXPROF_HCCT_CODE_ADDRESSES) && !(r & CTXPROF_HCCT_NAMED))
+        name = ctxprof__hcct_symbol(r, buf, sizeof buf, &nc->reloaded);
     if (!name)
         name = ctxprof__hcct_default_name(r, buf, sizeof buf);
     id = ctxprof__strtab_intern(ctxprof__hcct_names(p), name);
@@ -2427,6 +2467,21 @@ CTXPROF__HCCT_FN int ctxprof__hcct_dup_name(const ctxprof_hcct_profile *p, uint3
     return 0;
 }
 
+/* " @caller+0x12" after a name that a sibling shares: the call site,
+   relative to the caller when routines are code addresses. */
+CTXPROF__HCCT_FN void ctxprof__hcct_w_site(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
+                                           uint32_t i)
+{
+    const ctxprof_hcct_pnode *x = &p->nodes[i], *c = &p->nodes[x->parent];
+    if (!ctxprof__hcct_dup_name(p, i))
+        return;
+    if (x->parent && x->site > c->routine && x->site - c->routine < ((uintptr_t)1 << 20))
+        ctxprof__hcct_sb_printf(b, " @%s+0x%llx", ctxprof_hcct_profile_name(p, x->parent),
+                                (unsigned long long)(x->site - c->routine));
+    else
+        ctxprof__hcct_sb_printf(b, " @0x%llx", (unsigned long long)x->site);
+}
+
 CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
                                              const char *lead)
 {
@@ -2479,8 +2534,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_text(ctxprof__hcct_sb *b, const ctxprof_hc
         if (d > 40)
             ctxprof__hcct_sb_printf(b, "[%u] ", d);
         ctxprof__hcct_sb_puts(b, ctxprof_hcct_profile_name(p, i));
-        if (ctxprof__hcct_dup_name(p, i))
-            ctxprof__hcct_sb_printf(b, " @0x%llx", (unsigned long long)x->site);
+        ctxprof__hcct_w_site(b, p, i);
         if (!(x->flags & CTXPROF_HCCT_MONITORED))
             ctxprof__hcct_sb_puts(b, "  (not monitored)");
         ctxprof__hcct_sb_puts(b, "\n");
@@ -2715,7 +2769,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_svg(ctxprof__hcct_sb *b, const ctxprof_hcct
         ctxprof__hcct_sb_puts(b, "<g><title>");
         ctxprof__hcct_xml(b, i ? ctxprof_hcct_profile_name(p, i) : "all", 2000);
         ctxprof__hcct_sb_printf(b, " (%s%llu %s, %.2f%%, err %llu%s)</title>",
-                                (x->flags & CTXPROF_HCCT_MONITORED) || !i ? "" : "<=",
+                                (x->flags & CTXPROF_HCCT_MONITORED) || !i ? "" : "&lt;=",
                                 (unsigned long long)(i ? x->count : p->total),
                                 ctxprof__hcct_metric_name(p->metric),
                                 ctxprof__hcct_pct(p, i ? incl[i] : p->total),
@@ -2735,6 +2789,22 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_svg(ctxprof__hcct_sb *b, const ctxprof_hcct
                               (size_t)((w - 6) / 6.6));
             ctxprof__hcct_sb_puts(b, "</text>");
         }
+        ctxprof__hcct_sb_puts(b, "</g>\n");
+    }
+    if (whole > incl[0] && (double)(whole - incl[0]) * scale >= 0.1) {
+        /* what the profile does not show: cold contexts (and their share) */
+        double w = (double)(whole - incl[0]) * scale, y = height - 20.0 - 2 * fh;
+        ctxprof__hcct_sb_printf(b,
+                                "<g><title>other contexts, not shown (%llu %s, %.2f%%)</title>"
+                                "<rect fill=\"rgb(225,225,225)\" x=\"%.2f\" y=\"%.1f\" "
+                                "width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>",
+                                (unsigned long long)(whole - incl[0]),
+                                ctxprof__hcct_metric_name(p->metric),
+                                ctxprof__hcct_pct(p, whole - incl[0]), pad + (double)incl[0] * scale, y,
+                                w, fh - 1);
+        if (w > 60)
+            ctxprof__hcct_sb_printf(b, "<text x=\"%.2f\" y=\"%.1f\">[other contexts]</text>",
+                                    pad + (double)incl[0] * scale + 3, y + fh - 4.5);
         ctxprof__hcct_sb_puts(b, "</g>\n");
     }
     if (depth > maxd)
@@ -2794,6 +2864,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_top(ctxprof__hcct_sb *b, const ctxprof_hcct
                 continue;
             }
             ctxprof__hcct_sb_puts(b, ctxprof_hcct_profile_name(p, path[j]));
+            ctxprof__hcct_w_site(b, p, path[j]);
             if (j)
                 ctxprof__hcct_sb_puts(b, " > ");
         }
@@ -3234,6 +3305,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
                            "hcct: the session is already started (pass NULL to resume)");
     } else {
         d = *desc;
+        d.flags |= CTXPROF_HCCT_CODE_ADDRESSES; /* fed by the hooks and the macros */
         rc = ctxprof__hcct_desc_fill(&d, err);
         if (!rc && !ctxprof__hcct_tkey_ok) {
             int e = pthread_key_create(&ctxprof__hcct_tkey, ctxprof__hcct_thread_exit);
@@ -3329,6 +3401,11 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
     CTXPROF__HCCT_BUMP_GEN();
     pthread_mutex_unlock(&ctxprof__hcct_mu);
     ctxprof__hcct_tstate = 0;
+    pthread_mutex_lock(&ctxprof__hcct_symmu);
+    if (ctxprof__hcct_syms_state == 1)
+        ctxprof_symtab_deinit(&ctxprof__hcct_syms);
+    ctxprof__hcct_syms_state = 0;
+    pthread_mutex_unlock(&ctxprof__hcct_symmu);
 }
 
 CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_thread(void)

@@ -1067,6 +1067,37 @@ static char *hcct_fmt(const ctxprof_hcct_profile *p, int format)
     return txt;
 }
 
+/* XML that a parser accepts, as far as the flame graph goes: every '<'
+   opens a tag, every '&' an entity, tags nest. */
+static int hcct_xml_ok(const char *x)
+{
+    static const char *const ents[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
+    int depth = 0;
+    for (; *x; x++) {
+        if (*x == '&') {
+            size_t k, ok = 0;
+            for (k = 0; k < 4; k++)
+                ok |= strncmp(x, ents[k], strlen(ents[k])) == 0;
+            if (!ok)
+                return 0;
+        } else if (*x == '<') {
+            const char *e = strchr(x, '>');
+            if (!e || !(x[1] == '/' || x[1] == '?' || (x[1] >= 'a' && x[1] <= 'z')))
+                return 0;
+            if (memchr(x + 1, '<', (size_t)(e - x - 1)))
+                return 0;
+            if (x[1] == '/')
+                depth--;
+            else if (x[1] != '?' && e[-1] != '/')
+                depth++;
+            if (depth < 0)
+                return 0;
+            x = e;
+        }
+    }
+    return depth == 0;
+}
+
 static void hcct_outputs(void)
 {
     ctxprof_hcct t;
@@ -1125,6 +1156,7 @@ static void hcct_outputs(void)
     CHECK_CONTAINS(txt, "<title>lex &lt;&amp;&gt; (6 calls, 50.00%, err 0)</title>");
     CHECK_CONTAINS(txt, "<title>parse;expr (3 calls, 75.00%, err 0)</title>");
     CHECK(strstr(txt, "<lex") == NULL);
+    CHECK(hcct_xml_ok(txt));
     {
         size_t rects = 0;
         const char *c;
@@ -1171,6 +1203,56 @@ static int hcct_same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_p
             return 0;
     }
     return 1;
+}
+
+static char *txt_unused;
+static size_t len_unused;
+
+/* Every format on an approximate profile (unmonitored ancestors, error
+   bounds, the [other contexts] share, bursting flags). */
+static void hcct_outputs_lss(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.05, 0.01);
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    hcct_gen g = {4, 0, 1};
+    size_t i, unmon = 0;
+    int w, f;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (w = 0; w < 20000; w++)
+        hcct_walk(&g, &t, NULL);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    for (i = 1; i < p.n; i++)
+        unmon += !(p.nodes[i].flags & CTXPROF_HCCT_MONITORED);
+    CHECK(unmon > 0);
+    for (f = CTXPROF_HCCT_TEXT; f <= CTXPROF_HCCT_TOP; f++) {
+        char *txt = hcct_fmt(&p, f);
+        REQUIRE(txt != NULL);
+        if (f == CTXPROF_HCCT_SVG) {
+            CHECK(hcct_xml_ok(txt));
+            CHECK_CONTAINS(txt, "not monitored)</title>");
+        }
+        if (f == CTXPROF_HCCT_TEXT) {
+            CHECK_CONTAINS(txt, "(not monitored)");
+            CHECK_CONTAINS(txt, "lazy Space Saving, 100 counters (epsilon 0.01)");
+        }
+        ctxprof_hcct_text_free(&p, txt);
+    }
+    REQUIRE(ctxprof_hcct_profile_prune(&p, 0.05, &e) == CTXPROF_OK);
+    {
+        char *txt = hcct_fmt(&p, CTXPROF_HCCT_SVG);
+        REQUIRE(txt != NULL);
+        CHECK(hcct_xml_ok(txt));
+        CHECK_CONTAINS(txt, "[other contexts]");
+        ctxprof_hcct_text_free(&p, txt);
+    }
+    CHECK_EQ(ctxprof_hcct_profile_format(&p, &(ctxprof_hcct_write_desc){99, 0, 0, 0, 0}, &txt_unused,
+                                         &len_unused, &e),
+             CTXPROF_ERR_INVAL);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
 }
 
 static void hcct_binary_roundtrip(void)
@@ -1589,6 +1671,10 @@ static void hcct_hooks_program(void)
     REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
     CHECK_CONTAINS(txt, "total 9034 calls"); /* 3 + 3*3000 + 1 + 30 */
     CHECK_CONTAINS(txt, "4 threads");
+    /* names from the program's symbols */
+    CHECK_CONTAINS(txt, "  main\n");
+    CHECK_CONTAINS(txt, "  body\n");
+    CHECK_CONTAINS(txt, "      f\n");
     ctxprof__free(txt, NULL);
     /* a bad option is reported, the program still runs */
     REQUIRE(ctxprof_test_sh("CTXPROF_HCCT=bogus=1 %s 2> %s.err", exe, out) == 0);
@@ -1662,6 +1748,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_reentry", hcct_reentry},
     {"hcct_bursting", hcct_bursting},
     {"hcct_outputs", hcct_outputs},
+    {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_merge", hcct_merge},
     {"hcct_query_concurrent", hcct_query_concurrent},
