@@ -117,11 +117,12 @@ BENCH_RUNS += bench/pcc_query.sh
 # ---- module: icpp ----
 
 # ---- module: hcct ----
-# zipfwalk (../shared/workloads/zipfwalk.md): the workers are compiled three
-# times (plain; -finstrument-functions with the library's hooks; the same
-# with the hook symbols renamed to empty functions) so that every
-# configuration runs in one process.
+# The HCCT benchmarks run every configuration in one process: the workload
+# is compiled three times (plain; -finstrument-functions with the library's
+# hooks; the same with the hook symbols renamed to empty functions).
 HCCT_BFLAGS := -O2 -g -std=gnu11
+HCCT_EMPTY := objcopy --redefine-sym __cyg_profile_func_enter=hb_empty_enter \
+                      --redefine-sym __cyg_profile_func_exit=hb_empty_exit
 $(B)/bench/zw_plain.o: bench/zipfwalk_workers.c
 	@mkdir -p $(@D)
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -DZW_PFX=zwp_ -c $< -o $@
@@ -131,15 +132,28 @@ $(B)/bench/zw_inst.o: bench/zipfwalk_workers.c
 $(B)/bench/zw_empty.o: bench/zipfwalk_workers.c
 	@mkdir -p $(@D)
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwe_ -c $< -o $@.tmp.o
-	objcopy --redefine-sym __cyg_profile_func_enter=zw_empty_enter \
-	    --redefine-sym __cyg_profile_func_exit=zw_empty_exit $@.tmp.o $@
-	@rm -f $@.tmp.o
-$(B)/bench/zipfwalk: bench/zipfwalk.c $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o \
-                     $(B)/bench/zw_empty.o ctxprof.h ctxprof_hcct.h
+	$(HCCT_EMPTY) $@.tmp.o $@ && rm -f $@.tmp.o
+$(B)/bench/zipfwalk: bench/zipfwalk.c bench/hcct_bench.h $(B)/bench/zw_plain.o \
+                     $(B)/bench/zw_inst.o $(B)/bench/zw_empty.o ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o \
 	    $(B)/bench/zw_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
-BENCHES += $(B)/bench/zipfwalk
-BENCH_RUNS += bench/zipfwalk.sh
+$(B)/bench/cp_plain.o: examples/hotpaths/cparse.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -DCPARSE_ENTRY=cparse_plain -c $< -o $@
+$(B)/bench/cp_inst.o: examples/hotpaths/cparse.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_inst -c $< -o $@
+$(B)/bench/cp_empty.o: examples/hotpaths/cparse.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_empty \
+	    -c $< -o $@.tmp.o
+	$(HCCT_EMPTY) $@.tmp.o $@ && rm -f $@.tmp.o
+$(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h $(B)/bench/cp_plain.o \
+                         $(B)/bench/cp_inst.o $(B)/bench/cp_empty.o ctxprof.h ctxprof_hcct.h
+	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/cp_plain.o $(B)/bench/cp_inst.o \
+	    $(B)/bench/cp_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
+BENCHES += $(B)/bench/zipfwalk $(B)/bench/cparse_bench
+BENCH_RUNS += bench/hcct.sh
 
 # examples/hotpaths: a C parser profiled through the hooks (only the parser
 # is compiled with -finstrument-functions; the library never is).
