@@ -461,6 +461,8 @@ CTXPROF_API ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t);
 /* Slow paths of the inline functions (private). */
 CTXPROF_API void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
                                           uintptr_t sp);
+CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                          uintptr_t sp);
 CTXPROF_API void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp);
 CTXPROF_API void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t node);
 CTXPROF_API void ctxprof__hcct_pop_slow(ctxprof_hcct *t);
@@ -482,8 +484,13 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     uintptr_t key = site & t->site_mask;
     uint32_t c;
     /* every other case is a tail call, so the fast path saves no registers */
-    if (CTXPROF__UNLIKELY(--t->countdown < 0 || sp >= f->sp))
-        goto slow;
+    if (CTXPROF__UNLIKELY(--t->countdown < 0 || sp >= f->sp)) {
+        /* the same stack address: a callee inlined into the top frame's
+           function (same call site, another routine) stays here; anything
+           else may be a frame left by a longjmp */
+        if (t->countdown < 0 || sp != f->sp || site != f->site || routine == f->routine)
+            goto slow;
+    }
     n = t->nodes;
     c = f->node;
     if (CTXPROF__LIKELY(c != 0)) {
@@ -492,10 +499,10 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
             if (n[c].routine == routine && n[c].site == key)
                 break;
         if (CTXPROF__UNLIKELY(c == 0))
-            goto slow; /* a new context */
+            goto miss; /* a new context */
         v = n[c].count;
         if (CTXPROF__UNLIKELY(!(v >> 63)))
-            goto slow; /* not monitored: a Space Saving replacement */
+            goto miss; /* not monitored: a Space Saving replacement */
         t->nodes[c].count = v + t->unit;
     }
     f[1].sp = sp;
@@ -504,6 +511,9 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     f[1].node = c;
     CTXPROF__HCCT_FENCE(); /* a signal handler sees the frame before top moves */
     t->top = f + 1;
+    return;
+miss:
+    ctxprof__hcct_enter_miss(t, routine, site, sp);
     return;
 slow:
     ctxprof__hcct_enter_slow(t, routine, site, sp);
@@ -1323,6 +1333,44 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
     return (int64_t)next;
 }
 
+/* The node of the context top -> (routine, site), counted. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uintptr_t routine, uintptr_t site)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    uintptr_t key = site & t->site_mask;
+    uint32_t p = t->top->node, c, last = 0;
+    if (p == CTXPROF__HCCT_DROP)
+        return ctxprof__hcct_dropped(t, t->unit);
+    if (p == 0)
+        return 0; /* outside a burst, or under a dropped frame */
+    for (c = n[p].child; c != 0; last = c, c = n[c].sibling)
+        if (n[c].routine == routine && n[c].site == key)
+            break;
+    if (c && (n[c].count & CTXPROF__HCCT_MON))
+        n[c].count =
+            CTXPROF__HCCT_MON | ctxprof__hcct_cadd(n[c].count & CTXPROF__HCCT_CMASK, t->unit);
+    else if (t->lean && (c || t->free_head || t->n_nodes < t->max_nodes))
+        c = ctxprof__hcct_replace(t, p, last, c, routine, key); /* the common case */
+    else
+        c = ctxprof__hcct_occur(t, p, routine, key, t->unit, 0);
+    return c;
+}
+
+/* The fast path found no monitored node for the context: its checks
+   (tick, depth, stack address) have passed, only the node remains. */
+CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                                uintptr_t sp)
+{
+    int64_t cd;
+    if (t->busy) {
+        t->st.reentrant++;
+        return;
+    }
+    CTXPROF__HCCT_BEGIN(t, cd);
+    ctxprof__hcct_push_frame(t, routine, site, sp, ctxprof__hcct_resolve(t, routine, site));
+    CTXPROF__HCCT_END(t, cd);
+}
+
 /* Enter events the fast path cannot take: tick due, a frame above that
    looks dead (longjmp), the frame array full, re-entry. */
 CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
@@ -1330,7 +1378,6 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 {
     int64_t cd;
     size_t room;
-    uint32_t c;
     if (t->busy) {
         t->st.reentrant++;
         return;
@@ -1368,25 +1415,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
         t->st.dropped_depth++;
         goto out;
     }
-    c = t->top->node;
-    if (c == CTXPROF__HCCT_DROP) {
-        ctxprof__hcct_dropped(t, t->unit);
-    } else if (c) {
-        ctxprof_hcct_node *n = t->nodes;
-        uintptr_t key = site & t->site_mask;
-        uint32_t p = c, last = 0;
-        for (c = n[p].child; c != 0; last = c, c = n[c].sibling)
-            if (n[c].routine == routine && n[c].site == key)
-                break;
-        if (c && (n[c].count & CTXPROF__HCCT_MON))
-            n[c].count = CTXPROF__HCCT_MON | ctxprof__hcct_cadd(n[c].count & CTXPROF__HCCT_CMASK,
-                                                                t->unit);
-        else if (t->lean && (c || t->free_head || t->n_nodes < t->max_nodes))
-            c = ctxprof__hcct_replace(t, p, last, c, routine, key); /* the common case */
-        else
-            c = ctxprof__hcct_occur(t, p, routine, key, t->unit, 0);
-    }
-    ctxprof__hcct_push_frame(t, routine, site, sp, c);
+    ctxprof__hcct_push_frame(t, routine, site, sp, ctxprof__hcct_resolve(t, routine, site));
 out:
     room = ctxprof__hcct_room(t);
     if (cd > (int64_t)room) {
