@@ -137,18 +137,19 @@ $(B)/bench/zipfwalk: bench/zipfwalk.c bench/hcct_bench.h $(B)/bench/zw_plain.o \
                      $(B)/bench/zw_inst.o $(B)/bench/zw_empty.o ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o \
 	    $(B)/bench/zw_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
-$(B)/bench/cp_plain.o: examples/hotpaths/cparse.c
+$(B)/bench/cp_plain.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
 	@mkdir -p $(@D)
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -DCPARSE_ENTRY=cparse_plain -c $< -o $@
-$(B)/bench/cp_inst.o: examples/hotpaths/cparse.c
+$(B)/bench/cp_inst.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
 	@mkdir -p $(@D)
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_inst -c $< -o $@
-$(B)/bench/cp_empty.o: examples/hotpaths/cparse.c
+$(B)/bench/cp_empty.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
 	@mkdir -p $(@D)
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_empty \
 	    -c $< -o $@.tmp.o
 	$(HCCT_EMPTY) $@.tmp.o $@ && rm -f $@.tmp.o
-$(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h $(B)/bench/cp_plain.o \
+$(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h examples/hotpaths/cparse.h \
+                         $(B)/bench/cp_plain.o \
                          $(B)/bench/cp_inst.o $(B)/bench/cp_empty.o ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/cp_plain.o $(B)/bench/cp_inst.o \
 	    $(B)/bench/cp_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
@@ -157,7 +158,8 @@ BENCH_RUNS += bench/hcct.sh
 
 # examples/hotpaths: a C parser profiled through the hooks (only the parser
 # is compiled with -finstrument-functions; the library never is).
-$(B)/examples/hotpaths: examples/hotpaths/hotpaths.c examples/hotpaths/cparse.c $(HEADERS)
+$(B)/examples/hotpaths: examples/hotpaths/hotpaths.c examples/hotpaths/cparse.c \
+                        examples/hotpaths/cparse.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -c examples/hotpaths/cparse.c \
 	    -o $(B)/examples/hotpaths_cparse.o

@@ -1133,6 +1133,15 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         (t)->busy = 1;                                                                             \
         CTXPROF__HCCT_FENCE();                                                                     \
     } while (0)
+/* In a void slow path: an event that interrupted the profiler is dropped. */
+#define CTXPROF__HCCT_BEGIN_OR_DROP(t, saved)                                                      \
+    do {                                                                                           \
+        if ((t)->busy) {                                                                           \
+            (t)->st.reentrant++;                                                                   \
+            return;                                                                                \
+        }                                                                                          \
+        CTXPROF__HCCT_BEGIN(t, saved);                                                             \
+    } while (0)
 #define CTXPROF__HCCT_END(t, saved)                                                                \
     do {                                                                                           \
         CTXPROF__HCCT_FENCE();                                                                     \
@@ -1221,6 +1230,21 @@ CTXPROF__HCCT_FN void ctxprof__hcct_excess_clear(ctxprof_hcct *t, int dead)
         t->st.unwound += t->excess;
     t->excess = 0;
     t->top->sp = t->excess_sp;
+}
+
+/* An exit while frames are beyond max_depth: when deeper says it is one of
+   them, it leaves (returns 1); otherwise they are gone (longjmp). */
+CTXPROF__HCCT_FN int ctxprof__hcct_excess_exit(ctxprof_hcct *t, int deeper)
+{
+    if (!t->excess)
+        return 0;
+    if (deeper) {
+        if (--t->excess == 0)
+            t->top->sp = t->excess_sp;
+        return 1;
+    }
+    ctxprof__hcct_excess_clear(t, 1);
+    return 0;
 }
 
 CTXPROF__HCCT_FN size_t ctxprof__hcct_room(const ctxprof_hcct *t)
@@ -1362,11 +1386,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t, uintptr_t routi
                                                 uintptr_t sp)
 {
     int64_t cd;
-    if (t->busy) {
-        t->st.reentrant++;
-        return;
-    }
-    CTXPROF__HCCT_BEGIN(t, cd);
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
     ctxprof__hcct_push_frame(t, routine, site, sp, ctxprof__hcct_resolve(t, routine, site));
     CTXPROF__HCCT_END(t, cd);
 }
@@ -1378,11 +1398,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 {
     int64_t cd;
     size_t room;
-    if (t->busy) {
-        t->st.reentrant++;
-        return;
-    }
-    CTXPROF__HCCT_BEGIN(t, cd);
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
     if (cd < 0)
         cd = ctxprof__hcct_tick(t, cd);
     if (t->excess) {
@@ -1428,20 +1444,10 @@ out:
 CTXPROF__HCCT_DEF void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp)
 {
     int64_t cd;
-    if (t->busy) {
-        t->st.reentrant++;
-        return;
-    }
-    CTXPROF__HCCT_BEGIN(t, cd);
-    if (t->excess) {
-        if (sp < t->excess_sp || (sp == t->excess_sp && routine != t->top->routine)) {
-            t->excess--; /* a frame that was never pushed */
-            if (!t->excess)
-                t->top->sp = t->excess_sp;
-            goto out;
-        }
-        ctxprof__hcct_excess_clear(t, 1);
-    }
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    if (ctxprof__hcct_excess_exit(t, sp < t->excess_sp ||
+                                         (sp == t->excess_sp && routine != t->top->routine)))
+        goto out;
     while (t->top > t->frames && t->top->sp < sp) {
         ctxprof__hcct_pop_frame(t);
         t->st.unwound++;
@@ -1467,19 +1473,12 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t c)
 CTXPROF__HCCT_DEF void ctxprof__hcct_pop_slow(ctxprof_hcct *t)
 {
     int64_t cd;
-    if (t->busy) {
-        t->st.reentrant++;
-        return;
-    }
-    CTXPROF__HCCT_BEGIN(t, cd);
-    if (t->excess) {
-        t->excess--;
-        if (!t->excess)
-            t->top->sp = t->excess_sp;
-    } else if (t->top > t->frames) {
-        ctxprof__hcct_pop_frame(t);
-    } else {
-        t->st.unmatched++;
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    if (!ctxprof__hcct_excess_exit(t, 1)) {
+        if (t->top > t->frames)
+            ctxprof__hcct_pop_frame(t);
+        else
+            t->st.unmatched++;
     }
     CTXPROF__HCCT_END(t, cd);
 }
@@ -3488,20 +3487,9 @@ CTXPROF__HCCT_FN CTXPROF__NOINLINE void ctxprof__hcct_exit_tail_slow(ctxprof_hcc
                                                                     uintptr_t sp)
 {
     int64_t cd;
-    if (t->busy) {
-        t->st.reentrant++;
-        return;
-    }
-    CTXPROF__HCCT_BEGIN(t, cd);
-    if (t->excess) {
-        if (sp <= t->excess_sp) {
-            t->excess--; /* a frame that was never pushed */
-            if (!t->excess)
-                t->top->sp = t->excess_sp;
-            goto out;
-        }
-        ctxprof__hcct_excess_clear(t, 1);
-    }
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    if (ctxprof__hcct_excess_exit(t, sp <= t->excess_sp))
+        goto out;
     while (t->top > t->frames && t->top->sp < sp && t->top[-1].sp < sp) {
         ctxprof__hcct_pop_frame(t);
         t->st.unwound++;

@@ -11,26 +11,12 @@
 #include "../ctxprof_hcct.h"
 #include "hcct_bench.h"
 
-struct cparse_stats {
-    uint64_t tokens, decls, functions, statements, expressions, directives, errors;
-    uint64_t checksum;
-};
+#include "../examples/hotpaths/cparse.h"
+
 typedef int (*cp_fn)(const char *text, size_t len, struct cparse_stats *st);
 int cparse_plain(const char *text, size_t len, struct cparse_stats *st);
 int cparse_inst(const char *text, size_t len, struct cparse_stats *st);
 int cparse_empty(const char *text, size_t len, struct cparse_stats *st);
-
-/* What a compiler predefines: the parser evaluates #if lines with it (the
-   same prelude as examples/hotpaths). */
-static const char cp_prelude[] =
-    "#define __GNUC__ 12\n#define __GNUC_MINOR__ 2\n#define __STDC__ 1\n"
-    "#define __STDC_VERSION__ 201112L\n#define __STDC_HOSTED__ 1\n#define __x86_64__ 1\n"
-    "#define __linux__ 1\n#define __CHAR_BIT__ 8\n#define __WORDSIZE 64\n"
-    "#define __USE_MISC 1\n#define __USE_POSIX 1\n#define __USE_POSIX2 1\n"
-    "#define __USE_POSIX199309 1\n#define __USE_POSIX199506 1\n#define __USE_XOPEN 1\n"
-    "#define __USE_XOPEN_EXTENDED 1\n#define __USE_XOPEN2K 1\n#define __USE_XOPEN2K8 1\n"
-    "#define __USE_ISOC99 1\n#define __USE_ISOC11 1\n#define __USE_GNU 1\n"
-    "#define __USE_ATFILE 1\n#define __USE_LARGEFILE64 1\n#define CTXPROF_IMPLEMENTATION 1\n";
 
 typedef struct cp_ctx {
     char **text;
@@ -61,25 +47,11 @@ static int cp_run(void *arg, int copy, int first)
 
 static int cp_load(cp_ctx *c, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    long n;
-    char *t;
-    if (!f)
+    long n = cparse_load(path, &c->text[c->n], &c->len[c->n]);
+    if (n < 0)
         return -1;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return -1;
-    }
-    t = (char *)malloc(sizeof cp_prelude + (size_t)n);
-    if (!t) {
-        fclose(f);
-        return -1;
-    }
-    memcpy(t, cp_prelude, sizeof cp_prelude - 1);
-    c->len[c->n] = sizeof cp_prelude - 1 + fread(t + sizeof cp_prelude - 1, 1, (size_t)n, f);
-    c->bytes += c->len[c->n] - (sizeof cp_prelude - 1);
-    c->text[c->n++] = t;
-    fclose(f);
+    c->bytes += (size_t)n;
+    c->n++;
     return 0;
 }
 

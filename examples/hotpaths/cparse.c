@@ -19,14 +19,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#define CPARSE_NO_LOADER
+#include "cparse.h"
+
 #ifndef CPARSE_ENTRY
 #define CPARSE_ENTRY cparse_run
 #endif
-
-struct cparse_stats {
-    uint64_t tokens, decls, functions, statements, expressions, directives, errors;
-    uint64_t checksum; /* of every token kind and identifier hash: same input, same value */
-};
 
 enum {
     T_EOF = 0,

@@ -22,48 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cparse_stats {
-    uint64_t tokens, decls, functions, statements, expressions, directives, errors;
-    uint64_t checksum;
-};
-int cparse_run(const char *text, size_t len, struct cparse_stats *st);
+#include "cparse.h"
 
-/* What a compiler predefines: the parser evaluates #if lines with it. */
-static const char prelude[] =
-    "#define __GNUC__ 12\n#define __GNUC_MINOR__ 2\n#define __STDC__ 1\n"
-    "#define __STDC_VERSION__ 201112L\n#define __STDC_HOSTED__ 1\n#define __x86_64__ 1\n"
-    "#define __linux__ 1\n#define __CHAR_BIT__ 8\n#define __WORDSIZE 64\n"
-    "#define __USE_MISC 1\n#define __USE_POSIX 1\n#define __USE_POSIX2 1\n"
-    "#define __USE_POSIX199309 1\n#define __USE_POSIX199506 1\n#define __USE_XOPEN 1\n"
-    "#define __USE_XOPEN_EXTENDED 1\n#define __USE_XOPEN2K 1\n#define __USE_XOPEN2K8 1\n"
-    "#define __USE_ISOC99 1\n#define __USE_ISOC11 1\n#define __USE_GNU 1\n"
-    "#define __USE_ATFILE 1\n#define __USE_LARGEFILE64 1\n#define CTXPROF_IMPLEMENTATION 1\n";
+int cparse_run(const char *text, size_t len, struct cparse_stats *st);
 
 typedef struct {
     char *text;
     size_t len;
 } input;
-
-static int load(const char *path, input *in)
-{
-    FILE *f = fopen(path, "rb");
-    long n;
-    if (!f)
-        return -1;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return -1;
-    }
-    in->text = (char *)malloc(sizeof prelude + (size_t)n);
-    if (!in->text) {
-        fclose(f);
-        return -1;
-    }
-    memcpy(in->text, prelude, sizeof prelude - 1);
-    in->len = sizeof prelude - 1 + fread(in->text + sizeof prelude - 1, 1, (size_t)n, f);
-    fclose(f);
-    return 0;
-}
 
 static void parse_all(const input *in, size_t n, int passes, struct cparse_stats *st)
 {
@@ -128,8 +94,8 @@ int main(int argc, char **argv)
             phi = atof(argv[++i]);
         else if (strcmp(argv[i], "--eps") == 0 && i + 1 < argc)
             eps = atof(argv[++i]);
-        else if (load(argv[i], &in[nin]) == 0)
-            bytes += in[nin++].len - (sizeof prelude - 1);
+        else if (cparse_load(argv[i], &in[nin].text, &in[nin].len) >= 0)
+            bytes += in[nin++].len - (sizeof cparse_prelude - 1);
         else
             fprintf(stderr, "hotpaths: cannot read %s (skipped)\n", argv[i]);
     }
