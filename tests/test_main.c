@@ -52,6 +52,7 @@ int ctxprof_test_sh(const char *fmt, ...)
 #include "test_pcce.c"
 #include "test_valence.c"
 #include "test_gen.c"
+#include "test_hcct.c"
 
 static const struct {
     const char *module;
@@ -64,6 +65,7 @@ static const struct {
     {"pcce", ctxprof_tests_pcce},
     {"valence", ctxprof_tests_valence},
     {"gen", ctxprof_tests_gen},
+    {"hcct", ctxprof_tests_hcct},
 };
 
 int main(int argc, char **argv)
