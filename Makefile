@@ -164,6 +164,56 @@ $(B)/examples/icpp/calc: examples/icpp/calc.c ctxprof.h
 
 
 # ---- module: hcct ----
+# The HCCT benchmarks run every configuration in one process: the workload
+# is compiled three times (plain; -finstrument-functions with the library's
+# hooks; the same with the hook symbols renamed to empty functions).
+HCCT_BFLAGS := -O2 -g -std=gnu11
+HCCT_EMPTY := objcopy --redefine-sym __cyg_profile_func_enter=hb_empty_enter \
+                      --redefine-sym __cyg_profile_func_exit=hb_empty_exit
+$(B)/bench/zw_plain.o: bench/zipfwalk_workers.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -DZW_PFX=zwp_ -c $< -o $@
+$(B)/bench/zw_inst.o: bench/zipfwalk_workers.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwi_ -c $< -o $@
+$(B)/bench/zw_empty.o: bench/zipfwalk_workers.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwe_ -c $< -o $@.tmp.o
+	$(HCCT_EMPTY) $@.tmp.o $@ && rm -f $@.tmp.o
+$(B)/bench/zipfwalk: bench/zipfwalk.c bench/hcct_bench.h $(B)/bench/zw_plain.o \
+                     $(B)/bench/zw_inst.o $(B)/bench/zw_empty.o ctxprof.h ctxprof_hcct.h
+	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o \
+	    $(B)/bench/zw_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
+$(B)/bench/cp_plain.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -DCPARSE_ENTRY=cparse_plain -c $< -o $@
+$(B)/bench/cp_inst.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_inst -c $< -o $@
+$(B)/bench/cp_empty.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_empty \
+	    -c $< -o $@.tmp.o
+	$(HCCT_EMPTY) $@.tmp.o $@ && rm -f $@.tmp.o
+$(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h examples/hotpaths/cparse.h \
+                         $(B)/bench/cp_plain.o \
+                         $(B)/bench/cp_inst.o $(B)/bench/cp_empty.o ctxprof.h ctxprof_hcct.h
+	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/cp_plain.o $(B)/bench/cp_inst.o \
+	    $(B)/bench/cp_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
+BENCHES += $(B)/bench/zipfwalk $(B)/bench/cparse_bench
+BENCH_RUNS += bench/hcct.sh
+
+# examples/hotpaths: a C parser profiled through the hooks (only the parser
+# is compiled with -finstrument-functions; the library never is).
+$(B)/examples/hotpaths: examples/hotpaths/hotpaths.c examples/hotpaths/cparse.c \
+                        examples/hotpaths/cparse.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -c examples/hotpaths/cparse.c \
+	    -o $(B)/examples/hotpaths_cparse.o
+	$(CC) $(HCCT_BFLAGS) $(STRICT) examples/hotpaths/hotpaths.c $(B)/examples/hotpaths_cparse.o \
+	    -o $@ $(LDFLAGS) $(LDLIBS)
+EXAMPLES += $(B)/examples/hotpaths
+DEMOS += examples/hotpaths/demo.sh
 
 # ---- module: pebs ----
 # libpfm4 is optional: a compile probe of its header decides (no configure

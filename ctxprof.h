@@ -1908,25 +1908,67 @@ CTXPROF__PRIV long ctxprof__write_default(int fd, const void *buf, size_t len)
 }
 static ctxprof__write_fn ctxprof__io_write = ctxprof__write_default;
 
+/* Writes all of len bytes to fd; 0, or the errno of the failure (ENOSPC
+   when the writer makes no progress). */
+CTXPROF__PRIV int ctxprof__write_all(int fd, const unsigned char *p, size_t len)
+{
+    while (len > 0) {
+        long n = ctxprof__io_write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : ENOSPC;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 /* Atomic replace: writes a temporary file beside path, fsyncs it and renames
    it over path. On any failure path is untouched and the temporary removed.
-   A new file gets 0666 less the umask; a replaced one keeps its mode. */
+   A new file gets 0666 less the umask; a replaced one keeps its mode. A
+   symbolic link is followed (its target is replaced, the link kept). An
+   existing path that is not a regular file (/dev/null, a FIFO, a terminal)
+   is written in place: there is nothing to replace atomically. */
 CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data, size_t len,
-                                      ctxprof_error *err)
+                                             ctxprof_error *err)
 {
-    char tmp[4096];
+    char tmp[4096], dst[4096], link[4096];
     const unsigned char *p = (const unsigned char *)data;
     static unsigned seq;
     struct stat sb;
-    int fd = -1, e = 0, tries;
+    int fd = -1, e = 0, tries, hops;
     mode_t mode = 0666; /* narrowed by the umask, like any new file */
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    if (stat(path, &sb) == 0)
+    if (strlen(path) >= sizeof dst)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
+    strcpy(dst, path);
+    for (hops = 0; hops < 16 && lstat(dst, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
+        ssize_t n = readlink(dst, link, sizeof link - 1);
+        char *slash = strrchr(dst, '/');
+        if (n <= 0)
+            break;
+        link[n] = '\0';
+        if (link[0] == '/' || !slash) /* absolute, or relative to the cwd's dir */
+            snprintf(dst, sizeof dst, "%s", link);
+        else if ((size_t)(slash - dst) + 1 + (size_t)n < sizeof dst)
+            memcpy(slash + 1, link, (size_t)n + 1); /* relative to the link's directory */
+        else
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
+    }
+    if (stat(dst, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        fd = open(dst, O_WRONLY | O_CLOEXEC);
+        e = fd < 0 ? errno : ctxprof__write_all(fd, p, len);
+        if (fd >= 0 && close(fd) != 0 && !e)
+            e = errno;
+        return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed", path) : CTXPROF_OK;
+    }
+    if (stat(dst, &sb) == 0)
         mode = sb.st_mode & 07777; /* a replaced file keeps its permissions */
     for (tries = 0; tries < 100 && fd < 0; tries++) {
         unsigned n = __atomic_add_fetch(&seq, 1u, __ATOMIC_RELAXED);
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld.%u", path, (long)getpid(), n) >=
+        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld.%u", dst, (long)getpid(), n) >=
             sizeof tmp)
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
@@ -1939,37 +1981,17 @@ CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data,
                              path);
     if (mode != 0666)
         fchmod(fd, mode);
-    while (len > 0) {
-        long n = ctxprof__io_write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            e = n < 0 ? errno : ENOSPC;
-            goto fail;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    if (fsync(fd) != 0) {
+    e = ctxprof__write_all(fd, p, len);
+    if (!e && fsync(fd) != 0)
         e = errno;
-        goto fail;
-    }
-    if (close(fd) != 0) {
+    if (close(fd) != 0 && !e)
         e = errno;
-        fd = -1;
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
+    if (!e && rename(tmp, dst) != 0)
         e = errno;
+    if (e)
         unlink(tmp);
-        return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: cannot replace", path);
-    }
-    return CTXPROF_OK;
-fail:
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-    return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed, file left unchanged", path);
+    return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed, file left unchanged", path)
+             : CTXPROF_OK;
 }
 
 /* Reads a whole file into a NUL-terminated buffer from CTXPROF_MALLOC. */

@@ -1,10 +1,3706 @@
-/* ctxprof_hcct.h - v0.1.0 - hot calling context tree (placeholder)
+/* ctxprof_hcct.h - v0.1.0 - hot calling context tree (lazy Space Saving) and exact CCT
    SPDX-License-Identifier: MIT
 
-   Will hold the hot calling context tree with lazy Space Saving (D'Elia et
-   al., SPE 2016) and an exact calling context tree with the same API; see
-   issue 5. Including it today gives ctxprof.h and nothing else. */
+   The hot calling contexts of a run, with counts and guaranteed error bounds,
+   in memory proportional to 1/epsilon instead of the whole calling context
+   tree (CCT). Implements D'Elia, Demetrescu, Finocchi, "Mining hot calling
+   contexts in small space", Software: Practice and Experience 2016 (SPE'16):
+   the monitored CCT (MCCT) kept by Space Saving over the stream of calling
+   contexts, on-line pruning (Alg. 1) and the lazy priority queue (Alg. 2).
+
+   USAGE
+
+     Include ctxprof_hcct.h (it includes ctxprof.h). In exactly one .c file:
+
+         #define CTXPROF_IMPLEMENTATION       (or CTXPROF_HCCT_IMPLEMENTATION)
+         #include "ctxprof_hcct.h"
+
+     To profile a whole program without annotations, also define
+     CTXPROF_HCCT_HOOKS in that file, compile the other files with
+     -finstrument-functions (not the implementation file), and either call
+     ctxprof_hcct_start() or run with CTXPROF_HCCT="out=prof.svg" (see HOOKS).
+
+   CONTENTS (greppable section markers "==== hcct: name ====")
+
+     types, declarations, hot path          enter/exit/push/pop inline functions
+     implementation: tree, space saving, pruning, bursting, snapshot and
+     query, profiles (prune, merge, compare), output (text, collapsed, JSON,
+     SVG flame graph, binary), session (threads, hooks, CTXPROF_HCCT env)
+
+   CONFIGURATION (besides the core macros of ctxprof.h)
+
+     CTXPROF_HCCT_HOOKS           off  define __cyg_profile_func_enter/exit in the
+                                       implementation TU (an #error if CTXPROF_ICPP_HOOKS
+                                       is defined too: a program has one pair of hooks)
+     CTXPROF_HCCT_IMPLEMENTATION  off  implement this header only
+
+   API OVERVIEW
+
+     A tree (ctxprof_hcct) belongs to one thread. Its descriptor picks the
+     mode: CTXPROF_HCCT_LSS (default; lazy Space Saving with |M| = 1/epsilon
+     counters) or CTXPROF_HCCT_CCT (the exact calling context tree, same API,
+     the reference for tests). Events:
+
+       ctxprof_hcct_enter(t, routine, site, sp) / ctxprof_hcct_exit(t, routine, sp)
+       ctxprof_hcct_push(t, routine, site)      / ctxprof_hcct_pop(t)
+       ctxprof_hcct_add(t, weight)              weight on the current context
+       ctxprof_hcct_add_path(t, ids, sites, n, weight)   a whole path, root first
+                                                 (samples, e.g. from ctxprof_pebs.h)
+
+     enter/exit take the stack pointer so that a longjmp (or an exception,
+     or a coroutine switch back) is detected and the frames it skipped are
+     discarded; push/pop are the same without that check. Queries return a
+     ctxprof_hcct_profile: the (phi, epsilon)-HCCT of SPE'16 sec. 3.2, each
+     node with its count, its error bound and whether it was monitored.
+
+         static const ctxprof_hcct_routine parse = {"parse", __FILE__, __LINE__};
+         ctxprof_hcct t;
+         ctxprof_hcct_profile p;
+         ctxprof_error e = {0};
+         ctxprof_hcct_init(&t, &(ctxprof_hcct_desc){.phi = 1e-4, .epsilon = 2e-5}, &e);
+         ctxprof_hcct_push(&t, (uintptr_t)&parse | CTXPROF_HCCT_NAMED, 0);  ... pop ...
+         ctxprof_hcct_query(&t, 0, &p, &e);      (phi 0 = the descriptor's phi)
+         ctxprof_hcct_profile_write(&p, "hot.svg", &(ctxprof_hcct_write_desc){
+                                        .format = CTXPROF_HCCT_SVG}, &e);
+
+     The session (ctxprof_hcct_start/stop/snapshot) gives every thread its
+     own tree on its first event, whoever created the thread, and merges the
+     tree of a thread that exits (pthread key destructor): no special link
+     flags. Hand-written instrumentation: CTXPROF_HCCT_SCOPE("name") at the
+     top of a function (GCC/Clang restore at scope exit), or the portable
+     CTXPROF_HCCT_ENTER(var, "name") ... CTXPROF_HCCT_EXIT(var).
+
+   NAMES
+
+     A routine id is named, when a profile is made, by desc.namer if set;
+     else, with CTXPROF_HCCT_NAMED set, by the ctxprof_hcct_routine it points
+     to (what the macros pass); else, with CTXPROF_HCCT_CODE_ADDRESSES (on in
+     sessions), from the process's symbols (ctxprof_symtab, reloaded once per
+     query when an address is unknown, e.g. after dlopen); else in hex. The
+     profile keeps the names, so it can be written and read elsewhere.
+
+   GUARANTEES (LSS mode, per tree; N = total of the metric)
+
+     Every context whose true count exceeds floor(phi*N) is reported (no
+     false negatives); each reported count c has error e with
+     c - e <= true <= c and e <= min counter <= epsilon*N; a context that is
+     not reported has true count <= profile.absent. Merged profiles keep these
+     bounds (counts and errors add). With bursting the guarantees hold for
+     the sampled events; counts are scaled by events/sampled and flagged.
+
+   THREADS AND SIGNALS
+
+     A tree is used by one thread. ctxprof_hcct_query() may be called from
+     any thread at any time: it copies the tree without stopping its owner
+     (hot contexts are never evicted, so they are exact in the copy; cold
+     parts may be a few events old). The session functions are thread-safe.
+     Events from a signal handler that interrupts the profiler's slow path
+     are dropped and counted (stats.reentrant); nothing is async-signal-safe
+     except that the tree never crashes or corrupts itself on such re-entry.
+     Queries read the live tree with relaxed atomic loads while its owner
+     writes plain stores: ThreadSanitizer reports those (by design) races.
+     After fork() the child keeps copies of the parent's trees; with the
+     environment variable, use %p in out= for one profile per process.
+
+   BOUNDS
+
+     desc.max_bytes bounds the node memory (48 bytes a node in LSS mode, 36
+     in CCT mode; default 16 |M| + 65536 nodes, and 1.25 GiB for the CCT):
+     an event that would need a node beyond it is counted on a node named
+     "[dropped: node bound]" under the root, and so are the events below it,
+     so totals stay right and the loss shows in every output
+     (stats.dropped_nodes). desc.max_depth bounds the shadow stack (frames
+     deeper are counted in stats.dropped_depth, not tracked, and never
+     crash). Storage is reserved once at init and never moves (with glibc,
+     untouched pages cost no memory); the frame array grows on demand.
+
+   COST
+
+     A known, monitored context costs an enter (tick countdown, stack-address
+     check, a scan of the parent's children, the counter, a 32-byte frame) and
+     an exit (frame check, pop): with gcc's hooks about 60 instructions in
+     all (callgrind, zipfwalk), where empty hooks take 8. A context that is not monitored costs a Space
+     Saving replacement (find-min, victim pruned, its node reused): about 260
+     instructions. See README.md for measured tables.
+
+   HOOKS (CTXPROF_HCCT_HOOKS)
+
+     __cyg_profile_func_enter/exit use the calling thread's tree: the one
+     bound with ctxprof_hcct_bind(), or the session's. With the environment
+     variable CTXPROF_HCCT set, a constructor starts the session and writes
+     the profile at exit. Comma-separated options: out=FILE (%p = pid; the
+     extension picks the format: .txt .folded .json .svg .hcct (binary)),
+     mode=lss|cct, phi=, eps=, counters=, burst=PERIOD_US:LENGTH_US,
+     sites=0 (routine-only contexts), depth=MAX_FRAMES, mem=MAX_BYTES.
+
+   ERRORS
+
+     Cold-path functions return ctxprof_status and fill a ctxprof_error.
+     Hot-path functions never fail: they drop and count (ctxprof_hcct_stats).
+
+   REFERENCES
+
+     SPE'16 sec. 3.2 (phi, epsilon)-HCCT, sec. 3.3 Alg. 1 (on-line pruning),
+     sec. 4.1 (first-child/next-sibling nodes), sec. 4.2 Alg. 2 and
+     Theorem 4.1 (lazy priority queue). Static bursting: Zhuang et al.,
+     "Accurate, efficient, and adaptive calling context profiling", PLDI'06.
+     Space Saving: Metwally et al., ICDT'05. Mergeable summaries: Agarwal et
+     al., PODS'12 (the bounds used by profile merging).
+*/
 #ifndef CTXPROF_HCCT_H_INCLUDED
 #define CTXPROF_HCCT_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
 #include "ctxprof.h"
+
+#if defined(CTXPROF_HCCT_HOOKS) && defined(CTXPROF_ICPP_HOOKS)
+#error "ctxprof: CTXPROF_HCCT_HOOKS and CTXPROF_ICPP_HOOKS both define __cyg_profile_func_enter/exit; a program can have only one pair of -finstrument-functions hooks: define one of the two"
 #endif
+
+/* Every function of this header, inline ones included, is excluded from
+   -finstrument-functions: a hook that called an instrumented function
+   would recurse forever. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__HCCT_NOINSTR __attribute__((no_instrument_function))
+#define CTXPROF__HCCT_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#else
+#define CTXPROF__HCCT_NOINSTR
+#define CTXPROF__HCCT_FENCE() ((void)0)
+#endif
+#define CTXPROF__HCCT_INLINE CTXPROF_INLINE CTXPROF__HCCT_NOINSTR
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== hcct: types ==== */
+
+enum {
+    CTXPROF_HCCT_LSS = 0, /* lazy Space Saving: the MCCT in O(1/epsilon) space (default) */
+    CTXPROF_HCCT_CCT = 1  /* the exact calling context tree */
+};
+
+/* What a count measures. With CTXPROF_HCCT_CALLS every enter counts 1; with
+   any other metric enters count 0 and weights come from ctxprof_hcct_add(). */
+enum {
+    CTXPROF_HCCT_CALLS = 0,
+    CTXPROF_HCCT_NANOSECONDS = 1,
+    CTXPROF_HCCT_CYCLES = 2,
+    CTXPROF_HCCT_SAMPLES = 3,
+    CTXPROF_HCCT_BYTES = 4,
+    CTXPROF_HCCT_OTHER = 5
+};
+
+/* desc.flags */
+enum {
+    CTXPROF_HCCT_ROUTINE_ONLY = 1,  /* ignore call sites: a context is a chain of routines */
+    CTXPROF_HCCT_CODE_ADDRESSES = 2 /* routine ids are code addresses: name them from the
+                                       process's symbols (ctxprof_symtab); on by default in
+                                       sessions (the hooks) */
+};
+
+/* Output formats (ctxprof_hcct_write_desc.format). */
+enum {
+    CTXPROF_HCCT_TEXT = 0,      /* indented tree: counts, percentages, error bounds */
+    CTXPROF_HCCT_COLLAPSED = 1, /* "a;b;c COUNT" lines (flamegraph.pl, speedscope, pprof tools) */
+    CTXPROF_HCCT_JSON = 2,      /* flat node list with parent indices */
+    CTXPROF_HCCT_SVG = 3,       /* self-contained flame graph */
+    CTXPROF_HCCT_BINARY = 4,    /* lossless; read back by ctxprof_hcct_profile_read() */
+    CTXPROF_HCCT_TOP = 5        /* the hottest contexts, one full path per line */
+};
+
+/* Profile node flags. */
+enum {
+    CTXPROF_HCCT_MONITORED = 1, /* counted (in M for LSS; always for CCT) */
+    CTXPROF_HCCT_HOT = 2,       /* count > threshold in a pruned profile */
+    CTXPROF_HCCT_IS_ROOT = 4    /* the dummy root above the first routines */
+};
+
+/* Profile flags. */
+enum {
+    CTXPROF_HCCT_PRUNED = 1, /* pruned to the (phi, epsilon)-HCCT */
+    CTXPROF_HCCT_SCALED = 2, /* counts scaled by events/sampled (bursting) */
+    CTXPROF_HCCT_BY_NAME = 4 /* merged by routine name (sites ignored) */
+};
+
+#define CTXPROF_HCCT_NONE 0xFFFFFFFFu /* no index */
+
+/* Routine ids with the top bit set point to a ctxprof_hcct_routine (the
+   macros use these); other ids are code addresses or user-defined. */
+#define CTXPROF_HCCT_NAMED ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
+typedef struct ctxprof_hcct_routine {
+    const char *name;
+    const char *file;
+    int line;
+} ctxprof_hcct_routine;
+
+/* Names a routine id for output: return a NUL-terminated name (buf, of cap
+   bytes, may be used) or NULL for the default (descriptor name, else hex). */
+typedef const char *(*ctxprof_hcct_namer)(void *user, uintptr_t routine, char *buf, size_t cap);
+
+/* Configuration; zero fields take the defaults shown. */
+typedef struct ctxprof_hcct_desc {
+    int mode;                 /* CTXPROF_HCCT_LSS or CTXPROF_HCCT_CCT */
+    int metric;               /* CTXPROF_HCCT_CALLS ... (label + whether enters count) */
+    double phi;               /* hotness threshold of queries: 1e-4 */
+    double epsilon;           /* Space Saving error: phi / 5; |M| = ceil(1/epsilon) */
+    size_t counters;          /* |M| directly (overrides epsilon) */
+    size_t max_bytes;         /* node memory: LSS 48 B * (16 |M| + 65536), CCT 1.25 GiB */
+    size_t max_depth;         /* shadow-stack frames: 1 << 20 */
+    uint32_t burst_period_us; /* static bursting: a burst starts every period... */
+    uint32_t burst_length_us; /* ...and lasts this long; 0 = always on */
+    unsigned flags;           /* CTXPROF_HCCT_ROUTINE_ONLY, CTXPROF_HCCT_CODE_ADDRESSES */
+    ctxprof_hcct_namer namer; /* names at query time (NULL: descriptor, symbols or hex) */
+    void *namer_user;
+    void *alloc_user; /* passed to CTXPROF_MALLOC/FREE */
+} ctxprof_hcct_desc;
+
+/* One shadow-stack frame. sp is a stack address at entry: deeper frames
+   have smaller values, which is how skipped frames are recognized. site is
+   the call site as given (the node key masks it in routine-only mode). */
+typedef struct ctxprof_hcct_frame {
+    uintptr_t sp;
+    uintptr_t routine;
+    uintptr_t site;
+    uint32_t node; /* tree node, 0 = not tracked (outside a burst, or dropped) */
+    uint32_t reserved;
+} ctxprof_hcct_frame;
+
+/* A tree node, first-child/next-sibling (SPE'16 sec. 4.1): the 32 bytes an
+   event reads, so a lookup touches one cache line per node scanned. What
+   only pruning and replacement need lives in a parallel array. */
+typedef struct ctxprof_hcct_node {
+    uintptr_t routine;
+    uintptr_t site;   /* call site (0 in routine-only mode) */
+    uint64_t count;   /* bit 63: monitored (always, in CCT mode); bits 0-62: the counter */
+    uint32_t child;   /* first child, 0 = none */
+    uint32_t sibling; /* next sibling (next free node on the free list) */
+} ctxprof_hcct_node;
+
+/* Per-node data of LSS trees besides the node (private). */
+typedef struct ctxprof_hcct_aux {
+    uint32_t parent; /* 0 above the root; a marker for free nodes */
+    uint32_t qnext;  /* next node in its bucket of the lazy queue */
+    uint64_t err;    /* error bound of the count while monitored */
+} ctxprof_hcct_aux;
+
+/* Counters of a tree (ctxprof_hcct_stats()). */
+typedef struct ctxprof_hcct_stats {
+    uint64_t events;        /* enter events seen, in and out of bursts */
+    uint64_t sampled;       /* enter events counted in the tree (in bursts) */
+    uint64_t total;         /* N: sum of all counters */
+    uint64_t min;           /* smallest counter (LSS, once |M| is full), else 0 */
+    uint64_t replaced;      /* Space Saving replacements */
+    uint64_t rescans;       /* full rescans of the lazy priority queue */
+    uint64_t pruned;        /* nodes removed by on-line pruning */
+    uint64_t dropped_nodes; /* contexts not recorded: node bound reached */
+    uint64_t dropped_depth; /* frames not tracked: max_depth reached */
+    uint64_t unwound;       /* frames discarded by stack-pointer recovery (longjmp) */
+    uint64_t unmatched;     /* exits that matched no frame (ignored) */
+    uint64_t reentrant;     /* events dropped: they interrupted the profiler */
+    uint64_t bursts;        /* bursts started */
+    size_t nodes;           /* nodes in the tree now, root included */
+    size_t leaves;          /* nodes without children now (the root excluded) */
+    size_t nodes_peak;      /* most nodes ever used */
+    size_t counters;        /* |M| (LSS) or counters in use (CCT) */
+    size_t depth;           /* frames on the shadow stack now */
+    size_t depth_peak;      /* deepest stack seen at slow-path events and ticks */
+    size_t bytes;       /* memory in use: nodes up to the peak, counters, frames */
+    size_t bytes_bound; /* memory the bounds allow */
+} ctxprof_hcct_stats;
+
+/* A calling context tree of one thread. Caller-owned; init/deinit. */
+typedef struct ctxprof_hcct {
+    /* read by the inline hot path */
+    ctxprof_hcct_frame *top;  /* current frame; frames[0] is the root frame */
+    ctxprof_hcct_node *nodes; /* node 0 is a dummy, node 1 the root */
+    int64_t countdown;        /* enters before the next slow-path tick */
+    uintptr_t site_mask;      /* ~0, or 0 for routine-only contexts */
+    uint64_t unit;            /* what an enter adds: 1 (calls) or 0 */
+    uint32_t excess;          /* frames beyond max_depth, not pushed */
+    uint32_t nslots;          /* |M| (LSS) */
+    ctxprof_hcct_frame *frames;
+    /* private: */
+    size_t frame_cap;
+    ctxprof_hcct_aux *aux;   /* LSS: per node */
+    uint32_t *par;           /* CCT: parent of each node */
+    uint32_t *qhead, *qtail; /* LSS: the buckets of the lazy queue (node ids) */
+    uint64_t qbase, qend;    /* lazy queue window: minimum candidate, end */
+    uint32_t used;    /* LSS: monitored nodes (|M| once full) */
+    int lean;         /* LSS, unit counts, M full: enters replace through the short path */
+    uint32_t n_nodes; /* nodes ever used (high-water mark) */
+    uint32_t max_nodes;
+    uint32_t free_head;
+    uint32_t live;
+    int busy, sampling, paused, session;
+    uintptr_t excess_sp;
+    int64_t cd_assigned;
+    uint64_t events_base, sampled;
+    uint64_t tick_period, period_ns, length_ns, next_burst_ns, burst_end_ns, last_tick_ns;
+    uint64_t gen;
+    ctxprof_hcct_desc desc;
+    ctxprof_hcct_stats st;
+    struct ctxprof_hcct *next_thread;
+} ctxprof_hcct;
+
+/* A profile node. Index 0 is the root; parents come before children. */
+typedef struct ctxprof_hcct_pnode {
+    uint64_t count;    /* estimate: an upper bound of the true count */
+    uint64_t err;      /* the true count lies in [count - err, count] */
+    uintptr_t routine; /* id as recorded (addresses are from the profiled process) */
+    uintptr_t site;
+    uint32_t parent;  /* CTXPROF_HCCT_NONE for the root */
+    uint32_t name;    /* index of the name (ctxprof_hcct_profile_name) */
+    uint32_t flags;   /* CTXPROF_HCCT_MONITORED | _HOT | _IS_ROOT */
+    uint32_t depth;   /* 0 for the root */
+    uint32_t child;   /* first child, by decreasing count; 0 = none */
+    uint32_t sibling; /* next sibling; 0 = none */
+} ctxprof_hcct_pnode;
+
+/* A snapshot: what queries return, files hold and writers print. */
+typedef struct ctxprof_hcct_profile {
+    ctxprof_hcct_pnode *nodes;
+    size_t n;
+    uint64_t total;     /* N: total of the metric */
+    uint64_t threshold; /* hot: count > threshold = floor(phi * total) */
+    uint64_t absent;    /* contexts not in the profile have true count <= absent */
+    uint64_t events;    /* enter events seen */
+    uint64_t sampled;   /* enter events counted (bursting: fewer than events) */
+    uint64_t dropped;   /* events lost to the node or depth bound */
+    double phi, epsilon;
+    size_t counters;
+    int mode, metric;
+    unsigned flags;   /* CTXPROF_HCCT_PRUNED | _SCALED | _BY_NAME */
+    uint32_t threads; /* trees merged into this profile */
+    /* private: */
+    void *alloc_user;
+    void *names_; /* interned names */
+    size_t cap;
+} ctxprof_hcct_profile;
+
+/* Output options; zero fields take the defaults shown. */
+typedef struct ctxprof_hcct_write_desc {
+    int format;         /* CTXPROF_HCCT_TEXT ... */
+    size_t top;         /* CTXPROF_HCCT_TOP: contexts listed (20) */
+    unsigned max_depth; /* frames printed per path (1024); deeper ones are folded */
+    unsigned width;     /* SVG width in pixels (1200) */
+    const char *title;  /* SVG title */
+} ctxprof_hcct_write_desc;
+
+/* Accuracy of an approximate profile against an exact one (tests, benches). */
+typedef struct ctxprof_hcct_accuracy {
+    size_t hot;              /* exact contexts with count > floor(phi * N) */
+    size_t reported;         /* approximate contexts with count > its threshold */
+    size_t missed;           /* hot contexts not reported (false negatives) */
+    size_t false_positives;  /* reported contexts that are not hot */
+    size_t exact_hcct_nodes; /* size of the exact HCCT (hot nodes + ancestors + root) */
+    size_t approx_hcct_nodes;
+    size_t bound_violations; /* monitored counts outside [true, true + err] */
+    size_t unknown;          /* approximate contexts absent from the exact profile */
+    uint64_t max_error;      /* max (count - true) over reported contexts */
+    double max_rel_error;    /* max (count - true) / true over hot contexts */
+    int equal;               /* same contexts reported as hot, and no missed */
+} ctxprof_hcct_accuracy;
+
+/* Hand-written instrumentation state (CTXPROF_HCCT_SCOPE and friends). */
+typedef struct ctxprof_hcct_scope {
+    ctxprof_hcct *t;
+    uintptr_t routine;
+    uintptr_t sp;
+} ctxprof_hcct_scope;
+
+/* ==== hcct: declarations ==== */
+
+/* Initializes a tree. desc may be NULL (defaults). Allocates; not
+   thread-safe for t. On failure t is left zeroed (deinit is harmless). */
+CTXPROF_API int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc,
+                                  ctxprof_error *err);
+/* Frees a tree (a zeroed or failed tree is fine). */
+CTXPROF_API void ctxprof_hcct_deinit(ctxprof_hcct *t);
+/* Adds weight to the current context (a Space Saving update when it is not
+   monitored). Owner thread only. */
+CTXPROF_API void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight);
+/* Adds weight to the context routines[0] -> ... -> routines[n-1] (root
+   first), with sites[i] the call site of routines[i] (sites may be NULL).
+   Does not touch the shadow stack: for samples (ctxprof_pebs.h). */
+CTXPROF_API void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *routines,
+                                       const uintptr_t *sites, size_t n, uint64_t weight);
+/* Counters and memory of a tree. Any thread (values may be a few events old). */
+CTXPROF_API void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out);
+/* The (phi, epsilon)-HCCT of a tree: phi 0 = desc.phi, phi < 0 = the whole
+   MCCT (CCT). Any thread, any time; out must be zeroed or deinitialized. */
+CTXPROF_API int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
+                                   ctxprof_error *err);
+
+/* Frees a profile (a zeroed one is fine). */
+CTXPROF_API void ctxprof_hcct_profile_deinit(ctxprof_hcct_profile *p);
+/* Name of node i ("<root>" for the root). */
+CTXPROF_API const char *ctxprof_hcct_profile_name(const ctxprof_hcct_profile *p, size_t i);
+/* Keeps the nodes with count > floor(phi * total) and their ancestors. */
+CTXPROF_API int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
+                                           ctxprof_error *err);
+/* dst += src: counts and error bounds add; a context missing on one side
+   counts that side's absent bound. Contexts match by (routine, site), or
+   by name with CTXPROF_HCCT_BY_NAME (profiles of different runs). */
+CTXPROF_API int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
+                                           const ctxprof_hcct_profile *src, unsigned flags,
+                                           ctxprof_error *err);
+/* A deep copy. */
+CTXPROF_API int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
+                                          const ctxprof_hcct_profile *src, ctxprof_error *err);
+/* Compares an approximate profile with the exact (unpruned CCT) one. */
+CTXPROF_API int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
+                                             const ctxprof_hcct_profile *exact, double phi,
+                                             ctxprof_hcct_accuracy *out, ctxprof_error *err);
+/* Renders a profile into *out (from CTXPROF_MALLOC; free with
+   ctxprof_hcct_text_free). d may be NULL (text). */
+CTXPROF_API int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
+                                            const ctxprof_hcct_write_desc *d, char **out,
+                                            size_t *len, ctxprof_error *err);
+/* Frees what ctxprof_hcct_profile_format returned. */
+CTXPROF_API void ctxprof_hcct_text_free(const ctxprof_hcct_profile *p, char *text);
+/* Writes a profile to path ("-" = stdout), atomically (temp file + rename). */
+CTXPROF_API int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, const char *path,
+                                           const ctxprof_hcct_write_desc *d, ctxprof_error *err);
+/* Reads a binary profile; on any error *p is unchanged. alloc_user is for
+   the new profile's memory. */
+CTXPROF_API int ctxprof_hcct_profile_read(ctxprof_hcct_profile *p, const char *path,
+                                          void *alloc_user, ctxprof_error *err);
+
+/* Session: one tree per thread, created on the thread's first event.
+   Starts profiling with desc (NULL: resume after ctxprof_hcct_stop). */
+CTXPROF_API int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_error *err);
+/* Pauses every session tree (each thread notices within ~65536 events). */
+CTXPROF_API void ctxprof_hcct_stop(void);
+/* Merged profile of all session threads, live and exited, pruned at phi
+   (0 = desc.phi, < 0 = unpruned). Thread-safe; does not stop the threads. */
+CTXPROF_API int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out, ctxprof_error *err);
+/* Frees the session. Only when no other thread runs instrumented code. */
+CTXPROF_API void ctxprof_hcct_shutdown(void);
+/* The calling thread's tree (created if the session runs), or NULL. */
+CTXPROF_API ctxprof_hcct *ctxprof_hcct_thread(void);
+/* Makes t the calling thread's tree for hooks and macros (NULL: none);
+   returns the previous one. The caller keeps ownership of t. */
+CTXPROF_API ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t);
+
+/* Slow paths of the inline functions (private). */
+CTXPROF_API void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                          uintptr_t sp);
+CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                          uintptr_t sp);
+CTXPROF_API void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp);
+CTXPROF_API void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t node);
+CTXPROF_API void ctxprof__hcct_pop_slow(ctxprof_hcct *t);
+CTXPROF_API ctxprof_hcct *ctxprof__hcct_attach(void);
+/* The calling thread's tree for hooks and macros (private; see bind). */
+CTXPROF_API CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL;
+
+/* ==== hcct: hot path ==== */
+
+/* Enters routine, called from site (the return address: hooks and macros
+   pass it), at stack address sp (the same at the matching exit, lower for
+   deeper frames: a frame address). Never fails; O(children scanned) when
+   the context is known. */
+CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                             uintptr_t sp)
+{
+    ctxprof_hcct_frame *f = t->top;
+    const ctxprof_hcct_node *n;
+    uintptr_t key = site & t->site_mask;
+    uint32_t c;
+    /* every other case is a tail call, so the fast path saves no registers */
+    if (CTXPROF__UNLIKELY(--t->countdown < 0 || sp >= f->sp)) {
+        /* the same stack address: a callee inlined into the top frame's
+           function (same call site, another routine) stays here; anything
+           else may be a frame left by a longjmp */
+        if (t->countdown < 0 || sp != f->sp || site != f->site || routine == f->routine)
+            goto slow;
+    }
+    n = t->nodes;
+    c = f->node;
+    if (CTXPROF__LIKELY(c != 0)) {
+        uint64_t v;
+        for (c = n[c].child; c != 0; c = n[c].sibling)
+            if (n[c].routine == routine && n[c].site == key)
+                break;
+        if (CTXPROF__UNLIKELY(c == 0))
+            goto miss; /* a new context */
+        v = n[c].count;
+        if (CTXPROF__UNLIKELY(!(v >> 63)))
+            goto miss; /* not monitored: a Space Saving replacement */
+        t->nodes[c].count = v + t->unit;
+    }
+    f[1].sp = sp;
+    f[1].routine = routine;
+    f[1].site = site;
+    f[1].node = c;
+    CTXPROF__HCCT_FENCE(); /* a signal handler sees the frame before top moves */
+    t->top = f + 1;
+    return;
+miss:
+    ctxprof__hcct_enter_miss(t, routine, site, sp);
+    return;
+slow:
+    ctxprof__hcct_enter_slow(t, routine, site, sp);
+}
+
+/* Exits routine; sp as given to the matching enter. Frames above it that
+   never exited (longjmp) are discarded first. */
+CTXPROF__HCCT_INLINE void ctxprof_hcct_exit(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp)
+{
+    ctxprof_hcct_frame *f = t->top;
+    uint32_t c;
+    if (CTXPROF__UNLIKELY(f->sp != sp || f->routine != routine)) {
+        ctxprof__hcct_exit_slow(t, routine, sp);
+        return;
+    }
+    c = f->node;
+    t->top = f - 1;
+    /* A node evicted while active is removed when it is left as a leaf, so
+       that only the current context can be an unmonitored leaf (Alg. 1). */
+    if (CTXPROF__UNLIKELY(!(t->nodes[c].count >> 63)))
+        ctxprof__hcct_exit_prune(t, c);
+}
+
+/* enter without stack-pointer checks: for explicit event streams. */
+CTXPROF__HCCT_INLINE void ctxprof_hcct_push(ctxprof_hcct *t, uintptr_t routine, uintptr_t site)
+{
+    /* beyond max_depth the top frame's address is parked (see excess) */
+    uintptr_t sp = CTXPROF__UNLIKELY(t->excess != 0) ? t->excess_sp - 1 - t->excess
+                                                      : t->top->sp - 1;
+    ctxprof_hcct_enter(t, routine, site, sp);
+}
+
+/* Exits the current frame (pairs with push). */
+CTXPROF__HCCT_INLINE void ctxprof_hcct_pop(ctxprof_hcct *t)
+{
+    if (CTXPROF__UNLIKELY(t->excess != 0 || t->top == t->frames)) {
+        ctxprof__hcct_pop_slow(t);
+        return;
+    }
+    ctxprof_hcct_exit(t, t->top->routine, t->top->sp);
+}
+
+/* Hand-written instrumentation over the calling thread's tree. */
+CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_begin(ctxprof_hcct_scope *s, uintptr_t routine,
+                                                   uintptr_t site, uintptr_t sp)
+{
+    ctxprof_hcct *t = ctxprof__hcct_tls;
+    if (CTXPROF__UNLIKELY(t == NULL))
+        t = ctxprof__hcct_attach();
+    s->t = t;
+    s->routine = routine;
+    s->sp = sp;
+    if (t)
+        ctxprof_hcct_enter(t, routine, site, sp);
+}
+
+CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_end(ctxprof_hcct_scope *s)
+{
+    if (s->t && s->t == ctxprof__hcct_tls)
+        ctxprof_hcct_exit(s->t, s->routine, s->sp);
+}
+
+#define CTXPROF__HCCT_CAT2(a, b) a##b
+#define CTXPROF__HCCT_CAT(a, b) CTXPROF__HCCT_CAT2(a, b)
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__HCCT_SP(var) ((uintptr_t)__builtin_frame_address(0))
+#define CTXPROF__HCCT_RA() ((uintptr_t)__builtin_return_address(0))
+#else
+#define CTXPROF__HCCT_SP(var) ((uintptr_t) & (var))
+#define CTXPROF__HCCT_RA() ((uintptr_t)0)
+#endif
+
+/* Portable form: CTXPROF_HCCT_ENTER(s, "name") at the top of a function and
+   CTXPROF_HCCT_EXIT(s) before every return. */
+#define CTXPROF_HCCT_ENTER(var, name)                                                              \
+    static const ctxprof_hcct_routine CTXPROF__HCCT_CAT(var, _routine) = {name, __FILE__,          \
+                                                                          __LINE__};               \
+    ctxprof_hcct_scope var;                                                                        \
+    ctxprof_hcct_scope_begin(&var,                                                                 \
+                             (uintptr_t)&CTXPROF__HCCT_CAT(var, _routine) | CTXPROF_HCCT_NAMED,   \
+                             CTXPROF__HCCT_RA(), CTXPROF__HCCT_SP(var))
+#define CTXPROF_HCCT_EXIT(var) ctxprof_hcct_scope_end(&(var))
+
+/* CTXPROF_HCCT_SCOPE("name"): enter now, exit when the scope ends (GCC and
+   Clang, through the cleanup attribute; elsewhere use ENTER/EXIT). The call
+   site is the function's return address, as with the hooks; trees with
+   CTXPROF_HCCT_ROUTINE_ONLY ignore it. Mark instrumented functions noinline
+   when per-function contexts matter (an inlined one shares its caller's
+   frame and call site, and is still a separate context). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF_HCCT_SCOPE(name)                                                                   \
+    static const ctxprof_hcct_routine CTXPROF__HCCT_CAT(ctxprof__hcct_r, __LINE__) = {             \
+        name, __FILE__, __LINE__};                                                                 \
+    ctxprof_hcct_scope CTXPROF__HCCT_CAT(ctxprof__hcct_s, __LINE__)                                \
+        __attribute__((cleanup(ctxprof_hcct_scope_end)));                                          \
+    ctxprof_hcct_scope_begin(&CTXPROF__HCCT_CAT(ctxprof__hcct_s, __LINE__),                        \
+                             (uintptr_t)&CTXPROF__HCCT_CAT(ctxprof__hcct_r, __LINE__) |            \
+                                 CTXPROF_HCCT_NAMED,                                               \
+                             (uintptr_t)__builtin_return_address(0),                               \
+                             (uintptr_t)__builtin_frame_address(0))
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTXPROF_HCCT_H_INCLUDED */
+
+/* ======================================================================== */
+/*                              IMPLEMENTATION                              */
+/* ======================================================================== */
+
+#if (defined(CTXPROF_IMPLEMENTATION) || defined(CTXPROF_HCCT_IMPLEMENTATION)) &&                   \
+    !defined(CTXPROF__HCCT_IMPL_DONE)
+#define CTXPROF__HCCT_IMPL_DONE
+
+#include "ctxprof.h" /* emits the core implementation here if it is still missing */
+#if !defined(CTXPROF__CORE_IMPL_DONE)
+#error "ctxprof: CTXPROF_HCCT_IMPLEMENTATION needs the core implementation in the same file: define CTXPROF_IMPLEMENTATION (or also CTXPROF_CORE_IMPLEMENTATION)"
+#endif
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CTXPROF__HCCT_FN CTXPROF__PRIV CTXPROF__HCCT_NOINSTR
+#define CTXPROF__HCCT_DEF CTXPROF_DEF CTXPROF__HCCT_NOINSTR
+
+#define CTXPROF__HCCT_FREE 0xFFFFFFFEu /* parent link of a node on the free list */
+#define CTXPROF__HCCT_ROOT 1u
+#define CTXPROF__HCCT_DROP 2u /* "[dropped]": counts what the node bound kept out */
+#define CTXPROF__HCCT_CD_BUSY (INT64_MIN / 2) /* countdown while a slow path runs */
+#define CTXPROF__HCCT_TICK 65536              /* enters between ticks without bursting */
+#define CTXPROF__HCCT_MON ((uint64_t)1 << 63) /* node.count: monitored */
+#define CTXPROF__HCCT_CMASK (CTXPROF__HCCT_MON - 1)
+#define CTXPROF__HCCT_W 256u /* lazy queue window (count values) */
+#define CTXPROF__HCCT_NODE_BYTES(lss)                                                              \
+    (sizeof(ctxprof_hcct_node) + ((lss) ? sizeof(ctxprof_hcct_aux) : sizeof(uint32_t)))
+#define CTXPROF__HCCT_PARENT(t, v) (*((t)->aux ? &(t)->aux[v].parent : &(t)->par[v]))
+
+/* Racy reads of another thread's tree (queries): relaxed atomic loads. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__HCCT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define CTXPROF__HCCT_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define CTXPROF__HCCT_REL(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#else
+#define CTXPROF__HCCT_RD(x) (x)
+#define CTXPROF__HCCT_ACQ(x) (x)
+#define CTXPROF__HCCT_REL(x, v) ((x) = (v))
+#endif
+
+CTXPROF_DEF CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL = NULL;
+
+/* ==== hcct: tree ==== */
+
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const ctxprof_hcct_routine ctxprof__hcct_dropped_routine = {
+    "[dropped: node bound]", __FILE__, __LINE__};
+
+/* The burst clock; replaceable so that tests can drive bursts. */
+typedef uint64_t (*ctxprof__hcct_clock_fn)(void);
+static ctxprof__hcct_clock_fn ctxprof__hcct_clock = ctxprof__hcct_now_ns;
+
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_sat_add(uint64_t a, uint64_t b)
+{
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+/* Fills the defaults of a descriptor and validates it. */
+CTXPROF__HCCT_FN int ctxprof__hcct_desc_fill(ctxprof_hcct_desc *d, ctxprof_error *err)
+{
+    double m;
+    int given = d->counters != 0;
+    if (d->mode != CTXPROF_HCCT_LSS && d->mode != CTXPROF_HCCT_CCT)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: unknown mode %d", d->mode);
+    if (d->metric < CTXPROF_HCCT_CALLS || d->metric > CTXPROF_HCCT_OTHER)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: unknown metric %d", d->metric);
+    if (d->phi == 0)
+        d->phi = 1e-4;
+    if (!(d->phi > 0 && d->phi < 1))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
+                             d->phi);
+    if (d->counters == 0) {
+        if (d->epsilon == 0)
+            d->epsilon = d->phi / 5;
+        if (!(d->epsilon > 0 && d->epsilon < 1))
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                 "hcct: epsilon must be in (0, 1), got %g", d->epsilon);
+        m = 1.0 / d->epsilon;
+        if (m > (double)(1u << 30))
+            return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                                 "hcct: epsilon %g needs more than 2^30 counters", d->epsilon);
+        d->counters = (size_t)m;
+        if ((double)d->counters < m - 1e-6)
+            d->counters++;
+    } else {
+        if (d->counters > ((size_t)1 << 30))
+            return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "hcct: %zu counters, at most 2^30",
+                                 d->counters);
+        d->epsilon = 1.0 / (double)d->counters;
+    }
+    if (d->mode == CTXPROF_HCCT_LSS && d->epsilon > d->phi && !given)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: epsilon (%g) must not exceed phi (%g)", d->epsilon, d->phi);
+    if (d->max_depth == 0)
+        d->max_depth = (size_t)1 << 20;
+    if (d->max_depth < 2 || d->max_depth > ((size_t)1 << 31))
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "hcct: max_depth %zu out of range",
+                             d->max_depth);
+    if ((d->burst_period_us == 0) != (d->burst_length_us == 0) ||
+        d->burst_length_us > d->burst_period_us)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: bursting needs 0 < length (%u us) <= period (%u us)",
+                             (unsigned)d->burst_length_us, (unsigned)d->burst_period_us);
+    if (d->max_bytes == 0) /* reserved, not used: pages are touched as nodes are */
+        d->max_bytes = d->mode == CTXPROF_HCCT_CCT
+                           ? (size_t)1280 << 20
+                           : (d->counters * 16 + 65536) * CTXPROF__HCCT_NODE_BYTES(1);
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc,
+                                        ctxprof_error *err)
+{
+    ctxprof_hcct_desc d;
+    size_t maxn, i;
+    int rc, lss;
+    void *ud;
+    memset(t, 0, sizeof *t);
+    if (desc)
+        d = *desc;
+    else
+        memset(&d, 0, sizeof d);
+    rc = ctxprof__hcct_desc_fill(&d, err);
+    if (rc)
+        return rc;
+    ud = d.alloc_user;
+    lss = d.mode == CTXPROF_HCCT_LSS;
+    maxn = d.max_bytes / CTXPROF__HCCT_NODE_BYTES(lss);
+    if (maxn > 0xFFFFFFF0u)
+        maxn = 0xFFFFFFF0u;
+    if (maxn < 16 || (lss && maxn < d.counters + 3))
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                             "hcct: max_bytes %zu leaves room for %zu nodes (need %zu)",
+                             d.max_bytes, maxn, lss ? d.counters + 3 : (size_t)16);
+    t->desc = d;
+    t->max_nodes = (uint32_t)maxn;
+    /* Reserved once and never moved, so that other threads can read the
+       tree while it grows; untouched pages cost nothing with glibc. */
+    t->nodes = (ctxprof_hcct_node *)ctxprof__alloc(maxn, sizeof(ctxprof_hcct_node), ud);
+    if (lss) {
+        t->nslots = (uint32_t)d.counters;
+        t->aux = (ctxprof_hcct_aux *)ctxprof__alloc(maxn, sizeof(ctxprof_hcct_aux), ud);
+        t->qhead = (uint32_t *)ctxprof__alloc(CTXPROF__HCCT_W, sizeof(uint32_t), ud);
+        t->qtail = (uint32_t *)ctxprof__alloc(CTXPROF__HCCT_W, sizeof(uint32_t), ud);
+    } else {
+        t->par = (uint32_t *)ctxprof__alloc(maxn, sizeof(uint32_t), ud);
+    }
+    t->frame_cap = d.max_depth < 1024 ? d.max_depth : 1024;
+    t->frames = (ctxprof_hcct_frame *)ctxprof__zalloc(t->frame_cap, sizeof(ctxprof_hcct_frame), ud);
+    if (!t->nodes || !t->frames || (lss ? !t->aux || !t->qhead || !t->qtail : !t->par)) {
+        ctxprof_hcct_deinit(t);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0,
+                             "hcct: cannot reserve %zu bytes (lower desc.max_bytes)",
+                             d.max_bytes);
+    }
+    for (i = 0; lss && i < CTXPROF__HCCT_W; i++)
+        t->qhead[i] = CTXPROF_HCCT_NONE;
+    /* node 0: dummy target of untracked frames (marked monitored so that
+       leaving one never prunes); node 1: the root */
+    memset(t->nodes, 0, 3 * sizeof(ctxprof_hcct_node));
+    if (lss)
+        memset(t->aux, 0, 3 * sizeof(ctxprof_hcct_aux));
+    else
+        t->par[0] = t->par[1] = t->par[2] = 0;
+    t->nodes[0].count = CTXPROF__HCCT_MON;
+    t->nodes[CTXPROF__HCCT_ROOT].count = lss ? 0 : CTXPROF__HCCT_MON;
+    /* node 2, "[dropped]", is linked under the root when first needed */
+    t->nodes[CTXPROF__HCCT_DROP].routine =
+        (uintptr_t)&ctxprof__hcct_dropped_routine | CTXPROF_HCCT_NAMED;
+    t->nodes[CTXPROF__HCCT_DROP].count = lss ? 0 : CTXPROF__HCCT_MON;
+    CTXPROF__HCCT_PARENT(t, CTXPROF__HCCT_DROP) = CTXPROF__HCCT_FREE;
+    t->n_nodes = 3;
+    t->live = 1;
+    t->site_mask = (d.flags & CTXPROF_HCCT_ROUTINE_ONLY) ? 0 : ~(uintptr_t)0;
+    t->unit = d.metric == CTXPROF_HCCT_CALLS ? 1 : 0;
+    t->top = t->frames;
+    t->frames[0].sp = UINTPTR_MAX;
+    t->frames[0].node = CTXPROF__HCCT_ROOT;
+    t->sampling = 1;
+    t->tick_period = CTXPROF__HCCT_TICK;
+    if (d.burst_period_us) {
+        t->period_ns = (uint64_t)d.burst_period_us * 1000u;
+        t->length_ns = (uint64_t)d.burst_length_us * 1000u;
+        t->last_tick_ns = ctxprof__hcct_clock();
+        t->burst_end_ns = t->last_tick_ns + t->length_ns;
+        t->next_burst_ns = t->last_tick_ns + t->period_ns;
+        t->tick_period = 256;
+        t->st.bursts = 1;
+    }
+    t->cd_assigned = (int64_t)t->tick_period;
+    if (t->cd_assigned > (int64_t)t->frame_cap - 2)
+        t->cd_assigned = (int64_t)t->frame_cap - 2;
+    t->countdown = t->cd_assigned;
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF void ctxprof_hcct_deinit(ctxprof_hcct *t)
+{
+    void *ud;
+    if (!t)
+        return;
+    ud = t->desc.alloc_user;
+    ctxprof__free(t->nodes, ud);
+    ctxprof__free(t->aux, ud);
+    ctxprof__free(t->par, ud);
+    ctxprof__free(t->qhead, ud);
+    ctxprof__free(t->qtail, ud);
+    ctxprof__free(t->frames, ud);
+    memset(t, 0, sizeof *t);
+}
+
+/* A free node id, or 0 when the node bound is reached. The free list is
+   LIFO: a replacement that prunes its victim reuses that node, still in
+   cache, for the next new context. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
+{
+    uint32_t v = t->free_head;
+    if (v) {
+        t->free_head = t->nodes[v].sibling;
+    } else {
+        if (t->n_nodes >= t->max_nodes)
+            return 0;
+        v = t->n_nodes;
+        CTXPROF__HCCT_PARENT(t, v) = CTXPROF__HCCT_FREE; /* invisible to readers until filled */
+        CTXPROF__HCCT_REL(t->n_nodes, v + 1);
+    }
+    t->live++;
+    if (t->live > t->st.nodes_peak)
+        t->st.nodes_peak = t->live;
+    return v;
+}
+
+/* Removes unmonitored leaves from v upwards, stopping at keep (the current
+   context) and at the root: SPE'16 Alg. 1. Only LSS trees prune. */
+CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t keep)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    ctxprof_hcct_aux *a = t->aux;
+    while (v > CTXPROF__HCCT_DROP && v != keep && n[v].child == 0 &&
+           !(n[v].count & CTXPROF__HCCT_MON) && a[v].parent != CTXPROF__HCCT_FREE) {
+        uint32_t p = a[v].parent, *link = &n[p].child;
+        while (*link != v && *link != 0) /* unlink from p's children */
+            link = &n[*link].sibling;
+        if (*link == v)
+            *link = n[v].sibling;
+        CTXPROF__HCCT_REL(a[v].parent, CTXPROF__HCCT_FREE);
+        n[v].sibling = t->free_head;
+        t->free_head = v;
+        t->live--;
+        t->st.pruned++;
+        v = p;
+    }
+}
+
+/* The deepest tracked frame's node: the current context. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_cursor(const ctxprof_hcct *t)
+{
+    const ctxprof_hcct_frame *f = t->top;
+    while (f > t->frames && f->node == 0)
+        f--;
+    return f->node;
+}
+
+/* ==== hcct: space saving ==== */
+
+/* The lazy priority queue of SPE'16 sec. 4.2 (Alg. 2), generalized from one
+   count value to a window of W values. Alg. 2 keeps the last minimum and
+   scans for an entry equal to it, rescanning all |M| counters when none is
+   left: with counters in the nodes each rescan would be |M| cache misses,
+   once per distinct minimum. Here the monitored nodes whose count was in
+   [qbase, qend) when they were listed sit in W FIFO buckets (bucket = count
+   mod W, linked through the nodes); a counter that grew since is moved when
+   it is met, and all monitored nodes are rescanned only when the window is
+   used up. Invariant: a monitored node that is not listed has count >=
+   qend, and a listed node's count is at least the value of its bucket; so
+   when the lowest non-empty bucket has a node whose count equals qbase, it
+   is a minimum. Counters never decrease, which is what makes this exact
+   (the argument of Theorem 4.1). FIFO order among equal counts evicts a
+   cold path top-down, so the parents that pruning touches were just
+   touched. */
+CTXPROF__HCCT_FN void ctxprof__hcct_q_push(ctxprof_hcct *t, uint32_t x, uint64_t value)
+{
+    uint32_t b;
+    if (value >= t->qend)
+        return; /* beyond the window: found again by the next rescan */
+    b = (uint32_t)(value & (CTXPROF__HCCT_W - 1));
+    t->aux[x].qnext = CTXPROF_HCCT_NONE;
+    if (t->qhead[b] == CTXPROF_HCCT_NONE)
+        t->qhead[b] = x;
+    else
+        t->aux[t->qtail[b]].qnext = x;
+    t->qtail[b] = x;
+}
+
+/* Post-order traversal (children before parents): the first node, and the
+   successor of v (0 after the root). */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_leftmost(const ctxprof_hcct *t, uint32_t v)
+{
+    while (t->nodes[v].child)
+        v = t->nodes[v].child;
+    return v;
+}
+
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_postorder(const ctxprof_hcct *t, uint32_t v)
+{
+    if (v == CTXPROF__HCCT_ROOT)
+        return 0;
+    if (t->nodes[v].sibling)
+        return ctxprof__hcct_leftmost(t, t->nodes[v].sibling);
+    return CTXPROF__HCCT_PARENT(t, v);
+}
+
+/* Rebuilds the window from the minimum. Nodes are listed in post-order:
+   with FIFO buckets, among equal counts a child is evicted before its
+   parent, so pruning does not leave unmonitored ancestors behind (listed in
+   node order, the MCCT of zipfwalk grows by a third after each rescan). */
+CTXPROF__HCCT_FN void ctxprof__hcct_q_rescan(ctxprof_hcct *t)
+{
+    const ctxprof_hcct_node *n = t->nodes;
+    uint64_t m = CTXPROF__HCCT_CMASK;
+    uint32_t b, v;
+    for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
+        if ((n[v].count & CTXPROF__HCCT_MON) && (n[v].count & CTXPROF__HCCT_CMASK) < m)
+            m = n[v].count & CTXPROF__HCCT_CMASK;
+    for (b = 0; b < CTXPROF__HCCT_W; b++)
+        t->qhead[b] = CTXPROF_HCCT_NONE;
+    t->qbase = m;
+    t->qend = m + CTXPROF__HCCT_W; /* counters stay below 2^63: no overflow */
+    for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
+        if (n[v].count & CTXPROF__HCCT_MON)
+            ctxprof__hcct_q_push(t, v, n[v].count & CTXPROF__HCCT_CMASK);
+    t->st.rescans++;
+}
+
+/* find-min: a monitored node whose count is the minimum (now t->qbase),
+   removed from its bucket. Needs at least one monitored node. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_q_pop_min(ctxprof_hcct *t)
+{
+    for (;;) {
+        uint32_t b, x;
+        uint64_t c;
+        while (t->qbase < t->qend &&
+               t->qhead[t->qbase & (CTXPROF__HCCT_W - 1)] == CTXPROF_HCCT_NONE)
+            t->qbase++;
+        if (t->qbase >= t->qend) {
+            ctxprof__hcct_q_rescan(t);
+            continue;
+        }
+        b = (uint32_t)(t->qbase & (CTXPROF__HCCT_W - 1));
+        x = t->qhead[b];
+        t->qhead[b] = t->aux[x].qnext;
+        c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
+        if (c == t->qbase)
+            return x;
+        ctxprof__hcct_q_push(t, x, c); /* grew since it was listed */
+    }
+}
+
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_cadd(uint64_t a, uint64_t b)
+{
+    return b > CTXPROF__HCCT_CMASK - a ? CTXPROF__HCCT_CMASK : a + b;
+}
+
+/* Space Saving update of an unmonitored node x with weight w > 0: x takes
+   the place of the minimum (count min + w, error min); the victim becomes
+   unmonitored and is pruned when it is a leaf (SPE'16 sec. 4.2, Alg. 1). */
+CTXPROF__HCCT_FN void ctxprof__hcct_ss_update(ctxprof_hcct *t, uint32_t x, uint64_t w, uint32_t keep)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    uint32_t v;
+    uint64_t m;
+    if (t->used < t->nslots) {
+        t->lean = ++t->used == t->nslots && t->unit != 0;
+        t->aux[x].err = 0;
+        CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | w);
+        ctxprof__hcct_q_push(t, x, w);
+        return;
+    }
+    v = ctxprof__hcct_q_pop_min(t);
+    m = t->qbase;
+    n[v].count = 0;
+    t->aux[x].err = m;
+    CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
+    ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
+    t->st.replaced++;
+    ctxprof__hcct_prune(t, v, keep);
+}
+
+/* Adds w to node c (monitored or not). */
+CTXPROF__HCCT_FN void ctxprof__hcct_count(ctxprof_hcct *t, uint32_t c, uint64_t w, uint32_t keep)
+{
+    uint64_t v;
+    if (w == 0 || c == 0)
+        return;
+    v = t->nodes[c].count;
+    if (v & CTXPROF__HCCT_MON)
+        t->nodes[c].count = CTXPROF__HCCT_MON | ctxprof__hcct_cadd(v & CTXPROF__HCCT_CMASK, w);
+    else if (CTXPROF__HCCT_PARENT(t, c) != CTXPROF__HCCT_FREE)
+        ctxprof__hcct_ss_update(t, c, w, keep);
+}
+
+/* Child of p for (routine, site), created (unmonitored in LSS, counter 0 in
+   CCT) when missing; 0 when the node bound is reached. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_child(ctxprof_hcct *t, uint32_t p, uintptr_t routine,
+                                              uintptr_t site)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    uint32_t c, last = 0, x;
+    for (c = n[p].child; c != 0; last = c, c = n[c].sibling)
+        if (n[c].routine == routine && n[c].site == site)
+            return c;
+    x = ctxprof__hcct_alloc_node(t);
+    if (x == 0)
+        return 0;
+    n[x].routine = routine;
+    n[x].site = site;
+    n[x].count = t->aux ? 0 : CTXPROF__HCCT_MON;
+    n[x].child = 0;
+    n[x].sibling = 0;
+    CTXPROF__HCCT_REL(CTXPROF__HCCT_PARENT(t, x), p);
+    /* appended: children seen first (usually the hot ones) stay in front */
+    if (last)
+        n[last].sibling = x;
+    else
+        n[p].child = x;
+    return x;
+}
+
+/* An event that needs a node beyond the bound is counted on "[dropped]",
+   and so are the events below it (its frame points there). */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    const uint32_t x = CTXPROF__HCCT_DROP;
+    t->st.dropped_nodes++;
+    if (CTXPROF__HCCT_PARENT(t, x) == CTXPROF__HCCT_FREE) {
+        uint32_t *link = &n[CTXPROF__HCCT_ROOT].child;
+        while (*link)
+            link = &n[*link].sibling;
+        n[x].sibling = 0;
+        n[x].child = 0;
+        CTXPROF__HCCT_REL(CTXPROF__HCCT_PARENT(t, x), CTXPROF__HCCT_ROOT);
+        *link = x;
+        t->live++;
+    }
+    ctxprof__hcct_count(t, x, w, x);
+    return x;
+}
+
+/* The context p -> (routine, site) occurs with weight w: find or create
+   its node and count it. When the node bound is reached in LSS mode, the
+   Space Saving replacement is done victim-first: if the minimum is a leaf,
+   pruning it frees the node the new context needs. Returns 0 (and counts
+   a drop) when no node can be had. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintptr_t routine,
+                                              uintptr_t site, uint64_t w, uint32_t keep)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    uint32_t x = ctxprof__hcct_child(t, p, routine, site), v;
+    uint64_t m;
+    if (x) {
+        ctxprof__hcct_count(t, x, w, keep ? keep : x);
+        return x;
+    }
+    if (t->aux && w > 0 && t->used == t->nslots) {
+        v = ctxprof__hcct_q_pop_min(t);
+        m = t->qbase;
+        if (v > CTXPROF__HCCT_DROP && n[v].child == 0 && v != p && v != keep) {
+            n[v].count = 0;
+            ctxprof__hcct_prune(t, v, keep ? keep : p);
+            x = ctxprof__hcct_child(t, p, routine, site); /* reuses v's node */
+            CTXPROF_ASSERT(x != 0);
+            t->aux[x].err = m;
+            CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
+            ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
+            t->st.replaced++;
+            return x;
+        }
+        ctxprof__hcct_q_push(t, v, m); /* not a leaf: it stays monitored */
+    }
+    return ctxprof__hcct_dropped(t, w);
+}
+
+/* The busy protocol: a slow path marks the tree busy and parks the
+   countdown very negative, so that an instrumented signal handler that
+   interrupts it goes to the slow path too, finds the tree busy and drops
+   its events instead of modifying the tree half-way through an update. */
+#define CTXPROF__HCCT_BEGIN(t, saved)                                                              \
+    do {                                                                                           \
+        (saved) = (t)->countdown;                                                                  \
+        (t)->countdown = CTXPROF__HCCT_CD_BUSY;                                                    \
+        (t)->busy = 1;                                                                             \
+        CTXPROF__HCCT_FENCE();                                                                     \
+    } while (0)
+/* In a void slow path: an event that interrupted the profiler is dropped. */
+#define CTXPROF__HCCT_BEGIN_OR_DROP(t, saved)                                                      \
+    do {                                                                                           \
+        if ((t)->busy) {                                                                           \
+            (t)->st.reentrant++;                                                                   \
+            return;                                                                                \
+        }                                                                                          \
+        CTXPROF__HCCT_BEGIN(t, saved);                                                             \
+    } while (0)
+#define CTXPROF__HCCT_END(t, saved)                                                                \
+    do {                                                                                           \
+        CTXPROF__HCCT_FENCE();                                                                     \
+        (t)->busy = 0;                                                                             \
+        (t)->countdown = (saved);                                                                  \
+    } while (0)
+
+/* Pushes a frame (room is guaranteed by the countdown). */
+CTXPROF__HCCT_FN void ctxprof__hcct_push_frame(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                               uintptr_t sp, uint32_t node)
+{
+    ctxprof_hcct_frame *f = t->top + 1;
+    size_t d;
+    f->sp = sp;
+    f->routine = routine;
+    f->site = site;
+    f->node = node;
+    t->top = f;
+    d = (size_t)(f - t->frames);
+    if (d > t->st.depth_peak)
+        t->st.depth_peak = d;
+}
+
+/* The common Space Saving replacement of an enter event (SPE'16 sec. 4.2),
+   done victim first: the minimum is evicted and pruned (Alg. 1), so that
+   when it was a leaf the new context reuses its node, still in cache. x is
+   the unmonitored node of the context, or 0 to create it under p after
+   last (the tail of p's children as the fast path saw it). Returns the
+   node, monitored with count min + unit and error min. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p, uint32_t last,
+                                                uint32_t x, uintptr_t routine, uintptr_t key)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    ctxprof_hcct_aux *a = t->aux;
+    uint32_t v = ctxprof__hcct_q_pop_min(t);
+    uint64_t m = t->qbase, c = m + t->unit; /* unit counts cannot reach 2^63 */
+    n[v].count = 0;
+    t->st.replaced++;
+    ctxprof__hcct_prune(t, v, x ? x : p);
+    if (!x) {
+        /* the victim may have been p's last child */
+        if (last && (a[last].parent != p || n[last].sibling != 0))
+            for (last = n[p].child; last && n[last].sibling; last = n[last].sibling)
+                ;
+        x = ctxprof__hcct_alloc_node(t); /* a node was free before, or v was freed */
+        n[x].routine = routine;
+        n[x].site = key;
+        n[x].child = 0;
+        n[x].sibling = 0;
+        a[x].parent = p;
+        if (last)
+            n[last].sibling = x;
+        else
+            n[p].child = x;
+    }
+    a[x].err = m;
+    CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | c);
+    ctxprof__hcct_q_push(t, x, c);
+    return x;
+}
+
+/* ==== hcct: shadow stack ==== */
+
+CTXPROF__HCCT_FN uintptr_t ctxprof__hcct_top_sp(const ctxprof_hcct *t)
+{
+    return t->excess ? t->excess_sp : t->top->sp;
+}
+
+/* Pops the top frame; a node left as an unmonitored leaf is pruned. */
+CTXPROF__HCCT_FN void ctxprof__hcct_pop_frame(ctxprof_hcct *t)
+{
+    uint32_t c = t->top->node;
+    t->top--;
+    if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
+        ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t));
+}
+
+/* Frames beyond max_depth are counted in excess instead of pushed; while
+   any are, the top frame's sp is parked at 0 (real value in excess_sp) so
+   that every exit takes the slow path. */
+CTXPROF__HCCT_FN void ctxprof__hcct_excess_clear(ctxprof_hcct *t, int dead)
+{
+    if (!t->excess)
+        return;
+    if (dead)
+        t->st.unwound += t->excess;
+    t->excess = 0;
+    t->top->sp = t->excess_sp;
+}
+
+/* An exit while frames are beyond max_depth: when deeper says it is one of
+   them, it leaves (returns 1); otherwise they are gone (longjmp). */
+CTXPROF__HCCT_FN int ctxprof__hcct_excess_exit(ctxprof_hcct *t, int deeper)
+{
+    if (!t->excess)
+        return 0;
+    if (deeper) {
+        if (--t->excess == 0)
+            t->top->sp = t->excess_sp;
+        return 1;
+    }
+    ctxprof__hcct_excess_clear(t, 1);
+    return 0;
+}
+
+CTXPROF__HCCT_FN size_t ctxprof__hcct_room(const ctxprof_hcct *t)
+{
+    return t->frame_cap - 1 - (size_t)(t->top - t->frames);
+}
+
+/* Doubles the frame array up to max_depth; 0 when it cannot grow. */
+CTXPROF__HCCT_FN int ctxprof__hcct_grow(ctxprof_hcct *t)
+{
+    size_t used = (size_t)(t->top - t->frames) + 1, ncap = t->frame_cap * 2;
+    ctxprof_hcct_frame *nf;
+    if (t->frame_cap >= t->desc.max_depth)
+        return 0;
+    if (ncap > t->desc.max_depth)
+        ncap = t->desc.max_depth;
+    nf = (ctxprof_hcct_frame *)ctxprof__alloc(ncap, sizeof *nf, t->desc.alloc_user);
+    if (!nf)
+        return 0;
+    memcpy(nf, t->frames, used * sizeof *nf);
+    ctxprof__free(t->frames, t->desc.alloc_user);
+    t->frames = nf;
+    t->top = nf + used - 1;
+    t->frame_cap = ncap;
+    return 1;
+}
+
+/* Marks every frame untracked (end of a burst, pause); the former current
+   context is pruned if it is an unmonitored leaf. */
+CTXPROF__HCCT_FN void ctxprof__hcct_untrack(ctxprof_hcct *t)
+{
+    uint32_t c = ctxprof__hcct_cursor(t);
+    ctxprof_hcct_frame *f;
+    for (f = t->frames; f <= t->top; f++)
+        f->node = 0;
+    t->sampling = 0;
+    if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
+        ctxprof__hcct_prune(t, c, 0);
+}
+
+/* Resolves the node of every frame from the root (start of a burst): the
+   walk creates missing ancestors but counts nothing. */
+CTXPROF__HCCT_FN void ctxprof__hcct_track(ctxprof_hcct *t)
+{
+    ctxprof_hcct_frame *f;
+    uint32_t c = CTXPROF__HCCT_ROOT;
+    t->frames[0].node = c;
+    for (f = t->frames + 1; f <= t->top; f++) {
+        if (c != CTXPROF__HCCT_DROP &&
+            (c = ctxprof__hcct_child(t, c, f->routine, f->site & t->site_mask)) == 0) {
+            c = CTXPROF__HCCT_DROP; /* the bound: this part of the stack goes to [dropped] */
+            if (CTXPROF__HCCT_PARENT(t, c) == CTXPROF__HCCT_FREE) {
+                ctxprof__hcct_dropped(t, 0);
+                t->st.dropped_nodes--;
+            }
+        }
+        f->node = c;
+    }
+    t->sampling = 1;
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_session_poll(ctxprof_hcct *t);
+
+/* Runs every tick_period enters (and when the frame array is nearly
+   full): event accounting, session requests, burst schedule. Returns the
+   new countdown. */
+CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
+{
+    uint64_t consumed = (uint64_t)(t->cd_assigned - cd);
+    uint64_t next;
+    size_t room;
+    t->events_base += consumed;
+    if (t->sampling)
+        t->sampled += consumed;
+    if ((size_t)(t->top - t->frames) + t->excess > t->st.depth_peak)
+        t->st.depth_peak = (size_t)(t->top - t->frames) + t->excess;
+    if (t->session)
+        ctxprof__hcct_session_poll(t);
+    next = t->tick_period;
+    if (t->period_ns && !t->paused) {
+        uint64_t now = ctxprof__hcct_clock(), until, dt = now - t->last_tick_ns;
+        if (t->sampling && now >= t->burst_end_ns) {
+            ctxprof__hcct_untrack(t);
+            if (t->next_burst_ns <= now)
+                t->next_burst_ns = now + (t->period_ns - t->length_ns);
+        } else if (!t->sampling && now >= t->next_burst_ns) {
+            ctxprof__hcct_track(t);
+            t->st.bursts++;
+            t->burst_end_ns = now + t->length_ns;
+            t->next_burst_ns += t->period_ns;
+            if (t->next_burst_ns <= now)
+                t->next_burst_ns = now + t->period_ns;
+        }
+        /* next check near the next boundary, at most length/4 away */
+        until = t->sampling ? t->burst_end_ns - now : t->next_burst_ns - now;
+        if (until > t->length_ns / 4)
+            until = t->length_ns / 4;
+        if (dt > 0 && consumed > 0) {
+            double k = (double)consumed * (double)until / (double)dt;
+            next = k < 16 ? 16 : k > 65536 ? 65536 : (uint64_t)k;
+        } else {
+            next = 256;
+        }
+        t->last_tick_ns = now;
+    }
+    room = ctxprof__hcct_room(t);
+    if (room < 2 && ctxprof__hcct_grow(t))
+        room = ctxprof__hcct_room(t);
+    if (next > room)
+        next = room;
+    t->cd_assigned = (int64_t)next;
+    return (int64_t)next;
+}
+
+/* The node of the context top -> (routine, site), counted. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uintptr_t routine, uintptr_t site)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    uintptr_t key = site & t->site_mask;
+    uint32_t p = t->top->node, c, last = 0;
+    if (p == CTXPROF__HCCT_DROP)
+        return ctxprof__hcct_dropped(t, t->unit);
+    if (p == 0)
+        return 0; /* outside a burst, or under a dropped frame */
+    for (c = n[p].child; c != 0; last = c, c = n[c].sibling)
+        if (n[c].routine == routine && n[c].site == key)
+            break;
+    if (c && (n[c].count & CTXPROF__HCCT_MON))
+        n[c].count =
+            CTXPROF__HCCT_MON | ctxprof__hcct_cadd(n[c].count & CTXPROF__HCCT_CMASK, t->unit);
+    else if (t->lean && (c || t->free_head || t->n_nodes < t->max_nodes))
+        c = ctxprof__hcct_replace(t, p, last, c, routine, key); /* the common case */
+    else
+        c = ctxprof__hcct_occur(t, p, routine, key, t->unit, 0);
+    return c;
+}
+
+/* The fast path found no monitored node for the context: its checks
+   (tick, depth, stack address) have passed, only the node remains. */
+CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                                uintptr_t sp)
+{
+    int64_t cd;
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    ctxprof__hcct_push_frame(t, routine, site, sp, ctxprof__hcct_resolve(t, routine, site));
+    CTXPROF__HCCT_END(t, cd);
+}
+
+/* Enter events the fast path cannot take: tick due, a frame above that
+   looks dead (longjmp), the frame array full, re-entry. */
+CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                                uintptr_t sp)
+{
+    int64_t cd;
+    size_t room;
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    if (cd < 0)
+        cd = ctxprof__hcct_tick(t, cd);
+    if (t->excess) {
+        /* deeper than the deepest pushed frame: still beyond the bound */
+        if (sp < t->excess_sp) {
+            t->excess++;
+            t->st.dropped_depth++;
+            goto out;
+        }
+        ctxprof__hcct_excess_clear(t, 1);
+    }
+    /* Discard frames that cannot be live. One recorded deeper than the
+       current stack address is dead. At the same address, a live frame is
+       one that the new routine was inlined into: then both were entered
+       from the same machine frame and have the same call site (gcc and
+       clang pass the caller's return address for inlined callees). A
+       different call site, or the very same call again, means a sibling
+       call after a longjmp back into the caller. */
+    while (t->top > t->frames &&
+           (t->top->sp < sp || (t->top->sp == sp && (t->top->site != site ||
+                                                      t->top->routine == routine)))) {
+        ctxprof__hcct_pop_frame(t);
+        t->st.unwound++;
+    }
+    room = ctxprof__hcct_room(t);
+    if (room == 0 && !ctxprof__hcct_grow(t)) {
+        t->excess = 1;
+        t->excess_sp = t->top->sp;
+        t->top->sp = 0;
+        t->st.dropped_depth++;
+        goto out;
+    }
+    ctxprof__hcct_push_frame(t, routine, site, sp, ctxprof__hcct_resolve(t, routine, site));
+out:
+    room = ctxprof__hcct_room(t);
+    if (cd > (int64_t)room) {
+        t->cd_assigned -= cd - (int64_t)room;
+        cd = (int64_t)room;
+    }
+    CTXPROF__HCCT_END(t, cd);
+}
+
+CTXPROF__HCCT_DEF void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp)
+{
+    int64_t cd;
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    if (ctxprof__hcct_excess_exit(t, sp < t->excess_sp ||
+                                         (sp == t->excess_sp && routine != t->top->routine)))
+        goto out;
+    while (t->top > t->frames && t->top->sp < sp) {
+        ctxprof__hcct_pop_frame(t);
+        t->st.unwound++;
+    }
+    if (t->top > t->frames && t->top->routine == routine)
+        ctxprof__hcct_pop_frame(t); /* top->sp > sp: alloca moved the stack pointer */
+    else
+        t->st.unmatched++;
+out:
+    CTXPROF__HCCT_END(t, cd);
+}
+
+CTXPROF__HCCT_DEF void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t c)
+{
+    int64_t cd;
+    if (t->busy || c <= CTXPROF__HCCT_ROOT)
+        return;
+    CTXPROF__HCCT_BEGIN(t, cd);
+    ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t));
+    CTXPROF__HCCT_END(t, cd);
+}
+
+CTXPROF__HCCT_DEF void ctxprof__hcct_pop_slow(ctxprof_hcct *t)
+{
+    int64_t cd;
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    if (!ctxprof__hcct_excess_exit(t, 1)) {
+        if (t->top > t->frames)
+            ctxprof__hcct_pop_frame(t);
+        else
+            t->st.unmatched++;
+    }
+    CTXPROF__HCCT_END(t, cd);
+}
+
+CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
+{
+    int64_t cd;
+    uint32_t c;
+    if (t->busy) {
+        t->st.reentrant++;
+        return;
+    }
+    c = t->top->node;
+    if (c == 0 || weight == 0)
+        return; /* outside a burst, or a dropped context */
+    CTXPROF__HCCT_BEGIN(t, cd);
+    ctxprof__hcct_count(t, c, weight, c);
+    CTXPROF__HCCT_END(t, cd);
+}
+
+CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *routines,
+                                             const uintptr_t *sites, size_t n, uint64_t weight)
+{
+    int64_t cd;
+    uint32_t c = CTXPROF__HCCT_ROOT, keep;
+    size_t i;
+    if (t->busy) {
+        t->st.reentrant++;
+        return;
+    }
+    if (weight == 0 || (n > 0 && !routines))
+        return;
+    CTXPROF__HCCT_BEGIN(t, cd);
+    keep = ctxprof__hcct_cursor(t);
+    for (i = 0; i + 1 < n && c; i++)
+        c = ctxprof__hcct_child(t, c, routines[i], sites ? sites[i] & t->site_mask : 0);
+    if (c == 0 || c == CTXPROF__HCCT_DROP) {
+        ctxprof__hcct_dropped(t, weight);
+    } else if (n == 0) {
+        ctxprof__hcct_count(t, c, weight, keep);
+    } else {
+        uint32_t p = c;
+        c = ctxprof__hcct_occur(t, p, routines[n - 1], sites ? sites[n - 1] & t->site_mask : 0,
+                                weight, keep);
+        if (c == 0)
+            ctxprof__hcct_prune(t, p, keep); /* ancestors created for nothing */
+    }
+    CTXPROF__HCCT_END(t, cd);
+}
+
+/* N (sum of all counters) and the minimum counter (0 until |M| is full):
+   racy reads when another thread owns the tree. */
+CTXPROF__HCCT_FN void ctxprof__hcct_total(const ctxprof_hcct *t, uint64_t *total, uint64_t *min)
+{
+    uint64_t sum = 0, mn = CTXPROF__HCCT_CMASK;
+    uint32_t i, n = CTXPROF__HCCT_ACQ(t->n_nodes);
+    for (i = CTXPROF__HCCT_ROOT; i < n; i++) {
+        uint64_t v = CTXPROF__HCCT_RD(t->nodes[i].count);
+        if ((v & CTXPROF__HCCT_MON) &&
+            CTXPROF__HCCT_RD(CTXPROF__HCCT_PARENT(t, i)) != CTXPROF__HCCT_FREE) {
+            sum += v & CTXPROF__HCCT_CMASK;
+            if ((v & CTXPROF__HCCT_CMASK) < mn)
+                mn = v & CTXPROF__HCCT_CMASK;
+        }
+    }
+    *total = sum;
+    /* only a full M bounds the contexts it does not hold */
+    *min = t->aux && CTXPROF__HCCT_RD(t->used) >= t->nslots ? mn : 0;
+}
+
+CTXPROF__HCCT_DEF void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out)
+{
+    size_t i, n, peak;
+    int64_t cd = CTXPROF__HCCT_RD(t->countdown), as = CTXPROF__HCCT_RD(t->cd_assigned);
+    *out = t->st;
+    if (cd < 0 && cd <= CTXPROF__HCCT_CD_BUSY / 2)
+        cd = as;
+    out->events = CTXPROF__HCCT_RD(t->events_base) + (uint64_t)(as > cd ? as - cd : 0);
+    out->sampled = CTXPROF__HCCT_RD(t->sampled) +
+                   (CTXPROF__HCCT_RD(t->sampling) ? (uint64_t)(as > cd ? as - cd : 0) : 0);
+    ctxprof__hcct_total(t, &out->total, &out->min);
+    out->counters = t->desc.mode == CTXPROF_HCCT_LSS ? t->nslots : 0;
+    out->nodes = CTXPROF__HCCT_RD(t->live);
+    n = CTXPROF__HCCT_ACQ(t->n_nodes);
+    out->leaves = 0;
+    for (i = 2; i < n; i++)
+        if (CTXPROF__HCCT_RD(CTXPROF__HCCT_PARENT(t, i)) != CTXPROF__HCCT_FREE &&
+            CTXPROF__HCCT_RD(t->nodes[i].child) == 0)
+            out->leaves++;
+    out->depth = (size_t)(CTXPROF__HCCT_RD(t->top) - t->frames) + t->excess;
+    peak = n; /* nodes ever touched */
+    out->bytes = peak * CTXPROF__HCCT_NODE_BYTES(t->aux != NULL) +
+                 t->frame_cap * sizeof(ctxprof_hcct_frame) +
+                 (t->aux ? 2 * CTXPROF__HCCT_W * sizeof(uint32_t) : 0);
+    out->bytes_bound = t->desc.max_bytes + t->desc.max_depth * sizeof(ctxprof_hcct_frame) +
+                       2 * CTXPROF__HCCT_W * sizeof(uint32_t);
+}
+
+/* ==== hcct: utilities ==== */
+
+/* Growable output buffer; a failed allocation sets oom and drops output. */
+typedef struct ctxprof__hcct_sb {
+    char *p;
+    size_t len, cap;
+    void *ud;
+    int oom;
+} ctxprof__hcct_sb;
+
+CTXPROF__HCCT_FN void ctxprof__hcct_sb_add(ctxprof__hcct_sb *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + n + 1, 1, b->ud)) {
+        b->oom = 1;
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_sb_puts(ctxprof__hcct_sb *b, const char *s)
+{
+    ctxprof__hcct_sb_add(b, s, strlen(s));
+}
+
+CTXPROF__HCCT_FN CTXPROF__PRINTF(2, 3) void ctxprof__hcct_sb_printf(ctxprof__hcct_sb *b,
+                                                                  const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        ctxprof__hcct_sb_add(b, tmp, (size_t)n);
+        return;
+    }
+    if (b->oom ||
+        ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + (size_t)n + 1, 1, b->ud)) {
+        b->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* Stable merge sort of indices with a context comparator (qsort has no
+   context argument in C99). */
+typedef int (*ctxprof__hcct_cmp)(const void *ctx, uint32_t a, uint32_t b);
+CTXPROF__HCCT_FN void ctxprof__hcct_sort(uint32_t *a, uint32_t *tmp, size_t n,
+                                         ctxprof__hcct_cmp cmp, const void *ctx)
+{
+    size_t w, i;
+    uint32_t *src = a, *dst = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            size_t l = i, m = i + w < n ? i + w : n, r = i + 2 * w < n ? i + 2 * w : n;
+            size_t x = l, y = m, k = l;
+            while (x < m && y < r)
+                dst[k++] = cmp(ctx, src[y], src[x]) < 0 ? src[y++] : src[x++];
+            while (x < m)
+                dst[k++] = src[x++];
+            while (y < r)
+                dst[k++] = src[y++];
+        }
+        {
+            uint32_t *s = src;
+            src = dst;
+            dst = s;
+        }
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+/* Open-addressing index of uint32 values by a 64-bit hash; the caller
+   compares the candidates (keys are not stored). */
+typedef struct ctxprof__hcct_ix {
+    uint64_t *h;
+    uint32_t *v; /* value + 1, 0 = empty */
+    size_t mask, n;
+    void *ud;
+} ctxprof__hcct_ix;
+
+CTXPROF__HCCT_FN void ctxprof__hcct_ix_free(ctxprof__hcct_ix *x)
+{
+    ctxprof__free(x->h, x->ud);
+    ctxprof__free(x->v, x->ud);
+    x->h = NULL;
+    x->v = NULL;
+    x->mask = x->n = 0;
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_ix_add(ctxprof__hcct_ix *x, uint64_t h, uint32_t val)
+{
+    size_t i;
+    if (!x->v || 2 * (x->n + 1) > x->mask + 1) {
+        size_t ns = x->v ? 2 * (x->mask + 1) : 64, k;
+        uint64_t *nh = (uint64_t *)ctxprof__alloc(ns, sizeof *nh, x->ud);
+        uint32_t *nv = (uint32_t *)ctxprof__zalloc(ns, sizeof *nv, x->ud);
+        if (!nh || !nv) {
+            ctxprof__free(nh, x->ud);
+            ctxprof__free(nv, x->ud);
+            return CTXPROF_ERR_NOMEM;
+        }
+        for (k = 0; x->v && k <= x->mask; k++)
+            if (x->v[k]) {
+                size_t j = (size_t)x->h[k] & (ns - 1);
+                while (nv[j])
+                    j = (j + 1) & (ns - 1);
+                nh[j] = x->h[k];
+                nv[j] = x->v[k];
+            }
+        ctxprof__free(x->h, x->ud);
+        ctxprof__free(x->v, x->ud);
+        x->h = nh;
+        x->v = nv;
+        x->mask = ns - 1;
+    }
+    i = (size_t)h & x->mask;
+    while (x->v[i])
+        i = (i + 1) & x->mask;
+    x->h[i] = h;
+    x->v[i] = val + 1;
+    x->n++;
+    return CTXPROF_OK;
+}
+
+/* Iterates the values stored under hash h: start with *pos = SIZE_MAX. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_ix_next(const ctxprof__hcct_ix *x, uint64_t h, size_t *pos)
+{
+    size_t i;
+    if (!x->v)
+        return CTXPROF_HCCT_NONE;
+    i = *pos == SIZE_MAX ? (size_t)h & x->mask : (*pos + 1) & x->mask;
+    while (x->v[i]) {
+        if (x->h[i] == h) {
+            *pos = i;
+            return x->v[i] - 1;
+        }
+        i = (i + 1) & x->mask;
+    }
+    *pos = i;
+    return CTXPROF_HCCT_NONE;
+}
+
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_key(uint32_t parent, uintptr_t routine, uintptr_t site)
+{
+    return ctxprof_mix64(ctxprof_mix64((uint64_t)routine ^ ((uint64_t)parent << 32)) ^
+                         (uint64_t)site);
+}
+
+/* ==== hcct: profiles ==== */
+
+CTXPROF__HCCT_FN ctxprof__strtab *ctxprof__hcct_names(const ctxprof_hcct_profile *p)
+{
+    return (ctxprof__strtab *)p->names_;
+}
+
+/* An empty profile: the root only. */
+CTXPROF__HCCT_FN int ctxprof__hcct_prof_init(ctxprof_hcct_profile *p, void *ud, size_t cap)
+{
+    ctxprof__strtab *st;
+    memset(p, 0, sizeof *p);
+    p->alloc_user = ud;
+    st = (ctxprof__strtab *)ctxprof__alloc(1, sizeof *st, ud);
+    if (!st)
+        return CTXPROF_ERR_NOMEM;
+    ctxprof__strtab_init(st, ud);
+    p->names_ = st;
+    if (ctxprof__strtab_intern(st, "<root>") != 0)
+        return CTXPROF_ERR_NOMEM;
+    p->cap = cap < 16 ? 16 : cap;
+    p->nodes = (ctxprof_hcct_pnode *)ctxprof__zalloc(p->cap, sizeof *p->nodes, ud);
+    if (!p->nodes)
+        return CTXPROF_ERR_NOMEM;
+    p->n = 1;
+    p->nodes[0].parent = CTXPROF_HCCT_NONE;
+    p->nodes[0].flags = CTXPROF_HCCT_IS_ROOT;
+    p->threads = 0;
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF void ctxprof_hcct_profile_deinit(ctxprof_hcct_profile *p)
+{
+    if (!p)
+        return;
+    if (p->names_) {
+        ctxprof__strtab_deinit(ctxprof__hcct_names(p));
+        ctxprof__free(p->names_, p->alloc_user);
+    }
+    ctxprof__free(p->nodes, p->alloc_user);
+    memset(p, 0, sizeof *p);
+}
+
+CTXPROF__HCCT_DEF const char *ctxprof_hcct_profile_name(const ctxprof_hcct_profile *p, size_t i)
+{
+    const ctxprof__strtab *st = ctxprof__hcct_names(p);
+    if (!st || i >= p->n || p->nodes[i].name >= st->n)
+        return "?";
+    return st->names[p->nodes[i].name];
+}
+
+/* Appends a node; returns its index or CTXPROF_HCCT_NONE (no memory). */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_prof_push(ctxprof_hcct_profile *p)
+{
+    if (p->n >= 0xFFFFFFF0u ||
+        ctxprof__reserve((void **)&p->nodes, &p->cap, p->n, p->n + 1, sizeof *p->nodes,
+                         p->alloc_user))
+        return CTXPROF_HCCT_NONE;
+    memset(&p->nodes[p->n], 0, sizeof p->nodes[0]);
+    return (uint32_t)p->n++;
+}
+
+typedef struct ctxprof__hcct_sortctx {
+    const ctxprof_hcct_pnode *nd;
+    const ctxprof__strtab *names;
+} ctxprof__hcct_sortctx;
+
+/* Children order: by parent, decreasing count, name, ids (deterministic). */
+CTXPROF__HCCT_FN int ctxprof__hcct_cmp_child(const void *ctx, uint32_t a, uint32_t b)
+{
+    const ctxprof__hcct_sortctx *c = (const ctxprof__hcct_sortctx *)ctx;
+    const ctxprof_hcct_pnode *x = &c->nd[a], *y = &c->nd[b];
+    int s;
+    if (x->parent != y->parent)
+        return x->parent < y->parent ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    s = strcmp(c->names->names[x->name], c->names->names[y->name]);
+    if (s)
+        return s;
+    if (x->routine != y->routine)
+        return x->routine < y->routine ? -1 : 1;
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Recomputes depth and the sorted child/sibling links. */
+CTXPROF__HCCT_FN int ctxprof__hcct_prof_finish(ctxprof_hcct_profile *p)
+{
+    size_t i, m = p->n > 1 ? p->n - 1 : 0;
+    uint32_t *ord, *tmp;
+    ctxprof__hcct_sortctx sc;
+    ctxprof_hcct_pnode *nd = p->nodes;
+    for (i = 0; i < p->n; i++)
+        nd[i].child = nd[i].sibling = 0;
+    nd[0].depth = 0;
+    for (i = 1; i < p->n; i++)
+        nd[i].depth = nd[nd[i].parent].depth + 1;
+    if (m == 0)
+        return CTXPROF_OK;
+    ord = (uint32_t *)ctxprof__alloc(m, sizeof *ord, p->alloc_user);
+    tmp = (uint32_t *)ctxprof__alloc(m, sizeof *tmp, p->alloc_user);
+    if (!ord || !tmp) {
+        ctxprof__free(ord, p->alloc_user);
+        ctxprof__free(tmp, p->alloc_user);
+        return CTXPROF_ERR_NOMEM;
+    }
+    for (i = 0; i < m; i++)
+        ord[i] = (uint32_t)(i + 1);
+    sc.nd = nd;
+    sc.names = ctxprof__hcct_names(p);
+    ctxprof__hcct_sort(ord, tmp, m, ctxprof__hcct_cmp_child, &sc);
+    for (i = m; i-- > 0;) {
+        uint32_t x = ord[i], par = nd[x].parent;
+        nd[x].sibling = nd[par].child;
+        nd[par].child = x;
+    }
+    ctxprof__free(ord, p->alloc_user);
+    ctxprof__free(tmp, p->alloc_user);
+    return CTXPROF_OK;
+}
+
+/* Default names: a ctxprof_hcct_routine for NAMED ids, else hex. */
+CTXPROF__HCCT_FN const char *ctxprof__hcct_default_name(uintptr_t r, char *buf, size_t cap)
+{
+    if (r & CTXPROF_HCCT_NAMED) {
+        const ctxprof_hcct_routine *d = (const ctxprof_hcct_routine *)(r & ~CTXPROF_HCCT_NAMED);
+        return d && d->name && d->name[0] ? d->name : "?";
+    }
+    snprintf(buf, cap, "0x%llx", (unsigned long long)r);
+    return buf;
+}
+
+/* Symbols of the process for CTXPROF_HCCT_CODE_ADDRESSES, loaded on first
+   use and shared; the mutex covers loading, reloading and copying names
+   out (a reload frees the old names). */
+static pthread_mutex_t ctxprof__hcct_symmu = PTHREAD_MUTEX_INITIALIZER;
+static ctxprof_symtab ctxprof__hcct_syms;
+static int ctxprof__hcct_syms_state; /* 0 not loaded, 1 loaded, -1 unavailable */
+
+CTXPROF__HCCT_FN const char *ctxprof__hcct_symbol(uintptr_t r, char *buf, size_t cap,
+                                                  int *reloaded)
+{
+    const char *name = NULL;
+    uintptr_t off = 0;
+    pthread_mutex_lock(&ctxprof__hcct_symmu);
+    if (ctxprof__hcct_syms_state == 0)
+        ctxprof__hcct_syms_state = ctxprof_symtab_init(&ctxprof__hcct_syms, NULL) ? -1 : 1;
+    if (ctxprof__hcct_syms_state == 1) {
+        name = ctxprof_symtab_lookup(&ctxprof__hcct_syms, r, &off, NULL);
+        if (!name && !*reloaded) { /* an object loaded since (dlopen)? once per query */
+            *reloaded = 1;
+            if (ctxprof_symtab_reload(&ctxprof__hcct_syms, NULL) == CTXPROF_OK)
+                name = ctxprof_symtab_lookup(&ctxprof__hcct_syms, r, &off, NULL);
+        }
+        if (name) {
+            if (off)
+                snprintf(buf, cap, "%s+0x%llx", name, (unsigned long long)off);
+            else
+                snprintf(buf, cap, "%s", name);
+            name = buf;
+        }
+    }
+    pthread_mutex_unlock(&ctxprof__hcct_symmu);
+    return name;
+}
+
+/* Name id of routine r (cached per snapshot). */
+typedef struct ctxprof__hcct_namecache {
+    ctxprof__hcct_ix ix;
+    uintptr_t *rid;
+    uint32_t *nid;
+    size_t n, cap, cap2;
+    int reloaded;
+} ctxprof__hcct_namecache;
+
+CTXPROF__HCCT_FN long ctxprof__hcct_name_of(ctxprof_hcct_profile *p, ctxprof__hcct_namecache *nc,
+                                           const ctxprof_hcct_desc *d, uintptr_t r)
+{
+    uint64_t h = ctxprof_mix64((uint64_t)r);
+    size_t pos = SIZE_MAX;
+    uint32_t v;
+    char buf[256];
+    const char *name = NULL;
+    long id;
+    while ((v = ctxprof__hcct_ix_next(&nc->ix, h, &pos)) != CTXPROF_HCCT_NONE)
+        if (nc->rid[v] == r)
+            return (long)nc->nid[v];
+    if (d && d->namer)
+        name = d->namer(d->namer_user, r, buf, sizeof buf);
+    if (!name && d && (d->flags & CTXPROF_HCCT_CODE_ADDRESSES) && !(r & CTXPROF_HCCT_NAMED))
+        name = ctxprof__hcct_symbol(r, buf, sizeof buf, &nc->reloaded);
+    if (!name)
+        name = ctxprof__hcct_default_name(r, buf, sizeof buf);
+    id = ctxprof__strtab_intern(ctxprof__hcct_names(p), name);
+    if (id < 0 ||
+        ctxprof__reserve((void **)&nc->rid, &nc->cap, nc->n, nc->n + 1, sizeof *nc->rid,
+                         nc->ix.ud) ||
+        ctxprof__reserve((void **)&nc->nid, &nc->cap2, nc->n, nc->n + 1, sizeof *nc->nid,
+                         nc->ix.ud) ||
+        ctxprof__hcct_ix_add(&nc->ix, h, (uint32_t)nc->n))
+        return -1;
+    nc->rid[nc->n] = r;
+    nc->nid[nc->n] = (uint32_t)id;
+    nc->n++;
+    return id;
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_namecache_free(ctxprof__hcct_namecache *nc)
+{
+    ctxprof__hcct_ix_free(&nc->ix);
+    ctxprof__free(nc->rid, nc->ix.ud);
+    ctxprof__free(nc->nid, nc->ix.ud);
+}
+
+/* ==== hcct: snapshot and query ==== */
+
+/* Copies a tree into a profile, keeping the nodes with count > floor(phi*N)
+   and their ancestors (all nodes when phi < 0). Safe while the owner
+   thread runs: every field is read once, the structure is rebuilt from the
+   parent links that were read, and only nodes connected to the root are
+   kept, so a concurrent update can make the copy a few events old but
+   never inconsistent. */
+CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
+                                            ctxprof_error *err)
+{
+    void *ud = t->desc.alloc_user;
+    uint32_t n = CTXPROF__HCCT_ACQ(t->n_nodes), i, nsl = t->nslots;
+    uint32_t *par = NULL, *head = NULL, *next = NULL, *queue = NULL;
+    unsigned char *mark = NULL;
+    uint64_t total = 0, mn = 0, thr = 0, events, sampled;
+    int64_t cd, as;
+    ctxprof_hcct_profile p;
+    ctxprof__hcct_namecache nc;
+    size_t qh, qt;
+    int lss = t->desc.mode == CTXPROF_HCCT_LSS, rc = CTXPROF_ERR_NOMEM;
+    double scale = 1.0;
+
+    memset(&nc, 0, sizeof nc);
+    nc.ix.ud = ud;
+    if (ctxprof__hcct_prof_init(&p, ud, 16))
+        goto fail;
+    par = (uint32_t *)ctxprof__alloc(n, sizeof *par, ud);
+    head = (uint32_t *)ctxprof__zalloc(n, sizeof *head, ud);
+    next = (uint32_t *)ctxprof__alloc(n, sizeof *next, ud);
+    queue = (uint32_t *)ctxprof__alloc(n, sizeof *queue, ud);
+    mark = (unsigned char *)ctxprof__zalloc(n, 1, ud);
+    if (!par || !head || !next || !queue || !mark)
+        goto fail;
+
+    /* N = sum of counters; the minimum bounds every unmonitored context */
+    ctxprof__hcct_total(t, &total, &mn);
+    if (phi >= 0)
+        thr = (uint64_t)(phi * (double)total);
+
+    /* one read of each parent link and the selection */
+    for (i = 0; i < n; i++) {
+        uint32_t q = i >= 2 ? CTXPROF__HCCT_ACQ(CTXPROF__HCCT_PARENT(t, i)) : 0;
+        uint64_t cv = CTXPROF__HCCT_RD(t->nodes[i].count);
+        par[i] = CTXPROF_HCCT_NONE;
+        if (i == CTXPROF__HCCT_ROOT) {
+            par[i] = 0;
+            mark[i] = 1;
+            continue;
+        }
+        if (i == 0 || q < CTXPROF__HCCT_ROOT || q >= n || q == i)
+            continue;
+        par[i] = q;
+        if (phi < 0) {
+            mark[i] = 1;
+        } else if (cv & CTXPROF__HCCT_MON) {
+            if ((cv & CTXPROF__HCCT_CMASK) > thr)
+                mark[i] = 1;
+        } else if (mn > thr) {
+            mark[i] = 1; /* unmonitored but possibly hot: the bound allows it */
+        }
+    }
+    for (i = 2; i < n; i++) /* ancestors of selected nodes */
+        if (mark[i] == 1) {
+            uint32_t q = par[i];
+            while (q != CTXPROF_HCCT_NONE && q >= CTXPROF__HCCT_ROOT && !mark[q]) {
+                mark[q] = 2;
+                q = par[q];
+            }
+        }
+    /* children lists from the parent links read above, then BFS from the
+       root: parents come before children and nothing unreachable is kept */
+    for (i = n; i-- > 2;)
+        if (mark[i] && par[i] != CTXPROF_HCCT_NONE) {
+            next[i] = head[par[i]];
+            head[par[i]] = i;
+        }
+    qh = qt = 0;
+    queue[qt++] = CTXPROF__HCCT_ROOT;
+    par[CTXPROF__HCCT_ROOT] = CTXPROF_HCCT_NONE;
+    while (qh < qt) {
+        uint32_t x = queue[qh++], c;
+        for (c = head[x]; c; c = next[c])
+            queue[qt++] = c;
+    }
+    events = CTXPROF__HCCT_RD(t->events_base);
+    sampled = CTXPROF__HCCT_RD(t->sampled);
+    cd = CTXPROF__HCCT_RD(t->countdown);
+    as = CTXPROF__HCCT_RD(t->cd_assigned);
+    if (cd >= 0 && as > cd) {
+        events += (uint64_t)(as - cd);
+        if (CTXPROF__HCCT_RD(t->sampling))
+            sampled += (uint64_t)(as - cd);
+    }
+    if (t->period_ns && sampled > 0 && sampled < events)
+        scale = (double)events / (double)sampled;
+
+    /* profile nodes in BFS order; head[] is reused as the index map */
+    for (qh = 0; qh < qt; qh++) {
+        uint32_t x = queue[qh], k;
+        uint64_t cv;
+        ctxprof_hcct_pnode *pn;
+        long nm;
+        if (x == CTXPROF__HCCT_ROOT) {
+            k = 0;
+        } else {
+            k = ctxprof__hcct_prof_push(&p);
+            if (k == CTXPROF_HCCT_NONE)
+                goto fail;
+        }
+        head[x] = k;
+        pn = &p.nodes[k];
+        pn->routine = CTXPROF__HCCT_RD(t->nodes[x].routine);
+        pn->site = CTXPROF__HCCT_RD(t->nodes[x].site);
+        pn->parent = x == CTXPROF__HCCT_ROOT ? CTXPROF_HCCT_NONE : head[par[x]];
+        cv = CTXPROF__HCCT_RD(t->nodes[x].count);
+        if (cv & CTXPROF__HCCT_MON) {
+            pn->count = cv & CTXPROF__HCCT_CMASK;
+            pn->err = lss ? CTXPROF__HCCT_RD(t->aux[x].err) : 0;
+            if (pn->err > pn->count) /* a racing replacement: only the count bounds it */
+                pn->err = pn->count;
+            pn->flags |= CTXPROF_HCCT_MONITORED;
+        } else {
+            pn->count = mn;
+            pn->err = mn;
+        }
+        if (scale != 1.0) {
+            pn->count = (uint64_t)((double)pn->count * scale + 0.5);
+            pn->err = (uint64_t)((double)pn->err * scale + 0.5);
+        }
+        if (x == CTXPROF__HCCT_ROOT) {
+            pn->flags |= CTXPROF_HCCT_IS_ROOT;
+            pn->name = 0;
+        } else {
+            nm = ctxprof__hcct_name_of(&p, &nc, &t->desc, pn->routine);
+            if (nm < 0)
+                goto fail;
+            pn->name = (uint32_t)nm;
+        }
+    }
+    p.mode = t->desc.mode;
+    p.metric = t->desc.metric;
+    p.phi = phi >= 0 ? phi : 0;
+    p.epsilon = lss ? t->desc.epsilon : 0;
+    p.counters = lss ? nsl : 0;
+    p.total = scale != 1.0 ? (uint64_t)((double)total * scale + 0.5) : total;
+    p.threshold = phi >= 0 ? (uint64_t)(phi * (double)p.total) : 0;
+    p.absent = scale != 1.0 ? (uint64_t)((double)mn * scale + 0.5) : mn;
+    p.events = events;
+    p.sampled = sampled;
+    p.dropped = CTXPROF__HCCT_RD(t->st.dropped_nodes) + CTXPROF__HCCT_RD(t->st.dropped_depth);
+    p.flags = (phi >= 0 ? (unsigned)CTXPROF_HCCT_PRUNED : 0u) |
+              (scale != 1.0 ? (unsigned)CTXPROF_HCCT_SCALED : 0u);
+    p.threads = 1;
+    for (i = 1; phi >= 0 && i < p.n; i++)
+        if (p.nodes[i].count > p.threshold)
+            p.nodes[i].flags |= CTXPROF_HCCT_HOT;
+    if (ctxprof__hcct_prof_finish(&p))
+        goto fail;
+    rc = CTXPROF_OK;
+    *out = p;
+    memset(&p, 0, sizeof p);
+fail:
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof__hcct_namecache_free(&nc);
+    ctxprof__free(par, ud);
+    ctxprof__free(head, ud);
+    ctxprof__free(next, ud);
+    ctxprof__free(queue, ud);
+    ctxprof__free(mark, ud);
+    if (rc)
+        return ctxprof__fail(err, rc, 0, "hcct: out of memory copying a tree of %u nodes",
+                             (unsigned)n);
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
+                                         ctxprof_error *err)
+{
+    if (!t || !out || !t->nodes)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: query of an uninitialized tree");
+    if (phi == 0)
+        phi = t->desc.phi;
+    if (phi >= 1 || phi != phi)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be below 1, got %g", phi);
+    return ctxprof__hcct_snapshot(t, phi, out, err);
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
+                                                 ctxprof_error *err)
+{
+    unsigned char *keep;
+    uint32_t *map;
+    size_t i, k;
+    uint64_t thr;
+    if (!(phi > 0 && phi < 1))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
+                             phi);
+    thr = (uint64_t)(phi * (double)p->total);
+    keep = (unsigned char *)ctxprof__zalloc(p->n, 1, p->alloc_user);
+    map = (uint32_t *)ctxprof__alloc(p->n, sizeof *map, p->alloc_user);
+    if (!keep || !map) {
+        ctxprof__free(keep, p->alloc_user);
+        ctxprof__free(map, p->alloc_user);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory pruning");
+    }
+    keep[0] = 1;
+    for (i = p->n; i-- > 1;) {
+        p->nodes[i].flags &= ~(uint32_t)CTXPROF_HCCT_HOT;
+        if (p->nodes[i].count > thr) {
+            keep[i] = 1;
+            p->nodes[i].flags |= CTXPROF_HCCT_HOT;
+        }
+        if (keep[i])
+            keep[p->nodes[i].parent] = 1; /* parents have smaller indices */
+    }
+    for (i = k = 0; i < p->n; i++)
+        if (keep[i]) {
+            map[i] = (uint32_t)k;
+            p->nodes[k] = p->nodes[i];
+            if (k)
+                p->nodes[k].parent = map[p->nodes[k].parent];
+            k++;
+        }
+    p->n = k;
+    p->phi = phi;
+    p->threshold = thr;
+    p->flags |= CTXPROF_HCCT_PRUNED;
+    ctxprof__free(keep, p->alloc_user);
+    ctxprof__free(map, p->alloc_user);
+    if (ctxprof__hcct_prof_finish(p))
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory pruning");
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
+                                                const ctxprof_hcct_profile *src,
+                                                ctxprof_error *err)
+{
+    ctxprof_hcct_profile p;
+    const ctxprof__strtab *st = ctxprof__hcct_names(src);
+    size_t i;
+    if (ctxprof__hcct_prof_init(&p, src->alloc_user, src->n))
+        goto nomem;
+    for (i = 1; st && i < st->n; i++)
+        if (ctxprof__strtab_intern(ctxprof__hcct_names(&p), st->names[i]) != (long)i)
+            goto nomem;
+    memcpy(p.nodes, src->nodes, src->n * sizeof *p.nodes);
+    p.n = src->n;
+    p.total = src->total;
+    p.threshold = src->threshold;
+    p.absent = src->absent;
+    p.events = src->events;
+    p.sampled = src->sampled;
+    p.dropped = src->dropped;
+    p.phi = src->phi;
+    p.epsilon = src->epsilon;
+    p.counters = src->counters;
+    p.mode = src->mode;
+    p.metric = src->metric;
+    p.flags = src->flags;
+    p.threads = src->threads;
+    *dst = p;
+    return CTXPROF_OK;
+nomem:
+    ctxprof_hcct_profile_deinit(&p);
+    return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory copying a profile");
+}
+
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_node_key(const ctxprof_hcct_profile *p, uint32_t parent,
+                                                 uint32_t i, int by_name)
+{
+    const ctxprof_hcct_pnode *x = &p->nodes[i];
+    if (by_name) {
+        const char *s = ctxprof_hcct_profile_name(p, i);
+        return ctxprof__hcct_key(parent, (uintptr_t)ctxprof_hash_bytes(s, strlen(s), 7), 0);
+    }
+    return ctxprof__hcct_key(parent, x->routine, x->site);
+}
+
+/* Index of every node of p by (parent, routine, site) or (parent, name). */
+CTXPROF__HCCT_FN int ctxprof__hcct_index(const ctxprof_hcct_profile *p, ctxprof__hcct_ix *ix,
+                                         int by_name)
+{
+    size_t i;
+    for (i = 1; i < p->n; i++)
+        if (ctxprof__hcct_ix_add(ix, ctxprof__hcct_node_key(p, p->nodes[i].parent, (uint32_t)i,
+                                                            by_name),
+                                 (uint32_t)i))
+            return CTXPROF_ERR_NOMEM;
+    return CTXPROF_OK;
+}
+
+/* The node of p under parent that matches node j of q, or NONE. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_find(const ctxprof_hcct_profile *p,
+                                             const ctxprof__hcct_ix *ix, uint32_t parent,
+                                             const ctxprof_hcct_profile *q, uint32_t j,
+                                             int by_name)
+{
+    uint64_t h = ctxprof__hcct_node_key(q, parent, j, by_name);
+    size_t pos = SIZE_MAX;
+    uint32_t v;
+    while ((v = ctxprof__hcct_ix_next(ix, h, &pos)) != CTXPROF_HCCT_NONE) {
+        const ctxprof_hcct_pnode *a = &p->nodes[v], *b = &q->nodes[j];
+        if (a->parent != parent)
+            continue;
+        if (by_name ? strcmp(ctxprof_hcct_profile_name(p, v), ctxprof_hcct_profile_name(q, j)) == 0
+                    : (a->routine == b->routine && a->site == b->site))
+            return v;
+    }
+    return CTXPROF_HCCT_NONE;
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
+                                                 const ctxprof_hcct_profile *src, unsigned flags,
+                                                 ctxprof_error *err)
+{
+    ctxprof_hcct_profile p;
+    ctxprof__hcct_ix ix;
+    uint32_t *map = NULL;
+    unsigned char *hit = NULL;
+    size_t i, nd0;
+    int by_name = (flags & CTXPROF_HCCT_BY_NAME) != 0, rc;
+    if (dst->metric != src->metric)
+        return ctxprof__fail(err, CTXPROF_ERR_MISMATCH, 0,
+                             "hcct: cannot merge profiles of metrics %d and %d", dst->metric,
+                             src->metric);
+    /* work on a copy so that dst is unchanged on failure */
+    rc = ctxprof_hcct_profile_copy(&p, dst, err);
+    if (rc)
+        return rc;
+    memset(&ix, 0, sizeof ix);
+    ix.ud = p.alloc_user;
+    nd0 = p.n;
+    map = (uint32_t *)ctxprof__alloc(src->n, sizeof *map, p.alloc_user);
+    hit = (unsigned char *)ctxprof__zalloc(p.n + src->n, 1, p.alloc_user);
+    if (!map || !hit || ctxprof__hcct_index(&p, &ix, by_name))
+        goto nomem;
+    map[0] = 0;
+    hit[0] = 1;
+    for (i = 1; i < src->n; i++) {
+        const ctxprof_hcct_pnode *s = &src->nodes[i];
+        uint32_t pd = map[s->parent];
+        uint32_t d = ctxprof__hcct_find(&p, &ix, pd, src, (uint32_t)i, by_name);
+        if (d == CTXPROF_HCCT_NONE) {
+            long nm = ctxprof__strtab_intern(ctxprof__hcct_names(&p),
+                                             ctxprof_hcct_profile_name(src, i));
+            d = ctxprof__hcct_prof_push(&p);
+            if (nm < 0 || d == CTXPROF_HCCT_NONE)
+                goto nomem;
+            p.nodes[d] = *s;
+            p.nodes[d].parent = pd;
+            p.nodes[d].name = (uint32_t)nm;
+            /* absent from dst: dst's bound applies */
+            p.nodes[d].count = ctxprof__hcct_sat_add(s->count, dst->absent);
+            p.nodes[d].err = ctxprof__hcct_sat_add(s->err, dst->absent);
+            if (ctxprof__hcct_ix_add(&ix, ctxprof__hcct_node_key(&p, pd, d, by_name), d))
+                goto nomem;
+        } else {
+            p.nodes[d].count = ctxprof__hcct_sat_add(p.nodes[d].count, s->count);
+            p.nodes[d].err = ctxprof__hcct_sat_add(p.nodes[d].err, s->err);
+            p.nodes[d].flags |= s->flags & (uint32_t)CTXPROF_HCCT_MONITORED;
+        }
+        hit[d] = 1;
+        map[i] = d;
+    }
+    p.nodes[0].count = ctxprof__hcct_sat_add(p.nodes[0].count, src->nodes[0].count);
+    p.nodes[0].err = ctxprof__hcct_sat_add(p.nodes[0].err, src->nodes[0].err);
+    p.nodes[0].flags |= src->nodes[0].flags & (uint32_t)CTXPROF_HCCT_MONITORED;
+    for (i = 1; i < nd0; i++)
+        if (!hit[i]) { /* absent from src: src's bound applies */
+            p.nodes[i].count = ctxprof__hcct_sat_add(p.nodes[i].count, src->absent);
+            p.nodes[i].err = ctxprof__hcct_sat_add(p.nodes[i].err, src->absent);
+        }
+    p.total = ctxprof__hcct_sat_add(p.total, src->total);
+    p.absent = ctxprof__hcct_sat_add(p.absent, src->absent);
+    p.events = ctxprof__hcct_sat_add(p.events, src->events);
+    p.sampled = ctxprof__hcct_sat_add(p.sampled, src->sampled);
+    p.dropped = ctxprof__hcct_sat_add(p.dropped, src->dropped);
+    p.threads += src->threads;
+    if (src->epsilon > p.epsilon)
+        p.epsilon = src->epsilon;
+    if (src->mode == CTXPROF_HCCT_LSS)
+        p.mode = CTXPROF_HCCT_LSS;
+    if (src->counters > p.counters)
+        p.counters = src->counters;
+    p.flags |= src->flags & (unsigned)CTXPROF_HCCT_SCALED;
+    p.flags &= ~(unsigned)CTXPROF_HCCT_PRUNED; /* thresholds must be recomputed */
+    if (by_name)
+        p.flags |= CTXPROF_HCCT_BY_NAME;
+    for (i = 1; i < p.n; i++)
+        p.nodes[i].flags &= ~(uint32_t)CTXPROF_HCCT_HOT;
+    if (ctxprof__hcct_prof_finish(&p))
+        goto nomem;
+    ctxprof__hcct_ix_free(&ix);
+    ctxprof__free(map, p.alloc_user);
+    ctxprof__free(hit, p.alloc_user);
+    ctxprof_hcct_profile_deinit(dst);
+    *dst = p;
+    return CTXPROF_OK;
+nomem:
+    ctxprof__hcct_ix_free(&ix);
+    ctxprof__free(map, p.alloc_user);
+    ctxprof__free(hit, p.alloc_user);
+    ctxprof_hcct_profile_deinit(&p);
+    return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory merging profiles");
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
+                                                   const ctxprof_hcct_profile *exact, double phi,
+                                                   ctxprof_hcct_accuracy *out, ctxprof_error *err)
+{
+    ctxprof__hcct_ix ix;
+    uint32_t *map = NULL;
+    unsigned char *eh = NULL, *ah = NULL, *rep = NULL;
+    uint64_t te, ta;
+    size_t i;
+    int scaled = (approx->flags & CTXPROF_HCCT_SCALED) != 0;
+    memset(out, 0, sizeof *out);
+    if (!(phi > 0 && phi < 1))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
+                             phi);
+    memset(&ix, 0, sizeof ix);
+    ix.ud = exact->alloc_user;
+    map = (uint32_t *)ctxprof__alloc(approx->n, sizeof *map, exact->alloc_user);
+    eh = (unsigned char *)ctxprof__zalloc(exact->n, 1, exact->alloc_user);
+    ah = (unsigned char *)ctxprof__zalloc(approx->n, 1, exact->alloc_user);
+    rep = (unsigned char *)ctxprof__zalloc(exact->n, 1, exact->alloc_user);
+    if (!map || !eh || !ah || !rep || ctxprof__hcct_index(exact, &ix, 0)) {
+        ctxprof__hcct_ix_free(&ix);
+        ctxprof__free(map, exact->alloc_user);
+        ctxprof__free(eh, exact->alloc_user);
+        ctxprof__free(ah, exact->alloc_user);
+        ctxprof__free(rep, exact->alloc_user);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory comparing");
+    }
+    te = (uint64_t)(phi * (double)exact->total);
+    ta = (uint64_t)(phi * (double)approx->total);
+    /* the exact HCCT: hot nodes, their ancestors and the root */
+    eh[0] = 1;
+    for (i = exact->n; i-- > 1;) {
+        if (exact->nodes[i].count > te) {
+            eh[i] = 1;
+            out->hot++;
+        }
+        if (eh[i])
+            eh[exact->nodes[i].parent] = 1;
+    }
+    for (i = 0; i < exact->n; i++)
+        out->exact_hcct_nodes += eh[i];
+    map[0] = 0;
+    ah[0] = 1;
+    for (i = 1; i < approx->n; i++) {
+        const ctxprof_hcct_pnode *a = &approx->nodes[i];
+        uint32_t pe = map[a->parent];
+        uint32_t e = pe == CTXPROF_HCCT_NONE
+                         ? CTXPROF_HCCT_NONE
+                         : ctxprof__hcct_find(exact, &ix, pe, approx, (uint32_t)i, 0);
+        uint64_t tv;
+        map[i] = e;
+        if (e == CTXPROF_HCCT_NONE) {
+            out->unknown++;
+            if (a->count > ta) {
+                out->reported++;
+                out->false_positives++;
+            }
+            continue;
+        }
+        tv = exact->nodes[e].count;
+        if (!scaled && (a->flags & CTXPROF_HCCT_MONITORED) &&
+            (a->count < tv || a->count - a->err > tv))
+            out->bound_violations++;
+        if (!scaled && !(a->flags & CTXPROF_HCCT_MONITORED) && tv > a->count)
+            out->bound_violations++; /* the absent bound must hold too */
+        if (a->count > ta) {
+            uint64_t d = a->count > tv ? a->count - tv : tv - a->count;
+            out->reported++;
+            rep[e] = 1;
+            if (tv <= te)
+                out->false_positives++;
+            if (d > out->max_error)
+                out->max_error = d;
+            if (tv > te && tv > 0 && (double)d / (double)tv > out->max_rel_error)
+                out->max_rel_error = (double)d / (double)tv;
+        }
+    }
+    for (i = approx->n; i-- > 1;) {
+        if (approx->nodes[i].count > ta)
+            ah[i] = 1;
+        if (ah[i])
+            ah[approx->nodes[i].parent] = 1;
+    }
+    for (i = 0; i < approx->n; i++)
+        out->approx_hcct_nodes += ah[i];
+    for (i = 1; i < exact->n; i++)
+        if (exact->nodes[i].count > te && !rep[i])
+            out->missed++;
+    out->equal = out->missed == 0 && out->false_positives == 0;
+    ctxprof__hcct_ix_free(&ix);
+    ctxprof__free(map, exact->alloc_user);
+    ctxprof__free(eh, exact->alloc_user);
+    ctxprof__free(ah, exact->alloc_user);
+    ctxprof__free(rep, exact->alloc_user);
+    return CTXPROF_OK;
+}
+
+/* ==== hcct: output ==== */
+
+CTXPROF__HCCT_FN const char *ctxprof__hcct_metric_name(int m)
+{
+    static const char *const names[] = {"calls", "ns", "cycles", "samples", "bytes", "units"};
+    return m >= 0 && m <= CTXPROF_HCCT_OTHER ? names[m] : "units";
+}
+
+/* Preorder successor in the sorted child/sibling links (0 = done). */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dfs_next(const ctxprof_hcct_profile *p, uint32_t i,
+                                                 int descend)
+{
+    const ctxprof_hcct_pnode *nd = p->nodes;
+    if (descend && nd[i].child)
+        return nd[i].child;
+    while (i != 0 && nd[i].sibling == 0)
+        i = nd[i].parent;
+    return i == 0 ? 0 : nd[i].sibling;
+}
+
+CTXPROF__HCCT_FN double ctxprof__hcct_pct(const ctxprof_hcct_profile *p, uint64_t v)
+{
+    return p->total ? 100.0 * (double)v / (double)p->total : 0.0;
+}
+
+/* Whether a sibling of i has the same name (then the site is printed). */
+CTXPROF__HCCT_FN int ctxprof__hcct_dup_name(const ctxprof_hcct_profile *p, uint32_t i)
+{
+    uint32_t c = p->nodes[p->nodes[i].parent].child;
+    int k = 0;
+    for (; c && k < 256; c = p->nodes[c].sibling, k++)
+        if (c != i && p->nodes[c].name == p->nodes[i].name)
+            return 1;
+    return 0;
+}
+
+/* " @caller+0x12" after a name that a sibling shares: the call site,
+   relative to the caller when routines are code addresses. */
+CTXPROF__HCCT_FN void ctxprof__hcct_w_site(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
+                                           uint32_t i)
+{
+    const ctxprof_hcct_pnode *x = &p->nodes[i], *c = &p->nodes[x->parent];
+    if (!ctxprof__hcct_dup_name(p, i))
+        return;
+    if (x->parent && x->site > c->routine && x->site - c->routine < ((uintptr_t)1 << 20))
+        ctxprof__hcct_sb_printf(b, " @%s+0x%llx", ctxprof_hcct_profile_name(p, x->parent),
+                                (unsigned long long)(x->site - c->routine));
+    else
+        ctxprof__hcct_sb_printf(b, " @0x%llx", (unsigned long long)x->site);
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
+                                             const char *lead)
+{
+    const char *m = ctxprof__hcct_metric_name(p->metric);
+    if (p->mode == CTXPROF_HCCT_LSS)
+        ctxprof__hcct_sb_printf(b, "%sctxprof hcct: lazy Space Saving, %zu counters (epsilon %g)",
+                                lead, p->counters, p->epsilon);
+    else
+        ctxprof__hcct_sb_printf(b, "%sctxprof hcct: exact calling context tree", lead);
+    ctxprof__hcct_sb_printf(b, ", %u thread%s, %zu contexts shown\n", (unsigned)p->threads,
+                            p->threads == 1 ? "" : "s", p->n - 1);
+    ctxprof__hcct_sb_printf(b, "%stotal %llu %s", lead, (unsigned long long)p->total, m);
+    if (p->flags & CTXPROF_HCCT_PRUNED)
+        ctxprof__hcct_sb_printf(b, "; hot: count > %llu (phi %g)",
+                                (unsigned long long)p->threshold, p->phi);
+    if (p->mode == CTXPROF_HCCT_LSS)
+        ctxprof__hcct_sb_printf(b, "; contexts not shown: count <= %llu",
+                                (unsigned long long)p->absent);
+    ctxprof__hcct_sb_puts(b, "\n");
+    if (p->flags & CTXPROF_HCCT_SCALED)
+        ctxprof__hcct_sb_printf(
+            b, "%sbursting: %llu of %llu calls sampled (%.2f%%); counts scaled by %.3f\n", lead,
+            (unsigned long long)p->sampled, (unsigned long long)p->events,
+            p->events ? 100.0 * (double)p->sampled / (double)p->events : 0.0,
+            p->sampled ? (double)p->events / (double)p->sampled : 0.0);
+    if (p->dropped)
+        ctxprof__hcct_sb_printf(b, "%s%llu events lost to the node or depth bound\n", lead,
+                                (unsigned long long)p->dropped);
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_w_text(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
+                                           unsigned maxd)
+{
+    uint32_t i;
+    ctxprof__hcct_w_header(b, p, "# ");
+    ctxprof__hcct_sb_puts(b, "# count: an upper bound; the true count lies in [count - err, "
+                             "count]\n#         count          err        %  context\n");
+    ctxprof__hcct_sb_printf(b, "%15llu %12s %8.4f  all\n", (unsigned long long)p->total, "0",
+                            100.0);
+    for (i = ctxprof__hcct_dfs_next(p, 0, 1); i; ) {
+        const ctxprof_hcct_pnode *x = &p->nodes[i];
+        unsigned d = x->depth, ind = d > 40 ? 40 : d;
+        char cbuf[32];
+        if (x->flags & CTXPROF_HCCT_MONITORED)
+            snprintf(cbuf, sizeof cbuf, "%llu", (unsigned long long)x->count);
+        else
+            snprintf(cbuf, sizeof cbuf, "<=%llu", (unsigned long long)x->count);
+        ctxprof__hcct_sb_printf(b, "%15s %12llu %8.4f  %*s", cbuf, (unsigned long long)x->err,
+                                ctxprof__hcct_pct(p, x->count), (int)(2 * ind), "");
+        if (d > 40)
+            ctxprof__hcct_sb_printf(b, "[%u] ", d);
+        ctxprof__hcct_sb_puts(b, ctxprof_hcct_profile_name(p, i));
+        ctxprof__hcct_w_site(b, p, i);
+        if (!(x->flags & CTXPROF_HCCT_MONITORED))
+            ctxprof__hcct_sb_puts(b, "  (not monitored)");
+        ctxprof__hcct_sb_puts(b, "\n");
+        if (d >= maxd && x->child)
+            ctxprof__hcct_sb_printf(b, "%15s %12s %8s  %*s... deeper contexts not shown "
+                                       "(max_depth %u)\n",
+                                    "", "", "", (int)(2 * ind + 2), "", maxd);
+        i = ctxprof__hcct_dfs_next(p, i, d < maxd);
+    }
+}
+
+/* Self value of a node for flame graphs and collapsed stacks. */
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_self(const ctxprof_hcct_pnode *x)
+{
+    return (x->flags & CTXPROF_HCCT_MONITORED) ? x->count : 0;
+}
+
+/* Inclusive values (self + descendants); parents precede children. */
+CTXPROF__HCCT_FN uint64_t *ctxprof__hcct_incl(const ctxprof_hcct_profile *p)
+{
+    uint64_t *v = (uint64_t *)ctxprof__alloc(p->n, sizeof *v, p->alloc_user);
+    size_t i;
+    if (!v)
+        return NULL;
+    for (i = 0; i < p->n; i++)
+        v[i] = ctxprof__hcct_self(&p->nodes[i]);
+    for (i = p->n; i-- > 1;)
+        v[p->nodes[i].parent] = ctxprof__hcct_sat_add(v[p->nodes[i].parent], v[i]);
+    return v;
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_collapsed_name(ctxprof__hcct_sb *b, const char *s)
+{
+    for (; *s; s++) {
+        char c = *s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s;
+        ctxprof__hcct_sb_add(b, &c, 1);
+    }
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_w_collapsed(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
+                                               unsigned maxd)
+{
+    ctxprof__hcct_sb path;
+    size_t *len = NULL, cap = 0;
+    uint64_t *incl = ctxprof__hcct_incl(p);
+    uint32_t i;
+    memset(&path, 0, sizeof path);
+    path.ud = p->alloc_user;
+    if (!incl)
+        return CTXPROF_ERR_NOMEM;
+    if (ctxprof__hcct_self(&p->nodes[0]))
+        ctxprof__hcct_sb_printf(b, "[root] %llu\n",
+                                (unsigned long long)ctxprof__hcct_self(&p->nodes[0]));
+    for (i = ctxprof__hcct_dfs_next(p, 0, 1); i;) {
+        const ctxprof_hcct_pnode *x = &p->nodes[i];
+        unsigned d = x->depth;
+        if (ctxprof__reserve((void **)&len, &cap, cap, (size_t)d + 1, sizeof *len, p->alloc_user)) {
+            b->oom = 1;
+            break;
+        }
+        path.len = d > 1 ? len[d - 1] : 0;
+        if (d > 1)
+            ctxprof__hcct_sb_add(&path, ";", 1);
+        ctxprof__hcct_collapsed_name(&path, ctxprof_hcct_profile_name(p, i));
+        len[d] = path.len;
+        if (path.oom) {
+            b->oom = 1;
+            break;
+        }
+        if (ctxprof__hcct_self(x)) {
+            ctxprof__hcct_sb_add(b, path.p, path.len);
+            ctxprof__hcct_sb_printf(b, " %llu\n", (unsigned long long)ctxprof__hcct_self(x));
+        }
+        if (d >= maxd && incl[i] > ctxprof__hcct_self(x)) {
+            ctxprof__hcct_sb_add(b, path.p, path.len);
+            ctxprof__hcct_sb_printf(b, ";[deeper] %llu\n",
+                                    (unsigned long long)(incl[i] - ctxprof__hcct_self(x)));
+        }
+        i = ctxprof__hcct_dfs_next(p, i, d < maxd);
+    }
+    ctxprof__free(path.p, p->alloc_user);
+    ctxprof__free(len, p->alloc_user);
+    ctxprof__free(incl, p->alloc_user);
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_json_str(ctxprof__hcct_sb *b, const char *s)
+{
+    ctxprof__hcct_sb_add(b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            char e[2] = {'\\', (char)c};
+            ctxprof__hcct_sb_add(b, e, 2);
+        } else if (c < 0x20) {
+            ctxprof__hcct_sb_printf(b, "\\u%04x", (unsigned)c);
+        } else {
+            ctxprof__hcct_sb_add(b, s, 1);
+        }
+    }
+    ctxprof__hcct_sb_add(b, "\"", 1);
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_w_json(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p)
+{
+    size_t i;
+    ctxprof__hcct_sb_printf(
+        b,
+        "{\"format\":\"ctxprof-hcct\",\"version\":1,\"mode\":\"%s\",\"metric\":\"%s\",\n"
+        " \"total\":%llu,\"threshold\":%llu,\"absent\":%llu,\"events\":%llu,\"sampled\":%llu,"
+        "\"dropped\":%llu,\n \"phi\":%.17g,\"epsilon\":%.17g,\"counters\":%zu,\"threads\":%u,"
+        "\"pruned\":%s,\"scaled\":%s,\n \"nodes\":[\n",
+        p->mode == CTXPROF_HCCT_LSS ? "lss" : "cct", ctxprof__hcct_metric_name(p->metric),
+        (unsigned long long)p->total, (unsigned long long)p->threshold,
+        (unsigned long long)p->absent, (unsigned long long)p->events,
+        (unsigned long long)p->sampled, (unsigned long long)p->dropped, p->phi, p->epsilon,
+        p->counters, (unsigned)p->threads, (p->flags & CTXPROF_HCCT_PRUNED) ? "true" : "false",
+        (p->flags & CTXPROF_HCCT_SCALED) ? "true" : "false");
+    for (i = 0; i < p->n; i++) {
+        const ctxprof_hcct_pnode *x = &p->nodes[i];
+        ctxprof__hcct_sb_printf(b, "  {\"id\":%zu,\"parent\":%lld,\"name\":", i,
+                                i ? (long long)x->parent : -1LL);
+        ctxprof__hcct_json_str(b, ctxprof_hcct_profile_name(p, i));
+        ctxprof__hcct_sb_printf(
+            b,
+            ",\"count\":%llu,\"err\":%llu,\"monitored\":%s,\"hot\":%s,\"routine\":\"0x%llx\","
+            "\"site\":\"0x%llx\"}%s\n",
+            (unsigned long long)x->count, (unsigned long long)x->err,
+            (x->flags & CTXPROF_HCCT_MONITORED) ? "true" : "false",
+            (x->flags & CTXPROF_HCCT_HOT) ? "true" : "false", (unsigned long long)x->routine,
+            (unsigned long long)x->site, i + 1 < p->n ? "," : "");
+    }
+    ctxprof__hcct_sb_puts(b, " ]}\n");
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_xml(ctxprof__hcct_sb *b, const char *s, size_t maxc)
+{
+    size_t k = 0;
+    for (; *s && k < maxc; s++, k++) {
+        switch (*s) {
+        case '&':
+            ctxprof__hcct_sb_puts(b, "&amp;");
+            break;
+        case '<':
+            ctxprof__hcct_sb_puts(b, "&lt;");
+            break;
+        case '>':
+            ctxprof__hcct_sb_puts(b, "&gt;");
+            break;
+        case '"':
+            ctxprof__hcct_sb_puts(b, "&quot;");
+            break;
+        default:
+            if ((unsigned char)*s >= 0x20)
+                ctxprof__hcct_sb_add(b, s, 1);
+        }
+    }
+    if (*s)
+        ctxprof__hcct_sb_puts(b, "..");
+}
+
+/* Flame graph: the root at the bottom, one row per depth, widths
+   proportional to inclusive counts (of N: the space right of the root's
+   children is the cold part that the HCCT does not show). */
+CTXPROF__HCCT_FN int ctxprof__hcct_w_svg(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
+                                         const ctxprof_hcct_write_desc *d, unsigned maxd)
+{
+    uint64_t *incl = ctxprof__hcct_incl(p);
+    double *x0;
+    double width = d->width ? (double)d->width : 1200.0, fh = 16.0, pad = 10.0, scale;
+    unsigned depth = 0, rows;
+    double height;
+    uint64_t whole;
+    uint32_t i;
+    if (!incl)
+        return CTXPROF_ERR_NOMEM;
+    x0 = (double *)ctxprof__alloc(p->n, sizeof *x0, p->alloc_user);
+    if (!x0) {
+        ctxprof__free(incl, p->alloc_user);
+        return CTXPROF_ERR_NOMEM;
+    }
+    whole = incl[0] > p->total ? incl[0] : p->total;
+    scale = whole ? (width - 2 * pad) / (double)whole : 0.0;
+    for (i = 0; i < p->n; i++)
+        if (p->nodes[i].depth > depth && (double)incl[i] * scale >= 0.1)
+            depth = p->nodes[i].depth;
+    rows = (depth > maxd ? maxd : depth) + 1;
+    height = (double)rows * fh + 70.0;
+    ctxprof__hcct_sb_printf(
+        b,
+        "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+        "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+        "xmlns=\"http://www.w3.org/2000/svg\">\n"
+        "<style>text{font-family:monospace;font-size:11px;fill:#000}"
+        "g:hover rect{stroke:#000;stroke-width:0.5}</style>\n"
+        "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+        "<text x=\"%.0f\" y=\"20\" style=\"font-size:15px\" text-anchor=\"middle\">",
+        width, height, width, height, width / 2);
+    ctxprof__hcct_xml(b, d->title ? d->title : "ctxprof hot calling context tree", 200);
+    ctxprof__hcct_sb_printf(b, "</text>\n<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\">", width / 2);
+    {
+        ctxprof__hcct_sb sub;
+        memset(&sub, 0, sizeof sub);
+        sub.ud = p->alloc_user;
+        ctxprof__hcct_w_header(&sub, p, "");
+        if (sub.p) {
+            char *nl;
+            for (nl = sub.p; (nl = strchr(nl, '\n')) != NULL;)
+                *nl = ' ';
+            ctxprof__hcct_xml(b, sub.p, 400);
+        }
+        ctxprof__free(sub.p, p->alloc_user);
+    }
+    ctxprof__hcct_sb_puts(b, "</text>\n");
+    x0[0] = pad;
+    for (i = 0; i < p->n; i++) {
+        const ctxprof_hcct_pnode *x = &p->nodes[i];
+        double w = (double)incl[i] * scale, y;
+        uint32_t c;
+        double cx = x0[i];
+        unsigned h = (unsigned)ctxprof_hash_bytes(ctxprof_hcct_profile_name(p, i),
+                                                  strlen(ctxprof_hcct_profile_name(p, i)), 3);
+        for (c = x->child; c; c = p->nodes[c].sibling) { /* children left to right */
+            x0[c] = cx;
+            cx += (double)incl[c] * scale;
+        }
+        if (x->depth > maxd || w < 0.1)
+            continue;
+        if (i == 0)
+            w = (double)whole * scale;
+        y = height - 20.0 - (double)(x->depth + 1) * fh;
+        ctxprof__hcct_sb_puts(b, "<g><title>");
+        ctxprof__hcct_xml(b, i ? ctxprof_hcct_profile_name(p, i) : "all", 2000);
+        ctxprof__hcct_sb_printf(b, " (%s%llu %s, %.2f%%, err %llu%s)</title>",
+                                (x->flags & CTXPROF_HCCT_MONITORED) || !i ? "" : "&lt;=",
+                                (unsigned long long)(i ? x->count : p->total),
+                                ctxprof__hcct_metric_name(p->metric),
+                                ctxprof__hcct_pct(p, i ? incl[i] : p->total),
+                                (unsigned long long)(i ? x->err : 0),
+                                i && !(x->flags & CTXPROF_HCCT_MONITORED) ? ", not monitored"
+                                                                          : "");
+        if (i && !(x->flags & CTXPROF_HCCT_MONITORED))
+            ctxprof__hcct_sb_puts(b, "<rect fill=\"rgb(190,190,190)\"");
+        else
+            ctxprof__hcct_sb_printf(b, "<rect fill=\"rgb(%u,%u,%u)\"", 205 + h % 50,
+                                    (h >> 8) % 200, (h >> 16) % 55);
+        ctxprof__hcct_sb_printf(b, " x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>",
+                                x0[i], y, w, fh - 1);
+        if (w > 24) {
+            ctxprof__hcct_sb_printf(b, "<text x=\"%.2f\" y=\"%.1f\">", x0[i] + 3, y + fh - 4.5);
+            ctxprof__hcct_xml(b, i ? ctxprof_hcct_profile_name(p, i) : "all",
+                              (size_t)((w - 6) / 6.6));
+            ctxprof__hcct_sb_puts(b, "</text>");
+        }
+        ctxprof__hcct_sb_puts(b, "</g>\n");
+    }
+    if (whole > incl[0] && (double)(whole - incl[0]) * scale >= 0.1) {
+        /* what the profile does not show: cold contexts (and their share) */
+        double w = (double)(whole - incl[0]) * scale, y = height - 20.0 - 2 * fh;
+        ctxprof__hcct_sb_printf(b,
+                                "<g><title>other contexts, not shown (%llu %s, %.2f%%)</title>"
+                                "<rect fill=\"rgb(225,225,225)\" x=\"%.2f\" y=\"%.1f\" "
+                                "width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>",
+                                (unsigned long long)(whole - incl[0]),
+                                ctxprof__hcct_metric_name(p->metric),
+                                ctxprof__hcct_pct(p, whole - incl[0]), pad + (double)incl[0] * scale, y,
+                                w, fh - 1);
+        if (w > 60)
+            ctxprof__hcct_sb_printf(b, "<text x=\"%.2f\" y=\"%.1f\">[other contexts]</text>",
+                                    pad + (double)incl[0] * scale + 3, y + fh - 4.5);
+        ctxprof__hcct_sb_puts(b, "</g>\n");
+    }
+    if (depth > maxd)
+        ctxprof__hcct_sb_printf(b, "<text x=\"%.0f\" y=\"56\">frames deeper than %u not drawn</text>\n",
+                                pad, maxd);
+    ctxprof__hcct_sb_puts(b, "</svg>\n");
+    ctxprof__free(incl, p->alloc_user);
+    ctxprof__free(x0, p->alloc_user);
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_cmp_count(const void *ctx, uint32_t a, uint32_t b)
+{
+    const ctxprof_hcct_pnode *nd = (const ctxprof_hcct_pnode *)ctx;
+    if (nd[a].count != nd[b].count)
+        return nd[a].count > nd[b].count ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The hottest contexts with their full paths (root first). */
+CTXPROF__HCCT_FN int ctxprof__hcct_w_top(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
+                                         size_t top, unsigned maxd)
+{
+    uint32_t *ord, *tmp, *path = NULL;
+    size_t i, m = 0, pcap = 0;
+    ord = (uint32_t *)ctxprof__alloc(p->n, sizeof *ord, p->alloc_user);
+    tmp = (uint32_t *)ctxprof__alloc(p->n, sizeof *tmp, p->alloc_user);
+    if (!ord || !tmp) {
+        ctxprof__free(ord, p->alloc_user);
+        ctxprof__free(tmp, p->alloc_user);
+        return CTXPROF_ERR_NOMEM;
+    }
+    for (i = 1; i < p->n; i++)
+        if ((p->nodes[i].flags & CTXPROF_HCCT_MONITORED) &&
+            (!(p->flags & CTXPROF_HCCT_PRUNED) || (p->nodes[i].flags & CTXPROF_HCCT_HOT)))
+            ord[m++] = (uint32_t)i;
+    ctxprof__hcct_sort(ord, tmp, m, ctxprof__hcct_cmp_count, p->nodes);
+    ctxprof__hcct_w_header(b, p, "# ");
+    ctxprof__hcct_sb_puts(b, "#         count          err        %  context (caller > callee)\n");
+    for (i = 0; i < m && i < top; i++) {
+        uint32_t x = ord[i], k = 0, j;
+        const ctxprof_hcct_pnode *nd = &p->nodes[x];
+        ctxprof__hcct_sb_printf(b, "%15llu %12llu %8.4f  ", (unsigned long long)nd->count,
+                                (unsigned long long)nd->err, ctxprof__hcct_pct(p, nd->count));
+        for (j = x; j; j = p->nodes[j].parent) {
+            if (ctxprof__reserve((void **)&path, &pcap, k, (size_t)k + 1, sizeof *path,
+                                 p->alloc_user)) {
+                b->oom = 1;
+                break;
+            }
+            path[k++] = j;
+        }
+        for (j = k; j-- > 0;) {
+            if (k > maxd && j < k - maxd / 2 && j >= maxd / 2) {
+                if (j == k - maxd / 2 - 1)
+                    ctxprof__hcct_sb_printf(b, "... %u frames ... > ", k - 2 * (maxd / 2));
+                continue;
+            }
+            ctxprof__hcct_sb_puts(b, ctxprof_hcct_profile_name(p, path[j]));
+            ctxprof__hcct_w_site(b, p, path[j]);
+            if (j)
+                ctxprof__hcct_sb_puts(b, " > ");
+        }
+        ctxprof__hcct_sb_puts(b, "\n");
+    }
+    ctxprof__free(path, p->alloc_user);
+    ctxprof__free(ord, p->alloc_user);
+    ctxprof__free(tmp, p->alloc_user);
+    return CTXPROF_OK;
+}
+
+/* Binary profile (container kind CTXPROF__KIND_HCCT_PROFILE), little-endian:
+     header  16 u64: nodes, names, total, threshold, absent, events, sampled,
+             dropped, phi bits, epsilon bits, counters, mode, metric, flags,
+             threads, reserved
+     names   u64 length + bytes, for names 1..names-1 (name 0 is "<root>")
+     nodes   7 u64 each: count, err, routine, site, parent, name, flags
+   Parents precede children (checked when reading). */
+#define CTXPROF__HCCT_BIN_VERSION 1
+#define CTXPROF__HCCT_BIN_HDR 16
+
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_dbits(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+CTXPROF__HCCT_FN double ctxprof__hcct_bitsd(uint64_t u)
+{
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_sb_u64(ctxprof__hcct_sb *b, uint64_t v)
+{
+    unsigned char w[8];
+    ctxprof__put64(w, v);
+    ctxprof__hcct_sb_add(b, (const char *)w, 8);
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_w_binary(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p)
+{
+    const ctxprof__strtab *st = ctxprof__hcct_names(p);
+    uint64_t hdr[CTXPROF__HCCT_BIN_HDR];
+    uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
+    size_t i;
+    unsigned char blank[CTXPROF__BLOB_HDR];
+    memset(blank, 0, sizeof blank);
+    ctxprof__hcct_sb_add(b, (const char *)blank, sizeof blank);
+    memset(hdr, 0, sizeof hdr);
+    hdr[0] = p->n;
+    hdr[1] = st ? st->n : 0;
+    hdr[2] = p->total;
+    hdr[3] = p->threshold;
+    hdr[4] = p->absent;
+    hdr[5] = p->events;
+    hdr[6] = p->sampled;
+    hdr[7] = p->dropped;
+    hdr[8] = ctxprof__hcct_dbits(p->phi);
+    hdr[9] = ctxprof__hcct_dbits(p->epsilon);
+    hdr[10] = p->counters;
+    hdr[11] = (uint64_t)p->mode;
+    hdr[12] = (uint64_t)p->metric;
+    hdr[13] = p->flags;
+    hdr[14] = p->threads;
+    for (i = 0; i < CTXPROF__HCCT_BIN_HDR; i++)
+        ctxprof__hcct_sb_u64(b, hdr[i]);
+    for (i = 1; st && i < st->n; i++) {
+        size_t l = strlen(st->names[i]);
+        ctxprof__hcct_sb_u64(b, l);
+        ctxprof__hcct_sb_add(b, st->names[i], l);
+    }
+    for (i = 0; i < p->n; i++) {
+        const ctxprof_hcct_pnode *x = &p->nodes[i];
+        ctxprof__hcct_sb_u64(b, x->count);
+        ctxprof__hcct_sb_u64(b, x->err);
+        ctxprof__hcct_sb_u64(b, x->routine);
+        ctxprof__hcct_sb_u64(b, x->site);
+        ctxprof__hcct_sb_u64(b, x->parent);
+        ctxprof__hcct_sb_u64(b, x->name);
+        ctxprof__hcct_sb_u64(b, x->flags);
+    }
+    if (!b->oom)
+        ctxprof__blob_seal((unsigned char *)b->p, CTXPROF__KIND_HCCT_PROFILE, params,
+                           b->len - CTXPROF__BLOB_HDR);
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
+                                                  const ctxprof_hcct_write_desc *d, char **out,
+                                                  size_t *len, ctxprof_error *err)
+{
+    ctxprof_hcct_write_desc dd;
+    ctxprof__hcct_sb b;
+    unsigned maxd;
+    int rc = CTXPROF_OK;
+    *out = NULL;
+    *len = 0;
+    if (!p || !p->nodes || p->n == 0)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: empty profile");
+    if (d)
+        dd = *d;
+    else
+        memset(&dd, 0, sizeof dd);
+    maxd = dd.max_depth ? dd.max_depth : 1024;
+    memset(&b, 0, sizeof b);
+    b.ud = p->alloc_user;
+    switch (dd.format) {
+    case CTXPROF_HCCT_TEXT:
+        ctxprof__hcct_w_text(&b, p, maxd);
+        break;
+    case CTXPROF_HCCT_COLLAPSED:
+        rc = ctxprof__hcct_w_collapsed(&b, p, maxd);
+        break;
+    case CTXPROF_HCCT_JSON:
+        ctxprof__hcct_w_json(&b, p);
+        break;
+    case CTXPROF_HCCT_SVG:
+        rc = ctxprof__hcct_w_svg(&b, p, &dd, maxd);
+        break;
+    case CTXPROF_HCCT_BINARY:
+        ctxprof__hcct_w_binary(&b, p);
+        break;
+    case CTXPROF_HCCT_TOP:
+        rc = ctxprof__hcct_w_top(&b, p, dd.top ? dd.top : 20, maxd);
+        break;
+    default:
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: unknown output format %d",
+                             dd.format);
+    }
+    if (!rc && !b.oom && !b.p)
+        ctxprof__hcct_sb_add(&b, "", 0);
+    if (rc || b.oom) {
+        ctxprof__free(b.p, b.ud);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory formatting");
+    }
+    *out = b.p;
+    *len = b.len;
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF void ctxprof_hcct_text_free(const ctxprof_hcct_profile *p, char *text)
+{
+    ctxprof__free(text, p ? p->alloc_user : NULL);
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, const char *path,
+                                                 const ctxprof_hcct_write_desc *d,
+                                                 ctxprof_error *err)
+{
+    char *buf;
+    size_t len, off = 0;
+    int rc;
+    if (!path || !*path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no output file name");
+    rc = ctxprof_hcct_profile_format(p, d, &buf, &len, err);
+    if (rc)
+        return rc;
+    if (strcmp(path, "-") == 0) {
+        while (off < len) {
+            long w = ctxprof__io_write(1, buf + off, len - off);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_SYS, w < 0 ? errno : EIO,
+                                   "hcct: writing to stdout");
+                break;
+            }
+            off += (size_t)w;
+        }
+    } else {
+        rc = ctxprof__write_file_atomic(path, buf, len, err);
+    }
+    ctxprof_hcct_text_free(p, buf);
+    return rc;
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const char *path,
+                                                void *alloc_user, ctxprof_error *err)
+{
+    char *buf = NULL;
+    size_t size = 0, len = 0, off, i;
+    const unsigned char *pl = NULL;
+    uint64_t params[4], hdr[CTXPROF__HCCT_BIN_HDR], nn, nnames;
+    ctxprof_hcct_profile p;
+    int rc;
+    memset(&p, 0, sizeof p);
+    rc = ctxprof__read_file(path, &buf, &size, alloc_user, err);
+    if (rc)
+        return rc;
+    rc = ctxprof__blob_open((const unsigned char *)buf, size, CTXPROF__KIND_HCCT_PROFILE, params,
+                            &pl, &len, path, err);
+    if (rc)
+        goto done;
+    if (params[0] != CTXPROF__HCCT_BIN_VERSION || params[1] != sizeof(uintptr_t) * 8) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_MISMATCH, 0,
+                           "%s: hcct profile version %llu for %llu-bit addresses; this library "
+                           "reads version %d, %d-bit",
+                           path, (unsigned long long)params[0], (unsigned long long)params[1],
+                           CTXPROF__HCCT_BIN_VERSION, (int)(sizeof(uintptr_t) * 8));
+        goto done;
+    }
+    rc = CTXPROF_ERR_CORRUPT;
+    if (len < 8 * CTXPROF__HCCT_BIN_HDR) {
+        ctxprof__fail(err, rc, 0, "%s: truncated hcct header", path);
+        goto done;
+    }
+    for (i = 0; i < CTXPROF__HCCT_BIN_HDR; i++)
+        hdr[i] = ctxprof__get64(pl + 8 * i);
+    off = 8 * CTXPROF__HCCT_BIN_HDR;
+    nn = hdr[0];
+    nnames = hdr[1];
+    if (nn < 1 || nn > (len - off) / 56 || nnames < 1 || nnames > len) {
+        ctxprof__fail(err, rc, 0, "%s: bad node or name count (%llu, %llu)", path,
+                      (unsigned long long)nn, (unsigned long long)nnames);
+        goto done;
+    }
+    if (ctxprof__hcct_prof_init(&p, alloc_user, (size_t)nn)) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    for (i = 1; i < nnames; i++) {
+        uint64_t l;
+        char tmp[1];
+        char *s;
+        if (len - off < 8 || (l = ctxprof__get64(pl + off)) > len - off - 8) {
+            ctxprof__fail(err, rc, 0, "%s: name %zu runs past the end", path, i);
+            goto done;
+        }
+        off += 8;
+        s = l ? (char *)ctxprof__alloc((size_t)l + 1, 1, alloc_user) : tmp;
+        if (!s) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+            goto done;
+        }
+        memcpy(s, pl + off, (size_t)l);
+        s[l] = '\0';
+        off += (size_t)l;
+        if (l == 0 || strlen(s) != l || ctxprof__strtab_intern(ctxprof__hcct_names(&p), s) != (long)i) {
+            if (s != tmp)
+                ctxprof__free(s, alloc_user);
+            ctxprof__fail(err, rc, 0, "%s: name %zu is empty, duplicated or has a NUL", path, i);
+            goto done;
+        }
+        if (s != tmp)
+            ctxprof__free(s, alloc_user);
+    }
+    if ((len - off) != nn * 56) {
+        ctxprof__fail(err, rc, 0, "%s: %zu bytes of nodes, expected %llu", path, len - off,
+                      (unsigned long long)(nn * 56));
+        goto done;
+    }
+    p.n = (size_t)nn;
+    for (i = 0; i < nn; i++, off += 56) {
+        ctxprof_hcct_pnode *x = &p.nodes[i];
+        uint64_t par = ctxprof__get64(pl + off + 32), nm = ctxprof__get64(pl + off + 40);
+        uint64_t fl = ctxprof__get64(pl + off + 48);
+        x->count = ctxprof__get64(pl + off);
+        x->err = ctxprof__get64(pl + off + 8);
+        x->routine = (uintptr_t)ctxprof__get64(pl + off + 16);
+        x->site = (uintptr_t)ctxprof__get64(pl + off + 24);
+        if ((i == 0 ? par != CTXPROF_HCCT_NONE : par >= i) || nm >= nnames || (i && nm == 0) ||
+            fl > 7 || x->err > x->count || ((fl & CTXPROF_HCCT_IS_ROOT) != 0) != (i == 0)) {
+            ctxprof__fail(err, rc, 0, "%s: node %zu is inconsistent (parent %llu, name %llu)",
+                          path, i, (unsigned long long)par, (unsigned long long)nm);
+            goto done;
+        }
+        x->parent = (uint32_t)par;
+        x->name = (uint32_t)nm;
+        x->flags = (uint32_t)fl;
+    }
+    if (hdr[11] > CTXPROF_HCCT_CCT || hdr[12] > CTXPROF_HCCT_OTHER || hdr[13] > 7 ||
+        hdr[14] > UINT32_MAX) {
+        ctxprof__fail(err, rc, 0, "%s: bad mode, metric or flags", path);
+        goto done;
+    }
+    p.total = hdr[2];
+    p.threshold = hdr[3];
+    p.absent = hdr[4];
+    p.events = hdr[5];
+    p.sampled = hdr[6];
+    p.dropped = hdr[7];
+    p.phi = ctxprof__hcct_bitsd(hdr[8]);
+    p.epsilon = ctxprof__hcct_bitsd(hdr[9]);
+    p.counters = (size_t)hdr[10];
+    p.mode = (int)hdr[11];
+    p.metric = (int)hdr[12];
+    p.flags = (unsigned)hdr[13];
+    p.threads = (uint32_t)hdr[14];
+    if (ctxprof__hcct_prof_finish(&p)) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+        goto done;
+    }
+    *out = p;
+    memset(&p, 0, sizeof p);
+    rc = CTXPROF_OK;
+done:
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof__free(buf, alloc_user);
+    return rc;
+}
+
+/* ==== hcct: session ==== */
+
+/* Global state of the session; ctxprof__hcct_mu guards the list, the
+   retired profile and the descriptor. state and gen are read by the
+   threads' ticks without the lock. */
+static pthread_mutex_t ctxprof__hcct_mu = PTHREAD_MUTEX_INITIALIZER;
+static int ctxprof__hcct_state; /* 0 never started, 1 running, 2 stopped */
+static uint64_t ctxprof__hcct_gen;
+static ctxprof_hcct_desc ctxprof__hcct_sdesc;
+static ctxprof_hcct *ctxprof__hcct_list;
+static ctxprof_hcct_profile ctxprof__hcct_retired;
+static int ctxprof__hcct_have_retired;
+static pthread_key_t ctxprof__hcct_tkey;
+static int ctxprof__hcct_tkey_ok;
+static CTXPROF_TLS int ctxprof__hcct_tstate CTXPROF__TLS_MODEL; /* 1 attaching, 2 retired */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__HCCT_LOAD_STATE() __atomic_load_n(&ctxprof__hcct_state, __ATOMIC_ACQUIRE)
+#define CTXPROF__HCCT_BUMP_GEN() __atomic_add_fetch(&ctxprof__hcct_gen, 1, __ATOMIC_RELEASE)
+#else
+#define CTXPROF__HCCT_LOAD_STATE() (ctxprof__hcct_state)
+#define CTXPROF__HCCT_BUMP_GEN() (++ctxprof__hcct_gen)
+#endif
+
+/* In a tick of a session tree: follow stop/resume requests. */
+CTXPROF__HCCT_FN void ctxprof__hcct_session_poll(ctxprof_hcct *t)
+{
+    uint64_t g = CTXPROF__HCCT_ACQ(ctxprof__hcct_gen);
+    int running;
+    if (g == t->gen)
+        return;
+    t->gen = g;
+    running = CTXPROF__HCCT_LOAD_STATE() == 1;
+    if (!running && !t->paused) {
+        if (t->sampling)
+            ctxprof__hcct_untrack(t);
+        t->paused = 1;
+    } else if (running && t->paused) {
+        t->paused = 0;
+        if (t->period_ns)
+            t->next_burst_ns = ctxprof__hcct_clock();
+        else
+            ctxprof__hcct_track(t);
+    }
+}
+
+/* Merges a full snapshot of t into the retired profile (lock held). */
+CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
+{
+    ctxprof_hcct_profile p;
+    if (ctxprof__hcct_snapshot(t, -1, &p, NULL))
+        return; /* out of memory: this thread's counts are lost */
+    if (!ctxprof__hcct_have_retired) {
+        ctxprof__hcct_retired = p;
+        ctxprof__hcct_have_retired = 1;
+        return;
+    }
+    ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL);
+    ctxprof_hcct_profile_deinit(&p);
+}
+
+/* pthread key destructor: the thread exits; its tree is merged and freed. */
+CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
+{
+    ctxprof_hcct *t = (ctxprof_hcct *)arg, **pp;
+    if (ctxprof__hcct_tls == t)
+        ctxprof__hcct_tls = NULL;
+    ctxprof__hcct_tstate = 2; /* events after this (other destructors) are ignored */
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    for (pp = &ctxprof__hcct_list; *pp && *pp != t; pp = &(*pp)->next_thread)
+        ;
+    if (*pp) {
+        *pp = t->next_thread;
+        ctxprof__hcct_retire(t);
+    } else {
+        t = NULL; /* freed by ctxprof_hcct_shutdown */
+    }
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    if (t) {
+        void *ud = t->desc.alloc_user;
+        ctxprof_hcct_deinit(t);
+        ctxprof__free(t, ud);
+    }
+}
+
+CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
+{
+    ctxprof_hcct *t;
+    ctxprof_hcct_desc d;
+    if (ctxprof__hcct_tstate || CTXPROF__HCCT_LOAD_STATE() != 1)
+        return NULL;
+    ctxprof__hcct_tstate = 1; /* allocation below may run instrumented code */
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    d = ctxprof__hcct_sdesc;
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    t = (ctxprof_hcct *)ctxprof__alloc(1, sizeof *t, d.alloc_user);
+    if (!t || ctxprof_hcct_init(t, &d, NULL)) {
+        ctxprof__free(t, d.alloc_user);
+        ctxprof__hcct_tstate = 2; /* give up for this thread */
+        return NULL;
+    }
+    t->session = 1;
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    t->gen = CTXPROF__HCCT_ACQ(ctxprof__hcct_gen);
+    if (ctxprof__hcct_state != 1) {
+        pthread_mutex_unlock(&ctxprof__hcct_mu);
+        ctxprof_hcct_deinit(t);
+        ctxprof__free(t, d.alloc_user);
+        ctxprof__hcct_tstate = 0;
+        return NULL;
+    }
+    t->next_thread = ctxprof__hcct_list;
+    ctxprof__hcct_list = t;
+    if (ctxprof__hcct_tkey_ok)
+        pthread_setspecific(ctxprof__hcct_tkey, t);
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_tls = t;
+    ctxprof__hcct_tstate = 0;
+    return t;
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_error *err)
+{
+    ctxprof_hcct_desc d;
+    int rc = CTXPROF_OK;
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    if (!desc) {
+        if (ctxprof__hcct_state == 0)
+            rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                               "hcct: the session was never started (give a descriptor)");
+        else
+            ctxprof__hcct_state = 1;
+    } else if (ctxprof__hcct_state != 0) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                           "hcct: the session is already started (pass NULL to resume)");
+    } else {
+        d = *desc;
+        d.flags |= CTXPROF_HCCT_CODE_ADDRESSES; /* fed by the hooks and the macros */
+        rc = ctxprof__hcct_desc_fill(&d, err);
+        if (!rc && !ctxprof__hcct_tkey_ok) {
+            int e = pthread_key_create(&ctxprof__hcct_tkey, ctxprof__hcct_thread_exit);
+            if (e)
+                rc = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "hcct: pthread_key_create");
+            else
+                ctxprof__hcct_tkey_ok = 1;
+        }
+        if (!rc) {
+            ctxprof__hcct_sdesc = d;
+            ctxprof__hcct_state = 1;
+        }
+    }
+    if (!rc)
+        CTXPROF__HCCT_BUMP_GEN();
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    return rc;
+}
+
+CTXPROF__HCCT_DEF void ctxprof_hcct_stop(void)
+{
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    if (ctxprof__hcct_state == 1) {
+        ctxprof__hcct_state = 2;
+        CTXPROF__HCCT_BUMP_GEN();
+    }
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out,
+                                            ctxprof_error *err)
+{
+    ctxprof_hcct_profile acc, p;
+    ctxprof_hcct *t;
+    int rc = CTXPROF_OK;
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    if (ctxprof__hcct_state == 0) {
+        pthread_mutex_unlock(&ctxprof__hcct_mu);
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: the session was never started");
+    }
+    if (phi == 0)
+        phi = ctxprof__hcct_sdesc.phi;
+    if (ctxprof__hcct_have_retired)
+        rc = ctxprof_hcct_profile_copy(&acc, &ctxprof__hcct_retired, err);
+    else if (ctxprof__hcct_prof_init(&acc, ctxprof__hcct_sdesc.alloc_user, 16))
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory");
+    if (!rc && !ctxprof__hcct_have_retired) {
+        acc.mode = ctxprof__hcct_sdesc.mode;
+        acc.metric = ctxprof__hcct_sdesc.metric;
+        acc.epsilon = acc.mode == CTXPROF_HCCT_LSS ? ctxprof__hcct_sdesc.epsilon : 0;
+        acc.counters = acc.mode == CTXPROF_HCCT_LSS ? ctxprof__hcct_sdesc.counters : 0;
+    }
+    for (t = ctxprof__hcct_list; !rc && t; t = t->next_thread) {
+        rc = ctxprof__hcct_snapshot(t, -1, &p, err);
+        if (!rc) {
+            rc = ctxprof_hcct_profile_merge(&acc, &p, 0, err);
+            ctxprof_hcct_profile_deinit(&p);
+        }
+    }
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    if (!rc && phi > 0)
+        rc = ctxprof_hcct_profile_prune(&acc, phi, err);
+    if (rc) {
+        ctxprof_hcct_profile_deinit(&acc);
+        return rc;
+    }
+    *out = acc;
+    return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
+{
+    ctxprof_hcct *t, *next;
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    for (t = ctxprof__hcct_list; t; t = next) {
+        void *ud = t->desc.alloc_user;
+        next = t->next_thread;
+        if (ctxprof__hcct_tls == t)
+            ctxprof__hcct_tls = NULL;
+        ctxprof_hcct_deinit(t);
+        ctxprof__free(t, ud);
+    }
+    ctxprof__hcct_list = NULL;
+    if (ctxprof__hcct_have_retired)
+        ctxprof_hcct_profile_deinit(&ctxprof__hcct_retired);
+    ctxprof__hcct_have_retired = 0;
+    if (ctxprof__hcct_tkey_ok) {
+        pthread_setspecific(ctxprof__hcct_tkey, NULL);
+        pthread_key_delete(ctxprof__hcct_tkey);
+    }
+    ctxprof__hcct_tkey_ok = 0;
+    ctxprof__hcct_state = 0;
+    CTXPROF__HCCT_BUMP_GEN();
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_tstate = 0;
+    pthread_mutex_lock(&ctxprof__hcct_symmu);
+    if (ctxprof__hcct_syms_state == 1)
+        ctxprof_symtab_deinit(&ctxprof__hcct_syms);
+    ctxprof__hcct_syms_state = 0;
+    pthread_mutex_unlock(&ctxprof__hcct_symmu);
+}
+
+CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_thread(void)
+{
+    ctxprof_hcct *t = ctxprof__hcct_tls;
+    return t ? t : ctxprof__hcct_attach();
+}
+
+CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t)
+{
+    ctxprof_hcct *prev = ctxprof__hcct_tls;
+    ctxprof__hcct_tls = t;
+    return prev;
+}
+
+/* ==== hcct: hooks ==== */
+
+#if defined(CTXPROF_HCCT_HOOKS)
+void __cyg_profile_func_enter(void *fn, void *site) CTXPROF__HCCT_NOINSTR CTXPROF__NOINLINE;
+void __cyg_profile_func_exit(void *fn, void *site) CTXPROF__HCCT_NOINSTR CTXPROF__NOINLINE;
+
+/* The stack address is the hook's own frame address: the caller's stack
+   pointer at the call minus a constant, the same in both hooks. */
+CTXPROF__HCCT_FN CTXPROF__NOINLINE void ctxprof__hcct_hook_first(uintptr_t fn, uintptr_t site,
+                                                                 uintptr_t sp)
+{
+    ctxprof_hcct *t = ctxprof__hcct_attach();
+    if (t)
+        ctxprof_hcct_enter(t, fn, site, sp);
+}
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+    ctxprof_hcct *t = ctxprof__hcct_tls;
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (CTXPROF__UNLIKELY(t == NULL))
+        ctxprof__hcct_hook_first((uintptr_t)fn, (uintptr_t)site, sp);
+    else
+        ctxprof_hcct_enter(t, (uintptr_t)fn, (uintptr_t)site, sp);
+}
+
+/* gcc may emit the exit hook as a tail call, after the epilogue: the hook
+   then runs with the caller's frame already popped, so its frame address
+   is the frame's CFA - 16 (the return address slot is its own), above the
+   address recorded at entry and possibly equal to the parent's. It is
+   recognized by its return address being the call site. The exiting frame
+   is then the shallowest one recorded below that address; deeper ones
+   below it were skipped by a longjmp. */
+CTXPROF__HCCT_FN CTXPROF__NOINLINE void ctxprof__hcct_exit_tail_slow(ctxprof_hcct *t,
+                                                                    uintptr_t routine,
+                                                                    uintptr_t sp)
+{
+    int64_t cd;
+    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    if (ctxprof__hcct_excess_exit(t, sp <= t->excess_sp))
+        goto out;
+    while (t->top > t->frames && t->top->sp < sp && t->top[-1].sp < sp) {
+        ctxprof__hcct_pop_frame(t);
+        t->st.unwound++;
+    }
+    if (t->top > t->frames && t->top->sp < sp && t->top->routine == routine)
+        ctxprof__hcct_pop_frame(t);
+    else
+        t->st.unmatched++;
+out:
+    CTXPROF__HCCT_END(t, cd);
+}
+
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+    ctxprof_hcct *t = ctxprof__hcct_tls;
+    ctxprof_hcct_frame *f;
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    uint32_t c;
+    if (CTXPROF__UNLIKELY(t == NULL))
+        return;
+    if (CTXPROF__LIKELY(__builtin_return_address(0) != site)) {
+        ctxprof_hcct_exit(t, (uintptr_t)fn, sp);
+        return;
+    }
+    f = t->top;
+    if (CTXPROF__UNLIKELY(f->routine != (uintptr_t)fn || f->sp >= sp || f[-1].sp < sp)) {
+        ctxprof__hcct_exit_tail_slow(t, (uintptr_t)fn, sp);
+        return;
+    }
+    c = f->node;
+    t->top = f - 1;
+    if (CTXPROF__UNLIKELY(!(t->nodes[c].count >> 63)))
+        ctxprof__hcct_exit_prune(t, c);
+}
+
+/* CTXPROF_HCCT=out=FILE,... : start at load time, write at exit. This
+   opt-in mode reports its errors on stderr (nothing else in the library
+   prints). */
+static char ctxprof__hcct_auto_out[1024];
+static int ctxprof__hcct_auto_fmt;
+
+CTXPROF__HCCT_FN void ctxprof__hcct_auto_write(void)
+{
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_write_desc wd;
+    ctxprof_error e;
+    char path[1100];
+    const char *s = ctxprof__hcct_auto_out;
+    size_t k = 0;
+    memset(&e, 0, sizeof e);
+    memset(&wd, 0, sizeof wd);
+    wd.format = ctxprof__hcct_auto_fmt;
+    for (; *s && k + 24 < sizeof path; s++) {
+        if (s[0] == '%' && s[1] == 'p') {
+            k += (size_t)snprintf(path + k, sizeof path - k, "%ld", (long)getpid());
+            s++;
+        } else {
+            path[k++] = *s;
+        }
+    }
+    path[k] = '\0';
+    ctxprof__hcct_tls = NULL; /* no more events from this thread */
+    ctxprof__hcct_tstate = 2;
+    if (ctxprof_hcct_snapshot(0, &p, &e) || ctxprof_hcct_profile_write(&p, path, &wd, &e))
+        fprintf(stderr, "ctxprof: %s\n", ctxprof_error_message(&e));
+    ctxprof_hcct_profile_deinit(&p);
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_opt_num(const char *v, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_auto_parse(char *s, ctxprof_hcct_desc *d, ctxprof_error *e)
+{
+    char *tok, *save = NULL;
+    double x;
+    strcpy(ctxprof__hcct_auto_out, "ctxprof-hcct.%p.txt");
+    for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *v = strchr(tok, '=');
+        if (!v)
+            return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0, "CTXPROF_HCCT: '%s' is not key=value",
+                                 tok);
+        *v++ = '\0';
+        if (strcmp(tok, "out") == 0) {
+            snprintf(ctxprof__hcct_auto_out, sizeof ctxprof__hcct_auto_out, "%s", v);
+        } else if (strcmp(tok, "mode") == 0 && (strcmp(v, "lss") == 0 || strcmp(v, "cct") == 0)) {
+            d->mode = strcmp(v, "cct") == 0 ? CTXPROF_HCCT_CCT : CTXPROF_HCCT_LSS;
+        } else if (strcmp(tok, "phi") == 0 && !ctxprof__hcct_opt_num(v, &x)) {
+            d->phi = x;
+        } else if (strcmp(tok, "eps") == 0 && !ctxprof__hcct_opt_num(v, &x)) {
+            d->epsilon = x;
+        } else if (strcmp(tok, "counters") == 0 && !ctxprof__hcct_opt_num(v, &x) && x >= 1) {
+            d->counters = (size_t)x;
+        } else if (strcmp(tok, "depth") == 0 && !ctxprof__hcct_opt_num(v, &x) && x >= 2) {
+            d->max_depth = (size_t)x;
+        } else if (strcmp(tok, "mem") == 0 && !ctxprof__hcct_opt_num(v, &x) && x >= 1) {
+            d->max_bytes = (size_t)x;
+        } else if (strcmp(tok, "sites") == 0 && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)) {
+            d->flags = *v == '0' ? (unsigned)CTXPROF_HCCT_ROUTINE_ONLY : 0u;
+        } else if (strcmp(tok, "burst") == 0) {
+            unsigned long per, len;
+            char c;
+            if (sscanf(v, "%lu:%lu%c", &per, &len, &c) != 2 || per > 0xFFFFFFFFul)
+                return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0,
+                                     "CTXPROF_HCCT: burst=PERIOD_US:LENGTH_US, got '%s'", v);
+            d->burst_period_us = (uint32_t)per;
+            d->burst_length_us = (uint32_t)(len > per ? per + 1 : len);
+        } else {
+            return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0,
+                                 "CTXPROF_HCCT: bad option '%s=%s' (out mode phi eps counters "
+                                 "depth mem sites burst)",
+                                 tok, v);
+        }
+    }
+    {
+        const char *dot = strrchr(ctxprof__hcct_auto_out, '.');
+        ctxprof__hcct_auto_fmt = CTXPROF_HCCT_TEXT;
+        if (dot && strcmp(dot, ".svg") == 0)
+            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_SVG;
+        else if (dot && strcmp(dot, ".json") == 0)
+            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_JSON;
+        else if (dot && (strcmp(dot, ".folded") == 0 || strcmp(dot, ".collapsed") == 0))
+            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_COLLAPSED;
+        else if (dot && strcmp(dot, ".hcct") == 0)
+            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_BINARY;
+    }
+    return CTXPROF_OK;
+}
+
+__attribute__((constructor)) CTXPROF__HCCT_FN void ctxprof__hcct_auto(void)
+{
+    const char *env = getenv("CTXPROF_HCCT");
+    char buf[2048];
+    ctxprof_hcct_desc d;
+    ctxprof_error e;
+    if (!env || !*env)
+        return;
+    memset(&d, 0, sizeof d);
+    memset(&e, 0, sizeof e);
+    snprintf(buf, sizeof buf, "%s", env);
+    if (ctxprof__hcct_auto_parse(buf, &d, &e) || ctxprof_hcct_start(&d, &e)) {
+        fprintf(stderr, "ctxprof: %s\n", ctxprof_error_message(&e));
+        return;
+    }
+    atexit(ctxprof__hcct_auto_write);
+}
+#endif /* CTXPROF_HCCT_HOOKS */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTXPROF_HCCT_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+MIT License
+
+Copyright (c) 2026 the ctxprof authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+*/

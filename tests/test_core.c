@@ -190,6 +190,31 @@ static void core_atomic_write(void)
         CHECK_EQ(sb.st_mode & 0777, 0600);
         umask(um);
     }
+    {
+        /* a symbolic link keeps pointing at the replaced file; a path that is
+           not a regular file (a FIFO here, /dev/null for users) is written in
+           place and never replaced by a regular file */
+        char link[512], fifo[512];
+        struct stat sb;
+        snprintf(link, sizeof link, "%s/link.bin", ctxprof_test_tmpdir());
+        snprintf(fifo, sizeof fifo, "%s/fifo", ctxprof_test_tmpdir());
+        REQUIRE_EQ(symlink(path, link), 0);
+        REQUIRE_EQ(ctxprof__write_file_atomic(link, "via link", 8, &e), CTXPROF_OK);
+        REQUIRE_EQ(lstat(link, &sb), 0);
+        CHECK(S_ISLNK(sb.st_mode));
+        REQUIRE_EQ(ctxprof__read_file(path, &buf, &len, NULL, &e), CTXPROF_OK);
+        CHECK_STR(buf, "via link");
+        free(buf);
+        REQUIRE_EQ(mkfifo(fifo, 0600), 0);
+        CHECK_EQ(ctxprof_test_sh("(cat %s > %s.out &) ; sleep 0.2", fifo, fifo), 0);
+        CHECK_EQ(ctxprof__write_file_atomic(fifo, "piped", 5, &e), CTXPROF_OK);
+        REQUIRE_EQ(lstat(fifo, &sb), 0);
+        CHECK(S_ISFIFO(sb.st_mode));
+        CHECK_EQ(ctxprof_test_sh("sleep 0.2; grep -qx piped %s.out", fifo), 0);
+        CHECK_EQ(ctxprof__write_file_atomic("/dev/null", "x", 1, &e), CTXPROF_OK);
+        REQUIRE_EQ(stat("/dev/null", &sb), 0);
+        CHECK(S_ISCHR(sb.st_mode));
+    }
     CHECK_EQ(ctxprof__read_file("/nonexistent/x", &buf, &len, NULL, &e), CTXPROF_ERR_SYS);
     CHECK_EQ(e.sys_errno, ENOENT);
     CHECK_CONTAINS(e.detail, "/nonexistent/x");

@@ -52,6 +52,7 @@ int ctxprof_test_sh(const char *fmt, ...)
 #include "test_pcce.c"
 #include "test_valence.c"
 #include "test_gen.c"
+#include "test_hcct.c"
 #include "test_pebs.c"
 
 static const struct {
@@ -65,6 +66,7 @@ static const struct {
     {"pcce", ctxprof_tests_pcce},
     {"valence", ctxprof_tests_valence},
     {"gen", ctxprof_tests_gen},
+    {"hcct", ctxprof_tests_hcct},
     {"pebs", ctxprof_tests_pebs},
 };
 

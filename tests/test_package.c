@@ -55,7 +55,7 @@ static void package_install(void)
    its usage. */
 static void package_tools(void)
 {
-    const char *tools[] = {"build/ctxprof-set", NULL};
+    const char *tools[] = {"build/ctxprof-set", "build/ctxprof-gen", NULL};
     int i;
     for (i = 0; tools[i]; i++) {
         CHECK_EQ(ctxprof_test_sh("%s --version | grep -q ' %s$'", tools[i], CTXPROF_VERSION_STRING),

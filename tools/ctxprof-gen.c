@@ -186,12 +186,6 @@ static int gen_load(const gen_opts *o, ctxprof_graph *g)
 }
 
 /* An existing output that is not a regular file. */
-static int gen_is_special(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
-}
-
 /* "build/expr_ctx.h" -> "EXPR_CTX_H_INCLUDED" */
 static void gen_guard_of(const char *path, char *out, size_t size)
 {
@@ -249,14 +243,6 @@ static int cmd_emit(int argc, char **argv)
     if (strcmp(o.out, "-") == 0) {
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
             fprintf(stderr, "%s: error: writing the header to stdout failed\n", gen_prog);
-            rc = GEN_EXIT_USAGE;
-        }
-    } else if (gen_is_special(o.out)) {
-        /* /dev/null, a FIFO, a terminal: write through; renaming a temporary
-           file over it would replace the device */
-        FILE *f = fopen(o.out, "w");
-        if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
-            fprintf(stderr, "%s: error: %s: cannot write\n", gen_prog, o.out);
             rc = GEN_EXIT_USAGE;
         }
     } else if (ctxprof__write_file_atomic(o.out, text, len, &err) != CTXPROF_OK) {

@@ -1,0 +1,1765 @@
+/* hcct: the hot calling context tree (lazy Space Saving) against the exact
+   CCT, the exact CCT against an independent path map, the lazy queue
+   against a brute-force minimum, pruning invariants after every event,
+   shadow-stack recovery (longjmp, alloca, depth bound, 100,000-deep
+   recursion), bursting, threads and the session, the -finstrument-functions
+   hooks in a compiled program, and every output format. Included by
+   test_main.c. */
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <sys/stat.h>
+
+/* ---- helpers ---- */
+
+static ctxprof_hcct_desc hcct_desc_lss(double phi, double eps)
+{
+    ctxprof_hcct_desc d;
+    memset(&d, 0, sizeof d);
+    d.phi = phi;
+    d.epsilon = eps;
+    return d;
+}
+
+static ctxprof_hcct_desc hcct_desc_cct(void)
+{
+    ctxprof_hcct_desc d;
+    memset(&d, 0, sizeof d);
+    d.mode = CTXPROF_HCCT_CCT;
+    d.max_bytes = (size_t)64 << 20;
+    return d;
+}
+
+static uint32_t hcct_parent(const ctxprof_hcct *t, uint32_t v)
+{
+    return t->aux ? t->aux[v].parent : t->par[v];
+}
+
+/* Structural invariants of a live tree; returns the number of violations
+   (each reported through CHECK). Checks: the tree is connected from the
+   root with consistent parent links, free nodes are exactly the free list,
+   the live count, monitored nodes = used, only the current context may be
+   an unmonitored leaf, the lazy queue invariant, every error bound <= the
+   minimum count (so no victim was ever taken above the minimum), the
+   frames form a path, and N when expected_total is not UINT64_MAX. */
+static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
+{
+    const ctxprof_hcct_node *n = t->nodes;
+    uint32_t nn = t->n_nodes, i, v, cursor = 0, *stack;
+    unsigned char *seen = (unsigned char *)calloc(nn, 1);
+    size_t live = 0, monitored = 0, nfree = 0, sp = 0;
+    uint64_t total = 0, mn = UINT64_MAX;
+    int bad = ctxprof_test_failed;
+    const ctxprof_hcct_frame *f;
+    stack = (uint32_t *)malloc((size_t)nn * sizeof *stack);
+    if (!seen || !stack) {
+        free(seen);
+        free(stack);
+        CHECK(!"out of memory in hcct_check");
+        return 1;
+    }
+    for (f = t->top; f > t->frames && f->node == 0; f--)
+        ;
+    cursor = f->node;
+    /* traversal from the root */
+    stack[sp++] = 1;
+    seen[1] = 1;
+    while (sp) {
+        uint32_t x = stack[--sp], c;
+        live++;
+        if (n[x].count >> 63) {
+            uint64_t cv = n[x].count & ~((uint64_t)1 << 63);
+            monitored++;
+            total += cv;
+            if (cv < mn)
+                mn = cv;
+        } else if (x != 1 && n[x].child == 0 && x != cursor) {
+            CHECK(!"an unmonitored leaf that is not the current context");
+        }
+        for (c = n[x].child; c; c = n[c].sibling) {
+            if (c >= nn || seen[c]) {
+                CHECK(!"child link out of range or node reached twice");
+                break;
+            }
+            CHECK_EQ(hcct_parent(t, c), x);
+            seen[c] = 1;
+            stack[sp++] = c;
+        }
+    }
+    CHECK_EQ(live, t->live);
+    for (v = t->free_head; v && nfree <= nn; v = n[v].sibling) {
+        CHECK_EQ(hcct_parent(t, v), 0xFFFFFFFEu);
+        CHECK(!seen[v]);
+        nfree++;
+    }
+    /* node 0 is a dummy; node 2 ([dropped]) is reserved until first used */
+    CHECK_EQ(nfree + live + 1 + (hcct_parent(t, 2) == 0xFFFFFFFEu), nn);
+    for (i = 2; i < nn; i++)
+        if (!seen[i])
+            CHECK_EQ(hcct_parent(t, i), 0xFFFFFFFEu);
+    if (t->aux) {
+        uint32_t b;
+        CHECK_EQ(monitored, t->used);
+        /* errors: the value of the minimum when the node was taken in */
+        for (i = 1; i < nn; i++)
+            if (seen[i] && (n[i].count >> 63)) {
+                CHECK_LE(t->aux[i].err, mn);
+                CHECK_LE(t->aux[i].err, n[i].count & ~((uint64_t)1 << 63));
+            }
+        /* lazy queue: listed nodes are monitored, listed once, with a count
+           at least their bucket's value; unlisted ones are >= qend */
+        if (t->used == t->nslots && t->qend > 0) {
+            unsigned char *listed = (unsigned char *)calloc(nn, 1);
+            CHECK_LE(t->qbase, mn);
+            for (b = 0; listed && b < CTXPROF__HCCT_W; b++) {
+                uint64_t val = t->qbase + ((b - t->qbase) & (CTXPROF__HCCT_W - 1));
+                size_t k = 0;
+                for (v = t->qhead[b]; v != CTXPROF_HCCT_NONE && k <= nn; v = t->aux[v].qnext, k++) {
+                    CHECK(seen[v] && (n[v].count >> 63));
+                    CHECK(!listed[v]);
+                    listed[v] = 1;
+                    CHECK_GE(n[v].count & ~((uint64_t)1 << 63), val);
+                }
+            }
+            for (i = 1; listed && i < nn; i++)
+                if (seen[i] && (n[i].count >> 63) && !listed[i])
+                    CHECK_GE(n[i].count & ~((uint64_t)1 << 63), t->qend);
+            free(listed);
+        }
+    }
+    if (expected_total != UINT64_MAX)
+        CHECK_EQ(total, expected_total);
+    /* the frames form a path from the root */
+    for (f = t->frames + 1; f <= t->top; f++) {
+        if (f->node == 0)
+            continue;
+        CHECK(f[-1].node != 0);
+        CHECK(seen[f->node]);
+        CHECK_EQ(hcct_parent(t, f->node), f[-1].node);
+    }
+    free(seen);
+    free(stack);
+    return ctxprof_test_failed - bad;
+}
+
+/* A skewed event stream: walks from the root whose routines follow a
+   Zipf-like law (rank r with probability ~ 1/r over 1..100), depths 1..8;
+   phase != 0 shifts the routine ids so that a new set becomes hot. */
+typedef struct hcct_gen {
+    uint64_t seed;
+    unsigned phase;
+    int sites;
+} hcct_gen;
+
+static uintptr_t hcct_zipf(uint64_t *s)
+{
+    double u = (double)(ctxprof_test_rand(s) >> 11) / 9007199254740992.0;
+    return (uintptr_t)(1.0 / (u * 0.99 + 0.01));
+}
+
+/* Runs one walk on both trees (b may be NULL); returns the enters. */
+static unsigned hcct_walk(hcct_gen *g, ctxprof_hcct *a, ctxprof_hcct *b)
+{
+    unsigned d = 1 + (unsigned)(ctxprof_test_rand(&g->seed) % 8), k;
+    for (k = 0; k < d; k++) {
+        uintptr_t r = hcct_zipf(&g->seed) + 1000u * g->phase;
+        uintptr_t s = g->sites ? (uintptr_t)(ctxprof_test_rand(&g->seed) % 3) : 0;
+        ctxprof_hcct_push(a, r, s);
+        if (b)
+            ctxprof_hcct_push(b, r, s);
+    }
+    for (k = 0; k < d; k++) {
+        ctxprof_hcct_pop(a);
+        if (b)
+            ctxprof_hcct_pop(b);
+    }
+    return d;
+}
+
+/* The guarantees of SPE'16 sec. 3.2 for an LSS tree against the exact CCT
+   of the same stream: no false negatives, every count within [true, true +
+   epsilon*N] with its error bound, the absent bound. Returns false
+   positives through *fp. */
+static void hcct_guarantees(ctxprof_hcct *lss, ctxprof_hcct *cct, double phi, size_t *fp)
+{
+    ctxprof_hcct_profile pa, pf, pe;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    size_t i;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_query(lss, phi, &pa, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(lss, -1, &pf, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(cct, -1, &pe, &e) == CTXPROF_OK);
+    CHECK_EQ(pa.total, pe.total);
+    REQUIRE(ctxprof_hcct_profile_compare(&pa, &pe, phi, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    CHECK_EQ(acc.unknown, 0);
+    CHECK_LE((double)acc.max_error, lss->desc.epsilon * (double)pe.total);
+    if (fp)
+        *fp = acc.false_positives;
+    /* at most 1/phi contexts can have count > phi N: false positives are
+       bounded by that, and here they are few */
+    CHECK_LE(acc.reported, (size_t)(1.0 / phi) + 1);
+    CHECK_LE(acc.false_positives, acc.hot / 4 + 2);
+    if (getenv("HCCT_TEST_VERBOSE"))
+        fprintf(stderr, "  hot %zu reported %zu fp %zu max error %llu\n", acc.hot, acc.reported,
+                acc.false_positives, (unsigned long long)acc.max_error);
+    /* every node of the whole MCCT: true in [count - err, count], err <=
+       absent <= epsilon * N, and contexts absent from it are below absent */
+    REQUIRE(ctxprof_hcct_profile_compare(&pf, &pe, phi, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.bound_violations, 0);
+    CHECK_LE((double)pf.absent, lss->desc.epsilon * (double)pf.total);
+    for (i = 1; i < pf.n; i++)
+        CHECK_LE(pf.nodes[i].err, pf.absent);
+    {
+        /* exact contexts missing from the MCCT have true count <= absent */
+        ctxprof__hcct_ix ix;
+        uint32_t *map = (uint32_t *)malloc(pe.n * sizeof *map);
+        memset(&ix, 0, sizeof ix);
+        REQUIRE(map && ctxprof__hcct_index(&pf, &ix, 0) == CTXPROF_OK);
+        map[0] = 0;
+        for (i = 1; i < pe.n; i++) {
+            uint32_t pp = map[pe.nodes[i].parent];
+            map[i] = pp == CTXPROF_HCCT_NONE
+                         ? CTXPROF_HCCT_NONE
+                         : ctxprof__hcct_find(&pf, &ix, pp, &pe, (uint32_t)i, 0);
+            if (map[i] == CTXPROF_HCCT_NONE)
+                CHECK_LE(pe.nodes[i].count, pf.absent);
+        }
+        ctxprof__hcct_ix_free(&ix);
+        free(map);
+    }
+    ctxprof_hcct_profile_deinit(&pa);
+    ctxprof_hcct_profile_deinit(&pf);
+    ctxprof_hcct_profile_deinit(&pe);
+}
+
+/* ---- descriptors and errors ---- */
+
+static void hcct_init_errors(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d;
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    d = hcct_desc_lss(1.5, 0);
+    CHECK_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "phi");
+    ctxprof_hcct_deinit(&t);
+    d = hcct_desc_lss(1e-3, 1e-2);
+    CHECK_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "epsilon");
+    d = hcct_desc_lss(1e-3, 1e-4);
+    d.burst_period_us = 100;
+    d.burst_length_us = 200;
+    CHECK_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "bursting");
+    d = hcct_desc_lss(1e-3, 1e-4);
+    d.max_bytes = 1000; /* room for fewer nodes than counters */
+    CHECK_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_ERR_RANGE);
+    CHECK_CONTAINS(e.detail, "max_bytes");
+    d = hcct_desc_lss(0.5, 0);
+    d.counters = (size_t)1 << 31;
+    CHECK_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_ERR_RANGE);
+    d = hcct_desc_lss(0, 0);
+    d.mode = 7;
+    CHECK_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_ERR_INVAL);
+    /* defaults: phi 1e-4, epsilon phi/5, |M| = 1/epsilon */
+    REQUIRE(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    CHECK_NEAR(t.desc.phi, 1e-4, 1e-12);
+    CHECK_NEAR(t.desc.epsilon, 2e-5, 1e-12);
+    CHECK_EQ(t.nslots, 50000);
+    ctxprof_hcct_deinit(&t);
+    ctxprof_hcct_deinit(&t); /* twice is harmless */
+}
+
+/* ---- the lazy priority queue against a brute-force minimum ---- */
+
+static void hcct_lazy_queue(void)
+{
+    static const uint32_t sizes[] = {1, 2, 7, 64, 300};
+    uint64_t seed = 11;
+    size_t si;
+    for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        uint32_t k = sizes[si], i;
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
+        ctxprof_error e;
+        uint32_t *ids = (uint32_t *)malloc(k * sizeof *ids);
+        int op;
+        memset(&e, 0, sizeof e);
+        d.counters = k;
+        REQUIRE(ids && ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+        /* k monitored nodes under the root, random initial counts */
+        for (i = 0; i < k; i++) {
+            uintptr_t r = 100 + i;
+            ctxprof_hcct_add_path(&t, &r, NULL, 1, 1 + ctxprof_test_rand(&seed) % 50);
+        }
+        for (i = 0, ids[0] = t.nodes[1].child; i + 1 < k; i++)
+            ids[i + 1] = t.nodes[ids[i]].sibling;
+        REQUIRE_EQ(t.used, k);
+        for (op = 0; op < 20000; op++) {
+            uint64_t r = ctxprof_test_rand(&seed), w;
+            uint32_t x = ids[r % k];
+            /* weights: mostly small, sometimes past the window */
+            w = (r >> 20) % 16 == 0 ? 1 + (r >> 40) % 1000 : 1 + (r >> 40) % 3;
+            if ((r >> 8) % 3 == 0) { /* an increment, as by the fast path */
+                t.nodes[x].count += w;
+            } else { /* find-min, then the slot takes a new item at min + w */
+                uint64_t bmin = UINT64_MAX;
+                uint32_t y = ctxprof__hcct_q_pop_min(&t);
+                for (i = 0; i < k; i++)
+                    if ((t.nodes[ids[i]].count & ~((uint64_t)1 << 63)) < bmin)
+                        bmin = t.nodes[ids[i]].count & ~((uint64_t)1 << 63);
+                CHECK_EQ(t.nodes[y].count & ~((uint64_t)1 << 63), bmin);
+                CHECK_EQ(t.qbase, bmin);
+                t.nodes[y].count += w;
+                ctxprof__hcct_q_push(&t, y, t.nodes[y].count & ~((uint64_t)1 << 63));
+            }
+            if (ctxprof_test_failed)
+                break;
+        }
+        CHECK(t.st.rescans >= 1);
+        free(ids);
+        ctxprof_hcct_deinit(&t);
+    }
+}
+
+/* ---- LSS against the exact CCT ---- */
+
+static void hcct_ss_skewed(void)
+{
+    static const double eps[] = {1e-2, 2e-3, 5e-4};
+    size_t k;
+    for (k = 0; k < sizeof eps / sizeof eps[0]; k++) {
+        ctxprof_hcct a, b;
+        ctxprof_hcct_desc da = hcct_desc_lss(4 * eps[k], eps[k]), db = hcct_desc_cct();
+        ctxprof_error e;
+        hcct_gen g = {k + 1, 0, (int)k & 1};
+        uint64_t n = 0;
+        int w;
+        size_t fp = 0;
+        memset(&e, 0, sizeof e);
+        REQUIRE(ctxprof_hcct_init(&a, &da, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+        for (w = 0; w < 40000; w++) {
+            n += hcct_walk(&g, &a, &b);
+            if (w % 8000 == 7999) {
+                hcct_check(&a, n);
+                hcct_check(&b, n);
+                hcct_guarantees(&a, &b, 4 * eps[k], &fp);
+            }
+        }
+        CHECK(a.st.replaced > 1000); /* the stream did stress M */
+        CHECK_LE(a.st.nodes_peak, 8 * a.nslots);
+        {
+            ctxprof_hcct_stats st;
+            ctxprof_hcct_stats_get(&a, &st);
+            CHECK_EQ(st.events, n);
+            CHECK_EQ(st.total, n);
+            CHECK_LE(st.bytes, st.bytes_bound);
+        }
+        ctxprof_hcct_deinit(&a);
+        ctxprof_hcct_deinit(&b);
+        if (ctxprof_test_failed)
+            return;
+    }
+}
+
+/* A new hot set halfway: the contexts of the second half must all be
+   found although M is full of the first half's. */
+static void hcct_ss_phase_change(void)
+{
+    ctxprof_hcct a, b;
+    ctxprof_hcct_desc da = hcct_desc_lss(1e-2, 1e-3), db = hcct_desc_cct();
+    ctxprof_error e;
+    hcct_gen g = {99, 0, 1};
+    ctxprof_hcct_profile p;
+    size_t i, late = 0;
+    int w;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&a, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+    for (w = 0; w < 60000; w++) {
+        g.phase = w >= 30000;
+        hcct_walk(&g, &a, &b);
+    }
+    hcct_guarantees(&a, &b, 1e-2, NULL);
+    REQUIRE(ctxprof_hcct_query(&a, 1e-2, &p, &e) == CTXPROF_OK);
+    for (i = 1; i < p.n; i++)
+        late += (p.nodes[i].flags & CTXPROF_HCCT_HOT) && p.nodes[i].routine >= 1000;
+    CHECK(late > 0); /* the second phase's hot contexts are there */
+    ctxprof_hcct_profile_deinit(&p);
+    hcct_check(&a, UINT64_MAX);
+    ctxprof_hcct_deinit(&a);
+    ctxprof_hcct_deinit(&b);
+}
+
+/* Adversarial orders: round robin over |M| + 1 cold contexts around one
+   hot context (every cold event evicts); all counts tied; a hot context
+   that only appears in the second half; deep unique chains (many
+   unmonitored ancestors). */
+static void hcct_ss_adversarial(void)
+{
+    int scenario;
+    for (scenario = 0; scenario < 4; scenario++) {
+        ctxprof_hcct a, b;
+        ctxprof_hcct_desc da = hcct_desc_lss(0.05, 0.01), db = hcct_desc_cct();
+        ctxprof_error e;
+        uint64_t s = 5 + (uint64_t)scenario, n = 0;
+        int i, k;
+        memset(&e, 0, sizeof e);
+        REQUIRE(ctxprof_hcct_init(&a, &da, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+        for (i = 0; i < 30000; i++) {
+            uintptr_t path[12];
+            int d = 2;
+            path[0] = 1;
+            switch (scenario) {
+            case 0: /* round robin over 101 contexts, a hot one every third event */
+                path[1] = i % 3 == 0 ? 7 : 100 + (uintptr_t)((i / 3) % 101);
+                break;
+            case 1: /* all tied */
+                path[1] = 100 + (uintptr_t)(i % 150);
+                break;
+            case 2: /* distinct contexts, then a late hot one */
+                path[1] = i < 15000 ? 1000 + (uintptr_t)i : (i % 4 ? 7 : 2000 + (uintptr_t)i);
+                break;
+            default: /* deep unique chains under a few hot prefixes */
+                d = 12;
+                path[1] = 1 + (uintptr_t)(i % 3);
+                for (k = 2; k < d; k++)
+                    path[k] = (uintptr_t)(ctxprof_test_rand(&s) % 50);
+                break;
+            }
+            for (k = 0; k < d; k++) {
+                ctxprof_hcct_push(&a, path[k], 0);
+                ctxprof_hcct_push(&b, path[k], 0);
+            }
+            for (k = 0; k < d; k++) {
+                ctxprof_hcct_pop(&a);
+                ctxprof_hcct_pop(&b);
+            }
+            n += (uint64_t)d;
+            if (i % 5000 == 4999)
+                CHECK_EQ(hcct_check(&a, n), 0);
+        }
+        hcct_guarantees(&a, &b, 0.05, NULL);
+        ctxprof_hcct_deinit(&a);
+        ctxprof_hcct_deinit(&b);
+        if (ctxprof_test_failed)
+            return;
+    }
+}
+
+/* The tree after every single event, with a tiny M so that most events
+   replace and prune. */
+static void hcct_prune_every_event(void)
+{
+    ctxprof_hcct a;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
+    ctxprof_error e;
+    uint64_t s = 3, n = 0;
+    int i, depth = 0;
+    memset(&e, 0, sizeof e);
+    d.counters = 16;
+    REQUIRE(ctxprof_hcct_init(&a, &d, &e) == CTXPROF_OK);
+    for (i = 0; i < 40000; i++) {
+        uint64_t r = ctxprof_test_rand(&s);
+        if (depth < 10 && (r % 5 < 3 || depth == 0)) {
+            ctxprof_hcct_push(&a, hcct_zipf(&s) % 9, r >> 62);
+            depth++;
+            n++;
+        } else {
+            ctxprof_hcct_pop(&a);
+            depth--;
+        }
+        if (hcct_check(&a, n))
+            break;
+    }
+    CHECK(a.st.pruned > 1000);
+    ctxprof_hcct_deinit(&a);
+}
+
+/* The exact CCT against an independent map from whole paths to counts. */
+typedef struct hcct_pathmap {
+    uint64_t *key;
+    uint64_t *val;
+    size_t mask, n;
+} hcct_pathmap;
+
+static void hcct_pathmap_add(hcct_pathmap *m, uint64_t h)
+{
+    size_t i = (size_t)h & m->mask;
+    while (m->key[i] && m->key[i] != h)
+        i = (i + 1) & m->mask;
+    if (!m->key[i]) {
+        m->key[i] = h;
+        m->n++;
+    }
+    m->val[i]++;
+}
+
+static uint64_t hcct_pathmap_get(const hcct_pathmap *m, uint64_t h)
+{
+    size_t i = (size_t)h & m->mask;
+    while (m->key[i] && m->key[i] != h)
+        i = (i + 1) & m->mask;
+    return m->key[i] ? m->val[i] : 0;
+}
+
+static void hcct_exact_cct(void)
+{
+    ctxprof_hcct b;
+    ctxprof_hcct_desc db = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    hcct_pathmap m;
+    uint64_t s = 17, stack[64], *ph;
+    size_t i, depth = 0;
+    memset(&e, 0, sizeof e);
+    m.mask = (1u << 18) - 1;
+    m.n = 0;
+    m.key = (uint64_t *)calloc(m.mask + 1, sizeof *m.key);
+    m.val = (uint64_t *)calloc(m.mask + 1, sizeof *m.val);
+    REQUIRE(m.key && m.val && ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+    stack[0] = 0x1234;
+    for (i = 0; i < 200000; i++) {
+        uint64_t r = ctxprof_test_rand(&s);
+        if (depth < 40 && (r % 7 < 4 || depth == 0)) {
+            uintptr_t rt = hcct_zipf(&s) % 17, site = (uintptr_t)(r >> 60) % 3;
+            ctxprof_hcct_push(&b, rt, site);
+            stack[depth + 1] = ctxprof_mix64(stack[depth] ^ ((uint64_t)rt * 7 + site)) | 1;
+            depth++;
+            hcct_pathmap_add(&m, stack[depth]);
+        } else {
+            ctxprof_hcct_pop(&b);
+            depth--;
+        }
+    }
+    REQUIRE(ctxprof_hcct_query(&b, -1, &p, &e) == CTXPROF_OK);
+    CHECK_EQ(p.n - 1, m.n); /* one node per distinct path, plus the root */
+    ph = (uint64_t *)malloc(p.n * sizeof *ph);
+    REQUIRE(ph != NULL);
+    ph[0] = 0x1234;
+    for (i = 1; i < p.n; i++) {
+        ph[i] = ctxprof_mix64(ph[p.nodes[i].parent] ^
+                              ((uint64_t)p.nodes[i].routine * 7 + p.nodes[i].site)) |
+                1;
+        CHECK_EQ(p.nodes[i].count, hcct_pathmap_get(&m, ph[i]));
+        CHECK_EQ(p.nodes[i].err, 0);
+        CHECK(p.nodes[i].flags & CTXPROF_HCCT_MONITORED);
+        if (ctxprof_test_failed)
+            break;
+    }
+    hcct_check(&b, UINT64_MAX);
+    free(ph);
+    free(m.key);
+    free(m.val);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&b);
+}
+
+/* Weighted updates: add() on the current context and add_path(), LSS
+   against CCT with the same weights (N = total weight). */
+static void hcct_weighted(void)
+{
+    ctxprof_hcct a, b;
+    ctxprof_hcct_desc da = hcct_desc_lss(2e-2, 2e-3), db = hcct_desc_cct();
+    ctxprof_error e;
+    uint64_t s = 23, total = 0;
+    int i, k;
+    memset(&e, 0, sizeof e);
+    da.metric = db.metric = CTXPROF_HCCT_NANOSECONDS;
+    REQUIRE(ctxprof_hcct_init(&a, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+    CHECK_EQ(a.unit, 0);
+    for (i = 0; i < 30000; i++) {
+        uintptr_t path[6], sites[6];
+        uint64_t w = 1 + ctxprof_test_rand(&s) % 1000;
+        int d = 1 + (int)(ctxprof_test_rand(&s) % 6);
+        for (k = 0; k < d; k++) {
+            path[k] = hcct_zipf(&s);
+            sites[k] = (uintptr_t)k;
+        }
+        if (i % 2) {
+            ctxprof_hcct_add_path(&a, path, sites, (size_t)d, w);
+            ctxprof_hcct_add_path(&b, path, sites, (size_t)d, w);
+        } else { /* the same through enters and add() */
+            for (k = 0; k < d; k++) {
+                ctxprof_hcct_push(&a, path[k], sites[k]);
+                ctxprof_hcct_push(&b, path[k], sites[k]);
+            }
+            ctxprof_hcct_add(&a, w);
+            ctxprof_hcct_add(&b, w);
+            for (k = 0; k < d; k++) {
+                ctxprof_hcct_pop(&a);
+                ctxprof_hcct_pop(&b);
+            }
+        }
+        total += w;
+    }
+    hcct_check(&a, total);
+    hcct_check(&b, total);
+    hcct_guarantees(&a, &b, 2e-2, NULL);
+    ctxprof_hcct_deinit(&a);
+    ctxprof_hcct_deinit(&b);
+}
+
+/* ---- shadow stack ---- */
+
+/* Recovery by stack address, with explicit addresses: a longjmp back into
+   A skips B and C; a sibling call at the same address replaces the dead
+   frame; an inlined callee (same address, same call site) does not. */
+static void hcct_longjmp_explicit(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    ctxprof_hcct_stats st;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    ctxprof_hcct_enter(&t, 'A', 1, 1000);
+    ctxprof_hcct_enter(&t, 'B', 2, 900);
+    ctxprof_hcct_enter(&t, 'C', 3, 800);
+    /* longjmp into A; A calls D: same address as B, another call site */
+    ctxprof_hcct_enter(&t, 'D', 4, 900);
+    CHECK_EQ(t.top - t.frames, 2);
+    CHECK_EQ(t.top[-1].routine, 'A');
+    ctxprof_hcct_exit(&t, 'D', 900);
+    /* B again from the same site: a fresh frame, not a child of the old B */
+    ctxprof_hcct_enter(&t, 'B', 2, 900);
+    ctxprof_hcct_enter(&t, 'C', 3, 800);
+    ctxprof_hcct_enter(&t, 'E', 5, 700);
+    /* longjmp into B, which calls B again from the same site */
+    ctxprof_hcct_enter(&t, 'B', 2, 800);
+    CHECK_EQ(t.top - t.frames, 3); /* A B B */
+    ctxprof_hcct_exit(&t, 'B', 800);
+    /* an inlined callee of B: same address, same call site as B */
+    ctxprof_hcct_enter(&t, 'I', 2, 900);
+    CHECK_EQ(t.top - t.frames, 3);
+    CHECK_EQ(t.top[-1].routine, 'B');
+    ctxprof_hcct_exit(&t, 'I', 900);
+    /* alloca: B exits with a lower stack address */
+    ctxprof_hcct_exit(&t, 'B', 850);
+    ctxprof_hcct_exit(&t, 'A', 1000);
+    CHECK(t.top == t.frames);
+    ctxprof_hcct_exit(&t, 'A', 1000); /* nothing left: ignored */
+    ctxprof_hcct_stats_get(&t, &st);
+    CHECK_EQ(st.unwound, 4); /* B, C (first jump), C, E (second) */
+    CHECK_EQ(st.unmatched, 1);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    {
+        /* A: 1; A>B: 2; A>B>C: 2; A>D: 1; A>B>C>E: 1; A>B>B: 1; A>B>I: 1 */
+        char *txt;
+        size_t len;
+        REQUIRE(ctxprof_hcct_profile_format(&p, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_COLLAPSED, 0, 0, 0, 0},
+                                            &txt, &len, &e) == CTXPROF_OK);
+        CHECK_CONTAINS(txt, "0x41 1\n");
+        CHECK_CONTAINS(txt, "0x41;0x42 2\n");
+        CHECK_CONTAINS(txt, "0x41;0x42;0x43 2\n");
+        CHECK_CONTAINS(txt, "0x41;0x44 1\n");
+        CHECK_CONTAINS(txt, "0x41;0x42;0x43;0x45 1\n");
+        CHECK_CONTAINS(txt, "0x41;0x42;0x42 1\n");
+        CHECK_CONTAINS(txt, "0x41;0x42;0x49 1\n");
+        CHECK_EQ(p.n, 8);
+        ctxprof_hcct_text_free(&p, txt);
+    }
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* Real longjmps out of instrumented functions (hand-written macros, stack
+   addresses from the frames): a loop that sets a jump buffer, recurses 20
+   deep, jumps back and calls a leaf. */
+static jmp_buf hcct_jb;
+static volatile int hcct_lj_go = 1;
+
+static __attribute__((noinline)) void hcct_lj_deep(int k)
+{
+    CTXPROF_HCCT_SCOPE("deep");
+    if (k == 0) {
+        if (hcct_lj_go)
+            longjmp(hcct_jb, 1);
+        return;
+    }
+    hcct_lj_deep(k - 1);
+    __asm__ volatile("");
+}
+
+static __attribute__((noinline)) void hcct_lj_leaf(void)
+{
+    CTXPROF_HCCT_SCOPE("leaf");
+    __asm__ volatile("");
+}
+
+static __attribute__((noinline)) void hcct_lj_top(void)
+{
+    volatile int i;
+    CTXPROF_HCCT_SCOPE("top");
+    for (i = 0; i < 100; i++) {
+        if (setjmp(hcct_jb) == 0)
+            hcct_lj_deep(20);
+        hcct_lj_leaf();
+    }
+}
+
+static const ctxprof_hcct_pnode *hcct_find_path(const ctxprof_hcct_profile *p, const char *const *names,
+                                                size_t n)
+{
+    uint32_t x = 0;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        uint32_t c;
+        for (c = p->nodes[x].child; c; c = p->nodes[c].sibling)
+            if (strcmp(ctxprof_hcct_profile_name(p, c), names[k]) == 0)
+                break;
+        if (!c)
+            return NULL;
+        x = c;
+    }
+    return &p->nodes[x];
+}
+
+static void hcct_longjmp_real(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    static const char *const leaf[] = {"top", "leaf"}, *const deep[] = {"top", "deep"};
+    const ctxprof_hcct_pnode *x;
+    memset(&e, 0, sizeof e);
+    d.flags = CTXPROF_HCCT_ROUTINE_ONLY;
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    ctxprof_hcct_bind(&t);
+    hcct_lj_top();
+    ctxprof_hcct_bind(NULL);
+    CHECK(t.top == t.frames); /* nothing left on the shadow stack */
+    CHECK(t.st.unwound >= 100 * 21 - 21);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    x = hcct_find_path(&p, leaf, 2);
+    REQUIRE(x != NULL); /* the leaf is under top, not under a dead deep */
+    CHECK_EQ(x->count, 100);
+    x = hcct_find_path(&p, deep, 2);
+    REQUIRE(x != NULL);
+    CHECK_EQ(x->count, 100);
+    CHECK_EQ(p.nodes[0].child != 0, 1);
+    CHECK_EQ(p.n, 2 + 21 + 1); /* root, top, 21 deep levels, leaf */
+    hcct_check(&t, 1 + 100 * 22);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* max_depth: frames beyond the bound are counted and never pushed; every
+   exit still matches. */
+static void hcct_depth_bound(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_error e;
+    ctxprof_hcct_stats st;
+    int i;
+    memset(&e, 0, sizeof e);
+    d.max_depth = 64;
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (i = 0; i < 1000; i++)
+        ctxprof_hcct_push(&t, (uintptr_t)(i % 5), 0);
+    ctxprof_hcct_stats_get(&t, &st);
+    CHECK_EQ(st.depth, 1000);
+    CHECK_EQ(st.dropped_depth, 1000 - 63);
+    CHECK_EQ(st.nodes, 64);
+    for (i = 0; i < 1000; i++)
+        ctxprof_hcct_pop(&t);
+    ctxprof_hcct_stats_get(&t, &st);
+    CHECK_EQ(st.depth, 0);
+    CHECK_EQ(st.unmatched, 0);
+    ctxprof_hcct_push(&t, 1, 0); /* still usable */
+    ctxprof_hcct_pop(&t);
+    CHECK(t.top == t.frames);
+    /* with stack addresses, and a longjmp out of the region beyond the bound */
+    for (i = 0; i < 200; i++)
+        ctxprof_hcct_enter(&t, 9, 0, 100000 - (uintptr_t)i * 16);
+    ctxprof_hcct_enter(&t, 10, 1, 100000 - 16); /* back at depth 2 */
+    CHECK_EQ(t.excess, 0);
+    CHECK_EQ(t.top - t.frames, 2);
+    ctxprof_hcct_exit(&t, 10, 100000 - 16);
+    ctxprof_hcct_exit(&t, 9, 100000);
+    CHECK(t.top == t.frames);
+    hcct_check(&t, UINT64_MAX);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* 100,000-deep recursion with explicit events, exact and LSS: the frame
+   array grows, the tree is a 100,000-node chain, queries and outputs stay
+   bounded. */
+static void hcct_deep_explicit(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.01, 0.001);
+        ctxprof_hcct_profile p;
+        ctxprof_error e;
+        ctxprof_hcct_stats st;
+        char *txt;
+        size_t len;
+        int i, r;
+        memset(&e, 0, sizeof e);
+        if (!mode) /* the current path is always in the tree: room for 100,000 nodes */
+            d.max_bytes = 150000 * CTXPROF__HCCT_NODE_BYTES(1);
+        REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+        for (r = 0; r < 2; r++) {
+            for (i = 0; i < 100000; i++)
+                ctxprof_hcct_push(&t, 42, 0);
+            for (i = 0; i < 100000; i++)
+                ctxprof_hcct_pop(&t);
+        }
+        ctxprof_hcct_stats_get(&t, &st);
+        CHECK_EQ(st.depth_peak, 100000);
+        CHECK_EQ(st.dropped_depth, 0);
+        CHECK_EQ(st.total, 200000);
+        if (mode)
+            CHECK_EQ(st.nodes, 100001);
+        REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_profile_format(&p, NULL, &txt, &len, &e) == CTXPROF_OK);
+        CHECK_LE(len, 200000); /* folded after max_depth (1024) */
+        CHECK_CONTAINS(txt, "deeper contexts not shown");
+        ctxprof_hcct_text_free(&p, txt);
+        REQUIRE(ctxprof_hcct_profile_format(
+                    &p, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_COLLAPSED, 0, 0, 0, 0}, &txt,
+                    &len, &e) == CTXPROF_OK);
+        CHECK_LE(len, 12000000);
+        CHECK_CONTAINS(txt, ";[deeper] ");
+        ctxprof_hcct_text_free(&p, txt);
+        REQUIRE(ctxprof_hcct_profile_format(
+                    &p, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_SVG, 0, 0, 0, 0}, &txt, &len,
+                    &e) == CTXPROF_OK);
+        ctxprof_hcct_text_free(&p, txt);
+        hcct_check(&t, 200000);
+        ctxprof_hcct_profile_deinit(&p);
+        ctxprof_hcct_deinit(&t);
+    }
+}
+
+/* 100,000-deep real recursion through the macros, on a thread with a big
+   stack. */
+static __attribute__((noinline)) unsigned long hcct_recurse(unsigned long k)
+{
+    CTXPROF_HCCT_SCOPE("recurse");
+    if (k == 0)
+        return 0;
+    return 1 + hcct_recurse(k - 1);
+}
+
+static void *hcct_deep_thread(void *arg)
+{
+    ctxprof_hcct *t = (ctxprof_hcct *)arg;
+    ctxprof_hcct_bind(t);
+    if (hcct_recurse(99999) != 99999)
+        t->st.bursts = 12345; /* flags a wrong result to the test */
+    ctxprof_hcct_bind(NULL);
+    return NULL;
+}
+
+static void hcct_deep_real(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_error e;
+    ctxprof_hcct_stats st;
+    pthread_attr_t at;
+    pthread_t th;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, (size_t)1 << 30);
+    REQUIRE(pthread_create(&th, &at, hcct_deep_thread, &t) == 0);
+    pthread_join(th, NULL);
+    pthread_attr_destroy(&at);
+    ctxprof_hcct_stats_get(&t, &st);
+    CHECK(st.bursts != 12345);
+    CHECK_EQ(st.depth_peak, 100000);
+    CHECK_EQ(st.depth, 0);
+    CHECK_EQ(st.nodes, 100001);
+    CHECK_EQ(st.total, 100000);
+    CHECK_EQ(st.unwound + st.unmatched, 0);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* The node bound: contexts beyond it are counted as dropped, nothing
+   breaks, memory stays within the bound. */
+static void hcct_node_bound(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.5, 0);
+        ctxprof_error e;
+        ctxprof_hcct_stats st;
+        uint64_t s = 77;
+        int i, k;
+        memset(&e, 0, sizeof e);
+        if (mode) {
+            d.max_bytes = 300 * CTXPROF__HCCT_NODE_BYTES(0);
+        } else {
+            d.counters = 64;
+            d.max_bytes = 67 * CTXPROF__HCCT_NODE_BYTES(1); /* M and 1 path: tight */
+        }
+        REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+        for (i = 0; i < 5000; i++) {
+            for (k = 0; k < 6; k++)
+                ctxprof_hcct_push(&t, (uintptr_t)(ctxprof_test_rand(&s) % 40), 0);
+            for (k = 0; k < 6; k++)
+                ctxprof_hcct_pop(&t);
+        }
+        ctxprof_hcct_stats_get(&t, &st);
+        if (mode)
+            CHECK(st.dropped_nodes > 0);
+        CHECK_EQ(st.total, st.events); /* dropped events are counted on [dropped] */
+        if (mode) {
+            ctxprof_hcct_profile p;
+            static const char *const dp[] = {"[dropped: node bound]"};
+            const ctxprof_hcct_pnode *x;
+            REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+            x = hcct_find_path(&p, dp, 1);
+            REQUIRE(x != NULL);
+            CHECK_EQ(x->count, st.dropped_nodes);
+            ctxprof_hcct_profile_deinit(&p);
+        }
+        CHECK_LE(st.nodes_peak + 1, t.max_nodes);
+        CHECK_LE(st.bytes, st.bytes_bound);
+        CHECK(t.top == t.frames);
+        hcct_check(&t, UINT64_MAX);
+        ctxprof_hcct_deinit(&t);
+    }
+}
+
+/* Events that interrupt the profiler (a signal handler) are dropped and
+   counted, and change nothing. */
+static void hcct_reentry(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.1, 0.01);
+    ctxprof_error e;
+    uint32_t live;
+    ctxprof_hcct_frame *top;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, 1, 0);
+    live = t.live;
+    top = t.top;
+    t.busy = 1;
+    t.countdown = CTXPROF__HCCT_CD_BUSY; /* as a slow path leaves it */
+    ctxprof_hcct_enter(&t, 2, 0, 10);
+    ctxprof_hcct_exit(&t, 2, 10);
+    ctxprof_hcct_add(&t, 5);
+    ctxprof_hcct_add_path(&t, (const uintptr_t[]){1, 2}, NULL, 2, 3);
+    CHECK_EQ(t.st.reentrant, 4);
+    CHECK(t.top == top);
+    CHECK_EQ(t.live, live);
+    t.busy = 0;
+    t.countdown = 100;
+    ctxprof_hcct_pop(&t);
+    hcct_check(&t, 1);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* Static bursting with a driven clock: only events inside bursts are
+   counted, a burst starts at the right node (the contexts are rebuilt from
+   the shadow stack), and counts are scaled by events / sampled. */
+static uint64_t hcct_fake_ns;
+static uint64_t hcct_fake_clock(void)
+{
+    return hcct_fake_ns;
+}
+
+static void hcct_bursting(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.01, 0.001);
+        ctxprof_hcct_profile p;
+        ctxprof_error e;
+        ctxprof_hcct_stats st;
+        static const char *const path[] = {"0x1", "0x2", "0x3", "0x4"};
+        const ctxprof_hcct_pnode *x;
+        size_t i;
+        int k;
+        memset(&e, 0, sizeof e);
+        d.burst_period_us = 1000;
+        d.burst_length_us = 100;
+        ctxprof__hcct_clock = hcct_fake_clock;
+        hcct_fake_ns = 5000000;
+        REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+        /* a deep prefix stays on the stack for the whole run */
+        ctxprof_hcct_push(&t, 1, 0);
+        ctxprof_hcct_push(&t, 2, 0);
+        ctxprof_hcct_push(&t, 3, 0);
+        for (i = 0; i < 400000; i++) { /* 1 us per call: 10% in bursts */
+            ctxprof_hcct_push(&t, i % 4 ? 4 : 5, 0);
+            ctxprof_hcct_pop(&t);
+            hcct_fake_ns += 1000;
+        }
+        for (k = 0; k < 3; k++)
+            ctxprof_hcct_pop(&t);
+        ctxprof__hcct_clock = ctxprof__hcct_now_ns;
+        ctxprof_hcct_stats_get(&t, &st);
+        CHECK_EQ(st.events, 400003);
+        CHECK(st.bursts >= 350 && st.bursts <= 450);
+        CHECK_NEAR((double)st.sampled / (double)st.events, 0.10, 0.03);
+        REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+        CHECK(p.flags & CTXPROF_HCCT_SCALED);
+        x = hcct_find_path(&p, path, 4);
+        REQUIRE(x != NULL); /* 4 was counted under 1 > 2 > 3 */
+        CHECK_NEAR((double)x->count, 300000.0, 300000.0 * 0.1);
+        /* nothing was attached anywhere else: every node is on that path */
+        for (i = 1; i < p.n; i++) {
+            const char *nm = ctxprof_hcct_profile_name(&p, i);
+            unsigned dd = p.nodes[i].depth;
+            CHECK((dd <= 3 && nm[2] - '0' == (int)dd) || (dd == 4 && (nm[2] == '4' || nm[2] == '5')));
+        }
+        hcct_check(&t, UINT64_MAX);
+        ctxprof_hcct_profile_deinit(&p);
+        ctxprof_hcct_deinit(&t);
+    }
+}
+
+/* ---- profiles and output ---- */
+
+static const ctxprof_hcct_routine hcct_r_main = {"main", "t.c", 1};
+static const ctxprof_hcct_routine hcct_r_parse = {"parse;expr", "t.c", 2};
+static const ctxprof_hcct_routine hcct_r_lex = {"lex <&>", "t.c", 3};
+#define HCCT_ID(r) ((uintptr_t)&(r) | CTXPROF_HCCT_NAMED)
+
+/* main: 1; main > parse;expr: 3; main > parse;expr > lex <&>: 6; main > lex: 2 */
+static void hcct_small_tree(ctxprof_hcct *t)
+{
+    int i, k;
+    ctxprof_hcct_push(t, HCCT_ID(hcct_r_main), 0);
+    for (i = 0; i < 3; i++) {
+        ctxprof_hcct_push(t, HCCT_ID(hcct_r_parse), 0);
+        for (k = 0; k < 2; k++) {
+            ctxprof_hcct_push(t, HCCT_ID(hcct_r_lex), 0);
+            ctxprof_hcct_pop(t);
+        }
+        ctxprof_hcct_pop(t);
+    }
+    for (i = 0; i < 2; i++) {
+        ctxprof_hcct_push(t, HCCT_ID(hcct_r_lex), 0);
+        ctxprof_hcct_pop(t);
+    }
+    ctxprof_hcct_pop(t);
+}
+
+static char *hcct_fmt(const ctxprof_hcct_profile *p, int format)
+{
+    ctxprof_hcct_write_desc d;
+    ctxprof_error e;
+    char *txt = NULL;
+    size_t len;
+    memset(&d, 0, sizeof d);
+    memset(&e, 0, sizeof e);
+    d.format = format;
+    d.title = "small <test>";
+    if (ctxprof_hcct_profile_format(p, &d, &txt, &len, &e) != CTXPROF_OK)
+        return NULL;
+    if (strlen(txt) != len && format != CTXPROF_HCCT_BINARY) {
+        ctxprof_hcct_text_free(p, txt);
+        return NULL;
+    }
+    return txt;
+}
+
+/* XML that a parser accepts, as far as the flame graph goes: every '<'
+   opens a tag, every '&' an entity, tags nest. */
+static int hcct_xml_ok(const char *x)
+{
+    static const char *const ents[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
+    int depth = 0;
+    for (; *x; x++) {
+        if (*x == '&') {
+            size_t k, ok = 0;
+            for (k = 0; k < 4; k++)
+                ok |= strncmp(x, ents[k], strlen(ents[k])) == 0;
+            if (!ok)
+                return 0;
+        } else if (*x == '<') {
+            const char *e = strchr(x, '>');
+            if (!e || !(x[1] == '/' || x[1] == '?' || (x[1] >= 'a' && x[1] <= 'z')))
+                return 0;
+            if (memchr(x + 1, '<', (size_t)(e - x - 1)))
+                return 0;
+            if (x[1] == '/')
+                depth--;
+            else if (x[1] != '?' && e[-1] != '/')
+                depth++;
+            if (depth < 0)
+                return 0;
+            x = e;
+        }
+    }
+    return depth == 0;
+}
+
+static void hcct_outputs(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    char *txt;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    hcct_small_tree(&t);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    CHECK_EQ(p.total, 12);
+    CHECK_EQ(p.n, 5);
+    /* text: counts, percentages, errors, indentation by depth */
+    txt = hcct_fmt(&p, CTXPROF_HCCT_TEXT);
+    REQUIRE(txt != NULL);
+    CHECK_CONTAINS(txt, "exact calling context tree");
+    CHECK_CONTAINS(txt, "total 12 calls");
+    CHECK_CONTAINS(txt, "              1            0   8.3333    main\n");
+    CHECK_CONTAINS(txt, "              6            0  50.0000        lex <&>\n");
+    CHECK_CONTAINS(txt, "              2            0  16.6667      lex <&>\n");
+    /* children by decreasing count: parse (3) before lex (2) */
+    CHECK(strstr(txt, "    parse;expr") < strstr(txt, "    lex <&>\n"));
+    ctxprof_hcct_text_free(&p, txt);
+    /* collapsed: self counts, ';' inside names replaced */
+    txt = hcct_fmt(&p, CTXPROF_HCCT_COLLAPSED);
+    REQUIRE(txt != NULL);
+    CHECK_STR(txt, "main 1\nmain;parse:expr 3\nmain;parse:expr;lex <&> 6\nmain;lex <&> 2\n");
+    ctxprof_hcct_text_free(&p, txt);
+    /* JSON: flat nodes with parents, escaped names */
+    txt = hcct_fmt(&p, CTXPROF_HCCT_JSON);
+    REQUIRE(txt != NULL);
+    CHECK_CONTAINS(txt, "\"format\":\"ctxprof-hcct\"");
+    CHECK_CONTAINS(txt, "\"mode\":\"cct\"");
+    CHECK_CONTAINS(txt, "\"total\":12");
+    CHECK_CONTAINS(txt, "{\"id\":0,\"parent\":-1,\"name\":\"<root>\"");
+    CHECK_CONTAINS(txt, "\"name\":\"lex <&>\",\"count\":6,\"err\":0,\"monitored\":true");
+    {
+        int depth = 0, mind = 0;
+        const char *c;
+        for (c = txt; *c; c++) {
+            depth += (*c == '{' || *c == '[') - (*c == '}' || *c == ']');
+            if (depth < mind)
+                mind = depth;
+        }
+        CHECK_EQ(depth, 0);
+        CHECK_EQ(mind, 0);
+    }
+    ctxprof_hcct_text_free(&p, txt);
+    /* SVG: one titled rectangle per node, escaped */
+    txt = hcct_fmt(&p, CTXPROF_HCCT_SVG);
+    REQUIRE(txt != NULL);
+    CHECK(strncmp(txt, "<?xml", 5) == 0);
+    CHECK_CONTAINS(txt, "</svg>\n");
+    CHECK_CONTAINS(txt, "small &lt;test&gt;");
+    CHECK_CONTAINS(txt, "<title>lex &lt;&amp;&gt; (6 calls, 50.00%, err 0)</title>");
+    CHECK_CONTAINS(txt, "<title>parse;expr (3 calls, 75.00%, err 0)</title>");
+    CHECK(strstr(txt, "<lex") == NULL);
+    CHECK(hcct_xml_ok(txt));
+    {
+        size_t rects = 0;
+        const char *c;
+        for (c = txt; (c = strstr(c, "<rect fill")) != NULL; c++)
+            rects++;
+        CHECK_EQ(rects, 5);
+    }
+    ctxprof_hcct_text_free(&p, txt);
+    /* top: hottest first, whole paths */
+    txt = hcct_fmt(&p, CTXPROF_HCCT_TOP);
+    REQUIRE(txt != NULL);
+    CHECK_CONTAINS(txt, "  main > parse;expr > lex <&>\n");
+    CHECK(strstr(txt, "parse;expr > lex") < strstr(txt, "main > lex"));
+    ctxprof_hcct_text_free(&p, txt);
+    /* prune keeps hot nodes and their ancestors */
+    REQUIRE(ctxprof_hcct_profile_prune(&p, 0.4, &e) == CTXPROF_OK); /* > 4.8 */
+    CHECK_EQ(p.n, 4); /* root, main, parse (ancestor), lex (6) */
+    CHECK_EQ(p.threshold, 4);
+    CHECK(p.nodes[3].flags & CTXPROF_HCCT_HOT);
+    CHECK(!(p.nodes[2].flags & CTXPROF_HCCT_HOT));
+    CHECK_EQ(ctxprof_hcct_profile_prune(&p, 1.5, &e), CTXPROF_ERR_INVAL);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* The binary format: everything survives a round trip; truncated,
+   corrupted, foreign and inconsistent files are refused and the target
+   profile is left alone. */
+static int hcct_same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_profile *b)
+{
+    size_t i;
+    if (a->n != b->n || a->total != b->total || a->threshold != b->threshold ||
+        a->absent != b->absent || a->events != b->events || a->sampled != b->sampled ||
+        a->dropped != b->dropped || a->phi != b->phi || a->epsilon != b->epsilon ||
+        a->counters != b->counters || a->mode != b->mode || a->metric != b->metric ||
+        a->flags != b->flags || a->threads != b->threads)
+        return 0;
+    for (i = 0; i < a->n; i++) {
+        const ctxprof_hcct_pnode *x = &a->nodes[i], *y = &b->nodes[i];
+        if (x->count != y->count || x->err != y->err || x->routine != y->routine ||
+            x->site != y->site || x->parent != y->parent || x->flags != y->flags ||
+            x->depth != y->depth || x->child != y->child || x->sibling != y->sibling ||
+            strcmp(ctxprof_hcct_profile_name(a, i), ctxprof_hcct_profile_name(b, i)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static char *txt_unused;
+static size_t len_unused;
+
+/* Every format on an approximate profile (unmonitored ancestors, error
+   bounds, the [other contexts] share, bursting flags). */
+static void hcct_outputs_lss(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.05, 0.01);
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    hcct_gen g = {4, 0, 1};
+    size_t i, unmon = 0;
+    int w, f;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (w = 0; w < 20000; w++)
+        hcct_walk(&g, &t, NULL);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    for (i = 1; i < p.n; i++)
+        unmon += !(p.nodes[i].flags & CTXPROF_HCCT_MONITORED);
+    CHECK(unmon > 0);
+    for (f = CTXPROF_HCCT_TEXT; f <= CTXPROF_HCCT_TOP; f++) {
+        char *txt = hcct_fmt(&p, f);
+        REQUIRE(txt != NULL);
+        if (f == CTXPROF_HCCT_SVG) {
+            CHECK(hcct_xml_ok(txt));
+            CHECK_CONTAINS(txt, "not monitored)</title>");
+        }
+        if (f == CTXPROF_HCCT_TEXT) {
+            CHECK_CONTAINS(txt, "(not monitored)");
+            CHECK_CONTAINS(txt, "lazy Space Saving, 100 counters (epsilon 0.01)");
+        }
+        ctxprof_hcct_text_free(&p, txt);
+    }
+    REQUIRE(ctxprof_hcct_profile_prune(&p, 0.05, &e) == CTXPROF_OK);
+    {
+        char *txt = hcct_fmt(&p, CTXPROF_HCCT_SVG);
+        REQUIRE(txt != NULL);
+        CHECK(hcct_xml_ok(txt));
+        CHECK_CONTAINS(txt, "[other contexts]");
+        ctxprof_hcct_text_free(&p, txt);
+    }
+    CHECK_EQ(ctxprof_hcct_profile_format(&p, &(ctxprof_hcct_write_desc){99, 0, 0, 0, 0}, &txt_unused,
+                                         &len_unused, &e),
+             CTXPROF_ERR_INVAL);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
+static void hcct_binary_roundtrip(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0.002);
+    ctxprof_hcct_profile p, q, keep;
+    ctxprof_error e;
+    hcct_gen g = {8, 0, 1};
+    char path[512], bad[512], *buf;
+    size_t len, cut;
+    int w;
+    FILE *f;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (w = 0; w < 20000; w++)
+        hcct_walk(&g, &t, NULL);
+    REQUIRE(ctxprof_hcct_query(&t, 0.01, &p, &e) == CTXPROF_OK);
+    CHECK(p.n > 5);
+    snprintf(path, sizeof path, "%s/hcct.bin", ctxprof_test_tmpdir());
+    snprintf(bad, sizeof bad, "%s/hcct-bad.bin", ctxprof_test_tmpdir());
+    REQUIRE(ctxprof_hcct_profile_write(&p, path, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
+                                       &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_read(&q, path, NULL, &e) == CTXPROF_OK);
+    CHECK(hcct_same_profile(&p, &q));
+    /* the text of the copy is the same text */
+    {
+        char *x = hcct_fmt(&p, CTXPROF_HCCT_TEXT), *y = hcct_fmt(&q, CTXPROF_HCCT_TEXT);
+        CHECK(x && y && strcmp(x, y) == 0);
+        ctxprof_hcct_text_free(&p, x);
+        ctxprof_hcct_text_free(&q, y);
+    }
+    REQUIRE(ctxprof_hcct_profile_format(&p, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
+                                        &buf, &len, &e) == CTXPROF_OK);
+    keep = q; /* q must stay as it is through every failed read */
+    /* truncations */
+    for (cut = 0; cut < len; cut += len / 7 + 1) {
+        f = fopen(bad, "wb");
+        REQUIRE(f != NULL);
+        fwrite(buf, 1, cut, f);
+        fclose(f);
+        CHECK_EQ(ctxprof_hcct_profile_read(&q, bad, NULL, &e), CTXPROF_ERR_CORRUPT);
+        CHECK(q.nodes == keep.nodes && q.n == keep.n);
+    }
+    /* a flipped byte in the payload: checksum */
+    buf[len - 3] ^= 0x10;
+    f = fopen(bad, "wb");
+    REQUIRE(f != NULL);
+    fwrite(buf, 1, len, f);
+    fclose(f);
+    CHECK_EQ(ctxprof_hcct_profile_read(&q, bad, NULL, &e), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(e.detail, "checksum");
+    buf[len - 3] ^= 0x10;
+    /* another kind of ctxprof file */
+    {
+        uint64_t params[4] = {1, 64, 0, 0};
+        ctxprof__blob_seal((unsigned char *)buf, CTXPROF__KIND_PCC_SET, params,
+                           len - CTXPROF__BLOB_HDR);
+        f = fopen(bad, "wb");
+        REQUIRE(f != NULL);
+        fwrite(buf, 1, len, f);
+        fclose(f);
+        CHECK_EQ(ctxprof_hcct_profile_read(&q, bad, NULL, &e), CTXPROF_ERR_MISMATCH);
+        CHECK_CONTAINS(e.detail, "kind");
+    }
+    /* a well-sealed file whose second node names a later parent */
+    {
+        uint64_t params[4] = {1, sizeof(uintptr_t) * 8, 0, 0};
+        size_t nn = p.n, off = len - nn * 56 + 56 + 32;
+        ctxprof__put64((unsigned char *)buf + off, 3);
+        ctxprof__blob_seal((unsigned char *)buf, CTXPROF__KIND_HCCT_PROFILE, params,
+                           len - CTXPROF__BLOB_HDR);
+        f = fopen(bad, "wb");
+        REQUIRE(f != NULL);
+        fwrite(buf, 1, len, f);
+        fclose(f);
+        CHECK_EQ(ctxprof_hcct_profile_read(&q, bad, NULL, &e), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(e.detail, "node 1 is inconsistent");
+    }
+    CHECK_EQ(ctxprof_hcct_profile_read(&q, "/nonexistent/x.hcct", NULL, &e), CTXPROF_ERR_SYS);
+    CHECK(q.nodes == keep.nodes);
+    CHECK(hcct_same_profile(&p, &q));
+    ctxprof_hcct_text_free(&p, buf);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* Merging: exact profiles add up to the exact profile of both streams;
+   approximate ones keep the guarantees over the union. */
+static void hcct_merge(void)
+{
+    ctxprof_hcct a1, a2, b1, b2, ball;
+    ctxprof_hcct_desc da = hcct_desc_lss(0.02, 0.004), db = hcct_desc_cct();
+    ctxprof_hcct_profile pa, pb, q1, q2, pall;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    hcct_gen g1 = {31, 0, 1}, g2 = {32, 1, 1};
+    int w;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&a1, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&a2, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&b1, &db, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&b2, &db, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&ball, &db, &e) == CTXPROF_OK);
+    for (w = 0; w < 20000; w++) {
+        hcct_gen h1 = g1, h2 = g2;
+        hcct_walk(&g1, &a1, &b1);
+        hcct_walk(&h1, &ball, NULL);
+        if (w % 2) { /* the second stream is shorter and half new */
+            hcct_walk(&g2, &a2, &b2);
+            hcct_walk(&h2, &ball, NULL);
+        }
+    }
+    /* exact + exact == exact of the union */
+    REQUIRE(ctxprof_hcct_query(&b1, -1, &pb, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&b2, -1, &q2, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&ball, -1, &pall, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_merge(&pb, &q2, 0, &e) == CTXPROF_OK);
+    CHECK_EQ(pb.total, pall.total);
+    CHECK_EQ(pb.n, pall.n);
+    CHECK_EQ(pb.threads, 2);
+    REQUIRE(ctxprof_hcct_profile_compare(&pb, &pall, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.unknown, 0);
+    CHECK_EQ(acc.max_error, 0);
+    CHECK(acc.equal);
+    ctxprof_hcct_profile_deinit(&q2);
+    /* approximate: merged bounds hold for every context of the union */
+    REQUIRE(ctxprof_hcct_query(&a1, -1, &pa, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&a2, -1, &q1, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_merge(&pa, &q1, 0, &e) == CTXPROF_OK);
+    CHECK_EQ(pa.total, pall.total);
+    REQUIRE(ctxprof_hcct_profile_compare(&pa, &pall, 0.02, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    CHECK_LE((double)pa.absent, 0.004 * (double)pa.total + 1);
+    REQUIRE(ctxprof_hcct_profile_prune(&pa, 0.02, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&pa, &pall, 0.02, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    /* by name (profiles of other runs): metric mismatch is refused */
+    q1.metric = CTXPROF_HCCT_BYTES;
+    CHECK_EQ(ctxprof_hcct_profile_merge(&pa, &q1, CTXPROF_HCCT_BY_NAME, &e), CTXPROF_ERR_MISMATCH);
+    q1.metric = CTXPROF_HCCT_CALLS;
+    REQUIRE(ctxprof_hcct_profile_merge(&pa, &q1, CTXPROF_HCCT_BY_NAME, &e) == CTXPROF_OK);
+    CHECK(pa.flags & CTXPROF_HCCT_BY_NAME);
+    ctxprof_hcct_profile_deinit(&pa);
+    ctxprof_hcct_profile_deinit(&q1);
+    ctxprof_hcct_profile_deinit(&pb);
+    ctxprof_hcct_profile_deinit(&pall);
+    ctxprof_hcct_deinit(&a1);
+    ctxprof_hcct_deinit(&a2);
+    ctxprof_hcct_deinit(&b1);
+    ctxprof_hcct_deinit(&b2);
+    ctxprof_hcct_deinit(&ball);
+}
+
+/* ---- threads ---- */
+
+/* Queries from another thread while the owner runs: every copy is a tree
+   (parents first), the hot context is always there, its count never
+   decreases. */
+typedef struct hcct_runner {
+    ctxprof_hcct t;
+    volatile int stop;
+    uint64_t walks;
+} hcct_runner;
+
+static void *hcct_run_stream(void *arg)
+{
+    hcct_runner *r = (hcct_runner *)arg;
+    hcct_gen g = {77, 0, 0};
+    while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+        ctxprof_hcct_push(&r->t, 1, 0); /* half of all events */
+        hcct_walk(&g, &r->t, NULL);
+        ctxprof_hcct_pop(&r->t);
+        r->walks++;
+    }
+    return NULL;
+}
+
+static void hcct_query_concurrent(void)
+{
+    hcct_runner r;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0.002);
+    ctxprof_error e;
+    pthread_t th;
+    uint64_t last = 0;
+    int q;
+    memset(&e, 0, sizeof e);
+    memset(&r, 0, sizeof r);
+    REQUIRE(ctxprof_hcct_init(&r.t, &d, &e) == CTXPROF_OK);
+    REQUIRE(pthread_create(&th, NULL, hcct_run_stream, &r) == 0);
+    for (q = 0; q < 60; q++) {
+        ctxprof_hcct_profile p;
+        size_t i;
+        uint32_t c;
+        usleep(2000);
+        if (ctxprof_hcct_query(&r.t, 0.01, &p, &e) != CTXPROF_OK) {
+            CHECK(!"query failed");
+            break;
+        }
+        for (i = 1; i < p.n; i++)
+            CHECK_LT(p.nodes[i].parent, i);
+        for (c = p.nodes[0].child; c && p.nodes[c].routine != 1; c = p.nodes[c].sibling)
+            ;
+        if (q > 5 || c) {
+            CHECK(c != 0);
+            if (c) {
+                CHECK_GE(p.nodes[c].count, last);
+                last = p.nodes[c].count;
+            }
+        }
+        ctxprof_hcct_profile_deinit(&p);
+    }
+    __atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    CHECK(r.walks > 0);
+    hcct_check(&r.t, UINT64_MAX);
+    ctxprof_hcct_deinit(&r.t);
+}
+
+/* The session: threads get trees on their first event, exited threads
+   are merged, the merged counts are exact (CCT mode). */
+static __attribute__((noinline)) void hcct_t_inner(void)
+{
+    CTXPROF_HCCT_SCOPE("inner");
+    __asm__ volatile("");
+}
+
+static __attribute__((noinline)) void hcct_t_outer(void)
+{
+    CTXPROF_HCCT_SCOPE("outer");
+    hcct_t_inner();
+    hcct_t_inner();
+}
+
+static void *hcct_t_body(void *arg)
+{
+    int i, n = (int)(intptr_t)arg;
+    for (i = 0; i < n; i++)
+        hcct_t_outer();
+    return NULL;
+}
+
+static void hcct_session_threads(void)
+{
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    pthread_t th[4];
+    static const char *const outer[] = {"outer"}, *const inner[] = {"outer", "inner"};
+    const ctxprof_hcct_pnode *x;
+    int i;
+    memset(&e, 0, sizeof e);
+    d.flags = CTXPROF_HCCT_ROUTINE_ONLY;
+    CHECK_EQ(ctxprof_hcct_snapshot(0, &p, &e), CTXPROF_ERR_INVAL); /* not started */
+    REQUIRE(ctxprof_hcct_start(&d, &e) == CTXPROF_OK);
+    CHECK_EQ(ctxprof_hcct_start(&d, &e), CTXPROF_ERR_INVAL);
+    for (i = 0; i < 4; i++)
+        REQUIRE(pthread_create(&th[i], NULL, hcct_t_body, (void *)(intptr_t)(1000 * (i + 1))) == 0);
+    /* a snapshot while they run */
+    REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    for (i = 1; i < (int)p.n; i++)
+        CHECK_LT(p.nodes[i].parent, (uint32_t)i);
+    ctxprof_hcct_profile_deinit(&p);
+    for (i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    hcct_t_body((void *)(intptr_t)7); /* this thread too */
+    REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    CHECK_EQ(p.threads, 5);
+    x = hcct_find_path(&p, outer, 1);
+    REQUIRE(x != NULL);
+    CHECK_EQ(x->count, 10007);
+    x = hcct_find_path(&p, inner, 2);
+    REQUIRE(x != NULL);
+    CHECK_EQ(x->count, 20014);
+    CHECK_EQ(p.total, 30021);
+    ctxprof_hcct_profile_deinit(&p);
+    /* stopped: no more counts; resumed: counts again */
+    ctxprof_hcct_stop();
+    for (i = 0; i < 70000; i++) /* past a tick, which applies the stop */
+        hcct_t_inner();
+    REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    CHECK_LE(p.total, 30021 + 65536 + 1);
+    {
+        uint64_t frozen = p.total;
+        ctxprof_hcct_profile_deinit(&p);
+        for (i = 0; i < 1000; i++)
+            hcct_t_inner();
+        REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+        CHECK_EQ(p.total, frozen);
+        ctxprof_hcct_profile_deinit(&p);
+    }
+    REQUIRE(ctxprof_hcct_start(NULL, &e) == CTXPROF_OK);
+    for (i = 0; i < 140000; i++)
+        hcct_t_inner();
+    REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    CHECK(p.total > 30021 + 65536);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_shutdown();
+    CHECK(ctxprof_hcct_thread() == NULL);
+}
+
+/* A program profiled without annotations: compiled with
+   -finstrument-functions (gcc -O2 tail-calls the exit hook), its threads
+   created with pthread_create and no special flags, the session started
+   in main and, in a second run, by the CTXPROF_HCCT variable. */
+static const char hcct_prog_impl[] =
+    "#define _GNU_SOURCE\n"
+    "#define CTXPROF_IMPLEMENTATION\n"
+    "#define CTXPROF_HCCT_HOOKS\n"
+    "#include \"ctxprof_hcct.h\"\n";
+
+static const char hcct_prog_main[] =
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <pthread.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "__attribute__((noinline)) int g(int x) { return x * 3 + 1; }\n"
+    "__attribute__((noinline)) int f(int x) { return g(x) + g(x + 1); }\n"
+    "static volatile int sink, ten = 10;\n"
+    "static void *body(void *a) { int i; for (i = 0; i < 1000; i++) sink += f(i); return a; }\n"
+    "int main(int argc, char **argv);\n"
+    "__attribute__((no_instrument_function))\n"
+    "static const char *namer(void *u, uintptr_t r, char *b, size_t c)\n"
+    "{ (void)u; (void)b; (void)c; return r == (uintptr_t)f ? \"f\" : r == (uintptr_t)g ? \"g\" :\n"
+    "  r == (uintptr_t)body ? \"body\" : r == (uintptr_t)main ? \"main\" : NULL; }\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "    pthread_t th[3]; int i; ctxprof_error e; ctxprof_hcct_profile p;\n"
+    "    ctxprof_hcct_desc d; ctxprof_hcct_write_desc w;\n"
+    "    memset(&e, 0, sizeof e); memset(&d, 0, sizeof d); memset(&w, 0, sizeof w);\n"
+    "    if (argc > 2) {\n"
+    "        d.mode = CTXPROF_HCCT_CCT; d.namer = namer;\n"
+    "        if (ctxprof_hcct_start(&d, &e)) { puts(e.detail); return 1; }\n"
+    "    }\n"
+    "    for (i = 0; i < 3; i++) pthread_create(&th[i], NULL, body, NULL);\n"
+    "    for (i = 0; i < 3; i++) pthread_join(th[i], NULL);\n"
+    "    for (i = 0; i < ten; i++) sink += f(i); /* one call site: not unrolled */\n"
+    "    if (argc > 2) {\n"
+    "        w.format = CTXPROF_HCCT_COLLAPSED;\n"
+    "        if (ctxprof_hcct_snapshot(-1, &p, &e) || ctxprof_hcct_profile_write(&p, argv[1], &w, &e))\n"
+    "            { puts(e.detail); return 1; }\n"
+    "        printf(\"threads %u\\n\", (unsigned)p.threads);\n"
+    "        ctxprof_hcct_profile_deinit(&p);\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n";
+
+static int hcct_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+static int hcct_count_lines(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    int k = 0;
+    const char *c = text;
+    while (*c) {
+        const char *e = strchr(c, '\n');
+        size_t l = e ? (size_t)(e - c) : strlen(c);
+        k += l == n && strncmp(c, line, n) == 0;
+        c += l + (e != NULL);
+    }
+    return k;
+}
+
+static void hcct_hooks_program(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char *txt = NULL;
+    size_t len;
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir);
+    snprintf(mainc, sizeof mainc, "%s/hooks_main.c", dir);
+    snprintf(exe, sizeof exe, "%s/hooks_prog", dir);
+    snprintf(out, sizeof out, "%s/hooks.folded", dir);
+    REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
+    REQUIRE(hcct_write_file(mainc, hcct_prog_main) == 0);
+    if (ctxprof_test_sh("%s -std=gnu11 -O2 -I%s -c %s -o %s.o && %s -std=gnu11 -O2 "
+                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
+                        CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
+                        exe) != 0)
+        SKIP("cannot compile the hooks program");
+    REQUIRE(ctxprof_test_sh("%s %s session > %s.log", exe, out, out) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    /* 3 threads x 1000 calls of f, which calls g from two call sites (two
+       contexts), and main's 10 calls (main itself was entered before it
+       started the session) */
+    CHECK_EQ(hcct_count_lines(txt, "body 3"), 1);
+    CHECK_EQ(hcct_count_lines(txt, "body;f 3000"), 1);
+    CHECK_EQ(hcct_count_lines(txt, "body;f;g 3000"), 2);
+    CHECK_EQ(hcct_count_lines(txt, "f 10"), 1);
+    CHECK_EQ(hcct_count_lines(txt, "f;g 10"), 2);
+    CHECK(strstr(txt, "main") == NULL);
+    ctxprof__free(txt, NULL);
+    {
+        char logp[700];
+        snprintf(logp, sizeof logp, "%s.log", out);
+        REQUIRE(ctxprof__read_file(logp, &txt, &len, NULL, &e) == CTXPROF_OK);
+        CHECK_CONTAINS(txt, "threads 4\n");
+        ctxprof__free(txt, NULL);
+    }
+    /* the environment variable: a text profile at exit, with the totals */
+    snprintf(out, sizeof out, "%s/hooks-env.txt", dir);
+    REQUIRE(ctxprof_test_sh("CTXPROF_HCCT=out=%s,mode=cct %s", out, exe) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    CHECK_CONTAINS(txt, "total 9034 calls"); /* 3 + 3*3000 + 1 + 30 */
+    CHECK_CONTAINS(txt, "4 threads");
+    /* names from the program's symbols */
+    CHECK_CONTAINS(txt, "  main\n");
+    CHECK_CONTAINS(txt, "  body\n");
+    CHECK_CONTAINS(txt, "      f\n");
+    ctxprof__free(txt, NULL);
+    /* a bad option is reported, the program still runs */
+    REQUIRE(ctxprof_test_sh("CTXPROF_HCCT=bogus=1 %s 2> %s.err", exe, out) == 0);
+    {
+        char errp[700];
+        snprintf(errp, sizeof errp, "%s.err", out);
+        REQUIRE(ctxprof__read_file(errp, &txt, &len, NULL, &e) == CTXPROF_OK);
+        CHECK_CONTAINS(txt, "ctxprof: CTXPROF_HCCT: bad option 'bogus=1'");
+        ctxprof__free(txt, NULL);
+    }
+}
+
+/* Hand-written instrumentation: names from the macros, the portable form. */
+static __attribute__((noinline)) int hcct_m_leaf(int x)
+{
+    CTXPROF_HCCT_ENTER(s, "m_leaf");
+    x = x * 2;
+    CTXPROF_HCCT_EXIT(s);
+    return x;
+}
+
+static __attribute__((noinline)) int hcct_m_mid(int x)
+{
+    CTXPROF_HCCT_SCOPE("m_mid");
+    return hcct_m_leaf(x) + hcct_m_leaf(x + 1);
+}
+
+static void hcct_macros(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    static const char *const path[] = {"m_mid", "m_leaf"};
+    const ctxprof_hcct_pnode *x;
+    int i, s = 0;
+    memset(&e, 0, sizeof e);
+    d.flags = CTXPROF_HCCT_ROUTINE_ONLY;
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    CHECK(ctxprof_hcct_bind(&t) == NULL);
+    for (i = 0; i < 50; i++)
+        s += hcct_m_mid(i);
+    CHECK(ctxprof_hcct_bind(NULL) == &t);
+    CHECK_EQ(s, 5000);
+    hcct_m_mid(1); /* unbound: no effect, no crash */
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    x = hcct_find_path(&p, path, 2);
+    REQUIRE(x != NULL);
+    CHECK_EQ(x->count, 100);
+    CHECK_EQ(p.nodes[p.nodes[0].child].count, 50);
+    CHECK(t.top == t.frames);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
+static const ctxprof_test_case ctxprof_tests_hcct[] = {
+    {"hcct_init_errors", hcct_init_errors},
+    {"hcct_lazy_queue", hcct_lazy_queue},
+    {"hcct_ss_skewed", hcct_ss_skewed},
+    {"hcct_ss_phase_change", hcct_ss_phase_change},
+    {"hcct_ss_adversarial", hcct_ss_adversarial},
+    {"hcct_prune_every_event", hcct_prune_every_event},
+    {"hcct_exact_cct", hcct_exact_cct},
+    {"hcct_weighted", hcct_weighted},
+    {"hcct_longjmp_explicit", hcct_longjmp_explicit},
+    {"hcct_longjmp_real", hcct_longjmp_real},
+    {"hcct_depth_bound", hcct_depth_bound},
+    {"hcct_deep_explicit", hcct_deep_explicit},
+    {"hcct_deep_real", hcct_deep_real},
+    {"hcct_node_bound", hcct_node_bound},
+    {"hcct_reentry", hcct_reentry},
+    {"hcct_bursting", hcct_bursting},
+    {"hcct_outputs", hcct_outputs},
+    {"hcct_outputs_lss", hcct_outputs_lss},
+    {"hcct_binary_roundtrip", hcct_binary_roundtrip},
+    {"hcct_merge", hcct_merge},
+    {"hcct_query_concurrent", hcct_query_concurrent},
+    {"hcct_session_threads", hcct_session_threads},
+    {"hcct_hooks_program", hcct_hooks_program},
+    {"hcct_macros", hcct_macros},
+    {0, 0}};
