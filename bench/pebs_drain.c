@@ -15,7 +15,12 @@
 
    Sinks: a callback that sums the IPs; the caller's array; the callback
    with heights (stack base set); the ring "cold" (an 8 MiB buffer walked
-   before each drain, as when the kernel wrote it from another CPU). */
+   before each drain, as when the kernel wrote it from another CPU).
+
+   Then the pipeline's cost per sample (ctxprof_pebs_paths_sample, no ring):
+   a map of 1,000 paths bound to this program's functions, samples that are
+   precise, ambiguous (resolved by a one-frame walk in a stack copy), or
+   outside the map, with and without an HCCT at the end. */
 #define _GNU_SOURCE
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof_pebs.h"
@@ -88,6 +93,37 @@ uint64_t pebs_bench_drain(const ctxprof__pebs_sink *sk)
 {
     return ctxprof__pebs_ring_read(&ring, &fmt, sk);
 }
+
+#if defined(CTXPROF_ICPP_NO_HEIGHT) && defined(CTXPROF_HCCT_NAMED)
+/* Functions of this program for the map to bind to. */
+__attribute__((noinline)) void pebs_bench_f0(void);
+__attribute__((noinline)) void pebs_bench_f1(void);
+__attribute__((noinline)) void pebs_bench_f2(void);
+void pebs_bench_f0(void)
+{
+    ip_sum++;
+}
+void pebs_bench_f1(void)
+{
+    ip_sum += 2;
+}
+void pebs_bench_f2(void)
+{
+    ip_sum += 3;
+}
+
+#define NSMP 4096
+static ctxprof_pebs_sample psmp[NSMP];
+static uint64_t pwords[NSMP][2];
+
+__attribute__((noinline)) void pebs_bench_paths(ctxprof_pebs_paths *pp);
+void pebs_bench_paths(ctxprof_pebs_paths *pp)
+{
+    size_t i;
+    for (i = 0; i < NSMP; i++)
+        ctxprof_pebs_paths_sample(pp, &psmp[i]);
+}
+#endif
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -166,6 +202,115 @@ int main(int argc, char **argv)
     run("callback + heights", &cb, 0x7fff0000, 0);
     run("caller's array", &to_arr, 0, 0);
     run("callback, ring cold in cache", &cb, 0x7fff0000, 1);
+#if defined(CTXPROF_ICPP_NO_HEIGHT) && defined(CTXPROF_HCCT_NAMED)
+    { /* the pipeline */
+        static char text[1 << 18];
+        ctxprof_icpp_map m;
+        ctxprof_symtab st;
+        ctxprof_error err;
+        ctxprof_pebs_paths pp;
+        ctxprof_pebs_paths_desc pd;
+        ctxprof_hcct tree;
+        ctxprof_hcct_desc hd;
+        uintptr_t f0 = (uintptr_t)pebs_bench_f0, f2 = (uintptr_t)pebs_bench_f2;
+        const uint64_t base = 0x7f0000000000ull;
+        size_t len = 0, i;
+        int k, with_tree;
+        /* 1,000 paths: a distinct f1/f2 sequence (the bits of k) then f0, at height
+           16k + 16 (precise); and f2 f0 / f1 f0 at height 8 (ambiguous) */
+        memset(&m, 0, sizeof m); /* parse replaces what m holds: start from empty */
+        memset(&st, 0, sizeof st);
+        len += (size_t)snprintf(text + len, sizeof text - len, "ctxprof-paths 1\n");
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "path 3 8 pebs_bench_f2 pebs_bench_f0\npath 1 8 pebs_bench_f1 "
+                                "pebs_bench_f0\n");
+        for (k = 1; k < 999 && len < sizeof text - 400; k++) {
+            int j;
+            len += (size_t)snprintf(text + len, sizeof text - len, "path 1 %d", 16 * k + 16);
+            for (j = 9; j >= 0; j--)
+                if (k >> j)
+                    len += (size_t)snprintf(text + len, sizeof text - len, " pebs_bench_f%d",
+                                            1 + (k >> j & 1));
+            len += (size_t)snprintf(text + len, sizeof text - len, " pebs_bench_f0\n");
+        }
+        if (ctxprof_icpp_map_parse(&m, text, len, "bench", &err) ||
+            ctxprof_symtab_init(&st, &err) || ctxprof_icpp_map_bind(&m, &st, &err)) {
+            fprintf(stderr, "pebs_drain: %s\n", ctxprof_error_message(&err));
+            return 1;
+        }
+        for (i = 0; i < NSMP; i++) {
+            ctxprof_pebs_sample *x = &psmp[i];
+            memset(x, 0, sizeof *x);
+            x->period = 1;
+            switch (i % 4) {
+            case 0: /* precise */
+            case 1:
+                x->ip = f0 + 1;
+                x->height = 16 * (i % 998 + 1) + 16;
+                break;
+            case 2: /* ambiguous, resolved by one frame of the stack copy */
+                x->ip = f0 + 1;
+                x->height = 8;
+                pwords[i][0] = base - 8;
+                pwords[i][1] = f2 + 1;
+                x->bp = base - 64;
+                x->stack_addr = x->bp;
+                x->stack = (const unsigned char *)pwords[i];
+                x->stack_size = 16;
+                break;
+            default: /* outside the map */
+                x->ip = 0x10;
+                x->height = 8;
+            }
+            x->sp = base - x->height;
+        }
+        printf("\npipeline cost per sample (ctxprof_pebs_paths_sample; 1,000-path map; 1/2 "
+               "precise, 1/4 ambiguous + 1-frame walk, 1/4 outside; median of %d x %d)\n\n",
+               ROUNDS, NSMP);
+        printf("| %-34s | ns/smp  | min-max     |\n", "end of the pipeline");
+        printf("|------------------------------------|---------|-------------|\n");
+        for (with_tree = 0; with_tree < 2; with_tree++) {
+            double per[ROUNDS];
+            int r;
+            memset(&hd, 0, sizeof hd);
+            hd.metric = CTXPROF_HCCT_SAMPLES;
+            hd.namer = ctxprof_pebs_paths_namer;
+            hd.namer_user = &m;
+            memset(&pd, 0, sizeof pd);
+            pd.map = &m;
+            pd.max_walk = 4;
+            if (with_tree) {
+                if (ctxprof_hcct_init(&tree, &hd, &err))
+                    return 1;
+                pd.on_path = ctxprof_pebs_paths_to_hcct;
+                pd.user = &tree;
+            }
+            if (ctxprof_pebs_paths_init(&pp, &pd, &err))
+                return 1;
+            for (r = 0; r < ROUNDS; r++) {
+                uint64_t t0 = now_ns(), t1;
+                pebs_bench_paths(&pp);
+                t1 = now_ns();
+                per[r] = (double)(t1 - t0) / NSMP;
+            }
+            if (pp.st.precise != (uint64_t)ROUNDS * NSMP * 3 / 4) {
+                fprintf(stderr, "pebs_drain: %llu precise, expected %llu\n",
+                        (unsigned long long)pp.st.precise,
+                        (unsigned long long)ROUNDS * NSMP * 3 / 4);
+                return 1;
+            }
+            qsort(per, ROUNDS, sizeof per[0], cmp_double);
+            printf("| %-34s | %7.1f | %5.1f-%-5.1f |\n",
+                   with_tree ? "paths + HCCT (lazy Space Saving)" : "paths (per-path weights)",
+                   per[ROUNDS / 2], per[0], per[ROUNDS - 1]);
+            ctxprof_pebs_paths_deinit(&pp);
+            if (with_tree)
+                ctxprof_hcct_deinit(&tree);
+        }
+        ctxprof_icpp_map_deinit(&m);
+        ctxprof_symtab_deinit(&st);
+    }
+#endif
     free(meta);
     free(data);
     free(flush_buf);
