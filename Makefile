@@ -64,7 +64,7 @@ $(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
 PCC_BFLAGS := -O2 -gdwarf-4 -fno-optimize-sibling-calls $(STRICT)
 define pcc_calls_rule
 BENCHES += $(B)/bench/pcc_calls_$(1)_$(3)
-$(B)/bench/pcc_calls_$(1)_$(3): bench/pcc_calls.c bench/pcc_fib.c bench/pcc_hooks.c ctxprof.h
+$(B)/bench/pcc_calls_$(1)_$(3): bench/pcc_calls.c bench/bench.h bench/pcc_fib.c bench/pcc_hooks.c ctxprof.h
 	@set -e; o=$(B)/bench/obj/pcc_$(1)_$(3); mkdir -p $$$$o; \
 	for s in 0 1; do \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=plain \
@@ -98,15 +98,15 @@ PCC_QFLAGS := -O2 -gdwarf-4 -fno-omit-frame-pointer -fno-optimize-sibling-calls 
 HAVE_LIBUNWIND := $(shell printf '\043include <libunwind.h>\nint main(void){return 0;}' | \
     $(CC) -x c - -o /dev/null -lunwind 2>/dev/null && echo 1)
 BENCHES += $(B)/bench/pcc_query_gcc $(B)/bench/pcc_query_clang
-$(B)/bench/pcc_query_gcc: bench/pcc_query.c ctxprof.h
+$(B)/bench/pcc_query_gcc: bench/pcc_query.c bench/bench.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
-$(B)/bench/pcc_query_clang: bench/pcc_query.c ctxprof.h
+$(B)/bench/pcc_query_clang: bench/pcc_query.c bench/bench.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CLANG) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 ifeq ($(HAVE_LIBUNWIND),1)
 BENCHES += $(B)/bench/pcc_query_unwind
-$(B)/bench/pcc_query_unwind: bench/pcc_query.c ctxprof.h
+$(B)/bench/pcc_query_unwind: bench/pcc_query.c bench/bench.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PCC_QFLAGS) -DWITH_LIBUNWIND $< -o $@ $(LDFLAGS) -lunwind $(LDLIBS)
 endif
@@ -143,7 +143,7 @@ $(B)/bench/enc_cost_ctx.h: bench/enc_cost.callgraph $(B)/ctxprof-gen
 	@mkdir -p $(@D)
 	$(B)/ctxprof-gen --all-schemes -o $@ bench/enc_cost.callgraph
 
-$(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c bench/enc_cost.h $(B)/bench/enc_cost_ctx.h ctxprof.h
+$(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c bench/enc_cost.h bench/bench.h $(B)/bench/enc_cost_ctx.h ctxprof.h
 	$(CC) -std=gnu11 -O2 -g $(STRICT) -fno-optimize-sibling-calls -I. -I$(B)/bench \
 	    bench/enc_cost.c bench/enc_cost_fib.c -o $@ $(LDFLAGS)
 
