@@ -66,7 +66,7 @@ $(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
 PCC_BFLAGS := -O2 -gdwarf-4 -fno-optimize-sibling-calls $(STRICT)
 define pcc_calls_rule
 BENCHES += $(B)/bench/pcc_calls_$(1)_$(3)
-$(B)/bench/pcc_calls_$(1)_$(3): bench/pcc_calls.c bench/pcc_fib.c bench/pcc_hooks.c ctxprof.h
+$(B)/bench/pcc_calls_$(1)_$(3): bench/pcc_calls.c bench/bench.h bench/pcc_fib.c bench/pcc_hooks.c ctxprof.h
 	@set -e; o=$(B)/bench/obj/pcc_$(1)_$(3); mkdir -p $$$$o; \
 	for s in 0 1; do \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=plain \
@@ -100,15 +100,15 @@ PCC_QFLAGS := -O2 -gdwarf-4 -fno-omit-frame-pointer -fno-optimize-sibling-calls 
 HAVE_LIBUNWIND := $(shell printf '\043include <libunwind.h>\nint main(void){return 0;}' | \
     $(CC) -x c - -o /dev/null -lunwind 2>/dev/null && echo 1)
 BENCHES += $(B)/bench/pcc_query_gcc $(B)/bench/pcc_query_clang
-$(B)/bench/pcc_query_gcc: bench/pcc_query.c ctxprof.h
+$(B)/bench/pcc_query_gcc: bench/pcc_query.c bench/bench.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
-$(B)/bench/pcc_query_clang: bench/pcc_query.c ctxprof.h
+$(B)/bench/pcc_query_clang: bench/pcc_query.c bench/bench.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CLANG) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 ifeq ($(HAVE_LIBUNWIND),1)
 BENCHES += $(B)/bench/pcc_query_unwind
-$(B)/bench/pcc_query_unwind: bench/pcc_query.c ctxprof.h
+$(B)/bench/pcc_query_unwind: bench/pcc_query.c bench/bench.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PCC_QFLAGS) -DWITH_LIBUNWIND $< -o $@ $(LDFLAGS) -lunwind $(LDLIBS)
 endif
@@ -145,7 +145,7 @@ $(B)/bench/enc_cost_ctx.h: bench/enc_cost.callgraph $(B)/ctxprof-gen
 	@mkdir -p $(@D)
 	$(B)/ctxprof-gen --all-schemes -o $@ bench/enc_cost.callgraph
 
-$(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c bench/enc_cost.h $(B)/bench/enc_cost_ctx.h ctxprof.h
+$(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c bench/enc_cost.h bench/bench.h $(B)/bench/enc_cost_ctx.h ctxprof.h
 	$(CC) -std=gnu11 -O2 -g $(STRICT) -fno-optimize-sibling-calls -I. -I$(B)/bench \
 	    bench/enc_cost.c bench/enc_cost_fib.c -o $@ $(LDFLAGS)
 
@@ -316,12 +316,16 @@ memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
 # libFuzzer targets in tests/fuzz/fuzz_<name>.c; seeds and regression inputs
 # in tests/data/fuzz/<name>/. `make fuzz` runs each for FUZZ_SECONDS with a
 # fixed seed; `make test` replays every input of tests/data/fuzz.
-FUZZ_TARGETS := pcc_set
+FUZZ_TARGETS := pcc_set graph_text graph_ci path_map hcct_profile
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINS = $(foreach t,$(FUZZ_TARGETS),$(B)/fuzz/fuzz_$(t))
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< -o $@
+# both call-graph formats go through one parser: one source, two corpora
+$(B)/fuzz/fuzz_graph_text $(B)/fuzz/fuzz_graph_ci: tests/fuzz/fuzz_graph.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< -o $@
 
@@ -330,12 +334,15 @@ fuzz: $(FUZZ_BINS)
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p $(B)/fuzz/corpus/$$t $(B)/fuzz/crash/$$t; \
 	    echo "== fuzz $$t: $(FUZZ_SECONDS) s"; \
-	    $(B)/fuzz/fuzz_$$t -seed=1 -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	    if $(B)/fuzz/fuzz_$$t -seed=1 -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	        -artifact_prefix=$(B)/fuzz/crash/$$t/ -print_final_stats=1 \
-	        $(B)/fuzz/corpus/$$t tests/data/fuzz/$$t 2>&1 | \
-	        grep -E '^(stat::number_of_executed_units|stat::peak_rss|INFO: seed corpus|==|SUMMARY|Done)' \
-	        || { echo "fuzz $$t: FAILED, see $(B)/fuzz/crash/$$t"; exit 1; }; \
-	    echo "   corpus: $$(ls $(B)/fuzz/corpus/$$t | wc -l) inputs"; \
+	        $(B)/fuzz/corpus/$$t tests/data/fuzz/$$t > $(B)/fuzz/$$t.log 2>&1; then \
+	        grep -E '^stat::number_of_executed_units' $(B)/fuzz/$$t.log; \
+	        echo "   corpus: $$(ls $(B)/fuzz/corpus/$$t | wc -l) inputs"; \
+	    else \
+	        grep -E 'ERROR|SUMMARY|#[0-9]+ ' $(B)/fuzz/$$t.log | head -20; \
+	        echo "fuzz $$t: FAILED; the input is in $(B)/fuzz/crash/$$t/"; exit 1; \
+	    fi; \
 	done
 
 # ---- aggregate targets -------------------------------------------------------

@@ -8061,7 +8061,9 @@ CTXPROF__PRIV int ctxprof__icpp_md_finish(struct ctxprof__icpp_mapdata *d)
     kstart = (uint32_t *)ctxprof__zalloc(nn + 1, sizeof *kstart, NULL);
     kids = (ctxprof__icpp_kid *)ctxprof__alloc(nn, sizeof *kids, NULL);
     newid = (uint32_t *)ctxprof__alloc(nn, sizeof *newid, NULL);
-    stack = (uint32_t *)ctxprof__alloc(nn, sizeof *stack, NULL);
+    /* stack doubles as per-CID scratch below: CIDs can outnumber nodes when
+       one path was trained at several heights */
+    stack = (uint32_t *)ctxprof__alloc(nn > np ? nn : np, sizeof *stack, NULL);
     order = (uint32_t *)ctxprof__alloc(nn, sizeof *order, NULL);
     nf = (uint32_t *)ctxprof__alloc(nn, sizeof *nf, NULL);
     npar = (uint32_t *)ctxprof__alloc(nn, sizeof *npar, NULL);

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
+
 #include "enc_cost.h"
 
 
@@ -40,19 +42,6 @@ static long (*const fibs[])(int) = {fib_plain, fib_pcc, fib_pcce, fib_valence, f
 static int (*const outers[])(int) = {outer_plain, outer_pcc,  outer_pcce,
                                      outer_valence, outer_hcce, outer_auto};
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* calls made by fib(n): fib(n) itself plus its recursive calls */
 static double fib_calls(int n)
 {
@@ -68,7 +57,7 @@ static double fib_calls(int n)
 
 static double run_one(int v, int fib, long n)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     long i, s = 0;
     if (fib)
         for (i = 0; i < n; i++)
@@ -77,7 +66,7 @@ static double run_one(int v, int fib, long n)
         for (i = 0; i < n; i++)
             s += outers[v]((int)i);
     bench_sink = (int)s;
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 static int cmd_time(void)
@@ -99,7 +88,7 @@ static int cmd_time(void)
             for (v = 0; v < NV; v++)
                 t[v][r] = run_one(v, w, n) / calls;
         for (v = 0; v < NV; v++) {
-            qsort(t[v], ROUNDS, sizeof t[v][0], cmp_double);
+            qsort(t[v], ROUNDS, sizeof t[v][0], bench_cmp_double);
             med[v] = t[v][ROUNDS / 2];
         }
         for (v = 0; v < NV; v++)
@@ -133,14 +122,14 @@ static int cmd_query(void)
             for (i = 1; i < depths[di]; i++)
                 ctxprof_enc_enter(&st, t->acyc_bits, &t->ops[e]);
             for (r = 0; r < 7; r++) {
-                double t0 = now_ns();
+                double t0 = bench_now_ns();
                 uint64_t h = 0;
                 for (i = 0; i < 1000000; i++)
                     h += ctxprof_enc_hash(&st, t->acyc_bits, (uint64_t)i & 1);
-                med[r] = (now_ns() - t0) / 1e6;
+                med[r] = (bench_now_ns() - t0) / 1e6;
                 bench_sink = (int)h;
             }
-            qsort(med, 7, sizeof med[0], cmp_double);
+            qsort(med, 7, sizeof med[0], bench_cmp_double);
             ctxprof_enc_query(&st, t->acyc_bits, &v);
             printf("%-8s %6d %9.2f %7lu\n", ctxprof_enc_scheme_name(s), depths[di], med[3],
                    (unsigned long)v.n_words);
@@ -151,14 +140,14 @@ static int cmd_query(void)
             double med[7];
             int i, r;
             for (r = 0; r < 7; r++) {
-                double t0 = now_ns();
+                double t0 = bench_now_ns();
                 uint64_t h = 0;
                 for (i = 0; i < 1000000; i++)
                     h += pv;
-                med[r] = (now_ns() - t0) / 1e6;
+                med[r] = (bench_now_ns() - t0) / 1e6;
                 bench_sink = (int)h;
             }
-            qsort(med, 7, sizeof med[0], cmp_double);
+            qsort(med, 7, sizeof med[0], bench_cmp_double);
             printf("%-8s %6d %9.2f %7d   (PCC: read the value; it is its own hash)\n", "pcc",
                    depths[di], med[3], 1);
         }

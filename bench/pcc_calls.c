@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
+
 long plain_fib0(int n);
 long pcc_fib0(int n);
 long pccinv_fib0(int n);
@@ -35,25 +37,6 @@ static const variant variants[] = {
     {"pccsodyn", "PCC in a -fPIC .so, CTXPROF_TLS_DYNAMIC", pccsodyn_fib0},
 };
 #define NV (sizeof variants / sizeof variants[0])
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 __attribute__((noinline)) long run_variant(const variant *v, int n);
 __attribute__((noinline)) long run_variant(const variant *v, int n)
@@ -96,9 +79,9 @@ int main(int argc, char **argv)
     for (r = 0; r < rounds; r++)
         for (i = 0; i < (int)NV; i++) {
             const variant *v = &variants[(i + r) % (int)NV];
-            double t0 = now_ns();
+            double t0 = bench_now_ns();
             long got = run_variant(v, n);
-            t[(i + r) % (int)NV][r] = now_ns() - t0;
+            t[(i + r) % (int)NV][r] = bench_now_ns() - t0;
             if (expect < 0)
                 expect = got;
             if (got != expect) {
@@ -115,10 +98,10 @@ int main(int argc, char **argv)
     printf("|---|---|---|---|\n");
     for (i = 0; i < (int)NV; i++) {
         double lo, hi, med, rat;
-        med = median(t[i], rounds);
+        med = bench_median(t[i], rounds);
         lo = t[i][0];
         hi = t[i][rounds - 1];
-        rat = median(ratio[i], rounds);
+        rat = bench_median(ratio[i], rounds);
         printf("| %s | %.2f | %.2f-%.2f | %.2fx |\n", variants[i].what, med / calls, lo / calls,
                hi / calls, rat);
     }

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "bench.h"
 #if defined(WITH_LIBUNWIND)
 #include <libunwind.h>
 #endif
@@ -29,13 +31,6 @@
 static ctxprof_pcc_set pcc_set, walk_set;
 static uintptr_t stack_top;
 static volatile uint64_t sink;
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 /* Hash of the return addresses on the frame-pointer chain: a rotate-xor
    per frame (off the critical path of the pointer chase), one mix at the
@@ -58,7 +53,7 @@ static const char *const method_name[NMETHODS] = {"PCC check", "FP walk+hash+loo
 static double time_method(int m, ctxprof_ctx here)
 {
     void *buf[128];
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     int i;
     for (i = 0; i < QUERIES; i++) {
         switch (m) {
@@ -81,13 +76,7 @@ static double time_method(int m, ctxprof_ctx here)
             break;
         }
     }
-    return (now_ns() - t0) / QUERIES;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return (bench_now_ns() - t0) / QUERIES;
 }
 
 static double results[NMETHODS];
@@ -105,7 +94,7 @@ static __attribute__((noinline)) void measure(ctxprof_ctx here)
         for (m = 0; m < NMETHODS; m++)
             t[(m + r) % NMETHODS][r] = time_method((m + r) % NMETHODS, here);
     for (m = 0; m < NMETHODS; m++) {
-        qsort(t[m], ROUNDS, sizeof(double), cmp_double);
+        qsort(t[m], ROUNDS, sizeof(double), bench_cmp_double);
         results[m] = t[m][ROUNDS / 2];
     }
 }

@@ -1,0 +1,41 @@
+/* libFuzzer target: call graphs, both formats the parser detects from the
+   content (ctxprof-callgraph text and gcc -fcallgraph-info VCG). Built twice
+   with different seed corpora (graph_text, graph_ci). A graph already holding
+   a few edges parses the input: on success it must still finish, encode and
+   write; on failure it must say why and be exactly as before. */
+#define CTXPROF_IMPLEMENTATION
+#include "../../ctxprof.h"
+
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char base[] = "ctxprof-callgraph 1\nroot main\ncall main a\ncall a b site=x\n"
+                           "call b a\n";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    ctxprof_graph g;
+    char *before = NULL, *after = NULL;
+    size_t blen = 0, alen = 0;
+    if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK)
+        return 0;
+    if (ctxprof_graph_parse(&g, base, sizeof base - 1, "base") != CTXPROF_OK ||
+        ctxprof_graph_write(&g, &before, &blen) != CTXPROF_OK)
+        abort();
+    if (ctxprof_graph_parse(&g, (const char *)data, size, "fuzz") == CTXPROF_OK) {
+        if (ctxprof_graph_finish(&g) == CTXPROF_OK &&
+            ctxprof_graph_write(&g, &after, &alen) != CTXPROF_OK)
+            abort();
+    } else {
+        if (!ctxprof_graph_last_error(&g)[0])
+            abort();
+        if (ctxprof_graph_write(&g, &after, &alen) != CTXPROF_OK || alen != blen ||
+            memcmp(before, after, blen) != 0)
+            abort(); /* a refused input changed the graph */
+    }
+    ctxprof_graph_free_buffer(before, NULL);
+    ctxprof_graph_free_buffer(after, NULL);
+    ctxprof_graph_deinit(&g);
+    return 0;
+}

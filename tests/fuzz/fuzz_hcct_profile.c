@@ -1,0 +1,62 @@
+/* libFuzzer target: binary HCCT profiles (ctxprof_hcct_profile_read). The
+   input is read as a whole file, and - to get past the checksum - as a
+   payload sealed with a valid header. Accepted profiles must render in every
+   text format; refused ones must leave the output profile untouched. */
+#define CTXPROF_IMPLEMENTATION
+#include "../../ctxprof_hcct.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char path[64];
+
+static void check(const unsigned char *img, size_t size)
+{
+    ctxprof_hcct_profile p, before;
+    ctxprof_error err;
+    FILE *f = fopen(path, "wb");
+    int fmt;
+    if (!f)
+        abort();
+    if (size && fwrite(img, 1, size, f) != size)
+        abort();
+    fclose(f);
+    memset(&p, 0xA5, sizeof p);
+    before = p;
+    memset(&err, 0, sizeof err);
+    if (ctxprof_hcct_profile_read(&p, path, NULL, &err) != CTXPROF_OK) {
+        if (!err.detail[0] || memcmp(&p, &before, sizeof p) != 0)
+            abort();
+        return;
+    }
+    for (fmt = CTXPROF_HCCT_TEXT; fmt <= CTXPROF_HCCT_BINARY; fmt++) {
+        ctxprof_hcct_write_desc d;
+        char *out = NULL;
+        size_t len = 0;
+        memset(&d, 0, sizeof d);
+        d.format = fmt;
+        if (ctxprof_hcct_profile_format(&p, &d, &out, &len, &err) == CTXPROF_OK)
+            ctxprof_hcct_text_free(&p, out);
+    }
+    ctxprof_hcct_profile_deinit(&p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    unsigned char *img = (unsigned char *)malloc(CTXPROF__BLOB_HDR + size + 1);
+    uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
+    if (!path[0])
+        snprintf(path, sizeof path, "/tmp/fuzz_hcct_profile.%ld", (long)getpid());
+    if (!img)
+        return 0;
+    check(data, size);
+    if (size)
+        memcpy(img + CTXPROF__BLOB_HDR, data, size);
+    ctxprof__blob_seal(img, CTXPROF__KIND_HCCT_PROFILE, params, size);
+    check(img, CTXPROF__BLOB_HDR + size);
+    free(img);
+    return 0;
+}
