@@ -25,10 +25,11 @@
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof_pebs.h"
 
+#include "bench.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define RING (256u * 1024u)
 #define ROUNDS 31
@@ -42,13 +43,6 @@ static ctxprof_pebs_sample *arr;
 static size_t arr_len;
 static volatile uint64_t ip_sum;
 static unsigned char *flush_buf;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void sum_fn(void *user, const ctxprof_pebs_sample *s)
 {
@@ -125,21 +119,16 @@ void pebs_bench_paths(ctxprof_pebs_paths *pp)
 }
 #endif
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* One variant: ROUNDS drains of a full ring; ns per sample. */
 static void run(const char *name, ctxprof__pebs_sink *sk, uint64_t base, int cold)
 {
-    double per[ROUNDS];
+    double per[ROUNDS], med;
     size_t n = (RING - 64) / 56, k;
     int r;
     ring.stack_base = base;
     for (r = 0; r < ROUNDS; r++) {
-        uint64_t t0, t1, got;
+        double t0, t1;
+        uint64_t got;
         /* move the start so records straddle the end in different places */
         meta->data_tail += 8 * (uint64_t)(r % 7);
         meta->data_head = meta->data_tail;
@@ -148,18 +137,18 @@ static void run(const char *name, ctxprof__pebs_sink *sk, uint64_t base, int col
             for (k = 0; k < 8u << 20; k += 64)
                 flush_buf[k]++;
         arr_len = 0;
-        t0 = now_ns();
+        t0 = bench_now_ns();
         got = pebs_bench_drain(sk);
-        t1 = now_ns();
+        t1 = bench_now_ns();
         if (got != n) {
             fprintf(stderr, "pebs_drain: drained %llu of %zu samples\n", (unsigned long long)got,
                     n);
             exit(1);
         }
-        per[r] = (double)(t1 - t0) / (double)n;
+        per[r] = (t1 - t0) / (double)n;
     }
-    qsort(per, ROUNDS, sizeof per[0], cmp_double);
-    printf("| %-34s | %7.1f | %5.1f-%-5.1f |\n", name, per[ROUNDS / 2], per[0], per[ROUNDS - 1]);
+    med = bench_median(per, ROUNDS);
+    printf("| %-34s | %7.1f | %5.1f-%-5.1f |\n", name, med, per[0], per[ROUNDS - 1]);
 }
 
 int main(int argc, char **argv)
@@ -288,10 +277,10 @@ int main(int argc, char **argv)
             if (ctxprof_pebs_paths_init(&pp, &pd, &err))
                 return 1;
             for (r = 0; r < ROUNDS; r++) {
-                uint64_t t0 = now_ns(), t1;
+                double t0 = bench_now_ns(), t1;
                 pebs_bench_paths(&pp);
-                t1 = now_ns();
-                per[r] = (double)(t1 - t0) / NSMP;
+                t1 = bench_now_ns();
+                per[r] = (t1 - t0) / NSMP;
             }
             if (pp.st.precise != (uint64_t)ROUNDS * NSMP * 3 / 4) {
                 fprintf(stderr, "pebs_drain: %llu precise, expected %llu\n",
@@ -299,10 +288,12 @@ int main(int argc, char **argv)
                         (unsigned long long)ROUNDS * NSMP * 3 / 4);
                 return 1;
             }
-            qsort(per, ROUNDS, sizeof per[0], cmp_double);
-            printf("| %-34s | %7.1f | %5.1f-%-5.1f |\n",
-                   with_tree ? "paths + HCCT (lazy Space Saving)" : "paths (per-path weights)",
-                   per[ROUNDS / 2], per[0], per[ROUNDS - 1]);
+            {
+                double med = bench_median(per, ROUNDS);
+                printf("| %-34s | %7.1f | %5.1f-%-5.1f |\n",
+                       with_tree ? "paths + HCCT (lazy Space Saving)" : "paths (per-path weights)",
+                       med, per[0], per[ROUNDS - 1]);
+            }
             ctxprof_pebs_paths_deinit(&pp);
             if (with_tree)
                 ctxprof_hcct_deinit(&tree);

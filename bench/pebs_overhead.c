@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof_pebs.h"
+#include "bench.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -245,12 +246,6 @@ static result_row run(int v)
     return r;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 11, r, v;
@@ -271,8 +266,8 @@ int main(int argc, char **argv)
         base_cpu[r] = res[r * NV + V_NONE].cpu;
         base_wall[r] = res[r * NV + V_NONE].wall;
     }
-    qsort(base_cpu, (size_t)rounds, sizeof(double), cmp_double);
-    qsort(base_wall, (size_t)rounds, sizeof(double), cmp_double);
+    qsort(base_cpu, (size_t)rounds, sizeof(double), bench_cmp_double);
+    qsort(base_wall, (size_t)rounds, sizeof(double), bench_cmp_double);
     printf("sampling overhead, %d rounds (variants alternate), workload %.3f s CPU (median)\n",
            rounds, base_cpu[rounds / 2]);
     printf("ctxprof_pebs level: %s (%s)\n\n", ctxprof_pebs_level_name(level_used), explain);
@@ -291,8 +286,8 @@ int main(int argc, char **argv)
             smp += x->samples;
             lost += x->lost;
         }
-        qsort(cr, (size_t)rounds, sizeof(double), cmp_double);
-        qsort(wr, (size_t)rounds, sizeof(double), cmp_double);
+        qsort(cr, (size_t)rounds, sizeof(double), bench_cmp_double);
+        qsort(wr, (size_t)rounds, sizeof(double), bench_cmp_double);
         if (v == V_NONE)
             printf("| %-17s | %-6s | %11s | %4s | %.4f (%.4f-%.4f) | %10.4f |\n", vname[v],
                    vrate[v], "-", "-", cr[rounds / 2], cr[0], cr[rounds - 1], wr[rounds / 2]);
@@ -311,8 +306,8 @@ int main(int argc, char **argv)
             c[r] = x->samples ? (x->cpu - res[r * NV + V_NONE].cpu) / (double)x->samples : 0;
             k[r] = y->samples ? (y->cpu - res[r * NV + V_NONE].cpu) / (double)y->samples : 0;
         }
-        qsort(c, (size_t)rounds, sizeof(double), cmp_double);
-        qsort(k, (size_t)rounds, sizeof(double), cmp_double);
+        qsort(c, (size_t)rounds, sizeof(double), bench_cmp_double);
+        qsort(k, (size_t)rounds, sizeof(double), bench_cmp_double);
         cm = c[rounds / 2];
         km = k[rounds / 2];
         printf("\ncost per sample (50 kHz runs, median, min-max):\n");
@@ -327,7 +322,7 @@ int main(int argc, char **argv)
             const result_row *x = &res[r * NV + V_WALL50K];
             c[r] = x->samples ? (x->cpu - res[r * NV + V_NONE].cpu) / (double)x->samples : 0;
         }
-        qsort(c, (size_t)rounds, sizeof(double), cmp_double);
+        qsort(c, (size_t)rounds, sizeof(double), bench_cmp_double);
         printf("  ICPP timer (wall), a signal per sample %6.2f us (%.2f-%.2f)\n",
                c[rounds / 2] * 1e6, c[0] * 1e6, c[rounds - 1] * 1e6);
 #endif
