@@ -44,7 +44,7 @@
      every thread. A level is forced with desc.level or the environment
      variable CTXPROF_PEBS_LEVEL=pebs|hw|sw. ctxprof_pebs_explain() says what
      each level did: "PEBS: no hardware PMU (ENOENT); hardware: no hardware
-     PMU (ENOENT); software task-clock: ok (period 333333 ns)".
+     PMU (ENOENT); software task-clock: ok (period 1000000 ns)".
 
    CONFIGURATION
 
@@ -191,8 +191,9 @@ typedef struct ctxprof_pebs_desc {
     const char *event;    /* NULL = "cycles"; "instructions", "task-clock", "cpu-clock",
                              "rHEX" (raw), or a libpfm4 name with CTXPROF_HAVE_LIBPFM */
     uint64_t period;      /* hardware levels: events per sample; default 1000003 */
-    uint64_t period_ns;   /* software level: ns of thread CPU time per sample; default 333333
-                             (about 1M cycles at 3 GHz, ICPP's rate); kernel minimum 10000 */
+    uint64_t period_ns;   /* software level: ns of thread CPU time per sample; default 1000000
+                             (1 kHz: a software sample is a timer interrupt, 13-18 us each in
+                             a VM, so ICPP's 3 kHz would cost ~5% there); kernel minimum 10000 */
     int precise;          /* PEBS precise_ip 1..3; default 1 (PC and SP consistent) */
     unsigned ring_pages;  /* data pages per thread, a power of two; default 64 (256 KiB) */
     unsigned watermark;   /* reader wakeup after this many bytes; default ring/4 */
@@ -1961,7 +1962,7 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     if (!d.period)
         d.period = 1000003; /* ICPP's 1M cycles; a prime avoids lock-step with loops */
     if (!d.period_ns)
-        d.period_ns = 333333;
+        d.period_ns = 1000000;
     if (!d.precise)
         d.precise = 1;
     if (!d.ring_pages)

@@ -983,7 +983,7 @@ static void pebs_live_explain(void)
     if (ctxprof__pebs_have_pmu() == 0) {
         CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
         CHECK_STR(why, "PEBS: no hardware PMU (ENOENT); hardware: no hardware PMU (ENOENT); "
-                       "software task-clock: ok (period 333333 ns)");
+                       "software task-clock: ok (period 1000000 ns)");
     } else {
         CHECK(pb.level >= CTXPROF_PEBS_LEVEL_PEBS && pb.level <= CTXPROF_PEBS_LEVEL_SW);
         CHECK_CONTAINS(why, ": ok (period ");
@@ -1004,7 +1004,7 @@ static void pebs_live_explain(void)
     d.level = CTXPROF_PEBS_LEVEL_SW;
     REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
     CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
-    CHECK_STR(ctxprof_pebs_explain(&pb), "software task-clock: ok (period 333333 ns) [forced]");
+    CHECK_STR(ctxprof_pebs_explain(&pb), "software task-clock: ok (period 1000000 ns) [forced]");
     ctxprof_pebs_close(&pb);
 
     /* the environment variable, and a bad value of it */
@@ -1024,7 +1024,7 @@ static void pebs_live_explain(void)
     CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
     d.level = 0;
     REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
-    CHECK_STR(ctxprof_pebs_explain(&pb), "software cpu-clock: ok (period 333333 ns)");
+    CHECK_STR(ctxprof_pebs_explain(&pb), "software cpu-clock: ok (period 1000000 ns)");
     ctxprof_pebs_close(&pb);
 }
 
