@@ -1543,7 +1543,9 @@ enum {
     CTXPROF_ICPP_INCORRECT = 5  /* evaluation only: the true path is not a candidate */
 };
 
+#ifndef CTXPROF_ICPP_FRAMES /* ABI: the same value in every TU of a program */
 #define CTXPROF_ICPP_FRAMES 8
+#endif
 /* Frame words saved at sample time for resolving later: return address
    and canonical frame address (caller's SP) of the first frames of the
    frame-pointer chain, innermost first. */
