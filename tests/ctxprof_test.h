@@ -107,6 +107,23 @@ static void ctxprof_test_fail(const char *file, int line, const char *expr, cons
         }                                                                                          \
     } while (0)
 
+/* For cases that build and run separate programs: what they test does not
+   depend on how the test binary itself was built, so they run in the plain
+   configuration of each compiler and are skipped (and said so) under the
+   sanitizers, which the programs they build do not use anyway. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CTXPROF_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CTXPROF_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(CTXPROF_TEST_SANITIZED)
+#define PLAIN_BUILD_ONLY() SKIP("builds separate programs; run in the plain configuration")
+#else
+#define PLAIN_BUILD_ONLY() ((void)0)
+#endif
+
 #define SKIP(why)                                                                                  \
     do {                                                                                           \
         fprintf(stderr, "  skip: %s\n", (why));                                                    \

@@ -14,18 +14,34 @@
 
 #include <stdarg.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+static char ctxprof_test_dir[256];
+
+static void ctxprof_test_cleanup(void)
+{
+    char cmd[300];
+    if (ctxprof_test_dir[0] && !getenv("CTXPROF_TEST_KEEP")) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", ctxprof_test_dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", ctxprof_test_dir);
+    }
+}
+
+/* Removed at exit unless CTXPROF_TEST_KEEP is set. */
 const char *ctxprof_test_tmpdir(void)
 {
-    static char dir[256];
+    char *dir = ctxprof_test_dir;
     if (!dir[0]) {
         const char *base = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/ctxprof-test-XXXXXX", base && *base ? base : "/tmp");
+        snprintf(dir, sizeof ctxprof_test_dir, "%s/ctxprof-test-XXXXXX",
+                 base && *base ? base : "/tmp");
         if (!mkdtemp(dir)) {
             perror("mkdtemp");
             exit(2);
         }
+        atexit(ctxprof_test_cleanup);
     }
     return dir;
 }
@@ -81,9 +97,16 @@ int main(int argc, char **argv)
         for (c = ctxprof_test_tables[t].cases; c->name; c++) {
             if (filter && !strstr(c->name, filter))
                 continue;
+            struct timespec t0, t1;
+            double secs;
             ctxprof_test_failed = 0;
             ctxprof_test_skipped = 0;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
             c->fn();
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+            if (secs >= 2)
+                printf("  (%s took %.1f s)\n", c->name, secs);
             if (ctxprof_test_failed) {
                 printf("FAIL %s\n", c->name);
                 failed++;

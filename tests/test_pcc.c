@@ -122,6 +122,7 @@ static void pcc_site_ids_across_builds(void)
     char addr[3][64];
     int k;
     char root[1024];
+    PLAIN_BUILD_ONLY();
     REQUIRE(getcwd(root, sizeof root));
     REQUIRE_EQ(ctxprof_test_sh("mkdir -p %s/b1/deep/er %s/b2 && cp tests/data/pcc_ids.c %s/b1/deep/er/"
                                " && cp tests/data/pcc_ids.c %s/b2/",
@@ -977,6 +978,7 @@ static void pcc_bits32(void)
     const char *d = ctxprof_test_tmpdir();
     ctxprof_pcc_set s;
     char p64[512];
+    PLAIN_BUILD_ONLY();
     snprintf(p64, sizeof p64, "%s/w64.set", d);
     pcc_set_fill(&s, 31, 10, 0);
     REQUIRE_EQ(ctxprof_pcc_set_save(&s, p64), CTXPROF_OK);

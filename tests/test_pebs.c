@@ -1888,6 +1888,7 @@ static void pebs_perf_crosscheck(void)
     uint64_t ma[8], mb[8];
     size_t na, nb;
     int k, ka, kb;
+    PLAIN_BUILD_ONLY();
 #if !defined(CTXPROF_TEST_CC)
     SKIP("no compiler configured");
 #else
