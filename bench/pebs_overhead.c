@@ -34,6 +34,7 @@
 #include "bench.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +93,12 @@ enum {
     V_WALL50K,
     NV
 };
-static const char *vname[NV] = {"unsampled",         "ctxprof_pebs",      "ctxprof_pebs",
-                                "ctxprof_pebs",      "event, no reader",  "interrupt only",
-                                "ICPP timer (CPU)",  "ICPP timer (CPU)",  "ICPP timer (wall)",
+static const char *vname[NV] = {"unsampled",         "ctxprof_pebs",     "ctxprof_pebs",
+                                "ctxprof_pebs",      "event, no reader", "interrupt only",
+                                "ICPP timer (CPU)",  "ICPP timer (CPU)", "ICPP timer (wall)",
                                 "ICPP timer (wall)", "ICPP timer (wall)"};
-static const char *vrate[NV] = {"-",      "1 kHz", "10 kHz", "50 kHz", "50 kHz", "50 kHz",
-                                "1 kHz",  "10 kHz", "1 kHz", "10 kHz", "50 kHz"};
+static const char *vrate[NV] = {"-",     "1 kHz",  "10 kHz", "50 kHz", "50 kHz", "50 kHz",
+                                "1 kHz", "10 kHz", "1 kHz",  "10 kHz", "50 kHz"};
 static const uint64_t vperiod[NV] = {0,       1000000, 100000,  20000,  20000, 20000,
                                      1000000, 100000,  1000000, 100000, 20000};
 
@@ -106,7 +107,7 @@ typedef struct result_row {
     double thread_cpu; /* the sampled thread's CPU time, s */
     double reader_cpu; /* the reader thread's CPU time, s */
     uint64_t samples, lost;
-    uint64_t irqs; /* local timer interrupts during the run (all CPUs) */
+    uint64_t irqs; /* local timer interrupts of the run's CPU during the run */
 } result_row;
 
 static int level_used;
@@ -120,41 +121,52 @@ static void sum_fn(void *user, const ctxprof_pebs_sample *s)
     sink_sum += s->ip ^ s->sp;
 }
 
-/* Local timer interrupts taken so far, all CPUs (/proc/interrupts "LOC:"). */
-static uint64_t local_timer_irqs(void)
+/* Local timer interrupts CPU cpu has taken (/proc/interrupts "LOC:"). */
+static uint64_t local_timer_irqs(int cpu)
 {
     char line[4096];
-    uint64_t sum = 0;
+    uint64_t n = 0;
     FILE *f = fopen("/proc/interrupts", "r");
     if (!f)
         return 0;
     while (fgets(line, sizeof line, f)) {
         char *p = line, *end;
+        int c;
         while (*p == ' ')
             p++;
         if (strncmp(p, "LOC:", 4) != 0)
             continue;
-        for (p += 4;; p = end) {
+        for (p += 4, c = 0;; p = end, c++) {
             unsigned long long v = strtoull(p, &end, 10);
             if (end == p)
                 break;
-            sum += v;
+            if (c == cpu)
+                n = v;
         }
     }
     fclose(f);
-    return sum;
+    return n;
 }
 
 /* The timer interrupt alone: the software level's event (task-clock, the
-   same period, a mapped ring) with every sample excluded. */
+   same period, a mapped ring) with every sample excluded. The thread stays
+   on one CPU, whose local timer interrupts are counted. */
 static void run_irq(uint64_t period_ns, result_row *r)
 {
     struct perf_event_attr a;
     void *map;
     size_t len = (size_t)65 * 4096;
-    uint64_t irq0 = local_timer_irqs();
-    double c0 = cpu_s(), t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-    int fd;
+    cpu_set_t all, one;
+    int cpu = sched_getcpu(), fd;
+    uint64_t irq0;
+    double c0, t0;
+    sched_getaffinity(0, sizeof all, &all);
+    CPU_ZERO(&one);
+    CPU_SET((size_t)cpu, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    irq0 = local_timer_irqs(cpu);
+    c0 = cpu_s();
+    t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
@@ -177,7 +189,8 @@ static void run_irq(uint64_t period_ns, result_row *r)
     close(fd);
     r->cpu = cpu_s() - c0;
     r->thread_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
-    r->irqs = local_timer_irqs() - irq0;
+    r->irqs = local_timer_irqs(cpu) - irq0;
+    sched_setaffinity(0, sizeof all, &all);
 }
 
 static result_row run(int v)
@@ -222,8 +235,10 @@ static result_row run(int v)
         ctxprof_pebs_stats_get(&pb, &st);
         r.samples = st.samples;
         r.lost = st.lost > st.kernel_lost ? st.lost : st.kernel_lost;
-        level_used = pb.level;
-        snprintf(explain, sizeof explain, "%s", ctxprof_pebs_explain(&pb));
+        if (v == V_PEBS1K) {
+            level_used = pb.level;
+            snprintf(explain, sizeof explain, "%s", ctxprof_pebs_explain(&pb));
+        }
         return r;
     }
     c0 = cpu_s();
@@ -300,7 +315,8 @@ int main(int argc, char **argv)
         base[r] = res[r * NV + V_NONE].cpu;
     printf("sampling overhead, %d rounds (variants alternate), workload %.3f s CPU (median)\n",
            rounds, bench_median(base, rounds));
-    printf("ctxprof_pebs level: %s (%s)\n\n", ctxprof_pebs_level_name(level_used), explain);
+    printf("ctxprof_pebs level: %s (1 kHz run: %s)\n\n", ctxprof_pebs_level_name(level_used),
+           explain);
     printf("| sampler           | rate   | samples/run | lost | CPU ratio (min-max)     | "
            "ctxprof's reader, %% of the run |\n");
     printf("|-------------------|--------|-------------|------|-------------------------|"
