@@ -263,9 +263,9 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
    training used). A thread that has no ICPP base yet (attached before its
    first instrumented function or ctxprof_icpp_thread_begin) is measured
    from the top of its stack mapping (the calling thread; heights then
-   comparable within the run only) or not at all (height 0) until its ICPP
-   base appears; from then on, from that base. Attaching an attached thread
-   is a no-op. Retries with a smaller ring when
+   comparable within the run only) or not at all (height 0) until a read of
+   its ring finds its ICPP base registered; from then on, from that base.
+   Attaching an attached thread is a no-op. Retries with a smaller ring when
    the locked-memory budget refuses the mapping. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
 
