@@ -2511,6 +2511,16 @@ static const char *pebs_count_output(void)
     return done ? out : NULL;
 }
 
+/* Sets out to that output, or skips the case saying why. */
+#define PEBS_COUNT_OUTPUT_OR_SKIP(out)                                                             \
+    do {                                                                                           \
+        PLAIN_BUILD_ONLY();                                                                        \
+        (out) = pebs_count_output();                                                               \
+        if ((out) && strstr((out), "pebs_workload: "))                                             \
+            SKIP("perf_event unusable here (see the workload's message)");                         \
+        REQUIRE((out) != NULL);                                                                    \
+    } while (0)
+
 /* Nothing on the drain path allocates: the reader thread (watermark
    wakeups, drain requests, the final drain of three threads that exit),
    explicit drains, the signal handler, and the paths pipeline behind them
@@ -2520,11 +2530,7 @@ static void pebs_drain_noalloc(void)
 {
     const char *out;
     uint64_t v;
-    PLAIN_BUILD_ONLY();
-    out = pebs_count_output();
-    if (out && strstr(out, "pebs_workload: "))
-        SKIP("perf_event unusable here (see the workload's message)");
-    REQUIRE(out != NULL);
+    PEBS_COUNT_OUTPUT_OR_SKIP(out);
     REQUIRE(pebs_kv(out, "control_allocs", &v) == 0);
     CHECK_GE(v, 1);
     PEBS_HAS(out, "\nreader_allocs=0\n");
@@ -2551,11 +2557,7 @@ static void pebs_probe_once(void)
 {
     const char *out;
     uint64_t v;
-    PLAIN_BUILD_ONLY();
-    out = pebs_count_output();
-    if (out && strstr(out, "pebs_workload: "))
-        SKIP("perf_event unusable here (see the workload's message)");
-    REQUIRE(out != NULL);
+    PEBS_COUNT_OUTPUT_OR_SKIP(out);
     REQUIRE(pebs_kv(out, "probe_opens", &v) == 0);
     CHECK_GE(v, 1);
     if (ctxprof__pebs_have_pmu() == 0)
