@@ -2568,6 +2568,22 @@ static void pebs_probe_once(void)
 
 /* ---- hardware PMU only ---- */
 
+/* PEBS samples: registers of the PEBS record (flag PRECISE), the record's
+   IP also given as the sample IP, user mode. */
+typedef struct pebs_precchk {
+    uint64_t all, in, precise, same_ip, user;
+} pebs_precchk;
+
+static void pebs_prec_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_precchk *c = (pebs_precchk *)user;
+    c->all++;
+    c->in += pebs_in_range(s->ip, __start_ctxprof_pebs_hot, __stop_ctxprof_pebs_hot);
+    c->precise += (s->flags & CTXPROF_PEBS_SAMPLE_PRECISE) != 0;
+    c->same_ip += s->event_ip == s->ip;
+    c->user += (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+}
+
 static void pebs_hardware(void)
 {
     ctxprof_pebs pb;
@@ -2588,6 +2604,35 @@ static void pebs_hardware(void)
     ctxprof_pebs_close(&pb);
     CHECK_GE(h.all, 50);
     CHECK_GE(h.in * 100, h.all * 90); /* skid moves a few samples */
+#if defined(CTXPROF__PEBS_X86)
+    {
+        long maxp = -1;
+        int intr;
+        pebs_precchk c;
+        if (ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu/caps/max_precise", &maxp) !=
+            0)
+            ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu_core/caps/max_precise",
+                                    &maxp);
+        if (maxp < 1 || !ctxprof__pebs_is_intel())
+            SKIP("hardware level checked; no Intel PEBS here (caps/max_precise < 1)");
+        memset(&c, 0, sizeof c);
+        pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+        d.level = CTXPROF_PEBS_LEVEL_PEBS;
+        d.on_sample = pebs_prec_fn;
+        d.user = &c;
+        REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+        CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "PEBS: ok (period 200003 events, precise_ip=1)");
+        intr = strstr(ctxprof_pebs_explain(&pb), "REGS_INTR refused") == NULL; /* lockdown */
+        REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+        pebs_hot(100000000);
+        ctxprof_pebs_close(&pb);
+        CHECK_GE(c.all, 50);
+        CHECK_GE(c.in * 100, c.all * 95);
+        CHECK_EQ(c.precise, intr ? c.all : 0);
+        CHECK_GE(c.same_ip * 100, c.all * 95);
+        CHECK_EQ(c.user, c.all);
+    }
+#endif
 }
 
 static const ctxprof_test_case ctxprof_tests_pebs[] = {
