@@ -30,6 +30,7 @@
      CTXPROF_SITE_SEED      0     build seed mixed into every call-site id
      CTXPROF_MALLOC/FREE    libc  allocator hooks (implementation TU; both or none)
      CTXPROF_TLS            auto  storage class for per-thread state
+     CTXPROF_TLS_INITIAL_EXEC off use initial-exec TLS in executables too (see THREADS)
      CTXPROF_TLS_DYNAMIC    off   use the general-dynamic TLS model (see THREADS)
      CTXPROF_NO_TLS         off   single-threaded build: per-thread state is static
      CTXPROF_DEBUG          off   asserts on internal invariants
@@ -37,12 +38,20 @@
 
    THREADS AND SIGNALS
 
-     All run-time state is per thread. The thread-local variables use the
-     initial-exec TLS model, which is one instruction per access even in -fPIC
-     code. A shared library that is dlopen()ed after program start draws its
-     initial-exec TLS from glibc's small static-TLS surplus; if dlopen fails
-     with "cannot allocate memory in static TLS block", build that library with
-     -DCTXPROF_TLS_DYNAMIC (a __tls_get_addr call per access instead).
+     All run-time state is per thread. In code built for an executable (no
+     -fPIC, or -fPIE) the thread-local variables use the local-exec TLS
+     model: an access is one %fs-relative instruction and a call site needs
+     no register for the variable's address. In -fPIC code they use
+     initial-exec: one more load of the address per function, still no
+     function call. If the executable is annotated but ctxprof's
+     implementation (CTXPROF_IMPLEMENTATION) lives in a shared library, the
+     link fails (x86-64: "unresolvable R_X86_64_TPOFF32 relocation against
+     symbol `ctxprof_pcc_tls'"): build the executable's annotated code with
+     -DCTXPROF_TLS_INITIAL_EXEC. A shared library that is dlopen()ed after
+     program start draws its initial-exec TLS from glibc's small static-TLS
+     surplus; if dlopen fails with "cannot allocate memory in static TLS
+     block", build that library with -DCTXPROF_TLS_DYNAMIC (a __tls_get_addr
+     call per access instead).
      Every function also exists over an explicit state struct, so the TLS
      variables are only a convenience. Functions marked "signal-safe" may be
      called from a signal handler; the others may not.
@@ -116,9 +125,15 @@
 #error "ctxprof: no thread-local storage keyword; define CTXPROF_TLS or CTXPROF_NO_TLS"
 #endif
 #endif
+/* TLS model (see THREADS above): local-exec in code built for an executable
+   (no -fPIC, or -fPIE), initial-exec in -fPIC code or when forced. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(CTXPROF_TLS_DYNAMIC) &&                  \
     !defined(CTXPROF_NO_TLS)
+#if (!defined(__PIC__) || defined(__PIE__)) && !defined(CTXPROF_TLS_INITIAL_EXEC)
+#define CTXPROF__TLS_MODEL __attribute__((tls_model("local-exec")))
+#else
 #define CTXPROF__TLS_MODEL __attribute__((tls_model("initial-exec")))
+#endif
 #else
 #define CTXPROF__TLS_MODEL
 #endif
@@ -309,7 +324,7 @@ typedef struct ctxprof_pcc {
     ctxprof_ctx v; /* current context value */
 } ctxprof_pcc;
 
-/* The calling thread's context (initial-exec TLS; see THREADS above). */
+/* The calling thread's context (TLS; see THREADS above). */
 CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
 
 /* Multiplicative inverse of 3 modulo 2^bits: undoes an update even after V
