@@ -1269,31 +1269,42 @@ static void pcc_tool(void)
 }
 
 /* The anomaly example: silent on normal input, exactly one report (with
-   the handler chain in its backtrace) on input reaching the legacy path. */
+   the handler chain in its backtrace) on input reaching the legacy path.
+   The runs work in the test's directory (they save minikv-demo.db there). */
 static void pcc_example(void)
 {
     const char *d = ctxprof_test_tmpdir();
-    const char *kv = "build/examples/anomaly/minikv", *ex = "examples/anomaly";
-    REQUIRE_EQ(ctxprof_test_sh("%s --train %s/kv1.set %s/train1.txt > /dev/null 2>&1 && "
-                               "%s --train %s/kv2.set %s/train2.txt > /dev/null 2>&1 && "
-                               "build/ctxprof-set merge -o %s/kv.set %s/kv1.set %s/kv2.set > /dev/null",
-                               kv, d, ex, kv, d, ex, d, d, d),
+    char kv[700], ex[700], set_tool[700], cwd[512];
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(kv, sizeof kv, "%s/build/examples/anomaly/minikv", cwd);
+    snprintf(ex, sizeof ex, "%s/examples/anomaly", cwd);
+    snprintf(set_tool, sizeof set_tool, "%s/build/ctxprof-set", cwd);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s --train kv1.set %s/train1.txt > /dev/null 2>&1 && "
+                               "%s --train kv2.set %s/train2.txt > /dev/null 2>&1 && "
+                               "%s merge -o kv.set kv1.set kv2.set > /dev/null",
+                               d, kv, ex, kv, ex, set_tool),
                0);
-    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv.set %s/normal.txt 2>&1 >/dev/null | grep -c ANOMALY "
-                             "> %s/n0; grep -qx 0 %s/n0",
-                             kv, d, ex, d, d),
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s --check kv.set %s/normal.txt 2>&1 >/dev/null | "
+                             "grep -c ANOMALY > n0; grep -qx 0 n0",
+                             d, kv, ex),
              0);
-    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv.set %s/attack.txt 2> %s/rep > /dev/null && "
-                             "grep -c ANOMALY %s/rep | grep -qx 1",
-                             kv, d, ex, d, d),
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s --check kv.set %s/attack.txt 2> rep > /dev/null && "
+                             "grep -c ANOMALY rep | grep -qx 1",
+                             d, kv, ex),
              0);
-    CHECK_EQ(ctxprof_test_sh("grep -q ' resolve_indirect' %s/rep && grep -q ' cmd_get+' %s/rep", d,
+    CHECK_EQ(ctxprof_test_sh("cd %s && grep -q ' resolve_indirect' rep && grep -q ' cmd_get+' rep "
+                             "&& grep -q 'minikv.c:41 was never seen' rep",
                              d),
              0);
     /* without the merged second run, `load` is new as well */
-    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv1.set %s/normal.txt 2>&1 >/dev/null | "
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s --check kv1.set %s/normal.txt 2>&1 >/dev/null | "
                              "grep -c ANOMALY | grep -qx 2",
-                             kv, d, ex),
+                             d, kv, ex),
+             0);
+    /* the demo script runs as `make demo` runs it */
+    CHECK_EQ(ctxprof_test_sh("sh examples/anomaly/demo.sh > %s/demo.out 2>&1 && "
+                             "grep -c ANOMALY %s/demo.out | grep -qx 1",
+                             d, d),
              0);
 }
 
