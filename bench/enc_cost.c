@@ -1,7 +1,7 @@
 /* enc_cost: per-call cost of the precise encodings against no
    instrumentation and against PCC, and query cost (read + hash).
 
-     enc_cost time          ns per call, medians of 9 rounds, variants alternated
+     enc_cost time          ns per call, medians of 101 short rounds, variants alternated
      enc_cost query         ns per query (ctxprof_enc_hash) at recursion depths 10, 50
      enc_cost run V W N     one variant (plain pcc pcce valence hcce auto) of one
                             workload (acyclic fib) N times: for callgrind
@@ -70,7 +70,7 @@ static double run_one(int v, int fib, long n)
 
 static int cmd_time(void)
 {
-    enum { ROUNDS = 9, NV = 6 };
+    enum { ROUNDS = 101, NV = 6 };
     int w;
     printf("per-call cost, ns per instrumented call: median and min-max of %d rounds (variants "
            "alternated in each round); ratios are medians of the per-round ratios\n",
@@ -79,11 +79,11 @@ static int cmd_time(void)
            "x plain", "x pcc");
     for (w = 0; w < 2; w++) {
         double t[NV][ROUNDS], rp[NV][ROUNDS], rc[NV][ROUNDS], calls;
-        long n = w ? 40 : 20000000;
+        long n = w ? 2 : 400000; /* about a millisecond per run: most runs are not preempted */
         int v, r;
         calls = w ? fib_calls(24) * (double)n : (double)n;
         for (v = 0; v < NV; v++) /* warm up */
-            run_one(v, w, w ? 2 : n / 10);
+            run_one(v, w, n);
         for (r = 0; r < ROUNDS; r++)
             for (v = 0; v < NV; v++) {
                 int u = (v + r) % NV; /* a different order each round */
