@@ -504,6 +504,8 @@ typedef struct ctxprof_pcc_stats {
     uint64_t reported;   /* report callbacks made */
     uint64_t suppressed; /* report callbacks refused by the rate limit */
     uint64_t dropped;    /* values not stored: a bound was reached */
+    double expected_conflicts; /* among `distinct` contexts (paper 3.2): stored values that
+                                  stand for two or more contexts, on average */
 } ctxprof_pcc_stats;
 
 #define CTXPROF__PCC_STRIPES 64
@@ -3278,6 +3280,8 @@ CTXPROF_DEF void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_s
     out->reported = __atomic_load_n(&set->reported_count, __ATOMIC_RELAXED);
     out->suppressed = __atomic_load_n(&set->suppressed, __ATOMIC_RELAXED);
     out->dropped = __atomic_load_n(&set->dropped, __ATOMIC_RELAXED);
+    out->expected_conflicts = ctxprof_pcc_expected_conflicts((double)out->distinct,
+                                                             CTXPROF_CTX_BITS);
 }
 
 CTXPROF_DEF const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set)

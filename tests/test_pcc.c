@@ -603,7 +603,8 @@ static void pcc_set_basic(void)
 }
 
 /* Growth keeps the table at most half full and every value findable; the
-   bound refuses more and counts the drops. */
+   bound refuses more and counts the drops; the stats carry the expected
+   conflicts; a set sized for its expected count never grows. */
 static void pcc_set_capacity(void)
 {
     ctxprof_pcc_set set;
@@ -632,6 +633,21 @@ static void pcc_set_capacity(void)
     ctxprof_pcc_set_stats(&set, &st);
     CHECK_EQ(st.distinct, 4000);
     CHECK_EQ(st.dropped, 1001);
+    /* E = n - m + m((m-1)/m)^n = n(n-1)/2m to a relative 1e-6 for n << m */
+    CHECK_NEAR(st.expected_conflicts / (4000.0 * 3999 / 2 / ((double)((ctxprof_ctx)-1) + 1)), 1,
+               1e-6);
+    ctxprof_pcc_set_deinit(&set);
+    /* sized from the expected count: 100,000 values fit at most half full
+       without growing (the first table is the only one) */
+    desc.expected = 100000;
+    desc.max_contexts = 0;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    CHECK_GE(set.table->mask + 1, 200000);
+    CHECK_LE(set.table->mask + 1, 4 * 100000);
+    for (i = 0; i < 100000; i++)
+        ctxprof_pcc_set_add(&set, (ctxprof_ctx)ctxprof_mix64(i + 1));
+    CHECK(set.table->retired == NULL);
+    CHECK_EQ(ctxprof_pcc_set_count(&set), 100000);
     ctxprof_pcc_set_deinit(&set);
 }
 
