@@ -75,8 +75,8 @@ static int cmd_time(void)
     printf("per-call cost, ns per instrumented call: median and min-max of %d rounds (variants "
            "alternated in each round); ratios are medians of the per-round ratios\n",
            ROUNDS);
-    printf("%-9s %-8s %9s %13s %9s %9s\n", "workload", "variant", "ns/call", "min-max",
-           "x plain", "x pcc");
+    printf("%-9s %-8s %9s %13s %9s %9s\n", "workload", "variant", "ns/call", "min-max", "x plain",
+           "x pcc");
     for (w = 0; w < 2; w++) {
         double t[NV][ROUNDS], rp[NV][ROUNDS], rc[NV][ROUNDS], calls;
         long n = w ? 2 : 400000; /* about a millisecond per run: most runs are not preempted */

@@ -349,8 +349,8 @@ static void gen_overflow_warning(void)
             for (x = 0; x < 2; x++)
                 for (y = 0; y < 2; y++)
                     if (i == 0 && x == 0)
-                        used += (size_t)snprintf(text + used, 65536 - used, "call main %c0\n",
-                                                 'a' + y);
+                        used +=
+                            (size_t)snprintf(text + used, 65536 - used, "call main %c0\n", 'a' + y);
                     else if (i > 0)
                         used += (size_t)snprintf(text + used, 65536 - used, "call %c%u %c%u\n",
                                                  'a' + x, i - 1, 'a' + y, i);
@@ -800,8 +800,9 @@ static void gen_example_encoders(void)
         REQUIRE(p != NULL);
         while (p > out && p[-1] >= '0' && p[-1] <= '9')
             p--;
-        CHECK_EQ(sscanf(p, "%lu steps; decoded to the true path: pcce %lu, valence %lu, hcce %lu, "
-                           "auto %lu",
+        CHECK_EQ(sscanf(p,
+                        "%lu steps; decoded to the true path: pcce %lu, valence %lu, hcce %lu, "
+                        "auto %lu",
                         &steps, &dec[0], &dec[1], &dec[2], &dec[3]),
                  5);
         CHECK(steps > 0);

@@ -186,10 +186,11 @@ static void pcc_site_folds(void)
     static const char *const opts[2] = {"-O1", "-O2"};
     char path[512], line[256], imm[64];
     int k;
-    REQUIRE_EQ(ctxprof_test_sh("printf '#include \"ctxprof.h\"\\nctxprof_ctx site(void);\\n"
-                               "ctxprof_ctx site(void) { return CTXPROF_PCC_SITE(); }\\n' > %s/fold.c",
-                               d),
-               0);
+    REQUIRE_EQ(
+        ctxprof_test_sh("printf '#include \"ctxprof.h\"\\nctxprof_ctx site(void);\\n"
+                        "ctxprof_ctx site(void) { return CTXPROF_PCC_SITE(); }\\n' > %s/fold.c",
+                        d),
+        0);
     snprintf(imm, sizeof imm, "$%lld",
              (long long)(int64_t)ctxprof_pcc_site_id("fold.c", 3, 0, CTXPROF_SITE_SEED));
     for (k = 0; k < 2; k++) {
@@ -841,10 +842,10 @@ static void pcc_report_once(void)
    never-trained contexts is reported exactly once, and at the end the set
    is exactly the union. */
 static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero);
-#define PCC_TWC_PRE 2000   /* trained before the threads start */
-#define PCC_TWC_ADD 20000  /* added by each of the two trainers */
-#define PCC_TWC_FILE 5000  /* in the merged file */
-#define PCC_TWC_NEW 200    /* never trained: checked by every checker */
+#define PCC_TWC_PRE 2000  /* trained before the threads start */
+#define PCC_TWC_ADD 20000 /* added by each of the two trainers */
+#define PCC_TWC_FILE 5000 /* in the merged file */
+#define PCC_TWC_NEW 200   /* never trained: checked by every checker */
 typedef struct pcc_twc {
     ctxprof_pcc_set *set;
     const char *file;

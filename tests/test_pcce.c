@@ -795,9 +795,9 @@ static void pcce_query_hash(void)
             CHECK_EQ(ctxprof_pcc_set_check(&set, ha, CTXPROF_PCC_LOC), 0);
             ctxprof_pcc_set_mode(&set, CTXPROF_PCC_CHECK);
             CHECK_EQ(ctxprof_pcc_set_check(&set, hb, CTXPROF_PCC_LOC), 1);
-            CHECK_EQ(ctxprof_pcc_set_check(
-                         &set, ctxprof_enc_hash(&b, t.acyc_bits, pcce_node(&g, "g")),
-                         CTXPROF_PCC_LOC),
+            CHECK_EQ(ctxprof_pcc_set_check(&set,
+                                           ctxprof_enc_hash(&b, t.acyc_bits, pcce_node(&g, "g")),
+                                           CTXPROF_PCC_LOC),
                      0);
             ctxprof_pcc_set_deinit(&set);
         }
