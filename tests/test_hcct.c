@@ -110,17 +110,33 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
            at least their bucket's value; unlisted ones are >= qend */
         if (t->used == t->nslots && t->qend > 0) {
             unsigned char *listed = (unsigned char *)calloc(nn, 1);
+            size_t blocks = 0;
             CHECK_LE(t->qbase, mn);
             for (b = 0; listed && b < CTXPROF__HCCT_W; b++) {
                 uint64_t val = t->qbase + ((b - t->qbase) & (CTXPROF__HCCT_W - 1));
+                uint32_t s = t->qhead[b];
                 size_t k = 0;
-                for (v = t->qhead[b]; v != CTXPROF_HCCT_NONE && k <= nn; v = t->aux[v].qnext, k++) {
-                    CHECK(seen[v] && (n[v].count >> 63));
+                blocks++;
+                while (s != t->qtail[b] && k <= nn) {
+                    v = t->qslot[s++];
+                    k++;
+                    CHECK(v < nn && seen[v] && (n[v].count >> 63));
+                    if (v >= nn)
+                        break;
                     CHECK(!listed[v]);
                     listed[v] = 1;
                     CHECK_GE(n[v].count & ~((uint64_t)1 << 63), val);
+                    if (s % CTXPROF__HCCT_QB == CTXPROF__HCCT_QB - 1) { /* the next block */
+                        s = t->qslot[s] * CTXPROF__HCCT_QB;
+                        blocks++;
+                    }
                 }
             }
+            /* the blocks in use and the free ones are all the blocks */
+            for (v = t->qfree; v != t->qblocks && blocks <= t->qblocks;
+                 v = t->qslot[v * CTXPROF__HCCT_QB + CTXPROF__HCCT_QB - 1])
+                blocks++;
+            CHECK_EQ(blocks, t->qblocks);
             for (i = 1; listed && i < nn; i++)
                 if (seen[i] && (n[i].count >> 63) && !listed[i])
                     CHECK_GE(n[i].count & ~((uint64_t)1 << 63), t->qend);
