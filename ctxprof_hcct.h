@@ -530,6 +530,9 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
         if (CTXPROF__UNLIKELY(c == 0 || !(n[c].count >> 63)))
             goto miss; /* a new context, or one Space Saving does not monitor */
         n[c].count += t->unit;
+        /* the next lookup, if this routine calls, starts at the first child:
+           fetch it while the routine runs */
+        __builtin_prefetch(&n[n[c].child]);
     }
     /* (stored one at a time: paired into a vector store, gcc would build
        the pair on every path) */
