@@ -105,7 +105,8 @@
    BOUNDS
 
      desc.max_bytes bounds the node memory (48 bytes a node in LSS mode, 36
-     in CCT mode; default 16 |M| + 65536 nodes, and 1.25 GiB for the CCT):
+     in CCT mode; default 16 |M| + 65536 nodes, and 1.25 GiB for the CCT;
+     the LSS lazy queue adds 4.3 bytes a counter, allocated at init):
      an event that would need a node beyond it is counted on a node named
      "[dropped: node bound]" under the root, and so are the events below it,
      so totals stay right and the loss shows in every output
@@ -117,11 +118,13 @@
    COST
 
      A known, monitored context costs an enter (tick countdown, stack-address
-     check, a scan of the parent's children, the counter, a 32-byte frame) and
-     an exit (frame check, pop): with gcc's hooks about 60 instructions in
-     all (callgrind, zipfwalk), where empty hooks take 8. A context that is not monitored costs a Space
-     Saving replacement (find-min, victim pruned, its node reused): about 260
-     instructions. See README.md for measured tables.
+     check, a scan of the parent's children, the counter, a prefetch of its
+     first child, a 32-byte frame) and an exit (frame check, pop): with gcc's
+     hooks about 55 instructions in all (callgrind, zipfwalk), where empty
+     hooks take 8. A context that is not monitored costs a Space Saving
+     replacement (find-min in the lazy queue, which prefetches the victims
+     of the next replacements; the victim pruned; its node reused): about
+     230 instructions. See README.md for measured tables.
 
    HOOKS (CTXPROF_HCCT_HOOKS)
 
@@ -951,26 +954,32 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
     return v;
 }
 
+/* Unlinks the leaf v from its parent's children and frees it (LSS);
+   returns the parent. */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t v)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    uint32_t p = t->aux[v].parent, *link = &n[p].child;
+    while (*link != v && *link != 0)
+        link = &n[*link].sibling;
+    if (*link == v)
+        *link = n[v].sibling;
+    CTXPROF__HCCT_REL(t->aux[v].parent, CTXPROF__HCCT_FREE);
+    n[v].sibling = t->free_head;
+    t->free_head = v;
+    t->live--;
+    t->st.pruned++;
+    return p;
+}
+
 /* Removes unmonitored leaves from v upwards, stopping at keep (the current
    context) and at the root: SPE'16 Alg. 1. Only LSS trees prune. */
 CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t keep)
 {
-    ctxprof_hcct_node *n = t->nodes;
-    ctxprof_hcct_aux *a = t->aux;
+    const ctxprof_hcct_node *n = t->nodes;
     while (v > CTXPROF__HCCT_DROP && v != keep && n[v].child == 0 &&
-           !(n[v].count & CTXPROF__HCCT_MON) && a[v].parent != CTXPROF__HCCT_FREE) {
-        uint32_t p = a[v].parent, *link = &n[p].child;
-        while (*link != v && *link != 0) /* unlink from p's children */
-            link = &n[*link].sibling;
-        if (*link == v)
-            *link = n[v].sibling;
-        CTXPROF__HCCT_REL(a[v].parent, CTXPROF__HCCT_FREE);
-        n[v].sibling = t->free_head;
-        t->free_head = v;
-        t->live--;
-        t->st.pruned++;
-        v = p;
-    }
+           !(n[v].count & CTXPROF__HCCT_MON) && t->aux[v].parent != CTXPROF__HCCT_FREE)
+        v = ctxprof__hcct_free_leaf(t, v);
 }
 
 /* The deepest tracked frame's node: the current context. */
@@ -1333,19 +1342,10 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
     /* Alg. 1: v and then its unmonitored ancestors, while they are leaves;
        v was monitored until now, so it is in the tree */
     if (n[v].child == 0 && v != keep && v > CTXPROF__HCCT_DROP) {
-        do {
-            uint32_t q = a[v].parent, *link = &n[q].child;
-            while (*link != v)
-                link = &n[*link].sibling;
-            *link = n[v].sibling;
-            CTXPROF__HCCT_REL(a[v].parent, CTXPROF__HCCT_FREE);
-            n[v].sibling = t->free_head;
-            t->free_head = v;
-            t->live--;
-            t->st.pruned++;
-            v = q;
-        } while (!(n[v].count & CTXPROF__HCCT_MON) && n[v].child == 0 && v != keep &&
-                 v > CTXPROF__HCCT_DROP);
+        do
+            v = ctxprof__hcct_free_leaf(t, v);
+        while (!(n[v].count & CTXPROF__HCCT_MON) && n[v].child == 0 && v != keep &&
+               v > CTXPROF__HCCT_DROP);
     }
     if (!x) {
         /* the victim may have been p's last child */
