@@ -168,9 +168,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__HCCT_NOINSTR __attribute__((no_instrument_function))
 #define CTXPROF__HCCT_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define CTXPROF__HCCT_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define CTXPROF__HCCT_NOINSTR
 #define CTXPROF__HCCT_FENCE() ((void)0)
+#define CTXPROF__HCCT_PREFETCH(p) ((void)(p))
 #endif
 #define CTXPROF__HCCT_INLINE CTXPROF_INLINE CTXPROF__HCCT_NOINSTR
 
@@ -535,7 +537,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
         n[c].count += t->unit;
         /* the next lookup, if this routine calls, starts at the first child:
            fetch it while the routine runs */
-        __builtin_prefetch(&n[n[c].child]);
+        CTXPROF__HCCT_PREFETCH(&n[n[c].child]);
     }
     /* (stored one at a time: paired into a vector store, gcc would build
        the pair on every path) */
@@ -703,12 +705,7 @@ extern "C" {
 #define CTXPROF__HCCT_MON ((uint64_t)1 << 63) /* node.count: monitored */
 #define CTXPROF__HCCT_CMASK (CTXPROF__HCCT_MON - 1)
 #define CTXPROF__HCCT_W 256u /* lazy queue window (count values) */
-#ifndef CTXPROF__HCCT_PF1
-#define CTXPROF__HCCT_PF1 8u
-#endif
-#ifndef CTXPROF__HCCT_PF2
-#define CTXPROF__HCCT_PF2 4u
-#endif
+#define CTXPROF__HCCT_AHEAD 8u /* the victim prefetched, places ahead (< 15) */
 #define CTXPROF__HCCT_QB 16u /* lazy queue block: 15 node ids, then the next block */
 /* Blocks the lazy queue can need: every node of M listed at most once, 15 to
    a block, plus per bucket a partly consumed head block and a tail block
@@ -1099,18 +1096,14 @@ CTXPROF__HCCT_INLINE void ctxprof__hcct_q_drop(ctxprof_hcct *t, uint32_t b, uint
         s = k * qb;
     }
     t->qhead[b] = s;
-#if CTXPROF__HCCT_PF1 > 0
     /* Past the tail, slots hold node ids that are stale or 0 and the link
        slot a block index: harmless to prefetch. */
-    y = s + CTXPROF__HCCT_PF1;
-    if ((s & (qb - 1)) + CTXPROF__HCCT_PF1 >= qb - 1)
-        y = t->qslot[s | (qb - 1)] * qb + (s & (qb - 1)) + CTXPROF__HCCT_PF1 - (qb - 1);
+    y = s + CTXPROF__HCCT_AHEAD;
+    if ((s & (qb - 1)) + CTXPROF__HCCT_AHEAD >= qb - 1)
+        y = t->qslot[s | (qb - 1)] * qb + (s & (qb - 1)) + CTXPROF__HCCT_AHEAD - (qb - 1);
     y = t->qslot[y];
-    __builtin_prefetch(&t->nodes[y]);
-    __builtin_prefetch(&t->aux[y]);
-#else
-    (void)y;
-#endif
+    CTXPROF__HCCT_PREFETCH(&t->nodes[y]);
+    CTXPROF__HCCT_PREFETCH(&t->aux[y]);
 }
 
 /* find-min, the general case: skips empty buckets, rescans when the window
