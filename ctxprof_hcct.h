@@ -105,7 +105,8 @@
    BOUNDS
 
      desc.max_bytes bounds the node memory (48 bytes a node in LSS mode, 36
-     in CCT mode; default 16 |M| + 65536 nodes, and 1.25 GiB for the CCT):
+     in CCT mode; default 16 |M| + 65536 nodes, and 1.25 GiB for the CCT;
+     the LSS lazy queue adds 4.3 bytes a counter, allocated at init):
      an event that would need a node beyond it is counted on a node named
      "[dropped: node bound]" under the root, and so are the events below it,
      so totals stay right and the loss shows in every output
@@ -117,11 +118,13 @@
    COST
 
      A known, monitored context costs an enter (tick countdown, stack-address
-     check, a scan of the parent's children, the counter, a 32-byte frame) and
-     an exit (frame check, pop): with gcc's hooks about 60 instructions in
-     all (callgrind, zipfwalk), where empty hooks take 8. A context that is not monitored costs a Space
-     Saving replacement (find-min, victim pruned, its node reused): about 260
-     instructions. See README.md for measured tables.
+     check, a scan of the parent's children, the counter, a prefetch of its
+     first child, a 32-byte frame) and an exit (frame check, pop): with gcc's
+     hooks about 55 instructions in all (callgrind, zipfwalk), where empty
+     hooks take 8. A context that is not monitored costs a Space Saving
+     replacement (find-min in the lazy queue, which prefetches the victims
+     of the next replacements; the victim pruned; its node reused): about
+     230 instructions. See README.md for measured tables.
 
    HOOKS (CTXPROF_HCCT_HOOKS)
 
@@ -165,9 +168,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__HCCT_NOINSTR __attribute__((no_instrument_function))
 #define CTXPROF__HCCT_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define CTXPROF__HCCT_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define CTXPROF__HCCT_NOINSTR
 #define CTXPROF__HCCT_FENCE() ((void)0)
+#define CTXPROF__HCCT_PREFETCH(p) ((void)(p))
 #endif
 #define CTXPROF__HCCT_INLINE CTXPROF_INLINE CTXPROF__HCCT_NOINSTR
 
@@ -282,7 +287,7 @@ typedef struct ctxprof_hcct_node {
 /* Per-node data of LSS trees besides the node (private). */
 typedef struct ctxprof_hcct_aux {
     uint32_t parent; /* 0 above the root; a marker for free nodes */
-    uint32_t qnext;  /* next node in its bucket of the lazy queue */
+    uint32_t spare;  /* padding */
     uint64_t err;    /* error bound of the count while monitored */
 } ctxprof_hcct_aux;
 
@@ -325,8 +330,11 @@ typedef struct ctxprof_hcct {
     /* private: */
     size_t frame_cap;
     ctxprof_hcct_aux *aux;   /* LSS: per node */
+    void *nodes_raw, *aux_raw, *qslot_raw;
     uint32_t *par;           /* CCT: parent of each node */
-    uint32_t *qhead, *qtail; /* LSS: the buckets of the lazy queue (node ids) */
+    uint32_t *qslot;         /* LSS: lazy queue storage, blocks of CTXPROF__HCCT_QB slots */
+    uint32_t *qhead, *qtail; /* LSS: per bucket, slot of its first id and after its last */
+    uint32_t qfree, qblocks; /* LSS: first free block; blocks in all */
     uint64_t qbase, qend;    /* lazy queue window: minimum candidate, end */
     uint32_t used;    /* LSS: monitored nodes (|M| once full) */
     int lean;         /* LSS, unit counts, M full: enters replace through the short path */
@@ -488,8 +496,7 @@ CTXPROF_API ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t);
 /* Slow paths of the inline functions (private). */
 CTXPROF_API void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
                                           uintptr_t sp);
-CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
-                                          uintptr_t sp);
+CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t);
 CTXPROF_API void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp);
 CTXPROF_API void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t node);
 CTXPROF_API void ctxprof__hcct_pop_slow(ctxprof_hcct *t);
@@ -507,7 +514,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
                                              uintptr_t sp)
 {
     ctxprof_hcct_frame *f = t->top;
-    const ctxprof_hcct_node *n;
+    ctxprof_hcct_node *n;
     uintptr_t key = site & t->site_mask;
     uint32_t c;
     /* every other case is a tail call, so the fast path saves no registers */
@@ -520,27 +527,40 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     }
     n = t->nodes;
     c = f->node;
-    if (CTXPROF__LIKELY(c != 0)) {
-        uint64_t v;
-        for (c = n[c].child; c != 0; c = n[c].sibling)
+    if (CTXPROF__LIKELY(c != 0)) { /* tracked: find the child */
+        uint32_t p = c;
+        for (c = n[p].child; c != 0; c = n[c].sibling)
             if (n[c].routine == routine && n[c].site == key)
                 break;
-        if (CTXPROF__UNLIKELY(c == 0))
-            goto miss; /* a new context */
-        v = n[c].count;
-        if (CTXPROF__UNLIKELY(!(v >> 63)))
-            goto miss; /* not monitored: a Space Saving replacement */
-        t->nodes[c].count = v + t->unit;
+        if (CTXPROF__UNLIKELY(c == 0 || !(n[c].count >> 63)))
+            goto miss; /* a new context, or one Space Saving does not monitor */
+        n[c].count += t->unit;
+        /* the next lookup, if this routine calls, starts at the first child:
+           fetch it while the routine runs */
+        CTXPROF__HCCT_PREFETCH(&n[n[c].child]);
     }
-    f[1].sp = sp;
-    f[1].routine = routine;
+    /* (stored one at a time: paired into a vector store, gcc would build
+       the pair on every path) */
     f[1].site = site;
+    CTXPROF__HCCT_FENCE();
+    f[1].routine = routine;
     f[1].node = c;
+    CTXPROF__HCCT_FENCE();
+    f[1].sp = sp;
     CTXPROF__HCCT_FENCE(); /* a signal handler sees the frame before top moves */
     t->top = f + 1;
     return;
 miss:
-    ctxprof__hcct_enter_miss(t, routine, site, sp);
+    /* the frame goes up untracked; the slow path sets its node */
+    f[1].site = site;
+    CTXPROF__HCCT_FENCE();
+    f[1].routine = routine;
+    f[1].node = 0;
+    CTXPROF__HCCT_FENCE();
+    f[1].sp = sp;
+    CTXPROF__HCCT_FENCE();
+    t->top = f + 1;
+    ctxprof__hcct_enter_miss(t);
     return;
 slow:
     ctxprof__hcct_enter_slow(t, routine, site, sp);
@@ -685,6 +705,12 @@ extern "C" {
 #define CTXPROF__HCCT_MON ((uint64_t)1 << 63) /* node.count: monitored */
 #define CTXPROF__HCCT_CMASK (CTXPROF__HCCT_MON - 1)
 #define CTXPROF__HCCT_W 256u /* lazy queue window (count values) */
+#define CTXPROF__HCCT_AHEAD 8u /* the victim prefetched, places ahead (< 15) */
+#define CTXPROF__HCCT_QB 16u /* lazy queue block: 15 node ids, then the next block */
+/* Blocks the lazy queue can need: every node of M listed at most once, 15 to
+   a block, plus per bucket a partly consumed head block and a tail block
+   with room. */
+#define CTXPROF__HCCT_QBLOCKS(m) ((uint32_t)((m) / 15 + 2 * CTXPROF__HCCT_W + 2))
 #define CTXPROF__HCCT_NODE_BYTES(lss)                                                              \
     (sizeof(ctxprof_hcct_node) + ((lss) ? sizeof(ctxprof_hcct_aux) : sizeof(uint32_t)))
 #define CTXPROF__HCCT_PARENT(t, v) (*((t)->aux ? &(t)->aux[v].parent : &(t)->par[v]))
@@ -776,11 +802,25 @@ CTXPROF__HCCT_FN int ctxprof__hcct_desc_fill(ctxprof_hcct_desc *d, ctxprof_error
     return CTXPROF_OK;
 }
 
+CTXPROF__HCCT_FN void ctxprof__hcct_q_reset(ctxprof_hcct *t);
+
+/* n * size bytes aligned to a cache line (*raw is what to free): malloc
+   aligns large blocks to 16 bytes, and then every other 32-byte node
+   would straddle two lines. */
+CTXPROF__HCCT_FN void *ctxprof__hcct_alloc_lines(size_t n, size_t size, void *ud, void **raw)
+{
+    char *p = NULL;
+    if (size == 0 || n <= (SIZE_MAX - 64) / size)
+        p = (char *)ctxprof__alloc(n * size + 64, 1, ud);
+    *raw = p;
+    return p ? (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc,
                                         ctxprof_error *err)
 {
     ctxprof_hcct_desc d;
-    size_t maxn, i;
+    size_t maxn;
     int rc, lss;
     void *ud;
     memset(t, 0, sizeof *t);
@@ -804,25 +844,32 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     t->max_nodes = (uint32_t)maxn;
     /* Reserved once and never moved, so that other threads can read the
        tree while it grows; untouched pages cost nothing with glibc. */
-    t->nodes = (ctxprof_hcct_node *)ctxprof__alloc(maxn, sizeof(ctxprof_hcct_node), ud);
+    t->nodes = (ctxprof_hcct_node *)ctxprof__hcct_alloc_lines(maxn, sizeof(ctxprof_hcct_node), ud,
+                                                              &t->nodes_raw);
     if (lss) {
         t->nslots = (uint32_t)d.counters;
-        t->aux = (ctxprof_hcct_aux *)ctxprof__alloc(maxn, sizeof(ctxprof_hcct_aux), ud);
-        t->qhead = (uint32_t *)ctxprof__alloc(CTXPROF__HCCT_W, sizeof(uint32_t), ud);
-        t->qtail = (uint32_t *)ctxprof__alloc(CTXPROF__HCCT_W, sizeof(uint32_t), ud);
+        t->aux = (ctxprof_hcct_aux *)ctxprof__hcct_alloc_lines(maxn, sizeof(ctxprof_hcct_aux), ud,
+                                                               &t->aux_raw);
+        t->qblocks = CTXPROF__HCCT_QBLOCKS(t->nslots);
+        t->qslot = (uint32_t *)ctxprof__hcct_alloc_lines(
+            (size_t)(t->qblocks + 1) * CTXPROF__HCCT_QB, sizeof(uint32_t), ud, &t->qslot_raw);
+        if (t->qslot) /* zeros: node 0 and block 0 are valid targets for the lookahead */
+            memset(t->qslot, 0, (size_t)(t->qblocks + 1) * CTXPROF__HCCT_QB * 4);
+        t->qhead = (uint32_t *)ctxprof__alloc(2 * CTXPROF__HCCT_W, sizeof(uint32_t), ud);
+        t->qtail = t->qhead + CTXPROF__HCCT_W;
     } else {
         t->par = (uint32_t *)ctxprof__alloc(maxn, sizeof(uint32_t), ud);
     }
     t->frame_cap = d.max_depth < 1024 ? d.max_depth : 1024;
     t->frames = (ctxprof_hcct_frame *)ctxprof__zalloc(t->frame_cap, sizeof(ctxprof_hcct_frame), ud);
-    if (!t->nodes || !t->frames || (lss ? !t->aux || !t->qhead || !t->qtail : !t->par)) {
+    if (!t->nodes || !t->frames || (lss ? !t->aux || !t->qhead || !t->qslot : !t->par)) {
         ctxprof_hcct_deinit(t);
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0,
                              "hcct: cannot reserve %zu bytes (lower desc.max_bytes)",
                              d.max_bytes);
     }
-    for (i = 0; lss && i < CTXPROF__HCCT_W; i++)
-        t->qhead[i] = CTXPROF_HCCT_NONE;
+    if (lss)
+        ctxprof__hcct_q_reset(t);
     /* node 0: dummy target of untracked frames (marked monitored so that
        leaving one never prunes); node 1: the root */
     memset(t->nodes, 0, 3 * sizeof(ctxprof_hcct_node));
@@ -868,56 +915,68 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_deinit(ctxprof_hcct *t)
     if (!t)
         return;
     ud = t->desc.alloc_user;
-    ctxprof__free(t->nodes, ud);
-    ctxprof__free(t->aux, ud);
+    ctxprof__free(t->nodes_raw, ud);
+    ctxprof__free(t->aux_raw, ud);
     ctxprof__free(t->par, ud);
     ctxprof__free(t->qhead, ud);
-    ctxprof__free(t->qtail, ud);
+    ctxprof__free(t->qslot_raw, ud);
     ctxprof__free(t->frames, ud);
     memset(t, 0, sizeof *t);
 }
 
+CTXPROF__HCCT_FN void ctxprof__hcct_live_inc(ctxprof_hcct *t)
+{
+    if (++t->live > t->st.nodes_peak)
+        t->st.nodes_peak = t->live;
+}
+
 /* A free node id, or 0 when the node bound is reached. The free list is
    LIFO: a replacement that prunes its victim reuses that node, still in
-   cache, for the next new context. */
-CTXPROF__HCCT_FN uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
+   cache, for the next new context. A node from the free list cannot make
+   a new peak: when it was freed, one more node was live. */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
 {
     uint32_t v = t->free_head;
-    if (v) {
+    if (CTXPROF__LIKELY(v != 0)) {
         t->free_head = t->nodes[v].sibling;
-    } else {
-        if (t->n_nodes >= t->max_nodes)
-            return 0;
-        v = t->n_nodes;
-        CTXPROF__HCCT_PARENT(t, v) = CTXPROF__HCCT_FREE; /* invisible to readers until filled */
-        CTXPROF__HCCT_REL(t->n_nodes, v + 1);
+        t->live++;
+        return v;
     }
-    t->live++;
-    if (t->live > t->st.nodes_peak)
-        t->st.nodes_peak = t->live;
+    if (t->n_nodes >= t->max_nodes)
+        return 0;
+    v = t->n_nodes;
+    CTXPROF__HCCT_PARENT(t, v) = CTXPROF__HCCT_FREE; /* invisible to readers until filled */
+    CTXPROF__HCCT_REL(t->n_nodes, v + 1);
+    ctxprof__hcct_live_inc(t);
     return v;
+}
+
+/* Unlinks the leaf v from its parent's children and frees it (LSS);
+   returns the parent. */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t v)
+{
+    ctxprof_hcct_node *n = t->nodes;
+    uint32_t p = t->aux[v].parent, *link = &n[p].child;
+    while (*link != v && *link != 0)
+        link = &n[*link].sibling;
+    if (*link == v)
+        *link = n[v].sibling;
+    CTXPROF__HCCT_REL(t->aux[v].parent, CTXPROF__HCCT_FREE);
+    n[v].sibling = t->free_head;
+    t->free_head = v;
+    t->live--;
+    t->st.pruned++;
+    return p;
 }
 
 /* Removes unmonitored leaves from v upwards, stopping at keep (the current
    context) and at the root: SPE'16 Alg. 1. Only LSS trees prune. */
 CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t keep)
 {
-    ctxprof_hcct_node *n = t->nodes;
-    ctxprof_hcct_aux *a = t->aux;
+    const ctxprof_hcct_node *n = t->nodes;
     while (v > CTXPROF__HCCT_DROP && v != keep && n[v].child == 0 &&
-           !(n[v].count & CTXPROF__HCCT_MON) && a[v].parent != CTXPROF__HCCT_FREE) {
-        uint32_t p = a[v].parent, *link = &n[p].child;
-        while (*link != v && *link != 0) /* unlink from p's children */
-            link = &n[*link].sibling;
-        if (*link == v)
-            *link = n[v].sibling;
-        CTXPROF__HCCT_REL(a[v].parent, CTXPROF__HCCT_FREE);
-        n[v].sibling = t->free_head;
-        t->free_head = v;
-        t->live--;
-        t->st.pruned++;
-        v = p;
-    }
+           !(n[v].count & CTXPROF__HCCT_MON) && t->aux[v].parent != CTXPROF__HCCT_FREE)
+        v = ctxprof__hcct_free_leaf(t, v);
 }
 
 /* The deepest tracked frame's node: the current context. */
@@ -937,27 +996,49 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_cursor(const ctxprof_hcct *t)
    left: with counters in the nodes each rescan would be |M| cache misses,
    once per distinct minimum. Here the monitored nodes whose count was in
    [qbase, qend) when they were listed sit in W FIFO buckets (bucket = count
-   mod W, linked through the nodes); a counter that grew since is moved when
-   it is met, and all monitored nodes are rescanned only when the window is
-   used up. Invariant: a monitored node that is not listed has count >=
-   qend, and a listed node's count is at least the value of its bucket; so
-   when the lowest non-empty bucket has a node whose count equals qbase, it
-   is a minimum. Counters never decrease, which is what makes this exact
-   (the argument of Theorem 4.1). FIFO order among equal counts evicts a
-   cold path top-down, so the parents that pruning touches were just
-   touched. */
-CTXPROF__HCCT_FN void ctxprof__hcct_q_push(ctxprof_hcct *t, uint32_t x, uint64_t value)
+   mod W); a counter that grew since is moved when it is met, and all
+   monitored nodes are rescanned only when the window is used up.
+   Invariant: a monitored node that is not listed has count >= qend, and a
+   listed node's count is at least the value of its bucket; so when the
+   lowest non-empty bucket has a node whose count equals qbase, it is a
+   minimum. Counters never decrease, which is what makes this exact (the
+   argument of Theorem 4.1). FIFO order among equal counts evicts a cold
+   path top-down, so the parents that pruning touches were just touched.
+
+   A bucket is a chain of 64-byte blocks of node ids (15 ids, then the
+   index of the next block), not a list through the nodes: the victims of
+   the next replacements can then be read, and prefetched, without
+   touching the cold nodes in between (q_drop). Each monitored node is
+   listed at most once, so QBLOCKS blocks always suffice. */
+CTXPROF__HCCT_FN void ctxprof__hcct_q_reset(ctxprof_hcct *t)
 {
-    uint32_t b;
+    uint32_t b, k;
+    for (b = 0; b < CTXPROF__HCCT_W; b++) /* bucket b starts empty in block b */
+        t->qhead[b] = t->qtail[b] = b * CTXPROF__HCCT_QB;
+    /* the list ends at the spare block qblocks, never reached (QBLOCKS) */
+    t->qfree = t->qblocks;
+    for (k = t->qblocks; k-- > CTXPROF__HCCT_W;) {
+        t->qslot[k * CTXPROF__HCCT_QB + CTXPROF__HCCT_QB - 1] = t->qfree;
+        t->qfree = k;
+    }
+}
+
+CTXPROF__HCCT_INLINE void ctxprof__hcct_q_push(ctxprof_hcct *t, uint32_t x, uint64_t value)
+{
+    uint32_t b, s;
     if (value >= t->qend)
         return; /* beyond the window: found again by the next rescan */
     b = (uint32_t)(value & (CTXPROF__HCCT_W - 1));
-    t->aux[x].qnext = CTXPROF_HCCT_NONE;
-    if (t->qhead[b] == CTXPROF_HCCT_NONE)
-        t->qhead[b] = x;
-    else
-        t->aux[t->qtail[b]].qnext = x;
-    t->qtail[b] = x;
+    s = t->qtail[b];
+    t->qslot[s++] = x;
+    if ((s & (CTXPROF__HCCT_QB - 1)) == CTXPROF__HCCT_QB - 1) { /* full: link a free block */
+        uint32_t k = t->qfree;
+        CTXPROF_ASSERT(k != t->qblocks);
+        t->qfree = t->qslot[k * CTXPROF__HCCT_QB + CTXPROF__HCCT_QB - 1];
+        t->qslot[s] = k;
+        s = k * CTXPROF__HCCT_QB;
+    }
+    t->qtail[b] = s;
 }
 
 /* Post-order traversal (children before parents): the first node, and the
@@ -986,12 +1067,11 @@ CTXPROF__HCCT_FN void ctxprof__hcct_q_rescan(ctxprof_hcct *t)
 {
     const ctxprof_hcct_node *n = t->nodes;
     uint64_t m = CTXPROF__HCCT_CMASK;
-    uint32_t b, v;
+    uint32_t v;
     for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
         if ((n[v].count & CTXPROF__HCCT_MON) && (n[v].count & CTXPROF__HCCT_CMASK) < m)
             m = n[v].count & CTXPROF__HCCT_CMASK;
-    for (b = 0; b < CTXPROF__HCCT_W; b++)
-        t->qhead[b] = CTXPROF_HCCT_NONE;
+    ctxprof__hcct_q_reset(t);
     t->qbase = m;
     t->qend = m + CTXPROF__HCCT_W; /* counters stay below 2^63: no overflow */
     for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
@@ -1000,28 +1080,71 @@ CTXPROF__HCCT_FN void ctxprof__hcct_q_rescan(ctxprof_hcct *t)
     t->st.rescans++;
 }
 
-/* find-min: a monitored node whose count is the minimum (now t->qbase),
-   removed from its bucket. Needs at least one monitored node. */
-CTXPROF__HCCT_FN uint32_t ctxprof__hcct_q_pop_min(ctxprof_hcct *t)
+/* Removes the first id of bucket b, whose first slot is s, and prefetches
+   the next victims: they are known (SPE'16 sec. 4.2 finds them one by one),
+   so their node and aux lines, and the parent of a nearer one (its aux
+   line is in by now, and pruning needs the parent), can be fetched while
+   the program runs the calls in between. */
+CTXPROF__HCCT_INLINE void ctxprof__hcct_q_drop(ctxprof_hcct *t, uint32_t b, uint32_t s)
+{
+    const uint32_t qb = CTXPROF__HCCT_QB;
+    uint32_t y;
+    if ((++s & (qb - 1)) == qb - 1) { /* block used up: free it, go to the next */
+        uint32_t k = t->qslot[s];
+        t->qslot[s] = t->qfree;
+        t->qfree = s / qb;
+        s = k * qb;
+    }
+    t->qhead[b] = s;
+    /* Past the tail, slots hold node ids that are stale or 0 and the link
+       slot a block index: harmless to prefetch. */
+    y = s + CTXPROF__HCCT_AHEAD;
+    if ((s & (qb - 1)) + CTXPROF__HCCT_AHEAD >= qb - 1)
+        y = t->qslot[s | (qb - 1)] * qb + (s & (qb - 1)) + CTXPROF__HCCT_AHEAD - (qb - 1);
+    y = t->qslot[y];
+    CTXPROF__HCCT_PREFETCH(&t->nodes[y]);
+    CTXPROF__HCCT_PREFETCH(&t->aux[y]);
+}
+
+/* find-min, the general case: skips empty buckets, rescans when the window
+   is used up, moves counters that grew since they were listed. */
+CTXPROF__HCCT_FN CTXPROF__NOINLINE uint32_t ctxprof__hcct_q_pop_slow(ctxprof_hcct *t)
 {
     for (;;) {
-        uint32_t b, x;
+        uint32_t b, x, s;
         uint64_t c;
-        while (t->qbase < t->qend &&
-               t->qhead[t->qbase & (CTXPROF__HCCT_W - 1)] == CTXPROF_HCCT_NONE)
+        while (t->qbase < t->qend && t->qhead[t->qbase & (CTXPROF__HCCT_W - 1)] ==
+                                         t->qtail[t->qbase & (CTXPROF__HCCT_W - 1)])
             t->qbase++;
         if (t->qbase >= t->qend) {
             ctxprof__hcct_q_rescan(t);
             continue;
         }
         b = (uint32_t)(t->qbase & (CTXPROF__HCCT_W - 1));
-        x = t->qhead[b];
-        t->qhead[b] = t->aux[x].qnext;
+        s = t->qhead[b];
+        x = t->qslot[s];
+        ctxprof__hcct_q_drop(t, b, s);
         c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
         if (c == t->qbase)
             return x;
         ctxprof__hcct_q_push(t, x, c); /* grew since it was listed */
     }
+}
+
+/* find-min: a monitored node whose count is the minimum (now t->qbase),
+   removed from its bucket. Needs at least one monitored node. The common
+   case, inline: the first id of the bucket of qbase still has that count. */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_q_pop_min(ctxprof_hcct *t)
+{
+    uint32_t b = (uint32_t)(t->qbase & (CTXPROF__HCCT_W - 1)), s = t->qhead[b], x;
+    if (CTXPROF__LIKELY(s != t->qtail[b] && t->qbase < t->qend)) {
+        x = t->qslot[s];
+        if (CTXPROF__LIKELY((t->nodes[x].count & CTXPROF__HCCT_CMASK) == t->qbase)) {
+            ctxprof__hcct_q_drop(t, b, s);
+            return x;
+        }
+    }
+    return ctxprof__hcct_q_pop_slow(t);
 }
 
 CTXPROF__HCCT_FN uint64_t ctxprof__hcct_cadd(uint64_t a, uint64_t b)
@@ -1109,7 +1232,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
         n[x].child = 0;
         CTXPROF__HCCT_REL(CTXPROF__HCCT_PARENT(t, x), CTXPROF__HCCT_ROOT);
         *link = x;
-        t->live++;
+        ctxprof__hcct_live_inc(t);
     }
     ctxprof__hcct_count(t, x, w, x);
     return x;
@@ -1197,23 +1320,32 @@ CTXPROF__HCCT_FN void ctxprof__hcct_push_frame(ctxprof_hcct *t, uintptr_t routin
    when it was a leaf the new context reuses its node, still in cache. x is
    the unmonitored node of the context, or 0 to create it under p after
    last (the tail of p's children as the fast path saw it). Returns the
-   node, monitored with count min + unit and error min. */
-CTXPROF__HCCT_FN uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p, uint32_t last,
+   node, monitored with count min + unit and error min. Written out rather
+   than composed from the general functions: it is a third of zipfwalk's
+   events, and each of their checks that cannot fail here costs. */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p, uint32_t last,
                                                 uint32_t x, uintptr_t routine, uintptr_t key)
 {
     ctxprof_hcct_node *n = t->nodes;
     ctxprof_hcct_aux *a = t->aux;
-    uint32_t v = ctxprof__hcct_q_pop_min(t);
+    uint32_t v = ctxprof__hcct_q_pop_min(t), keep = x ? x : p;
     uint64_t m = t->qbase, c = m + t->unit; /* unit counts cannot reach 2^63 */
     n[v].count = 0;
     t->st.replaced++;
-    ctxprof__hcct_prune(t, v, x ? x : p);
+    /* Alg. 1: v and then its unmonitored ancestors, while they are leaves;
+       v was monitored until now, so it is in the tree */
+    if (n[v].child == 0 && v != keep && v > CTXPROF__HCCT_DROP) {
+        do
+            v = ctxprof__hcct_free_leaf(t, v);
+        while (!(n[v].count & CTXPROF__HCCT_MON) && n[v].child == 0 && v != keep &&
+               v > CTXPROF__HCCT_DROP);
+    }
     if (!x) {
         /* the victim may have been p's last child */
         if (last && (a[last].parent != p || n[last].sibling != 0))
             for (last = n[p].child; last && n[last].sibling; last = n[last].sibling)
                 ;
-        x = ctxprof__hcct_alloc_node(t); /* a node was free before, or v was freed */
+        x = ctxprof__hcct_alloc_node(t); /* the caller checked that there is one */
         n[x].routine = routine;
         n[x].site = key;
         n[x].child = 0;
@@ -1386,12 +1518,13 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
     return (int64_t)next;
 }
 
-/* The node of the context top -> (routine, site), counted. */
-CTXPROF__HCCT_FN uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uintptr_t routine, uintptr_t site)
+/* The node of the context p -> (routine, site), counted. */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uint32_t p,
+                                                    uintptr_t routine, uintptr_t site)
 {
     ctxprof_hcct_node *n = t->nodes;
     uintptr_t key = site & t->site_mask;
-    uint32_t p = t->top->node, c, last = 0;
+    uint32_t c, last = 0;
     if (p == CTXPROF__HCCT_DROP)
         return ctxprof__hcct_dropped(t, t->unit);
     if (p == 0)
@@ -1402,21 +1535,28 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uintptr_t routi
     if (c && (n[c].count & CTXPROF__HCCT_MON))
         n[c].count =
             CTXPROF__HCCT_MON | ctxprof__hcct_cadd(n[c].count & CTXPROF__HCCT_CMASK, t->unit);
-    else if (t->lean && (c || t->free_head || t->n_nodes < t->max_nodes))
+    else if (CTXPROF__LIKELY(t->lean && (c || t->free_head || t->n_nodes < t->max_nodes)))
         c = ctxprof__hcct_replace(t, p, last, c, routine, key); /* the common case */
     else
         c = ctxprof__hcct_occur(t, p, routine, key, t->unit, 0);
     return c;
 }
 
-/* The fast path found no monitored node for the context: its checks
-   (tick, depth, stack address) have passed, only the node remains. */
-CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
-                                                uintptr_t sp)
+/* The fast path found no monitored node for the context under a tracked
+   frame, and pushed the frame untracked: resolve its node. (The context
+   is looked up again: a signal handler may have changed the tree since.) */
+CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t)
 {
+    ctxprof_hcct_frame *f = t->top;
+    size_t d = (size_t)(f - t->frames);
     int64_t cd;
-    CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
-    ctxprof__hcct_push_frame(t, routine, site, sp, ctxprof__hcct_resolve(t, routine, site));
+    /* never busy here: a handler that interrupts a slow path finds the
+       countdown parked, so its enters take the slow path */
+    CTXPROF_ASSERT(!t->busy);
+    CTXPROF__HCCT_BEGIN(t, cd);
+    if (d > t->st.depth_peak)
+        t->st.depth_peak = d;
+    f->node = ctxprof__hcct_resolve(t, f[-1].node, f->routine, f->site);
     CTXPROF__HCCT_END(t, cd);
 }
 
@@ -1460,7 +1600,8 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
         t->st.dropped_depth++;
         goto out;
     }
-    ctxprof__hcct_push_frame(t, routine, site, sp, ctxprof__hcct_resolve(t, routine, site));
+    ctxprof__hcct_push_frame(t, routine, site, sp,
+                             ctxprof__hcct_resolve(t, t->top->node, routine, site));
 out:
     room = ctxprof__hcct_room(t);
     if (cd > (int64_t)room) {
@@ -1580,7 +1721,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_total(const ctxprof_hcct *t, uint64_t *total
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out)
 {
-    size_t i, n, peak;
+    size_t i, n, peak, qbytes;
     int64_t cd = CTXPROF__HCCT_RD(t->countdown), as = CTXPROF__HCCT_RD(t->cd_assigned);
     *out = t->st;
     if (cd < 0 && cd <= CTXPROF__HCCT_CD_BUSY / 2)
@@ -1599,11 +1740,14 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcc
             out->leaves++;
     out->depth = (size_t)(CTXPROF__HCCT_RD(t->top) - t->frames) + t->excess;
     peak = n; /* nodes ever touched */
+    /* the lazy queue: bucket ends and every block (zeroed at init) */
+    qbytes = t->aux ? (2 * CTXPROF__HCCT_W + ((size_t)t->qblocks + 1) * CTXPROF__HCCT_QB) *
+                          sizeof(uint32_t)
+                    : 0;
     out->bytes = peak * CTXPROF__HCCT_NODE_BYTES(t->aux != NULL) +
-                 t->frame_cap * sizeof(ctxprof_hcct_frame) +
-                 (t->aux ? 2 * CTXPROF__HCCT_W * sizeof(uint32_t) : 0);
-    out->bytes_bound = t->desc.max_bytes + t->desc.max_depth * sizeof(ctxprof_hcct_frame) +
-                       2 * CTXPROF__HCCT_W * sizeof(uint32_t);
+                 t->frame_cap * sizeof(ctxprof_hcct_frame) + qbytes;
+    out->bytes_bound =
+        t->desc.max_bytes + t->desc.max_depth * sizeof(ctxprof_hcct_frame) + qbytes;
 }
 
 /* ==== hcct: utilities ==== */
@@ -3484,8 +3628,12 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t)
 void __cyg_profile_func_enter(void *fn, void *site) CTXPROF__HCCT_NOINSTR CTXPROF__NOINLINE;
 void __cyg_profile_func_exit(void *fn, void *site) CTXPROF__HCCT_NOINSTR CTXPROF__NOINLINE;
 
-/* The stack address is the hook's own frame address: the caller's stack
-   pointer at the call minus a constant, the same in both hooks. */
+/* The stack address is the hook's canonical frame address (CFA): the
+   caller's stack pointer before the call, the same in both hooks. gcc
+   computes it from the stack pointer, with no frame set up (a frame
+   address would cost a push, a move and a pop in each hook). */
+#define CTXPROF__HCCT_HOOK_SP() ((uintptr_t)__builtin_dwarf_cfa())
+
 CTXPROF__HCCT_FN CTXPROF__NOINLINE void ctxprof__hcct_hook_first(uintptr_t fn, uintptr_t site,
                                                                  uintptr_t sp)
 {
@@ -3497,7 +3645,7 @@ CTXPROF__HCCT_FN CTXPROF__NOINLINE void ctxprof__hcct_hook_first(uintptr_t fn, u
 void __cyg_profile_func_enter(void *fn, void *site)
 {
     ctxprof_hcct *t = ctxprof__hcct_tls;
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t sp = CTXPROF__HCCT_HOOK_SP();
     if (CTXPROF__UNLIKELY(t == NULL))
         ctxprof__hcct_hook_first((uintptr_t)fn, (uintptr_t)site, sp);
     else
@@ -3505,9 +3653,9 @@ void __cyg_profile_func_enter(void *fn, void *site)
 }
 
 /* gcc may emit the exit hook as a tail call, after the epilogue: the hook
-   then runs with the caller's frame already popped, so its frame address
-   is the frame's CFA - 16 (the return address slot is its own), above the
-   address recorded at entry and possibly equal to the parent's. It is
+   then runs with the caller's frame already popped, so its CFA is the
+   caller's (the return address slot is its own), above the address
+   recorded at entry and possibly equal to the parent's. It is
    recognized by its return address being the call site. The exiting frame
    is then the shallowest one recorded below that address; deeper ones
    below it were skipped by a longjmp. */
@@ -3535,7 +3683,7 @@ void __cyg_profile_func_exit(void *fn, void *site)
 {
     ctxprof_hcct *t = ctxprof__hcct_tls;
     ctxprof_hcct_frame *f;
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t sp = CTXPROF__HCCT_HOOK_SP();
     uint32_t c;
     if (CTXPROF__UNLIKELY(t == NULL))
         return;

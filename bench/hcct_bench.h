@@ -190,6 +190,19 @@ static void hb_table(hb_bench *b)
     }
 }
 
+/* What bursting sampled (also without the exact CCT). */
+static void hb_burst_line(const hb_bench *b)
+{
+    const hb_result *r = &b->res[HB_BURST];
+    printf("bursting %u us every %u us: %llu of %llu calls sampled (%.2f%%) in %llu bursts; counts "
+           "scaled by %.2f\n",
+           b->burst_length_us, b->burst_period_us, (unsigned long long)r->st.sampled,
+           (unsigned long long)r->st.events,
+           r->st.events ? 100.0 * (double)r->st.sampled / (double)r->st.events : 0.0,
+           (unsigned long long)r->st.bursts,
+           r->st.sampled ? (double)r->st.events / (double)r->st.sampled : 0.0);
+}
+
 /* The accuracy of the two HCCT configurations against the exact CCT. */
 static void hb_accuracy(hb_bench *b)
 {
@@ -197,8 +210,13 @@ static void hb_accuracy(hb_bench *b)
     ctxprof_error e;
     int k;
     memset(&e, 0, sizeof e);
-    if (!b->res[HB_CCT].have_prof)
+    if (!b->res[HB_CCT].have_prof) {
+        if (b->res[HB_BURST].have_prof) {
+            printf("\n");
+            hb_burst_line(b);
+        }
         return;
+    }
     for (k = HB_LSS; k <= HB_BURST; k++) {
         ctxprof_hcct_accuracy a;
         const hb_result *r = &b->res[k];
@@ -223,13 +241,7 @@ static void hb_accuracy(hb_bench *b)
                    100.0 * (double)r->st.replaced / (double)b->calls,
                    (unsigned long long)r->st.pruned, (unsigned long long)r->st.rescans);
         else
-            printf("bursting %u us every %u us: %llu of %llu calls sampled (%.2f%%) in %llu "
-                   "bursts; counts scaled by %.2f\n",
-                   b->burst_length_us, b->burst_period_us, (unsigned long long)r->st.sampled,
-                   (unsigned long long)r->st.events,
-                   100.0 * (double)r->st.sampled / (double)r->st.events,
-                   (unsigned long long)r->st.bursts,
-                   r->st.sampled ? (double)r->st.events / (double)r->st.sampled : 0.0);
+            hb_burst_line(b);
     }
 }
 

@@ -110,17 +110,33 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
            at least their bucket's value; unlisted ones are >= qend */
         if (t->used == t->nslots && t->qend > 0) {
             unsigned char *listed = (unsigned char *)calloc(nn, 1);
+            size_t blocks = 0;
             CHECK_LE(t->qbase, mn);
             for (b = 0; listed && b < CTXPROF__HCCT_W; b++) {
                 uint64_t val = t->qbase + ((b - t->qbase) & (CTXPROF__HCCT_W - 1));
+                uint32_t s = t->qhead[b];
                 size_t k = 0;
-                for (v = t->qhead[b]; v != CTXPROF_HCCT_NONE && k <= nn; v = t->aux[v].qnext, k++) {
-                    CHECK(seen[v] && (n[v].count >> 63));
+                blocks++;
+                while (s != t->qtail[b] && k <= nn) {
+                    v = t->qslot[s++];
+                    k++;
+                    CHECK(v < nn && seen[v] && (n[v].count >> 63));
+                    if (v >= nn)
+                        break;
                     CHECK(!listed[v]);
                     listed[v] = 1;
                     CHECK_GE(n[v].count & ~((uint64_t)1 << 63), val);
+                    if (s % CTXPROF__HCCT_QB == CTXPROF__HCCT_QB - 1) { /* the next block */
+                        s = t->qslot[s] * CTXPROF__HCCT_QB;
+                        blocks++;
+                    }
                 }
             }
+            /* the blocks in use and the free ones are all the blocks */
+            for (v = t->qfree; v != t->qblocks && blocks <= t->qblocks;
+                 v = t->qslot[v * CTXPROF__HCCT_QB + CTXPROF__HCCT_QB - 1])
+                blocks++;
+            CHECK_EQ(blocks, t->qblocks);
             for (i = 1; listed && i < nn; i++)
                 if (seen[i] && (n[i].count >> 63) && !listed[i])
                     CHECK_GE(n[i].count & ~((uint64_t)1 << 63), t->qend);
@@ -276,9 +292,61 @@ static void hcct_init_errors(void)
 
 /* ---- the lazy priority queue against a brute-force minimum ---- */
 
+/* A reference lazy queue with the same rules as the library's (W FIFO
+   buckets of the values in [base, end), stale entries moved when met, a
+   rescan in the given order when the window is used up), written the
+   simplest way: buckets are lists linked through next[]. The library keeps
+   its buckets in blocks and prefetches ahead; its victims must be the same. */
+typedef struct hcct_refq {
+    uint32_t head[CTXPROF__HCCT_W], tail[CTXPROF__HCCT_W], *next;
+    uint64_t base, end;
+} hcct_refq;
+
+static void hcct_refq_push(hcct_refq *q, uint32_t x, uint64_t value)
+{
+    uint32_t b = (uint32_t)(value % CTXPROF__HCCT_W);
+    if (value >= q->end)
+        return;
+    q->next[x] = CTXPROF_HCCT_NONE;
+    if (q->head[b] == CTXPROF_HCCT_NONE)
+        q->head[b] = x;
+    else
+        q->next[q->tail[b]] = x;
+    q->tail[b] = x;
+}
+
+static uint32_t hcct_refq_pop(hcct_refq *q, const ctxprof_hcct *t, const uint32_t *ids, uint32_t k)
+{
+    const uint64_t mask = ~((uint64_t)1 << 63);
+    for (;;) {
+        uint32_t b, x, i;
+        while (q->base < q->end && q->head[q->base % CTXPROF__HCCT_W] == CTXPROF_HCCT_NONE)
+            q->base++;
+        if (q->base >= q->end) { /* rescan, in the tree's post-order (ids[]) */
+            uint64_t m = UINT64_MAX;
+            for (i = 0; i < k; i++)
+                if ((t->nodes[ids[i]].count & mask) < m)
+                    m = t->nodes[ids[i]].count & mask;
+            for (b = 0; b < CTXPROF__HCCT_W; b++)
+                q->head[b] = CTXPROF_HCCT_NONE;
+            q->base = m;
+            q->end = m + CTXPROF__HCCT_W;
+            for (i = 0; i < k; i++)
+                hcct_refq_push(q, ids[i], t->nodes[ids[i]].count & mask);
+            continue;
+        }
+        b = (uint32_t)(q->base % CTXPROF__HCCT_W);
+        x = q->head[b];
+        q->head[b] = q->next[x];
+        if ((t->nodes[x].count & mask) == q->base)
+            return x;
+        hcct_refq_push(q, x, t->nodes[x].count & mask);
+    }
+}
+
 static void hcct_lazy_queue(void)
 {
-    static const uint32_t sizes[] = {1, 2, 7, 64, 300};
+    static const uint32_t sizes[] = {1, 2, 7, 64, 300, 2000};
     uint64_t seed = 11;
     size_t si;
     for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
@@ -287,6 +355,7 @@ static void hcct_lazy_queue(void)
         ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
         ctxprof_error e;
         uint32_t *ids = (uint32_t *)malloc(k * sizeof *ids);
+        hcct_refq ref;
         int op;
         memset(&e, 0, sizeof e);
         d.counters = k;
@@ -299,34 +368,132 @@ static void hcct_lazy_queue(void)
         for (i = 0, ids[0] = t.nodes[1].child; i + 1 < k; i++)
             ids[i + 1] = t.nodes[ids[i]].sibling;
         REQUIRE_EQ(t.used, k);
-        for (op = 0; op < 20000; op++) {
+        /* the library lists nothing until M is full: the first pop rescans */
+        memset(&ref, 0, sizeof ref);
+        ref.next = (uint32_t *)malloc(t.n_nodes * sizeof *ref.next);
+        REQUIRE(ref.next != NULL);
+        for (i = 0; i < CTXPROF__HCCT_W; i++)
+            ref.head[i] = CTXPROF_HCCT_NONE;
+        for (op = 0; op < 40000; op++) {
             uint64_t r = ctxprof_test_rand(&seed), w;
             uint32_t x = ids[r % k];
-            /* weights: mostly small, sometimes past the window */
+            /* weights: mostly small, sometimes past the window; a tenth of
+               the runs uses unit weights, so that buckets grow long */
             w = (r >> 20) % 16 == 0 ? 1 + (r >> 40) % 1000 : 1 + (r >> 40) % 3;
+            if (op % 10000 < 1000)
+                w = 1;
             if ((r >> 8) % 3 == 0) { /* an increment, as by the fast path */
                 t.nodes[x].count += w;
             } else { /* find-min, then the slot takes a new item at min + w */
                 uint64_t bmin = UINT64_MAX;
-                uint32_t y = ctxprof__hcct_q_pop_min(&t);
+                uint32_t y = ctxprof__hcct_q_pop_min(&t), z = hcct_refq_pop(&ref, &t, ids, k);
                 for (i = 0; i < k; i++)
                     if ((t.nodes[ids[i]].count & ~((uint64_t)1 << 63)) < bmin)
                         bmin = t.nodes[ids[i]].count & ~((uint64_t)1 << 63);
                 CHECK_EQ(t.nodes[y].count & ~((uint64_t)1 << 63), bmin);
                 CHECK_EQ(t.qbase, bmin);
+                CHECK_EQ(y, z); /* the same victim as the reference */
                 t.nodes[y].count += w;
                 ctxprof__hcct_q_push(&t, y, t.nodes[y].count & ~((uint64_t)1 << 63));
+                hcct_refq_push(&ref, y, t.nodes[y].count & ~((uint64_t)1 << 63));
             }
             if (ctxprof_test_failed)
                 break;
         }
         CHECK(t.st.rescans >= 1);
+        free(ref.next);
         free(ids);
         ctxprof_hcct_deinit(&t);
     }
 }
 
 /* ---- LSS against the exact CCT ---- */
+
+/* Profiles a and b hold the same contexts with the same counts, errors and
+   flags (node order may differ). */
+static void hcct_same_contexts(const ctxprof_hcct_profile *a, const ctxprof_hcct_profile *b)
+{
+    ctxprof__hcct_ix ix;
+    uint32_t *map = (uint32_t *)malloc((a->n + 1) * sizeof *map);
+    size_t i;
+    memset(&ix, 0, sizeof ix);
+    CHECK_EQ(a->n, b->n);
+    CHECK_EQ(a->total, b->total);
+    CHECK_EQ(a->absent, b->absent);
+    REQUIRE(map && ctxprof__hcct_index(b, &ix, 0) == CTXPROF_OK);
+    map[0] = 0;
+    for (i = 1; i < a->n; i++) { /* parents come first */
+        uint32_t pp = map[a->nodes[i].parent], j;
+        j = pp == CTXPROF_HCCT_NONE ? CTXPROF_HCCT_NONE
+                                    : ctxprof__hcct_find(b, &ix, pp, a, (uint32_t)i, 0);
+        map[i] = j;
+        CHECK(j != CTXPROF_HCCT_NONE);
+        if (j == CTXPROF_HCCT_NONE)
+            break;
+        CHECK_EQ(a->nodes[i].count, b->nodes[j].count);
+        CHECK_EQ(a->nodes[i].err, b->nodes[j].err);
+        CHECK_EQ(a->nodes[i].flags, b->nodes[j].flags);
+    }
+    ctxprof__hcct_ix_free(&ix);
+    free(map);
+}
+
+/* The replacement path of enter events (victim first, written out for
+   speed, the queue prefetching ahead) against the general Space Saving
+   update (create the node, then evict the minimum): the same stream must
+   give the same MCCT, counts, errors and statistics at every check. */
+static void hcct_replace_equivalence(void)
+{
+    static const size_t counters[] = {16, 200};
+    size_t k;
+    for (k = 0; k < sizeof counters / sizeof counters[0]; k++) {
+        ctxprof_hcct a, b;
+        ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
+        ctxprof_error e;
+        hcct_gen g = {7 + k, 0, 1};
+        uint64_t n = 0;
+        int w;
+        memset(&e, 0, sizeof e);
+        d.counters = counters[k];
+        REQUIRE(ctxprof_hcct_init(&a, &d, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_init(&b, &d, &e) == CTXPROF_OK);
+        for (w = 0; w < 30000; w++) {
+            unsigned dep = 1 + (unsigned)(ctxprof_test_rand(&g.seed) % 8), j;
+            if (w == 15000)
+                g.phase = 1; /* a new hot set */
+            for (j = 0; j < dep; j++) {
+                uintptr_t r = hcct_zipf(&g.seed) + 1000u * g.phase;
+                uintptr_t s = (uintptr_t)(ctxprof_test_rand(&g.seed) % 3);
+                b.lean = 0; /* b takes the general path */
+                ctxprof_hcct_push(&a, r, s);
+                ctxprof_hcct_push(&b, r, s);
+                n++;
+            }
+            for (j = 0; j < dep; j++) {
+                ctxprof_hcct_pop(&a);
+                ctxprof_hcct_pop(&b);
+            }
+            if (w % 3000 == 2999) {
+                ctxprof_hcct_profile pa, pb;
+                REQUIRE(ctxprof_hcct_query(&a, -1, &pa, &e) == CTXPROF_OK);
+                REQUIRE(ctxprof_hcct_query(&b, -1, &pb, &e) == CTXPROF_OK);
+                hcct_same_contexts(&pa, &pb);
+                ctxprof_hcct_profile_deinit(&pa);
+                ctxprof_hcct_profile_deinit(&pb);
+                hcct_check(&a, n);
+                hcct_check(&b, n);
+                CHECK_EQ(a.st.replaced, b.st.replaced);
+                CHECK_EQ(a.st.pruned, b.st.pruned);
+                CHECK_EQ(a.st.rescans, b.st.rescans);
+                if (ctxprof_test_failed)
+                    break;
+            }
+        }
+        CHECK(a.st.replaced > 20000 && a.st.rescans >= 2); /* the stream did stress M */
+        ctxprof_hcct_deinit(&a);
+        ctxprof_hcct_deinit(&b);
+    }
+}
 
 static void hcct_ss_skewed(void)
 {
@@ -1744,6 +1911,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_ss_phase_change", hcct_ss_phase_change},
     {"hcct_ss_adversarial", hcct_ss_adversarial},
     {"hcct_prune_every_event", hcct_prune_every_event},
+    {"hcct_replace_equivalence", hcct_replace_equivalence},
     {"hcct_exact_cct", hcct_exact_cct},
     {"hcct_weighted", hcct_weighted},
     {"hcct_longjmp_explicit", hcct_longjmp_explicit},
