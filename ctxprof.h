@@ -1562,20 +1562,37 @@ typedef struct ctxprof_icpp_result {
     uint64_t height;    /* the CID's height */
     uint32_t degree;    /* candidates of the CID */
     uint32_t remaining; /* candidates left after walking */
-    uint32_t walked;    /* frames walked */
+    uint32_t walked;    /* frames read (walked, or read at a known height) */
     const uint32_t *candidates; /* the CID's candidates (degree of them) */
 } ctxprof_icpp_result;
 
 /* Maps one sample to its path: (pc, sp) over the thread's base give the
-   CID; when it has several candidates, walks up to max_walk frames -
-   live from the frame pointer fp (bounds-checked against [sp, base]) or
-   from saved words (frames, when not NULL) - just until one candidate is
-   left (paper 6.4). max_walk = 0: PC and SP alone. The map must be bound.
-   Signal-safe, thread-safe; returns result->kind. */
+   CID; when it has several candidates, reads up to max_walk frames just
+   until one candidate is left (paper 6.4). On the live stack (frames NULL)
+   it reads only where the candidates differ: the first frame up where
+   their ancestors' functions differ has a height the map knows, and the
+   return address just below it names the function (one read per deciding
+   frame, inside [sp, base]; with unknown heights it walks the chain from
+   the frame pointer fp, bounds-checked the same way). From saved words
+   (frames, when not NULL) it walks them in order. A targeted read trusts
+   the map for the frames it skips: a path missing from the map may then
+   come out as a wrong candidate where a full walk would say MISSING.
+   max_walk = 0: PC and SP alone. The map must be bound. Signal-safe,
+   thread-safe; returns result->kind. */
 CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
                                      uintptr_t base, uintptr_t fp,
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
                                      ctxprof_icpp_result *result);
+/* Frames a partial walk (paper 6.4) reads to single out `path` among the
+   candidates of its CID, simulated on the map with that path as the truth:
+   *out_sequential for a frame-by-frame walk of the frame-pointer chain
+   (mapped frames only: library frames between them add to a live walk),
+   *out_targeted for ctxprof_icpp_resolve's targeted reads. Both 0 for a
+   precise path. Returns 1 when the walk singles the path out, 0 when
+   candidates remain (the same functions and heights all the way up, or
+   more than 256 candidates), CTXPROF_ERR_RANGE for a bad path. */
+CTXPROF_API int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t path,
+                                          uint32_t *out_sequential, uint32_t *out_targeted);
 /* Fills frames from a live frame-pointer chain (at most CTXPROF_ICPP_FRAMES,
    and max), reading only inside [sp, base]. Signal-safe. */
 CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_t fp,
@@ -1615,11 +1632,14 @@ typedef struct ctxprof_icpp_pad_report {
     size_t sites_wrapped;       /* edges with a wrap > 0 */
     size_t pairs_permutation;   /* inseparable pairs with other edges: call-site wrapping fixes */
     size_t pairs_identical_edges; /* inseparable pairs with the same edges: cloning needed */
-    size_t walk_depth_max;      /* frames a partial walk needs at most, after padding */
-    double walk_depth_mean;     /* mean over ambiguous paths */
+    size_t walk_depth_max;      /* frames a sequential partial walk needs at most, after padding */
+    double walk_depth_mean;     /* mean over the ambiguous paths a walk separates */
     uint64_t max_height_before, max_height_after;
     unsigned long moves;        /* search moves evaluated */
     double seconds;             /* search time, CPU seconds */
+    size_t walk_reads_max;      /* frames targeted reads (ctxprof_icpp_resolve) need at most */
+    double walk_reads_mean;     /* mean over the ambiguous paths a walk separates */
+    double walk_separable;      /* share of the ambiguous paths a walk separates */
 } ctxprof_icpp_pad_report;
 
 struct ctxprof__icpp_padres;
@@ -8666,16 +8686,182 @@ CTXPROF_DEF void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_
 
 #define CTXPROF__ICPP_WALK_MAX 256 /* candidates a walk can follow */
 
+/* Where a walk's frames come from: the live stack (the frame-pointer chain,
+   and targeted reads of return addresses at heights the map knows), saved
+   frame words (sequential only), or - to measure walks offline - the map
+   itself, with one of its paths as the truth. nh: the heights of the
+   nodes (the map's, or padded ones). */
+typedef struct ctxprof__icpp_src {
+    const ctxprof_icpp_map *m;
+    const uint64_t *nh;
+    ctxprof__icpp_walk w;
+    int targeted;   /* targeted reads allowed (live stack, or simulated) */
+    uint32_t truth; /* simulation: the true path's node, else NONE */
+    uint32_t tnode; /* simulation: where the sequential walk is on it */
+} ctxprof__icpp_src;
+
+/* Sequential: the next frame's map function (-1: not in the map) and
+   height; 1, or 2 when the frame is past the base (the stack's end), or 0
+   when the chain ends. */
+CTXPROF__PRIV int ctxprof__icpp_src_next(ctxprof__icpp_src *src, long *g, uint64_t *height)
+{
+    const struct ctxprof__icpp_mapdata *d = src->m->d;
+    uintptr_t ra, cfa;
+    if (src->truth != CTXPROF__ICPP_NONE) {
+        if (src->tnode == 0)
+            return 0;
+        src->tnode = d->nparent[src->tnode];
+        if (src->tnode == 0)
+            return 2;
+        *g = (long)d->nfunc[src->tnode];
+        *height = src->nh[src->tnode];
+        return 1;
+    }
+    if (!ctxprof__icpp_walk_next(&src->w, &ra, &cfa))
+        return 0;
+    if (cfa > src->w.base)
+        return 2;
+    *g = ctxprof_icpp_map_func_of_pc(src->m, ra - 1);
+    *height = (uint64_t)(src->w.base - cfa);
+    return 1;
+}
+
+/* Targeted: the map function of the frame whose caller-side SP is at
+   height h, `level` frames above the sampled one, from the return address
+   the call pushed just below it (base - h - 8, read only inside [sp,
+   base]). 1 with *g (-1: not a mapped function), 0 when it cannot read. */
+CTXPROF__PRIV int ctxprof__icpp_src_at(const ctxprof__icpp_src *src, uint64_t h, unsigned level,
+                                       long *g)
+{
+    const struct ctxprof__icpp_mapdata *d = src->m->d;
+    uintptr_t slot;
+    if (src->truth != CTXPROF__ICPP_NONE) {
+        uint32_t n = src->truth;
+        unsigned k;
+        for (k = 0; k < level && n != 0; k++)
+            n = d->nparent[n];
+        *g = n != 0 && (src->nh[n] == h || src->nh[n] == CTXPROF_ICPP_NO_HEIGHT)
+                 ? (long)d->nfunc[n]
+                 : -1;
+        return 1;
+    }
+    if (!src->targeted || h > (uint64_t)(src->w.base - src->w.sp) ||
+        (uint64_t)(src->w.base - src->w.sp) - h < sizeof(uintptr_t))
+        return 0;
+    slot = src->w.base - (uintptr_t)h - sizeof(uintptr_t);
+    if (slot < src->w.sp || slot % sizeof(uintptr_t) != 0)
+        return 0;
+    *g = ctxprof_icpp_map_func_of_pc(src->m, *(const uintptr_t *)slot - 1);
+    return 1;
+}
+
+/* Paper 6.4: narrows the candidates cand[0..n) of a CID (n <= WALK_MAX) by
+   reading as few frames as it can, at most max_walk; the survivors go to
+   alive[], their number is returned, *walked gets the frames read.
+
+   Targeted reads first: candidates with the same leaf and height have the
+   same ancestors' heights until their functions differ (frames are fixed
+   per function), so no frame below the first level where their ancestors
+   differ can tell them apart, and the map knows that level's height: one
+   read of the return address there keeps the candidates whose ancestor is
+   that function; repeat on the survivors. When the heights are not known
+   (or not live), a sequential walk from the first frame: each frame whose
+   function is in the map must be every surviving candidate's next
+   ancestor, with its height when the map knows it; unmapped frames
+   (library code between mapped functions) are skipped. */
+CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t *cand, size_t n,
+                                          unsigned max_walk, uint32_t *alive, uint32_t *walked)
+{
+    const struct ctxprof__icpp_mapdata *d = src->m->d;
+    const uint64_t *nh = src->nh;
+    uint32_t anc[CTXPROF__ICPP_WALK_MAX];
+    size_t na = n, i, keep;
+    unsigned level = 0;
+    for (i = 0; i < n; i++) {
+        alive[i] = cand[i];
+        anc[i] = d->pnode[cand[i]];
+    }
+    *walked = 0;
+    while (src->targeted && na > 1 && *walked < max_walk) {
+        uint32_t u0;
+        int same;
+        long g;
+        for (;;) { /* climb while every candidate's ancestor is the same */
+            u0 = d->nparent[anc[0]];
+            same = 1;
+            for (i = 1; i < na && same; i++) {
+                uint32_t ui = d->nparent[anc[i]];
+                same = (ui == 0) == (u0 == 0) &&
+                       (u0 == 0 || (d->nfunc[ui] == d->nfunc[u0] && nh[ui] == nh[u0]));
+            }
+            if (!same || u0 == 0)
+                break;
+            for (i = 0; i < na; i++)
+                anc[i] = d->nparent[anc[i]];
+            level++;
+        }
+        if (same)
+            break;
+        for (i = 0; i < na; i++) { /* one known height at the deciding level */
+            uint32_t ui = d->nparent[anc[i]];
+            if (ui == 0 || nh[ui] == CTXPROF_ICPP_NO_HEIGHT || nh[ui] != nh[u0])
+                break;
+        }
+        if (i < na || !ctxprof__icpp_src_at(src, nh[u0], level + 1, &g))
+            break;
+        (*walked)++;
+        level++;
+        for (i = 0, keep = 0; i < na; i++) {
+            uint32_t ui = d->nparent[anc[i]];
+            if ((long)d->nfunc[ui] == g) {
+                alive[keep] = alive[i];
+                anc[keep] = ui;
+                keep++;
+            }
+        }
+        na = keep;
+    }
+    if (na <= 1 || *walked >= max_walk)
+        return na;
+    for (i = 0; i < na; i++)
+        anc[i] = d->pnode[alive[i]];
+    while (na > 1 && *walked < max_walk) {
+        long g = -1;
+        uint64_t height = CTXPROF_ICPP_NO_HEIGHT;
+        int r = ctxprof__icpp_src_next(src, &g, &height);
+        if (r == 0)
+            break;
+        (*walked)++;
+        if (r == 1 && g < 0)
+            continue;
+        for (i = 0, keep = 0; i < na; i++) {
+            uint32_t up = d->nparent[anc[i]];
+            int ok = r == 2 ? up == 0
+                            : up != 0 && (long)d->nfunc[up] == g &&
+                                  (nh[up] == CTXPROF_ICPP_NO_HEIGHT ||
+                                   height == CTXPROF_ICPP_NO_HEIGHT || nh[up] == height);
+            if (ok) {
+                alive[keep] = alive[i];
+                anc[keep] = up;
+                keep++;
+            }
+        }
+        na = keep;
+        if (r == 2)
+            break;
+    }
+    return na;
+}
+
 CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
                                      uintptr_t base, uintptr_t fp,
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
                                      ctxprof_icpp_result *r)
 {
-    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
-    uint32_t alive[CTXPROF__ICPP_WALK_MAX], anc[CTXPROF__ICPP_WALK_MAX];
-    size_t n, i, na;
+    uint32_t alive[CTXPROF__ICPP_WALK_MAX];
+    ctxprof__icpp_src src;
+    size_t n, na;
     long f;
-    ctxprof__icpp_walk w;
     memset(r, 0, sizeof *r);
     r->func = CTXPROF__ICPP_NONE;
     r->path = CTXPROF__ICPP_NONE;
@@ -8696,57 +8882,66 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
     }
     if (n > CTXPROF__ICPP_WALK_MAX || max_walk == 0)
         return r->kind = CTXPROF_ICPP_AMBIGUOUS;
-    /* paper 6.4: walk just enough frames; each frame whose function is in
-       the map must be every surviving candidate's next ancestor, with the
-       ancestor's height when the map knows it. Unmapped frames (library
-       code between instrumented functions) are skipped. */
-    for (i = 0; i < n; i++) {
-        alive[i] = r->candidates[i];
-        anc[i] = d->pnode[r->candidates[i]];
-    }
-    na = n;
-    w.fp = fp;
-    w.sp = sp;
-    w.base = base;
-    w.saved = frames;
-    w.k = 0;
-    while (na > 1 && r->walked < max_walk) {
-        uintptr_t ra, cfa;
-        size_t keep = 0;
-        long g;
-        int end;
-        if (!ctxprof__icpp_walk_next(&w, &ra, &cfa))
-            break;
-        r->walked++;
-        end = cfa > base;
-        g = end ? -1 : ctxprof_icpp_map_func_of_pc(m, ra - 1);
-        if (!end && g < 0)
-            continue;
-        for (i = 0; i < na; i++) {
-            uint32_t up = d->nparent[anc[i]];
-            int ok;
-            if (end)
-                ok = up == 0;
-            else
-                ok = up != 0 && up != CTXPROF__ICPP_NONE && d->nfunc[up] == (uint32_t)g &&
-                     (d->nheight[up] == CTXPROF_ICPP_NO_HEIGHT ||
-                      d->nheight[up] == (uint64_t)(base - cfa));
-            if (ok) {
-                alive[keep] = alive[i];
-                anc[keep] = up;
-                keep++;
-            }
-        }
-        na = keep;
-        if (end)
-            break;
-    }
+    src.m = m;
+    src.nh = m->d->nheight;
+    src.w.fp = fp;
+    src.w.sp = sp;
+    src.w.base = base;
+    src.w.saved = frames;
+    src.w.k = 0;
+    src.targeted = frames == NULL;
+    src.truth = src.tnode = CTXPROF__ICPP_NONE;
+    na = ctxprof__icpp_narrow(&src, r->candidates, n, max_walk, alive, &r->walked);
     r->remaining = (uint32_t)na;
     if (na == 1) {
         r->path = alive[0];
         return r->kind = CTXPROF_ICPP_PRECISE;
     }
     return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_MISSING;
+}
+
+/* The frames each kind of walk reads to single out path among cand[0..n)
+   (which holds it), on the map with heights nh: 1 when it does. */
+CTXPROF__PRIV int ctxprof__icpp_walk_cost(const ctxprof_icpp_map *m, const uint64_t *nh,
+                                          uint32_t path, const uint32_t *cand, size_t n,
+                                          uint32_t *out_seq, uint32_t *out_tgt)
+{
+    uint32_t alive[CTXPROF__ICPP_WALK_MAX];
+    ctxprof__icpp_src src;
+    size_t a, b;
+    *out_seq = *out_tgt = 0;
+    if (n <= 1)
+        return 1;
+    if (n > CTXPROF__ICPP_WALK_MAX)
+        return 0;
+    memset(&src, 0, sizeof src);
+    src.m = m;
+    src.nh = nh;
+    src.truth = src.tnode = m->d->pnode[path];
+    src.targeted = 1;
+    a = ctxprof__icpp_narrow(&src, cand, n, UINT32_MAX, alive, out_tgt);
+    src.truth = src.tnode = m->d->pnode[path];
+    src.targeted = 0;
+    b = ctxprof__icpp_narrow(&src, cand, n, UINT32_MAX, alive, out_seq);
+    return a == 1 && b == 1;
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t path,
+                                          uint32_t *out_sequential, uint32_t *out_targeted)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    const ctxprof__icpp_cidrec *c;
+    uint32_t seq, tgt;
+    int ok;
+    if (!d || path >= d->np)
+        return CTXPROF_ERR_RANGE;
+    c = &d->cids[d->pcid[path]];
+    ok = ctxprof__icpp_walk_cost(m, d->nheight, path, d->cand + c->first, c->n, &seq, &tgt);
+    if (out_sequential)
+        *out_sequential = seq;
+    if (out_targeted)
+        *out_targeted = tgt;
+    return ok;
 }
 
 /* --- frame padding search (paper 5.1) -----------------------------------
@@ -9298,10 +9493,8 @@ CTXPROF__PRIV void ctxprof__icpp_restore(ctxprof__icpp_ps *s, const int32_t *bes
 /* Ours, part 2: simulated annealing from the state reached. A move takes
    a random unit that shares its CID with another unit, one such partner,
    and a variable whose multiplicity differs between the two (cheap ones -
-   few units moved - more often), and changes it by -3..+3 units; half the
-   time a second differing variable takes the opposite change (a transfer:
-   only units holding the two unequally move). Moves that break the height
-   limit are refused; a move losing g precise paths is taken with
+   few units moved - more often), and changes it by -3..+3 units. Moves
+   that break the height limit are refused; a move losing g precise paths is taken with
    probability exp(-g / T). T starts at half the mean loss of the first 64
    losing moves and cools geometrically a hundredfold over a budget of
    unit moves (so the result does not depend on the machine). Ends in the
@@ -9320,7 +9513,7 @@ CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint
         double t0 = nwarm >= 64 ? 0.5 * lost / (double)nwarm : 1e-9; /* greedy while warming */
         double temp = t0 * ctxprof__icpp_expneg(-4.605170186 * done); /* ln(1/100) */
         size_t before, nd;
-        uint32_t a, b, var, var2;
+        uint32_t a, b, var;
         int32_t dl;
         if (nm == 0 || ++iter % 256 == 0) {
             nm = ctxprof__icpp_conflicts(s, mem, 0);
@@ -9359,16 +9552,8 @@ CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint
             dl = (int32_t)s->max_units - s->x[var];
         if (dl == 0)
             continue;
-        var2 = CTXPROF__ICPP_NONE;
-        if (nd >= 2 && (ctxprof__icpp_rng(&rng) & 1)) { /* a transfer: var2 takes -dl */
-            var2 = diff[ctxprof__icpp_rng(&rng) % nd];
-            if (var2 == var || s->x[var2] - dl < 0 || s->x[var2] - dl > (int32_t)s->max_units)
-                var2 = CTXPROF__ICPP_NONE;
-        }
         before = s->uniq;
         ctxprof__icpp_apply(s, var, dl);
-        if (var2 != CTXPROF__ICPP_NONE)
-            ctxprof__icpp_apply(s, var2, -dl);
         if (!s->over && s->uniq < before && nwarm < 64) {
             lost += (double)(before - s->uniq);
             nwarm++;
@@ -9377,8 +9562,6 @@ CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint
                         ctxprof__icpp_unit01(&rng) >=
                             ctxprof__icpp_expneg(((double)s->uniq - (double)before) / temp))) {
             ctxprof__icpp_apply(s, var, -dl);
-            if (var2 != CTXPROF__ICPP_NONE)
-                ctxprof__icpp_apply(s, var2, dl);
             continue;
         }
         if (s->uniq > best) {
@@ -9488,16 +9671,26 @@ CTXPROF_DEF void ctxprof_icpp_pads_deinit(ctxprof_icpp_pads *p)
         memset(p, 0, sizeof *p);
 }
 
-/* Frames a partial walk needs for each ambiguous path (paper 6.4): the
-   depth at which its ancestors (function, height) differ from those of
-   every other path with its CID. */
-CTXPROF__PRIV void ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, ctxprof__icpp_member *mem,
-                                            ctxprof_icpp_pad_report *rep)
+/* Partial walks (paper 6.4) for the paths the padding leaves ambiguous:
+   frames read by a sequential walk and by targeted reads to single each
+   one out among the paths of its padded CID (ctxprof__icpp_walk_cost on
+   the padded heights). */
+CTXPROF__PRIV int ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, const ctxprof_icpp_map *m,
+                                           ctxprof__icpp_member *mem, ctxprof_icpp_pad_report *rep)
 {
     const struct ctxprof__icpp_mapdata *d = s->d;
-    size_t nm = 0, i = 0, npaths = 0, p;
-    double sum = 0;
-    rep->walk_depth_max = 0;
+    uint64_t *nh = (uint64_t *)ctxprof__alloc(d->nn + 1, sizeof *nh, NULL);
+    uint32_t *cand = (uint32_t *)ctxprof__alloc(CTXPROF__ICPP_WALK_MAX, sizeof *cand, NULL);
+    size_t nm = 0, i, n, p, amb = 0, sep = 0;
+    double seq = 0, tgt = 0;
+    if (!nh || !cand) {
+        ctxprof__free(nh, NULL);
+        ctxprof__free(cand, NULL);
+        return CTXPROF_ERR_NOMEM;
+    }
+    for (n = 0; n < d->nn; n++)
+        nh[n] = d->nheight[n] == CTXPROF_ICPP_NO_HEIGHT ? CTXPROF_ICPP_NO_HEIGHT
+                                                        : s->u[s->punit[d->nfirst[n]]].h;
     for (p = 0; p < s->np; p++) {
         const ctxprof__icpp_unit *un = &s->u[s->punit[p]];
         if (un->w && ctxprof__icpp_tab_count(s, un->leaf, un->h) >= 2) {
@@ -9508,44 +9701,34 @@ CTXPROF__PRIV void ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, ctxprof__icpp_m
         }
     }
     qsort(mem, nm, sizeof *mem, ctxprof__icpp_member_cmp);
-    while (i < nm) {
-        size_t j = i, a, b;
+    rep->walk_depth_max = rep->walk_reads_max = 0;
+    for (i = 0; i < nm;) {
+        size_t j = i, k;
         while (j < nm && mem[j].leaf == mem[i].leaf && mem[j].height == mem[i].height)
             j++;
-        if (j - i <= 64) {
-            for (a = i; a < j; a++) {
-                size_t need = 0;
-                for (b = i; b < j; b++) {
-                    uint32_t x = d->pnode[mem[a].unit], y = d->pnode[mem[b].unit];
-                    size_t depth = 0;
-                    if (a == b)
-                        continue;
-                    /* first depth where the ancestor tokens differ */
-                    while (x != 0 && y != 0) {
-                        x = d->nparent[x];
-                        y = d->nparent[y];
-                        depth++;
-                        if (x == 0 || y == 0 || d->nfunc[x] != d->nfunc[y])
-                            break;
-                        {
-                            size_t px = d->nfirst[x], py = d->nfirst[y];
-                            int hx = d->nfirst[x + 1] - px == 1, hy = d->nfirst[y + 1] - py == 1;
-                            if (hx && hy && s->u[s->punit[px]].h != s->u[s->punit[py]].h)
-                                break;
-                        }
-                    }
-                    if (depth > need)
-                        need = depth;
-                }
-                sum += (double)need;
-                npaths++;
-                if (need > rep->walk_depth_max)
-                    rep->walk_depth_max = need;
-            }
+        amb += j - i;
+        for (k = i; k < j && j - i <= CTXPROF__ICPP_WALK_MAX; k++)
+            cand[k - i] = mem[k].unit;
+        for (k = i; k < j && j - i <= CTXPROF__ICPP_WALK_MAX; k++) {
+            uint32_t sq, tg;
+            if (!ctxprof__icpp_walk_cost(m, nh, mem[k].unit, cand, j - i, &sq, &tg))
+                continue;
+            sep++;
+            seq += sq;
+            tgt += tg;
+            if (sq > rep->walk_depth_max)
+                rep->walk_depth_max = sq;
+            if (tg > rep->walk_reads_max)
+                rep->walk_reads_max = tg;
         }
         i = j;
     }
-    rep->walk_depth_mean = npaths ? sum / (double)npaths : 0;
+    rep->walk_depth_mean = sep ? seq / (double)sep : 0;
+    rep->walk_reads_mean = sep ? tgt / (double)sep : 0;
+    rep->walk_separable = amb ? (double)sep / (double)amb : 1;
+    ctxprof__free(nh, NULL);
+    ctxprof__free(cand, NULL);
+    return CTXPROF_OK;
 }
 
 /* Inseparable paths are the units of two or more paths (same leaf, same
@@ -9813,7 +9996,8 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     rep->precise_after_wrap = rep->precise_after;
     if (ctxprof__icpp_inseparable(&s, fvar, r, rep, 32, m))
         goto nomem;
-    ctxprof__icpp_walk_stats(&s, mem, rep);
+    if (ctxprof__icpp_walk_stats(&s, m, mem, rep))
+        goto nomem;
     rep->moves = s.moves;
     if (dd.wrap && dd.search == CTXPROF_ICPP_SEARCH_GREEDY) {
         /* call-site wrapping for what padding left: edge variables over the
@@ -9911,6 +10095,9 @@ CTXPROF_DEF size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, siz
     ctxprof__icpp_printf(&b, "pairs_identical_edges=%zu\n", r->pairs_identical_edges);
     ctxprof__icpp_printf(&b, "walk_depth_max=%zu\n", r->walk_depth_max);
     ctxprof__icpp_printf(&b, "walk_depth_mean=%.3f\n", r->walk_depth_mean);
+    ctxprof__icpp_printf(&b, "walk_reads_max=%zu\n", r->walk_reads_max);
+    ctxprof__icpp_printf(&b, "walk_reads_mean=%.3f\n", r->walk_reads_mean);
+    ctxprof__icpp_printf(&b, "walk_separable=%.4f\n", r->walk_separable);
     if (p->d && p->d->eunits) {
         ctxprof__icpp_printf(&b, "precise_after_wrap=%.4f\n", r->precise_after_wrap);
         ctxprof__icpp_printf(&b, "sites_wrapped=%zu\n", r->sites_wrapped);
