@@ -1213,15 +1213,19 @@ CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
         CTXPROF_ICPP_FUNC) or the -finstrument-functions hooks
         (CTXPROF_ICPP_HOOKS), and saves a ctxprof-paths file.
      2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
-        frame padding (activation record resizing, 5.1) and names the pairs
+        frame padding (activation record resizing, 5.1) under a stack
+        growth cap - the paper's random search (5.1.1) or ours (sweeps and
+        annealing on an exact incremental evaluator) - and names the pairs
         only call-site wrapping (5.2) or cloning (5.3) can separate;
         CTXPROF_ICPP_PAD / CTXPROF_ICPP_CALL apply them in the source.
      3. capture (sec. 6): CTXPROF_ICPP_CID at a query point (6.1), the
         SIGPROF timer sampler (6.2), or perf_event samples (6.3,
         ctxprof_pebs.h) - all measure height = thread base - SP.
      4. paths (sec. 7): ctxprof_icpp_resolve maps (PC, SP) to candidate
-        paths in constant time, and walks just enough frame-pointer frames
-        to choose among them when the CID is ambiguous (sec. 6.4).
+        paths in constant time and, when the CID is ambiguous, reads just
+        the frames that separate them (sec. 6.4): the return address at
+        each height where the candidates' ancestors differ, or the
+        frame-pointer chain; ctxprof_icpp_map_walk_cost tells the cost.
 
    Heights. Each thread's base is the caller's SP at its first
    ctxprof_icpp_thread_begin() (the main thread's is recorded before main
@@ -1613,7 +1617,7 @@ typedef struct ctxprof_icpp_pad_desc {
                             ours, none for random (the paper's); >= 1e6 or inf: none */
     double target;       /* stop at this share of precise paths (default: 1 ours, 0.97 random) */
     uint64_t seed;       /* random choices (default 1); the result is deterministic */
-    unsigned max_units;  /* largest pad of one function, 16-byte units (default 64) */
+    unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB) */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
     uint64_t budget;     /* ours: unit moves it may make (default 2e8, a few CPU seconds) */
@@ -9463,6 +9467,30 @@ CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, uint6
 
 #define CTXPROF__ICPP_DIFF 64 /* differing variables considered per pair */
 
+/* A colliding pair to work on: a random member a of the conflict list mem
+   (rebuilt when *nm is 0 or every 256 calls; per_path: paths equally
+   likely, else units), a partner b at its CID, and the variables that
+   differ between them into diff. Returns how many (0: try again), or -1
+   when nothing collides. A rebuild counts nu unit moves of work. */
+CTXPROF__PRIV long ctxprof__icpp_pick(ctxprof__icpp_ps *s, ctxprof__icpp_member *mem, size_t *nm,
+                                      unsigned long *calls, int per_path, uint64_t *rng,
+                                      uint32_t *a, uint32_t *b, uint32_t *diff)
+{
+    if (*nm == 0 || ++*calls % 256 == 0) {
+        *nm = ctxprof__icpp_conflicts(s, mem, per_path);
+        s->work += s->nu;
+    }
+    if (*nm == 0)
+        return -1;
+    *a = mem[ctxprof__icpp_rng(rng) % *nm].unit;
+    *b = ctxprof__icpp_partner(s, mem, *nm, *a);
+    if (*b == CTXPROF__ICPP_NONE) {
+        *nm = 0; /* a stale list */
+        return 0;
+    }
+    return (long)ctxprof__icpp_diff(s, *a, *b, diff, CTXPROF__ICPP_DIFF);
+}
+
 /* exp(x) for x <= 0 without libm: (Taylor polynomial of e^(x/64))^64. */
 CTXPROF__PRIV double ctxprof__icpp_expneg(double x)
 {
@@ -9503,7 +9531,8 @@ CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint
                                         uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x)
 {
     size_t best = s->uniq, nm = 0, v, nwarm = 0;
-    uint64_t rng = seed, start = s->work, steps = 0, iter = 0;
+    uint64_t rng = seed, start = s->work, steps = 0;
+    unsigned long calls = 0;
     uint32_t diff[CTXPROF__ICPP_DIFF];
     double lost = 0;
     for (v = 0; v < s->nv; v++)
@@ -9512,32 +9541,23 @@ CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint
         double done = (double)(s->work - start + steps) / (double)budget;
         double t0 = nwarm >= 64 ? 0.5 * lost / (double)nwarm : 1e-9; /* greedy while warming */
         double temp = t0 * ctxprof__icpp_expneg(-4.605170186 * done); /* ln(1/100) */
-        size_t before, nd;
+        size_t before;
+        long nd;
         uint32_t a, b, var;
         int32_t dl;
-        if (nm == 0 || ++iter % 256 == 0) {
-            nm = ctxprof__icpp_conflicts(s, mem, 0);
-            steps += s->nu; /* what a refresh costs, in unit moves */
-        }
         steps += 64; /* a move's own cost beside its unit moves */
-        if (nm == 0)
+        nd = ctxprof__icpp_pick(s, mem, &nm, &calls, 0, &rng, &a, &b, diff);
+        if (nd < 0)
             break;
-        a = mem[ctxprof__icpp_rng(&rng) % nm].unit;
-        b = ctxprof__icpp_partner(s, mem, nm, a);
-        if (b == CTXPROF__ICPP_NONE) {
-            nm = 0; /* stale list */
-            continue;
-        }
-        nd = ctxprof__icpp_diff(s, a, b, diff, CTXPROF__ICPP_DIFF);
         if (nd == 0)
             continue;
         { /* cheap variables (few units moved) more often: weight 1 / units */
             double tot = 0, pick;
             size_t q;
-            for (q = 0; q < nd; q++)
+            for (q = 0; q < (size_t)nd; q++)
                 tot += 1.0 / (double)(s->vfirst[diff[q] + 1] - s->vfirst[diff[q]]);
             pick = ctxprof__icpp_unit01(&rng) * tot;
-            for (q = 0; q + 1 < nd; q++) {
+            for (q = 0; q + 1 < (size_t)nd; q++) {
                 pick -= 1.0 / (double)(s->vfirst[diff[q] + 1] - s->vfirst[diff[q]]);
                 if (pick < 0)
                     break;
@@ -9587,27 +9607,18 @@ CTXPROF__PRIV void ctxprof__icpp_random(ctxprof__icpp_ps *s, double target,
                                         ctxprof__icpp_member *mem, int32_t *best_x)
 {
     size_t best = s->uniq, nm = 0, v;
-    unsigned long since = 0, fails = 0, iter = 0;
+    unsigned long since = 0, fails = 0, calls = 0;
     uint64_t rng = seed;
-    uint32_t diff[CTXPROF__ICPP_DIFF];
+    uint32_t diff[CTXPROF__ICPP_DIFF], a, b;
     int32_t steps[CTXPROF__ICPP_DIFF];
     for (v = 0; v < s->nv; v++)
         best_x[v] = s->x[v];
     while (since < max_iter && !s->nomem && !ctxprof__icpp_reached(s, target)) {
-        size_t before = s->uniq, k, nd;
-        uint32_t a, b;
-        if (iter++ % 256 == 0 || nm == 0) /* refresh the list of ambiguous paths */
-            nm = ctxprof__icpp_conflicts(s, mem, 1);
-        if (nm == 0)
+        size_t before = s->uniq, k;
+        long nd = ctxprof__icpp_pick(s, mem, &nm, &calls, 1, &rng, &a, &b, diff);
+        if (nd < 0)
             break;
-        a = mem[ctxprof__icpp_rng(&rng) % nm].unit;
-        b = ctxprof__icpp_partner(s, mem, nm, a);
-        if (b == CTXPROF__ICPP_NONE) {
-            nm = 0; /* stale list */
-            continue;
-        }
-        nd = ctxprof__icpp_diff(s, a, b, diff, CTXPROF__ICPP_DIFF);
-        for (k = 0; k < nd; k++) {
+        for (k = 0; k < (size_t)nd; k++) {
             steps[k] = 0;
             if (s->x[diff[k]] + (int32_t)(k + 1) > (int32_t)s->max_units)
                 continue;
@@ -9936,7 +9947,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     if (dd.seed == 0)
         dd.seed = 1;
     if (dd.max_units == 0)
-        dd.max_units = 64;
+        dd.max_units = 256;
     if (dd.max_iterations == 0)
         dd.max_iterations = 2000;
     if (dd.budget == 0)
@@ -10374,6 +10385,7 @@ static int ctxprof__icpp_inflight;
 static int ctxprof__icpp_installed[65];
 static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
+static CTXPROF_TLS long ctxprof__icpp_timer_tid CTXPROF__TLS_MODEL; /* no syscall per sample */
 
 /* Registers of the interrupted context. The layout is the kernel's signal
    frame ABI; glibc names the register array only under _GNU_SOURCE, so we
@@ -10420,7 +10432,8 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             ctxprof__icpp_regs(uc, &o->pc, &o->sp, &o->fp);
             o->height = ctxprof_icpp_height(o->sp, base);
             o->truth = ctxprof_icpp_train_current();
-            o->tid = (int32_t)ctxprof__gettid();
+            o->tid = (int32_t)(ctxprof__icpp_timer_tid ? ctxprof__icpp_timer_tid
+                                                       : ctxprof__gettid());
             o->weight = 1u + (si && si->si_code == SI_TIMER && si->si_overrun > 0
                                   ? (uint32_t)si->si_overrun
                                   : 0u);
@@ -10541,6 +10554,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     }
     ctxprof__icpp_timer = tm;
     ctxprof__icpp_has_timer = 1;
+    ctxprof__icpp_timer_tid = ctxprof__gettid();
     return CTXPROF_OK;
 }
 

@@ -1023,6 +1023,23 @@ static void icpp_pad_emit(void)
 
 /* ---- resolution and partial walks, on a made-up process ------------------ */
 
+/* A made-up process: functions at the symbols' addresses (bias 0x100000)
+   and the map text bound to them. 0 when both load. */
+static int icpp_fake_process(ctxprof_symtab *st, ctxprof_icpp_map *m, const char *strs,
+                             size_t strsize, const icpp_elfsym *syms, size_t nsyms,
+                             const char *text, size_t len)
+{
+    unsigned char img[1024];
+    ctxprof_error err;
+    size_t n = icpp_make_elf(img, sizeof img, strs, strsize, syms, nsyms);
+    if (icpp_load_mem(st, img, n) != (long)nsyms)
+        return -1;
+    memset(m, 0, sizeof *m);
+    if (ctxprof_icpp_map_parse(m, text, len, "t", &err) != CTXPROF_OK)
+        return -1;
+    return ctxprof_icpp_map_bind(m, st, &err) == CTXPROF_OK ? 0 : -1;
+}
+
 static void icpp_resolve_walk(void)
 {
     /* functions at made-up addresses (bias 0x100000): main, a, b, c, lib */
@@ -1035,19 +1052,13 @@ static void icpp_resolve_walk(void)
                                "path 1 200 main a\npath 1 200 main b\n"
                                "path 1 300 main a c\npath 1 300 main b c\n" /* ambiguous */
                                "path 1 400 main a a c\npath 1 400 main c\n"; /* c at 400 twice */
-    unsigned char img[1024];
     ctxprof_symtab st;
     ctxprof_icpp_map m;
-    ctxprof_error err;
     ctxprof_icpp_result r;
     ctxprof_icpp_frames fr;
     const uintptr_t B = 0x100000, base = 0x7000000;
     char buf[64];
-    size_t n = icpp_make_elf(img, sizeof img, strs, sizeof strs, syms, 5);
-    REQUIRE_EQ(icpp_load_mem(&st, img, n), 5);
-    memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
-    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 5, text, sizeof text - 1), 0);
     CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x4010), ctxprof_icpp_map_func(&m, "c"));
     CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x5010), (unsigned long long)-1);
     /* PC and SP alone */
@@ -1284,18 +1295,12 @@ static void icpp_resolve_targeted(void)
                                "path 1 128 main d c\npath 1 128 main e c\n";
     const uintptr_t B = 0x100000;
     uintptr_t stk[64], base = (uintptr_t)&stk[64];
-    unsigned char img[1024];
     ctxprof_symtab st;
     ctxprof_icpp_map m;
-    ctxprof_error err;
     ctxprof_icpp_result r;
     uint32_t seq, tgt;
     char buf[64];
-    size_t n = icpp_make_elf(img, sizeof img, strs, sizeof strs, syms, 9);
-    REQUIRE_EQ(icpp_load_mem(&st, img, n), 9);
-    memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
-    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 9, text, sizeof text - 1), 0);
     memset(stk, 0, sizeof stk);
     /* c at 288: main>a>x>y>z>c or main>b>x>y>z>c; they differ 4 frames up,
        at height 192, where the call into x pushed its return address */

@@ -365,6 +365,7 @@ static const char gen_help_pad[] =
     "--max-growth X times the unpadded one (default 1.2; 'inf': no limit).\n"
     "--search ours (default): coordinate sweeps then simulated annealing, within\n"
     "--budget N unit moves (default 2e8, a few CPU seconds; deterministic).\n"
+    "--max-units N: the largest pad of one function, in 16 bytes (default 256).\n"
     "--search random: the paper's random search (5.1.1), with no limit unless\n"
     "--max-growth is given. --wrap also picks call-site wraps (5.2) for what\n"
     "padding cannot separate; --pairs N lists N such pairs and why (permutation:\n"
@@ -379,7 +380,8 @@ static const char gen_help[] =
     "       ctxprof-gen check GRAPH... --walks N [--seed S] [--depth D] [--steps K]\n"
     "                                                 verify the encodings (key=value)\n"
     "       ctxprof-gen pad [-o OUT.h] [--search ours|random|none] [--max-growth X]\n"
-    "                       [--budget N] [--seed N] [--wrap] [--pairs N] PATHMAP [FRAMES]\n"
+    "                       [--budget N] [--max-units N] [--seed N] [--wrap] [--pairs N]\n"
+    "                       PATHMAP [FRAMES]\n"
     "                                                 ICPP frame padding (key=value)\n"
     "       ctxprof-gen --help | --version\n"
     "\n"
@@ -529,6 +531,13 @@ static int cmd_pad(int argc, char **argv)
                 fprintf(stderr, "ctxprof-gen pad: --max-growth wants a number >= 1\n");
                 return 2;
             }
+        } else if (strcmp(a, "--max-units") == 0 && i + 1 < argc) {
+            uint64_t v;
+            if (ctxprof__parse_u64(argv[++i], &v) || v == 0 || v > 65536) {
+                fprintf(stderr, "ctxprof-gen pad: --max-units wants 1..65536\n");
+                return 2;
+            }
+            desc.max_units = (unsigned)v;
         } else if (strcmp(a, "--budget") == 0 && i + 1 < argc) {
             uint64_t v;
             if (ctxprof__parse_u64(argv[++i], &v) || v == 0) {
