@@ -1699,7 +1699,7 @@ typedef struct ctxprof_icpp_sampler_desc {
     size_t capacity;         /* samples kept (default 65536); later ones dropped and counted */
     unsigned save_frames;    /* frames copied per sample, <= CTXPROF_ICPP_FRAMES (default 0) */
     const ctxprof_icpp_map *map; /* bound map: resolve in the handler (walks <= max_walk) */
-    unsigned max_walk;       /* frames the handler may walk (default 64) */
+    unsigned max_walk;       /* frames the handler may read (default 64) */
     int signo;               /* default SIGPROF */
 } ctxprof_icpp_sampler_desc;
 
