@@ -1433,7 +1433,10 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
    the stack lowered by the table's amount for this edge only, so paths
    with the same functions in another order get different heights. C only
    (a variable-length array lives exactly as long as the call); in C++ and
-   without VLAs it runs stmt unwrapped. */
+   without VLAs it runs stmt unwrapped. The map records the caller's height
+   at its entry, above the wrap: a partial walk (ctxprof_icpp_resolve)
+   through a wrapped call finds the frame lower than the map says and
+   reports MISSING. */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L &&          \
     !defined(__STDC_NO_VLA__)
 #define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \

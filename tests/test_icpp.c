@@ -965,6 +965,56 @@ static void icpp_pad_wrap(void)
     ctxprof_icpp_map_deinit(&m);
 }
 
+/* ctxprof-gen pad's options: the search, the cap (also for the random
+   search, and none with inf), the budget, the largest pad; bad values are
+   usage errors (exit 2). */
+static void icpp_gen_pad_cli(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], *rep, want[64];
+    size_t len;
+    FILE *f;
+    char *text = icpp_synth(2, 40, 20, 12, 400, &len);
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    double g;
+    snprintf(path, sizeof path, "%s/cli.paths", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fwrite(text, 1, len, f);
+    fclose(f);
+    free(text);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    snprintf(want, sizeof want, "paths=%zu\n", m.paths);
+    ctxprof_icpp_map_deinit(&m);
+    REQUIRE_EQ(ctxprof_test_sh("build/ctxprof-gen pad --search random --max-growth 1.1 --seed 3 "
+                               "%s > %s/cli.rep",
+                               path, dir),
+               0);
+    snprintf(path, sizeof path, "%s/cli.rep", dir);
+    REQUIRE_EQ(ctxprof__read_file(path, &rep, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(rep, want);
+    REQUIRE(strstr(rep, "max_stack_growth=") != NULL);
+    g = atof(strstr(rep, "max_stack_growth=") + 17);
+    CHECK(g > 1 && g <= 1.1 + 1e-4);
+    free(rep);
+    snprintf(path, sizeof path, "%s/cli.paths", dir);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --search ours --max-growth inf --budget 100000 "
+                             "--max-units 8 %s > %s/cli2.rep",
+                             path, dir),
+             0);
+    snprintf(path, sizeof path, "%s/cli2.rep", dir);
+    REQUIRE_EQ(ctxprof__read_file(path, &rep, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(rep, "walk_reads_mean=");
+    free(rep);
+    snprintf(path, sizeof path, "%s/cli.paths", dir);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --budget 0 %s 2>/dev/null", path), 2);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --max-units 0 %s 2>/dev/null", path), 2);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --max-growth 0.5 %s 2>/dev/null", path), 2);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --search best %s 2>/dev/null", path), 2);
+}
+
 /* The generated header compiles, and its macros read back the pads. */
 static void icpp_pad_emit(void)
 {
@@ -1682,6 +1732,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_search", icpp_pad_search},
     {"icpp_pad_incremental", icpp_pad_incremental},
     {"icpp_pad_wrap", icpp_pad_wrap},
+    {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_pad_emit", icpp_pad_emit},
     {"icpp_resolve_walk", icpp_resolve_walk},
     {"icpp_walk_cost_brute", icpp_walk_cost_brute},
