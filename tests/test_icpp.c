@@ -965,14 +965,30 @@ static void icpp_pad_wrap(void)
     ctxprof_icpp_map_deinit(&m);
 }
 
+/* ctxprof-gen pad's report on the map at path with these options (NULL
+   unless it exits 0); free() it. */
+static char *icpp_gen_pad(const char *path, const char *options)
+{
+    char rep[600], *text;
+    size_t len;
+    ctxprof_error err;
+    snprintf(rep, sizeof rep, "%s/cli.rep", ctxprof_test_tmpdir());
+    if (ctxprof_test_sh("build/ctxprof-gen pad %s %s > %s", options, path, rep) != 0 ||
+        ctxprof__read_file(rep, &text, &len, NULL, &err) != CTXPROF_OK)
+        return NULL;
+    return text;
+}
+
 /* ctxprof-gen pad's options: the search, the cap (also for the random
    search, and none with inf), the budget, the largest pad; bad values are
    usage errors (exit 2). */
 static void icpp_gen_pad_cli(void)
 {
     const char *dir = ctxprof_test_tmpdir();
+    static const char *const bad[] = {"--budget 0", "--max-units 0", "--max-growth 0.5",
+                                      "--search best"};
     char path[600], *rep, want[64];
-    size_t len;
+    size_t len, k;
     FILE *f;
     char *text = icpp_synth(2, 40, 20, 12, 400, &len);
     ctxprof_icpp_map m;
@@ -988,31 +1004,19 @@ static void icpp_gen_pad_cli(void)
     REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
     snprintf(want, sizeof want, "paths=%zu\n", m.paths);
     ctxprof_icpp_map_deinit(&m);
-    REQUIRE_EQ(ctxprof_test_sh("build/ctxprof-gen pad --search random --max-growth 1.1 --seed 3 "
-                               "%s > %s/cli.rep",
-                               path, dir),
-               0);
-    snprintf(path, sizeof path, "%s/cli.rep", dir);
-    REQUIRE_EQ(ctxprof__read_file(path, &rep, &len, NULL, &err), CTXPROF_OK);
+    rep = icpp_gen_pad(path, "--search random --max-growth 1.1 --seed 3");
+    REQUIRE(rep != NULL);
     CHECK_CONTAINS(rep, want);
     REQUIRE(strstr(rep, "max_stack_growth=") != NULL);
     g = atof(strstr(rep, "max_stack_growth=") + 17);
     CHECK(g > 1 && g <= 1.1 + 1e-4);
     free(rep);
-    snprintf(path, sizeof path, "%s/cli.paths", dir);
-    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --search ours --max-growth inf --budget 100000 "
-                             "--max-units 8 %s > %s/cli2.rep",
-                             path, dir),
-             0);
-    snprintf(path, sizeof path, "%s/cli2.rep", dir);
-    REQUIRE_EQ(ctxprof__read_file(path, &rep, &len, NULL, &err), CTXPROF_OK);
+    rep = icpp_gen_pad(path, "--search ours --max-growth inf --budget 100000 --max-units 8");
+    REQUIRE(rep != NULL);
     CHECK_CONTAINS(rep, "walk_reads_mean=");
     free(rep);
-    snprintf(path, sizeof path, "%s/cli.paths", dir);
-    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --budget 0 %s 2>/dev/null", path), 2);
-    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --max-units 0 %s 2>/dev/null", path), 2);
-    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --max-growth 0.5 %s 2>/dev/null", path), 2);
-    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad --search best %s 2>/dev/null", path), 2);
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad %s %s 2>/dev/null", bad[k], path), 2);
 }
 
 /* The generated header compiles, and its macros read back the pads. */
