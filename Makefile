@@ -162,6 +162,27 @@ $(B)/examples/icpp/calc: examples/icpp/calc.c ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
 
+# bench/icpp_bench: CID capture, the timer sampler, the padding searches;
+# bench/icpp_train trains path maps of real workloads (compiled with the
+# hooks, the driver without) for it. bench/icpp_bench.sh makes the maps.
+ICPP_BFLAGS := -std=gnu11 -O2 -g -fno-omit-frame-pointer
+$(B)/bench/icpp_bench: bench/icpp_bench.c bench/bench.h ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) $(ICPP_BFLAGS) $(STRICT) $< -o $@ $(LDFLAGS) $(LDLIBS)
+$(B)/bench/icpp_cparse.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
+	@mkdir -p $(@D)
+	$(CC) $(ICPP_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_icpp -c $< -o $@
+$(B)/bench/icpp_zw.o: bench/zipfwalk_workers.c
+	@mkdir -p $(@D)
+	$(CC) $(ICPP_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwt_ -c $< -o $@
+$(B)/bench/icpp_train: bench/icpp_train.c $(B)/bench/icpp_cparse.o $(B)/bench/icpp_zw.o \
+                       examples/hotpaths/cparse.h ctxprof.h
+	$(CC) $(ICPP_BFLAGS) $(STRICT) -DCTXPROF_ICPP_HOOKS $< $(B)/bench/icpp_cparse.o \
+	    $(B)/bench/icpp_zw.o -o $@ $(LDFLAGS) $(LDLIBS)
+BENCHES += $(B)/bench/icpp_bench $(B)/bench/icpp_train $(B)/examples/icpp/calc \
+           $(ENC_EX)/expr_ctx.h
+BENCH_RUNS += bench/icpp_bench.sh
+
 
 # ---- module: hcct ----
 # The HCCT benchmarks run every configuration in one process: the workload

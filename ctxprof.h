@@ -1230,15 +1230,19 @@ CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
         CTXPROF_ICPP_FUNC) or the -finstrument-functions hooks
         (CTXPROF_ICPP_HOOKS), and saves a ctxprof-paths file.
      2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
-        frame padding (activation record resizing, 5.1) and names the pairs
+        frame padding (activation record resizing, 5.1) under a stack
+        growth cap - the paper's random search (5.1.1) or ours (sweeps and
+        annealing on an exact incremental evaluator) - and names the pairs
         only call-site wrapping (5.2) or cloning (5.3) can separate;
         CTXPROF_ICPP_PAD / CTXPROF_ICPP_CALL apply them in the source.
      3. capture (sec. 6): CTXPROF_ICPP_CID at a query point (6.1), the
         SIGPROF timer sampler (6.2), or perf_event samples (6.3,
         ctxprof_pebs.h) - all measure height = thread base - SP.
      4. paths (sec. 7): ctxprof_icpp_resolve maps (PC, SP) to candidate
-        paths in constant time, and walks just enough frame-pointer frames
-        to choose among them when the CID is ambiguous (sec. 6.4).
+        paths in constant time and, when the CID is ambiguous, reads just
+        the frames that separate them (sec. 6.4): the return address at
+        each height where the candidates' ancestors differ, or the
+        frame-pointer chain; ctxprof_icpp_map_walk_cost tells the cost.
 
    Heights. Each thread's base is the caller's SP at its first
    ctxprof_icpp_thread_begin() (the main thread's is recorded before main
@@ -1446,7 +1450,10 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
    the stack lowered by the table's amount for this edge only, so paths
    with the same functions in another order get different heights. C only
    (a variable-length array lives exactly as long as the call); in C++ and
-   without VLAs it runs stmt unwrapped. */
+   without VLAs it runs stmt unwrapped. The map records the caller's height
+   at its entry, above the wrap: a partial walk (ctxprof_icpp_resolve)
+   through a wrapped call finds the frame lower than the map says and
+   reports MISSING. */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L &&          \
     !defined(__STDC_NO_VLA__)
 #define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
@@ -1579,20 +1586,37 @@ typedef struct ctxprof_icpp_result {
     uint64_t height;    /* the CID's height */
     uint32_t degree;    /* candidates of the CID */
     uint32_t remaining; /* candidates left after walking */
-    uint32_t walked;    /* frames walked */
+    uint32_t walked;    /* frames read (walked, or read at a known height) */
     const uint32_t *candidates; /* the CID's candidates (degree of them) */
 } ctxprof_icpp_result;
 
 /* Maps one sample to its path: (pc, sp) over the thread's base give the
-   CID; when it has several candidates, walks up to max_walk frames -
-   live from the frame pointer fp (bounds-checked against [sp, base]) or
-   from saved words (frames, when not NULL) - just until one candidate is
-   left (paper 6.4). max_walk = 0: PC and SP alone. The map must be bound.
-   Signal-safe, thread-safe; returns result->kind. */
+   CID; when it has several candidates, reads up to max_walk frames just
+   until one candidate is left (paper 6.4). On the live stack (frames NULL)
+   it reads only where the candidates differ: the first frame up where
+   their ancestors' functions differ has a height the map knows, and the
+   return address just below it names the function (one read per deciding
+   frame, inside [sp, base]; with unknown heights it walks the chain from
+   the frame pointer fp, bounds-checked the same way). From saved words
+   (frames, when not NULL) it walks them in order. A targeted read trusts
+   the map for the frames it skips: a path missing from the map may then
+   come out as a wrong candidate where a full walk would say MISSING.
+   max_walk = 0: PC and SP alone. The map must be bound. Signal-safe,
+   thread-safe; returns result->kind. */
 CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
                                      uintptr_t base, uintptr_t fp,
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
                                      ctxprof_icpp_result *result);
+/* Frames a partial walk (paper 6.4) reads to single out `path` among the
+   candidates of its CID, simulated on the map with that path as the truth:
+   *out_sequential for a frame-by-frame walk of the frame-pointer chain
+   (mapped frames only: library frames between them add to a live walk),
+   *out_targeted for ctxprof_icpp_resolve's targeted reads. Both 0 for a
+   precise path. Returns 1 when the walk singles the path out, 0 when
+   candidates remain (the same functions and heights all the way up, or
+   more than 256 candidates), CTXPROF_ERR_RANGE for a bad path. */
+CTXPROF_API int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t path,
+                                          uint32_t *out_sequential, uint32_t *out_targeted);
 /* Fills frames from a live frame-pointer chain (at most CTXPROF_ICPP_FRAMES,
    and max), reading only inside [sp, base]. Signal-safe. */
 CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_t fp,
@@ -1601,19 +1625,22 @@ CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_
 /* --- padding search (paper 5.1.1 and ours) ------------------------------ */
 
 enum {
-    CTXPROF_ICPP_SEARCH_GREEDY = 0, /* ours: conflict-directed, exact incremental gains */
+    CTXPROF_ICPP_SEARCH_OURS = 0,   /* ours: sweeps + annealing, exact incremental gains */
+    CTXPROF_ICPP_SEARCH_GREEDY = 0, /* the former name of OURS */
     CTXPROF_ICPP_SEARCH_RANDOM = 1, /* the paper's random search (sec. 5.1.1) */
     CTXPROF_ICPP_SEARCH_NONE = 2    /* no padding: report only */
 };
 
 typedef struct ctxprof_icpp_pad_desc {
-    int search;          /* CTXPROF_ICPP_SEARCH_* (default greedy) */
-    double max_growth;   /* greedy: largest padded height <= this x largest unpadded (default 1.2) */
-    double target;       /* stop at this share of precise paths (default: 1 greedy, 0.97 random) */
+    int search;          /* CTXPROF_ICPP_SEARCH_* (default ours) */
+    double max_growth;   /* largest padded height <= this x largest unpadded; default 1.2 for
+                            ours, none for random (the paper's); >= 1e6 or inf: none */
+    double target;       /* stop at this share of precise paths (default: 1 ours, 0.97 random) */
     uint64_t seed;       /* random choices (default 1); the result is deterministic */
-    unsigned max_units;  /* largest pad of one function, 16-byte units (default 64) */
+    unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB) */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
+    uint64_t budget;     /* ours: unit moves it may make (default 2e8, a few CPU seconds) */
 } ctxprof_icpp_pad_desc;
 
 typedef struct ctxprof_icpp_pad_report {
@@ -1629,11 +1656,14 @@ typedef struct ctxprof_icpp_pad_report {
     size_t sites_wrapped;       /* edges with a wrap > 0 */
     size_t pairs_permutation;   /* inseparable pairs with other edges: call-site wrapping fixes */
     size_t pairs_identical_edges; /* inseparable pairs with the same edges: cloning needed */
-    size_t walk_depth_max;      /* frames a partial walk needs at most, after padding */
-    double walk_depth_mean;     /* mean over ambiguous paths */
+    size_t walk_depth_max;      /* frames a sequential partial walk needs at most, after padding */
+    double walk_depth_mean;     /* mean over the ambiguous paths a walk separates */
     uint64_t max_height_before, max_height_after;
     unsigned long moves;        /* search moves evaluated */
-    double seconds;             /* search time */
+    double seconds;             /* search time, CPU seconds */
+    size_t walk_reads_max;      /* frames targeted reads (ctxprof_icpp_resolve) need at most */
+    double walk_reads_mean;     /* mean over the ambiguous paths a walk separates */
+    double walk_separable;      /* share of the ambiguous paths a walk separates */
 } ctxprof_icpp_pad_report;
 
 struct ctxprof__icpp_padres;
@@ -1689,7 +1719,7 @@ typedef struct ctxprof_icpp_sampler_desc {
     size_t capacity;         /* samples kept (default 65536); later ones dropped and counted */
     unsigned save_frames;    /* frames copied per sample, <= CTXPROF_ICPP_FRAMES (default 0) */
     const ctxprof_icpp_map *map; /* bound map: resolve in the handler (walks <= max_walk) */
-    unsigned max_walk;       /* frames the handler may walk (default 64) */
+    unsigned max_walk;       /* frames the handler may read (default 64) */
     int signo;               /* default SIGPROF */
 } ctxprof_icpp_sampler_desc;
 
@@ -8711,16 +8741,182 @@ CTXPROF_DEF void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_
 
 #define CTXPROF__ICPP_WALK_MAX 256 /* candidates a walk can follow */
 
+/* Where a walk's frames come from: the live stack (the frame-pointer chain,
+   and targeted reads of return addresses at heights the map knows), saved
+   frame words (sequential only), or - to measure walks offline - the map
+   itself, with one of its paths as the truth. nh: the heights of the
+   nodes (the map's, or padded ones). */
+typedef struct ctxprof__icpp_src {
+    const ctxprof_icpp_map *m;
+    const uint64_t *nh;
+    ctxprof__icpp_walk w;
+    int targeted;   /* targeted reads allowed (live stack, or simulated) */
+    uint32_t truth; /* simulation: the true path's node, else NONE */
+    uint32_t tnode; /* simulation: where the sequential walk is on it */
+} ctxprof__icpp_src;
+
+/* Sequential: the next frame's map function (-1: not in the map) and
+   height; 1, or 2 when the frame is past the base (the stack's end), or 0
+   when the chain ends. */
+CTXPROF__PRIV int ctxprof__icpp_src_next(ctxprof__icpp_src *src, long *g, uint64_t *height)
+{
+    const struct ctxprof__icpp_mapdata *d = src->m->d;
+    uintptr_t ra, cfa;
+    if (src->truth != CTXPROF__ICPP_NONE) {
+        if (src->tnode == 0)
+            return 0;
+        src->tnode = d->nparent[src->tnode];
+        if (src->tnode == 0)
+            return 2;
+        *g = (long)d->nfunc[src->tnode];
+        *height = src->nh[src->tnode];
+        return 1;
+    }
+    if (!ctxprof__icpp_walk_next(&src->w, &ra, &cfa))
+        return 0;
+    if (cfa > src->w.base)
+        return 2;
+    *g = ctxprof_icpp_map_func_of_pc(src->m, ra - 1);
+    *height = (uint64_t)(src->w.base - cfa);
+    return 1;
+}
+
+/* Targeted: the map function of the frame whose caller-side SP is at
+   height h, `level` frames above the sampled one, from the return address
+   the call pushed just below it (base - h - 8, read only inside [sp,
+   base]). 1 with *g (-1: not a mapped function), 0 when it cannot read. */
+CTXPROF__PRIV int ctxprof__icpp_src_at(const ctxprof__icpp_src *src, uint64_t h, unsigned level,
+                                       long *g)
+{
+    const struct ctxprof__icpp_mapdata *d = src->m->d;
+    uintptr_t slot;
+    if (src->truth != CTXPROF__ICPP_NONE) {
+        uint32_t n = src->truth;
+        unsigned k;
+        for (k = 0; k < level && n != 0; k++)
+            n = d->nparent[n];
+        *g = n != 0 && (src->nh[n] == h || src->nh[n] == CTXPROF_ICPP_NO_HEIGHT)
+                 ? (long)d->nfunc[n]
+                 : -1;
+        return 1;
+    }
+    if (!src->targeted || h > (uint64_t)(src->w.base - src->w.sp) ||
+        (uint64_t)(src->w.base - src->w.sp) - h < sizeof(uintptr_t))
+        return 0;
+    slot = src->w.base - (uintptr_t)h - sizeof(uintptr_t);
+    if (slot < src->w.sp || slot % sizeof(uintptr_t) != 0)
+        return 0;
+    *g = ctxprof_icpp_map_func_of_pc(src->m, *(const uintptr_t *)slot - 1);
+    return 1;
+}
+
+/* Paper 6.4: narrows the candidates cand[0..n) of a CID (n <= WALK_MAX) by
+   reading as few frames as it can, at most max_walk; the survivors go to
+   alive[], their number is returned, *walked gets the frames read.
+
+   Targeted reads first: candidates with the same leaf and height have the
+   same ancestors' heights until their functions differ (frames are fixed
+   per function), so no frame below the first level where their ancestors
+   differ can tell them apart, and the map knows that level's height: one
+   read of the return address there keeps the candidates whose ancestor is
+   that function; repeat on the survivors. When the heights are not known
+   (or not live), a sequential walk from the first frame: each frame whose
+   function is in the map must be every surviving candidate's next
+   ancestor, with its height when the map knows it; unmapped frames
+   (library code between mapped functions) are skipped. */
+CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t *cand, size_t n,
+                                          unsigned max_walk, uint32_t *alive, uint32_t *walked)
+{
+    const struct ctxprof__icpp_mapdata *d = src->m->d;
+    const uint64_t *nh = src->nh;
+    uint32_t anc[CTXPROF__ICPP_WALK_MAX];
+    size_t na = n, i, keep;
+    unsigned level = 0;
+    for (i = 0; i < n; i++) {
+        alive[i] = cand[i];
+        anc[i] = d->pnode[cand[i]];
+    }
+    *walked = 0;
+    while (src->targeted && na > 1 && *walked < max_walk) {
+        uint32_t u0;
+        int same;
+        long g;
+        for (;;) { /* climb while every candidate's ancestor is the same */
+            u0 = d->nparent[anc[0]];
+            same = 1;
+            for (i = 1; i < na && same; i++) {
+                uint32_t ui = d->nparent[anc[i]];
+                same = (ui == 0) == (u0 == 0) &&
+                       (u0 == 0 || (d->nfunc[ui] == d->nfunc[u0] && nh[ui] == nh[u0]));
+            }
+            if (!same || u0 == 0)
+                break;
+            for (i = 0; i < na; i++)
+                anc[i] = d->nparent[anc[i]];
+            level++;
+        }
+        if (same)
+            break;
+        for (i = 0; i < na; i++) { /* one known height at the deciding level */
+            uint32_t ui = d->nparent[anc[i]];
+            if (ui == 0 || nh[ui] == CTXPROF_ICPP_NO_HEIGHT || nh[ui] != nh[u0])
+                break;
+        }
+        if (i < na || !ctxprof__icpp_src_at(src, nh[u0], level + 1, &g))
+            break;
+        (*walked)++;
+        level++;
+        for (i = 0, keep = 0; i < na; i++) {
+            uint32_t ui = d->nparent[anc[i]];
+            if ((long)d->nfunc[ui] == g) {
+                alive[keep] = alive[i];
+                anc[keep] = ui;
+                keep++;
+            }
+        }
+        na = keep;
+    }
+    if (na <= 1 || *walked >= max_walk)
+        return na;
+    for (i = 0; i < na; i++)
+        anc[i] = d->pnode[alive[i]];
+    while (na > 1 && *walked < max_walk) {
+        long g = -1;
+        uint64_t height = CTXPROF_ICPP_NO_HEIGHT;
+        int r = ctxprof__icpp_src_next(src, &g, &height);
+        if (r == 0)
+            break;
+        (*walked)++;
+        if (r == 1 && g < 0)
+            continue;
+        for (i = 0, keep = 0; i < na; i++) {
+            uint32_t up = d->nparent[anc[i]];
+            int ok = r == 2 ? up == 0
+                            : up != 0 && (long)d->nfunc[up] == g &&
+                                  (nh[up] == CTXPROF_ICPP_NO_HEIGHT ||
+                                   height == CTXPROF_ICPP_NO_HEIGHT || nh[up] == height);
+            if (ok) {
+                alive[keep] = alive[i];
+                anc[keep] = up;
+                keep++;
+            }
+        }
+        na = keep;
+        if (r == 2)
+            break;
+    }
+    return na;
+}
+
 CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
                                      uintptr_t base, uintptr_t fp,
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
                                      ctxprof_icpp_result *r)
 {
-    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
-    uint32_t alive[CTXPROF__ICPP_WALK_MAX], anc[CTXPROF__ICPP_WALK_MAX];
-    size_t n, i, na;
+    uint32_t alive[CTXPROF__ICPP_WALK_MAX];
+    ctxprof__icpp_src src;
+    size_t n, na;
     long f;
-    ctxprof__icpp_walk w;
     memset(r, 0, sizeof *r);
     r->func = CTXPROF__ICPP_NONE;
     r->path = CTXPROF__ICPP_NONE;
@@ -8741,51 +8937,16 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
     }
     if (n > CTXPROF__ICPP_WALK_MAX || max_walk == 0)
         return r->kind = CTXPROF_ICPP_AMBIGUOUS;
-    /* paper 6.4: walk just enough frames; each frame whose function is in
-       the map must be every surviving candidate's next ancestor, with the
-       ancestor's height when the map knows it. Unmapped frames (library
-       code between instrumented functions) are skipped. */
-    for (i = 0; i < n; i++) {
-        alive[i] = r->candidates[i];
-        anc[i] = d->pnode[r->candidates[i]];
-    }
-    na = n;
-    w.fp = fp;
-    w.sp = sp;
-    w.base = base;
-    w.saved = frames;
-    w.k = 0;
-    while (na > 1 && r->walked < max_walk) {
-        uintptr_t ra, cfa;
-        size_t keep = 0;
-        long g;
-        int end;
-        if (!ctxprof__icpp_walk_next(&w, &ra, &cfa))
-            break;
-        r->walked++;
-        end = cfa > base;
-        g = end ? -1 : ctxprof_icpp_map_func_of_pc(m, ra - 1);
-        if (!end && g < 0)
-            continue;
-        for (i = 0; i < na; i++) {
-            uint32_t up = d->nparent[anc[i]];
-            int ok;
-            if (end)
-                ok = up == 0;
-            else
-                ok = up != 0 && up != CTXPROF__ICPP_NONE && d->nfunc[up] == (uint32_t)g &&
-                     (d->nheight[up] == CTXPROF_ICPP_NO_HEIGHT ||
-                      d->nheight[up] == (uint64_t)(base - cfa));
-            if (ok) {
-                alive[keep] = alive[i];
-                anc[keep] = up;
-                keep++;
-            }
-        }
-        na = keep;
-        if (end)
-            break;
-    }
+    src.m = m;
+    src.nh = m->d->nheight;
+    src.w.fp = fp;
+    src.w.sp = sp;
+    src.w.base = base;
+    src.w.saved = frames;
+    src.w.k = 0;
+    src.targeted = frames == NULL;
+    src.truth = src.tnode = CTXPROF__ICPP_NONE;
+    na = ctxprof__icpp_narrow(&src, r->candidates, n, max_walk, alive, &r->walked);
     r->remaining = (uint32_t)na;
     if (na == 1) {
         r->path = alive[0];
@@ -8794,20 +8955,73 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
     return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_MISSING;
 }
 
+/* The frames each kind of walk reads to single out path among cand[0..n)
+   (which holds it), on the map with heights nh: 1 when it does. */
+CTXPROF__PRIV int ctxprof__icpp_walk_cost(const ctxprof_icpp_map *m, const uint64_t *nh,
+                                          uint32_t path, const uint32_t *cand, size_t n,
+                                          uint32_t *out_seq, uint32_t *out_tgt)
+{
+    uint32_t alive[CTXPROF__ICPP_WALK_MAX];
+    ctxprof__icpp_src src;
+    size_t a, b;
+    *out_seq = *out_tgt = 0;
+    if (n <= 1)
+        return 1;
+    if (n > CTXPROF__ICPP_WALK_MAX)
+        return 0;
+    memset(&src, 0, sizeof src);
+    src.m = m;
+    src.nh = nh;
+    src.truth = src.tnode = m->d->pnode[path];
+    src.targeted = 1;
+    a = ctxprof__icpp_narrow(&src, cand, n, UINT32_MAX, alive, out_tgt);
+    src.truth = src.tnode = m->d->pnode[path];
+    src.targeted = 0;
+    b = ctxprof__icpp_narrow(&src, cand, n, UINT32_MAX, alive, out_seq);
+    return a == 1 && b == 1;
+}
+
+CTXPROF_DEF int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t path,
+                                          uint32_t *out_sequential, uint32_t *out_targeted)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    const ctxprof__icpp_cidrec *c;
+    uint32_t seq, tgt;
+    int ok;
+    if (!d || path >= d->np)
+        return CTXPROF_ERR_RANGE;
+    c = &d->cids[d->pcid[path]];
+    ok = ctxprof__icpp_walk_cost(m, d->nheight, path, d->cand + c->first, c->n, &seq, &tgt);
+    if (out_sequential)
+        *out_sequential = seq;
+    if (out_targeted)
+        *out_targeted = tgt;
+    return ok;
+}
+
 /* --- frame padding search (paper 5.1) -----------------------------------
 
    Variables are source functions: a map function's name up to its first
    '.' (f, f.constprop.0, f.isra.0 and f.cold are compiled from one body
    and get one pad). Pads are in 16-byte units; a path's height grows by
    16 * (sum over its nodes of its function's pad), and with call-site
-   wraps by the wraps of its edges too. Only paths whose leaf function has
-   other paths can collide ("relevant"); the others are always precise.
+   wraps by the wraps of its edges too.
 
-   Both searches run on one exact incremental evaluator: changing variable
-   v by delta moves every path below a node of v by delta * (number of v
-   nodes on it); those paths are the preorder ranges of v's topmost nodes,
-   and a multiset of CIDs keeps the count of precise paths exact after
-   each change. */
+   Units. Paths with the same leaf function, the same height and the same
+   multiset of variables move together under any padding: the search keeps
+   one unit per such group, weighted by its number of paths (a unit of two
+   or more paths is inseparable: never precise). Each variable lists its
+   units with their multiplicities, so changing variable v by delta moves
+   exactly those units, each by 16 * delta * multiplicity. A multiset of
+   CIDs weighted by paths keeps the number of precise paths (CIDs holding
+   one path) exact after every change, and a count of units above the
+   height limit keeps the growth cap exact. Only units whose leaf function
+   has other paths can collide ("relevant"); the others are always precise
+   and only their heights are followed (they count for the growth).
+
+   Every search runs on this evaluator: the paper's random search (5.1.1)
+   and ours (coordinate sweeps, then simulated annealing on moves that
+   separate a colliding pair, then a last sweep). */
 
 struct ctxprof__icpp_padres {
     ctxprof__strtab vars;   /* source function names */
@@ -8820,101 +9034,109 @@ struct ctxprof__icpp_padres {
 
 typedef struct ctxprof__icpp_cent {
     uint64_t height;
-    uint32_t leaf, count;
+    uint32_t leaf, count; /* count: paths with this CID; UINT32_MAX: an empty slot */
 } ctxprof__icpp_cent;
+
+typedef struct ctxprof__icpp_unit {
+    uint64_t h;    /* current height */
+    uint32_t leaf; /* leaf function */
+    uint32_t w;    /* paths in the unit; 0: not relevant (one path, alone with its leaf) */
+} ctxprof__icpp_unit;
 
 typedef struct ctxprof__icpp_ps {
     const struct ctxprof__icpp_mapdata *d;
-    size_t nn, np, nv;
-    uint32_t *nvar;          /* node -> variable (current kind: function or edge) */
-    uint32_t *mm;            /* scratch: multiplicity of the variable on the path */
-    uint32_t *vfirst, *vnodes; /* variable -> its nodes, preorder */
-    uint64_t *asize;         /* variable -> paths moved by a change (cost) */
-    int32_t *x;              /* variable -> units */
-    uint64_t *h;             /* path -> current height */
-    uint8_t *rel;            /* path -> relevant */
-    ctxprof__icpp_cent *tab; /* CID multiset of relevant paths */
-    size_t tmask, tused;
-    size_t uniq, nrel, over; /* precise relevant paths; paths above limit */
+    size_t np, nu, nv;
+    const uint32_t *nvar;             /* trie node -> variable */
+    uint32_t *punit;                  /* path -> unit */
+    ctxprof__icpp_unit *u;            /* unit -> height, leaf, paths */
+    uint32_t *urep;                   /* unit -> one of its paths */
+    uint32_t *vfirst, *vunit, *vmul;  /* variable -> (unit, multiplicity), by unit */
+    uint8_t *frozen;                  /* variable -> never changed */
+    int32_t *x;                       /* variable -> padding units */
+    int32_t *cnt;                     /* scratch per variable, kept zero */
+    uint32_t *list;                   /* scratch, 2 per variable */
+    ctxprof__icpp_cent *tab;          /* CIDs of relevant units */
+    size_t tmask;
+    unsigned tshift;
+    size_t uniq;                      /* CIDs holding exactly one path */
+    size_t fixed;                     /* paths of irrelevant units: always precise */
+    size_t over;                      /* units above the limit */
     uint64_t limit;
+    uint64_t work;                    /* unit moves so far: the searches' budget */
     unsigned max_units;
     unsigned long moves;
     int nomem;
 } ctxprof__icpp_ps;
 
+/* The table's home slot of a CID (Fibonacci hashing: the table is private
+   and one multiply mixes enough). */
+CTXPROF__PRIV size_t ctxprof__icpp_tab_home(const ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
+{
+    return (size_t)(((h ^ ((uint64_t)leaf << 44)) * 0x9E3779B97F4A7C15u) >> s->tshift);
+}
+
 CTXPROF__PRIV size_t ctxprof__icpp_tab_slot(const ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
 {
-    size_t j = (size_t)ctxprof__icpp_ckey(leaf, h) & s->tmask;
-    while (s->tab[j].count != UINT32_MAX &&
-           !(s->tab[j].leaf == leaf && s->tab[j].height == h))
+    size_t j = ctxprof__icpp_tab_home(s, leaf, h);
+    while (s->tab[j].count != UINT32_MAX && !(s->tab[j].leaf == leaf && s->tab[j].height == h))
         j = (j + 1) & s->tmask;
     return j;
 }
 
-/* Rebuilds the multiset from the current heights (drops dead keys). */
+/* Adds (add = 1) or removes w paths at the CID (leaf, h). A CID left with
+   no path is deleted by shifting the entries of its probe run back
+   (linear probing without tombstones), so the load stays that of the live
+   CIDs however long the search runs. */
+CTXPROF__PRIV void ctxprof__icpp_tab_move(ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h,
+                                          uint32_t w, int add)
+{
+    size_t j = ctxprof__icpp_tab_slot(s, leaf, h), k;
+    uint32_t c = s->tab[j].count, nc;
+    if (c == UINT32_MAX) {
+        if (!add)
+            return; /* cannot happen: a relevant unit's CID is present */
+        s->tab[j].leaf = leaf;
+        s->tab[j].height = h;
+        c = 0;
+    }
+    nc = add ? c + w : c - w;
+    if (c == 1)
+        s->uniq--;
+    if (nc == 1)
+        s->uniq++;
+    s->tab[j].count = nc;
+    if (nc != 0)
+        return;
+    for (k = (j + 1) & s->tmask; s->tab[k].count != UINT32_MAX; k = (k + 1) & s->tmask) {
+        size_t home = ctxprof__icpp_tab_home(s, s->tab[k].leaf, s->tab[k].height);
+        if (((k - home) & s->tmask) >= ((k - j) & s->tmask)) { /* j is on k's probe run */
+            s->tab[j] = s->tab[k];
+            j = k;
+        }
+    }
+    s->tab[j].count = UINT32_MAX;
+}
+
+/* Builds the CID multiset from the units' heights. */
 CTXPROF__PRIV int ctxprof__icpp_tab_build(ctxprof__icpp_ps *s)
 {
-    size_t sz = 64, p;
-    while (sz < 4 * (s->nrel + 1))
+    size_t sz = 64, u;
+    while (sz < 4 * (s->nu + 1))
         sz *= 2;
     ctxprof__free(s->tab, NULL);
     s->tab = (ctxprof__icpp_cent *)ctxprof__alloc(sz, sizeof *s->tab, NULL);
     if (!s->tab)
         return s->nomem = 1, CTXPROF_ERR_NOMEM;
-    for (p = 0; p < sz; p++)
-        s->tab[p].count = UINT32_MAX; /* empty */
+    for (u = 0; u < sz; u++)
+        s->tab[u].count = UINT32_MAX; /* empty */
     s->tmask = sz - 1;
-    s->tused = 0;
+    for (s->tshift = 64; sz > 1; sz /= 2)
+        s->tshift--;
     s->uniq = 0;
-    for (p = 0; p < s->np; p++) {
-        size_t j;
-        uint32_t leaf;
-        if (!s->rel[p])
-            continue;
-        leaf = s->d->nfunc[s->d->pnode[p]];
-        j = ctxprof__icpp_tab_slot(s, leaf, s->h[p]);
-        if (s->tab[j].count == UINT32_MAX) {
-            s->tab[j].leaf = leaf;
-            s->tab[j].height = s->h[p];
-            s->tab[j].count = 0;
-            s->tused++;
-        }
-        s->tab[j].count++;
-    }
-    for (p = 0; p <= s->tmask; p++)
-        if (s->tab[p].count == 1)
-            s->uniq++;
+    for (u = 0; u < s->nu; u++)
+        if (s->u[u].w)
+            ctxprof__icpp_tab_move(s, s->u[u].leaf, s->u[u].h, s->u[u].w, 1);
     return CTXPROF_OK;
-}
-
-CTXPROF__PRIV void ctxprof__icpp_tab_del(ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
-{
-    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
-    uint32_t c = s->tab[j].count;
-    if (c == UINT32_MAX || c == 0)
-        return; /* cannot happen: every relevant path's key is present */
-    if (c == 1)
-        s->uniq--;
-    else if (c == 2)
-        s->uniq++;
-    s->tab[j].count = c - 1;
-}
-
-CTXPROF__PRIV void ctxprof__icpp_tab_add(ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h)
-{
-    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
-    uint32_t c = s->tab[j].count;
-    if (c == UINT32_MAX) {
-        s->tab[j].leaf = leaf;
-        s->tab[j].height = h;
-        c = 0;
-        s->tused++;
-    }
-    if (c == 0)
-        s->uniq++;
-    else if (c == 1)
-        s->uniq--;
-    s->tab[j].count = c + 1;
 }
 
 CTXPROF__PRIV uint32_t ctxprof__icpp_tab_count(const ctxprof__icpp_ps *s, uint32_t leaf,
@@ -8927,37 +9149,33 @@ CTXPROF__PRIV uint32_t ctxprof__icpp_tab_count(const ctxprof__icpp_ps *s, uint32
 /* Changes variable v by delta units (paper 5.1: every path through v moves). */
 CTXPROF__PRIV void ctxprof__icpp_apply(ctxprof__icpp_ps *s, uint32_t v, int32_t delta)
 {
-    const struct ctxprof__icpp_mapdata *d = s->d;
-    size_t k, end_prev = 0;
+    size_t k, end = s->vfirst[v + 1];
     s->moves++;
     s->x[v] += delta;
-    for (k = s->vfirst[v]; k < s->vfirst[v + 1]; k++) {
-        size_t t = s->vnodes[k], n, end;
-        if (t < end_prev)
-            continue; /* inside an earlier topmost node's subtree */
-        end = d->nend[t];
-        end_prev = end;
-        for (n = t; n < end; n++) {
-            size_t p;
-            int64_t dd;
-            s->mm[n] = n == t ? 1 : s->mm[d->nparent[n]] + (s->nvar[n] == v);
-            dd = (int64_t)delta * s->mm[n] * 16;
-            for (p = d->nfirst[n]; p < d->nfirst[n + 1]; p++) {
-                uint64_t oldh = s->h[p], newh = (uint64_t)((int64_t)oldh + dd);
-                if (s->rel[p]) {
-                    ctxprof__icpp_tab_del(s, (uint32_t)d->nfunc[n], oldh);
-                    ctxprof__icpp_tab_add(s, (uint32_t)d->nfunc[n], newh);
-                }
-                s->h[p] = newh;
-                if (oldh <= s->limit && newh > s->limit)
-                    s->over++;
-                else if (oldh > s->limit && newh <= s->limit)
-                    s->over--;
-            }
+    s->work += end - s->vfirst[v];
+    for (k = s->vfirst[v]; k < end; k++) {
+        ctxprof__icpp_unit *un = &s->u[s->vunit[k]];
+#if defined(__GNUC__) || defined(__clang__)
+        if (k + 8 < end) { /* the table slots of a later unit: a cache miss each */
+            const ctxprof__icpp_unit *ahead = &s->u[s->vunit[k + 8]];
+            __builtin_prefetch(&s->tab[ctxprof__icpp_tab_home(s, ahead->leaf, ahead->h)]);
+            __builtin_prefetch(&s->tab[ctxprof__icpp_tab_home(
+                s, ahead->leaf,
+                (uint64_t)((int64_t)ahead->h + (int64_t)delta * 16 * (int64_t)s->vmul[k + 8]))]);
         }
+#endif
+        uint64_t oldh = un->h;
+        uint64_t newh = (uint64_t)((int64_t)oldh + (int64_t)delta * 16 * (int64_t)s->vmul[k]);
+        if (un->w) {
+            ctxprof__icpp_tab_move(s, un->leaf, oldh, un->w, 0);
+            ctxprof__icpp_tab_move(s, un->leaf, newh, un->w, 1);
+        }
+        un->h = newh;
+        if (oldh <= s->limit && newh > s->limit)
+            s->over++;
+        else if (oldh > s->limit && newh <= s->limit)
+            s->over--;
     }
-    if (s->tused > s->tmask / 2 + s->tmask / 4) /* too many dead keys: rebuild */
-        ctxprof__icpp_tab_build(s);
 }
 
 /* Node -> variable for the function kind (source function of the node). */
@@ -8980,57 +9198,204 @@ CTXPROF__PRIV int ctxprof__icpp_var_of(ctxprof__strtab *vars, const char *name, 
     return CTXPROF_OK;
 }
 
-/* Builds the variable -> nodes lists and their costs for s->nvar. */
-CTXPROF__PRIV int ctxprof__icpp_ps_index(ctxprof__icpp_ps *s)
+CTXPROF__PRIV uint64_t ctxprof__icpp_zvar(uint64_t v, uint64_t salt)
 {
-    const struct ctxprof__icpp_mapdata *d = s->d;
-    size_t n, v;
-    ctxprof__free(s->vfirst, NULL);
-    ctxprof__free(s->vnodes, NULL);
-    ctxprof__free(s->asize, NULL);
-    ctxprof__free(s->x, NULL);
-    s->vfirst = (uint32_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->vfirst, NULL);
-    s->vnodes = (uint32_t *)ctxprof__alloc(s->nn, sizeof *s->vnodes, NULL);
-    s->asize = (uint64_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->asize, NULL);
-    s->x = (int32_t *)ctxprof__zalloc(s->nv + 1, sizeof *s->x, NULL);
-    if (!s->vfirst || !s->vnodes || !s->asize || !s->x)
-        return s->nomem = 1, CTXPROF_ERR_NOMEM;
-    for (n = 1; n < s->nn; n++)
-        s->vfirst[s->nvar[n] + 1]++;
-    for (v = 0; v < s->nv; v++)
-        s->vfirst[v + 1] += s->vfirst[v];
-    {
-        uint32_t *at = s->mm; /* scratch */
-        for (v = 0; v < s->nv; v++)
-            at[v] = s->vfirst[v];
-        for (n = 1; n < s->nn; n++)
-            s->vnodes[at[s->nvar[n]]++] = (uint32_t)n;
-    }
-    for (v = 0; v < s->nv; v++) {
-        size_t k, end_prev = 0;
-        for (k = s->vfirst[v]; k < s->vfirst[v + 1]; k++) {
-            size_t t = s->vnodes[k];
-            if (t < end_prev)
-                continue;
-            end_prev = d->nend[t];
-            s->asize[v] += d->nfirst[d->nend[t]] - d->nfirst[t] + (d->nend[t] - t) / 8;
-        }
-    }
-    return CTXPROF_OK;
+    return ctxprof_mix64(v * 0x2545F4914F6CDD1Du ^ salt) | 1u;
 }
 
-/* Variable counts of path p into cnt (touched variables appended to list). */
-CTXPROF__PRIV size_t ctxprof__icpp_path_vars(const ctxprof__icpp_ps *s, uint32_t p, int32_t *cnt,
-                                             uint32_t *list, size_t nlist, int sign)
+CTXPROF__PRIV int ctxprof__icpp_u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_ps_free(ctxprof__icpp_ps *s)
+{
+    ctxprof__free(s->punit, NULL);
+    ctxprof__free(s->urep, NULL);
+    ctxprof__free(s->u, NULL);
+    ctxprof__free(s->vfirst, NULL);
+    ctxprof__free(s->vunit, NULL);
+    ctxprof__free(s->vmul, NULL);
+    ctxprof__free(s->frozen, NULL);
+    ctxprof__free(s->x, NULL);
+    ctxprof__free(s->cnt, NULL);
+    ctxprof__free(s->list, NULL);
+    ctxprof__free(s->tab, NULL);
+    memset(s, 0, sizeof *s);
+}
+
+/* Builds s for map d with node -> variable nvar (nv variables) and path
+   heights h0: the units, each variable's unit list, the CID multiset.
+   Two paths share a unit only when their leaf, height and variable
+   multiplicities are equal (compared exactly, not by hash). */
+CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxprof__icpp_mapdata *d,
+                                         const uint32_t *nvar, size_t nv, const uint64_t *h0,
+                                         uint64_t limit, unsigned max_units)
+{
+    size_t np = d->np, p, i, tsz = 64, nent = 0, ecap = 0;
+    uint32_t *slots = NULL, *leafn = NULL, *ufirst = NULL, *evar = NULL, *emul = NULL;
+    uint64_t *usig = NULL;
+    memset(s, 0, sizeof *s);
+    s->d = d;
+    s->np = np;
+    s->nv = nv;
+    s->nvar = nvar;
+    s->limit = limit;
+    s->max_units = max_units;
+    while (tsz < 2 * (np + 1))
+        tsz *= 2;
+    s->punit = (uint32_t *)ctxprof__alloc(np + 1, sizeof *s->punit, NULL);
+    s->urep = (uint32_t *)ctxprof__alloc(np + 1, sizeof *s->urep, NULL);
+    s->u = (ctxprof__icpp_unit *)ctxprof__alloc(np + 1, sizeof *s->u, NULL);
+    s->vfirst = (uint32_t *)ctxprof__zalloc(nv + 2, sizeof *s->vfirst, NULL);
+    s->frozen = (uint8_t *)ctxprof__zalloc(nv + 1, 1, NULL);
+    s->x = (int32_t *)ctxprof__zalloc(nv + 1, sizeof *s->x, NULL);
+    s->cnt = (int32_t *)ctxprof__zalloc(nv + 1, sizeof *s->cnt, NULL);
+    s->list = (uint32_t *)ctxprof__alloc(2 * nv + 2, sizeof *s->list, NULL);
+    slots = (uint32_t *)ctxprof__zalloc(tsz, sizeof *slots, NULL);
+    leafn = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *leafn, NULL);
+    ufirst = (uint32_t *)ctxprof__alloc(np + 2, sizeof *ufirst, NULL);
+    usig = (uint64_t *)ctxprof__alloc(np + 1, sizeof *usig, NULL);
+    if (!s->punit || !s->urep || !s->u || !s->vfirst ||
+        !s->frozen || !s->x || !s->cnt || !s->list || !slots || !leafn || !ufirst || !usig)
+        goto nomem;
+    for (p = 0; p < np; p++)
+        leafn[d->nfunc[d->pnode[p]]]++;
+    ufirst[0] = 0;
+    for (p = 0; p < np; p++) {
+        uint32_t n, leaf = d->nfunc[d->pnode[p]], u = CTXPROF__ICPP_NONE;
+        size_t k = 0, j;
+        uint64_t sig = ctxprof_mix64(((uint64_t)leaf << 32) ^ ctxprof_mix64(h0[p]));
+        for (n = d->pnode[p]; n != 0; n = d->nparent[n])
+            if (s->cnt[nvar[n]]++ == 0)
+                s->list[k++] = nvar[n];
+        if (k > 1)
+            qsort(s->list, k, sizeof *s->list, ctxprof__icpp_u32_cmp);
+        for (i = 0; i < k; i++)
+            sig += ctxprof__icpp_zvar(s->list[i], 0x51) * (uint64_t)s->cnt[s->list[i]];
+        for (j = (size_t)ctxprof_mix64(sig) & (tsz - 1); slots[j]; j = (j + 1) & (tsz - 1)) {
+            uint32_t c = slots[j] - 1;
+            if (usig[c] != sig || s->u[c].leaf != leaf || s->u[c].h != h0[p] ||
+                ufirst[c + 1] - ufirst[c] != k)
+                continue;
+            for (i = 0; i < k; i++)
+                if (evar[ufirst[c] + i] != s->list[i] ||
+                    emul[ufirst[c] + i] != (uint32_t)s->cnt[s->list[i]])
+                    break;
+            if (i == k) {
+                u = c;
+                break;
+            }
+        }
+        if (u == CTXPROF__ICPP_NONE) {
+            size_t c2 = ecap;
+            if (ctxprof__reserve((void **)&evar, &c2, nent, nent + k + 1, sizeof *evar, NULL))
+                goto nomem;
+            c2 = ecap;
+            if (ctxprof__reserve((void **)&emul, &c2, nent, nent + k + 1, sizeof *emul, NULL))
+                goto nomem;
+            ecap = c2;
+            for (i = 0; i < k; i++) {
+                evar[nent + i] = s->list[i];
+                emul[nent + i] = (uint32_t)s->cnt[s->list[i]];
+            }
+            nent += k;
+            u = (uint32_t)s->nu++;
+            ufirst[u + 1] = (uint32_t)nent;
+            usig[u] = sig;
+            s->u[u].leaf = leaf;
+            s->u[u].h = h0[p];
+            s->u[u].w = 0;
+            s->urep[u] = (uint32_t)p;
+            slots[j] = u + 1;
+        }
+        if (leafn[leaf] >= 2)
+            s->u[u].w++;
+        else
+            s->fixed++;
+        s->punit[p] = u;
+        for (i = 0; i < k; i++)
+            s->cnt[s->list[i]] = 0;
+    }
+    /* variable -> units, by counting sort (units come out in order) */
+    s->vunit = (uint32_t *)ctxprof__alloc(nent + 1, sizeof *s->vunit, NULL);
+    s->vmul = (uint32_t *)ctxprof__alloc(nent + 1, sizeof *s->vmul, NULL);
+    if (!s->vunit || !s->vmul)
+        goto nomem;
+    for (i = 0; i < nent; i++)
+        s->vfirst[evar[i] + 2]++;
+    for (i = 0; i < nv; i++)
+        s->vfirst[i + 2] += s->vfirst[i + 1];
+    for (p = 0; p < s->nu; p++)
+        for (i = ufirst[p]; i < ufirst[p + 1]; i++) {
+            uint32_t at = s->vfirst[evar[i] + 1]++;
+            s->vunit[at] = (uint32_t)p;
+            s->vmul[at] = emul[i];
+        }
+    for (p = 0; p < s->nu; p++)
+        if (s->u[p].h > limit)
+            s->over++;
+    ctxprof__free(slots, NULL);
+    ctxprof__free(leafn, NULL);
+    ctxprof__free(ufirst, NULL);
+    ctxprof__free(usig, NULL);
+    ctxprof__free(evar, NULL);
+    ctxprof__free(emul, NULL);
+    return ctxprof__icpp_tab_build(s);
+nomem:
+    ctxprof__free(slots, NULL);
+    ctxprof__free(leafn, NULL);
+    ctxprof__free(ufirst, NULL);
+    ctxprof__free(usig, NULL);
+    ctxprof__free(evar, NULL);
+    ctxprof__free(emul, NULL);
+    ctxprof__icpp_ps_free(s);
+    return CTXPROF_ERR_NOMEM;
+}
+
+/* Precise paths now. */
+CTXPROF__PRIV size_t ctxprof__icpp_precise(const ctxprof__icpp_ps *s)
+{
+    return s->uniq + s->fixed;
+}
+
+CTXPROF__PRIV int ctxprof__icpp_reached(const ctxprof__icpp_ps *s, double target)
+{
+    return (double)ctxprof__icpp_precise(s) >= target * (double)s->np;
+}
+
+/* Adds sign x (multiplicity of each variable on unit u) into s->cnt,
+   appending newly touched variables to s->list at nlist (a variable that
+   comes back to 0 may be listed twice: callers reset cnt as they go). */
+CTXPROF__PRIV size_t ctxprof__icpp_unit_vars(ctxprof__icpp_ps *s, uint32_t u, size_t nlist,
+                                             int sign)
 {
     uint32_t n;
-    for (n = s->d->pnode[p]; n != 0; n = s->d->nparent[n]) {
+    for (n = s->d->pnode[s->urep[u]]; n != 0; n = s->d->nparent[n]) {
         uint32_t v = s->nvar[n];
-        if (cnt[v] == 0)
-            list[nlist++] = v;
-        cnt[v] += sign; /* may come back to 0: stays listed, filtered by the caller */
+        if (s->cnt[v] == 0)
+            s->list[nlist++] = v;
+        s->cnt[v] += sign;
     }
     return nlist;
+}
+
+/* The variables (not frozen) whose multiplicities differ
+   between units a and b, in the order met walking a then b from the leaf
+   up; at most max into out. */
+CTXPROF__PRIV size_t ctxprof__icpp_diff(ctxprof__icpp_ps *s, uint32_t a, uint32_t b,
+                                        uint32_t *out, size_t max)
+{
+    size_t nl = ctxprof__icpp_unit_vars(s, a, 0, 1), k, no = 0;
+    nl = ctxprof__icpp_unit_vars(s, b, nl, -1);
+    for (k = 0; k < nl; k++) {
+        uint32_t v = s->list[k];
+        if (s->cnt[v] != 0 && !s->frozen[v] && no < max)
+            out[no++] = v;
+        s->cnt[v] = 0;
+    }
+    return no;
 }
 
 CTXPROF__PRIV uint64_t ctxprof__icpp_rng(uint64_t *state)
@@ -9041,7 +9406,7 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_rng(uint64_t *state)
 typedef struct ctxprof__icpp_member {
     uint32_t leaf;
     uint64_t height;
-    uint32_t path;
+    uint32_t unit;
 } ctxprof__icpp_member;
 
 CTXPROF__PRIV int ctxprof__icpp_member_cmp(const void *a, const void *b)
@@ -9052,52 +9417,23 @@ CTXPROF__PRIV int ctxprof__icpp_member_cmp(const void *a, const void *b)
         return x->leaf < y->leaf ? -1 : 1;
     if (x->height != y->height)
         return x->height < y->height ? -1 : 1;
-    return x->path < y->path ? -1 : x->path > y->path;
+    return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-/* Candidate variables separating paths a and b: those whose counts differ,
-   cheapest (fewest paths moved) first. Returns how many (<= max). */
-CTXPROF__PRIV size_t ctxprof__icpp_diff_vars(ctxprof__icpp_ps *s, uint32_t a, uint32_t b,
-                                             int32_t *cnt, uint32_t *list, uint32_t *out,
-                                             size_t max)
+/* Relevant units sharing their CID with another unit (those a change can
+   separate), into out sorted by CID; per_path: each unit once per path. */
+CTXPROF__PRIV size_t ctxprof__icpp_conflicts(ctxprof__icpp_ps *s, ctxprof__icpp_member *out,
+                                             int per_path)
 {
-    size_t nl = 0, k, no = 0;
-    nl = ctxprof__icpp_path_vars(s, a, cnt, list, nl, 1);
-    nl = ctxprof__icpp_path_vars(s, b, cnt, list, nl, -1);
-    for (k = 0; k < nl; k++) {
-        uint32_t v = list[k];
-        if (cnt[v] != 0 && s->x[v] < (int32_t)s->max_units) {
-            /* insertion into out, ordered by cost */
-            size_t j = no < max ? no++ : max;
-            if (j == max && (max == 0 || s->asize[out[max - 1]] <= s->asize[v]))
-                goto next;
-            if (j == max)
-                j = max - 1;
-            while (j > 0 && s->asize[out[j - 1]] > s->asize[v]) {
-                out[j] = out[j - 1];
-                j--;
-            }
-            out[j] = v;
-        }
-    next:
-        cnt[v] = 0;
-    }
-    return no;
-}
-
-/* Conflicting relevant paths grouped by CID, into *out (sorted). */
-CTXPROF__PRIV size_t ctxprof__icpp_conflicts(ctxprof__icpp_ps *s, ctxprof__icpp_member *out)
-{
-    size_t p, n = 0;
-    for (p = 0; p < s->np; p++) {
-        uint32_t leaf;
-        if (!s->rel[p])
+    size_t u, n = 0;
+    for (u = 0; u < s->nu; u++) {
+        uint32_t k;
+        if (!s->u[u].w || ctxprof__icpp_tab_count(s, s->u[u].leaf, s->u[u].h) <= s->u[u].w)
             continue;
-        leaf = s->d->nfunc[s->d->pnode[p]];
-        if (ctxprof__icpp_tab_count(s, leaf, s->h[p]) >= 2) {
-            out[n].leaf = leaf;
-            out[n].height = s->h[p];
-            out[n].path = (uint32_t)p;
+        for (k = 0; k < (per_path ? s->u[u].w : 1u); k++) {
+            out[n].leaf = s->u[u].leaf;
+            out[n].height = s->u[u].h;
+            out[n].unit = (uint32_t)u;
             n++;
         }
     }
@@ -9105,99 +9441,63 @@ CTXPROF__PRIV size_t ctxprof__icpp_conflicts(ctxprof__icpp_ps *s, ctxprof__icpp_
     return n;
 }
 
-#define CTXPROF__ICPP_CAND 8   /* variables tried per conflict */
-#define CTXPROF__ICPP_DELTAS 4 /* pad steps tried per variable: 1..4 units */
-
-/* Ours: conflict-directed greedy. For each ambiguous CID, tries the
-   cheapest variables that separate two of its paths, a few pad steps
-   each, evaluates every try exactly (net precise paths over the whole map)
-   and keeps the best one that gains and keeps every height within the
-   limit; passes repeat until one gains nothing. */
-CTXPROF__PRIV void ctxprof__icpp_greedy(ctxprof__icpp_ps *s, double target,
-                                        ctxprof__icpp_member *mem, int32_t *cnt, uint32_t *list)
+/* Another unit than a still at a's CID, among the members of the (sorted,
+   possibly stale) list that had that CID when it was made; NONE if none. */
+CTXPROF__PRIV uint32_t ctxprof__icpp_partner(const ctxprof__icpp_ps *s,
+                                             const ctxprof__icpp_member *mem, size_t nm, uint32_t a)
 {
-    size_t total = s->np, fixed = s->np - s->nrel;
-    int pass;
-    for (pass = 0; pass < 64 && !s->nomem; pass++) {
-        size_t nm = ctxprof__icpp_conflicts(s, mem), i = 0;
-        unsigned long improved = 0;
-        while (i < nm && !s->nomem) {
-            size_t j = i, k, nc;
-            uint32_t cand[CTXPROF__ICPP_CAND], a = CTXPROF__ICPP_NONE, b = CTXPROF__ICPP_NONE;
-            uint32_t bv = 0;
-            int32_t bd = 0;
-            long bgain = 0;
-            uint64_t bcost = UINT64_MAX;
-            while (j < nm && mem[j].leaf == mem[i].leaf && mem[j].height == mem[i].height)
-                j++;
-            if ((double)(s->uniq + fixed) >= target * (double)total)
-                return;
-            /* two members still at this CID */
-            for (k = i; k < j; k++)
-                if (s->h[mem[k].path] == mem[i].height) {
-                    if (a == CTXPROF__ICPP_NONE)
-                        a = mem[k].path;
-                    else if (b == CTXPROF__ICPP_NONE)
-                        b = mem[k].path;
-                }
-            i = j;
-            if (b == CTXPROF__ICPP_NONE)
-                continue;
-            nc = ctxprof__icpp_diff_vars(s, a, b, cnt, list, cand, CTXPROF__ICPP_CAND);
-            for (k = 0; k < nc; k++) {
-                int32_t dl;
-                for (dl = 1; dl <= CTXPROF__ICPP_DELTAS; dl++) {
-                    size_t before = s->uniq;
-                    long gain;
-                    int ok;
-                    if (s->x[cand[k]] + dl > (int32_t)s->max_units)
-                        break;
-                    ctxprof__icpp_apply(s, cand[k], dl);
-                    gain = (long)s->uniq - (long)before;
-                    ok = s->over == 0;
-                    ctxprof__icpp_apply(s, cand[k], -dl);
-                    if (ok && (gain > bgain ||
-                               (gain == bgain && gain > 0 &&
-                                (uint64_t)dl * s->asize[cand[k]] < bcost))) {
-                        bgain = gain;
-                        bv = cand[k];
-                        bd = dl;
-                        bcost = (uint64_t)dl * s->asize[cand[k]];
-                    }
-                }
-            }
-            if (bgain > 0) {
-                ctxprof__icpp_apply(s, bv, bd);
-                improved++;
-            }
-        }
-        if (!improved)
-            break;
+    ctxprof__icpp_member key;
+    size_t lo = 0, hi = nm;
+    key.leaf = s->u[a].leaf;
+    key.height = s->u[a].h;
+    key.unit = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ctxprof__icpp_member_cmp(&mem[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    for (; lo < nm && mem[lo].leaf == key.leaf && mem[lo].height == key.height; lo++)
+        if (mem[lo].unit != a && s->u[mem[lo].unit].h == key.height)
+            return mem[lo].unit;
+    return CTXPROF__ICPP_NONE;
+}
+
+/* A variable whose change can move a relevant unit. */
+CTXPROF__PRIV int ctxprof__icpp_useful(const ctxprof__icpp_ps *s, uint32_t v)
+{
+    size_t k;
+    if (s->frozen[v])
+        return 0;
+    for (k = s->vfirst[v]; k < s->vfirst[v + 1]; k++)
+        if (s->u[s->vunit[k]].w)
+            return 1;
+    return 0;
 }
 
 /* Ours, part 1: coordinate ascent. For each variable that can move a
-   relevant path, scan all its values 0..max_units (one incremental step
-   each, stopping at the first value that breaks the height limit) and keep
-   the value with the most precise paths (ties: the smaller pad). Sweeps
-   repeat until one improves nothing. */
-CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, const uint8_t *useful)
+   relevant unit, scan its values 0..max_units (one incremental step each,
+   stopping at the first value that breaks the height limit: heights only
+   grow with a pad) and keep the value with the most precise paths (ties:
+   the smaller pad). Sweeps repeat until one improves nothing or the work
+   count reaches `until`. */
+CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, uint64_t until)
 {
-    size_t total = s->np, fixed = s->np - s->nrel, v;
+    size_t v;
     int sweep;
-    for (sweep = 0; sweep < 32 && !s->nomem; sweep++) {
+    for (sweep = 0; sweep < 32 && !s->nomem && s->work < until; sweep++) {
         size_t gained = 0;
-        for (v = 0; v < s->nv && !s->nomem; v++) {
-            int32_t cur = s->x[v], val, best_val;
+        for (v = 0; v < s->nv && !s->nomem && s->work < until; v++) {
+            int32_t cur = s->x[v], val, best_val = 0;
             size_t best, start = s->uniq;
-            if (!useful[v] || s->x[v] > (int32_t)s->max_units)
+            if (!ctxprof__icpp_useful(s, (uint32_t)v))
                 continue;
-            if ((double)(s->uniq + fixed) >= target * (double)total)
+            if (ctxprof__icpp_reached(s, target))
                 return;
             if (cur)
                 ctxprof__icpp_apply(s, (uint32_t)v, -cur);
             best = s->uniq;
-            best_val = 0;
             for (val = 1; val <= (int32_t)s->max_units; val++) {
                 ctxprof__icpp_apply(s, (uint32_t)v, 1);
                 if (s->over)
@@ -9216,72 +9516,170 @@ CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, const
     }
 }
 
-/* The paper's random search (sec. 5.1.1): pick a random ambiguous pair,
-   grow the functions that differ between them - the first by 16 bytes,
-   the second by 32 more, ... - until the pair separates; keep the change
-   if the number of precise paths grew, else undo it, except that after
-   100 failures in a row one change is kept anyway (to leave local optima).
-   Stops at the target share or after max_iter iterations without progress.
-   No stack limit (the paper reports growth afterwards). We keep the best
+#define CTXPROF__ICPP_DIFF 64 /* differing variables considered per pair */
+
+/* A colliding pair to work on: a random member a of the conflict list mem
+   (rebuilt when *nm is 0 or every 256 calls; per_path: paths equally
+   likely, else units), a partner b at its CID, and the variables that
+   differ between them into diff. Returns how many (0: try again), or -1
+   when nothing collides. A rebuild counts nu unit moves of work. */
+CTXPROF__PRIV long ctxprof__icpp_pick(ctxprof__icpp_ps *s, ctxprof__icpp_member *mem, size_t *nm,
+                                      unsigned long *calls, int per_path, uint64_t *rng,
+                                      uint32_t *a, uint32_t *b, uint32_t *diff)
+{
+    if (*nm == 0 || ++*calls % 256 == 0) {
+        *nm = ctxprof__icpp_conflicts(s, mem, per_path);
+        s->work += s->nu;
+    }
+    if (*nm == 0)
+        return -1;
+    *a = mem[ctxprof__icpp_rng(rng) % *nm].unit;
+    *b = ctxprof__icpp_partner(s, mem, *nm, *a);
+    if (*b == CTXPROF__ICPP_NONE) {
+        *nm = 0; /* a stale list */
+        return 0;
+    }
+    return (long)ctxprof__icpp_diff(s, *a, *b, diff, CTXPROF__ICPP_DIFF);
+}
+
+/* exp(x) for x <= 0 without libm: (Taylor polynomial of e^(x/64))^64. */
+CTXPROF__PRIV double ctxprof__icpp_expneg(double x)
+{
+    double y = x / 64, e;
+    int k;
+    if (x < -40)
+        return 0;
+    e = 1 + y * (1 + y / 2 * (1 + y / 3 * (1 + y / 4 * (1 + y / 5))));
+    for (k = 0; k < 6; k++)
+        e *= e;
+    return e;
+}
+
+CTXPROF__PRIV double ctxprof__icpp_unit01(uint64_t *rng)
+{
+    return (double)(ctxprof__icpp_rng(rng) >> 11) / 9007199254740992.0;
+}
+
+/* Puts every variable back to the values in best_x. */
+CTXPROF__PRIV void ctxprof__icpp_restore(ctxprof__icpp_ps *s, const int32_t *best_x)
+{
+    size_t v;
+    for (v = 0; v < s->nv; v++)
+        if (s->x[v] != best_x[v])
+            ctxprof__icpp_apply(s, (uint32_t)v, best_x[v] - s->x[v]);
+}
+
+/* Ours, part 2: simulated annealing from the state reached. A move takes
+   a random unit that shares its CID with another unit, one such partner,
+   and a variable whose multiplicity differs between the two (cheap ones -
+   few units moved - more often), and changes it by -3..+3 units. Moves
+   that break the height limit are refused; a move losing g precise paths is taken with
+   probability exp(-g / T). T starts at half the mean loss of the first 64
+   losing moves and cools geometrically a hundredfold over a budget of
+   unit moves (so the result does not depend on the machine). Ends in the
+   best state seen. */
+CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint64_t budget,
+                                        uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x)
+{
+    size_t best = s->uniq, nm = 0, v, nwarm = 0;
+    uint64_t rng = seed, start = s->work, steps = 0;
+    unsigned long calls = 0;
+    uint32_t diff[CTXPROF__ICPP_DIFF];
+    double lost = 0;
+    for (v = 0; v < s->nv; v++)
+        best_x[v] = s->x[v];
+    while (s->work - start + steps < budget && !s->nomem && !ctxprof__icpp_reached(s, target)) {
+        double done = (double)(s->work - start + steps) / (double)budget;
+        double t0 = nwarm >= 64 ? 0.5 * lost / (double)nwarm : 1e-9; /* greedy while warming */
+        double temp = t0 * ctxprof__icpp_expneg(-4.605170186 * done); /* ln(1/100) */
+        size_t before;
+        long nd;
+        uint32_t a, b, var;
+        int32_t dl;
+        steps += 64; /* a move's own cost beside its unit moves */
+        nd = ctxprof__icpp_pick(s, mem, &nm, &calls, 0, &rng, &a, &b, diff);
+        if (nd < 0)
+            break;
+        if (nd == 0)
+            continue;
+        { /* cheap variables (few units moved) more often: weight 1 / units */
+            double tot = 0, pick;
+            size_t q;
+            for (q = 0; q < (size_t)nd; q++)
+                tot += 1.0 / (double)(s->vfirst[diff[q] + 1] - s->vfirst[diff[q]]);
+            pick = ctxprof__icpp_unit01(&rng) * tot;
+            for (q = 0; q + 1 < (size_t)nd; q++) {
+                pick -= 1.0 / (double)(s->vfirst[diff[q] + 1] - s->vfirst[diff[q]]);
+                if (pick < 0)
+                    break;
+            }
+            var = diff[q];
+        }
+        dl = (int32_t)(1 + ctxprof__icpp_rng(&rng) % 3);
+        if (s->x[var] > 0 &&
+            ((ctxprof__icpp_rng(&rng) & 1) || s->x[var] + dl > (int32_t)s->max_units))
+            dl = s->x[var] >= dl ? -dl : -s->x[var];
+        else if (s->x[var] + dl > (int32_t)s->max_units)
+            dl = (int32_t)s->max_units - s->x[var];
+        if (dl == 0)
+            continue;
+        before = s->uniq;
+        ctxprof__icpp_apply(s, var, dl);
+        if (!s->over && s->uniq < before && nwarm < 64) {
+            lost += (double)(before - s->uniq);
+            nwarm++;
+        }
+        if (s->over || (s->uniq < before &&
+                        ctxprof__icpp_unit01(&rng) >=
+                            ctxprof__icpp_expneg(((double)s->uniq - (double)before) / temp))) {
+            ctxprof__icpp_apply(s, var, -dl);
+            continue;
+        }
+        if (s->uniq > best) {
+            best = s->uniq;
+            for (v = 0; v < s->nv; v++)
+                best_x[v] = s->x[v];
+        }
+    }
+    ctxprof__icpp_restore(s, best_x);
+}
+
+/* The paper's random search (sec. 5.1.1): pick a random ambiguous path and
+   another path with its CID, grow the functions that differ between them -
+   the first by 16 bytes, the second by 32, ... - until the pair separates;
+   keep the change if the number of precise paths grew, else undo it,
+   except that after 100 failures in a row one change is kept anyway (to
+   leave local optima). Stops at the target share or after max_iter
+   iterations without progress. The paper has no stack limit; under one
+   (s->limit), a step that would break it is not taken. We keep the best
    state seen, which can only help it. */
 CTXPROF__PRIV void ctxprof__icpp_random(ctxprof__icpp_ps *s, double target,
                                         unsigned long max_iter, uint64_t seed,
-                                        ctxprof__icpp_member *mem, int32_t *cnt, uint32_t *list,
-                                        int32_t *best_x)
+                                        ctxprof__icpp_member *mem, int32_t *best_x)
 {
-    size_t total = s->np, fixed = s->np - s->nrel, best = s->uniq, nm = 0;
-    unsigned long since = 0, fails = 0, iter = 0;
+    size_t best = s->uniq, nm = 0, v;
+    unsigned long since = 0, fails = 0, calls = 0;
     uint64_t rng = seed;
-    uint32_t diff[64];
-    int32_t steps[64];
-    size_t v;
+    uint32_t diff[CTXPROF__ICPP_DIFF], a, b;
+    int32_t steps[CTXPROF__ICPP_DIFF];
     for (v = 0; v < s->nv; v++)
         best_x[v] = s->x[v];
-    while (since < max_iter && !s->nomem &&
-           (double)(s->uniq + fixed) < target * (double)total) {
-        size_t before = s->uniq, k, nd, nl = 0, pick, lo, hi;
-        uint32_t a, b = CTXPROF__ICPP_NONE, leaf;
-        if (iter++ % 256 == 0 || nm == 0) /* refresh the list of ambiguous paths */
-            nm = ctxprof__icpp_conflicts(s, mem);
-        if (nm == 0)
+    while (since < max_iter && !s->nomem && !ctxprof__icpp_reached(s, target)) {
+        size_t before = s->uniq, k;
+        long nd = ctxprof__icpp_pick(s, mem, &nm, &calls, 1, &rng, &a, &b, diff);
+        if (nd < 0)
             break;
-        pick = (size_t)(ctxprof__icpp_rng(&rng) % nm);
-        a = mem[pick].path;
-        leaf = s->d->nfunc[s->d->pnode[a]];
-        if (ctxprof__icpp_tab_count(s, leaf, s->h[a]) < 2) {
-            nm = 0; /* stale list */
-            continue;
-        }
-        /* a partner: another path of the same leaf at a's current height */
-        lo = pick;
-        while (lo > 0 && mem[lo - 1].leaf == leaf)
-            lo--;
-        for (hi = lo; hi < nm && mem[hi].leaf == leaf; hi++)
-            if (mem[hi].path != a && s->h[mem[hi].path] == s->h[a]) {
-                b = mem[hi].path;
-                break;
-            }
-        if (b == CTXPROF__ICPP_NONE) {
-            size_t p; /* the partner may have moved into a's CID from elsewhere */
-            for (p = 0; p < s->np && b == CTXPROF__ICPP_NONE; p++)
-                if (p != a && s->rel[p] && s->h[p] == s->h[a] &&
-                    s->d->nfunc[s->d->pnode[p]] == leaf)
-                    b = (uint32_t)p;
-            if (b == CTXPROF__ICPP_NONE)
+        for (k = 0; k < (size_t)nd; k++) {
+            steps[k] = 0;
+            if (s->x[diff[k]] + (int32_t)(k + 1) > (int32_t)s->max_units)
                 continue;
-        }
-        /* the functions that differ, in path order */
-        nl = ctxprof__icpp_path_vars(s, a, cnt, list, 0, 1);
-        nl = ctxprof__icpp_path_vars(s, b, cnt, list, nl, -1);
-        for (k = 0, nd = 0; k < nl; k++) {
-            if (cnt[list[k]] != 0 && nd < 64)
-                diff[nd++] = list[k];
-            cnt[list[k]] = 0;
-        }
-        for (k = 0; k < nd; k++) {
+            ctxprof__icpp_apply(s, diff[k], (int32_t)(k + 1));
+            if (s->over) { /* under a growth cap: a step breaking it is not taken */
+                ctxprof__icpp_apply(s, diff[k], -(int32_t)(k + 1));
+                continue;
+            }
             steps[k] = (int32_t)(k + 1);
-            ctxprof__icpp_apply(s, diff[k], steps[k]);
-            if (s->h[a] != s->h[b]) {
+            if (s->u[a].h != s->u[b].h) {
                 k++;
                 break;
             }
@@ -9294,7 +9692,8 @@ CTXPROF__PRIV void ctxprof__icpp_random(ctxprof__icpp_ps *s, double target,
             since++;
         } else {
             while (k-- > 0)
-                ctxprof__icpp_apply(s, diff[k], -steps[k]);
+                if (steps[k])
+                    ctxprof__icpp_apply(s, diff[k], -steps[k]);
             since++;
         }
         if (s->uniq > best) {
@@ -9303,16 +9702,15 @@ CTXPROF__PRIV void ctxprof__icpp_random(ctxprof__icpp_ps *s, double target,
                 best_x[v] = s->x[v];
         }
     }
-    /* back to the best state */
-    for (v = 0; v < s->nv; v++)
-        if (s->x[v] != best_x[v])
-            ctxprof__icpp_apply(s, (uint32_t)v, best_x[v] - s->x[v]);
+    ctxprof__icpp_restore(s, best_x);
 }
 
-CTXPROF__PRIV double ctxprof__icpp_now(void)
+/* CPU seconds of the calling thread: search times that do not depend on
+   what else the machine runs. */
+CTXPROF__PRIV double ctxprof__icpp_cpu_seconds(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -9335,220 +9733,199 @@ CTXPROF_DEF void ctxprof_icpp_pads_deinit(ctxprof_icpp_pads *p)
         memset(p, 0, sizeof *p);
 }
 
-/* Frames a partial walk needs for each ambiguous path (paper 6.4): the
-   depth at which its ancestors (function, height) differ from those of
-   every other path with its CID. */
-CTXPROF__PRIV void ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, ctxprof__icpp_member *mem,
-                                            ctxprof_icpp_pad_report *rep)
+/* Partial walks (paper 6.4) for the paths the padding leaves ambiguous:
+   frames read by a sequential walk and by targeted reads to single each
+   one out among the paths of its padded CID (ctxprof__icpp_walk_cost on
+   the padded heights). */
+CTXPROF__PRIV int ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, const ctxprof_icpp_map *m,
+                                           ctxprof__icpp_member *mem, ctxprof_icpp_pad_report *rep)
 {
     const struct ctxprof__icpp_mapdata *d = s->d;
-    size_t nm = ctxprof__icpp_conflicts(s, mem), i = 0, npaths = 0;
-    double sum = 0;
-    rep->walk_depth_max = 0;
-    while (i < nm) {
-        size_t j = i, a, b;
+    uint64_t *nh = (uint64_t *)ctxprof__alloc(d->nn + 1, sizeof *nh, NULL);
+    uint32_t *cand = (uint32_t *)ctxprof__alloc(CTXPROF__ICPP_WALK_MAX, sizeof *cand, NULL);
+    size_t nm = 0, i, n, p, amb = 0, sep = 0;
+    double seq = 0, tgt = 0;
+    if (!nh || !cand) {
+        ctxprof__free(nh, NULL);
+        ctxprof__free(cand, NULL);
+        return CTXPROF_ERR_NOMEM;
+    }
+    for (n = 0; n < d->nn; n++)
+        nh[n] = d->nheight[n] == CTXPROF_ICPP_NO_HEIGHT ? CTXPROF_ICPP_NO_HEIGHT
+                                                        : s->u[s->punit[d->nfirst[n]]].h;
+    for (p = 0; p < s->np; p++) {
+        const ctxprof__icpp_unit *un = &s->u[s->punit[p]];
+        if (un->w && ctxprof__icpp_tab_count(s, un->leaf, un->h) >= 2) {
+            mem[nm].leaf = un->leaf;
+            mem[nm].height = un->h;
+            mem[nm].unit = (uint32_t)p; /* a path here */
+            nm++;
+        }
+    }
+    qsort(mem, nm, sizeof *mem, ctxprof__icpp_member_cmp);
+    rep->walk_depth_max = rep->walk_reads_max = 0;
+    for (i = 0; i < nm;) {
+        size_t j = i, k;
         while (j < nm && mem[j].leaf == mem[i].leaf && mem[j].height == mem[i].height)
             j++;
-        if (j - i <= 64) {
-            for (a = i; a < j; a++) {
-                size_t need = 0;
-                for (b = i; b < j; b++) {
-                    uint32_t x = d->pnode[mem[a].path], y = d->pnode[mem[b].path];
-                    size_t depth = 0;
-                    if (a == b)
-                        continue;
-                    /* first depth where the ancestor tokens differ */
-                    while (x != 0 && y != 0) {
-                        x = d->nparent[x];
-                        y = d->nparent[y];
-                        depth++;
-                        if (x == 0 || y == 0 || d->nfunc[x] != d->nfunc[y])
-                            break;
-                        {
-                            size_t px = d->nfirst[x], py = d->nfirst[y];
-                            int hx = d->nfirst[x + 1] - px == 1, hy = d->nfirst[y + 1] - py == 1;
-                            if (hx && hy && s->h[px] != s->h[py])
-                                break;
-                        }
-                    }
-                    if (depth > need)
-                        need = depth;
-                }
-                sum += (double)need;
-                npaths++;
-                if (need > rep->walk_depth_max)
-                    rep->walk_depth_max = need;
-            }
+        amb += j - i;
+        for (k = i; k < j && j - i <= CTXPROF__ICPP_WALK_MAX; k++)
+            cand[k - i] = mem[k].unit;
+        for (k = i; k < j && j - i <= CTXPROF__ICPP_WALK_MAX; k++) {
+            uint32_t sq, tg;
+            if (!ctxprof__icpp_walk_cost(m, nh, mem[k].unit, cand, j - i, &sq, &tg))
+                continue;
+            sep++;
+            seq += sq;
+            tgt += tg;
+            if (sq > rep->walk_depth_max)
+                rep->walk_depth_max = sq;
+            if (tg > rep->walk_reads_max)
+                rep->walk_reads_max = tg;
         }
         i = j;
     }
-    rep->walk_depth_mean = npaths ? sum / (double)npaths : 0;
+    rep->walk_depth_mean = sep ? seq / (double)sep : 0;
+    rep->walk_reads_mean = sep ? tgt / (double)sep : 0;
+    rep->walk_separable = amb ? (double)sep / (double)amb : 1;
+    ctxprof__free(nh, NULL);
+    ctxprof__free(cand, NULL);
+    return CTXPROF_OK;
 }
 
-/* Inseparable paths: same leaf, same unpadded height, same multiset of
-   variables (function padding adds the same to both, whatever it is).
-   Pairs among them are "permutation" when their edges differ (call-site
-   wrapping separates them) or "identical edges" (cloning needed, 5.3). */
+/* Inseparable paths are the units of two or more paths (same leaf, same
+   unpadded height, same multiset of functions: function padding adds the
+   same to all of them). Pairs among them are "permutation" when their
+   edges differ (call-site wrapping separates them) or "identical edges"
+   (cloning needed, 5.3). Fills the share, the pair counts and up to
+   max_pairs example pairs. */
 typedef struct ctxprof__icpp_sig {
-    uint32_t leaf, path;
-    uint64_t height, fsig, esig;
+    uint32_t unit, path;
+    uint64_t esig;
 } ctxprof__icpp_sig;
 
 CTXPROF__PRIV int ctxprof__icpp_sig_cmp(const void *a, const void *b)
 {
     const ctxprof__icpp_sig *x = (const ctxprof__icpp_sig *)a, *y = (const ctxprof__icpp_sig *)b;
-    if (x->leaf != y->leaf)
-        return x->leaf < y->leaf ? -1 : 1;
-    if (x->height != y->height)
-        return x->height < y->height ? -1 : 1;
-    if (x->fsig != y->fsig)
-        return x->fsig < y->fsig ? -1 : 1;
+    if (x->unit != y->unit)
+        return x->unit < y->unit ? -1 : 1;
     if (x->esig != y->esig)
         return x->esig < y->esig ? -1 : 1;
     return x->path < y->path ? -1 : x->path > y->path;
 }
 
-CTXPROF__PRIV uint64_t ctxprof__icpp_zvar(uint64_t v, uint64_t salt)
-{
-    return ctxprof_mix64(v * 0x2545F4914F6CDD1Du ^ salt) | 1u;
-}
-
-/* Fills the inseparable share, the pair counts and up to max example pairs. */
 CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t *fvar,
                                             struct ctxprof__icpp_padres *r,
                                             ctxprof_icpp_pad_report *rep, size_t max_pairs,
                                             const ctxprof_icpp_map *m)
 {
     const struct ctxprof__icpp_mapdata *d = s->d;
-    uint64_t *fs = (uint64_t *)ctxprof__alloc(s->nn, sizeof *fs, NULL);
-    uint64_t *es = (uint64_t *)ctxprof__alloc(s->nn, sizeof *es, NULL);
-    ctxprof__icpp_sig *sg = (ctxprof__icpp_sig *)ctxprof__alloc(s->nrel + 1, sizeof *sg, NULL);
+    uint64_t *es = (uint64_t *)ctxprof__alloc(d->nn, sizeof *es, NULL);
+    ctxprof__icpp_sig *sg = (ctxprof__icpp_sig *)ctxprof__alloc(s->np + 1, sizeof *sg, NULL);
     size_t n, p, ns = 0, i, insep = 0;
     int rc = CTXPROF_ERR_NOMEM;
-    if (!fs || !es || !sg)
+    if (!es || !sg)
         goto done;
-    fs[0] = es[0] = 0;
-    for (n = 1; n < s->nn; n++) {
-        uint32_t v = fvar[d->nfunc[n]], pv;
+    es[0] = 0;
+    for (n = 1; n < d->nn; n++) {
         uint32_t par = d->nparent[n];
-        pv = par ? fvar[d->nfunc[par]] : CTXPROF__ICPP_NONE;
-        fs[n] = fs[par] + ctxprof__icpp_zvar(v, 0x51);
-        es[n] = es[par] + ctxprof__icpp_zvar(((uint64_t)pv << 32) | v, 0xE7);
+        uint32_t pv = par ? fvar[d->nfunc[par]] : CTXPROF__ICPP_NONE;
+        es[n] = es[par] + ctxprof__icpp_zvar(((uint64_t)pv << 32) | fvar[d->nfunc[n]], 0xE7);
     }
     for (p = 0; p < s->np; p++) {
-        if (!s->rel[p])
+        if (s->u[s->punit[p]].w < 2)
             continue;
-        sg[ns].leaf = d->nfunc[d->pnode[p]];
+        sg[ns].unit = s->punit[p];
         sg[ns].path = (uint32_t)p;
-        sg[ns].height = d->pheight[p];
-        sg[ns].fsig = fs[d->pnode[p]];
         sg[ns].esig = es[d->pnode[p]];
         ns++;
     }
     qsort(sg, ns, sizeof *sg, ctxprof__icpp_sig_cmp);
     rep->pairs_permutation = rep->pairs_identical_edges = 0;
-    i = 0;
-    while (i < ns) {
-        size_t j = i, a, b, e;
-        while (j < ns && sg[j].leaf == sg[i].leaf && sg[j].height == sg[i].height &&
-               sg[j].fsig == sg[i].fsig)
+    for (i = 0; i < ns;) {
+        size_t j = i, a, b, e, k, same = 0;
+        while (j < ns && sg[j].unit == sg[i].unit)
             j++;
-        if (j - i >= 2) {
-            size_t k = j - i, same = 0;
-            insep += k;
-            for (a = i; a < j; a = e) { /* runs of equal edge signatures */
-                for (e = a; e < j && sg[e].esig == sg[a].esig; e++)
-                    ;
-                same += (e - a) * (e - a - 1) / 2;
-            }
-            rep->pairs_identical_edges += same;
-            rep->pairs_permutation += k * (k - 1) / 2 - same;
-            for (a = i; a < j && r->npairs < max_pairs; a++)
-                for (b = a + 1; b < j && r->npairs < max_pairs; b++) {
-                    int same_edges = sg[a].esig == sg[b].esig;
-                    char pa[400], pb[400], line[900];
-                    size_t len;
-                    char *copy;
-                    ctxprof_icpp_map_path_str(m, sg[a].path, pa, sizeof pa);
-                    ctxprof_icpp_map_path_str(m, sg[b].path, pb, sizeof pb);
-                    len = (size_t)snprintf(line, sizeof line, "%s: %s | %s",
-                                           same_edges ? "identical-edges (clone, 5.3)"
-                                                      : "permutation (wrap a call site, 5.2)",
-                                           pa, pb);
-                    if (len >= sizeof line)
-                        len = sizeof line - 1;
-                    if (ctxprof__reserve((void **)&r->pairs, &r->pcap, r->npairs, r->npairs + 1,
-                                         sizeof *r->pairs, NULL))
-                        goto done;
-                    copy = (char *)ctxprof__alloc(len + 1, 1, NULL);
-                    if (!copy)
-                        goto done;
-                    memcpy(copy, line, len);
-                    copy[len] = '\0';
-                    r->pairs[r->npairs++] = copy;
-                }
+        k = j - i;
+        insep += k;
+        for (a = i; a < j; a = e) { /* runs of equal edge signatures */
+            for (e = a; e < j && sg[e].esig == sg[a].esig; e++)
+                ;
+            same += (e - a) * (e - a - 1) / 2;
         }
+        rep->pairs_identical_edges += same;
+        rep->pairs_permutation += k * (k - 1) / 2 - same;
+        for (a = i; a < j && r->npairs < max_pairs; a++)
+            for (b = a + 1; b < j && r->npairs < max_pairs; b++) {
+                int same_edges = sg[a].esig == sg[b].esig;
+                char pa[400], pb[400], line[900];
+                size_t len;
+                char *copy;
+                ctxprof_icpp_map_path_str(m, sg[a].path, pa, sizeof pa);
+                ctxprof_icpp_map_path_str(m, sg[b].path, pb, sizeof pb);
+                len = (size_t)snprintf(line, sizeof line, "%s: %s | %s",
+                                       same_edges ? "identical-edges (clone, 5.3)"
+                                                  : "permutation (wrap a call site, 5.2)",
+                                       pa, pb);
+                if (len >= sizeof line)
+                    len = sizeof line - 1;
+                if (ctxprof__reserve((void **)&r->pairs, &r->pcap, r->npairs, r->npairs + 1,
+                                     sizeof *r->pairs, NULL))
+                    goto done;
+                copy = (char *)ctxprof__alloc(len + 1, 1, NULL);
+                if (!copy)
+                    goto done;
+                memcpy(copy, line, len);
+                copy[len] = '\0';
+                r->pairs[r->npairs++] = copy;
+            }
         i = j;
     }
     rep->inseparable = s->np ? (double)insep / (double)s->np : 0;
     rep->precise_bound = 1 - rep->inseparable;
     rc = CTXPROF_OK;
 done:
-    ctxprof__free(fs, NULL);
     ctxprof__free(es, NULL);
     ctxprof__free(sg, NULL);
     return rc;
 }
 
-CTXPROF__PRIV void ctxprof__icpp_ps_free(ctxprof__icpp_ps *s)
-{
-    ctxprof__free(s->nvar, NULL);
-    ctxprof__free(s->mm, NULL);
-    ctxprof__free(s->vfirst, NULL);
-    ctxprof__free(s->vnodes, NULL);
-    ctxprof__free(s->asize, NULL);
-    ctxprof__free(s->x, NULL);
-    ctxprof__free(s->h, NULL);
-    ctxprof__free(s->rel, NULL);
-    ctxprof__free(s->tab, NULL);
-}
-
 /* Share of paths with at most `most` paths on their CID. */
 CTXPROF__PRIV double ctxprof__icpp_share_le(const ctxprof__icpp_ps *s, uint32_t most)
 {
-    size_t p, n = s->np - s->nrel;
-    for (p = 0; p < s->np; p++)
-        if (s->rel[p] &&
-            ctxprof__icpp_tab_count(s, s->d->nfunc[s->d->pnode[p]], s->h[p]) <= most)
+    size_t u, n = 0;
+    for (u = 0; u < s->nu; u++)
+        if (!s->u[u].w)
             n++;
+        else if (ctxprof__icpp_tab_count(s, s->u[u].leaf, s->u[u].h) <= most)
+            n += s->u[u].w;
     return s->np ? (double)n / (double)s->np : 1;
 }
 
-/* Edge variables for call-site wrapping: (caller var, callee var) per
-   node; nodes under the root get variables that are never changed. */
-CTXPROF__PRIV int ctxprof__icpp_edges(ctxprof__icpp_ps *s, const uint32_t *fvar,
-                                      struct ctxprof__icpp_padres *r, uint8_t **out_fixed)
+/* Edge variables for call-site wrapping: node -> (caller var, callee var)
+   into evar; *nedges of them. Edges from the root (calls from outside the
+   map) cannot be wrapped: frozen[e]. */
+CTXPROF__PRIV int ctxprof__icpp_edges(const struct ctxprof__icpp_mapdata *d, const uint32_t *fvar,
+                                      struct ctxprof__icpp_padres *r, uint32_t *evar,
+                                      uint8_t *frozen)
 {
-    const struct ctxprof__icpp_mapdata *d = s->d;
     size_t sz = 64, n, ne = 0;
     uint64_t *keys;
     uint32_t *ids;
-    uint8_t *fixed;
-    while (sz < 2 * s->nn)
+    while (sz < 2 * d->nn)
         sz *= 2;
     keys = (uint64_t *)ctxprof__alloc(sz, sizeof *keys, NULL);
     ids = (uint32_t *)ctxprof__alloc(sz, sizeof *ids, NULL);
-    fixed = (uint8_t *)ctxprof__zalloc(s->nn + 1, 1, NULL);
-    r->ecaller = (uint32_t *)ctxprof__alloc(s->nn + 1, sizeof *r->ecaller, NULL);
-    r->ecallee = (uint32_t *)ctxprof__alloc(s->nn + 1, sizeof *r->ecallee, NULL);
-    if (!keys || !ids || !fixed || !r->ecaller || !r->ecallee) {
+    r->ecaller = (uint32_t *)ctxprof__alloc(d->nn + 1, sizeof *r->ecaller, NULL);
+    r->ecallee = (uint32_t *)ctxprof__alloc(d->nn + 1, sizeof *r->ecallee, NULL);
+    if (!keys || !ids || !r->ecaller || !r->ecallee) {
         ctxprof__free(keys, NULL);
         ctxprof__free(ids, NULL);
-        ctxprof__free(fixed, NULL);
         return CTXPROF_ERR_NOMEM;
     }
     memset(keys, 0xff, sz * sizeof *keys);
-    for (n = 1; n < s->nn; n++) {
+    evar[0] = 0;
+    for (n = 1; n < d->nn; n++) {
         uint32_t par = d->nparent[n];
         uint32_t pv = par ? fvar[d->nfunc[par]] : CTXPROF__ICPP_NONE, v = fvar[d->nfunc[n]];
         uint64_t key = ((uint64_t)pv << 32) | v;
@@ -9560,17 +9937,28 @@ CTXPROF__PRIV int ctxprof__icpp_edges(ctxprof__icpp_ps *s, const uint32_t *fvar,
             ids[j] = (uint32_t)ne;
             r->ecaller[ne] = pv;
             r->ecallee[ne] = v;
-            fixed[ne] = par == 0;
+            frozen[ne] = par == 0;
             ne++;
         }
-        s->nvar[n] = ids[j];
+        evar[n] = ids[j];
     }
     ctxprof__free(keys, NULL);
     ctxprof__free(ids, NULL);
     r->nedges = ne;
-    s->nv = ne;
-    *out_fixed = fixed;
     return CTXPROF_OK;
+}
+
+/* Ours, within a budget of unit moves: coordinate sweeps (they bring most
+   of the gain, the first one most of all), annealing with what is left,
+   then one more sweep if the budget allows. */
+CTXPROF__PRIV void ctxprof__icpp_ours(ctxprof__icpp_ps *s, double target, uint64_t budget,
+                                      uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x)
+{
+    uint64_t start = s->work, end = start + budget;
+    ctxprof__icpp_sweep(s, target, end);
+    if (s->work < end)
+        ctxprof__icpp_anneal(s, target, end - s->work, seed, mem, best_x);
+    ctxprof__icpp_sweep(s, target, end);
 }
 
 CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
@@ -9581,16 +9969,18 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     ctxprof_icpp_pad_report *rep;
     struct ctxprof__icpp_padres *r = NULL;
     const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
-    ctxprof__icpp_ps s;
-    uint32_t *fvar = NULL, *leafn = NULL, *list = NULL;
-    int32_t *cnt = NULL, *best_x = NULL;
+    ctxprof__icpp_ps s, e;
+    uint32_t *fvar = NULL, *nvar = NULL, *evar = NULL;
+    uint64_t *hh = NULL;
+    int32_t *best_x = NULL;
     ctxprof__icpp_member *mem = NULL;
-    uint8_t *fixed = NULL;
+    uint8_t *frozen = NULL;
     size_t p, n, f, v;
-    uint64_t maxh = 0;
-    double t0 = ctxprof__icpp_now();
+    uint64_t maxh = 0, limit;
+    double t0 = ctxprof__icpp_cpu_seconds();
     ctxprof__error_clear(err);
     memset(&s, 0, sizeof s);
+    memset(&e, 0, sizeof e);
     if (!d || !out)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: pad needs a loaded map");
     memset(out, 0, sizeof *out);
@@ -9599,18 +9989,20 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
         dd = *desc;
     if (dd.search < CTXPROF_ICPP_SEARCH_GREEDY || dd.search > CTXPROF_ICPP_SEARCH_NONE)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: unknown search %d", dd.search);
-    if (dd.max_growth == 0)
+    if (dd.max_growth == 0 && dd.search == CTXPROF_ICPP_SEARCH_GREEDY)
         dd.max_growth = 1.2;
-    if (dd.max_growth < 1)
+    if (dd.max_growth != 0 && !(dd.max_growth >= 1))
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_growth %g < 1", dd.max_growth);
     if (dd.target == 0)
         dd.target = dd.search == CTXPROF_ICPP_SEARCH_RANDOM ? 0.97 : 1.0;
     if (dd.seed == 0)
         dd.seed = 1;
     if (dd.max_units == 0)
-        dd.max_units = 64;
+        dd.max_units = 256;
     if (dd.max_iterations == 0)
         dd.max_iterations = 2000;
+    if (dd.budget == 0)
+        dd.budget = 200000000u;
     r = (struct ctxprof__icpp_padres *)ctxprof__zalloc(1, sizeof *r, NULL);
     if (!r)
         goto nomem;
@@ -9619,61 +10011,34 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     rep = &out->report;
     /* variables: source functions */
     fvar = (uint32_t *)ctxprof__alloc(d->names.n + 1, sizeof *fvar, NULL);
-    leafn = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *leafn, NULL);
-    if (!fvar || !leafn)
+    nvar = (uint32_t *)ctxprof__alloc(d->nn + 1, sizeof *nvar, NULL);
+    hh = (uint64_t *)ctxprof__alloc(d->np + 1, sizeof *hh, NULL);
+    mem = (ctxprof__icpp_member *)ctxprof__alloc(d->np + 1, sizeof *mem, NULL);
+    if (!fvar || !nvar || !hh || !mem)
         goto nomem;
     for (f = 0; f < d->names.n; f++)
         if (ctxprof__icpp_var_of(&r->vars, d->names.names[f], &fvar[f]))
             goto nomem;
-    s.d = d;
-    s.nn = d->nn;
-    s.np = d->np;
-    s.nv = r->vars.n;
-    s.max_units = dd.max_units;
-    s.nvar = (uint32_t *)ctxprof__alloc(s.nn + 1, sizeof *s.nvar, NULL);
-    s.mm = (uint32_t *)ctxprof__alloc(s.nn + s.nv + 1, sizeof *s.mm, NULL);
-    s.h = (uint64_t *)ctxprof__alloc(s.np + 1, sizeof *s.h, NULL);
-    s.rel = (uint8_t *)ctxprof__alloc(s.np + 1, 1, NULL);
-    mem = (ctxprof__icpp_member *)ctxprof__alloc(s.np + 1, sizeof *mem, NULL);
-    cnt = (int32_t *)ctxprof__zalloc(s.nn + s.nv + 1, sizeof *cnt, NULL);
-    list = (uint32_t *)ctxprof__alloc(2 * s.nn + s.nv + 1, sizeof *list, NULL);
-    best_x = (int32_t *)ctxprof__alloc(s.nn + s.nv + 1, sizeof *best_x, NULL);
-    if (!s.nvar || !s.mm || !s.h || !s.rel || !mem || !cnt || !list || !best_x)
-        goto nomem;
-    s.nvar[0] = 0;
-    for (n = 1; n < s.nn; n++)
-        s.nvar[n] = fvar[d->nfunc[n]];
-    for (p = 0; p < s.np; p++) {
-        leafn[d->nfunc[d->pnode[p]]]++;
-        s.h[p] = d->pheight[p];
+    nvar[0] = 0;
+    for (n = 1; n < d->nn; n++)
+        nvar[n] = fvar[d->nfunc[n]];
+    for (p = 0; p < d->np; p++)
         if (d->pheight[p] > maxh)
             maxh = d->pheight[p];
-    }
-    for (p = 0; p < s.np; p++) {
-        s.rel[p] = leafn[d->nfunc[d->pnode[p]]] >= 2;
-        s.nrel += s.rel[p];
-    }
-    s.limit = dd.search == CTXPROF_ICPP_SEARCH_GREEDY
-                  ? (uint64_t)(dd.max_growth * (double)maxh)
-                  : UINT64_MAX;
-    if (ctxprof__icpp_ps_index(&s) || ctxprof__icpp_tab_build(&s))
+    limit = dd.max_growth > 0 && dd.max_growth < 1e6 ? (uint64_t)(dd.max_growth * (double)maxh)
+                                                     : UINT64_MAX;
+    if (ctxprof__icpp_ps_build(&s, d, nvar, r->vars.n, d->pheight, limit, dd.max_units))
+        goto nomem;
+    best_x = (int32_t *)ctxprof__alloc(d->nn + s.nv + 1, sizeof *best_x, NULL);
+    if (!best_x)
         goto nomem;
     rep->paths = s.np;
     rep->max_height_before = maxh;
-    rep->precise_before = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
-    if (dd.search == CTXPROF_ICPP_SEARCH_GREEDY) {
-        uint8_t *useful = (uint8_t *)ctxprof__zalloc(s.nv + 1, 1, NULL);
-        if (!useful)
-            goto nomem;
-        for (n = 1; n < s.nn; n++)
-            if (d->nfirst[d->nend[n]] > d->nfirst[n]) /* some path below */
-                useful[s.nvar[n]] = 1;
-        ctxprof__icpp_sweep(&s, dd.target, useful);
-        ctxprof__free(useful, NULL);
-        ctxprof__icpp_greedy(&s, dd.target, mem, cnt, list);
-    }
+    rep->precise_before = s.np ? (double)ctxprof__icpp_precise(&s) / (double)s.np : 1;
+    if (dd.search == CTXPROF_ICPP_SEARCH_GREEDY)
+        ctxprof__icpp_ours(&s, dd.target, dd.budget, dd.seed, mem, best_x);
     else if (dd.search == CTXPROF_ICPP_SEARCH_RANDOM)
-        ctxprof__icpp_random(&s, dd.target, dd.max_iterations, dd.seed, mem, cnt, list, best_x);
+        ctxprof__icpp_random(&s, dd.target, dd.max_iterations, dd.seed, mem, best_x);
     if (s.nomem)
         goto nomem;
     r->units = (uint32_t *)ctxprof__alloc(s.nv + 1, sizeof *r->units, NULL);
@@ -9683,60 +10048,69 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
         r->units[v] = s.x[v] > 0 ? (uint32_t)s.x[v] : 0;
         rep->functions_padded += r->units[v] > 0;
     }
-    rep->precise_after = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
+    rep->precise_after = s.np ? (double)ctxprof__icpp_precise(&s) / (double)s.np : 1;
     rep->ambiguity_le2_after = ctxprof__icpp_share_le(&s, 2);
     rep->max_height_after = 0;
-    for (p = 0; p < s.np; p++)
-        if (s.h[p] > rep->max_height_after)
-            rep->max_height_after = s.h[p];
+    for (p = 0; p < s.nu; p++)
+        if (s.u[p].h > rep->max_height_after)
+            rep->max_height_after = s.u[p].h;
     rep->max_stack_growth = maxh ? (double)rep->max_height_after / (double)maxh : 1;
     rep->precise_after_wrap = rep->precise_after;
     if (ctxprof__icpp_inseparable(&s, fvar, r, rep, 32, m))
         goto nomem;
-    ctxprof__icpp_walk_stats(&s, mem, rep);
+    if (ctxprof__icpp_walk_stats(&s, m, mem, rep))
+        goto nomem;
+    rep->moves = s.moves;
     if (dd.wrap && dd.search == CTXPROF_ICPP_SEARCH_GREEDY) {
-        /* call-site wrapping for what padding left: edge variables, same search */
-        if (ctxprof__icpp_edges(&s, fvar, r, &fixed) || ctxprof__icpp_ps_index(&s))
+        /* call-site wrapping for what padding left: edge variables over the
+           padded heights, the same search */
+        frozen = (uint8_t *)ctxprof__zalloc(d->nn + 1, 1, NULL);
+        evar = (uint32_t *)ctxprof__alloc(d->nn + 1, sizeof *evar, NULL);
+        if (!frozen || !evar || ctxprof__icpp_edges(d, fvar, r, evar, frozen))
             goto nomem;
-        for (v = 0; v < s.nv; v++)
-            if (fixed[v])
-                s.x[v] = (int32_t)s.max_units; /* calls from outside: cannot be wrapped */
-        ctxprof__icpp_greedy(&s, dd.target, mem, cnt, list);
-        if (s.nomem)
+        for (p = 0; p < d->np; p++)
+            hh[p] = s.u[s.punit[p]].h;
+        if (ctxprof__icpp_ps_build(&e, d, evar, r->nedges, hh, limit, dd.max_units))
             goto nomem;
-        r->eunits = (uint32_t *)ctxprof__alloc(s.nv + 1, sizeof *r->eunits, NULL);
+        memcpy(e.frozen, frozen, r->nedges);
+        ctxprof__icpp_ours(&e, dd.target, dd.budget, dd.seed, mem, best_x);
+        if (e.nomem)
+            goto nomem;
+        r->eunits = (uint32_t *)ctxprof__alloc(e.nv + 1, sizeof *r->eunits, NULL);
         if (!r->eunits)
             goto nomem;
-        for (v = 0; v < s.nv; v++) {
-            r->eunits[v] = !fixed[v] && s.x[v] > 0 ? (uint32_t)s.x[v] : 0;
+        for (v = 0; v < e.nv; v++) {
+            r->eunits[v] = e.x[v] > 0 ? (uint32_t)e.x[v] : 0;
             rep->sites_wrapped += r->eunits[v] > 0;
         }
-        rep->precise_after_wrap = s.np ? (double)(s.uniq + s.np - s.nrel) / (double)s.np : 1;
-        for (p = 0; p < s.np; p++)
-            if (s.h[p] > rep->max_height_after)
-                rep->max_height_after = s.h[p];
+        rep->precise_after_wrap = e.np ? (double)ctxprof__icpp_precise(&e) / (double)e.np : 1;
+        for (p = 0; p < e.nu; p++)
+            if (e.u[p].h > rep->max_height_after)
+                rep->max_height_after = e.u[p].h;
         rep->max_stack_growth = maxh ? (double)rep->max_height_after / (double)maxh : 1;
+        rep->moves += e.moves;
     }
-    rep->moves = s.moves;
-    rep->seconds = ctxprof__icpp_now() - t0;
+    rep->seconds = ctxprof__icpp_cpu_seconds() - t0;
     ctxprof__icpp_ps_free(&s);
+    ctxprof__icpp_ps_free(&e);
     ctxprof__free(fvar, NULL);
-    ctxprof__free(leafn, NULL);
+    ctxprof__free(nvar, NULL);
+    ctxprof__free(evar, NULL);
+    ctxprof__free(hh, NULL);
     ctxprof__free(mem, NULL);
-    ctxprof__free(cnt, NULL);
-    ctxprof__free(list, NULL);
     ctxprof__free(best_x, NULL);
-    ctxprof__free(fixed, NULL);
+    ctxprof__free(frozen, NULL);
     return CTXPROF_OK;
 nomem:
     ctxprof__icpp_ps_free(&s);
+    ctxprof__icpp_ps_free(&e);
     ctxprof__free(fvar, NULL);
-    ctxprof__free(leafn, NULL);
+    ctxprof__free(nvar, NULL);
+    ctxprof__free(evar, NULL);
+    ctxprof__free(hh, NULL);
     ctxprof__free(mem, NULL);
-    ctxprof__free(cnt, NULL);
-    ctxprof__free(list, NULL);
     ctxprof__free(best_x, NULL);
-    ctxprof__free(fixed, NULL);
+    ctxprof__free(frozen, NULL);
     ctxprof_icpp_pads_deinit(out);
     return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory computing padding");
 }
@@ -9783,6 +10157,9 @@ CTXPROF_DEF size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, siz
     ctxprof__icpp_printf(&b, "pairs_identical_edges=%zu\n", r->pairs_identical_edges);
     ctxprof__icpp_printf(&b, "walk_depth_max=%zu\n", r->walk_depth_max);
     ctxprof__icpp_printf(&b, "walk_depth_mean=%.3f\n", r->walk_depth_mean);
+    ctxprof__icpp_printf(&b, "walk_reads_max=%zu\n", r->walk_reads_max);
+    ctxprof__icpp_printf(&b, "walk_reads_mean=%.3f\n", r->walk_reads_mean);
+    ctxprof__icpp_printf(&b, "walk_separable=%.4f\n", r->walk_separable);
     if (p->d && p->d->eunits) {
         ctxprof__icpp_printf(&b, "precise_after_wrap=%.4f\n", r->precise_after_wrap);
         ctxprof__icpp_printf(&b, "sites_wrapped=%zu\n", r->sites_wrapped);
@@ -10059,6 +10436,7 @@ static int ctxprof__icpp_inflight;
 static int ctxprof__icpp_installed[65];
 static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
+static CTXPROF_TLS long ctxprof__icpp_timer_tid CTXPROF__TLS_MODEL; /* no syscall per sample */
 
 /* Registers of the interrupted context. The layout is the kernel's signal
    frame ABI; glibc names the register array only under _GNU_SOURCE, so we
@@ -10105,7 +10483,8 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             ctxprof__icpp_regs(uc, &o->pc, &o->sp, &o->fp);
             o->height = ctxprof_icpp_height(o->sp, base);
             o->truth = ctxprof_icpp_train_current();
-            o->tid = (int32_t)ctxprof__gettid();
+            o->tid = (int32_t)(ctxprof__icpp_timer_tid ? ctxprof__icpp_timer_tid
+                                                       : ctxprof__gettid());
             o->weight = 1u + (si && si->si_code == SI_TIMER && si->si_overrun > 0
                                   ? (uint32_t)si->si_overrun
                                   : 0u);
@@ -10226,6 +10605,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     }
     ctxprof__icpp_timer = tm;
     ctxprof__icpp_has_timer = 1;
+    ctxprof__icpp_timer_tid = ctxprof__gettid();
     return CTXPROF_OK;
 }
 

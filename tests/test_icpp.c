@@ -756,6 +756,45 @@ static void icpp_reference(const ctxprof_icpp_map *m, const ctxprof_icpp_pads *p
     free(sig);
 }
 
+/* A search's run on map m, checked against the slow exact reference. */
+static double icpp_pad_checked(const ctxprof_icpp_map *m, int search, double growth,
+                               uint64_t seed, double *out_growth)
+{
+    ctxprof_icpp_pad_desc d;
+    ctxprof_icpp_pads p;
+    ctxprof_error err;
+    double pr, le2, gr, ins, got;
+    memset(&d, 0, sizeof d);
+    d.search = search;
+    d.max_growth = growth;
+    d.seed = seed;
+    d.budget = 30000000; /* a seventh of the default: the maps are small */
+    if (ctxprof_icpp_pad_compute(m, &d, &p, &err) != CTXPROF_OK) {
+        CHECK(!"pad_compute failed");
+        return -1;
+    }
+    icpp_reference(m, &p, &pr, &le2, &gr, &ins);
+    /* the report is what the pads really do */
+    CHECK_NEAR(p.report.precise_after, pr, 1e-9);
+    CHECK_NEAR(p.report.ambiguity_le2_after, le2, 1e-9);
+    CHECK_NEAR(p.report.max_stack_growth, gr, 1e-9);
+    CHECK_NEAR(p.report.inseparable, ins, 1e-9);
+    CHECK_EQ(p.report.paths, m->paths);
+    CHECK(p.report.precise_after <= p.report.precise_bound + 1e-12);
+    CHECK(p.report.precise_after >= p.report.precise_before - 1e-12);
+    if (growth >= 1) /* a cap holds, whatever the search */
+        CHECK(p.report.max_stack_growth <= growth + 1e-12);
+    if (search == CTXPROF_ICPP_SEARCH_NONE)
+        CHECK_NEAR(p.report.precise_after, p.report.precise_before, 1e-12);
+    got = p.report.precise_after;
+    *out_growth = p.report.max_stack_growth;
+    ctxprof_icpp_pads_deinit(&p);
+    return got;
+}
+
+/* Every search reports what its pads do; caps hold; ours is at least the
+   paper's random search (best of three seeds) at the same cap, and at the
+   growth the uncapped random search took. */
 static void icpp_pad_search(void)
 {
     static const struct {
@@ -771,39 +810,213 @@ static void icpp_pad_search(void)
                                 maps[k].paths, &len);
         ctxprof_icpp_map m;
         ctxprof_error err;
-        int search;
-        double prec[3] = {0, 0, 0};
+        double none, ours, ours_at, rnd_cap = 0, rnd = 0, g, g_rnd = 1;
+        uint64_t seed;
         memset(&m, 0, sizeof m);
         REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
-        for (search = 0; search < 3; search++) {
-            ctxprof_icpp_pad_desc d;
-            ctxprof_icpp_pads p;
-            double pr, le2, gr, ins;
-            memset(&d, 0, sizeof d);
-            d.search = search;
-            REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
-            icpp_reference(&m, &p, &pr, &le2, &gr, &ins);
-            /* the report is what the pads really do */
-            CHECK_NEAR(p.report.precise_after, pr, 1e-9);
-            CHECK_NEAR(p.report.ambiguity_le2_after, le2, 1e-9);
-            CHECK_NEAR(p.report.max_stack_growth, gr, 1e-9);
-            CHECK_NEAR(p.report.inseparable, ins, 1e-9);
-            CHECK_EQ(p.report.paths, m.paths);
-            CHECK(p.report.precise_after <= p.report.precise_bound + 1e-12);
-            prec[search] = p.report.precise_after;
-            if (search == CTXPROF_ICPP_SEARCH_GREEDY) {
-                CHECK(p.report.max_stack_growth <= 1.2 + 1e-12);
-                CHECK(p.report.precise_after >= p.report.precise_before);
+        none = icpp_pad_checked(&m, CTXPROF_ICPP_SEARCH_NONE, 0, 1, &g);
+        CHECK_NEAR(g, 1, 1e-12);
+        for (seed = 1; seed <= 3; seed++) {
+            double r = icpp_pad_checked(&m, CTXPROF_ICPP_SEARCH_RANDOM, 1.2, seed, &g);
+            rnd_cap = r > rnd_cap ? r : rnd_cap;
+            r = icpp_pad_checked(&m, CTXPROF_ICPP_SEARCH_RANDOM, 0, seed, &g);
+            if (r > rnd) {
+                rnd = r;
+                g_rnd = g;
             }
-            if (search == CTXPROF_ICPP_SEARCH_NONE)
-                CHECK_NEAR(p.report.precise_after, p.report.precise_before, 1e-12);
-            ctxprof_icpp_pads_deinit(&p);
         }
-        /* ours improves on nothing at all, and padding helped somewhere */
-        CHECK(prec[0] > prec[2] || prec[2] == 1);
+        ours = icpp_pad_checked(&m, CTXPROF_ICPP_SEARCH_OURS, 0, 1, &g);
+        CHECK(g <= 1.2 + 1e-12); /* the default cap */
+        ours_at = icpp_pad_checked(&m, CTXPROF_ICPP_SEARCH_OURS, g_rnd, 1, &g);
+        CHECK(ours > none || none == 1);
+        CHECK(ours >= rnd_cap);
+        CHECK(ours_at >= rnd);
         ctxprof_icpp_map_deinit(&m);
         free(text);
     }
+}
+
+/* The incremental evaluator against a recount from scratch after each of
+   many random changes: every path's height, the precise count, the cap. */
+static void icpp_pad_incremental(void)
+{
+    size_t len, f, n, p, step;
+    char *text = icpp_synth(8, 20, 30, 12, 400, &len);
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    ctxprof__strtab vars;
+    ctxprof__icpp_ps s;
+    uint32_t *fvar, *nvar;
+    uint64_t *h, *key, maxh = 0, rng = 99;
+    const struct ctxprof__icpp_mapdata *d;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
+    d = m.d;
+    ctxprof__strtab_init(&vars, NULL);
+    fvar = (uint32_t *)calloc(d->names.n + 1, sizeof *fvar);
+    nvar = (uint32_t *)calloc(d->nn + 1, sizeof *nvar);
+    h = (uint64_t *)calloc(d->np + 1, sizeof *h);
+    key = (uint64_t *)calloc(d->np + 1, sizeof *key);
+    for (f = 0; f < d->names.n; f++)
+        REQUIRE_EQ(ctxprof__icpp_var_of(&vars, d->names.names[f], &fvar[f]), CTXPROF_OK);
+    for (n = 1; n < d->nn; n++)
+        nvar[n] = fvar[d->nfunc[n]];
+    for (p = 0; p < d->np; p++)
+        maxh = d->pheight[p] > maxh ? d->pheight[p] : maxh;
+    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, d, nvar, vars.n, d->pheight, maxh * 3 / 2, 64), CTXPROF_OK);
+    CHECK_LT(s.nu, d->np); /* the map has inseparable paths: units group them */
+    for (step = 0; step < 400; step++) {
+        uint32_t v = (uint32_t)(ctxprof_test_rand(&rng) % s.nv);
+        int32_t dl = (int32_t)(ctxprof_test_rand(&rng) % 7) - 3;
+        size_t precise = 0, over = 0, i;
+        if (s.x[v] + dl < 0)
+            dl = -s.x[v];
+        ctxprof__icpp_apply(&s, v, dl);
+        for (p = 0; p < d->np; p++) { /* heights from the pads, path by path */
+            h[p] = d->pheight[p];
+            for (n = d->pnode[p]; n != 0; n = d->nparent[n])
+                h[p] += 16u * (uint64_t)s.x[nvar[n]];
+            CHECK_EQ(s.u[s.punit[p]].h, h[p]);
+            over += h[p] > maxh * 3 / 2;
+        }
+        for (p = 0; p < d->np; p++) { /* unique CIDs, counted the slow way */
+            for (i = 0; i < d->np; i++)
+                if (i != p && h[i] == h[p] && d->nfunc[d->pnode[i]] == d->nfunc[d->pnode[p]])
+                    break;
+            precise += i == d->np;
+        }
+        CHECK_EQ(ctxprof__icpp_precise(&s), precise);
+        CHECK_EQ(s.over != 0, over != 0);
+    }
+    ctxprof__icpp_ps_free(&s);
+    ctxprof__strtab_deinit(&vars);
+    free(fvar);
+    free(nvar);
+    free(h);
+    free(key);
+    ctxprof_icpp_map_deinit(&m);
+    free(text);
+}
+
+/* Call-site wrapping (5.2): wraps separate the permutation pair padding
+   cannot, and not the pair with identical edges; the report agrees with
+   heights recomputed from the pads and wraps. */
+static void icpp_pad_wrap(void)
+{
+    static const char text[] = "ctxprof-paths 1\n"
+                               "path 1 16 main\npath 1 48 main a\npath 1 48 main b\n"
+                               "path 1 80 main a c\npath 1 80 main b c\n"
+                               "path 1 96 main a b\npath 1 96 main b a\n"
+                               "path 1 112 main a b c\npath 1 112 main b a c\n"
+                               "path 1 80 main a a\npath 1 112 main a a b\n"
+                               "path 1 128 main a b a\npath 1 144 main a b a a\n"
+                               "path 1 144 main a a b a\n"
+                               "path 1 176 main a b a a d\npath 1 176 main a a b a d\n";
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    uint64_t h[32];
+    size_t i, j, precise = 0;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    memset(&d, 0, sizeof d);
+    d.wrap = 1;
+    d.max_growth = 4;
+    d.budget = 1000000;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    /* padding alone: the permutation pair (a-b-c / b-a-c) and the
+       identical-edge pairs (a-b-a-a / a-a-b-a, and with d below) stay
+       together; it can separate a-c / b-c */
+    CHECK_NEAR(p.report.precise_before, 8.0 / 16, 1e-9);
+    CHECK_NEAR(p.report.inseparable, 6.0 / 16, 1e-9);
+    CHECK_EQ(p.report.pairs_permutation, 1);
+    CHECK_EQ(p.report.pairs_identical_edges, 2);
+    CHECK_NEAR(p.report.precise_after, 10.0 / 16, 1e-9);
+    CHECK_GE(p.report.sites_wrapped, 1);
+    for (i = 0; i < m.paths; i++) { /* heights with pads and wraps */
+        uint32_t f[16];
+        size_t len = ctxprof_icpp_map_path_funcs(&m, (uint32_t)i, f, 16), k;
+        ctxprof_icpp_path_info pi;
+        ctxprof_icpp_map_path(&m, (uint32_t)i, &pi);
+        h[i] = pi.height;
+        for (k = 0; k < len; k++) {
+            const char *nm = ctxprof_icpp_map_func_name(&m, f[k]);
+            h[i] += 16u * ctxprof_icpp_pads_units(&p, nm);
+            if (k)
+                h[i] += 16u * ctxprof_icpp_pads_wrap_units(
+                                  &p, ctxprof_icpp_map_func_name(&m, f[k - 1]), nm);
+        }
+    }
+    for (i = 0; i < m.paths; i++) {
+        ctxprof_icpp_path_info pi, pj;
+        ctxprof_icpp_map_path(&m, (uint32_t)i, &pi);
+        for (j = 0; j < m.paths; j++) {
+            ctxprof_icpp_map_path(&m, (uint32_t)j, &pj);
+            if (j != i && pj.leaf == pi.leaf && h[j] == h[i])
+                break;
+        }
+        precise += j == m.paths;
+    }
+    CHECK_NEAR(p.report.precise_after_wrap, (double)precise / (double)m.paths, 1e-9);
+    CHECK_NEAR(p.report.precise_after_wrap, 12.0 / 16, 1e-9); /* all but the identical edges */
+    CHECK(p.report.max_stack_growth <= 4 + 1e-9);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* ctxprof-gen pad's report on the map at path with these options (NULL
+   unless it exits 0); free() it. */
+static char *icpp_gen_pad(const char *path, const char *options)
+{
+    char rep[600], *text;
+    size_t len;
+    ctxprof_error err;
+    snprintf(rep, sizeof rep, "%s/cli.rep", ctxprof_test_tmpdir());
+    if (ctxprof_test_sh("build/ctxprof-gen pad %s %s > %s", options, path, rep) != 0 ||
+        ctxprof__read_file(rep, &text, &len, NULL, &err) != CTXPROF_OK)
+        return NULL;
+    return text;
+}
+
+/* ctxprof-gen pad's options: the search, the cap (also for the random
+   search, and none with inf), the budget, the largest pad; bad values are
+   usage errors (exit 2). */
+static void icpp_gen_pad_cli(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    static const char *const bad[] = {"--budget 0", "--max-units 0", "--max-growth 0.5",
+                                      "--search best"};
+    char path[600], *rep, want[64];
+    size_t len, k;
+    FILE *f;
+    char *text = icpp_synth(2, 40, 20, 12, 400, &len);
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    double g;
+    snprintf(path, sizeof path, "%s/cli.paths", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fwrite(text, 1, len, f);
+    fclose(f);
+    free(text);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    snprintf(want, sizeof want, "paths=%zu\n", m.paths);
+    ctxprof_icpp_map_deinit(&m);
+    rep = icpp_gen_pad(path, "--search random --max-growth 1.1 --seed 3");
+    REQUIRE(rep != NULL);
+    CHECK_CONTAINS(rep, want);
+    REQUIRE(strstr(rep, "max_stack_growth=") != NULL);
+    g = atof(strstr(rep, "max_stack_growth=") + 17);
+    CHECK(g > 1 && g <= 1.1 + 1e-4);
+    free(rep);
+    rep = icpp_gen_pad(path, "--search ours --max-growth inf --budget 100000 --max-units 8");
+    REQUIRE(rep != NULL);
+    CHECK_CONTAINS(rep, "walk_reads_mean=");
+    free(rep);
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad %s %s 2>/dev/null", bad[k], path), 2);
 }
 
 /* The generated header compiles, and its macros read back the pads. */
@@ -864,6 +1077,23 @@ static void icpp_pad_emit(void)
 
 /* ---- resolution and partial walks, on a made-up process ------------------ */
 
+/* A made-up process: functions at the symbols' addresses (bias 0x100000)
+   and the map text bound to them. 0 when both load. */
+static int icpp_fake_process(ctxprof_symtab *st, ctxprof_icpp_map *m, const char *strs,
+                             size_t strsize, const icpp_elfsym *syms, size_t nsyms,
+                             const char *text, size_t len)
+{
+    unsigned char img[1024];
+    ctxprof_error err;
+    size_t n = icpp_make_elf(img, sizeof img, strs, strsize, syms, nsyms);
+    if (icpp_load_mem(st, img, n) != (long)nsyms)
+        return -1;
+    memset(m, 0, sizeof *m);
+    if (ctxprof_icpp_map_parse(m, text, len, "t", &err) != CTXPROF_OK)
+        return -1;
+    return ctxprof_icpp_map_bind(m, st, &err) == CTXPROF_OK ? 0 : -1;
+}
+
 static void icpp_resolve_walk(void)
 {
     /* functions at made-up addresses (bias 0x100000): main, a, b, c, lib */
@@ -876,19 +1106,13 @@ static void icpp_resolve_walk(void)
                                "path 1 200 main a\npath 1 200 main b\n"
                                "path 1 300 main a c\npath 1 300 main b c\n" /* ambiguous */
                                "path 1 400 main a a c\npath 1 400 main c\n"; /* c at 400 twice */
-    unsigned char img[1024];
     ctxprof_symtab st;
     ctxprof_icpp_map m;
-    ctxprof_error err;
     ctxprof_icpp_result r;
     ctxprof_icpp_frames fr;
     const uintptr_t B = 0x100000, base = 0x7000000;
     char buf[64];
-    size_t n = icpp_make_elf(img, sizeof img, strs, sizeof strs, syms, 5);
-    REQUIRE_EQ(icpp_load_mem(&st, img, n), 5);
-    memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
-    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 5, text, sizeof text - 1), 0);
     CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x4010), ctxprof_icpp_map_func(&m, "c"));
     CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x5010), (unsigned long long)-1);
     /* PC and SP alone */
@@ -955,6 +1179,219 @@ static void icpp_resolve_walk(void)
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 1, &r),
              CTXPROF_ICPP_AMBIGUOUS);
     CHECK_EQ(r.walked, 1);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+}
+
+/* ---- partial walks: the frames read, against brute force -------------------- */
+
+/* Height of the path with exactly these functions (the first n of path p),
+   or NO_HEIGHT when the map has it at no height or several: found by
+   name key, not through the map's trie. */
+static uint64_t icpp_prefix_height(const ctxprof_icpp_map *m, uint32_t p, size_t n)
+{
+    uint32_t f[256];
+    const char *nm[256];
+    size_t len = ctxprof_icpp_map_path_funcs(m, p, f, 256), k, hits = 0;
+    uint64_t key, h = CTXPROF_ICPP_NO_HEIGHT;
+    (void)len;
+    for (k = 0; k < n; k++)
+        nm[k] = ctxprof_icpp_map_func_name(m, f[k]);
+    key = ctxprof_icpp_path_key(nm, n);
+    for (k = 0; k < m->paths; k++) {
+        ctxprof_icpp_path_info pi;
+        ctxprof_icpp_map_path(m, (uint32_t)k, &pi);
+        if (pi.key == key && pi.len == n) {
+            hits++;
+            h = pi.height;
+        }
+    }
+    return hits == 1 ? h : CTXPROF_ICPP_NO_HEIGHT;
+}
+
+/* Level (1 = the parent) at which a frame-by-frame walk tells p from q:
+   their ancestors there differ in function, or both heights are known and
+   differ, or only one of them has reached the root. */
+static unsigned icpp_first_diff(const ctxprof_icpp_map *m, uint32_t p, uint32_t q)
+{
+    uint32_t fp[256], fq[256];
+    size_t lp = ctxprof_icpp_map_path_funcs(m, p, fp, 256);
+    size_t lq = ctxprof_icpp_map_path_funcs(m, q, fq, 256), level;
+    for (level = 1;; level++) {
+        uint64_t hp, hq;
+        if (level >= lp || level >= lq)
+            return (unsigned)level; /* one (or both, impossible for two paths) at the root */
+        if (fp[lp - 1 - level] != fq[lq - 1 - level])
+            return (unsigned)level;
+        hp = icpp_prefix_height(m, p, lp - level);
+        hq = icpp_prefix_height(m, q, lq - level);
+        if (hp != CTXPROF_ICPP_NO_HEIGHT && hq != CTXPROF_ICPP_NO_HEIGHT && hp != hq)
+            return (unsigned)level;
+    }
+}
+
+/* The function of p's ancestor at a level (UINT32_MAX past the root). */
+static uint32_t icpp_anc_func(const ctxprof_icpp_map *m, uint32_t p, unsigned level)
+{
+    uint32_t f[256];
+    size_t len = ctxprof_icpp_map_path_funcs(m, p, f, 256);
+    return level < len ? f[len - 1 - level] : UINT32_MAX;
+}
+
+/* Frames read to single p out: sequential = the deepest first difference
+   with any other candidate (no frame-by-frame walk can stop before it:
+   up to there, that candidate looks like p); targeted = reads at the
+   first level where the survivors differ, one per such level, when their
+   ancestors there share one known height; else the sequential rest. */
+static void icpp_walk_brute(const ctxprof_icpp_map *m, uint32_t p, const uint32_t *cand, size_t n,
+                            unsigned *seq, unsigned *tgt)
+{
+    uint32_t s[256];
+    size_t ns = 0, i;
+    *seq = *tgt = 0;
+    for (i = 0; i < n; i++) {
+        if (cand[i] != p && icpp_first_diff(m, p, cand[i]) > *seq)
+            *seq = icpp_first_diff(m, p, cand[i]);
+        s[ns++] = cand[i];
+    }
+    while (ns > 1) {
+        unsigned level = UINT32_MAX, rest = 0;
+        uint32_t f[256];
+        uint64_t h0;
+        size_t keep = 0, lp;
+        int one_height = 1;
+        for (i = 0; i < ns; i++)
+            if (s[i] != p && icpp_first_diff(m, p, s[i]) < level)
+                level = icpp_first_diff(m, p, s[i]);
+        lp = ctxprof_icpp_map_path_funcs(m, p, f, 256);
+        h0 = level < lp ? icpp_prefix_height(m, p, lp - level) : CTXPROF_ICPP_NO_HEIGHT;
+        for (i = 0; i < ns; i++) {
+            size_t lq = ctxprof_icpp_map_path_funcs(m, s[i], f, 256);
+            if (level >= lq || h0 == CTXPROF_ICPP_NO_HEIGHT ||
+                icpp_prefix_height(m, s[i], lq - level) != h0)
+                one_height = 0;
+            if (s[i] != p && icpp_first_diff(m, p, s[i]) > rest)
+                rest = icpp_first_diff(m, p, s[i]);
+        }
+        if (!one_height) {
+            *tgt += rest;
+            return;
+        }
+        (*tgt)++;
+        for (i = 0; i < ns; i++)
+            if (icpp_anc_func(m, s[i], level) == icpp_anc_func(m, p, level))
+                s[keep++] = s[i];
+        ns = keep;
+    }
+}
+
+static void icpp_walk_cost_brute(void)
+{
+    static const struct {
+        uint64_t seed;
+        int nf, pb, depth;
+        size_t paths;
+    } maps[] = {{5, 12, 40, 12, 300}, {6, 20, 20, 10, 400}, {7, 8, 60, 14, 250}};
+    size_t k, checked = 0, deeper = 0;
+    for (k = 0; k < sizeof maps / sizeof maps[0]; k++) {
+        size_t len, p;
+        char *text = icpp_synth(maps[k].seed, maps[k].nf, maps[k].pb, maps[k].depth,
+                                maps[k].paths, &len);
+        ctxprof_icpp_map m;
+        ctxprof_error err;
+        memset(&m, 0, sizeof m);
+        REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
+        for (p = 0; p < m.paths; p++) {
+            ctxprof_icpp_path_info pi;
+            const uint32_t *cand;
+            size_t n;
+            uint32_t seq = 99, tgt = 99;
+            unsigned bs, bt;
+            ctxprof_icpp_map_path(&m, (uint32_t)p, &pi);
+            n = ctxprof_icpp_map_lookup(&m, pi.leaf, pi.height, &cand);
+            REQUIRE(n >= 1);
+            CHECK_EQ(ctxprof_icpp_map_walk_cost(&m, (uint32_t)p, &seq, &tgt), 1);
+            icpp_walk_brute(&m, (uint32_t)p, cand, n, &bs, &bt);
+            CHECK_EQ(seq, bs);
+            CHECK_EQ(tgt, bt);
+            CHECK_LE(tgt, seq);
+            checked += n > 1;
+            deeper += tgt < seq;
+        }
+        ctxprof_icpp_map_deinit(&m);
+        free(text);
+    }
+    CHECK_GE(checked, 100); /* the maps have ambiguous paths to walk */
+    CHECK_GE(deeper, 10);   /* and targeted reads skip frames on some */
+    CHECK_EQ(ctxprof_icpp_map_walk_cost(NULL, 0, NULL, NULL), CTXPROF_ERR_RANGE);
+}
+
+/* Targeted reads on a live stack laid out in memory: one read where the
+   candidates differ, however deep; a sequential walk when the heights
+   there differ; a wrong word says MISSING; no read outside [sp, base]. */
+static void icpp_resolve_targeted(void)
+{
+    static const char strs[] = "\0main\0a\0b\0c\0x\0y\0z\0d\0e";
+    icpp_elfsym syms[] = {{1, 0x12, 1, 0x1000, 0x100},  {6, 0x12, 1, 0x2000, 0x100},
+                          {8, 0x12, 1, 0x3000, 0x100},  {10, 0x12, 1, 0x4000, 0x100},
+                          {12, 0x12, 1, 0x6000, 0x100}, {14, 0x12, 1, 0x7000, 0x100},
+                          {16, 0x12, 1, 0x8000, 0x100}, {18, 0x12, 1, 0x9000, 0x100},
+                          {20, 0x12, 1, 0xa000, 0x100}};
+    static const char text[] = "ctxprof-paths 1\n"
+                               "path 1 96 main\npath 1 192 main a\npath 1 192 main b\n"
+                               "path 1 208 main a x\npath 1 208 main b x\n"
+                               "path 1 224 main a x y\npath 1 224 main b x y\n"
+                               "path 1 240 main a x y z\npath 1 240 main b x y z\n"
+                               "path 1 288 main a x y z c\npath 1 288 main b x y z c\n"
+                               "path 1 384 main a a c\npath 1 384 main c\n"
+                               /* inconsistent heights: parents above their callee */
+                               "path 1 400 main d\npath 1 400 main e\n"
+                               "path 1 128 main d c\npath 1 128 main e c\n";
+    const uintptr_t B = 0x100000;
+    uintptr_t stk[64], base = (uintptr_t)&stk[64];
+    ctxprof_symtab st;
+    ctxprof_icpp_map m;
+    ctxprof_icpp_result r;
+    uint32_t seq, tgt;
+    char buf[64];
+    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 9, text, sizeof text - 1), 0);
+    memset(stk, 0, sizeof stk);
+    /* c at 288: main>a>x>y>z>c or main>b>x>y>z>c; they differ 4 frames up,
+       at height 192, where the call into x pushed its return address */
+    stk[64 - (192 + 8) / 8] = B + 0x3010; /* into b */
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 8, &r),
+             CTXPROF_ICPP_PRECISE);
+    ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+    CHECK_STR(buf, "main>b>x>y>z>c");
+    CHECK_EQ(r.degree, 2);
+    CHECK_EQ(r.walked, 1);
+    REQUIRE_EQ(ctxprof_icpp_map_walk_cost(&m, r.path, &seq, &tgt), 1);
+    CHECK_EQ(seq, 4);
+    CHECK_EQ(tgt, 1);
+    /* the budget: no read allowed, the CID alone */
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 0, &r),
+             CTXPROF_ICPP_AMBIGUOUS);
+    /* a return address into neither a nor b: the true path is not in the map */
+    stk[64 - (192 + 8) / 8] = B + 0x6010; /* into x */
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 8, &r),
+             CTXPROF_ICPP_MISSING);
+    CHECK_EQ(r.walked, 1);
+    /* c at 384: the parents (a, never trained at a height of its own, and
+       main at 96) have no common known height: it walks the frame-pointer
+       chain, main>c's frame record with its CFA at 96 */
+    stk[64 - (96 + 16) / 8] = base + 64;      /* saved frame pointer: past the base */
+    stk[64 - (96 + 16) / 8 + 1] = B + 0x1010; /* return address into main */
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 384, base, base - 96 - 16, NULL, 8, &r),
+             CTXPROF_ICPP_PRECISE);
+    ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+    CHECK_STR(buf, "main>c");
+    CHECK_EQ(r.walked, 1);
+    /* c at 128 with parents at 400, above the sampled SP: nothing is read
+       there (and no frame pointer to walk) */
+    stk[64 - (400 + 8) / 8] = B + 0x9010;
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 128, base, 0, NULL, 8, &r),
+             CTXPROF_ICPP_AMBIGUOUS);
+    CHECK_EQ(r.walked, 0);
     ctxprof_icpp_map_deinit(&m);
     ctxprof_symtab_deinit(&st);
 }
@@ -1297,8 +1734,13 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_train_recursion", icpp_train_recursion},
     {"icpp_thread_base", icpp_thread_base},
     {"icpp_pad_search", icpp_pad_search},
+    {"icpp_pad_incremental", icpp_pad_incremental},
+    {"icpp_pad_wrap", icpp_pad_wrap},
+    {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_pad_emit", icpp_pad_emit},
     {"icpp_resolve_walk", icpp_resolve_walk},
+    {"icpp_walk_cost_brute", icpp_walk_cost_brute},
+    {"icpp_resolve_targeted", icpp_resolve_targeted},
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},

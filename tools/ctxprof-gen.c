@@ -360,11 +360,16 @@ static const char gen_help_pad[] =
     "It prints key=value lines (paths, precise_before, precise_after,\n"
     "ambiguity_le2_after, max_stack_growth, inseparable, ...) on stdout and writes\n"
     "the CTXPROF_PAD_<function> table to OUT.h (with -o -, the table goes to stdout\n"
-    "and the report to stderr). --search random is the paper's random search\n"
-    "(5.1.1, no stack limit); greedy (default) is ours and keeps the largest height\n"
-    "within --max-growth (default 1.2) times the unpadded one. --wrap also picks\n"
-    "call-site wraps (5.2) for what padding cannot separate; --pairs N lists N such\n"
-    "pairs and why. FRAMES (optional): gcc -fstack-usage output (.su) or a\n"
+    "and the report to stderr). The largest padded height stays within\n"
+    "--max-growth X times the unpadded one (default 1.2; 'inf': no limit).\n"
+    "--search ours (default): coordinate sweeps then simulated annealing, within\n"
+    "--budget N unit moves (default 2e8, a few CPU seconds; deterministic).\n"
+    "--max-units N: the largest pad of one function, in 16 bytes (default 256).\n"
+    "--search random: the paper's random search (5.1.1), with no limit unless\n"
+    "--max-growth is given. --wrap also picks call-site wraps (5.2) for what\n"
+    "padding cannot separate; --pairs N lists N such pairs and why (permutation:\n"
+    "a wrap separates them; identical edges: only cloning, 5.3, does).\n"
+    "FRAMES (optional): gcc -fstack-usage output (.su) or a\n"
     "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds the largest\n"
     "frame growth.\n";
 
@@ -373,8 +378,9 @@ static const char gen_help[] =
     "       ctxprof-gen stats [--root F] GRAPH...    print graph statistics (key=value)\n"
     "       ctxprof-gen check GRAPH... --walks N [--seed S] [--depth D] [--steps K]\n"
     "                                                 verify the encodings (key=value)\n"
-    "       ctxprof-gen pad [-o OUT.h] [--search greedy|random|none] [--max-growth X]\n"
-    "                       [--seed N] [--wrap] [--pairs N] PATHMAP [FRAMES]\n"
+    "       ctxprof-gen pad [-o OUT.h] [--search ours|random|none] [--max-growth X]\n"
+    "                       [--budget N] [--max-units N] [--seed N] [--wrap] [--pairs N]\n"
+    "                       PATHMAP [FRAMES]\n"
     "                                                 ICPP frame padding (key=value)\n"
     "       ctxprof-gen --help | --version\n"
     "\n"
@@ -508,7 +514,8 @@ static int cmd_pad(int argc, char **argv)
             out = argv[++i];
         } else if (strcmp(a, "--search") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
-            desc.search = strcmp(v, "greedy") == 0   ? CTXPROF_ICPP_SEARCH_GREEDY
+            desc.search = strcmp(v, "ours") == 0 || strcmp(v, "greedy") == 0
+                              ? CTXPROF_ICPP_SEARCH_OURS
                           : strcmp(v, "random") == 0 ? CTXPROF_ICPP_SEARCH_RANDOM
                           : strcmp(v, "none") == 0   ? CTXPROF_ICPP_SEARCH_NONE
                                                      : -1;
@@ -523,6 +530,20 @@ static int cmd_pad(int argc, char **argv)
                 fprintf(stderr, "ctxprof-gen pad: --max-growth wants a number >= 1\n");
                 return 2;
             }
+        } else if (strcmp(a, "--max-units") == 0 && i + 1 < argc) {
+            uint64_t v;
+            if (ctxprof__parse_u64(argv[++i], &v) || v == 0 || v > 65536) {
+                fprintf(stderr, "ctxprof-gen pad: --max-units wants 1..65536\n");
+                return 2;
+            }
+            desc.max_units = (unsigned)v;
+        } else if (strcmp(a, "--budget") == 0 && i + 1 < argc) {
+            uint64_t v;
+            if (ctxprof__parse_u64(argv[++i], &v) || v == 0) {
+                fprintf(stderr, "ctxprof-gen pad: bad --budget\n");
+                return 2;
+            }
+            desc.budget = v;
         } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
             uint64_t v;
             if (ctxprof__parse_u64(argv[++i], &v)) {

@@ -361,11 +361,13 @@ static int sample_report(void)
     size_t n, i, ntal = 0, k;
     long usable = 0, outside = 0, moving = 0, a_ok = 0, a_amb = 0, a_miss = 0, a_bad = 0;
     long w_ok = 0, w_amb = 0, w_miss = 0, w_bad = 0, h_ok = 0, walked = 0, depth = 0;
+    long seq = 0, seq_depth = 0, by_reads[2][66];
     tally *tal;
     ctxprof_icpp_sampler_detach(&s);
     ctxprof_icpp_train_stop();
     n = ctxprof_icpp_sampler_count(&s);
     tal = (tally *)calloc(n + 1, sizeof *tal);
+    memset(by_reads, 0, sizeof by_reads);
     for (i = 0; i < n; i++) {
         const ctxprof_icpp_sample *o = &s.samples[i];
         ctxprof_icpp_result alone;
@@ -416,14 +418,23 @@ static int sample_report(void)
             else
                 a_amb++;
         }
-        /* with the handler's partial walk */
+        /* with the handler's partial walk (targeted reads) */
         walked += o->walked;
         if (o->kind == CTXPROF_ICPP_PRECISE) {
+            uint32_t sq = 0, tg = 0;
             ctxprof_icpp_map_path(&m, o->path, &pi);
             if (pi.key == tk)
                 w_ok++;
             else
                 w_bad++;
+            /* what targeted reads and, at the least, a frame-by-frame walk read for it */
+            ctxprof_icpp_map_walk_cost(&m, o->path, &sq, &tg);
+            seq += sq;
+            seq_depth += (long)len;
+            if (pi.key == tk) { /* frames each kind needs for this sample */
+                by_reads[0][tg < 65 ? tg : 65]++;
+                by_reads[1][sq < 65 ? sq : 65]++;
+            }
         } else if (o->kind == CTXPROF_ICPP_AMBIGUOUS) {
             w_amb++;
         } else {
@@ -457,8 +468,27 @@ static int sample_report(void)
                a_ok / u, a_amb / u, a_miss / u, a_bad / u);
         printf("partial_walk: correct=%.4f ambiguous=%.4f missing=%.4f incorrect=%.4f\n",
                h_ok / u, w_amb / u, w_miss / u, w_bad / u);
-        printf("walk: mean_frames=%.3f mean_depth=%.2f ratio=%.4f\n", walked / u, depth / u,
-               depth ? (double)walked / (double)depth : 0);
+        printf("walk: mean_frames=%.3f mean_depth=%.2f ratio=%.4f (targeted reads)\n",
+               walked / u, depth / u, depth ? (double)walked / (double)depth : 0);
+        if (w_ok + w_bad)
+            printf("walk: mean_frames=%.3f mean_depth=%.2f ratio=%.4f (frame by frame, the least)\n",
+                   (double)seq / (double)(w_ok + w_bad), (double)seq_depth / (double)(w_ok + w_bad),
+                   seq_depth ? (double)seq / (double)seq_depth : 0);
+    }
+    if (usable) { /* samples on their true path when reads stop at k frames (paper 6.4) */
+        static const int ks[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64};
+        int w;
+        for (w = 0; w < 2; w++) {
+            long cum = 0, upto = 0;
+            size_t q;
+            printf("correct within k frames (%s):", w ? "frame by frame" : "targeted reads");
+            for (q = 0; q < sizeof ks / sizeof ks[0]; q++) {
+                for (; upto <= ks[q]; upto++)
+                    cum += by_reads[w][upto];
+                printf(" %d:%.3f", ks[q], (double)cum / (double)usable);
+            }
+            printf("\n");
+        }
     }
     qsort(tal, ntal, sizeof *tal, tally_cmp);
     printf("hottest call paths (true samples | recovered by PC/SP alone | with walks):\n");

@@ -3,7 +3,8 @@
 # paths): train unpadded, generate pads, rebuild, retrain (the measured
 # precision must equal the predicted one), then sample the padded build with
 # the timer sampler and recover the call paths from (PC, SP) alone and with
-# partial frame walks, against the true paths.
+# partial walks (targeted reads; the least a frame-by-frame walk would read
+# is printed beside), against the true paths.
 set -e
 B=build/examples/icpp
 GEN=build/ctxprof-gen
@@ -16,14 +17,22 @@ echo "1. train the unpadded build (whole program, -finstrument-functions hooks)"
 CTXPROF_ICPP_TRAIN=$B/train0.paths $B/calc run 0.5 >/dev/null
 echo "   $(grep -c '^path' $B/train0.paths) distinct call paths"
 
-echo "2. ctxprof-gen pad: the paper's random search, then ours (stack growth <= 1.2x)"
-$GEN pad --search random $B/train0.paths | grep -E '^(precise_before|precise_after|max_stack_growth|seconds)=' | sed 's/^/   random: /'
-$GEN pad --pairs 2 -o $B/pads.h $B/train0.paths | sed 's/^/   ours:   /'
+echo "2. ctxprof-gen pad: the paper's random search (no stack limit, then capped at"
+echo "   1.2x), then ours (default cap 1.2x), and ours at the random search's growth"
+keys='^(precise_before|precise_after|max_stack_growth|seconds)='
+$GEN pad --search random $B/train0.paths | grep -E "$keys" | sed 's/^/   random:       /' |
+    tee $B/random.txt
+$GEN pad --search random --max-growth 1.2 $B/train0.paths | grep -E "$keys" |
+    sed 's/^/   random, 1.2x: /'
+$GEN pad --pairs 2 -o $B/pads.h $B/train0.paths | tee $B/ours.txt | sed 's/^/   ours:         /'
+g=$(sed -n 's/.*max_stack_growth=//p' $B/random.txt)
+$GEN pad --max-growth "$g" $B/train0.paths | grep -E "$keys" |
+    sed "s/^/   ours, $(printf %.1f "$g")x: /"
 
 echo "3. rebuild with the pads and retrain"
 $CC $FLAGS -include $B/pads.h examples/icpp/calc.c -o $B/calc_padded -lpthread -ldl -lrt
 CTXPROF_ICPP_TRAIN=$B/train1.paths $B/calc_padded run 0.5 >/dev/null
-predicted=$($GEN pad $B/train0.paths | sed -n "s/^precise_after=//p")
+predicted=$(sed -n "s/^precise_after=//p" $B/ours.txt)
 measured=$($GEN pad --search none $B/train1.paths | sed -n 's/^precise_before=//p')
 echo "   precise share predicted=$predicted measured=$measured"
 [ "$predicted" = "$measured" ] || { echo "   MISMATCH"; exit 1; }
