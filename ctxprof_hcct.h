@@ -1997,7 +1997,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     uint32_t n = CTXPROF__HCCT_ACQ(t->n_nodes), i, nsl = t->nslots;
     uint32_t *par = NULL, *head = NULL, *next = NULL, *queue = NULL;
     unsigned char *mark = NULL;
-    uint64_t total = 0, mn = 0, thr = 0, events, sampled;
+    uint64_t total = 0, mn = 0, thr = 0, events, sampled, late_min;
     int64_t cd, as;
     ctxprof_hcct_profile p;
     ctxprof__hcct_namecache nc;
@@ -2122,6 +2122,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
             pn->name = (uint32_t)nm;
         }
     }
+    /* N again, after the copy: counters only grow, so every count copied
+       is part of it and a live copy never holds more than its total */
+    ctxprof__hcct_total(t, &total, &late_min);
     p.mode = t->desc.mode;
     p.metric = t->desc.metric;
     p.phi = phi >= 0 ? phi : 0;
