@@ -1087,6 +1087,7 @@ static void pebs_live_hot_mode(int mode)
     pebs_desc_fill(&d, mode, 100000);
     d.on_sample = pebs_hits_fn;
     d.user = &h;
+    HARDWARE_PC_CHECKS();
     PEBS_OPEN_OR_SKIP(&pb, &d);
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
     CHECK_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK); /* again: no-op */
@@ -1201,6 +1202,7 @@ static void pebs_live_depth(void)
     d.samples_cap = 8192;
     d.stack_bytes = 512;
     memset(&ck, 0, sizeof ck);
+    HARDWARE_PC_CHECKS();
     PEBS_OPEN_OR_SKIP(&pb, &d);
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0x7fffffffffffull), CTXPROF_OK);
     for (k = 0; k < 3; k++)
@@ -1325,6 +1327,7 @@ static void pebs_live_wrap(void)
     d.flags |= CTXPROF_PEBS_TIME;
     d.on_sample = pebs_wrap_fn;
     d.user = &w;
+    HARDWARE_PC_CHECKS();
     PEBS_OPEN_OR_SKIP(&pb, &d);
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
     for (k = 0; k < 1000; k++) {
@@ -1410,6 +1413,7 @@ static void pebs_live_threads(void)
     pebs_ntsamples = 0;
     pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
     d.on_sample = pebs_thr_fn;
+    HARDWARE_PC_CHECKS();
     PEBS_OPEN_OR_SKIP(&pb, &d);
     CHECK_EQ(ctxprof_pebs_attach(&pb, pb.impl->reader_tid, 0), CTXPROF_ERR_INVAL);
     for (k = 0; k < PEBS_NTHR; k++) {
@@ -1462,7 +1466,7 @@ typedef struct pebs_sigthr {
 static void *pebs_sig_main(void *arg)
 {
     pebs_sigthr *t = (pebs_sigthr *)arg;
-    t->rc = ctxprof_pebs_attach(t->pb, 0, 0);
+    __atomic_store_n(&t->rc, ctxprof_pebs_attach(t->pb, 0, 0), __ATOMIC_RELEASE);
     while (!__atomic_load_n(t->stop, __ATOMIC_ACQUIRE))
         pebs_hot(2000000);
     return NULL;
@@ -1486,7 +1490,10 @@ static void pebs_live_signal_close(void)
         t[k].rc = -100;
         REQUIRE_EQ(pthread_create(&th[k], NULL, pebs_sig_main, &t[k]), 0);
     }
-    pebs_hot(60000000);      /* the threads attach and sample meanwhile */
+    for (k = 0; k < 3; k++) /* close must not run while an attach does */
+        while (__atomic_load_n(&t[k].rc, __ATOMIC_ACQUIRE) == -100)
+            sched_yield();
+    pebs_hot(60000000);      /* the threads sample meanwhile */
     ctxprof_pebs_close(&pb); /* while they still run */
     pebs_hot(20000000);
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
