@@ -1285,6 +1285,170 @@ static void icpp_sampler_live(void)
     ctxprof_icpp_train_reset();
 }
 
+/* ---- robustness: file faults, training bounds, signal storms ---- */
+
+/* A chain of calls of icpp_rb0/icpp_rb1 chosen by icpp_rb_choice[]: with
+   two functions every new choice sequence is a new call path. */
+static unsigned char icpp_rb_choice[64];
+static int icpp_rb_len;
+__attribute__((noinline)) static int icpp_rb0(int level);
+__attribute__((noinline)) static int icpp_rb1(int level);
+static int icpp_rb_next(int level)
+{
+    if (level >= icpp_rb_len)
+        return 0;
+    return icpp_rb_choice[level] ? icpp_rb1(level + 1) : icpp_rb0(level + 1);
+}
+__attribute__((noinline)) static int icpp_rb0(int level)
+{
+    CTXPROF_ICPP_FUNC(icpp_rb0);
+    volatile int pad = level; /* no tail call: a frame of its own */
+    return icpp_rb_next(level) + pad;
+}
+__attribute__((noinline)) static int icpp_rb1(int level)
+{
+    CTXPROF_ICPP_FUNC(icpp_rb1);
+    volatile int pad = level;
+    return icpp_rb_next(level) + pad;
+}
+
+/* Runs one chain of len calls, choices from rng (or all icpp_rb0 when rng is NULL). */
+static void icpp_rb_walk(int len, uint64_t *rng)
+{
+    int i;
+    icpp_rb_len = len;
+    for (i = 0; i < len; i++)
+        icpp_rb_choice[i] = (unsigned char)(rng ? ctxprof_test_rand(rng) & 1 : 0);
+    icpp_rb_next(0);
+}
+
+static int icpp_fault_map_save(void *arg, const char *path, char *msg, size_t cap)
+{
+    ctxprof_error e;
+    int rc;
+    memset(&e, 0, sizeof e);
+    rc = ctxprof_icpp_map_save((const ctxprof_icpp_map *)arg, path, &e);
+    snprintf(msg, cap, "%s", ctxprof_error_message(&e));
+    return rc;
+}
+
+static int icpp_fault_train_save(void *arg, const char *path, char *msg, size_t cap)
+{
+    ctxprof_error e;
+    int rc;
+    (void)arg;
+    memset(&e, 0, sizeof e);
+    rc = ctxprof_icpp_train_save(path, &e);
+    snprintf(msg, cap, "%s", ctxprof_error_message(&e));
+    return rc;
+}
+
+/* Saving a path map (a loaded one, and a training run's) over an existing
+   one: cut at every byte offset, on a full disk, into /dev/full. Every
+   failure says why and the old map stays whole and loadable. */
+static void icpp_robust_files(void)
+{
+    ctxprof_icpp_map old, next;
+    ctxprof_error err;
+    char path[512], fs[512], *text;
+    size_t len = 0, i;
+    const char *d = ctxprof_test_tmpdir();
+    memset(&old, 0, sizeof old);
+    memset(&next, 0, sizeof next);
+    snprintf(path, sizeof path, "%s/fault.paths", d);
+    snprintf(fs, sizeof fs, "%s/fault-fs", d);
+    text = (char *)malloc(300 * 64);
+    REQUIRE(text != NULL);
+    len = (size_t)sprintf(text, "ctxprof-paths 1\n");
+    for (i = 0; i < 300; i++)
+        len += (size_t)sprintf(text + len, "path %zu %zu main dispatch handler_%zu\n", i + 1,
+                               96 + 16 * (i % 7), i);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&old, icpp_map_text, sizeof icpp_map_text - 1, "old", &err),
+               CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&next, text, len, "next", &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
+    CHECK_GE(ctxprof_test_torn_writes(path, icpp_fault_map_save, &next), 4096);
+    ctxprof_icpp_map_deinit(&next);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&next, path, &err), CTXPROF_OK);
+    CHECK_EQ(next.paths, 300);
+    /* a training run's map: two paths */
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    icpp_rb_walk(2, NULL);
+    ctxprof_icpp_train_stop();
+    REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
+    CHECK_GE(ctxprof_test_torn_writes(path, icpp_fault_train_save, NULL), 40);
+    CHECK_EQ(ctxprof_icpp_train_save("/dev/full", &err), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(err.detail, strerror(ENOSPC));
+    ctxprof_icpp_train_reset();
+    /* a full disk under the big map */
+    REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
+    ctxprof_test_disk_full(fs, path, icpp_fault_map_save, &next);
+    ctxprof_icpp_map_deinit(&next);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&next, path, &err), CTXPROF_OK);
+    CHECK_EQ(next.paths, old.paths);
+    CHECK_EQ(ctxprof_icpp_map_save(&old, "/dev/full", &err), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(err.detail, strerror(ENOSPC));
+    free(text);
+    ctxprof_icpp_map_deinit(&old);
+    ctxprof_icpp_map_deinit(&next);
+}
+
+/* Training on an adversarial program where nearly every call path is new,
+   deeper than max_depth: the paths stop at max_paths, deeper frames and
+   new paths past the bound are counted exactly, the heap stops growing,
+   and paths already known keep being counted after the bound is hit. */
+static void icpp_robust_bounds(void)
+{
+    ctxprof_icpp_train_desc desc;
+    ctxprof_icpp_train_stats st, before;
+    ctxprof_error err;
+    uint64_t rng = 17, made = 0, deep = 0;
+    size_t heap;
+    int i, round;
+    memset(&desc, 0, sizeof desc);
+    desc.max_paths = 1024; /* the root and 1023 paths */
+    desc.max_depth = 24;
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    icpp_rb_walk(3, NULL); /* a path known before the flood */
+    made += 3;
+    heap = 0;
+    for (round = 0; round < 2; round++) {
+        if (round == 1)
+            heap = ctxprof_test_heap_bytes(); /* the bound is reached by now */
+        for (i = 0; i < 2000; i++) {
+            int len = 1 + (int)(ctxprof_test_rand(&rng) % 40);
+            icpp_rb_walk(len, &rng);
+            made += (uint64_t)len;
+            deep += len > 24 ? (uint64_t)(len - 24) : 0;
+        }
+    }
+    CHECK_HEAP_GREW_AT_MOST(heap, 4096);
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.entries + st.dropped_paths + st.dropped_depth, made);
+    CHECK_EQ(st.dropped_depth, deep);
+    CHECK_EQ(st.nodes, 1023);
+    CHECK(st.dropped_paths > 0);
+    CHECK_EQ(st.no_base, 0);
+    for (i = 0; i < 100; i++)
+        icpp_rb_walk(3, NULL);
+    before = st;
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.entries, before.entries + 300);
+    CHECK_EQ(st.dropped_paths, before.dropped_paths);
+    printf("  icpp: %llu entries: %llu recorded in %zu paths, %llu new paths past max_paths, "
+           "%llu frames past max_depth\n",
+           (unsigned long long)made, (unsigned long long)before.entries, before.nodes,
+           (unsigned long long)before.dropped_paths, (unsigned long long)before.dropped_depth);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_reset();
+    desc.max_paths = (size_t)1 << 20; /* the defaults again (they are process-wide) */
+    desc.max_depth = 16384;
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+}
+
 static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp_symtab_self},
                                                        {"icpp_symtab_libc", icpp_symtab_libc},
                                                        {"icpp_symtab_unknown", icpp_symtab_unknown},
@@ -1303,4 +1467,6 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
     {"icpp_sampler_live", icpp_sampler_live},
+    {"icpp_robust_files", icpp_robust_files},
+    {"icpp_robust_bounds", icpp_robust_bounds},
                                                        {0, 0}};
