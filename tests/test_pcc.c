@@ -993,6 +993,123 @@ static void pcc_bits32(void)
              0);
 }
 
+/* ---- robustness: file faults and bounds ---- */
+
+static int pcc_fault_save(void *arg, const char *path, char *msg, size_t cap)
+{
+    ctxprof_pcc_set *s = (ctxprof_pcc_set *)arg;
+    int rc = ctxprof_pcc_set_save(s, path);
+    snprintf(msg, cap, "%s", ctxprof_pcc_set_last_error(s));
+    return rc;
+}
+
+static int pcc_fault_file_write(void *arg, const char *path, char *msg, size_t cap)
+{
+    ctxprof_error e;
+    int rc;
+    memset(&e, 0, sizeof e);
+    rc = ctxprof_pcc_file_write((const ctxprof_pcc_file *)arg, path, &e);
+    snprintf(msg, cap, "%s", ctxprof_error_message(&e));
+    return rc;
+}
+
+/* Saving a set (and the raw writer ctxprof-set uses) over an existing file:
+   cut at every byte offset, on a full disk, into /dev/full. Every failure
+   says why and leaves the old file whole; it still loads. */
+static void pcc_robust_files(void)
+{
+    ctxprof_pcc_set old, next, back;
+    ctxprof_pcc_file f;
+    ctxprof_error e;
+    char path[512], fs[512];
+    const char *d = ctxprof_test_tmpdir();
+    snprintf(path, sizeof path, "%s/fault.set", d);
+    snprintf(fs, sizeof fs, "%s/fault-fs", d);
+    memset(&e, 0, sizeof e);
+    memset(&f, 0, sizeof f);
+    pcc_set_fill(&old, 11, 40, 0);
+    pcc_set_fill(&next, 12, 300, 1);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
+    CHECK_EQ(ctxprof_test_torn_writes(path, pcc_fault_save, &next), CTXPROF__BLOB_HDR + 301 * 8);
+    pcc_set_fill(&back, 13, 5, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_load(&back, path), CTXPROF_OK);
+    CHECK(pcc_set_equal(&back, &next));
+    REQUIRE_EQ(ctxprof_pcc_file_read(&f, path, &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
+    CHECK_EQ(ctxprof_test_torn_writes(path, pcc_fault_file_write, &f),
+             CTXPROF__BLOB_HDR + 301 * 8);
+    /* a full disk, with a new file of two pages: an in-place writer would
+       free the old file's page and fail half-way through */
+    ctxprof_pcc_set_deinit(&next);
+    pcc_set_fill(&next, 14, 1000, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
+    ctxprof_test_disk_full(fs, path, pcc_fault_save, &next);
+    REQUIRE_EQ(ctxprof_pcc_set_load(&back, path), CTXPROF_OK);
+    CHECK(pcc_set_equal(&back, &old));
+    CHECK_EQ(ctxprof_pcc_set_save(&next, "/dev/full"), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&next), "/dev/full");
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&next), strerror(ENOSPC));
+    ctxprof_pcc_file_free(&f);
+    ctxprof_pcc_set_deinit(&old);
+    ctxprof_pcc_set_deinit(&next);
+    ctxprof_pcc_set_deinit(&back);
+}
+
+static void pcc_flood_report(void *user, const ctxprof_pcc_report *r)
+{
+    (void)r;
+    (*(unsigned *)user)++;
+}
+
+/* An adversarial stream where every context is new: training stops at
+   max_contexts, checking remembers at most max_reported new contexts (each
+   reported once), everything refused is counted, and the heap stops
+   growing at the bounds. */
+static void pcc_robust_bounds(void)
+{
+    ctxprof_pcc_set s;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    uint64_t rng = 99, first;
+    unsigned calls = 0;
+    size_t heap, i;
+    memset(&desc, 0, sizeof desc);
+    desc.expected = 16;
+    desc.max_contexts = 5000;
+    desc.max_reported = 300;
+    desc.mode = CTXPROF_PCC_TRAIN;
+    desc.report = pcc_flood_report;
+    desc.report_user = &calls;
+    desc.reports_per_sec = 1000000;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_OK);
+    heap = ctxprof_test_heap_bytes();
+    for (i = 0; i < 200000; i++)
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)ctxprof_test_rand(&rng), CTXPROF_PCC_LOC);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_EQ(st.queries, 200000);
+    CHECK_EQ(st.distinct, 5000);
+    CHECK_EQ(st.dropped, 195000);
+    /* at most half full: 16384 slots for 5000, and the tables it replaced */
+    CHECK_HEAP_GREW_AT_MOST(heap, 2 * 16384 * sizeof(ctxprof_ctx) + 8192);
+    ctxprof_pcc_set_mode(&s, CTXPROF_PCC_CHECK);
+    first = rng;
+    ctxprof_pcc_set_check(&s, (ctxprof_ctx)ctxprof_test_rand(&rng), CTXPROF_PCC_LOC);
+    heap = ctxprof_test_heap_bytes(); /* after the symbol table of the first report */
+    for (i = 1; i < 100000; i++)
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)ctxprof_test_rand(&rng), CTXPROF_PCC_LOC);
+    rng = first; /* the same stream again: nothing new is remembered or reported */
+    for (i = 0; i < 100000; i++)
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)ctxprof_test_rand(&rng), CTXPROF_PCC_LOC);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_EQ(st.distinct, 5000);
+    CHECK_EQ(st.new_seen, 300);
+    CHECK_EQ(calls, 300);
+    CHECK_EQ(st.reported, 300);
+    CHECK_EQ(st.dropped, 195000 + 2 * (100000 - 300));
+    CHECK_HEAP_GREW_AT_MOST(heap, 2 * 1024 * sizeof(ctxprof_ctx) + 4096);
+    ctxprof_pcc_set_deinit(&s);
+}
+
 static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_noncommutative", pcc_noncommutative},
     {"pcc_compose", pcc_compose},
@@ -1016,4 +1133,6 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_tool", pcc_tool},
     {"pcc_example", pcc_example},
     {"pcc_bits32", pcc_bits32},
+    {"pcc_robust_files", pcc_robust_files},
+    {"pcc_robust_bounds", pcc_robust_bounds},
     {0, 0}};
