@@ -178,6 +178,7 @@ int ctxprof_test_sh(const char *fmt, ...);
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -185,6 +186,7 @@ int ctxprof_test_sh(const char *fmt, ...);
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Runs fn(arg, shared) in a forked child that is killed by SIGALRM after
@@ -211,6 +213,53 @@ static inline int ctxprof_test_child(int (*fn)(void *arg, void *shared), void *a
     if (WIFSIGNALED(st))
         *out_sig = WTERMSIG(st);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A storm of queued real-time signals (queued ones never merge): a thread
+   function that sends n signals to targets[] round-robin with
+   pthread_sigqueue, the first half one at a time (each waits up to 20 us
+   for *handled, which the handler increments, to catch up, or 5 us when
+   handled is NULL: so each lands wherever its target happens to be), the
+   rest in one burst. Sends the
+   kernel refuses (a full queue) are counted, not retried; sent[] are
+   exact. done is set (release) at the end. */
+typedef struct ctxprof_test_storm {
+    pthread_t targets[8];
+    int ntargets, signo;
+    unsigned n;
+    int vary_value; /* sigval = i % 64 (a plausible file descriptor) instead of 0 */
+    uint64_t *handled;
+    uint64_t sent[8], refused;
+    int done;
+} ctxprof_test_storm;
+
+static inline void *ctxprof_test_storm_run(void *arg)
+{
+    ctxprof_test_storm *s = (ctxprof_test_storm *)arg;
+    uint64_t total = 0;
+    union sigval v;
+    unsigned i;
+    for (i = 0; i < s->n; i++) {
+        int k = (int)(i % (unsigned)s->ntargets);
+        long wait_ns = i >= s->n / 2 ? 0 : s->handled ? 20000 : 5000;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            if ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) >= wait_ns ||
+                (s->handled && __atomic_load_n(s->handled, __ATOMIC_ACQUIRE) >= total))
+                break;
+        }
+        v.sival_int = s->vary_value ? (int)(i % 64) : 0;
+        if (pthread_sigqueue(s->targets[k], s->signo, v) == 0) {
+            s->sent[k]++;
+            total++;
+        } else {
+            s->refused++;
+        }
+    }
+    __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+    return NULL;
 }
 
 /* Memory shared with forked children (zeroed), or NULL. */

@@ -1892,12 +1892,12 @@ static void hcct_robust_bounds(void)
    counted when they interrupt the profiler's slow path: the totals add up
    exactly and nothing deadlocks (a forked child under an alarm). */
 typedef struct hcct_storm {
-    uint64_t handled, sent, refused, main_events, total, reentrant, unmatched, depth, pruned;
+    uint64_t handled, sent, refused, main_events, total, reentrant, unmatched, depth;
     int ok;
 } hcct_storm;
 
 static ctxprof_hcct *hcct_storm_tree;
-static volatile sig_atomic_t hcct_storm_handled;
+static uint64_t hcct_storm_handled;
 
 /* An instrumented handler: enter and exit at its own frame address, as the
    hooks and CTXPROF_HCCT_SCOPE do. */
@@ -1907,38 +1907,7 @@ static void hcct_storm_handler(int sig)
     (void)sig;
     ctxprof_hcct_enter(hcct_storm_tree, 999, 0, sp);
     ctxprof_hcct_exit(hcct_storm_tree, 999, sp);
-    hcct_storm_handled++;
-}
-
-typedef struct hcct_sender {
-    pthread_t target;
-    int signo;
-    uint64_t sent, refused;
-    volatile int done;
-} hcct_sender;
-
-static void *hcct_storm_send(void *arg)
-{
-    hcct_sender *s = (hcct_sender *)arg;
-    union sigval v;
-    int i;
-    v.sival_int = 0;
-    /* first one at a time, each landing wherever the target is; then in a
-       burst that fills the queue */
-    for (i = 0; i < 40000; i++) {
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        t1 = t0;
-        while (i < 20000 && (uint64_t)hcct_storm_handled < s->sent &&
-               (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 20000)
-            clock_gettime(CLOCK_MONOTONIC, &t1); /* at most 20 us for the last one */
-        if (pthread_sigqueue(s->target, s->signo, v) == 0)
-            s->sent++;
-        else
-            s->refused++; /* the queue is full (EAGAIN): not sent */
-    }
-    __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
-    return NULL;
+    __atomic_add_fetch(&hcct_storm_handled, 1, __ATOMIC_RELEASE);
 }
 
 static int hcct_storm_child(void *arg, void *shared)
@@ -1948,7 +1917,7 @@ static int hcct_storm_child(void *arg, void *shared)
     ctxprof_hcct_desc d = hcct_desc_lss(0.05, 0);
     ctxprof_hcct_stats st;
     ctxprof_error e;
-    hcct_sender snd;
+    ctxprof_test_storm storm;
     pthread_t th;
     struct sigaction sa;
     FILE *null = fopen("/dev/null", "w");
@@ -1956,7 +1925,7 @@ static int hcct_storm_child(void *arg, void *shared)
     char line[128];
     (void)arg;
     memset(&e, 0, sizeof e);
-    memset(&snd, 0, sizeof snd);
+    memset(&storm, 0, sizeof storm);
     d.counters = 32; /* replacements and pruning: slow paths all the time */
     if (!null || ctxprof_hcct_init(&t, &d, &e) != CTXPROF_OK)
         return 1;
@@ -1964,13 +1933,15 @@ static int hcct_storm_child(void *arg, void *shared)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = hcct_storm_handler;
     sigemptyset(&sa.sa_mask);
-    snd.signo = SIGRTMIN + 3;
-    if (sigaction(snd.signo, &sa, NULL) != 0)
+    storm.signo = SIGRTMIN + 3;
+    storm.n = 40000;
+    storm.ntargets = 1;
+    storm.targets[0] = pthread_self();
+    storm.handled = &hcct_storm_handled;
+    if (sigaction(storm.signo, &sa, NULL) != 0 ||
+        pthread_create(&th, NULL, ctxprof_test_storm_run, &storm) != 0)
         return 2;
-    snd.target = pthread_self();
-    if (pthread_create(&th, NULL, hcct_storm_send, &snd) != 0)
-        return 3;
-    while (!__atomic_load_n(&snd.done, __ATOMIC_ACQUIRE) || r->main_events < 100000) {
+    while (!__atomic_load_n(&storm.done, __ATOMIC_ACQUIRE) || r->main_events < 100000) {
         void *m = malloc(16 + ctxprof_test_rand(&rng) % 4096);
         ctxprof_hcct_push(&t, (uintptr_t)(1 + ctxprof_test_rand(&rng) % 200), 0);
         ctxprof_hcct_push(&t, (uintptr_t)(1 + ctxprof_test_rand(&rng) % 50), 0);
@@ -1985,14 +1956,13 @@ static int hcct_storm_child(void *arg, void *shared)
     getpid(); /* a system call: every signal still pending is handled on return */
     fclose(null);
     ctxprof_hcct_stats_get(&t, &st);
-    r->handled = (uint64_t)hcct_storm_handled;
-    r->sent = snd.sent;
-    r->refused = snd.refused;
+    r->handled = __atomic_load_n(&hcct_storm_handled, __ATOMIC_ACQUIRE);
+    r->sent = storm.sent[0];
+    r->refused = storm.refused;
     r->total = st.total;
     r->reentrant = st.reentrant;
     r->unmatched = st.unmatched;
     r->depth = st.depth;
-    r->pruned = st.pruned;
     r->ok = hcct_check(&t, st.total) == 0;
     ctxprof_hcct_deinit(&t);
     return 0;

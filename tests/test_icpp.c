@@ -1449,6 +1449,142 @@ static void icpp_robust_bounds(void)
     ctxprof_icpp_train_stop();
 }
 
+/* The timer sampler's handler under signal storms, while two threads call
+   malloc and write through one shared stdio stream (its lock contended).
+   In a forked child under an alarm: a deadlock fails the case.
+   Phase 1, exact: queued real-time signals on the sampler's signal; every
+   one becomes a sample of the thread it was sent to, or a counted drop.
+   Phase 2: 20 kHz wall-clock timers on both threads plus the same storm,
+   into a buffer of 1,000: it fills, the rest is dropped and counted, and
+   every sample is well formed. */
+typedef struct icpp_storm {
+    uint64_t sent[2][2], written[2], dropped[2], per_thread[2][2], malformed[2], refused[2];
+    int failed_at; /* setup step that failed, 0 = none */
+} icpp_storm;
+
+typedef struct icpp_storm_worker {
+    ctxprof_icpp_sampler *s;
+    FILE *out;
+    int attach, attached, stop;
+    pid_t tid;
+} icpp_storm_worker;
+
+static void *icpp_storm_work(void *arg)
+{
+    icpp_storm_worker *w = (icpp_storm_worker *)arg;
+    uint64_t rng = (uint64_t)(uintptr_t)arg, n = 0;
+    ctxprof_icpp_thread_begin();
+    w->tid = gettid();
+    if (w->attach && ctxprof_icpp_sampler_attach(w->s, NULL) != CTXPROF_OK)
+        w->attach = -1;
+    __atomic_store_n(&w->attached, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+        char *m = (char *)malloc(8 + ctxprof_test_rand(&rng) % 2048);
+        if (m) {
+            snprintf(m, 8, "%u", (unsigned)n);
+            fprintf(w->out, "%s %llu\n", m, (unsigned long long)n++);
+        }
+        free(m);
+    }
+    if (w->attach == 1)
+        ctxprof_icpp_sampler_detach(w->s);
+    getpid(); /* pending signals are handled on the way back */
+    ctxprof_icpp_thread_end();
+    return NULL;
+}
+
+static int icpp_storm_child(void *arg, void *shared)
+{
+    icpp_storm *r = (icpp_storm *)shared;
+    int phase;
+    (void)arg;
+    for (phase = 0; phase < 2; phase++) {
+        ctxprof_icpp_sampler s;
+        ctxprof_icpp_sampler_desc d;
+        icpp_storm_worker w[2];
+        ctxprof_test_storm storm;
+        pthread_t th[2], snd;
+        FILE *out = fopen("/dev/null", "w");
+        size_t n, i;
+        int k;
+        memset(&d, 0, sizeof d);
+        memset(w, 0, sizeof w);
+        memset(&storm, 0, sizeof storm);
+        d.signo = SIGRTMIN + 4;
+        d.capacity = phase ? 1000 : 50000;
+        d.save_frames = 4;
+        d.hz = 20000;
+        d.wall = 1;
+        if (!out || ctxprof_icpp_sampler_init(&s, &d, NULL) != CTXPROF_OK)
+            return r->failed_at = 1;
+        for (k = 0; k < 2; k++) {
+            w[k].s = &s;
+            w[k].out = out;
+            w[k].attach = phase;
+            if (pthread_create(&th[k], NULL, icpp_storm_work, &w[k]) != 0)
+                return r->failed_at = 2;
+            while (!__atomic_load_n(&w[k].attached, __ATOMIC_ACQUIRE))
+                sched_yield();
+            if (w[k].attach < 0)
+                return r->failed_at = 3;
+            storm.targets[k] = th[k];
+        }
+        storm.ntargets = 2;
+        storm.signo = d.signo;
+        storm.n = 40000;
+        if (pthread_create(&snd, NULL, ctxprof_test_storm_run, &storm) != 0)
+            return r->failed_at = 4;
+        pthread_join(snd, NULL);
+        for (k = 0; k < 2; k++) {
+            __atomic_store_n(&w[k].stop, 1, __ATOMIC_RELEASE);
+            pthread_join(th[k], NULL);
+            r->sent[phase][k] = storm.sent[k];
+        }
+        r->refused[phase] = storm.refused;
+        n = ctxprof_icpp_sampler_count(&s);
+        r->written[phase] = n;
+        r->dropped[phase] = ctxprof_icpp_sampler_dropped(&s);
+        for (i = 0; i < n; i++) {
+            const ctxprof_icpp_sample *o = &s.samples[i];
+            int t = o->tid == w[0].tid ? 0 : o->tid == w[1].tid ? 1 : -1;
+            if (t < 0 || !o->ready || o->weight < 1 || o->height == CTXPROF_ICPP_NO_HEIGHT ||
+                o->height > (1u << 23) || o->frames.n > 4)
+                r->malformed[phase]++;
+            else
+                r->per_thread[phase][t]++;
+        }
+        ctxprof_icpp_sampler_deinit(&s);
+        fclose(out);
+    }
+    return 0;
+}
+
+static void icpp_robust_signals(void)
+{
+    icpp_storm *r = (icpp_storm *)ctxprof_test_shared(sizeof *r);
+    int sig = 0, k;
+    REQUIRE(r != NULL);
+    CHECK_EQ(ctxprof_test_child(icpp_storm_child, NULL, r, 120, &sig), 0);
+    CHECK_EQ(sig, 0); /* SIGALRM: a deadlock */
+    REQUIRE_EQ(r->failed_at, 0);
+    /* phase 1: exact */
+    CHECK_EQ(r->written[0] + r->dropped[0], r->sent[0][0] + r->sent[0][1]);
+    CHECK_EQ(r->dropped[0], 0);
+    CHECK_EQ(r->malformed[0], 0);
+    for (k = 0; k < 2; k++)
+        CHECK_EQ(r->per_thread[0][k], r->sent[0][k]);
+    /* phase 2: the timers add samples; the buffer holds its capacity */
+    CHECK_EQ(r->written[1], 1000);
+    CHECK_GE(r->written[1] + r->dropped[1], r->sent[1][0] + r->sent[1][1]);
+    CHECK_EQ(r->malformed[1], 0);
+    printf("  icpp: sampler handler took %llu queued signals exactly (%llu refused by a full "
+           "queue); then %llu signals and timer ticks into 1000 slots, %llu dropped\n",
+           (unsigned long long)(r->written[0] + r->dropped[0]),
+           (unsigned long long)r->refused[0],
+           (unsigned long long)(r->written[1] + r->dropped[1]), (unsigned long long)r->dropped[1]);
+    munmap(r, sizeof *r);
+}
+
 static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp_symtab_self},
                                                        {"icpp_symtab_libc", icpp_symtab_libc},
                                                        {"icpp_symtab_unknown", icpp_symtab_unknown},
@@ -1469,4 +1605,5 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_live", icpp_sampler_live},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
+    {"icpp_robust_signals", icpp_robust_signals},
                                                        {0, 0}};
