@@ -3594,7 +3594,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_opt_num(const char *v, double *out)
 {
     char *end;
     double x = strtod(v, &end);
-    if (end == v || *end)
+    /* NaN, negative and >= 2^64 are no option's value (and the size_t
+       conversions of counters, depth and mem must not overflow) */
+    if (end == v || *end || !(x >= 0 && x < 18446744073709551616.0))
         return -1;
     *out = x;
     return 0;
