@@ -264,8 +264,9 @@ endif
 
 # ---- packaging -----------------------------------------------------------------
 # make install PREFIX=/usr/local DESTDIR= : headers, tools, pkg-config files
-# (ctxprof.pc, and ctxprof-pfm.pc for the libpfm4 variant) and a CMake package
-# (find_package(ctxprof) -> INTERFACE targets ctxprof::ctxprof, ctxprof::pfm).
+# (ctxprof.pc, and ctxprof-pfm.pc for the libpfm4 variant), a CMake package
+# (find_package(ctxprof) -> INTERFACE targets ctxprof::ctxprof, ctxprof::pfm)
+# and the documents (the tools' manual pages are docs/ctxprof-*.md).
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^\#define CTXPROF_VERSION_STRING "\(.*\)"/\1/p' ctxprof.h)
@@ -281,7 +282,7 @@ install: $(TOOLS)
 	    $(SUBST) tools/pkg/$$f.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$f; done
 	for f in ctxprofConfig.cmake ctxprofConfigVersion.cmake; do \
 	    $(SUBST) tools/pkg/$$f.in > $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof/$$f; done
-	install -m 644 README.md CHANGELOG.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/ctxprof/
+	install -m 644 README.md CHANGELOG.md LICENSE docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ctxprof/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(HEADERS))

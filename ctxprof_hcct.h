@@ -159,6 +159,18 @@
 #error "ctxprof: CTXPROF_HCCT_HOOKS and CTXPROF_ICPP_HOOKS both define __cyg_profile_func_enter/exit; a program can have only one pair of -finstrument-functions hooks: define one of the two"
 #endif
 
+/* Version of this header. A release's headers go together: this one
+   refuses a ctxprof.h of another release. */
+#define CTXPROF_HCCT_VERSION_MAJOR 0
+#define CTXPROF_HCCT_VERSION_MINOR 1
+#define CTXPROF_HCCT_VERSION_PATCH 0
+#define CTXPROF_HCCT_VERSION_STRING "0.1.0"
+#if CTXPROF_HCCT_VERSION_MAJOR != CTXPROF_VERSION_MAJOR ||                                        \
+    CTXPROF_HCCT_VERSION_MINOR != CTXPROF_VERSION_MINOR ||                                        \
+    CTXPROF_HCCT_VERSION_PATCH != CTXPROF_VERSION_PATCH
+#error "ctxprof: ctxprof_hcct.h 0.1.0 needs the ctxprof.h of the same release: copy the headers of one release together"
+#endif
+
 /* Every function of this header, inline ones included, is excluded from
    -finstrument-functions: a hook that called an instrumented function
    would recurse forever. */

@@ -365,7 +365,8 @@ static const char gen_help_pad[] =
     "(5.1.1, no stack limit); greedy (default) is ours and keeps the largest height\n"
     "within --max-growth (default 1.2) times the unpadded one. --wrap also picks\n"
     "call-site wraps (5.2) for what padding cannot separate; --pairs N lists N such\n"
-    "pairs and why. FRAMES (optional): gcc -fstack-usage output (.su) or a\n"
+    "pairs and why. FRAMES (optional): gcc -fstack-usage output (.su, a line\n"
+    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function) or a\n"
     "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds the largest\n"
     "frame growth.\n";
 
