@@ -6,6 +6,8 @@
 #   make demo       builds the examples and runs each on its workload
 #   make bench      builds and runs every benchmark (ratio tables on stdout)
 #   make check      alias of test;  make format: clang-format in place;  make clean
+#   make stress, fuzz, memcheck, robustness: see docs/robustness.md
+#   make install / uninstall PREFIX=... DESTDIR=...: headers, tools, pkg-config, CMake
 #
 # CC, CXX, CFLAGS and LDFLAGS are overridable.
 
@@ -33,7 +35,7 @@ TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all tool tools examples bench bench-build demo test check format clean install \
-        uninstall deps fuzz fuzz-build memcheck stress
+        uninstall deps fuzz fuzz-build memcheck stress robustness
 all: tools examples bench-build
 
 # Filled by the module blocks below.
@@ -310,6 +312,12 @@ stress: $(B)/stress/stress_tsan tests/stress.supp
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=tests/stress.supp \
 	    print_suppressions=1" $(B)/stress/stress_tsan $(STRESS_SECONDS) $(STRESS_THREADS)
 
+# The robustness cases of every module, with their figures (docs/robustness.md):
+# writes cut at every byte offset and on a full disk, bounds under all-new
+# contexts, signal storms, the tools under a file size limit.
+robustness: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
+	$(B)/test/gcc/test_ctxprof _robust_
+
 # Memcheck over the plain gcc unit tests (definite leaks and errors fail).
 memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
 	valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
@@ -324,7 +332,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINS = $(foreach t,$(FUZZ_TARGETS),$(B)/fuzz/fuzz_$(t))
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< -o $@
 # both call-graph formats go through one parser: one source, two corpora

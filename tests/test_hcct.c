@@ -1790,6 +1790,7 @@ static void hcct_robust_files(void)
     char path[512], fs[512];
     const char *d = ctxprof_test_tmpdir();
     size_t cut = 0;
+    unsigned full;
     int k;
     static const int formats[] = {CTXPROF_HCCT_BINARY, CTXPROF_HCCT_TEXT};
     memset(&e, 0, sizeof e);
@@ -1805,13 +1806,14 @@ static void hcct_robust_files(void)
         o.p = &big;
         cut += ctxprof_test_torn_writes(path, hcct_fault_write, &o);
     }
-    printf("  hcct: profile writes cut at %zu offsets\n", cut);
     /* a full disk under a binary profile; it still reads back */
     o.format = CTXPROF_HCCT_BINARY;
     o.p = &small;
     REQUIRE_EQ(hcct_fault_write(&o, path, e.detail, sizeof e.detail), CTXPROF_OK);
     o.p = &big;
-    ctxprof_test_disk_full(fs, path, hcct_fault_write, &o);
+    full = ctxprof_test_disk_full(fs, path, hcct_fault_write, &o);
+    printf("  hcct: profile writes cut at %zu offsets, %u saves refused by a full disk\n", cut,
+           full);
     REQUIRE_EQ(ctxprof_hcct_profile_read(&back, path, NULL, &e), CTXPROF_OK);
     CHECK_EQ(back.n, small.n);
     CHECK_EQ(back.total, small.total);

@@ -1351,7 +1351,8 @@ static void icpp_robust_files(void)
     ctxprof_icpp_map old, next;
     ctxprof_error err;
     char path[512], fs[512], *text;
-    size_t len = 0, i;
+    size_t len = 0, i, cut;
+    unsigned full;
     const char *d = ctxprof_test_tmpdir();
     memset(&old, 0, sizeof old);
     memset(&next, 0, sizeof next);
@@ -1367,7 +1368,8 @@ static void icpp_robust_files(void)
                CTXPROF_OK);
     REQUIRE_EQ(ctxprof_icpp_map_parse(&next, text, len, "next", &err), CTXPROF_OK);
     REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
-    CHECK_GE(ctxprof_test_torn_writes(path, icpp_fault_map_save, &next), 4096);
+    cut = ctxprof_test_torn_writes(path, icpp_fault_map_save, &next);
+    CHECK_GE(cut, 4096);
     ctxprof_icpp_map_deinit(&next);
     REQUIRE_EQ(ctxprof_icpp_map_load(&next, path, &err), CTXPROF_OK);
     CHECK_EQ(next.paths, 300);
@@ -1377,13 +1379,17 @@ static void icpp_robust_files(void)
     icpp_rb_walk(2, NULL);
     ctxprof_icpp_train_stop();
     REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
-    CHECK_GE(ctxprof_test_torn_writes(path, icpp_fault_train_save, NULL), 40);
+    len = ctxprof_test_torn_writes(path, icpp_fault_train_save, NULL);
+    CHECK_GE(len, 40);
+    cut += len;
     CHECK_EQ(ctxprof_icpp_train_save("/dev/full", &err), CTXPROF_ERR_SYS);
     CHECK_CONTAINS(err.detail, strerror(ENOSPC));
     ctxprof_icpp_train_reset();
     /* a full disk under the big map */
     REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
-    ctxprof_test_disk_full(fs, path, icpp_fault_map_save, &next);
+    full = ctxprof_test_disk_full(fs, path, icpp_fault_map_save, &next);
+    printf("  icpp: path map writes cut at %zu offsets, %u saves refused by a full disk\n", cut,
+           full);
     ctxprof_icpp_map_deinit(&next);
     REQUIRE_EQ(ctxprof_icpp_map_load(&next, path, &err), CTXPROF_OK);
     CHECK_EQ(next.paths, old.paths);

@@ -148,7 +148,7 @@ static void package_limited(const char *dir, int blocks, const char *cmd, char *
 /* The tools write through the same atomic writer: under a file size limit
    at every 512-byte block ctxprof-gen -o and ctxprof-set merge -o fail with
    exit status 2 and the cause, and the old output stays whole. */
-static void package_tool_faults(void)
+static void package_robust_tools(void)
 {
     const char *d = ctxprof_test_tmpdir();
     char msg[1024], cmd[2048], cwd[512], dir[600];
@@ -195,5 +195,5 @@ static const ctxprof_test_case ctxprof_tests_package[] = {
     {"package_install", package_install},
     {"package_tools", package_tools},
     {"package_versions", package_versions},
-    {"package_tool_faults", package_tool_faults},
+    {"package_robust_tools", package_robust_tools},
     {0, 0}};

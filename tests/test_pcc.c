@@ -1023,6 +1023,8 @@ static void pcc_robust_files(void)
     ctxprof_error e;
     char path[512], fs[512];
     const char *d = ctxprof_test_tmpdir();
+    size_t cut;
+    unsigned full;
     snprintf(path, sizeof path, "%s/fault.set", d);
     snprintf(fs, sizeof fs, "%s/fault-fs", d);
     memset(&e, 0, sizeof e);
@@ -1030,22 +1032,25 @@ static void pcc_robust_files(void)
     pcc_set_fill(&old, 11, 40, 0);
     pcc_set_fill(&next, 12, 300, 1);
     REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
-    CHECK_EQ(ctxprof_test_torn_writes(path, pcc_fault_save, &next), CTXPROF__BLOB_HDR + 301 * 8);
+    cut = ctxprof_test_torn_writes(path, pcc_fault_save, &next);
+    CHECK_EQ(cut, CTXPROF__BLOB_HDR + 301 * 8);
     pcc_set_fill(&back, 13, 5, 0);
     REQUIRE_EQ(ctxprof_pcc_set_load(&back, path), CTXPROF_OK);
     CHECK(pcc_set_equal(&back, &next));
     REQUIRE_EQ(ctxprof_pcc_file_read(&f, path, &e), CTXPROF_OK);
     REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
-    CHECK_EQ(ctxprof_test_torn_writes(path, pcc_fault_file_write, &f),
-             CTXPROF__BLOB_HDR + 301 * 8);
+    cut += ctxprof_test_torn_writes(path, pcc_fault_file_write, &f);
+    CHECK_EQ(cut, 2 * (CTXPROF__BLOB_HDR + 301 * 8));
     /* a full disk, with a new file of two pages: an in-place writer would
        free the old file's page and fail half-way through */
     ctxprof_pcc_set_deinit(&next);
     pcc_set_fill(&next, 14, 1000, 0);
     REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
-    ctxprof_test_disk_full(fs, path, pcc_fault_save, &next);
+    full = ctxprof_test_disk_full(fs, path, pcc_fault_save, &next);
     REQUIRE_EQ(ctxprof_pcc_set_load(&back, path), CTXPROF_OK);
     CHECK(pcc_set_equal(&back, &old));
+    printf("  pcc: set file writes cut at %zu offsets, %u saves refused by a full disk\n", cut,
+           full);
     CHECK_EQ(ctxprof_pcc_set_save(&next, "/dev/full"), CTXPROF_ERR_SYS);
     CHECK_CONTAINS(ctxprof_pcc_set_last_error(&next), "/dev/full");
     CHECK_CONTAINS(ctxprof_pcc_set_last_error(&next), strerror(ENOSPC));
@@ -1107,6 +1112,10 @@ static void pcc_robust_bounds(void)
     CHECK_EQ(st.reported, 300);
     CHECK_EQ(st.dropped, 195000 + 2 * (100000 - 300));
     CHECK_HEAP_GREW_AT_MOST(heap, 2 * 1024 * sizeof(ctxprof_ctx) + 4096);
+    printf("  pcc: 200000 new contexts trained, 100000 checked twice: %llu stored (max_contexts "
+           "5000), %llu remembered to report (max_reported 300), %llu dropped and counted\n",
+           (unsigned long long)st.distinct, (unsigned long long)st.new_seen,
+           (unsigned long long)st.dropped);
     ctxprof_pcc_set_deinit(&s);
 }
 

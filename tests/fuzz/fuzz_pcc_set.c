@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64];
@@ -110,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *buf;
         size_t blen;
         const unsigned char *payload;
-        snprintf(path, sizeof path, "/tmp/fuzz_pcc_set.%ld", (long)getpid());
+        fuzz_temp_path(path, sizeof path, "fuzz_pcc_set");
         if (ctxprof_pcc_set_init(&s, NULL) != CTXPROF_OK || ctxprof_pcc_set_save(&s, path) ||
             ctxprof__read_file(path, &buf, &blen, NULL, NULL) ||
             ctxprof__blob_open((const unsigned char *)buf, blen, CTXPROF__KIND_PCC_SET, own,
