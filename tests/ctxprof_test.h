@@ -233,6 +233,10 @@ typedef struct ctxprof_test_storm {
     int done;
 } ctxprof_test_storm;
 
+/* Signals per storm: 40,000, a tenth under valgrind (which delivers each
+   one slowly: a storm would take minutes there). */
+#define CTXPROF_TEST_STORM_SIGNALS (ctxprof_test_under_valgrind() ? 4000u : 40000u)
+
 static inline void *ctxprof_test_storm_run(void *arg)
 {
     ctxprof_test_storm *s = (ctxprof_test_storm *)arg;

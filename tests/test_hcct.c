@@ -1936,7 +1936,7 @@ static int hcct_storm_child(void *arg, void *shared)
     sa.sa_handler = hcct_storm_handler;
     sigemptyset(&sa.sa_mask);
     storm.signo = SIGRTMIN + 3;
-    storm.n = 40000;
+    storm.n = CTXPROF_TEST_STORM_SIGNALS;
     storm.ntargets = 1;
     storm.targets[0] = pthread_self();
     storm.handled = &hcct_storm_handled;

@@ -1537,7 +1537,7 @@ static int icpp_storm_child(void *arg, void *shared)
         }
         storm.ntargets = 2;
         storm.signo = d.signo;
-        storm.n = 40000;
+        storm.n = CTXPROF_TEST_STORM_SIGNALS;
         if (pthread_create(&snd, NULL, ctxprof_test_storm_run, &storm) != 0)
             return r->failed_at = 4;
         pthread_join(snd, NULL);

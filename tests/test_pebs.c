@@ -2324,7 +2324,7 @@ static int pebs_storm_child(void *arg, void *shared)
     }
     storm.ntargets = 2;
     storm.signo = SIGIO;
-    storm.n = 40000;
+    storm.n = CTXPROF_TEST_STORM_SIGNALS;
     storm.vary_value = 1;
     if (pthread_create(&snd, NULL, ctxprof_test_storm_run, &storm) != 0)
         return r->failed_at = 4;
