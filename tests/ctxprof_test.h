@@ -273,6 +273,35 @@ static inline void *ctxprof_test_shared(size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* Runs fn(arg, shared) in a forked child under a 120 s alarm with `size`
+   zeroed bytes of shared memory for its results, and checks that it exited
+   with status 0 (killed by SIGALRM: a deadlock). Returns the memory, to
+   release with munmap, or NULL. */
+static inline void *ctxprof_test_in_child(int (*fn)(void *arg, void *shared), void *arg,
+                                          size_t size)
+{
+    void *r = ctxprof_test_shared(size);
+    int sig = 0;
+    if (!r) {
+        CHECK(!"no shared memory for the child");
+        return NULL;
+    }
+    CHECK_EQ(ctxprof_test_child(fn, arg, r, 120, &sig), 0);
+    if (sig)
+        fprintf(stderr, "  child killed by signal %d%s\n", sig,
+                sig == SIGALRM ? " (the alarm: a deadlock)" : "");
+    CHECK_EQ(sig, 0);
+    return r;
+}
+
+/* Ends a save callback of ctxprof_test_torn_writes / _disk_full: the error
+   text (read after the call) into msg; returns rc. */
+static inline int ctxprof_test_saved(int rc, const char *text, char *msg, size_t cap)
+{
+    snprintf(msg, cap, "%s", text);
+    return rc;
+}
+
 /* The whole file at path, malloc'd (NUL-terminated), *len bytes; NULL if unreadable. */
 static inline unsigned char *ctxprof_test_slurp(const char *path, size_t *len)
 {
@@ -488,10 +517,9 @@ static inline unsigned ctxprof_test_disk_full(const char *dir, const char *old_p
                                               ctxprof_test_save_fn save, void *arg)
 {
     char ref[4096], msg[512];
-    ctxprof_test_full *r = (ctxprof_test_full *)ctxprof_test_shared(sizeof *r);
+    ctxprof_test_full *r = NULL;
     ctxprof_test_full_job j;
     unsigned refused = 0;
-    int sig = 0;
     memset(&j, 0, sizeof j);
     snprintf(ref, sizeof ref, "%s.reference", old_path);
     j.dir = dir;
@@ -500,12 +528,13 @@ static inline unsigned ctxprof_test_disk_full(const char *dir, const char *old_p
     j.old = ctxprof_test_slurp(old_path, &j.oldlen);
     if (save(arg, ref, msg, sizeof msg) == 0)
         j.want = ctxprof_test_slurp(ref, &j.wantlen);
-    if (!r || !j.old || !j.want || mkdir(dir, 0700) != 0) {
+    if (!j.old || !j.want || mkdir(dir, 0700) != 0)
         CHECK(!"disk full: setup failed");
-    } else {
-        CHECK_EQ(ctxprof_test_child(ctxprof_test_full_child, &j, r, 60, &sig), 0);
-        CHECK_EQ(sig, 0);
-        if (!r->skipped) {
+    else if ((r = (ctxprof_test_full *)ctxprof_test_in_child(ctxprof_test_full_child, &j,
+                                                             sizeof *r)) != NULL) {
+        if (r->skipped) {
+            fprintf(stderr, "  (no private tmpfs here: a full disk needs CAP_SYS_ADMIN)\n");
+        } else {
             CHECK(!r->setup_failed);
             CHECK(r->saved && r->correct);
             CHECK_GE(r->attempts, 2);
@@ -514,15 +543,12 @@ static inline unsigned ctxprof_test_disk_full(const char *dir, const char *old_p
             CHECK_EQ(r->temps, 0);
             refused = r->refused;
         }
-        if (r->skipped)
-            fprintf(stderr, "  (no private tmpfs here: a full disk needs CAP_SYS_ADMIN)\n");
-        rmdir(dir);
+        munmap(r, sizeof *r);
     }
+    rmdir(dir);
     unlink(ref);
     free((void *)j.old);
     free((void *)j.want);
-    if (r)
-        munmap(r, sizeof *r);
     return refused;
 }
 #endif

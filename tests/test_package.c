@@ -189,6 +189,9 @@ static void package_robust_tools(void)
     package_limited(dir, 8, cmd, msg, sizeof msg);
     CHECK_CONTAINS(msg, "rc=0");
     CHECK_EQ(ctxprof_test_sh("cmp -s %s/one.set %s/merged.set", dir, dir), 0);
+    printf("  tools: ctxprof-gen -o cut at %d limits (every 512 bytes), ctxprof-set merge -o "
+           "at 1: exit status 2, old file kept\n",
+           tried);
 }
 
 static const ctxprof_test_case ctxprof_tests_package[] = {

@@ -998,19 +998,15 @@ static void pcc_bits32(void)
 static int pcc_fault_save(void *arg, const char *path, char *msg, size_t cap)
 {
     ctxprof_pcc_set *s = (ctxprof_pcc_set *)arg;
-    int rc = ctxprof_pcc_set_save(s, path);
-    snprintf(msg, cap, "%s", ctxprof_pcc_set_last_error(s));
-    return rc;
+    return ctxprof_test_saved(ctxprof_pcc_set_save(s, path), s->err.detail, msg, cap);
 }
 
 static int pcc_fault_file_write(void *arg, const char *path, char *msg, size_t cap)
 {
     ctxprof_error e;
-    int rc;
     memset(&e, 0, sizeof e);
-    rc = ctxprof_pcc_file_write((const ctxprof_pcc_file *)arg, path, &e);
-    snprintf(msg, cap, "%s", ctxprof_error_message(&e));
-    return rc;
+    return ctxprof_test_saved(ctxprof_pcc_file_write((const ctxprof_pcc_file *)arg, path, &e),
+                              e.detail, msg, cap);
 }
 
 /* Saving a set (and the raw writer ctxprof-set uses) over an existing file:

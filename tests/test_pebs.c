@@ -2354,11 +2354,8 @@ static int pebs_storm_child(void *arg, void *shared)
 
 static void pebs_robust_signals(void)
 {
-    pebs_storm *r = (pebs_storm *)ctxprof_test_shared(sizeof *r);
-    int sig = 0;
+    pebs_storm *r = (pebs_storm *)ctxprof_test_in_child(pebs_storm_child, NULL, sizeof *r);
     REQUIRE(r != NULL);
-    CHECK_EQ(ctxprof_test_child(pebs_storm_child, NULL, r, 120, &sig), 0);
-    CHECK_EQ(sig, 0); /* SIGALRM: a deadlock */
     if (r->skipped) {
         munmap(r, sizeof *r);
         SKIP("perf_event unusable here");
