@@ -250,16 +250,13 @@ $(B)/examples/pebs/hotfuncs: examples/pebs/hotfuncs.c $(HEADERS)
 
 # calc_pebs: the ICPP example program (calc) profiled by perf_event sampling,
 # built like calc (training hooks compiled in, off while sampling). Partial
-# walks follow up to 64 frames of each sample's stack copy when ctxprof.h
-# lets CTXPROF_ICPP_FRAMES be set, else its default.
+# walks follow up to 64 frames of each sample's 4 KiB stack copy.
 ifneq ($(wildcard examples/icpp/calc.c),)
-PEBS_ICPP_FRAMES := $(shell grep -q 'ifndef CTXPROF_ICPP_FRAMES' ctxprof.h && \
-                      echo -DCTXPROF_ICPP_FRAMES=64)
 EXAMPLES += $(B)/examples/pebs/calc_pebs
 $(B)/examples/pebs/calc_pebs: examples/pebs/calc_pebs.c examples/icpp/calc.c ctxprof.h \
                               ctxprof_pebs.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) $(PEBS_ICPP_FRAMES) \
+	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) -DCTXPROF_ICPP_FRAMES=64 \
 	    $(if $(findstring clang,$(CC)),,-finstrument-functions-exclude-file-list=ctxprof_pebs.h) \
 	    -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
 endif

@@ -30,6 +30,7 @@
      CTXPROF_SITE_SEED      0     build seed mixed into every call-site id
      CTXPROF_MALLOC/FREE    libc  allocator hooks (implementation TU; both or none)
      CTXPROF_TLS            auto  storage class for per-thread state
+     CTXPROF_TLS_INITIAL_EXEC off use initial-exec TLS in executables too (see THREADS)
      CTXPROF_TLS_DYNAMIC    off   use the general-dynamic TLS model (see THREADS)
      CTXPROF_NO_TLS         off   single-threaded build: per-thread state is static
      CTXPROF_DEBUG          off   asserts on internal invariants
@@ -37,12 +38,20 @@
 
    THREADS AND SIGNALS
 
-     All run-time state is per thread. The thread-local variables use the
-     initial-exec TLS model, which is one instruction per access even in -fPIC
-     code. A shared library that is dlopen()ed after program start draws its
-     initial-exec TLS from glibc's small static-TLS surplus; if dlopen fails
-     with "cannot allocate memory in static TLS block", build that library with
-     -DCTXPROF_TLS_DYNAMIC (a __tls_get_addr call per access instead).
+     All run-time state is per thread. In code built for an executable (no
+     -fPIC, or -fPIE) the thread-local variables use the local-exec TLS
+     model: an access is one %fs-relative instruction and a call site needs
+     no register for the variable's address. In -fPIC code they use
+     initial-exec: one more load of the address per function, still no
+     function call. If the executable is annotated but ctxprof's
+     implementation (CTXPROF_IMPLEMENTATION) lives in a shared library, the
+     link fails (x86-64: "unresolvable R_X86_64_TPOFF32 relocation against
+     symbol `ctxprof_pcc_tls'"): build the executable's annotated code with
+     -DCTXPROF_TLS_INITIAL_EXEC. A shared library that is dlopen()ed after
+     program start draws its initial-exec TLS from glibc's small static-TLS
+     surplus; if dlopen fails with "cannot allocate memory in static TLS
+     block", build that library with -DCTXPROF_TLS_DYNAMIC (a __tls_get_addr
+     call per access instead).
      Every function also exists over an explicit state struct, so the TLS
      variables are only a convenience. Functions marked "signal-safe" may be
      called from a signal handler; the others may not.
@@ -116,9 +125,15 @@
 #error "ctxprof: no thread-local storage keyword; define CTXPROF_TLS or CTXPROF_NO_TLS"
 #endif
 #endif
+/* TLS model (see THREADS above): local-exec in code built for an executable
+   (no -fPIC, or -fPIE), initial-exec in -fPIC code or when forced. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(CTXPROF_TLS_DYNAMIC) &&                  \
     !defined(CTXPROF_NO_TLS)
+#if (!defined(__PIC__) || defined(__PIE__)) && !defined(CTXPROF_TLS_INITIAL_EXEC)
+#define CTXPROF__TLS_MODEL __attribute__((tls_model("local-exec")))
+#else
 #define CTXPROF__TLS_MODEL __attribute__((tls_model("initial-exec")))
+#endif
 #else
 #define CTXPROF__TLS_MODEL
 #endif
@@ -309,7 +324,7 @@ typedef struct ctxprof_pcc {
     ctxprof_ctx v; /* current context value */
 } ctxprof_pcc;
 
-/* The calling thread's context (initial-exec TLS; see THREADS above). */
+/* The calling thread's context (TLS; see THREADS above). */
 CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
 
 /* Multiplicative inverse of 3 modulo 2^bits: undoes an update even after V
@@ -489,6 +504,8 @@ typedef struct ctxprof_pcc_stats {
     uint64_t reported;   /* report callbacks made */
     uint64_t suppressed; /* report callbacks refused by the rate limit */
     uint64_t dropped;    /* values not stored: a bound was reached */
+    double expected_conflicts; /* among `distinct` contexts (paper 3.2): stored values that
+                                  stand for two or more contexts, on average */
 } ctxprof_pcc_stats;
 
 #define CTXPROF__PCC_STRIPES 64
@@ -646,7 +663,7 @@ enum {
 typedef struct ctxprof_graph_node {
     const char *name;  /* as read: "parse", or gcc's "file.c:helper" for a static function */
     const char *cname; /* C identifier used in generated names (set by finish) */
-    const char *where; /* gcc: definition "file:line:col", else NULL */
+    const char *where; /* definition: gcc "file:line:col", a func line "file:line"; or NULL */
     uint64_t frame;    /* activation record bytes, 0 = unknown */
     uint32_t flags;    /* CTXPROF_GRAPH_NODE_* */
     uint32_t scc;      /* component id (finish); ids are in reverse topological order */
@@ -805,7 +822,7 @@ typedef struct ctxprof_enc {
     uint64_t depth;     /* words spilled below cur */
     uint64_t *buf;      /* [acyclic words][spilled words][cur, written by query] */
     uint64_t capw;      /* words allocated in buf */
-    uint64_t max_words; /* limit for capw (0 = CTXPROF_ENC_MAX_WORDS) */
+    uint64_t max_words; /* stack words kept at most (0 = CTXPROF_ENC_MAX_WORDS) */
     uint64_t dropped;   /* stack words lost at the limit (saturating count) */
     void *alloc_user;   /* passed to CTXPROF_MALLOC/FREE */
 } ctxprof_enc;
@@ -3263,6 +3280,8 @@ CTXPROF_DEF void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_s
     out->reported = __atomic_load_n(&set->reported_count, __ATOMIC_RELAXED);
     out->suppressed = __atomic_load_n(&set->suppressed, __ATOMIC_RELAXED);
     out->dropped = __atomic_load_n(&set->dropped, __ATOMIC_RELAXED);
+    out->expected_conflicts = ctxprof_pcc_expected_conflicts((double)out->distinct,
+                                                             CTXPROF_CTX_BITS);
 }
 
 CTXPROF_DEF const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set)
@@ -4113,7 +4132,7 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                             const char *path)
 {
     ctxprof__lines L;
-    char *tok;
+    char *tok, where[300];
     unsigned root_line = 0;
     const char *file = ctxprof__graph_str(g, path);
     if (!file)
@@ -4170,8 +4189,9 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                          path, L.line, opt);
                 }
             }
+            snprintf(where, sizeof where, "%s:%u", path, L.line);
             if ((id = ctxprof__graph_node(g, a)) < 0 ||
-                ctxprof__graph_declare(g, (uint32_t)id, frame, 1, NULL, NULL))
+                ctxprof__graph_declare(g, (uint32_t)id, frame, 1, where, NULL))
                 return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
         } else if (strcmp(kw, "call") == 0) {
             const char *label = NULL;
@@ -4852,6 +4872,25 @@ out:
     return nscc;
 }
 
+/* " at FILE:LINE" for messages about function v: its definition (gcc
+   node, func line), else the input line of its first call edge; "" when
+   the graph has neither. */
+CTXPROF__PRIV void ctxprof__graph_where(const ctxprof_graph *g, uint32_t v, char *out,
+                                        size_t size)
+{
+    size_t e;
+    out[0] = '\0';
+    if (g->nodes[v].where) {
+        snprintf(out, size, " at %s", g->nodes[v].where);
+        return;
+    }
+    for (e = 0; e < g->n_edges; e++)
+        if ((g->edges[e].caller == v || g->edges[e].callee == v) && g->edges[e].file) {
+            snprintf(out, size, " at %s:%u", g->edges[e].file, (unsigned)g->edges[e].line);
+            return;
+        }
+}
+
 CTXPROF_DEF int ctxprof_graph_finish(ctxprof_graph *g)
 {
     ctxprof__graph_priv *P = CTXPROF__GP(g);
@@ -5003,12 +5042,15 @@ CTXPROF_DEF int ctxprof_graph_finish(ctxprof_graph *g)
 
     /* notes for the user */
     if (g->n_unreachable) {
-        char list[200];
+        char list[300];
         size_t used = 0;
         list[0] = '\0';
-        for (k = 1; k < nr && used + 40 < sizeof list; k++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k > 1 ? ", " : "",
-                                     g->nodes[g->roots[k]].name);
+        for (k = 1; k < nr && used + 80 < sizeof list; k++) {
+            char at[120];
+            ctxprof__graph_where(g, g->roots[k], at, sizeof at);
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s%s",
+                                     k > 1 ? ", " : "", g->nodes[g->roots[k]].name, at);
+        }
         ctxprof__graph_log(g, CTXPROF_LOG_WARN,
                            "%lu function%s not reachable from the root '%s'; treated as reached "
                            "from %lu extra entry point%s (%s%s)",
@@ -5155,7 +5197,9 @@ CTXPROF__PRIV void ctxprof__enc_spill(ctxprof_enc *st, uint32_t a, uint32_t r)
 {
     uint64_t need = (uint64_t)a + st->depth + 2;
     if (need > st->capw) {
-        uint64_t max = (st->max_words ? st->max_words : CTXPROF_ENC_MAX_WORDS) + a + 2;
+        /* at most max_words stack words: max_words - 1 spilled, and the
+           newest (the query's slot) */
+        uint64_t max = (st->max_words ? st->max_words : CTXPROF_ENC_MAX_WORDS) + a;
         uint64_t ncap = st->capw ? st->capw * 2 : (uint64_t)a + 16;
         if (ncap < need)
             ncap = need;
@@ -5170,7 +5214,7 @@ CTXPROF__PRIV void ctxprof__enc_spill(ctxprof_enc *st, uint32_t a, uint32_t r)
                 st->buf = nb;
                 st->capw = ncap;
             } else {
-                st->max_words = st->capw > a + 2 ? st->capw - a - 2 : 1; /* freeze */
+                st->max_words = st->capw > a ? st->capw - a : 1; /* freeze */
             }
         }
     }
@@ -7150,16 +7194,20 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                 pushed++;
         if (pushed) {
             ctxprof_enc_stats st;
-            if (ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK)
+            if (ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK) {
+                uint32_t widest = s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest;
+                char at[120];
+                ctxprof__graph_where(g, widest, at, sizeof at);
                 ctxprof__graph_log(
                     g, CTXPROF_LOG_WARN,
-                    "%s: the acyclic contexts of '%s' need %u bits and the id holds 64: %lu "
-                    "call edges push the id instead, like recursion (Valence's multi-word id "
-                    "has no such limit: %u bits)",
-                    ctxprof_enc_scheme_name(s),
-                    g->nodes[s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest].name,
+                    "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
+                    "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
+                    "instead, like recursion (Valence's multi-word id has no such limit: %u "
+                    "bits)",
+                    ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
                     (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
                     (unsigned long)pushed, (unsigned)st.valence_bits);
+            }
         }
     }
 

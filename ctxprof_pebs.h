@@ -272,8 +272,11 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
 /* Starts sampling thread tid of this process (0 = the calling thread) into
    its own ring. stack_base is the address heights are measured from; 0 =
    the thread's ICPP base (ctxprof_icpp_thread_base / _base_of_tid: the base
-   training used), else for the calling thread the top of its stack mapping
-   (heights then comparable within the run only), else unknown (height 0).
+   training used). A thread that has no ICPP base yet (attached before its
+   first instrumented function or ctxprof_icpp_thread_begin) is measured
+   from the top of its stack mapping (the calling thread; heights then
+   comparable within the run only) or not at all (height 0) until a read of
+   its ring finds its ICPP base registered; from then on, from that base.
    Attaching an attached thread is a no-op. Retries with a smaller ring when
    the locked-memory budget refuses the mapping. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
@@ -553,6 +556,7 @@ typedef struct ctxprof__pebs_ring {
     int busy;  /* atomic consumer flag */
     int tid;
     uint64_t stack_base;
+    int base_pending; /* stack_base is a stand-in until the thread's ICPP base appears */
     unsigned char *map;
     size_t map_len;
     struct perf_event_mmap_page *meta;
@@ -1056,6 +1060,15 @@ CTXPROF__PRIV uint64_t ctxprof__pebs_ring_read(ctxprof__pebs_ring *r, const ctxp
     uint64_t tail = pc->data_tail, head;
     int pass;
     memset(&st, 0, sizeof st);
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+    if (r->base_pending) { /* the ICPP base training uses, once the thread has one */
+        uint64_t b = (uint64_t)ctxprof_icpp_base_of_tid(r->tid);
+        if (b) {
+            r->stack_base = b;
+            r->base_pending = 0;
+        }
+    }
+#endif
     /* a few passes catch records written while we parsed; bounded so that a
        thread sampling at a high rate cannot keep its consumer here forever */
     for (pass = 0; pass < 4; pass++) {
@@ -1637,6 +1650,7 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
        read concurrently (the slot is FREE until the release store) */
     memset(&r->st, 0, sizeof r->st);
     r->stack_base = 0;
+    r->base_pending = 0;
     __atomic_store_n(&r->fd, fd, __ATOMIC_RELAXED);
     r->tid = tid;
     r->map = (unsigned char *)map;
@@ -2117,7 +2131,7 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
 {
     struct ctxprof__pebs_impl *I;
     ctxprof__pebs_ring *slot = NULL;
-    int self, rc;
+    int self, rc, pending = 0;
     unsigned i;
     if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
         return rc;
@@ -2127,10 +2141,13 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     if (tid == 0)
         tid = ctxprof__pebs_gettid();
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
-    /* heights against the same base as ICPP training */
-    if (!stack_base)
+    /* heights against the same base as ICPP training; a thread without one
+       yet gets it at a later drain (the ring reader looks it up) */
+    if (!stack_base) {
         stack_base =
             self ? (uint64_t)ctxprof_icpp_thread_base() : (uint64_t)ctxprof_icpp_base_of_tid(tid);
+        pending = stack_base == 0;
+    }
 #endif
     if (!stack_base && self)
         stack_base = ctxprof__pebs_self_base(I->d.alloc_user);
@@ -2158,6 +2175,7 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     rc = ctxprof__pebs_ring_open(pb, I, slot, tid);
     if (rc == CTXPROF_OK) {
         slot->stack_base = stack_base;
+        slot->base_pending = pending;
         __atomic_store_n(&slot->state, CTXPROF__PEBS_ACTIVE, __ATOMIC_RELEASE);
         ctxprof__pebs_wake(I); /* the reader polls the new ring from now on */
     } else {

@@ -63,5 +63,5 @@ if command -v valgrind >/dev/null 2>&1; then
         done
         echo
     done
-    echo "(plain = 0 by definition; PCC is V = 3V + cs with a local copy, as in MEASURING.md)"
+    echo "(plain = 0 by definition; PCC: the pcc module's CTXPROF_PCC_FUNC + CTXPROF_PCC_CALL, 64-bit)"
 fi

@@ -1,7 +1,7 @@
 /* enc_cost: per-call cost of the precise encodings against no
    instrumentation and against PCC, and query cost (read + hash).
 
-     enc_cost time          ns per call, medians of 7 rounds, variants alternated
+     enc_cost time          ns per call, medians of 101 short rounds, variants alternated
      enc_cost query         ns per query (ctxprof_enc_hash) at recursion depths 10, 50
      enc_cost run V W N     one variant (plain pcc pcce valence hcce auto) of one
                             workload (acyclic fib) N times: for callgrind
@@ -23,7 +23,6 @@
 #include "bench.h"
 
 #include "enc_cost.h"
-
 
 static volatile int bench_sink;
 
@@ -71,29 +70,36 @@ static double run_one(int v, int fib, long n)
 
 static int cmd_time(void)
 {
-    enum { ROUNDS = 7, NV = 6 };
+    enum { ROUNDS = 101, NV = 6 };
     int w;
-    printf("per-call cost, ns per instrumented call: median of %d rounds (variants alternated "
-           "in each round), ratio to uninstrumented and to PCC\n",
+    printf("per-call cost, ns per instrumented call: median and min-max of %d rounds (variants "
+           "alternated in each round); ratios are medians of the per-round ratios\n",
            ROUNDS);
-    printf("%-9s %-8s %9s %9s %9s\n", "workload", "variant", "ns/call", "x plain", "x pcc");
+    printf("%-9s %-8s %9s %13s %9s %9s\n", "workload", "variant", "ns/call", "min-max", "x plain",
+           "x pcc");
     for (w = 0; w < 2; w++) {
-        double t[NV][ROUNDS], med[NV], calls;
-        long n = w ? 40 : 20000000;
+        double t[NV][ROUNDS], rp[NV][ROUNDS], rc[NV][ROUNDS], calls;
+        long n = w ? 2 : 400000; /* about a millisecond per run: most runs are not preempted */
         int v, r;
         calls = w ? fib_calls(24) * (double)n : (double)n;
         for (v = 0; v < NV; v++) /* warm up */
-            run_one(v, w, w ? 2 : n / 10);
+            run_one(v, w, n);
         for (r = 0; r < ROUNDS; r++)
-            for (v = 0; v < NV; v++)
-                t[v][r] = run_one(v, w, n) / calls;
+            for (v = 0; v < NV; v++) {
+                int u = (v + r) % NV; /* a different order each round */
+                t[u][r] = run_one(u, w, n) / calls;
+            }
+        for (r = 0; r < ROUNDS; r++)
+            for (v = 0; v < NV; v++) {
+                rp[v][r] = t[v][r] / t[0][r];
+                rc[v][r] = t[v][r] / t[1][r];
+            }
         for (v = 0; v < NV; v++) {
-            qsort(t[v], ROUNDS, sizeof t[v][0], bench_cmp_double);
-            med[v] = t[v][ROUNDS / 2];
+            double med = bench_median(t[v], ROUNDS);
+            printf("%-9s %-8s %9.2f %6.2f-%-6.2f %9.2f %9.2f\n", w ? "fib(24)" : "acyclic",
+                   variants[v], med, t[v][0], t[v][ROUNDS - 1], bench_median(rp[v], ROUNDS),
+                   bench_median(rc[v], ROUNDS));
         }
-        for (v = 0; v < NV; v++)
-            printf("%-9s %-8s %9.2f %9.2f %9.2f\n", w ? "fib(24)" : "acyclic", variants[v],
-                   med[v], med[v] / med[0], med[v] / med[1]);
     }
     return 0;
 }

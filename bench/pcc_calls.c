@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 {
     int n = 30, rounds = 11, r, i;
     const char *only = NULL;
-    double calls, t[NV][64], ratio[NV][64];
+    double calls, t[NV][256], ratio[NV][256];
     long expect = -1;
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
             rounds = atoi(argv[++i]);
     }
-    if (rounds < 1 || rounds > 64)
+    if (rounds < 1 || rounds > 256)
         rounds = 11;
     if (only) {
         for (i = 0; i < (int)NV; i++)

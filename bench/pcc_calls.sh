@@ -7,7 +7,7 @@ set -e
 B=build/bench
 for bin in gcc_64 clang_64 gcc_32 clang_32; do
     echo
-    $B/pcc_calls_$bin --n 30 --rounds 15
+    $B/pcc_calls_$bin --n 25 --rounds 151
 done
 echo
 echo "callgrind: extra instructions per call over the uninstrumented build (fib(20), 21891 calls)"

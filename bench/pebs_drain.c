@@ -12,6 +12,8 @@
                                 medians of 31 rounds, min-max
      pebs_drain callgrind       one drain of one full ring, for
                                 valgrind --tool=callgrind --toggle-collect=pebs_bench_drain
+     pebs_drain callgrind-paths T   one pass of the pipeline (T = 0: paths, 1: + HCCT)
+                                over its samples, for --toggle-collect=pebs_bench_paths
 
    Sinks: a callback that sums the IPs; the caller's array; the callback
    with heights (stack base set); the ring "cold" (an 8 MiB buffer walked
@@ -119,41 +121,193 @@ void pebs_bench_paths(ctxprof_pebs_paths *pp)
 }
 #endif
 
-/* One variant: ROUNDS drains of a full ring; ns per sample. */
-static void run(const char *name, ctxprof__pebs_sink *sk, uint64_t base, int cold)
+/* One drain of a full ring by a sink; ns per sample. */
+typedef struct variant {
+    const char *name;
+    ctxprof__pebs_sink *sk;
+    uint64_t base; /* stack base: heights computed when set */
+    int cold;      /* the ring evicted from the caches first */
+    double per[ROUNDS];
+} variant;
+
+static double drain_once(const variant *v, int r)
 {
-    double per[ROUNDS], med;
+    double t0, t1;
     size_t n = (RING - 64) / 56, k;
-    int r;
-    ring.stack_base = base;
-    for (r = 0; r < ROUNDS; r++) {
-        double t0, t1;
-        uint64_t got;
-        /* move the start so records straddle the end in different places */
-        meta->data_tail += 8 * (uint64_t)(r % 7);
-        meta->data_head = meta->data_tail;
-        fill(n);
-        if (cold)
-            for (k = 0; k < 8u << 20; k += 64)
-                flush_buf[k]++;
-        arr_len = 0;
-        t0 = bench_now_ns();
-        got = pebs_bench_drain(sk);
-        t1 = bench_now_ns();
-        if (got != n) {
-            fprintf(stderr, "pebs_drain: drained %llu of %zu samples\n", (unsigned long long)got,
-                    n);
-            exit(1);
-        }
-        per[r] = (t1 - t0) / (double)n;
+    uint64_t got;
+    ring.stack_base = v->base;
+    /* move the start so records straddle the end in different places */
+    meta->data_tail += 8 * (uint64_t)(r % 7);
+    meta->data_head = meta->data_tail;
+    fill(n);
+    if (v->cold)
+        for (k = 0; k < 8u << 20; k += 64)
+            flush_buf[k]++;
+    arr_len = 0;
+    t0 = bench_now_ns();
+    got = pebs_bench_drain(v->sk);
+    t1 = bench_now_ns();
+    if (got != n) {
+        fprintf(stderr, "pebs_drain: drained %llu of %zu samples\n", (unsigned long long)got, n);
+        exit(1);
     }
-    med = bench_median(per, ROUNDS);
+    return (t1 - t0) / (double)n;
+}
+
+/* "| name | median | min-max |" of ROUNDS values (sorts them). */
+static void row(const char *name, double *per)
+{
+    double med = bench_median(per, ROUNDS);
     printf("| %-34s | %7.1f | %5.1f-%-5.1f |\n", name, med, per[0], per[ROUNDS - 1]);
 }
+
+/* The drain table: the variants alternate, their order rotating per round. */
+static void drain_table(ctxprof__pebs_sink *cb, ctxprof__pebs_sink *to_arr)
+{
+    variant vs[4] = {{"callback", NULL, 0, 0, {0}},
+                     {"callback + heights", NULL, 0x7fff0000, 0, {0}},
+                     {"caller's array", NULL, 0, 0, {0}},
+                     {"callback, ring cold in cache", NULL, 0x7fff0000, 1, {0}}};
+    int r, v;
+    vs[0].sk = vs[1].sk = vs[3].sk = cb;
+    vs[2].sk = to_arr;
+    printf("drain cost per sample, %u KiB ring of 56-byte samples (%u per drain), "
+           "median of %d drains, variants alternating\n\n",
+           RING / 1024, (RING - 64) / 56, ROUNDS);
+    printf("| %-34s | ns/smp  | min-max     |\n", "sink");
+    printf("|------------------------------------|---------|-------------|\n");
+    for (r = 0; r < ROUNDS; r++)
+        for (v = 0; v < 4; v++)
+            vs[(v + r) % 4].per[r] = drain_once(&vs[(v + r) % 4], r);
+    for (v = 0; v < 4; v++)
+        row(vs[v].name, vs[v].per);
+}
+
+#if defined(CTXPROF_ICPP_NO_HEIGHT) && defined(CTXPROF_HCCT_NAMED)
+/* The pipeline behind the drain: two pipelines (plain, and feeding an
+   HCCT) over the same samples, alternating; or, with cg = 0 or 1, one pass
+   of that pipeline for callgrind. */
+static int pipeline_table(int cg)
+{
+    static char text[1 << 18];
+    ctxprof_icpp_map m;
+    ctxprof_symtab st;
+    ctxprof_error err;
+    ctxprof_pebs_paths pp[2];
+    ctxprof_pebs_paths_desc pd;
+    ctxprof_hcct tree;
+    ctxprof_hcct_desc hd;
+    uintptr_t f0 = (uintptr_t)pebs_bench_f0, f2 = (uintptr_t)pebs_bench_f2;
+    const uint64_t base = 0x7f0000000000ull;
+    double per[2][ROUNDS];
+    size_t len = 0, i;
+    int k, t, r;
+    /* 1,000 paths: a distinct f1/f2 sequence (the bits of k) then f0, at height
+       16k + 16 (precise); and f2 f0 / f1 f0 at height 8 (ambiguous) */
+    memset(&m, 0, sizeof m); /* parse replaces what m holds: start from empty */
+    memset(&st, 0, sizeof st);
+    len += (size_t)snprintf(text + len, sizeof text - len, "ctxprof-paths 1\n");
+    len += (size_t)snprintf(text + len, sizeof text - len,
+                            "path 3 8 pebs_bench_f2 pebs_bench_f0\npath 1 8 pebs_bench_f1 "
+                            "pebs_bench_f0\n");
+    for (k = 1; k < 999 && len < sizeof text - 400; k++) {
+        int j;
+        len += (size_t)snprintf(text + len, sizeof text - len, "path 1 %d", 16 * k + 16);
+        for (j = 9; j >= 0; j--)
+            if (k >> j)
+                len += (size_t)snprintf(text + len, sizeof text - len, " pebs_bench_f%d",
+                                        1 + (k >> j & 1));
+        len += (size_t)snprintf(text + len, sizeof text - len, " pebs_bench_f0\n");
+    }
+    if (ctxprof_icpp_map_parse(&m, text, len, "bench", &err) || ctxprof_symtab_init(&st, &err) ||
+        ctxprof_icpp_map_bind(&m, &st, &err)) {
+        fprintf(stderr, "pebs_drain: %s\n", ctxprof_error_message(&err));
+        return 1;
+    }
+    for (i = 0; i < NSMP; i++) {
+        ctxprof_pebs_sample *x = &psmp[i];
+        memset(x, 0, sizeof *x);
+        x->period = 1;
+        switch (i % 4) {
+        case 0: /* precise */
+        case 1:
+            x->ip = f0 + 1;
+            x->height = 16 * (i % 998 + 1) + 16;
+            break;
+        case 2: /* ambiguous, resolved by one frame of the stack copy */
+            x->ip = f0 + 1;
+            x->height = 8;
+            pwords[i][0] = base - 8;
+            pwords[i][1] = f2 + 1;
+            x->bp = base - 64;
+            x->stack_addr = x->bp;
+            x->stack = (const unsigned char *)pwords[i];
+            x->stack_size = 16;
+            break;
+        default: /* outside the map */
+            x->ip = 0x10;
+            x->height = 8;
+        }
+        x->sp = base - x->height;
+    }
+    memset(&hd, 0, sizeof hd);
+    hd.metric = CTXPROF_HCCT_SAMPLES;
+    hd.namer = ctxprof_pebs_paths_namer;
+    hd.namer_user = &m;
+    if (ctxprof_hcct_init(&tree, &hd, &err))
+        return 1;
+    for (t = 0; t < 2; t++) {
+        memset(&pd, 0, sizeof pd);
+        pd.map = &m;
+        pd.max_walk = 4;
+        if (t) {
+            pd.on_path = ctxprof_pebs_paths_to_hcct;
+            pd.user = &tree;
+        }
+        if (ctxprof_pebs_paths_init(&pp[t], &pd, &err))
+            return 1;
+    }
+    if (cg >= 0) {
+        pebs_bench_paths(&pp[cg]);
+        printf("samples %d\n", NSMP);
+    } else {
+        printf("\npipeline cost per sample (ctxprof_pebs_paths_sample; 1,000-path map; 1/2 "
+               "precise, 1/4 ambiguous + 1-frame walk, 1/4 outside; median of %d x %d, "
+               "alternating)\n\n",
+               ROUNDS, NSMP);
+        printf("| %-34s | ns/smp  | min-max     |\n", "end of the pipeline");
+        printf("|------------------------------------|---------|-------------|\n");
+        for (r = 0; r < ROUNDS; r++)
+            for (k = 0; k < 2; k++) {
+                double t0;
+                t = (k + r) % 2;
+                t0 = bench_now_ns();
+                pebs_bench_paths(&pp[t]);
+                per[t][r] = (bench_now_ns() - t0) / NSMP;
+            }
+        for (t = 0; t < 2; t++) {
+            if (pp[t].st.precise != (uint64_t)ROUNDS * NSMP * 3 / 4) {
+                fprintf(stderr, "pebs_drain: %llu precise, expected %llu\n",
+                        (unsigned long long)pp[t].st.precise,
+                        (unsigned long long)ROUNDS * NSMP * 3 / 4);
+                return 1;
+            }
+            row(t ? "paths + HCCT (lazy Space Saving)" : "paths (per-path weights)", per[t]);
+        }
+    }
+    for (t = 0; t < 2; t++)
+        ctxprof_pebs_paths_deinit(&pp[t]);
+    ctxprof_hcct_deinit(&tree);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+    return 0;
+}
+#endif
 
 int main(int argc, char **argv)
 {
     ctxprof__pebs_sink cb, to_arr;
+    int rc = 0;
     meta = (struct perf_event_mmap_page *)calloc(1, sizeof *meta);
     data = (unsigned char *)calloc(1, RING);
     flush_buf = (unsigned char *)calloc(1, 8u << 20);
@@ -180,131 +334,19 @@ int main(int argc, char **argv)
         size_t n = (RING - 64) / 56;
         fill(n);
         printf("samples %zu drained %llu\n", n, (unsigned long long)pebs_bench_drain(&cb));
-        return 0;
-    }
-    printf("drain cost per sample, %u KiB ring of 56-byte samples (%u per drain), "
-           "median of %d drains\n\n",
-           RING / 1024, (RING - 64) / 56, ROUNDS);
-    printf("| %-34s | ns/smp  | min-max     |\n", "sink");
-    printf("|------------------------------------|---------|-------------|\n");
-    run("callback", &cb, 0, 0);
-    run("callback + heights", &cb, 0x7fff0000, 0);
-    run("caller's array", &to_arr, 0, 0);
-    run("callback, ring cold in cache", &cb, 0x7fff0000, 1);
+    } else if (argc > 2 && strcmp(argv[1], "callgrind-paths") == 0) {
 #if defined(CTXPROF_ICPP_NO_HEIGHT) && defined(CTXPROF_HCCT_NAMED)
-    { /* the pipeline */
-        static char text[1 << 18];
-        ctxprof_icpp_map m;
-        ctxprof_symtab st;
-        ctxprof_error err;
-        ctxprof_pebs_paths pp;
-        ctxprof_pebs_paths_desc pd;
-        ctxprof_hcct tree;
-        ctxprof_hcct_desc hd;
-        uintptr_t f0 = (uintptr_t)pebs_bench_f0, f2 = (uintptr_t)pebs_bench_f2;
-        const uint64_t base = 0x7f0000000000ull;
-        size_t len = 0, i;
-        int k, with_tree;
-        /* 1,000 paths: a distinct f1/f2 sequence (the bits of k) then f0, at height
-           16k + 16 (precise); and f2 f0 / f1 f0 at height 8 (ambiguous) */
-        memset(&m, 0, sizeof m); /* parse replaces what m holds: start from empty */
-        memset(&st, 0, sizeof st);
-        len += (size_t)snprintf(text + len, sizeof text - len, "ctxprof-paths 1\n");
-        len += (size_t)snprintf(text + len, sizeof text - len,
-                                "path 3 8 pebs_bench_f2 pebs_bench_f0\npath 1 8 pebs_bench_f1 "
-                                "pebs_bench_f0\n");
-        for (k = 1; k < 999 && len < sizeof text - 400; k++) {
-            int j;
-            len += (size_t)snprintf(text + len, sizeof text - len, "path 1 %d", 16 * k + 16);
-            for (j = 9; j >= 0; j--)
-                if (k >> j)
-                    len += (size_t)snprintf(text + len, sizeof text - len, " pebs_bench_f%d",
-                                            1 + (k >> j & 1));
-            len += (size_t)snprintf(text + len, sizeof text - len, " pebs_bench_f0\n");
-        }
-        if (ctxprof_icpp_map_parse(&m, text, len, "bench", &err) ||
-            ctxprof_symtab_init(&st, &err) || ctxprof_icpp_map_bind(&m, &st, &err)) {
-            fprintf(stderr, "pebs_drain: %s\n", ctxprof_error_message(&err));
-            return 1;
-        }
-        for (i = 0; i < NSMP; i++) {
-            ctxprof_pebs_sample *x = &psmp[i];
-            memset(x, 0, sizeof *x);
-            x->period = 1;
-            switch (i % 4) {
-            case 0: /* precise */
-            case 1:
-                x->ip = f0 + 1;
-                x->height = 16 * (i % 998 + 1) + 16;
-                break;
-            case 2: /* ambiguous, resolved by one frame of the stack copy */
-                x->ip = f0 + 1;
-                x->height = 8;
-                pwords[i][0] = base - 8;
-                pwords[i][1] = f2 + 1;
-                x->bp = base - 64;
-                x->stack_addr = x->bp;
-                x->stack = (const unsigned char *)pwords[i];
-                x->stack_size = 16;
-                break;
-            default: /* outside the map */
-                x->ip = 0x10;
-                x->height = 8;
-            }
-            x->sp = base - x->height;
-        }
-        printf("\npipeline cost per sample (ctxprof_pebs_paths_sample; 1,000-path map; 1/2 "
-               "precise, 1/4 ambiguous + 1-frame walk, 1/4 outside; median of %d x %d)\n\n",
-               ROUNDS, NSMP);
-        printf("| %-34s | ns/smp  | min-max     |\n", "end of the pipeline");
-        printf("|------------------------------------|---------|-------------|\n");
-        for (with_tree = 0; with_tree < 2; with_tree++) {
-            double per[ROUNDS];
-            int r;
-            memset(&hd, 0, sizeof hd);
-            hd.metric = CTXPROF_HCCT_SAMPLES;
-            hd.namer = ctxprof_pebs_paths_namer;
-            hd.namer_user = &m;
-            memset(&pd, 0, sizeof pd);
-            pd.map = &m;
-            pd.max_walk = 4;
-            if (with_tree) {
-                if (ctxprof_hcct_init(&tree, &hd, &err))
-                    return 1;
-                pd.on_path = ctxprof_pebs_paths_to_hcct;
-                pd.user = &tree;
-            }
-            if (ctxprof_pebs_paths_init(&pp, &pd, &err))
-                return 1;
-            for (r = 0; r < ROUNDS; r++) {
-                double t0 = bench_now_ns(), t1;
-                pebs_bench_paths(&pp);
-                t1 = bench_now_ns();
-                per[r] = (t1 - t0) / NSMP;
-            }
-            if (pp.st.precise != (uint64_t)ROUNDS * NSMP * 3 / 4) {
-                fprintf(stderr, "pebs_drain: %llu precise, expected %llu\n",
-                        (unsigned long long)pp.st.precise,
-                        (unsigned long long)ROUNDS * NSMP * 3 / 4);
-                return 1;
-            }
-            {
-                double med = bench_median(per, ROUNDS);
-                printf("| %-34s | %7.1f | %5.1f-%-5.1f |\n",
-                       with_tree ? "paths + HCCT (lazy Space Saving)" : "paths (per-path weights)",
-                       med, per[0], per[ROUNDS - 1]);
-            }
-            ctxprof_pebs_paths_deinit(&pp);
-            if (with_tree)
-                ctxprof_hcct_deinit(&tree);
-        }
-        ctxprof_icpp_map_deinit(&m);
-        ctxprof_symtab_deinit(&st);
-    }
+        rc = pipeline_table(atoi(argv[2]) ? 1 : 0);
 #endif
+    } else {
+        drain_table(&cb, &to_arr);
+#if defined(CTXPROF_ICPP_NO_HEIGHT) && defined(CTXPROF_HCCT_NAMED)
+        rc = pipeline_table(-1);
+#endif
+    }
     free(meta);
     free(data);
     free(flush_buf);
     free(arr);
-    return 0;
+    return rc;
 }

@@ -1,23 +1,31 @@
-/* Issue 6, benchmark 1: what sampling costs the sampled program.
+/* Issue 6, benchmark 1: what sampling costs the sampled program, and whose
+   cost it is.
 
    A CPU-bound workload (recursive calls, so the stack pointer moves; the
    same fixed amount of work every run) runs unsampled, sampled by
-   ctxprof_pebs at 1 kHz and 10 kHz (one thread, reader-thread mode, the
-   default ring; the level this machine has), and sampled by a timer with
-   a SIGPROF handler that copies PC and SP from the signal context (the
-   ICPP paper's "sampling by timer", sec. 6.2, the PMU-less alternative) at
-   the same rates: ICPP's sampler of ctxprof.h (thread CPU time, and wall
-   clock for an exact rate) when the build has it, else a minimal one here.
+   ctxprof_pebs at 1, 10 and 50 kHz (one thread, reader-thread mode, the
+   default ring; the level this machine has), and sampled by ICPP's timer
+   sampler of ctxprof.h (a SIGPROF handler reading PC and SP from the signal
+   context, the ICPP paper's "sampling by timer", sec. 6.2), on the thread's
+   CPU time and on the wall clock (an exact rate).
 
    Cost = process CPU time (user + system of every thread, the reader's
-   included) over the unsampled run's, and wall time likewise. Variants
-   alternate inside each round; medians of ROUNDS rounds with min-max.
-   Also: samples taken and samples lost (the target is zero lost at 10 kHz
-   with the default ring), and the cost of one sample measured at 50 kHz,
-   where it stands well above the timing noise of a shared machine; the
-   overhead at a rate f is f times it. A CPU-time timer fires from the
-   scheduler tick: it cannot sample faster than CONFIG_HZ, whatever it is
-   asked for (see its samples/run).
+   included) over the unsampled run's. Variants alternate inside each
+   round; medians of ROUNDS rounds with min-max. Also samples taken and
+   samples lost (the target is zero lost at 10 kHz with the default ring).
+
+   Whose cost: at 50 kHz one sample's cost stands well above the timing
+   noise of a shared machine, and is split by measurement, not by
+   subtraction of noisy totals alone:
+     ctxprof's part   CPU time of the reader thread (its own CPU clock),
+                      the only place ctxprof runs while sampling;
+     the kernel's     the same event and ring with no reader at all;
+     the interrupt    the same event with every sample excluded
+                      (exclude_user and exclude_kernel): the timer still
+                      interrupts the thread at each period, nothing is
+                      written;
+     a VM exit        one cpuid instruction, which always exits to the
+                      hypervisor (x86).
 
      pebs_overhead [ROUNDS]        (default 11) */
 #define _GNU_SOURCE
@@ -25,14 +33,16 @@
 #include "../ctxprof_pebs.h"
 #include "bench.h"
 
-#include <signal.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 /* ---- workload ---- */
@@ -52,63 +62,9 @@ static void workload(void)
         result += pebs_bench_fib(32);
 }
 
-/* ---- timer + SIGPROF sampler ---- */
-
-typedef struct tsample {
-    uint64_t pc, sp;
-} tsample;
-#define TMAX (1u << 16)
-static tsample tbuf[TMAX];
-static size_t tlen;
-
-static void prof_handler(int sig, siginfo_t *si, void *ucv)
-{
-    ucontext_t *uc = (ucontext_t *)ucv;
-    size_t k = __atomic_fetch_add(&tlen, (size_t)1, __ATOMIC_RELAXED);
-    (void)sig;
-    (void)si;
-    if (k < TMAX) {
-#if defined(__x86_64__)
-        tbuf[k].pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-        tbuf[k].sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-        tbuf[k].pc = (uint64_t)uc->uc_mcontext.pc;
-        tbuf[k].sp = (uint64_t)uc->uc_mcontext.sp;
-#else
-        (void)uc;
-#endif
-    }
-}
-
-static timer_t timer_start(uint64_t period_ns)
-{
-    struct sigevent sev;
-    struct itimerspec its;
-    struct sigaction sa;
-    timer_t t;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = prof_handler;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGPROF, &sa, NULL);
-    memset(&sev, 0, sizeof sev);
-    sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = SIGPROF;
-    sev._sigev_un._tid = (int)syscall(SYS_gettid);
-    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t) != 0) {
-        perror("timer_create");
-        exit(1);
-    }
-    its.it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
-    its.it_interval.tv_nsec = (long)(period_ns % 1000000000u);
-    its.it_value = its.it_interval;
-    timer_settime(t, 0, &its, NULL);
-    return t;
-}
-
 /* ---- measurement ---- */
 
-static double now_s(clockid_t c)
+static double clock_s(clockid_t c)
 {
     struct timespec ts;
     clock_gettime(c, &ts);
@@ -123,14 +79,13 @@ static double cpu_s(void)
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
-#if defined(CTXPROF_ICPP_NO_HEIGHT)
-#define HAVE_ICPP_SAMPLER 1
 enum {
     V_NONE,
     V_PEBS1K,
     V_PEBS10K,
     V_PEBS50K,
     V_KERN50K,
+    V_IRQ50K,
     V_TIMER1K,
     V_TIMER10K,
     V_WALL1K,
@@ -138,26 +93,21 @@ enum {
     V_WALL50K,
     NV
 };
-static const char *vname[NV] = {"unsampled",        "ctxprof_pebs",      "ctxprof_pebs",
-                                "ctxprof_pebs",     "event, no reader",  "ICPP timer (CPU)",
-                                "ICPP timer (CPU)", "ICPP timer (wall)", "ICPP timer (wall)",
-                                "ICPP timer (wall)"};
-static const char *vrate[NV] = {"-",     "1 kHz",  "10 kHz", "50 kHz", "50 kHz",
+static const char *vname[NV] = {"unsampled",         "ctxprof_pebs",     "ctxprof_pebs",
+                                "ctxprof_pebs",      "event, no reader", "interrupt only",
+                                "ICPP timer (CPU)",  "ICPP timer (CPU)", "ICPP timer (wall)",
+                                "ICPP timer (wall)", "ICPP timer (wall)"};
+static const char *vrate[NV] = {"-",     "1 kHz",  "10 kHz", "50 kHz", "50 kHz", "50 kHz",
                                 "1 kHz", "10 kHz", "1 kHz",  "10 kHz", "50 kHz"};
-static const uint64_t vperiod[NV] = {0,       1000000, 100000,  20000,  20000,
+static const uint64_t vperiod[NV] = {0,       1000000, 100000,  20000,  20000, 20000,
                                      1000000, 100000,  1000000, 100000, 20000};
-#else
-enum { V_NONE, V_PEBS1K, V_PEBS10K, V_PEBS50K, V_KERN50K, V_TIMER1K, V_TIMER10K, NV };
-static const char *vname[NV] = {"unsampled",      "ctxprof_pebs",     "ctxprof_pebs",
-                                "ctxprof_pebs",   "event, no reader", "timer + SIGPROF",
-                                "timer + SIGPROF"};
-static const char *vrate[NV] = {"-", "1 kHz", "10 kHz", "50 kHz", "50 kHz", "1 kHz", "10 kHz"};
-static const uint64_t vperiod[NV] = {0, 1000000, 100000, 20000, 20000, 1000000, 100000};
-#endif
 
 typedef struct result_row {
-    double cpu, wall;
+    double cpu;        /* process CPU time, s */
+    double thread_cpu; /* the sampled thread's CPU time, s */
+    double reader_cpu; /* the reader thread's CPU time, s */
     uint64_t samples, lost;
+    uint64_t irqs; /* local timer interrupts of the run's CPU during the run */
 } result_row;
 
 static int level_used;
@@ -171,17 +121,91 @@ static void sum_fn(void *user, const ctxprof_pebs_sample *s)
     sink_sum += s->ip ^ s->sp;
 }
 
+/* Local timer interrupts CPU cpu has taken (/proc/interrupts "LOC:"). */
+static uint64_t local_timer_irqs(int cpu)
+{
+    char line[4096];
+    uint64_t n = 0;
+    FILE *f = fopen("/proc/interrupts", "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end;
+        int c;
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, "LOC:", 4) != 0)
+            continue;
+        for (p += 4, c = 0;; p = end, c++) {
+            unsigned long long v = strtoull(p, &end, 10);
+            if (end == p)
+                break;
+            if (c == cpu)
+                n = v;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+/* The timer interrupt alone: the software level's event (task-clock, the
+   same period, a mapped ring) with every sample excluded. The thread stays
+   on one CPU, whose local timer interrupts are counted. */
+static void run_irq(uint64_t period_ns, result_row *r)
+{
+    struct perf_event_attr a;
+    void *map;
+    size_t len = (size_t)65 * 4096;
+    cpu_set_t all, one;
+    int cpu = sched_getcpu(), fd;
+    uint64_t irq0;
+    double c0, t0;
+    sched_getaffinity(0, sizeof all, &all);
+    CPU_ZERO(&one);
+    CPU_SET((size_t)cpu, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    irq0 = local_timer_irqs(cpu);
+    c0 = cpu_s();
+    t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = period_ns;
+    a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+    a.exclude_user = a.exclude_kernel = a.exclude_hv = 1;
+    a.disabled = 1;
+    fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, (unsigned long)PERF_FLAG_FD_CLOEXEC);
+    map = fd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (map == MAP_FAILED) {
+        perror("pebs_overhead: task-clock with every sample excluded");
+        exit(1);
+    }
+    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    workload();
+    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    r->samples = ((struct perf_event_mmap_page *)map)->data_head; /* bytes: must stay 0 */
+    munmap(map, len);
+    close(fd);
+    r->cpu = cpu_s() - c0;
+    r->thread_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
+    r->irqs = local_timer_irqs(cpu) - irq0;
+    sched_setaffinity(0, sizeof all, &all);
+}
+
 static result_row run(int v)
 {
     result_row r;
-    ctxprof_pebs pb;
-    ctxprof_pebs_stats st;
-    timer_t t = 0;
-    double c0, w0;
+    double c0, t0;
     memset(&r, 0, sizeof r);
-    tlen = 0;
+    if (v == V_IRQ50K) {
+        run_irq(vperiod[v], &r);
+        return r;
+    }
     if (v == V_PEBS1K || v == V_PEBS10K || v == V_PEBS50K || v == V_KERN50K) {
+        ctxprof_pebs pb;
         ctxprof_pebs_desc d;
+        ctxprof_pebs_stats st;
         memset(&d, 0, sizeof d);
         if (v == V_KERN50K) { /* the kernel's part alone: no reader, a ring for the whole run */
             d.mode = CTXPROF_PEBS_MANUAL;
@@ -191,24 +215,34 @@ static result_row run(int v)
         d.period = 3 * vperiod[v]; /* cycles at ~3 GHz, on machines with a PMU */
         d.on_sample = sum_fn;
         c0 = cpu_s();
-        w0 = now_s(CLOCK_MONOTONIC);
+        t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
         if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK ||
             ctxprof_pebs_attach(&pb, 0, 0) != CTXPROF_OK) {
             fprintf(stderr, "pebs_overhead: %s\n", ctxprof_error_message(&pb.error));
             exit(1);
         }
         workload();
+        if (v != V_KERN50K) {
+            /* everything delivered, then the reader's own CPU clock (close joins it) */
+            clockid_t rc;
+            ctxprof_pebs_drain(&pb);
+            if (pthread_getcpuclockid(pb.impl->reader, &rc) == 0)
+                r.reader_cpu = clock_s(rc);
+        }
+        r.thread_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
         ctxprof_pebs_close(&pb);
         r.cpu = cpu_s() - c0;
-        r.wall = now_s(CLOCK_MONOTONIC) - w0;
         ctxprof_pebs_stats_get(&pb, &st);
         r.samples = st.samples;
         r.lost = st.lost > st.kernel_lost ? st.lost : st.kernel_lost;
-        level_used = pb.level;
-        snprintf(explain, sizeof explain, "%s", ctxprof_pebs_explain(&pb));
+        if (v == V_PEBS1K) {
+            level_used = pb.level;
+            snprintf(explain, sizeof explain, "%s", ctxprof_pebs_explain(&pb));
+        }
         return r;
     }
-#if defined(HAVE_ICPP_SAMPLER)
+    c0 = cpu_s();
+    t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     if (v != V_NONE) {
         ctxprof_icpp_sampler s;
         ctxprof_icpp_sampler_desc sd;
@@ -217,115 +251,133 @@ static result_row run(int v)
         sd.hz = (unsigned)(1000000000u / vperiod[v]);
         sd.wall = v == V_WALL1K || v == V_WALL10K || v == V_WALL50K;
         sd.capacity = v == V_WALL50K ? 1u << 19 : 1u << 14; /* zeroed at init: sized to the run */
-        c0 = cpu_s();
-        w0 = now_s(CLOCK_MONOTONIC);
         if (ctxprof_icpp_sampler_init(&s, &sd, &err) || ctxprof_icpp_sampler_attach(&s, &err)) {
             fprintf(stderr, "pebs_overhead: %s\n", ctxprof_error_message(&err));
             exit(1);
         }
         workload();
         ctxprof_icpp_sampler_detach(&s);
-        r.cpu = cpu_s() - c0;
-        r.wall = now_s(CLOCK_MONOTONIC) - w0;
         r.samples = ctxprof_icpp_sampler_count(&s);
         r.lost = ctxprof_icpp_sampler_dropped(&s);
         ctxprof_icpp_sampler_deinit(&s);
-        return r;
+    } else {
+        workload();
     }
-#endif
-    c0 = cpu_s();
-    w0 = now_s(CLOCK_MONOTONIC);
-    if (v == V_TIMER1K || v == V_TIMER10K)
-        t = timer_start(vperiod[v]);
-    workload();
-    if (t)
-        timer_delete(t);
+    r.thread_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
     r.cpu = cpu_s() - c0;
-    r.wall = now_s(CLOCK_MONOTONIC) - w0;
-    r.samples = v == V_NONE ? 0 : tlen;
     return r;
+}
+
+/* One VM exit and back, in ns: cpuid always exits to the hypervisor
+   (VMX and SVM); on bare metal it costs ~100 cycles. 0 off x86. */
+static double vm_exit_ns(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    double t0 = bench_now_ns();
+    int i;
+    for (i = 0; i < 2000; i++) {
+        unsigned a = 0, b, c, d;
+        __asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+    }
+    return (bench_now_ns() - t0) / 2000;
+#else
+    return 0;
+#endif
+}
+
+/* "  what   median (min-max)", values scaled by scale. */
+static void cost_line(const char *what, double *v, int n, double scale)
+{
+    double m = bench_median(v, n) * scale;
+    printf("  %-44s %7.3f (%.3f-%.3f)\n", what, m, v[0] * scale, v[n - 1] * scale);
 }
 
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 11, r, v;
     result_row *res;
-    double base_cpu[64], base_wall[64];
+    /* per-round values; bench_median sorts them: [0] and [rounds-1] are min and max */
+    double base[64], x[64], y[64], z[64], w[64], exitv[64], ratio[64], m;
     if (rounds < 3 || rounds > 64)
         rounds = 11;
     res = (result_row *)calloc((size_t)rounds * NV, sizeof *res);
     if (!res)
         return 1;
     run(V_NONE); /* warm-up */
-    for (r = 0; r < rounds; r++)
+    for (r = 0; r < rounds; r++) {
         for (v = 0; v < NV; v++) {
             int vv = (v + r) % NV; /* rotate the order between rounds */
             res[r * NV + vv] = run(vv);
         }
-    for (r = 0; r < rounds; r++) {
-        base_cpu[r] = res[r * NV + V_NONE].cpu;
-        base_wall[r] = res[r * NV + V_NONE].wall;
+        exitv[r] = vm_exit_ns();
     }
-    qsort(base_cpu, (size_t)rounds, sizeof(double), bench_cmp_double);
-    qsort(base_wall, (size_t)rounds, sizeof(double), bench_cmp_double);
+    for (r = 0; r < rounds; r++)
+        base[r] = res[r * NV + V_NONE].cpu;
     printf("sampling overhead, %d rounds (variants alternate), workload %.3f s CPU (median)\n",
-           rounds, base_cpu[rounds / 2]);
-    printf("ctxprof_pebs level: %s (%s)\n\n", ctxprof_pebs_level_name(level_used), explain);
+           rounds, bench_median(base, rounds));
+    printf("ctxprof_pebs level: %s (1 kHz run: %s)\n\n", ctxprof_pebs_level_name(level_used),
+           explain);
     printf("| sampler           | rate   | samples/run | lost | CPU ratio (min-max)     | "
-           "wall ratio |\n");
+           "ctxprof's reader, %% of the run |\n");
     printf("|-------------------|--------|-------------|------|-------------------------|"
-           "------------|\n");
+           "--------------------------------|\n");
     for (v = 0; v < NV; v++) {
-        double cr[64], wr[64];
         uint64_t smp = 0, lost = 0;
+        if (v == V_KERN50K || v == V_IRQ50K)
+            continue; /* the decomposition below */
         for (r = 0; r < rounds; r++) {
-            const result_row *x = &res[r * NV + v];
-            /* ratio to the unsampled run of the same round */
-            cr[r] = x->cpu / res[r * NV + V_NONE].cpu;
-            wr[r] = x->wall / res[r * NV + V_NONE].wall;
-            smp += x->samples;
-            lost += x->lost;
+            const result_row *q = &res[r * NV + v];
+            x[r] = q->cpu / res[r * NV + V_NONE].cpu; /* ratio to the same round's unsampled */
+            y[r] = 100 * q->reader_cpu / res[r * NV + V_NONE].cpu;
+            smp += q->samples;
+            lost += q->lost;
         }
-        qsort(cr, (size_t)rounds, sizeof(double), bench_cmp_double);
-        qsort(wr, (size_t)rounds, sizeof(double), bench_cmp_double);
-        if (v == V_NONE)
-            printf("| %-17s | %-6s | %11s | %4s | %.4f (%.4f-%.4f) | %10.4f |\n", vname[v],
-                   vrate[v], "-", "-", cr[rounds / 2], cr[0], cr[rounds - 1], wr[rounds / 2]);
-        else
-            printf("| %-17s | %-6s | %11llu | %4llu | %.4f (%.4f-%.4f) | %10.4f |\n", vname[v],
-                   vrate[v], (unsigned long long)(smp / (uint64_t)rounds), (unsigned long long)lost,
-                   cr[rounds / 2], cr[0], cr[rounds - 1], wr[rounds / 2]);
+        m = bench_median(x, rounds); /* before reading x[0]: it sorts */
+        if (v == V_NONE) {
+            printf("| %-17s | %-6s | %11s | %4s | %.4f (%.4f-%.4f) | %30s |\n", vname[v], vrate[v],
+                   "-", "-", m, x[0], x[rounds - 1], "-");
+            continue;
+        }
+        printf("| %-17s | %-6s | %11llu | %4llu | %.4f (%.4f-%.4f) | ", vname[v], vrate[v],
+               (unsigned long long)(smp / (uint64_t)rounds), (unsigned long long)lost, m, x[0],
+               x[rounds - 1]);
+        if (v == V_PEBS1K || v == V_PEBS10K || v == V_PEBS50K) {
+            m = bench_median(y, rounds);
+            printf("%8.4f%% (%.4f-%.4f) |\n", m, y[0], y[rounds - 1]);
+        } else {
+            printf("%30s |\n", "- (no reader)");
+        }
     }
-    /* cost per sample from the 50 kHz runs: (CPU - unsampled CPU) / samples,
-       paired per round; the overhead at rate f is then f times that. The
-       run without a reader gives the kernel's (and hypervisor's) part. */
+    /* per sample at 50 kHz, each part paired with the unsampled run of its
+       round; the interrupt-only run counts one expiry per period of the
+       thread's CPU time (checked against the sampled runs: samples/expiries) */
     {
-        double c[64], k[64], cm, km;
+        double expiries[64];
+        printf("\ncost of one sample at 50 kHz (us; median, min-max over %d rounds):\n", rounds);
         for (r = 0; r < rounds; r++) {
-            const result_row *x = &res[r * NV + V_PEBS50K], *y = &res[r * NV + V_KERN50K];
-            c[r] = x->samples ? (x->cpu - res[r * NV + V_NONE].cpu) / (double)x->samples : 0;
-            k[r] = y->samples ? (y->cpu - res[r * NV + V_NONE].cpu) / (double)y->samples : 0;
+            const result_row *n0 = &res[r * NV + V_NONE], *p = &res[r * NV + V_PEBS50K];
+            const result_row *k = &res[r * NV + V_KERN50K], *q = &res[r * NV + V_IRQ50K];
+            x[r] = (p->cpu - n0->cpu) / (double)p->samples * 1e6;
+            y[r] = p->reader_cpu / (double)p->samples * 1e6;
+            z[r] = (k->cpu - n0->cpu) / (double)k->samples * 1e6;
+            expiries[r] = q->thread_cpu / (double)vperiod[V_IRQ50K] * 1e9;
+            w[r] = (q->cpu - n0->cpu) / expiries[r] * 1e6;
+            ratio[r] = (double)p->samples / (p->thread_cpu / (double)vperiod[V_PEBS50K] * 1e9);
+            base[r] = (double)q->irqs / expiries[r];
         }
-        qsort(c, (size_t)rounds, sizeof(double), bench_cmp_double);
-        qsort(k, (size_t)rounds, sizeof(double), bench_cmp_double);
-        cm = c[rounds / 2];
-        km = k[rounds / 2];
-        printf("\ncost per sample (50 kHz runs, median, min-max):\n");
-        printf("  ctxprof_pebs, everything       %6.2f us (%.2f-%.2f): %.3f%% at 1 kHz, "
-               "%.2f%% at 10 kHz\n",
-               cm * 1e6, c[0] * 1e6, c[rounds - 1] * 1e6, cm * 1e3 * 100, cm * 1e4 * 100);
-        printf("  kernel part (event, no reader) %6.2f us (%.2f-%.2f)\n", km * 1e6, k[0] * 1e6,
-               k[rounds - 1] * 1e6);
-        printf("  ctxprof's part (difference)    %6.2f us\n", (cm - km) * 1e6);
-#if defined(HAVE_ICPP_SAMPLER)
+        cost_line("ctxprof_pebs, all of it (process CPU)", x, rounds, 1);
+        cost_line("of which ctxprof's reader thread", y, rounds, 1);
+        cost_line("the event and ring without ctxprof (kernel)", z, rounds, 1);
+        cost_line("the timer interrupt alone, nothing written", w, rounds, 1);
+        cost_line("one VM exit and entry (cpuid)", exitv, rounds, 1e-3);
         for (r = 0; r < rounds; r++) {
-            const result_row *x = &res[r * NV + V_WALL50K];
-            c[r] = x->samples ? (x->cpu - res[r * NV + V_NONE].cpu) / (double)x->samples : 0;
+            const result_row *wr = &res[r * NV + V_WALL50K];
+            x[r] = (wr->cpu - res[r * NV + V_NONE].cpu) / (double)wr->samples * 1e6;
         }
-        qsort(c, (size_t)rounds, sizeof(double), bench_cmp_double);
-        printf("  ICPP timer (wall), a signal per sample %6.2f us (%.2f-%.2f)\n",
-               c[rounds / 2] * 1e6, c[0] * 1e6, c[rounds - 1] * 1e6);
-#endif
+        cost_line("ICPP timer (wall), a signal per sample", x, rounds, 1);
+        printf("  (samples per period of thread CPU time in the 50 kHz runs: %.3f;\n"
+               "   local timer interrupts per period in the interrupt-only runs: %.3f)\n",
+               bench_median(ratio, rounds), bench_median(base, rounds));
     }
     free(res);
     return 0;

@@ -1,14 +1,21 @@
-/* Workload of the perf cross-check (test pebs_perf_crosscheck): a leaf
-   function `pebs_wl_hot` in its own section, reached through recursion
-   depths 0, 5, 10 and 15 of a function with a fixed-size frame, so the
-   stack pointer inside the leaf takes four values spaced by five frames.
+/* Workload of the perf cross-check (test pebs_perf_crosscheck): two leaf
+   functions in their own sections, `pebs_wl_hot` reached through recursion
+   depths 0, 5, 10 and 15 of a function with a fixed-size frame, and
+   `pebs_wl_hot2` through depths 2 and 9 of another one, so the stack
+   pointer inside each leaf takes one value per depth.
 
      pebs_workload perf     just runs (under `perf record --user-regs=sp,ip`)
      pebs_workload self     samples itself with ctxprof_pebs (software level,
-                            100 us) and prints "sp 0x..." per leaf sample
+                            100 us) and prints "sp FUNC 0x..." per leaf sample
      pebs_workload train MAP          trains ICPP's path map of the paths part
      pebs_workload paths MAP WALK     samples the paths part through the
                             sample -> CID -> path pipeline; prints key=value
+     pebs_workload count [MAP]        counts, with malloc and syscall()
+                            interposed, the allocations made while samples
+                            are drained (reader thread with three threads,
+                            explicit drains, signals; through the paths
+                            pipeline when MAP is given) and the
+                            perf_event_open calls of probing and attaching
 
    The paths part: a leaf reached through two recursions whose frames have
    the same size (wl_a, wl_b), so each depth gives two paths with one CID;
@@ -21,11 +28,18 @@
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof_pebs.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 extern const char __start_pebs_wl_sec[], __stop_pebs_wl_sec[];
+extern const char __start_pebs_wl_sec2[], __stop_pebs_wl_sec2[];
 static volatile unsigned long pebs_wl_sink;
 
 __attribute__((noinline, section("pebs_wl_sec"))) void pebs_wl_hot(long n);
@@ -34,6 +48,14 @@ void pebs_wl_hot(long n)
     long i;
     for (i = 0; i < n; i++)
         pebs_wl_sink += (unsigned long)i;
+}
+
+__attribute__((noinline, section("pebs_wl_sec2"))) void pebs_wl_hot2(long n);
+void pebs_wl_hot2(long n)
+{
+    long i;
+    for (i = 0; i < n; i++)
+        pebs_wl_sink ^= (unsigned long)i;
 }
 
 __attribute__((noinline)) void pebs_wl_rec(int d, long n);
@@ -48,12 +70,110 @@ void pebs_wl_rec(int d, long n)
     pad[1] = 0; /* keeps the frame and the call non-tail */
 }
 
+__attribute__((noinline)) void pebs_wl_rec2(int d, long n);
+void pebs_wl_rec2(int d, long n)
+{
+    volatile char pad[120];
+    pad[0] = (char)d;
+    if (d == 0)
+        pebs_wl_hot2(n);
+    else
+        pebs_wl_rec2(d - 1, n);
+    pad[1] = 0;
+}
+
 static void pebs_wl_run(void)
 {
-    static const int depths[] = {0, 5, 10, 15};
+    static const int depths[] = {0, 5, 10, 15}, depths2[] = {2, 9};
     int k;
     for (k = 0; k < 4; k++)
-        pebs_wl_rec(depths[k], 30000000);
+        pebs_wl_rec(depths[k], 15000000);
+    for (k = 0; k < 2; k++)
+        pebs_wl_rec2(depths2[k], 20000000);
+}
+
+/* ---- the count mode: allocations and perf_event_open calls ----
+
+   malloc and friends, and syscall(), are defined here: glibc lets a
+   program replace its allocator (every allocation, libc's own included,
+   comes here), and ctxprof_pebs.h calls syscall() from this translation
+   unit. Allocations are counted while wl_counting is set. */
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+extern void __libc_free(void *p);
+int wl_counting;
+unsigned long wl_allocs, wl_opens;
+
+static void wl_count_alloc(void)
+{
+    if (__atomic_load_n(&wl_counting, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&wl_allocs, 1ul, __ATOMIC_RELAXED);
+}
+void *malloc(size_t n)
+{
+    wl_count_alloc();
+    return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t size)
+{
+    wl_count_alloc();
+    return __libc_calloc(n, size);
+}
+void *realloc(void *p, size_t n)
+{
+    wl_count_alloc();
+    return __libc_realloc(p, n);
+}
+void *memalign(size_t align, size_t n)
+{
+    wl_count_alloc();
+    return __libc_memalign(align, n);
+}
+void *aligned_alloc(size_t align, size_t n)
+{
+    wl_count_alloc();
+    return __libc_memalign(align, n);
+}
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    void *p;
+    wl_count_alloc();
+    p = __libc_memalign(align, n);
+    if (!p)
+        return 12; /* ENOMEM */
+    *out = p;
+    return 0;
+}
+void free(void *p)
+{
+    __libc_free(p);
+}
+
+long syscall(long n, ...)
+{
+    typedef long (*sys_fn)(long, ...);
+    static sys_fn real;
+    long a[6];
+    va_list ap;
+    int k;
+    va_start(ap, n);
+    for (k = 0; k < 6; k++)
+        a[k] = va_arg(ap, long);
+    va_end(ap);
+    if (!real) {
+        void *sym = dlsym(RTLD_NEXT, "syscall");
+        memcpy(&real, &sym, sizeof real);
+    }
+    if (n == SYS_perf_event_open)
+        __atomic_fetch_add(&wl_opens, 1ul, __ATOMIC_RELAXED);
+    return real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+static unsigned long wl_load(unsigned long *v)
+{
+    return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
@@ -210,6 +330,198 @@ static int wl_paths_end(void)
 }
 #endif
 
+/* ---- the count mode ---- */
+
+static ctxprof_pebs_sample wl_arr[1 << 14];
+static unsigned long wl_seen;
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+static ctxprof_pebs_paths *wl_cpp; /* the paths pipeline, when a map is given */
+#endif
+
+static void wl_count_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    (void)user;
+    wl_seen++; /* sinks are serialized (reader, drain) or on one thread (signals) */
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+    if (wl_cpp)
+        ctxprof_pebs_paths_sample(wl_cpp, s);
+#endif
+}
+
+typedef struct wl_thr {
+    ctxprof_pebs *pb;
+    pthread_barrier_t *bar;
+    int rc;
+} wl_thr;
+
+static void *wl_thr_main(void *arg)
+{
+    wl_thr *t = (wl_thr *)arg;
+    t->rc = ctxprof_pebs_attach(t->pb, 0, 0);
+    pthread_barrier_wait(t->bar); /* attached */
+    pthread_barrier_wait(t->bar); /* counting */
+    pebs_wl_hot(20000000);
+    return NULL; /* the exit: the reader's final drain of this ring (POLLHUP) */
+}
+
+static void wl_count_begin(void)
+{
+    wl_seen = 0;
+    __atomic_store_n(&wl_allocs, 0ul, __ATOMIC_RELAXED);
+    __atomic_store_n(&wl_counting, 1, __ATOMIC_SEQ_CST);
+}
+
+static void wl_count_end(const char *phase, ctxprof_pebs *pb)
+{
+    ctxprof_pebs_stats st;
+    __atomic_store_n(&wl_counting, 0, __ATOMIC_SEQ_CST);
+    ctxprof_pebs_stats_get(pb, &st);
+    printf("%s_allocs=%lu\n%s_samples=%lu\n%s_lost=%llu\n", phase, wl_load(&wl_allocs), phase,
+           wl_seen, phase, (unsigned long long)st.lost);
+}
+
+/* Opens a sampler in mode; *opens gets the perf_event_open calls it made. */
+static int wl_count_open(ctxprof_pebs *pb, int mode, int paths, unsigned long *opens)
+{
+    ctxprof_pebs_desc d;
+    unsigned long o = wl_load(&wl_opens);
+    memset(&d, 0, sizeof d);
+    d.mode = mode;
+    d.period_ns = 100000;
+    d.period = 300000;
+    d.on_sample = wl_count_fn;
+    d.samples = wl_arr;
+    d.samples_cap = sizeof wl_arr / sizeof wl_arr[0];
+    if (paths) {
+        d.flags = CTXPROF_PEBS_CALLCHAIN;
+        d.stack_bytes = 1024;
+    }
+    if (ctxprof_pebs_open(pb, &d) != CTXPROF_OK) {
+        fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&pb->error));
+        return 1;
+    }
+    *opens = wl_load(&wl_opens) - o;
+    return 0;
+}
+
+/* The reader-thread phase runs around main's call of wl_run (the heights
+   of training need main's frame): four threads attached (main and three
+   that exit while counted, their rings drained at POLLHUP). */
+static ctxprof_pebs wl_cpb;
+static pthread_barrier_t wl_bar;
+static pthread_t wl_th[3];
+static wl_thr wl_t[3];
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+static ctxprof_pebs_paths wl_cpp_store;
+#endif
+
+static int wl_count_reader_begin(const char *mapfile)
+{
+    unsigned long probe, o;
+    int k;
+    /* a positive control: the counting sees libc's own allocations */
+    wl_count_begin();
+    fclose(fopen("/dev/null", "r"));
+    __atomic_store_n(&wl_counting, 0, __ATOMIC_SEQ_CST);
+    printf("control_allocs=%lu\n", wl_load(&wl_allocs));
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+    if (mapfile) {
+        ctxprof_pebs_paths_desc pd;
+        ctxprof_error err;
+        if (ctxprof_icpp_map_load(&wl_m, mapfile, &err) || ctxprof_symtab_init(&wl_st, &err) ||
+            ctxprof_icpp_map_bind(&wl_m, &wl_st, &err)) {
+            fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&err));
+            return 1;
+        }
+        memset(&pd, 0, sizeof pd);
+        pd.map = &wl_m;
+        pd.max_walk = CTXPROF_ICPP_FRAMES;
+        if (ctxprof_pebs_paths_init(&wl_cpp_store, &pd, &err))
+            return 1;
+        wl_cpp = &wl_cpp_store;
+    }
+#endif
+    if (wl_count_open(&wl_cpb, CTXPROF_PEBS_READER, mapfile != NULL, &probe))
+        return 1;
+    printf("level=%s\nprobe_opens=%lu\n", ctxprof_pebs_level_name(wl_cpb.level), probe);
+    o = wl_load(&wl_opens);
+    if (ctxprof_pebs_attach(&wl_cpb, 0, 0) != CTXPROF_OK)
+        return 1;
+    pthread_barrier_init(&wl_bar, NULL, 4);
+    for (k = 0; k < 3; k++) {
+        wl_t[k].pb = &wl_cpb;
+        wl_t[k].bar = &wl_bar;
+        if (pthread_create(&wl_th[k], NULL, wl_thr_main, &wl_t[k]) != 0)
+            return 1;
+    }
+    pthread_barrier_wait(&wl_bar);
+    printf("reader_attach_opens=%lu\n", wl_load(&wl_opens) - o);
+    wl_count_begin();
+    pthread_barrier_wait(&wl_bar);
+    return 0;
+}
+
+static int wl_count_rest(void)
+{
+    ctxprof_pebs *pb = &wl_cpb;
+    ctxprof_pebs_stats st;
+    unsigned long probe, o;
+    struct timespec ms = {0, 1000000};
+    int k, waited;
+    pebs_wl_hot(10000000);
+    ctxprof_pebs_drain(pb);
+    for (waited = 0; waited < 10000; waited++) { /* the exits reach the reader */
+        ctxprof_pebs_stats_get(pb, &st);
+        if (st.threads_exited == 3)
+            break;
+        nanosleep(&ms, NULL);
+    }
+    ctxprof_pebs_drain(pb);
+    wl_count_end("reader", pb);
+    printf("reader_exited=%llu\n", (unsigned long long)st.threads_exited);
+    for (k = 0; k < 3; k++)
+        pthread_join(wl_th[k], NULL);
+    ctxprof_pebs_close(pb);
+    pthread_barrier_destroy(&wl_bar);
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+    if (wl_cpp) {
+        const ctxprof_pebs_paths_stats *p = &wl_cpp->st;
+        printf("paths_samples=%llu\npaths_resolved=%llu\npaths_walked=%llu\n",
+               (unsigned long long)p->samples,
+               (unsigned long long)(p->precise + p->ambiguous + p->missing),
+               (unsigned long long)p->walked);
+        wl_cpp = NULL;
+        ctxprof_pebs_paths_deinit(&wl_cpp_store);
+        ctxprof_icpp_map_deinit(&wl_m);
+        ctxprof_symtab_deinit(&wl_st);
+    }
+#endif
+    /* explicit drains on this thread */
+    if (wl_count_open(pb, CTXPROF_PEBS_MANUAL, 0, &probe))
+        return 1;
+    o = wl_load(&wl_opens);
+    if (ctxprof_pebs_attach(pb, 0, 0) != CTXPROF_OK)
+        return 1;
+    printf("manual_attach_opens=%lu\n", wl_load(&wl_opens) - o);
+    wl_count_begin();
+    for (k = 0; k < 20; k++) {
+        pebs_wl_hot(1000000);
+        ctxprof_pebs_drain(pb);
+    }
+    wl_count_end("manual", pb);
+    ctxprof_pebs_close(pb);
+    /* signals: the handler drains on the sampled thread */
+    if (wl_count_open(pb, CTXPROF_PEBS_SIGNAL, 0, &probe))
+        return 1;
+    if (ctxprof_pebs_attach(pb, 0, 0) != CTXPROF_OK)
+        return 1;
+    wl_count_begin();
+    pebs_wl_hot(20000000);
+    wl_count_end("signal", pb);
+    ctxprof_pebs_close(pb);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static ctxprof_pebs_sample samples[1 << 16];
@@ -220,6 +532,15 @@ int main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "perf") == 0) {
         pebs_wl_run();
         return 0;
+    }
+    if (strcmp(argv[1], "count") == 0) {
+        if (wl_count_reader_begin(argc > 2 ? argv[2] : NULL))
+            return 1;
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+        if (argc > 2)
+            wl_run(3000000); /* from main's frame: trained heights, resolved and walked */
+#endif
+        return wl_count_rest();
     }
     if (strcmp(argv[1], "train") == 0 || strcmp(argv[1], "paths") == 0) {
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
@@ -248,8 +569,11 @@ int main(int argc, char **argv)
     pebs_wl_run();
     ctxprof_pebs_close(&pb);
     s = ctxprof_pebs_samples(&pb, &n);
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         if (s[i].ip >= (uintptr_t)__start_pebs_wl_sec && s[i].ip < (uintptr_t)__stop_pebs_wl_sec)
-            printf("sp 0x%llx\n", (unsigned long long)s[i].sp);
+            printf("sp pebs_wl_hot 0x%llx\n", (unsigned long long)s[i].sp);
+        if (s[i].ip >= (uintptr_t)__start_pebs_wl_sec2 && s[i].ip < (uintptr_t)__stop_pebs_wl_sec2)
+            printf("sp pebs_wl_hot2 0x%llx\n", (unsigned long long)s[i].sp);
+    }
     return 0;
 }

@@ -182,7 +182,7 @@ static void gen_vcg_errors(void)
     }
 }
 
-static char gen_log_text[400];
+static char gen_log_text[2000];
 static void gen_test_log(void *user, int level, const char *msg)
 {
     (void)user;
@@ -298,6 +298,9 @@ static void gen_names_and_roots(void)
     CHECK_STR(g.nodes[g.roots[1]].name, "thread_fn");
     CHECK(g.nodes[pcce_node(&g, "cb1")].flags & CTXPROF_GRAPH_NODE_ROOT);
     CHECK_CONTAINS(gen_log_text, "3 functions are not reachable from the root 'main'");
+    /* each entry point with its place in the input: the func line, or the
+       first call edge */
+    CHECK_CONTAINS(gen_log_text, "2 extra entry points (thread_fn at n.txt:6, cb1 at n.txt:8)");
     {
         ctxprof_enc_check_result r;
         pcce_check_all(&g, 160, 20, 1, &r); /* walks also start at the extra roots */
@@ -321,6 +324,56 @@ static void gen_names_and_roots(void)
         CHECK_CONTAINS(err.detail, "same name u__v__w__0");
         CHECK(hdr == NULL);
         ctxprof_graph_deinit(&g);
+    }
+}
+
+/* A graph whose acyclic contexts overflow a 64-bit id: layers of two
+   functions each calling both of the next layer, so layer i has 2^i
+   contexts. With 66 layers a65 has 2^65: the generator names it, where it
+   is, the bits its ids need and that Valence's id has no such limit (its
+   levels: one edge-code bit per layer, 65). 64 layers fit: no warning. */
+static void gen_overflow_warning(void)
+{
+    unsigned layers;
+    for (layers = 64; layers <= 66; layers += 2) {
+        char *text = (char *)malloc(65536), *hdr = NULL;
+        size_t used = 0, len;
+        unsigned i, x, y;
+        ctxprof_graph g;
+        ctxprof_graph_desc desc;
+        ctxprof_enc_emit_desc ed;
+        ctxprof_error err;
+        REQUIRE(text != NULL);
+        used += (size_t)snprintf(text, 65536, "ctxprof-callgraph 1\nroot main\n");
+        for (i = 0; i < layers; i++)
+            for (x = 0; x < 2; x++)
+                for (y = 0; y < 2; y++)
+                    if (i == 0 && x == 0)
+                        used +=
+                            (size_t)snprintf(text + used, 65536 - used, "call main %c0\n", 'a' + y);
+                    else if (i > 0)
+                        used += (size_t)snprintf(text + used, 65536 - used, "call %c%u %c%u\n",
+                                                 'a' + x, i - 1, 'a' + y, i);
+        memset(&desc, 0, sizeof desc);
+        desc.log = gen_test_log;
+        gen_log_text[0] = '\0';
+        ctxprof_graph_init(&g, &desc);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, text, used, "ovf.txt"), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+        memset(&ed, 0, sizeof ed);
+        ed.default_scheme = CTXPROF_ENC_PCCE;
+        REQUIRE_EQ(ctxprof_enc_emit(&g, &ed, &hdr, &len, &err), CTXPROF_OK);
+        if (layers == 64) {
+            CHECK_STR(gen_log_text, "");
+        } else {
+            /* a65's first call edge, "call a64 a65", is on line 4 * 65 + 1 */
+            CHECK_CONTAINS(gen_log_text, "pcce: 'a65' at ovf.txt:261 has too many acyclic "
+                                         "contexts for a 64-bit id (ids of 65 bits;");
+            CHECK_CONTAINS(gen_log_text, "Valence's multi-word id has no such limit: 65 bits");
+        }
+        ctxprof_graph_free_buffer(hdr, NULL);
+        ctxprof_graph_deinit(&g);
+        free(text);
     }
 }
 
@@ -546,6 +599,15 @@ static void gen_cli(void)
     CHECK_CONTAINS(out, "\nvalence_bits=");
     CHECK_CONTAINS(out, "\nhcce_bits=");
     free(out);
+    /* Figure 1/2 of the Valence paper: I has 8 contexts (PCCE ids 0-7: 3
+       bits) and Valence level 4 ("Valence uses four bits ... at node I");
+       the graph is acyclic, so HCCE is PCCE */
+    CHECK_EQ(ctxprof_test_sh("%s stats tests/data/fig1.txt > %s/stats1.out", tool, d), 0);
+    snprintf(path, sizeof path, "%s/stats1.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(out, "nodes=10\nedges=14\nsccs=10\ncomplex_sccs=0\ncyclic_edges=0\n"
+                        "pcce_bits=3\nvalence_bits=4\nhcce_bits=3\n");
+    free(out);
     CHECK_EQ(ctxprof_test_sh("%s check tests/data/fig3.txt --walks 40 --seed 3 --depth 30 > "
                              "%s/check.out",
                              tool, d),
@@ -623,6 +685,132 @@ static void gen_cli(void)
              0);
 }
 
+/* The value of key in key=value output, or -1. */
+static double gen_key(const char *out, const char *key)
+{
+    char k[64];
+    const char *p;
+    size_t n = (size_t)snprintf(k, sizeof k, "\n%s=", key);
+    if (strncmp(out, k + 1, n - 1) == 0)
+        return strtod(out + n - 1, NULL);
+    p = strstr(out, k);
+    return p ? strtod(p + n, NULL) : -1;
+}
+
+/* The issue's goal, shown the way a user would check it: `ctxprof-gen
+   check` on several call graphs decodes every step in every scheme, and
+   AUTO's encoding is never longer than the best of PCCE, Valence and HCCE,
+   on average and at its longest. */
+static void gen_check_auto(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    static const char *const schemes[3] = {"pcce", "valence", "hcce"};
+    char path[600], cmd[900], *out = NULL;
+    const char *graphs[6];
+    size_t len, k;
+    ctxprof_error err;
+    FILE *f;
+    int i;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    /* an interpreter (eval <-> 200 operators), a ring entered anywhere */
+    snprintf(path, sizeof path, "%s/interp.txt", d);
+    f = fopen(path, "w");
+    REQUIRE(f);
+    fprintf(f, "ctxprof-callgraph 1\nroot main\ncall main eval\ncall main parse\n"
+               "call parse parse\n");
+    for (i = 0; i < 200; i++)
+        fprintf(f, "call eval op%d\ncall op%d eval\ncall op%d gc\n", i, i, i);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/ring.txt", d);
+    f = fopen(path, "w");
+    REQUIRE(f);
+    fprintf(f, "ctxprof-callgraph 1\nroot main\n");
+    for (i = 0; i < 40; i++)
+        fprintf(f, "call r%d r%d\ncall main r%d\n", i, (i + 1) % 40, i);
+    fclose(f);
+    graphs[0] = "tests/data/fig3.txt";
+    graphs[1] = "tests/data/fig1.txt";
+    graphs[2] = "examples/encoders/expr.callgraph";
+    graphs[3] = "bench/enc_cost.callgraph";
+    graphs[4] = "interp.txt";
+    graphs[5] = "ring.txt";
+    for (k = 0; k < 6; k++) {
+        double steps, best = 1e30, best_max = 1e30, a, amax;
+        int s;
+        snprintf(cmd, sizeof cmd, "%s%s%s", k >= 4 ? d : "", k >= 4 ? "/" : "", graphs[k]);
+        REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks 300 --depth 64 --seed %zu > %s/chk.out",
+                                   tool, cmd, k, d),
+                   0);
+        snprintf(path, sizeof path, "%s/chk.out", d);
+        REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+        steps = gen_key(out, "steps");
+        CHECK(steps > 1000);
+        for (s = 0; s < 3; s++) {
+            char key[40];
+            snprintf(key, sizeof key, "decoded_%s", schemes[s]);
+            CHECK_EQ(gen_key(out, key), steps);
+            snprintf(key, sizeof key, "avg_words_%s", schemes[s]);
+            if (gen_key(out, key) < best)
+                best = gen_key(out, key);
+            snprintf(key, sizeof key, "max_words_%s", schemes[s]);
+            if (gen_key(out, key) < best_max)
+                best_max = gen_key(out, key);
+        }
+        CHECK_EQ(gen_key(out, "decoded_auto"), steps);
+        a = gen_key(out, "avg_words_auto");
+        amax = gen_key(out, "max_words_auto");
+        CHECK(a >= 1 && a <= best);
+        CHECK(amax >= 1 && amax <= best_max);
+        if (a > best || amax > best_max)
+            fprintf(stderr, "  %s: auto %.3f (max %.0f), best of the others %.3f (max %.0f)\n",
+                    graphs[k], a, amax, best, best_max);
+        free(out);
+    }
+}
+
+/* examples/encoders: the parser prints the context of a '?' as the
+   grammar says it was reached (the second term of a sum is parse_expr's
+   "next" site #1, the second factor of a product parse_term's #1), its
+   unit test passes, and the demo script runs as `make demo` runs it. */
+static void gen_example_encoders(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *ex = "build/examples/encoders";
+    char path[600], *out = NULL;
+    size_t len;
+    ctxprof_error err;
+    if (access("build/examples/encoders/expr", X_OK) != 0)
+        SKIP("examples not built (make builds them)");
+    REQUIRE_EQ(ctxprof_test_sh("%s/expr '(7?)' '1+2*3?' > %s/expr.out", ex, d), 0);
+    snprintf(path, sizeof path, "%s/expr.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(out, "    main -> run -> parse_expr -> parse_term -> parse_factor -> parse_expr "
+                        "-> parse_term -> parse_factor -> parse_number -> where_am_i\n  = 7\n");
+    CHECK_CONTAINS(out, "    main -> run -> parse_expr -> parse_term#1 -> parse_factor#1 -> "
+                        "parse_number -> where_am_i\n  = 7\n");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("%s/expr '1+' > /dev/null 2>&1", ex), 1);
+    CHECK_EQ(ctxprof_test_sh("%s/unit_test | tail -n 1 | grep -qx 'unit test passed'", ex), 0);
+    CHECK_EQ(ctxprof_test_sh("sh examples/encoders/demo.sh > %s/demo.out 2>&1", d), 0);
+    snprintf(path, sizeof path, "%s/demo.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    {
+        unsigned long steps = 0, dec[4] = {0, 0, 0, 0};
+        const char *p = strstr(out, " steps; decoded to the true path: ");
+        REQUIRE(p != NULL);
+        while (p > out && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        CHECK_EQ(sscanf(p,
+                        "%lu steps; decoded to the true path: pcce %lu, valence %lu, hcce %lu, "
+                        "auto %lu",
+                        &steps, &dec[0], &dec[1], &dec[2], &dec[3]),
+                 5);
+        CHECK(steps > 0);
+        CHECK(dec[0] == steps && dec[1] == steps && dec[2] == steps && dec[3] == steps);
+    }
+    free(out);
+}
+
 /* A synthetic graph the size of gcc's (19,011 functions, 131,388 edges,
    459 complex SCCs): statistics, the header, and random walks decode. */
 static void gen_gcc_sized(void)
@@ -662,9 +850,12 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_vcg_errors", gen_vcg_errors},
     {"gen_gcc_ci", gen_gcc_ci},
     {"gen_names_and_roots", gen_names_and_roots},
+    {"gen_overflow_warning", gen_overflow_warning},
     {"gen_golden", gen_golden},
     {"gen_header_compiles", gen_header_compiles},
     {"gen_call_site_floor", gen_call_site_floor},
     {"gen_cli", gen_cli},
+    {"gen_check_auto", gen_check_auto},
+    {"gen_example_encoders", gen_example_encoders},
     {"gen_gcc_sized", gen_gcc_sized},
     {0, 0}};

@@ -111,8 +111,8 @@ static void pcc_site_ids(void)
 }
 
 /* Two builds from different directories (different __FILE__ paths), each
-   run as its own PIE process under ASLR, print the same ids; a different
-   seed gives different ids. */
+   run as its own PIE process under ASLR, print the same ids, and so does a
+   build by the other compiler; a different seed gives different ids. */
 static void pcc_site_ids_across_builds(void)
 {
     const char *d = ctxprof_test_tmpdir();
@@ -159,41 +159,164 @@ static void pcc_site_ids_across_builds(void)
     CHECK_EQ(ids[2][0], ctxprof_pcc_site_id("pcc_ids.c", 9, 0, 42));
     /* the processes really were loaded at different addresses */
     CHECK(strcmp(addr[0], addr[1]) != 0);
+    {
+        /* the other compiler (gcc <-> clang) computes the same ids */
+        const char *other = strstr(CTXPROF_TEST_CC, "clang") ? "gcc" : "clang";
+        unsigned long long o[3];
+        if (ctxprof_test_sh("cd %s/b2 && %s -O2 -I%s pcc_ids.c -o p4 2>/dev/null", d, other,
+                            root) != 0) {
+            fprintf(stderr, "  (no %s: cross-compiler ids not compared)\n", other);
+            return;
+        }
+        REQUIRE_EQ(ctxprof_test_sh("%s/b2/p4 > %s", d, out3), 0);
+        f = fopen(out3, "r");
+        REQUIRE(f);
+        REQUIRE_EQ(fscanf(f, "%llu %llu %llu", &o[0], &o[1], &o[2]), 3);
+        fclose(f);
+        CHECK_EQ(o[0], ids[0][0]);
+        CHECK_EQ(o[1], ids[0][1]);
+        CHECK_EQ(o[2], ids[0][2]);
+    }
 }
 
-/* At -O2 a call-site id is one immediate: no hashing at run time. */
+/* At -O1 and -O2 a call-site id is one immediate: no hashing at run time. */
 static void pcc_site_folds(void)
 {
     const char *d = ctxprof_test_tmpdir();
+    static const char *const opts[2] = {"-O1", "-O2"};
     char path[512], line[256], imm[64];
-    FILE *f;
-    int in_fn = 0, insns = 0, found = 0;
-    REQUIRE_EQ(ctxprof_test_sh("printf '#include \"ctxprof.h\"\\nctxprof_ctx site(void);\\n"
-                               "ctxprof_ctx site(void) { return CTXPROF_PCC_SITE(); }\\n' > %s/fold.c"
-                               " && %s -O2 -S -fno-asynchronous-unwind-tables -I. %s/fold.c -o %s/fold.s",
-                               d, CTXPROF_TEST_CC, d, d),
-               0);
-    snprintf(path, sizeof path, "%s/fold.s", d);
+    int k;
+    REQUIRE_EQ(
+        ctxprof_test_sh("printf '#include \"ctxprof.h\"\\nctxprof_ctx site(void);\\n"
+                        "ctxprof_ctx site(void) { return CTXPROF_PCC_SITE(); }\\n' > %s/fold.c",
+                        d),
+        0);
     snprintf(imm, sizeof imm, "$%lld",
              (long long)(int64_t)ctxprof_pcc_site_id("fold.c", 3, 0, CTXPROF_SITE_SEED));
-    f = fopen(path, "r");
-    REQUIRE(f);
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "site:", 5) == 0) {
-            in_fn = 1;
-            continue;
+    for (k = 0; k < 2; k++) {
+        FILE *f;
+        int in_fn = 0, insns = 0, found = 0;
+        REQUIRE_EQ(ctxprof_test_sh("%s %s -S -fno-asynchronous-unwind-tables -I. %s/fold.c -o "
+                                   "%s/fold.s",
+                                   CTXPROF_TEST_CC, opts[k], d, d),
+                   0);
+        snprintf(path, sizeof path, "%s/fold.s", d);
+        f = fopen(path, "r");
+        REQUIRE(f);
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "site:", 5) == 0) {
+                in_fn = 1;
+                continue;
+            }
+            if (!in_fn || line[0] != '\t' || line[1] == '.')
+                continue;
+            insns++;
+            if (strstr(line, imm))
+                found = 1;
+            if (strstr(line, "ret"))
+                break;
         }
-        if (!in_fn || line[0] != '\t' || line[1] == '.')
-            continue;
-        insns++;
-        if (strstr(line, imm))
-            found = 1;
-        if (strstr(line, "ret"))
-            break;
+        fclose(f);
+        CHECK_EQ(insns, 2); /* movabs $imm, %rax; ret */
+        CHECK(found);
     }
-    fclose(f);
-    CHECK_EQ(insns, 2); /* movabs $imm, %rax; ret */
-    CHECK(found);
+}
+
+/* Instructions of function fn in an assembly listing (directives, labels
+   and comments excluded), and how many of them mention `needle`. */
+static int pcc_asm_count(const char *as, const char *fn, const char *needle, int *hits)
+{
+    char head[64];
+    const char *p;
+    int n = 0;
+    snprintf(head, sizeof head, "\n%s:", fn);
+    p = strstr(as, head);
+    *hits = 0;
+    if (!p)
+        return -1;
+    for (p = strchr(p + 1, '\n'); p && p[1];) {
+        const char *line = p + 1, *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        char buf[256];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), line);
+        if (buf[0] != '\t' && buf[0] != ' ' && buf[0] != '#' && strchr(buf, ':'))
+            break; /* the next label: the function ended */
+        if (buf[0] == '\t' && buf[1] != '.' && buf[1] != '#') {
+            n++;
+            if (needle && strstr(buf, needle))
+                (*hits)++;
+        }
+        p = eol;
+    }
+    return n;
+}
+
+/* The issue's floor, in the compiler's own output at -O2: an annotated
+   call site adds the load of V, 3V + cs (gcc: one lea when cs fits a
+   32-bit displacement; a 64-bit cs needs movabs + add), the store and the
+   restore; the local copy lives in a callee-saved register whose push and
+   pop replace the plain function's stack adjustment. No hashing, no call.
+   -fPIC code uses initial-exec TLS (the address costs up to five more
+   instructions per function: its load and a second saved register); code
+   for an executable uses local-exec. */
+static void pcc_call_site_floor(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    int clang = strstr(CTXPROF_TEST_CC, "clang") != NULL, bits;
+    char cwd[512], path[600], *as = NULL;
+    size_t len;
+    ctxprof_error err;
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/floor.c", d);
+    {
+        FILE *f = fopen(path, "w");
+        REQUIRE(f);
+        fputs("#include \"ctxprof.h\"\nint g(int);\nint plain(int x);\nint one(int x);\n"
+              "int plain(int x) { return g(x) + 1; }\n"
+              "int one(int x)\n{\n    int r;\n    CTXPROF_PCC_FUNC();\n"
+              "    CTXPROF_PCC_CALL(CTXPROF_PCC_SITE(), r = g(x));\n    return r + 1;\n}\n",
+              f);
+        fclose(f);
+    }
+    for (bits = 32; bits <= 64; bits += 32) {
+        int pic, np, n1, tls, mul, shr, calls;
+        for (pic = 0; pic < 2; pic++) {
+            REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -std=gnu11 -O2 %s -S "
+                                       "-fno-asynchronous-unwind-tables -DCTXPROF_CTX_BITS=%d "
+                                       "-I%s floor.c -o floor.s",
+                                       d, CTXPROF_TEST_CC, pic ? "-fPIC" : "-fPIE", bits, cwd),
+                       0);
+            snprintf(path, sizeof path, "%s/floor.s", d);
+            REQUIRE_EQ(ctxprof__read_file(path, &as, &len, NULL, &err), CTXPROF_OK);
+            np = pcc_asm_count(as, "plain", NULL, &tls);
+            n1 = pcc_asm_count(as, "one", "ctxprof_pcc_tls", &tls);
+            pcc_asm_count(as, "one", "mul", &mul);
+            pcc_asm_count(as, "one", "shr", &shr);
+            pcc_asm_count(as, "one", "call", &calls);
+            REQUIRE(np > 0 && n1 > 0);
+            if (!pic) {
+                /* load, store, restore: each one %fs-relative instruction */
+                CHECK_EQ(tls, 3);
+                CHECK_LE(n1 - np, bits == 64 ? 6 : clang ? 5 : 4);
+                CHECK(strstr(as, "@tpoff") || strstr(as, "@TPOFF"));
+            } else {
+                /* plus the variable's address: loaded once, kept in a
+                   second callee-saved register (push, pop) */
+                CHECK_EQ(tls, 1);
+                CHECK_LE(n1 - np, (bits == 64 ? 6 : clang ? 5 : 4) + 5);
+                CHECK(strstr(as, "@gottpoff") || strstr(as, "@GOTTPOFF"));
+            }
+            CHECK_EQ(mul, 0);
+            CHECK_EQ(shr, 0);
+            CHECK_EQ(calls, 1);
+            if (ctxprof_test_failed)
+                fprintf(stderr, "  %d-bit %s:\n%s\n", bits, pic ? "-fPIC" : "-fPIE", as);
+            free(as);
+            as = NULL;
+            if (ctxprof_test_failed)
+                return;
+        }
+    }
 }
 
 /* ---- annotation macros ---- */
@@ -363,9 +486,10 @@ static int pcc_cmp64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* n distinct contexts from a random call tree over a pool of 4096 call
-   sites (children of one node use distinct sites, so every node is a
-   distinct context), then conflicts = n - distinct values. The 32-bit
+/* n distinct contexts from random call trees over a pool of 4096 call
+   sites (roots use distinct sites, children of one node use distinct
+   sites, so every node is a distinct context), then conflicts = n -
+   distinct values. The 32-bit
    values are the low halves: 3V+cs modulo 2^32 depends only on them. */
 static void pcc_measure_conflicts(size_t n, uint64_t seed, size_t *c32, size_t *c64)
 {
@@ -376,7 +500,7 @@ static void pcc_measure_conflicts(size_t n, uint64_t seed, size_t *c32, size_t *
         uint64_t v;
         int depth;
     } *stack = malloc(64 * 8 * sizeof *stack);
-    size_t count = 0, sp = 0, i, d32 = 0, d64 = 0;
+    size_t count = 0, sp = 0, i, d32 = 0, d64 = 0, roots = 0;
     uint64_t rng = seed;
     for (i = 0; i < 4096; i++)
         pool[i] = ctxprof_pcc_site_id("conflicts.c", (unsigned long)i + 1, 0, seed);
@@ -384,8 +508,8 @@ static void pcc_measure_conflicts(size_t n, uint64_t seed, size_t *c32, size_t *
         uint64_t v;
         int depth, k, nchild;
         unsigned used[8];
-        if (sp == 0) { /* a new root context below the thread's start */
-            stack[sp].v = pool[ctxprof_test_rand(&rng) % 4096];
+        if (sp == 0) { /* a new root: a thread start at a site no other root uses */
+            stack[sp].v = ctxprof_pcc_site_id("roots.c", (unsigned long)roots++, 0, seed);
             stack[sp++].depth = 1;
         }
         v = stack[--sp].v;
@@ -480,7 +604,8 @@ static void pcc_set_basic(void)
 }
 
 /* Growth keeps the table at most half full and every value findable; the
-   bound refuses more and counts the drops. */
+   bound refuses more and counts the drops; the stats carry the expected
+   conflicts; a set sized for its expected count never grows. */
 static void pcc_set_capacity(void)
 {
     ctxprof_pcc_set set;
@@ -509,6 +634,21 @@ static void pcc_set_capacity(void)
     ctxprof_pcc_set_stats(&set, &st);
     CHECK_EQ(st.distinct, 4000);
     CHECK_EQ(st.dropped, 1001);
+    /* E = n - m + m((m-1)/m)^n = n(n-1)/2m to a relative 1e-6 for n << m */
+    CHECK_NEAR(st.expected_conflicts / (4000.0 * 3999 / 2 / ((double)((ctxprof_ctx)-1) + 1)), 1,
+               1e-6);
+    ctxprof_pcc_set_deinit(&set);
+    /* sized from the expected count: 100,000 values fit at most half full
+       without growing (the first table is the only one) */
+    desc.expected = 100000;
+    desc.max_contexts = 0;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    CHECK_GE(set.table->mask + 1, 200000);
+    CHECK_LE(set.table->mask + 1, 4 * 100000);
+    for (i = 0; i < 100000; i++)
+        ctxprof_pcc_set_add(&set, (ctxprof_ctx)ctxprof_mix64(i + 1));
+    CHECK(set.table->retired == NULL);
+    CHECK_EQ(ctxprof_pcc_set_count(&set), 100000);
     ctxprof_pcc_set_deinit(&set);
 }
 
@@ -695,6 +835,125 @@ static void pcc_report_once(void)
     pthread_mutex_destroy(&rep.mu);
 }
 
+/* Training and checking at once: in CHECK mode, two threads add values
+   (ctxprof_pcc_set_add, growing the table several times) and one merges a
+   set file again and again (each merge publishes a new table) while four
+   threads check. A trained context is found at every moment, each of the
+   never-trained contexts is reported exactly once, and at the end the set
+   is exactly the union. */
+static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero);
+#define PCC_TWC_PRE 2000  /* trained before the threads start */
+#define PCC_TWC_ADD 20000 /* added by each of the two trainers */
+#define PCC_TWC_FILE 5000 /* in the merged file */
+#define PCC_TWC_NEW 200   /* never trained: checked by every checker */
+typedef struct pcc_twc {
+    ctxprof_pcc_set *set;
+    const char *file;
+    unsigned id;
+    int role; /* 0 checker, 1 trainer, 2 merger */
+    int misses, bad_rc;
+} pcc_twc;
+
+static ctxprof_ctx pcc_twc_value(unsigned kind, unsigned i)
+{
+    return (ctxprof_ctx)ctxprof_mix64(((uint64_t)kind << 32) + i + 1);
+}
+
+static void *pcc_twc_main(void *arg)
+{
+    pcc_twc *w = (pcc_twc *)arg;
+    unsigned i, k;
+    pthread_barrier_wait(&pcc_barrier);
+    if (w->role == 1) {
+        for (i = 0; i < PCC_TWC_ADD; i++)
+            if (ctxprof_pcc_set_add(w->set, pcc_twc_value(w->id - 3, i)) != 1) /* kinds 1, 2 */
+                w->bad_rc++;
+    } else if (w->role == 2) {
+        for (k = 0; k < 6; k++)
+            if (ctxprof_pcc_set_merge(w->set, w->file) != CTXPROF_OK)
+                w->bad_rc++;
+    } else {
+        for (k = 0; k < 30; k++) {
+            for (i = 0; i < PCC_TWC_PRE; i++)
+                if (ctxprof_pcc_set_check(w->set, pcc_twc_value(0, i), CTXPROF_PCC_LOC) != 1)
+                    w->misses++;
+            for (i = 0; i < PCC_TWC_NEW; i++)
+                if (ctxprof_pcc_set_check(w->set, pcc_twc_value(9, (i + w->id * 7) % PCC_TWC_NEW),
+                                          CTXPROF_PCC_LOC) != 0)
+                    w->bad_rc++;
+        }
+    }
+    return NULL;
+}
+
+static void pcc_train_while_checking(void)
+{
+    ctxprof_pcc_set set, file_set;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    pcc_reports rep;
+    pthread_t th[7];
+    pcc_twc w[7];
+    char path[512];
+    unsigned i, t;
+    int j, k;
+    snprintf(path, sizeof path, "%s/twc.set", ctxprof_test_tmpdir());
+    pcc_set_fill(&file_set, 0, 0, 0);
+    for (i = 0; i < PCC_TWC_FILE; i++)
+        ctxprof_pcc_set_add(&file_set, pcc_twc_value(5, i));
+    REQUIRE_EQ(ctxprof_pcc_set_save(&file_set, path), CTXPROF_OK);
+    ctxprof_pcc_set_deinit(&file_set);
+    memset(&rep, 0, sizeof rep);
+    pthread_mutex_init(&rep.mu, NULL);
+    memset(&desc, 0, sizeof desc);
+    desc.expected = 64;
+    desc.mode = CTXPROF_PCC_CHECK;
+    desc.report = pcc_on_report;
+    desc.report_user = &rep;
+    desc.reports_per_sec = 1000000;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    for (i = 0; i < PCC_TWC_PRE; i++)
+        ctxprof_pcc_set_add(&set, pcc_twc_value(0, i));
+    pthread_barrier_init(&pcc_barrier, NULL, 7);
+    for (t = 0; t < 7; t++) {
+        memset(&w[t], 0, sizeof w[t]);
+        w[t].set = &set;
+        w[t].file = path;
+        w[t].id = t;
+        w[t].role = t < 4 ? 0 : t < 6 ? 1 : 2;
+        REQUIRE_EQ(pthread_create(&th[t], NULL, pcc_twc_main, &w[t]), 0);
+    }
+    for (t = 0; t < 7; t++) {
+        pthread_join(th[t], NULL);
+        CHECK_EQ(w[t].misses, 0);
+        CHECK_EQ(w[t].bad_rc, 0);
+    }
+    pthread_barrier_destroy(&pcc_barrier);
+    CHECK_EQ(rep.calls, PCC_TWC_NEW);
+    for (j = 0; j < rep.calls && j < 256; j++) {
+        int found = 0;
+        for (i = 0; i < PCC_TWC_NEW; i++)
+            found += rep.values[j] == pcc_twc_value(9, i);
+        CHECK_EQ(found, 1);
+        for (k = 0; k < j; k++)
+            CHECK_NE(rep.values[j], rep.values[k]);
+    }
+    CHECK_EQ(ctxprof_pcc_set_count(&set), PCC_TWC_PRE + 2 * PCC_TWC_ADD + PCC_TWC_FILE);
+    for (t = 1; t <= 2; t++)
+        for (i = 0; i < PCC_TWC_ADD; i++)
+            if (!ctxprof_pcc_set_contains(&set, pcc_twc_value(t, i)))
+                CHECK(!"trained value lost");
+    for (i = 0; i < PCC_TWC_NEW; i++)
+        CHECK(!ctxprof_pcc_set_contains(&set, pcc_twc_value(9, i))); /* checking never trains */
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.new_seen, PCC_TWC_NEW);
+    CHECK_EQ(st.reported, PCC_TWC_NEW);
+    CHECK_EQ(st.queries, 4ull * 30 * (PCC_TWC_PRE + PCC_TWC_NEW));
+    CHECK_LE(2 * set.table->count, set.table->mask + 1);
+    ctxprof_pcc_set_deinit(&set);
+    pthread_mutex_destroy(&rep.mu);
+}
+
 /* The rate limit lets a burst of reports_per_sec through, counts the rest
    as suppressed and does not report them later; a later new context is
    reported once the budget has refilled. */
@@ -725,6 +984,21 @@ static void pcc_report_rate_limit(void)
     usleep(450 * 1000); /* at 5/s, two reports' worth of budget comes back */
     ctxprof_pcc_set_check(&set, 5000, CTXPROF_PCC_LOC);
     CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5000);
+    {
+        /* the refilled budget does not resurrect the suppressed contexts:
+           it goes to the next new one */
+        int before = rep.calls;
+        for (i = 0; i < 100; i++)
+            CHECK_EQ(ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC), 0);
+        CHECK_EQ(rep.calls, before);
+        ctxprof_pcc_set_check(&set, 5001, CTXPROF_PCC_LOC);
+        CHECK_EQ(rep.calls, before + 1);
+        CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5001);
+        ctxprof_pcc_set_stats(&set, &st);
+        CHECK_EQ(st.new_seen, 102);
+        CHECK_EQ(st.reported + st.suppressed, 102);
+        CHECK_EQ(st.reported, (uint64_t)rep.calls);
+    }
     ctxprof_pcc_set_deinit(&set);
     pthread_mutex_destroy(&rep.mu);
 }
@@ -798,6 +1072,19 @@ static void pcc_set_files(void)
     ctxprof_pcc_set_deinit(&c);
 }
 
+/* Writes a damaged file as is (no fsync: hundreds of them per test). */
+static int pcc_write_raw(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    if (len && fwrite(data, 1, len, f) != len) {
+        fclose(f);
+        return -1;
+    }
+    return fclose(f);
+}
+
 /* Every truncation, every flipped byte, another bit width or seed, and a
    missing file are refused with a message; the set keeps its contents. */
 static void pcc_set_bad_files(void)
@@ -818,7 +1105,7 @@ static void pcc_set_bad_files(void)
     pcc_set_fill(&s, 10, 25, 1);
     for (i = 0; i < len; i++) { /* truncated at every length */
         int st;
-        REQUIRE_EQ(ctxprof__write_file_atomic(bad, img, i, &e), CTXPROF_OK);
+        REQUIRE_EQ(pcc_write_raw(bad, img, i), 0);
         st = ctxprof_pcc_set_load(&s, bad);
         CHECK_EQ(st, CTXPROF_ERR_CORRUPT);
         st = ctxprof_pcc_set_merge(&s, bad);
@@ -828,7 +1115,7 @@ static void pcc_set_bad_files(void)
     for (i = 0; i < len; i++) { /* one byte flipped anywhere */
         int st;
         img[i] = (char)(img[i] ^ 0x40);
-        REQUIRE_EQ(ctxprof__write_file_atomic(bad, img, len, &e), CTXPROF_OK);
+        REQUIRE_EQ(pcc_write_raw(bad, img, len), 0);
         st = ctxprof_pcc_set_load(&s, bad);
         CHECK(st == CTXPROF_ERR_CORRUPT || st == CTXPROF_ERR_MISMATCH);
         img[i] = (char)(img[i] ^ 0x40);
@@ -847,11 +1134,66 @@ static void pcc_set_bad_files(void)
         blob[CTXPROF__BLOB_HDR + 4] = 2;
         for (k = 0; k < 3; k++) {
             ctxprof__blob_seal(blob, CTXPROF__KIND_PCC_SET, params[k], 8);
-            REQUIRE_EQ(ctxprof__write_file_atomic(bad, blob, sizeof blob, &e), CTXPROF_OK);
+            REQUIRE_EQ(pcc_write_raw(bad, blob, sizeof blob), 0);
             CHECK_EQ(ctxprof_pcc_set_load(&s, bad), CTXPROF_ERR_MISMATCH);
             CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "this build uses");
         }
     }
+    {
+        /* well-formed containers (checksum right) whose contents are wrong */
+        static const struct {
+            uint32_t kind, version;
+            uint64_t params[4]; /* bits, seed, site version, count */
+            unsigned width, n;  /* payload: n values of `width` bytes */
+            uint64_t vals[3];
+            int status;
+            const char *msg;
+        } cases[] = {
+            {1, 1, {64, CTXPROF_SITE_SEED, 1, 3}, 8, 3, {5, 3, 9}, CTXPROF_ERR_CORRUPT,
+             "values out of order at 1"},
+            {1, 1, {64, CTXPROF_SITE_SEED, 1, 2}, 8, 2, {5, 5, 0}, CTXPROF_ERR_CORRUPT,
+             "values out of order at 1"},
+            {1, 1, {64, CTXPROF_SITE_SEED, 1, 3}, 8, 2, {1, 2, 0}, CTXPROF_ERR_CORRUPT,
+             "3 values do not fill 16 bytes"},
+            {1, 1, {64, CTXPROF_SITE_SEED, 1, 1}, 8, 2, {1, 2, 0}, CTXPROF_ERR_CORRUPT,
+             "1 values do not fill 16 bytes"},
+            {1, 1, {64, CTXPROF_SITE_SEED, 1, 2}, 4, 3, {1, 2, 3}, CTXPROF_ERR_CORRUPT,
+             "2 values do not fill 12 bytes"},
+            {1, 1, {16, CTXPROF_SITE_SEED, 1, 2}, 2, 2, {1, 2, 0}, CTXPROF_ERR_CORRUPT,
+             "16-bit values"},
+            {1, 2, {64, CTXPROF_SITE_SEED, 1, 1}, 8, 1, {1, 0, 0}, CTXPROF_ERR_MISMATCH,
+             "container version 2, this library reads 1"},
+            {2, 1, {64, CTXPROF_SITE_SEED, 1, 1}, 8, 1, {1, 0, 0}, CTXPROF_ERR_MISMATCH,
+             "file holds kind 2, expected 1"},
+        };
+        size_t k;
+        for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            unsigned char blob[CTXPROF__BLOB_HDR + 24];
+            size_t plen = (size_t)cases[k].width * cases[k].n, j, b;
+            memset(blob, 0, sizeof blob);
+            for (j = 0; j < cases[k].n; j++)
+                for (b = 0; b < cases[k].width; b++)
+                    blob[CTXPROF__BLOB_HDR + j * cases[k].width + b] =
+                        (unsigned char)(cases[k].vals[j] >> (8 * b));
+            ctxprof__blob_seal(blob, cases[k].kind, cases[k].params, plen);
+            if (cases[k].version != CTXPROF__BLOB_VERSION) { /* a newer writer, sealed right */
+                ctxprof__put64(blob + 8, cases[k].version | (uint64_t)cases[k].kind << 32);
+                ctxprof__put64(blob + 56, ctxprof__blob_sum(blob, blob + CTXPROF__BLOB_HDR, plen,
+                                                            cases[k].kind));
+            }
+            REQUIRE_EQ(pcc_write_raw(bad, blob, CTXPROF__BLOB_HDR + plen), 0);
+            CHECK_EQ(ctxprof_pcc_set_load(&s, bad), cases[k].status);
+            CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), cases[k].msg);
+            CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "bad.set");
+            CHECK_EQ(ctxprof_pcc_set_merge(&s, bad), cases[k].status);
+        }
+    }
+    /* an empty file, a directory */
+    REQUIRE_EQ(pcc_write_raw(bad, "", 0), 0);
+    CHECK_EQ(ctxprof_pcc_set_load(&s, bad), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "bad.set: truncated header");
+    CHECK_EQ(ctxprof_pcc_set_load(&s, d), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "read failed: Is a directory");
     CHECK_EQ(ctxprof_pcc_set_load(&s, "/nonexistent.set"), CTXPROF_ERR_SYS);
     CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "No such file");
     CHECK_EQ(ctxprof_pcc_set_load(&s, "Makefile"), CTXPROF_ERR_CORRUPT);
@@ -944,31 +1286,42 @@ static void pcc_tool(void)
 }
 
 /* The anomaly example: silent on normal input, exactly one report (with
-   the handler chain in its backtrace) on input reaching the legacy path. */
+   the handler chain in its backtrace) on input reaching the legacy path.
+   The runs work in the test's directory (they save minikv-demo.db there). */
 static void pcc_example(void)
 {
     const char *d = ctxprof_test_tmpdir();
-    const char *kv = "build/examples/anomaly/minikv", *ex = "examples/anomaly";
-    REQUIRE_EQ(ctxprof_test_sh("%s --train %s/kv1.set %s/train1.txt > /dev/null 2>&1 && "
-                               "%s --train %s/kv2.set %s/train2.txt > /dev/null 2>&1 && "
-                               "build/ctxprof-set merge -o %s/kv.set %s/kv1.set %s/kv2.set > /dev/null",
-                               kv, d, ex, kv, d, ex, d, d, d),
+    char kv[700], ex[700], set_tool[700], cwd[512];
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(kv, sizeof kv, "%s/build/examples/anomaly/minikv", cwd);
+    snprintf(ex, sizeof ex, "%s/examples/anomaly", cwd);
+    snprintf(set_tool, sizeof set_tool, "%s/build/ctxprof-set", cwd);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s --train kv1.set %s/train1.txt > /dev/null 2>&1 && "
+                               "%s --train kv2.set %s/train2.txt > /dev/null 2>&1 && "
+                               "%s merge -o kv.set kv1.set kv2.set > /dev/null",
+                               d, kv, ex, kv, ex, set_tool),
                0);
-    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv.set %s/normal.txt 2>&1 >/dev/null | grep -c ANOMALY "
-                             "> %s/n0; grep -qx 0 %s/n0",
-                             kv, d, ex, d, d),
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s --check kv.set %s/normal.txt 2>&1 >/dev/null | "
+                             "grep -c ANOMALY > n0; grep -qx 0 n0",
+                             d, kv, ex),
              0);
-    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv.set %s/attack.txt 2> %s/rep > /dev/null && "
-                             "grep -c ANOMALY %s/rep | grep -qx 1",
-                             kv, d, ex, d, d),
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s --check kv.set %s/attack.txt 2> rep > /dev/null && "
+                             "grep -c ANOMALY rep | grep -qx 1",
+                             d, kv, ex),
              0);
-    CHECK_EQ(ctxprof_test_sh("grep -q ' resolve_indirect' %s/rep && grep -q ' cmd_get+' %s/rep", d,
+    CHECK_EQ(ctxprof_test_sh("cd %s && grep -q ' resolve_indirect' rep && grep -q ' cmd_get+' rep "
+                             "&& grep -q 'minikv.c:41 was never seen' rep",
                              d),
              0);
     /* without the merged second run, `load` is new as well */
-    CHECK_EQ(ctxprof_test_sh("%s --check %s/kv1.set %s/normal.txt 2>&1 >/dev/null | "
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s --check kv1.set %s/normal.txt 2>&1 >/dev/null | "
                              "grep -c ANOMALY | grep -qx 2",
-                             kv, d, ex),
+                             d, kv, ex),
+             0);
+    /* the demo script runs as `make demo` runs it */
+    CHECK_EQ(ctxprof_test_sh("sh examples/anomaly/demo.sh > %s/demo.out 2>&1 && "
+                             "grep -c ANOMALY %s/demo.out | grep -qx 1",
+                             d, d),
              0);
 }
 
@@ -1123,6 +1476,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_site_ids", pcc_site_ids},
     {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
     {"pcc_site_folds", pcc_site_folds},
+    {"pcc_call_site_floor", pcc_call_site_floor},
     {"pcc_macros", pcc_macros},
     {"pcc_longjmp", pcc_longjmp},
     {"pcc_scope", pcc_scope},
@@ -1132,6 +1486,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_set_capacity", pcc_set_capacity},
     {"pcc_set_concurrent", pcc_set_concurrent},
     {"pcc_report_once", pcc_report_once},
+    {"pcc_train_while_checking", pcc_train_while_checking},
     {"pcc_report_rate_limit", pcc_report_rate_limit},
     {"pcc_set_files", pcc_set_files},
     {"pcc_set_bad_files", pcc_set_bad_files},

@@ -297,6 +297,274 @@ static void pcce_roundtrip_random(void)
     CHECK(dags >= 1);     /* ... and DAGs */
 }
 
+/* Every simple-path context (no function twice) of small recursive
+   graphs, enumerated depth first through the run-time ops, decodes in
+   every scheme: these paths cross cyclic edges (stack codes, pushed ids)
+   as well as acyclic ones, and the decoder must tell apart all of them. */
+typedef struct pcce_simple {
+    const ctxprof_graph *g;
+    ctxprof_enc_tables t[CTXPROF_ENC_NSCHEMES];
+    ctxprof_enc st[CTXPROF_ENC_NSCHEMES];
+    uint32_t path[64];
+    unsigned char on_path[64];
+    uint64_t contexts, ok, cyclic_paths;
+} pcce_simple;
+
+static void pcce_simple_visit(pcce_simple *E, uint32_t node, size_t d, int crossed)
+{
+    const ctxprof_graph *g = E->g;
+    uint32_t i;
+    int s;
+    E->contexts++;
+    E->cyclic_paths += (uint64_t)crossed;
+    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+        if (pcce_decodes_to(&E->t[s], &E->st[s], node, E->path, d))
+            E->ok++;
+    if (E->contexts > 400000)
+        return; /* a graph too dense for this test: the caller fails */
+    E->on_path[node] = 1;
+    for (i = g->out_first[node]; i < g->out_first[node + 1]; i++) {
+        uint32_t e = g->out_edge[i], w = g->edges[e].callee;
+        uint64_t saved[CTXPROF_ENC_NSCHEMES];
+        if (E->on_path[w])
+            continue;
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            saved[s] = ctxprof_enc_enter(&E->st[s], E->t[s].acyc_bits, &E->t[s].ops[e]);
+        E->path[d] = e;
+        pcce_simple_visit(E, w, d + 1,
+                          crossed || (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) != 0);
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            ctxprof_enc_leave(&E->st[s], E->t[s].acyc_bits, &E->t[s].ops[e], saved[s]);
+    }
+    E->on_path[node] = 0;
+}
+
+static void pcce_exhaustive_recursive(void)
+{
+    static const char *const texts[] = {
+        /* mutual recursion with two entries and a self call */
+        "ctxprof-callgraph 1\nroot main\ncall main a\ncall main b\ncall a b\ncall b a\n"
+        "call a a\ncall b c\ncall a c site=x\ncall a c site=y\n",
+        /* a ring of six entered at three places, with chords */
+        "ctxprof-callgraph 1\nroot main\ncall main r0\ncall main r2\ncall main r4\n"
+        "call r0 r1\ncall r1 r2\ncall r2 r3\ncall r3 r4\ncall r4 r5\ncall r5 r0\n"
+        "call r1 r4\ncall r3 r0\ncall r5 leaf\ncall r2 leaf\n",
+        /* two complex components in a row, the second entered from both */
+        "ctxprof-callgraph 1\nroot main\ncall main p\ncall p q\ncall q p\ncall q q\n"
+        "call p s\ncall q t\ncall s t\ncall t s\ncall main t\ncall t u\ncall s u\n",
+    };
+    size_t k, total = 0, cyclic = 0;
+    for (k = 0; k < sizeof texts / sizeof texts[0] + 1 + 6; k++) {
+        ctxprof_graph g;
+        pcce_simple E;
+        ctxprof_error err;
+        int s;
+        if (k < sizeof texts / sizeof texts[0]) {
+            REQUIRE(pcce_graph_text(&g, texts[k]) == 0);
+        } else if (k == sizeof texts / sizeof texts[0]) {
+            REQUIRE(pcce_graph_file(&g, "tests/data/fig3.txt") == 0);
+        } else {
+            unsigned r = (unsigned)(k - sizeof texts / sizeof texts[0]);
+            pcce_random_graph(&g, 8 + 2 * r, 20 + 6 * r, 35, 500 + r);
+            REQUIRE(g.finished);
+        }
+        REQUIRE(g.n_nodes <= 64);
+        memset(&E, 0, sizeof E);
+        E.g = &g;
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+            REQUIRE_EQ(ctxprof_enc_build(&g, s, &E.t[s], &err), CTXPROF_OK);
+            ctxprof_enc_init(&E.st[s], NULL);
+        }
+        pcce_simple_visit(&E, g.root, 0, 0);
+        CHECK(E.contexts <= 400000);
+        CHECK_EQ(E.ok, 4 * E.contexts);
+        if (E.ok != 4 * E.contexts)
+            fprintf(stderr, "  graph %zu: %llu of %llu decodes, %llu cross cyclic edges\n", k,
+                    (unsigned long long)E.ok, (unsigned long long)(4 * E.contexts),
+                    (unsigned long long)E.cyclic_paths);
+        total += E.contexts;
+        cyclic += E.cyclic_paths;
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+            CHECK_EQ(E.st[s].acyc[0], 0);
+            CHECK_EQ(E.st[s].n, 0);
+            CHECK_EQ(E.st[s].depth, 0);
+            ctxprof_enc_deinit(&E.st[s]);
+            ctxprof_enc_tables_free(&E.t[s], NULL);
+        }
+        ctxprof_graph_deinit(&g);
+    }
+    CHECK(cyclic >= 100); /* many of them cross cyclic edges */
+    CHECK(total >= 1000);
+}
+
+/* A graph with `k` planted complex SCCs: cluster c is a ring of `size`
+   functions (c<c>_0 -> c<c>_1 -> ... -> c<c>_0) with random chords, self
+   calls and second call sites; clusters are entered only from earlier
+   ones (so they stay apart: exactly k complex SCCs), and every member may
+   call a leaf of its own (acyclic parts). */
+static void pcce_cluster_graph(ctxprof_graph *g, unsigned k, unsigned size, uint64_t seed)
+{
+    char a[48], b[48], l[32];
+    unsigned c, j, x;
+    uint64_t r = seed;
+    ctxprof_graph_init(g, NULL);
+    ctxprof_graph_set_root(g, "main");
+    ctxprof_graph_add_edge(g, "main", "c0_0", NULL);
+    for (c = 0; c < k; c++) {
+        for (j = 0; j < size; j++) {
+            snprintf(a, sizeof a, "c%u_%u", c, j);
+            snprintf(b, sizeof b, "c%u_%u", c, (j + 1) % size);
+            ctxprof_graph_add_edge(g, a, b, NULL);
+            if (ctxprof_test_rand(&r) % 3 == 0) { /* a chord or a self call */
+                snprintf(b, sizeof b, "c%u_%u", c, (unsigned)(ctxprof_test_rand(&r) % size));
+                ctxprof_graph_add_edge(g, a, b, "chord");
+            }
+            if (ctxprof_test_rand(&r) % 5 == 0) { /* a second site for the same call */
+                snprintf(b, sizeof b, "c%u_%u", c, (j + 1) % size);
+                ctxprof_graph_add_edge(g, a, b, "again");
+            }
+            if (ctxprof_test_rand(&r) % 2 == 0) { /* a leaf */
+                snprintf(b, sizeof b, "leaf%u_%u", c, j);
+                ctxprof_graph_add_edge(g, a, b, NULL);
+            }
+        }
+        for (x = 0; c > 0 && x < 3; x++) { /* entries from earlier clusters */
+            unsigned from = (unsigned)(ctxprof_test_rand(&r) % c);
+            snprintf(a, sizeof a, "c%u_%u", from, (unsigned)(ctxprof_test_rand(&r) % size));
+            snprintf(b, sizeof b, "c%u_%u", c, (unsigned)(ctxprof_test_rand(&r) % size));
+            snprintf(l, sizeof l, "e%u", x);
+            ctxprof_graph_add_edge(g, a, b, l);
+        }
+    }
+    if (ctxprof_graph_finish(g) != CTXPROF_OK)
+        fprintf(stderr, "cluster graph: %s\n", ctxprof_graph_last_error(g));
+}
+
+/* Decodes st taken in node with t into a heap buffer; 1 if the result is
+   path[0..n). */
+static int pcce_decodes_to_long(const ctxprof_enc_tables *t, ctxprof_enc *st, uint32_t node,
+                                const uint32_t *path, size_t n)
+{
+    ctxprof_enc_view v;
+    uint32_t *out = (uint32_t *)malloc((n + 1) * sizeof *out);
+    size_t got = 0;
+    ctxprof_error err;
+    int ok;
+    ctxprof_enc_query(st, t->acyc_bits, &v);
+    ok = out && ctxprof_enc_decode_view(t, &v, node, out, n + 1, &got, &err) == CTXPROF_OK &&
+         got == n && memcmp(out, path, n * sizeof *path) == 0;
+    free(out);
+    return ok;
+}
+
+/* Random call/return walks driven by the test itself (its own true path,
+   independent of ctxprof_enc_check) on graphs with 2 to 60 planted
+   complex SCCs, from a handful of functions to about 4,500: every step
+   decodes to the path in every scheme. Then recursion 20,000 calls deep
+   decodes at the bottom and on the way back. */
+static void pcce_walks_many_sccs(void)
+{
+    static const unsigned shapes[][2] = {{2, 3}, {5, 4}, {12, 10}, {40, 25}, {60, 50}};
+    size_t i;
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        ctxprof_graph g;
+        ctxprof_enc_tables t[CTXPROF_ENC_NSCHEMES];
+        ctxprof_enc st[CTXPROF_ENC_NSCHEMES];
+        ctxprof_error err;
+        uint32_t path[400], node;
+        uint64_t saved[400][CTXPROF_ENC_NSCHEMES], rng = 900 + i, steps = 0, good = 0;
+        size_t d = 0, walk;
+        int s;
+        pcce_cluster_graph(&g, shapes[i][0], shapes[i][1], 40 + i);
+        REQUIRE(g.finished);
+        CHECK_EQ(g.n_complex_sccs, shapes[i][0]);
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+            REQUIRE_EQ(ctxprof_enc_build(&g, s, &t[s], &err), CTXPROF_OK);
+            ctxprof_enc_init(&st[s], NULL);
+        }
+        for (walk = 0; walk < 40; walk++) {
+            unsigned budget = 700; /* steps before the walk unwinds to the root */
+            node = g.root;
+            d = 0;
+            do {
+                uint32_t deg = g.out_first[node + 1] - g.out_first[node];
+                uint64_t r = ctxprof_test_rand(&rng);
+                if (budget > 0)
+                    budget--;
+                if (deg && budget && d < 400 && (d == 0 || r % 100 < 58)) {
+                    uint32_t e = g.out_edge[g.out_first[node] + (uint32_t)((r >> 8) % deg)];
+                    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+                        saved[d][s] = ctxprof_enc_enter(&st[s], t[s].acyc_bits, &t[s].ops[e]);
+                    path[d++] = e;
+                    node = g.edges[e].callee;
+                } else {
+                    uint32_t e = path[--d];
+                    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+                        ctxprof_enc_leave(&st[s], t[s].acyc_bits, &t[s].ops[e], saved[d][s]);
+                    node = g.edges[e].caller;
+                }
+                steps++;
+                for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+                    good += (uint64_t)pcce_decodes_to_long(&t[s], &st[s], node, path, d);
+            } while (d > 0 || budget > 0);
+        }
+        CHECK_EQ(good, 4 * steps);
+        CHECK(steps >= 40 * 700); /* 700 steps per walk, then the way back */
+        if (i == sizeof shapes / sizeof shapes[0] - 1) {
+            /* deep recursion around the first ring: 20,000 calls */
+            uint32_t ring = UINT32_MAX, e0 = g.out_edge[g.out_first[g.root]];
+            uint32_t *deep = (uint32_t *)malloc(20001 * sizeof *deep);
+            uint64_t *dsaved = (uint64_t *)malloc(20001 * CTXPROF_ENC_NSCHEMES * sizeof *dsaved);
+            size_t k;
+            REQUIRE(deep && dsaved);
+            for (k = g.out_first[g.edges[e0].callee]; k < g.out_first[g.edges[e0].callee + 1]; k++)
+                if (g.edges[g.out_edge[k]].flags & CTXPROF_GRAPH_EDGE_CYCLIC)
+                    ring = g.out_edge[k];
+            REQUIRE(ring != UINT32_MAX);
+            deep[0] = e0;
+            node = g.edges[e0].callee;
+            for (k = 0; k < 20001; k++) {
+                uint32_t e = k == 0 ? e0 : UINT32_MAX, j;
+                if (k > 0) /* a cyclic edge out of the current ring member */
+                    for (j = g.out_first[node]; j < g.out_first[node + 1]; j++)
+                        if (g.edges[g.out_edge[j]].flags & CTXPROF_GRAPH_EDGE_CYCLIC)
+                            e = g.out_edge[j];
+                REQUIRE(e != UINT32_MAX);
+                deep[k] = e;
+                for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+                    dsaved[k * CTXPROF_ENC_NSCHEMES + (size_t)s] =
+                        ctxprof_enc_enter(&st[s], t[s].acyc_bits, &t[s].ops[e]);
+                node = g.edges[e].callee;
+            }
+            for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+                CHECK(pcce_decodes_to_long(&t[s], &st[s], node, deep, 20001));
+                CHECK_EQ(st[s].dropped, 0);
+            }
+            for (k = 20001; k-- > 0;) {
+                for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+                    ctxprof_enc_leave(&st[s], t[s].acyc_bits, &t[s].ops[deep[k]],
+                                      dsaved[k * CTXPROF_ENC_NSCHEMES + (size_t)s]);
+                node = g.edges[deep[k]].caller;
+                if (k % 5000 == 1)
+                    for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+                        CHECK(pcce_decodes_to_long(&t[s], &st[s], node, deep, k));
+            }
+            for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+                CHECK_EQ(st[s].n, 0);
+                CHECK_EQ(st[s].depth, 0);
+                CHECK_EQ(st[s].acyc[0], 0);
+            }
+            free(deep);
+            free(dsaved);
+        }
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+            ctxprof_enc_deinit(&st[s]);
+            ctxprof_enc_tables_free(&t[s], NULL);
+        }
+        ctxprof_graph_deinit(&g);
+    }
+}
+
 /* Layers of two functions, each calling both of the next layer: layer i
    has 2^i contexts. 64 layers fit a 64-bit id; 65 (2^64 contexts, more
    than the 2^64 - 1 an id counts) do not; 80 layers with a recursive call
@@ -439,12 +707,15 @@ static void pcce_stack_limit(void)
         }
         ctxprof_enc_query(&st, t.acyc_bits, &v);
         CHECK(v.truncated); /* every scheme spends >= 1 bit per recursive call */
-        CHECK(st.dropped > 0);
         CHECK(v.n_bits >= 599);
+        /* 4 of the stack's words are kept, every other one is counted */
+        CHECK_EQ(st.dropped, (v.n_bits + 63) / 64 - t.acyc_bits / 64 - 4);
+        if (s == CTXPROF_ENC_PCCE) /* one 64-bit word per recursive call */
+            CHECK_EQ(st.dropped, 599 - 4);
         CHECK_EQ(ctxprof_enc_decode_view(&t, &v, pcce_node(&g, "f"), out, 600, &n, &err),
                  CTXPROF_ERR_RANGE);
         CHECK_CONTAINS(err.detail, "truncated");
-        CHECK(st.capw <= 4 + t.acyc_words + 2);
+        CHECK(st.capw <= 4 + t.acyc_words);
         for (i = 600; i-- > 1;) {
             ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[e_rec], saved[i]);
             if (i == 3)
@@ -460,7 +731,8 @@ static void pcce_stack_limit(void)
 }
 
 /* Equal contexts give equal words and hashes whatever the history; the
-   hash separates contexts and query points. */
+   hash separates contexts and query points and works as a PCC context
+   value in a context set. */
 static void pcce_query_hash(void)
 {
     ctxprof_graph g;
@@ -512,6 +784,23 @@ static void pcce_query_hash(void)
         ctxprof_enc_leave(&b, t.acyc_bits, &t.ops[e_mf], y[0]);
         y[0] = ctxprof_enc_enter(&b, t.acyc_bits, &t.ops[e_mg]); /* main g: another context */
         CHECK_NE(ctxprof_enc_hash(&b, t.acyc_bits, pcce_node(&g, "g")), ha);
+        {
+            /* the hash feeds a PCC context set: trained with a's context,
+               the set knows it and reports b's new one */
+            ctxprof_pcc_set set;
+            ctxprof_pcc_set_desc sd;
+            memset(&sd, 0, sizeof sd);
+            sd.mode = CTXPROF_PCC_TRAIN;
+            REQUIRE_EQ(ctxprof_pcc_set_init(&set, &sd), CTXPROF_OK);
+            CHECK_EQ(ctxprof_pcc_set_check(&set, ha, CTXPROF_PCC_LOC), 0);
+            ctxprof_pcc_set_mode(&set, CTXPROF_PCC_CHECK);
+            CHECK_EQ(ctxprof_pcc_set_check(&set, hb, CTXPROF_PCC_LOC), 1);
+            CHECK_EQ(ctxprof_pcc_set_check(&set,
+                                           ctxprof_enc_hash(&b, t.acyc_bits, pcce_node(&g, "g")),
+                                           CTXPROF_PCC_LOC),
+                     0);
+            ctxprof_pcc_set_deinit(&set);
+        }
         ctxprof_enc_deinit(&a);
         ctxprof_enc_deinit(&b);
         ctxprof_enc_tables_free(&t, NULL);
@@ -663,6 +952,8 @@ static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_paper_figure1", pcce_paper_figure1},
     {"pcce_exhaustive_dags", pcce_exhaustive_dags},
     {"pcce_roundtrip_random", pcce_roundtrip_random},
+    {"pcce_exhaustive_recursive", pcce_exhaustive_recursive},
+    {"pcce_walks_many_sccs", pcce_walks_many_sccs},
     {"pcce_overflow", pcce_overflow},
     {"pcce_bitstack_reference", pcce_bitstack_reference},
     {"pcce_stack_limit", pcce_stack_limit},

@@ -150,6 +150,17 @@ static int pebs_drop_to_nobody(void)
     return 0;
 }
 
+/* A descriptor for the live tests: mode, period (0 = default), the
+   environment ignored. */
+static void pebs_desc_fill(ctxprof_pebs_desc *d, int mode, uint64_t period_ns)
+{
+    memset(d, 0, sizeof *d);
+    d->mode = mode;
+    d->period_ns = period_ns;
+    d->period = 200003;
+    d->flags = CTXPROF_PEBS_NO_ENV;
+}
+
 /* ---- synthetic rings: a writer that follows the kernel's layout ---- */
 
 typedef struct pebs_fake {
@@ -868,6 +879,60 @@ static void pebs_messages(void)
     CHECK_STR(ctxprof_pebs_level_name(42), "unknown level");
 }
 
+/* The attributes of each level, as the notes' table gives them: PEBS =
+   cycles, precise_ip 1, registers of the PEBS record (REGS_INTR); hardware
+   = the same event non-precise with the user registers; software =
+   task-clock with a period in ns. All user-only, disabled at open, byte
+   watermark wakeups. */
+static void pebs_attr_levels(void)
+{
+    static struct ctxprof__pebs_impl I; /* only I.d is read */
+    struct perf_event_attr ev, a;
+    ctxprof_error e;
+    memset(&I, 0, sizeof I);
+    I.d.period = 1000003;
+    I.d.period_ns = 333333;
+    I.d.watermark = 65536;
+    I.d.max_stack = 127;
+    memset(&ev, 0, sizeof ev);
+    REQUIRE_EQ(ctxprof_pebs_encode_event("cycles", &ev, &e), CTXPROF_OK);
+    ctxprof__pebs_attr(&I, &ev, CTXPROF_PEBS_LEVEL_PEBS, 1, 1, &a);
+    CHECK_EQ(a.type, PERF_TYPE_HARDWARE);
+    CHECK_EQ(a.config, PERF_COUNT_HW_CPU_CYCLES);
+    CHECK_EQ(a.precise_ip, 1);
+    CHECK_EQ(a.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_INTR);
+    CHECK_EQ(a.sample_regs_intr, PEBS_MASK);
+    CHECK_EQ(a.sample_regs_user, 0);
+    CHECK_EQ(a.sample_period, 1000003);
+    CHECK_EQ(a.freq, 0); /* a fixed period: large PEBS needs it */
+    CHECK(a.exclude_kernel && a.exclude_hv && !a.exclude_user && a.disabled && a.watermark);
+    CHECK_EQ(a.wakeup_watermark, 65536);
+    CHECK_EQ(a.inherit, 0);
+    CHECK_EQ(a.size, sizeof a);
+    ctxprof__pebs_attr(&I, &ev, CTXPROF_PEBS_LEVEL_HW, 0, 0, &a);
+    CHECK_EQ(a.type, PERF_TYPE_HARDWARE);
+    CHECK_EQ(a.precise_ip, 0);
+    CHECK_EQ(a.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER);
+    CHECK_EQ(a.sample_regs_user, PEBS_MASK);
+    CHECK_EQ(a.sample_period, 1000003);
+    ctxprof__pebs_attr(&I, &ev, CTXPROF_PEBS_LEVEL_SW, 0, 0, &a);
+    CHECK_EQ(a.type, PERF_TYPE_SOFTWARE);
+    CHECK_EQ(a.config, PERF_COUNT_SW_TASK_CLOCK);
+    CHECK_EQ(a.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER);
+    CHECK_EQ(a.sample_period, 333333);
+    CHECK(a.exclude_kernel && a.exclude_hv);
+    /* options: timestamps, the callchain (user part only), a stack copy */
+    I.d.flags = CTXPROF_PEBS_TIME | CTXPROF_PEBS_CALLCHAIN;
+    I.d.stack_bytes = 512;
+    ctxprof__pebs_attr(&I, &ev, CTXPROF_PEBS_LEVEL_PEBS, 1, 1, &a);
+    CHECK_EQ(a.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_INTR |
+                                PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+    CHECK_EQ(a.sample_stack_user, 512);
+    CHECK_EQ(a.exclude_callchain_kernel, 1);
+    CHECK_EQ(a.sample_max_stack, 127);
+}
+
 static void pebs_encode_builtin(void)
 {
     struct perf_event_attr a;
@@ -913,6 +978,16 @@ static void pebs_pfm_child(int fd, void *arg)
              (unsigned long long)a.sample_period, (unsigned)a.exclude_kernel);
     rc = ctxprof_pebs_encode_event("NO_SUCH_EVENT_XYZ", &a, &e);
     pebs_put(fd, "rc2=%d %s\n", rc, e.detail);
+    { /* the paper's event as the sampler's event: the levels that need a PMU
+         are tried with it, the software level stands in on a machine without */
+        ctxprof_pebs pb;
+        ctxprof_pebs_desc d;
+        pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+        d.event = "INST_RETIRED:ANY_P:c=8:i";
+        rc = ctxprof_pebs_open(&pb, &d);
+        pebs_put(fd, "open=%d level=%d\nexplain=%s\n", rc, pb.level, ctxprof_pebs_explain(&pb));
+        ctxprof_pebs_close(&pb);
+    }
 }
 
 static void pebs_libpfm(void)
@@ -924,6 +999,13 @@ static void pebs_libpfm(void)
     PEBS_HAS(out, "rc=0 type=4 config=0x88000c0 precise=1 period=1000003 exk=1");
     PEBS_HAS(out, "libpfm: event 'NO_SUCH_EVENT_XYZ': ");
     PEBS_HAS(out, pfm_strerror(PFM_ERR_NOTFOUND));
+    if (ctxprof__pebs_have_pmu() == 0) {
+        PEBS_HAS(out, "open=0 level=3\n");
+        PEBS_HAS(out, "explain=PEBS: no hardware PMU (ENOENT); hardware: no hardware PMU "
+                      "(ENOENT); software task-clock: ok (period 1000000 ns)\n");
+    } else {
+        PEBS_HAS(out, "open=0 level=");
+    }
     /* a libpfm software event works end to end on any machine */
     memset(&a, 0, sizeof a);
     REQUIRE_EQ(ctxprof_pebs_encode_event("perf::TASK-CLOCK", &a, &e), CTXPROF_OK);
@@ -961,15 +1043,6 @@ static void pebs_libpfm(void)
         REQUIRE_EQ(rc_, CTXPROF_OK);                                                               \
     } while (0)
 
-static void pebs_desc_fill(ctxprof_pebs_desc *d, int mode, uint64_t period_ns)
-{
-    memset(d, 0, sizeof *d);
-    d->mode = mode;
-    d->period_ns = period_ns;
-    d->period = 200003;
-    d->flags = CTXPROF_PEBS_NO_ENV;
-}
-
 /* Which levels this machine has; on a PMU-less one the explanation names the
    cause for each hardware level, and forcing them fails cleanly. */
 static void pebs_live_explain(void)
@@ -999,6 +1072,15 @@ static void pebs_live_explain(void)
         CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_UNSUPPORTED);
         CHECK_CONTAINS(ctxprof_error_message(&pb.error), "no level works");
         CHECK_STR(ctxprof_pebs_explain(&pb), "hardware: no hardware PMU (ENOENT)");
+        CHECK(pb.impl == NULL);
+        ctxprof_pebs_close(&pb);
+        d.level = CTXPROF_PEBS_LEVEL_PEBS;
+        CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_UNSUPPORTED);
+#if defined(CTXPROF__PEBS_X86)
+        CHECK_STR(ctxprof_pebs_explain(&pb), "PEBS: no hardware PMU (ENOENT)");
+#else
+        CHECK_STR(ctxprof_pebs_explain(&pb), "PEBS: Intel x86 only");
+#endif
         ctxprof_pebs_close(&pb);
     }
     d.level = CTXPROF_PEBS_LEVEL_SW;
@@ -1272,6 +1354,118 @@ static void pebs_live_lost(void)
     CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "samples lost to full rings");
 }
 
+/* Reader mode with no drain call at all: the kernel wakes the reader at
+   each watermark (a quarter of the ring) and it keeps up, so a run that
+   writes more than the ring holds loses nothing, and by the end of the run
+   (before close drains the rest) the reader has delivered most samples. */
+static void pebs_live_watermark(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats mid, st;
+    pebs_hits h;
+    memset(&h, 0, sizeof h);
+    h.tid = ctxprof__pebs_gettid();
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 50000); /* 20 kHz, default ring and watermark */
+    d.on_sample = pebs_hits_fn;
+    d.user = &h;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    pebs_hot(250000000); /* ~5000 samples of 56 bytes: more than the 256 KiB ring */
+    ctxprof_pebs_stats_get(&pb, &mid);
+    ctxprof_pebs_close(&pb);
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_GE(st.bytes, 64u * 4096u); /* more than one ring's worth went through */
+    CHECK_EQ(st.lost, 0);
+    CHECK_EQ(st.kernel_lost, 0);
+    CHECK_GE(mid.wakeups, 3);
+    CHECK_GE(mid.samples * 2, st.samples); /* delivered during the run, not at close */
+    CHECK_EQ(st.samples, h.all);
+    CHECK_GE(h.in * 100, h.all * 95);
+}
+
+/* Heights are measured from the base ICPP training uses: the calling
+   thread's ctxprof_icpp_thread_base(), and, for a thread attached from
+   elsewhere before it had one, the base it records afterwards with
+   ctxprof_icpp_thread_begin() (looked up when its ring is read). */
+typedef struct pebs_basechk {
+    ctxprof_pebs *pb;
+    pthread_barrier_t bar;
+    uint64_t base;
+    int tid;
+} pebs_basechk;
+
+static void *pebs_base_main(void *arg)
+{
+    pebs_basechk *b = (pebs_basechk *)arg;
+    b->tid = ctxprof__pebs_gettid();
+    pthread_barrier_wait(&b->bar); /* the main thread attaches this one */
+    pthread_barrier_wait(&b->bar);
+    b->base = (uint64_t)ctxprof_icpp_thread_begin();
+    pebs_recurse(5, 5, 100000000);
+    pthread_barrier_wait(&b->bar); /* a drain while the base is registered */
+    pthread_barrier_wait(&b->bar);
+    ctxprof_icpp_thread_end();
+    return NULL;
+}
+
+static void pebs_live_base(void)
+{
+    static ctxprof_pebs_sample arr[8192];
+    pebs_basechk b;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    const ctxprof_pebs_sample *s;
+    pthread_t th;
+    uint64_t mine = (uint64_t)ctxprof_icpp_thread_base();
+    size_t n, i, other = 0, other_ok = 0, self = 0, self_ok = 0;
+    unsigned k;
+#if !defined(__x86_64__) && !defined(__aarch64__)
+    SKIP("reads the SP with x86_64/aarch64 inline assembly");
+#endif
+    REQUIRE(mine != 0); /* the main thread's base, recorded before main */
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
+    d.samples = arr;
+    d.samples_cap = 8192;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    for (k = 0; k < pb.impl->nrings; k++)
+        if (pb.impl->rings[k].state == CTXPROF__PEBS_ACTIVE)
+            CHECK_EQ(pb.impl->rings[k].stack_base, mine);
+    memset(&b, 0, sizeof b);
+    b.pb = &pb;
+    pthread_barrier_init(&b.bar, NULL, 2);
+    REQUIRE_EQ(pthread_create(&th, NULL, pebs_base_main, &b), 0);
+    pthread_barrier_wait(&b.bar);
+    CHECK_EQ(ctxprof_icpp_base_of_tid(b.tid), 0); /* no base yet */
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, b.tid, 0), CTXPROF_OK);
+    pthread_barrier_wait(&b.bar);
+    pthread_barrier_wait(&b.bar);
+    REQUIRE_EQ(ctxprof_pebs_drain(&pb), CTXPROF_OK);
+    pthread_barrier_wait(&b.bar);
+    pthread_join(th, NULL);
+    pthread_barrier_destroy(&b.bar);
+    pebs_recurse(2, 2, 50000000);
+    ctxprof_pebs_close(&pb);
+    REQUIRE(b.base != 0);
+    s = ctxprof_pebs_samples(&pb, &n);
+    for (i = 0; i < n; i++) {
+        if (!pebs_in_range(s[i].ip, __start_ctxprof_pebs_leaf, __stop_ctxprof_pebs_leaf))
+            continue;
+        if ((int)s[i].tid == b.tid && s[i].sp == pebs_leaf_sp[5]) {
+            other++;
+            other_ok += s[i].height == b.base - s[i].sp;
+        } else if ((int)s[i].tid != b.tid && s[i].sp == pebs_leaf_sp[2]) {
+            self++;
+            self_ok += s[i].height == mine - s[i].sp;
+        }
+    }
+    CHECK_GE(other, 300);
+    CHECK_EQ(other_ok, other);
+    CHECK_GE(self, 150);
+    CHECK_EQ(self_ok, self);
+}
+
 /* Wraparound on a live one-page ring drained every 0.3 ms of CPU time:
    every record parses, timestamps never go back, every IP is in the text of
    a loaded object, no desync. */
@@ -1455,6 +1649,52 @@ static void pebs_live_threads(void)
     }
 }
 
+/* A thread's exit alone delivers its samples: fewer bytes than the
+   watermark and no drain call; the reader sees POLLHUP, reads the ring a
+   last time and closes it. */
+static void *pebs_exit_main(void *arg)
+{
+    pebs_thr *t = (pebs_thr *)arg;
+    t->tid = ctxprof__pebs_gettid();
+    t->rc = ctxprof_pebs_attach(t->pb, 0, 0);
+    pebs_hot_t0(50000000);
+    return NULL;
+}
+
+static void pebs_live_exit_drain(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pebs_thr t;
+    pthread_t th;
+    uint64_t deadline, in = 0;
+    size_t i;
+    pebs_ntsamples = 0;
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000); /* ~500 samples, 28 KB < 64 KiB */
+    d.on_sample = pebs_thr_fn;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    memset(&t, 0, sizeof t);
+    t.pb = &pb;
+    REQUIRE_EQ(pthread_create(&th, NULL, pebs_exit_main, &t), 0);
+    pthread_join(th, NULL);
+    REQUIRE_EQ(t.rc, CTXPROF_OK);
+    deadline = pebs_wall_ns() + 5000000000ull;
+    do
+        ctxprof_pebs_stats_get(&pb, &st); /* counters only: no drain */
+    while (st.threads_exited < 1 && pebs_wall_ns() < deadline);
+    CHECK_EQ(st.threads_exited, 1);
+    CHECK_EQ(st.wakeups, 0); /* no watermark was reached: the exit delivered them */
+    CHECK_GE(pebs_ntsamples, 300);
+    CHECK_EQ(st.samples, pebs_ntsamples);
+    for (i = 0; i < pebs_ntsamples; i++) {
+        CHECK_EQ(pebs_tsamples[i].tid, t.tid);
+        in += pebs_in_range(pebs_tsamples[i].ip, __start_ctxprof_pebs_t0, __stop_ctxprof_pebs_t0);
+    }
+    CHECK_GE(in * 100, pebs_ntsamples * 95);
+    ctxprof_pebs_close(&pb);
+}
+
 /* Signal mode closed while three threads keep raising signals: close waits
    for running handlers, late signals are ignored, nothing crashes. */
 typedef struct pebs_sigthr {
@@ -1591,7 +1831,9 @@ static void pebs_live_array(void)
     s = ctxprof_pebs_samples(&pb, &n);
     CHECK(s == arr);
     CHECK_EQ(n, 10);
-    CHECK_GE(st.samples, 100);
+    /* ~300 expected; a loaded VM delivers far fewer software samples (53
+       seen), and the case needs only more than the array holds */
+    CHECK_GE(st.samples, 20);
     CHECK_EQ(st.array_full, st.samples - 10);
     for (i = 0; i < n; i++) {
         CHECK(s[i].sp != 0);
@@ -1678,6 +1920,20 @@ static void pebs_report_open(int fd, const ctxprof_pebs_desc *d)
     ctxprof_pebs_close(&pb);
 }
 
+/* Entries of a /proc directory (fds, tasks). */
+static int pebs_count_dir(const char *path)
+{
+    DIR *dir = opendir(path);
+    struct dirent *e;
+    int n = 0;
+    if (!dir)
+        return -1;
+    while ((e = readdir(dir)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(dir);
+    return n;
+}
+
 static void pebs_seccomp_child(int fd, void *arg)
 {
     struct sock_filter f[] = {
@@ -1697,7 +1953,19 @@ static void pebs_seccomp_child(int fd, void *arg)
         return;
     }
     pebs_desc_fill(&d, CTXPROF_PEBS_READER, 0);
-    pebs_report_open(fd, &d);
+    {
+        /* a clean failure: no fd, thread or object left behind, later calls refused */
+        ctxprof_pebs pb;
+        int fds = pebs_count_dir("/proc/self/fd"), tasks = pebs_count_dir("/proc/self/task");
+        int rc = ctxprof_pebs_open(&pb, &d);
+        pebs_put(fd, "rc=%d errno=%d\nerror=%s\nexplain=%s\n", rc, pb.error.sys_errno,
+                 ctxprof_error_message(&pb.error), ctxprof_pebs_explain(&pb));
+        pebs_put(fd, "impl=%d fds=%d tasks=%d attach=%d\n", pb.impl != NULL,
+                 pebs_count_dir("/proc/self/fd") - fds, pebs_count_dir("/proc/self/task") - tasks,
+                 ctxprof_pebs_attach(&pb, 0, 0));
+        ctxprof_pebs_close(&pb);
+        ctxprof_pebs_close(&pb);
+    }
 }
 
 static void pebs_seccomp(void)
@@ -1709,7 +1977,10 @@ static void pebs_seccomp(void)
     PEBS_HAS(out, "rc=-7 errno=1\n"); /* CTXPROF_ERR_UNSUPPORTED, EPERM */
     PEBS_HAS(out, "error=ctxprof_pebs: perf_event_open blocked by seccomp (Seccomp: 2 in "
                   "/proc/self/status)");
-    PEBS_HAS(out, "explain=PEBS: perf_event_open blocked by seccomp");
+    /* the probe stops at the first level: the cause is not the level's */
+    PEBS_HAS(out, "explain=PEBS: perf_event_open blocked by seccomp (Seccomp: 2 in "
+                  "/proc/self/status); allow it in the sandbox's seccomp profile (EPERM)\n");
+    PEBS_HAS(out, "impl=0 fds=0 tasks=0 attach=-1\n"); /* CTXPROF_ERR_INVAL: not open */
 }
 
 static void pebs_paranoid_child(int fd, void *arg)
@@ -1853,7 +2124,10 @@ static int pebs_modes(uint64_t *sp, size_t n, uint64_t *out, int cap)
     return m;
 }
 
-static size_t pebs_read_sps(const char *path, int perf_fmt, uint64_t *sp, size_t cap)
+/* SPs of function fn's samples: perf script lines "IP SYM ABI:2 SP:0x..."
+   (perf_fmt) or the workload's "sp SYM 0x..." lines. */
+static size_t pebs_read_sps(const char *path, int perf_fmt, const char *fn, uint64_t *sp,
+                            size_t cap)
 {
     char line[512];
     size_t n = 0;
@@ -1866,9 +2140,9 @@ static size_t pebs_read_sps(const char *path, int perf_fmt, uint64_t *sp, size_t
         int abi;
         if (perf_fmt) {
             if (sscanf(line, "%llx %127s ABI:%d SP:%llx", &ip, sym, &abi, &v) == 4 &&
-                strcmp(sym, "pebs_wl_hot") == 0)
+                strcmp(sym, fn) == 0)
                 sp[n++] = v;
-        } else if (sscanf(line, "sp %llx", &v) == 1) {
+        } else if (sscanf(line, "sp %127s %llx", sym, &v) == 2 && strcmp(sym, fn) == 0) {
             sp[n++] = v;
         }
     }
@@ -1890,13 +2164,20 @@ static int pebs_build_workload(void)
     return built;
 }
 
+/* The same workload under `perf record -e task-clock:u --user-regs=sp,ip`
+   and under ctxprof_pebs: per leaf function, the same set of stack-pointer
+   modes (offsets from the highest, to the byte: ASLR moves the stack), one
+   per recursion depth the workload uses. */
 static void pebs_perf_crosscheck(void)
 {
     static uint64_t a[20000], b[20000];
+    static const struct {
+        const char *fn;
+        int depths;
+    } leaf[2] = {{"pebs_wl_hot", 4}, {"pebs_wl_hot2", 2}};
     const char *dir = ctxprof_test_tmpdir();
-    uint64_t ma[8], mb[8];
-    size_t na, nb;
-    int k, ka, kb;
+    char pa[300], pbuf[300];
+    int f;
     PLAIN_BUILD_ONLY();
 #if !defined(CTXPROF_TEST_CC)
     SKIP("no compiler configured");
@@ -1912,22 +2193,24 @@ static void pebs_perf_crosscheck(void)
         ctxprof_test_sh("perf script -i %s/p.data -F ip,sym,uregs >%s/p.txt 2>/dev/null", dir, dir),
         0);
     REQUIRE_EQ(ctxprof_test_sh("%s/pebs_wl self >%s/s.txt", dir, dir), 0);
-    {
-        char pa[300], pbuf[300];
-        snprintf(pa, sizeof pa, "%s/p.txt", dir);
-        snprintf(pbuf, sizeof pbuf, "%s/s.txt", dir);
-        na = pebs_read_sps(pa, 1, a, 20000);
-        nb = pebs_read_sps(pbuf, 0, b, 20000);
+    snprintf(pa, sizeof pa, "%s/p.txt", dir);
+    snprintf(pbuf, sizeof pbuf, "%s/s.txt", dir);
+    for (f = 0; f < 2; f++) {
+        uint64_t ma[8], mb[8];
+        size_t na = pebs_read_sps(pa, 1, leaf[f].fn, a, 20000);
+        size_t nb = pebs_read_sps(pbuf, 0, leaf[f].fn, b, 20000);
+        int k, ka, kb;
+        CHECK_GE(na, 100);
+        CHECK_GE(nb, 100);
+        ka = pebs_modes(a, na, ma, 8);
+        kb = pebs_modes(b, nb, mb, 8);
+        CHECK_EQ(ka, leaf[f].depths); /* one mode per depth */
+        REQUIRE_EQ(kb, ka);
+        for (k = 0; k < ka; k++)
+            CHECK_EQ(mb[k], ma[k]); /* the same modes, to the byte */
+        if (f == 0)
+            CHECK_EQ(ma[1] - ma[0], ma[2] - ma[1]); /* depths 0, 5, 10: five frames apart */
     }
-    CHECK_GE(na, 200);
-    CHECK_GE(nb, 200);
-    ka = pebs_modes(a, na, ma, 8);
-    kb = pebs_modes(b, nb, mb, 8);
-    CHECK_EQ(ka, 4); /* depths 0, 5, 10, 15 */
-    REQUIRE_EQ(kb, ka);
-    for (k = 0; k < ka; k++)
-        CHECK_EQ(mb[k], ma[k]);             /* same stack-height modes, to the byte */
-    CHECK_EQ(ma[1] - ma[0], ma[2] - ma[1]); /* five frames apart each */
 #endif
 }
 
@@ -2156,42 +2439,52 @@ static int pebs_kv(const char *text, const char *key, uint64_t *out)
     return 0;
 }
 
-static void pebs_paths_e2e(void)
+/* Runs the workload with args; its output (stdout and stderr) goes to out
+   after a newline, for pebs_kv. Returns the exit status, -1 on failure. */
+static int pebs_run_wl(const char *args, char *out, size_t cap)
 {
     const char *dir = ctxprof_test_tmpdir();
-    char path[300], out0[2048], out1[2048];
-    uint64_t prec, amb, miss, tin, cor, inc, walked, frames, wa, wb, in;
     FILE *f;
     size_t n;
-    if (pebs_build_workload() != 0)
-        SKIP("cannot build tests/pebs_workload.c");
-    snprintf(path, sizeof path, "%s/wl_run.txt", dir);
-    REQUIRE_EQ(ctxprof_test_sh("%s/pebs_wl train %s/wl.paths > %s 2>&1", dir, dir, path), 0);
-    f = fopen(path, "r");
-    REQUIRE(f != NULL);
-    n = fread(out0 + 1, 1, sizeof out0 - 2, f);
+    int rc;
+    out[0] = '\n';
+    out[1] = '\0';
+    rc = ctxprof_test_sh("cd %s && ./pebs_wl %s > wl_out.txt 2>&1", dir, args);
+    {
+        char path[300];
+        snprintf(path, sizeof path, "%s/wl_out.txt", dir);
+        f = fopen(path, "r");
+    }
+    if (!f)
+        return -1;
+    n = fread(out + 1, 1, cap - 2, f);
     fclose(f);
-    out0[0] = '\n';
-    out0[n + 1] = '\0';
-    if (strstr(out0, "no-icpp"))
+    out[n + 1] = '\0';
+    return rc;
+}
+
+/* Trains the workload's path map (wl.paths in the test directory) once;
+   0 when it is there, 1 when this build has no ICPP, -1 on failure. */
+static int pebs_train_map(void)
+{
+    static int trained = -1;
+    char out[512];
+    if (trained < 0 && pebs_build_workload() == 0 &&
+        pebs_run_wl("train wl.paths", out, sizeof out) == 0)
+        trained = strstr(out, "no-icpp") ? 1 : 0;
+    return trained;
+}
+
+static void pebs_paths_e2e(void)
+{
+    char out0[2048], out1[2048];
+    uint64_t prec, amb, miss, tin, cor, inc, walked, frames, wa, wb, in;
+    int trained = pebs_train_map();
+    if (trained == 1)
         SKIP("the ICPP section of ctxprof.h is not in this build");
-    REQUIRE_EQ(ctxprof_test_sh("%s/pebs_wl paths %s/wl.paths 0 > %s/p0.txt 2>&1 && "
-                               "%s/pebs_wl paths %s/wl.paths 4 > %s/p4.txt 2>&1",
-                               dir, dir, dir, dir, dir, dir),
-               0);
-    snprintf(path, sizeof path, "%s/p0.txt", dir);
-    f = fopen(path, "r");
-    REQUIRE(f != NULL);
-    n = fread(out0 + 1, 1, sizeof out0 - 2, f);
-    fclose(f);
-    out0[n + 1] = '\0';
-    snprintf(path, sizeof path, "%s/p4.txt", dir);
-    f = fopen(path, "r");
-    REQUIRE(f != NULL);
-    n = fread(out1 + 1, 1, sizeof out1 - 2, f);
-    fclose(f);
-    out1[0] = '\n';
-    out1[n + 1] = '\0';
+    REQUIRE_EQ(trained, 0);
+    REQUIRE_EQ(pebs_run_wl("paths wl.paths 0", out0, sizeof out0), 0);
+    REQUIRE_EQ(pebs_run_wl("paths wl.paths 4", out1, sizeof out1), 0);
     /* (PC, SP) alone: the leaf's CIDs are all ambiguous, the truth a candidate */
     REQUIRE(pebs_kv(out0, "precise", &prec) == 0 && pebs_kv(out0, "ambiguous", &amb) == 0 &&
             pebs_kv(out0, "missing", &miss) == 0 && pebs_kv(out0, "truth_in", &tin) == 0);
@@ -2215,7 +2508,92 @@ static void pebs_paths_e2e(void)
     CHECK_LE(wb * 10, wa * 32);
 }
 
+/* The workload's count mode (malloc and syscall() interposed, see
+   tests/pebs_workload.c), run once; its key=value output. */
+static const char *pebs_count_output(void)
+{
+    static char out[4096];
+    static int done = -1;
+    if (done < 0) {
+        int trained = pebs_train_map();
+        done = pebs_build_workload() == 0 &&
+               pebs_run_wl(trained == 0 ? "count wl.paths" : "count", out, sizeof out) == 0;
+    }
+    return done ? out : NULL;
+}
+
+/* Sets out to that output, or skips the case saying why. */
+#define PEBS_COUNT_OUTPUT_OR_SKIP(out)                                                             \
+    do {                                                                                           \
+        PLAIN_BUILD_ONLY();                                                                        \
+        (out) = pebs_count_output();                                                               \
+        if ((out) && strstr((out), "pebs_workload: "))                                             \
+            SKIP("perf_event unusable here (see the workload's message)");                         \
+        REQUIRE((out) != NULL);                                                                    \
+    } while (0)
+
+/* Nothing on the drain path allocates: the reader thread (watermark
+   wakeups, drain requests, the final drain of three threads that exit),
+   explicit drains, the signal handler, and the paths pipeline behind them
+   (CID lookup and walks). A positive control shows the counting sees
+   libc's own allocations. */
+static void pebs_drain_noalloc(void)
+{
+    const char *out;
+    uint64_t v;
+    PEBS_COUNT_OUTPUT_OR_SKIP(out);
+    REQUIRE(pebs_kv(out, "control_allocs", &v) == 0);
+    CHECK_GE(v, 1);
+    PEBS_HAS(out, "\nreader_allocs=0\n");
+    PEBS_HAS(out, "\nreader_exited=3\n");
+    PEBS_HAS(out, "\nmanual_allocs=0\n");
+    PEBS_HAS(out, "\nsignal_allocs=0\n");
+    REQUIRE(pebs_kv(out, "reader_samples", &v) == 0);
+    CHECK_GE(v, 500);
+    REQUIRE(pebs_kv(out, "manual_samples", &v) == 0);
+    CHECK_GE(v, 100);
+    REQUIRE(pebs_kv(out, "signal_samples", &v) == 0);
+    CHECK_GE(v, 100);
+    if (pebs_train_map() == 0) {
+        REQUIRE(pebs_kv(out, "paths_resolved", &v) == 0);
+        CHECK_GE(v, 100);
+        REQUIRE(pebs_kv(out, "paths_walked", &v) == 0);
+        CHECK_GE(v, 50);
+    }
+}
+
+/* The level is probed once, at open: attaching threads afterwards opens
+   exactly one event each, with the chosen level's attributes. */
+static void pebs_probe_once(void)
+{
+    const char *out;
+    uint64_t v;
+    PEBS_COUNT_OUTPUT_OR_SKIP(out);
+    REQUIRE(pebs_kv(out, "probe_opens", &v) == 0);
+    CHECK_GE(v, 1);
+    if (ctxprof__pebs_have_pmu() == 0)
+        CHECK_EQ(v, 3); /* PEBS and hardware fail (ENOENT), software opens */
+    PEBS_HAS(out, "\nreader_attach_opens=4\n"); /* the main thread and three others */
+    PEBS_HAS(out, "\nmanual_attach_opens=1\n");
+}
+
 /* ---- hardware PMU only ---- */
+
+/* PEBS samples: registers of the PEBS record (flag PRECISE), the record's
+   IP also given as the sample IP, user mode. */
+typedef struct pebs_precchk {
+    uint64_t all, in, precise, same_ip, user;
+} pebs_precchk;
+
+static void pebs_prec_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_precchk *c = (pebs_precchk *)user;
+    c->all++;
+    c->in += pebs_in_range(s->ip, __start_ctxprof_pebs_hot, __stop_ctxprof_pebs_hot);
+    c->precise += (s->flags & CTXPROF_PEBS_SAMPLE_PRECISE) != 0;
+    c->same_ip += s->event_ip == s->ip;
+    c->user += (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+}
 
 static void pebs_hardware(void)
 {
@@ -2237,6 +2615,35 @@ static void pebs_hardware(void)
     ctxprof_pebs_close(&pb);
     CHECK_GE(h.all, 50);
     CHECK_GE(h.in * 100, h.all * 90); /* skid moves a few samples */
+#if defined(CTXPROF__PEBS_X86)
+    {
+        long maxp = -1;
+        int intr;
+        pebs_precchk c;
+        if (ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu/caps/max_precise", &maxp) !=
+            0)
+            ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu_core/caps/max_precise",
+                                    &maxp);
+        if (maxp < 1 || !ctxprof__pebs_is_intel())
+            SKIP("hardware level checked; no Intel PEBS here (caps/max_precise < 1)");
+        memset(&c, 0, sizeof c);
+        pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+        d.level = CTXPROF_PEBS_LEVEL_PEBS;
+        d.on_sample = pebs_prec_fn;
+        d.user = &c;
+        REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+        CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "PEBS: ok (period 200003 events, precise_ip=1)");
+        intr = strstr(ctxprof_pebs_explain(&pb), "REGS_INTR refused") == NULL; /* lockdown */
+        REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+        pebs_hot(100000000);
+        ctxprof_pebs_close(&pb);
+        CHECK_GE(c.all, 50);
+        CHECK_GE(c.in * 100, c.all * 95);
+        CHECK_EQ(c.precise, intr ? c.all : 0);
+        CHECK_GE(c.same_ip * 100, c.all * 95);
+        CHECK_EQ(c.user, c.all);
+    }
+#endif
 }
 
 /* ---- robustness: signal storms and bounds ---- */
@@ -2449,6 +2856,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_ring_desync", pebs_ring_desync},
     {"pebs_ring_concurrent", pebs_ring_concurrent},
     {"pebs_messages", pebs_messages},
+    {"pebs_attr_levels", pebs_attr_levels},
     {"pebs_encode_builtin", pebs_encode_builtin},
     {"pebs_libpfm", pebs_libpfm},
     {"pebs_desc_checks", pebs_desc_checks},
@@ -2458,6 +2866,9 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_hot_signal", pebs_live_hot_signal},
     {"pebs_live_depth", pebs_live_depth},
     {"pebs_live_lost", pebs_live_lost},
+    {"pebs_live_watermark", pebs_live_watermark},
+    {"pebs_live_exit_drain", pebs_live_exit_drain},
+    {"pebs_live_base", pebs_live_base},
     {"pebs_live_wrap", pebs_live_wrap},
     {"pebs_live_threads", pebs_live_threads},
     {"pebs_live_signal_close", pebs_live_signal_close},
@@ -2472,6 +2883,8 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_perf_crosscheck", pebs_perf_crosscheck},
     {"pebs_paths_unit", pebs_paths_unit},
     {"pebs_paths_e2e", pebs_paths_e2e},
+    {"pebs_drain_noalloc", pebs_drain_noalloc},
+    {"pebs_probe_once", pebs_probe_once},
     {"pebs_hardware", pebs_hardware},
     {"pebs_robust_signals", pebs_robust_signals},
     {"pebs_robust_bounds", pebs_robust_bounds},

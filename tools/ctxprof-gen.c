@@ -185,7 +185,6 @@ static int gen_load(const gen_opts *o, ctxprof_graph *g)
     return 0;
 }
 
-/* An existing output that is not a regular file. */
 /* "build/expr_ctx.h" -> "EXPR_CTX_H_INCLUDED" */
 static void gen_guard_of(const char *path, char *out, size_t size)
 {

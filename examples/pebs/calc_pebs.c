@@ -15,7 +15,12 @@
    is checked against.
 
      calc_pebs run [SECS]            work (CTXPROF_ICPP_TRAIN=out.paths trains)
-     calc_pebs profile MAP [SECS]    sample at 1 kHz, print precision and the hottest paths
+     calc_pebs profile MAP [SECS]    sample at 1 kHz, print the level used, the
+                                     precision against training and the hottest paths
+
+   Every sample goes through three pipelines, so one run compares them:
+   (PC, SP) alone, walks of up to 8 frames, walks of up to
+   CTXPROF_ICPP_FRAMES (64 in the Makefile's build) frames.
 
    Built with the flags of calc (see the Makefile); examples/pebs/demo.sh
    trains, then profiles. */
@@ -24,8 +29,8 @@
 #undef main
 #include "../../ctxprof_pebs.h"
 
-/* Two pipelines on every sample: PC and SP alone, and with partial walks. */
-static ctxprof_pebs_paths pp_alone, pp_walk;
+/* Three pipelines on every sample: PC and SP alone, short and long walks. */
+static ctxprof_pebs_paths pp_alone, pp_walk8, pp_walk;
 static ctxprof_pebs prof;
 static ctxprof_icpp_map pmap;
 static ctxprof_symtab psyms;
@@ -37,6 +42,7 @@ static void both(void *user, const ctxprof_pebs_sample *s)
 {
     (void)user;
     ctxprof_pebs_paths_sample(&pp_alone, s);
+    ctxprof_pebs_paths_sample(&pp_walk8, s);
     ctxprof_pebs_paths_sample(&pp_walk, s);
 }
 
@@ -65,6 +71,9 @@ static int profile_start(const char *mapfile)
     pd.ambiguous = CTXPROF_PEBS_AMBIG_DROP;
     pd.unit_weight = 1;
     if (ctxprof_pebs_paths_init(&pp_alone, &pd, &err))
+        goto fail;
+    pd.max_walk = 8;
+    if (ctxprof_pebs_paths_init(&pp_walk8, &pd, &err))
         goto fail;
     pd.max_walk = CTXPROF_ICPP_FRAMES;
 #if defined(CTXPROF_HCCT_NAMED)
@@ -95,7 +104,7 @@ static void line(const char *what, const ctxprof_pebs_paths_stats *st)
     double in = (double)(st->precise + st->ambiguous + st->missing);
     if (in == 0)
         in = 1;
-    printf("  %-14s precise %5.1f%% (correct %5.1f%%, incorrect %4.1f%%)  ambiguous %5.1f%%  "
+    printf("  %-17s precise %5.1f%% (correct %5.1f%%, incorrect %4.1f%%)  ambiguous %5.1f%%  "
            "missing %4.1f%%",
            what, 100.0 * (double)st->precise / in, 100.0 * (double)st->correct / in,
            100.0 * (double)st->incorrect / in, 100.0 * (double)st->ambiguous / in,
@@ -124,7 +133,11 @@ static int profile_report(void)
     size_t i, n = 0;
     ctxprof_pebs_close(&prof);
     ctxprof_pebs_stats_get(&prof, &ps);
-    printf("sampling: %s\n", ctxprof_pebs_explain(&prof));
+    printf("level used: %s (%s)\n", ctxprof_pebs_level_name(prof.level),
+           prof.level == CTXPROF_PEBS_LEVEL_PEBS ? "Intel PEBS, precise_ip=1"
+           : prof.level == CTXPROF_PEBS_LEVEL_HW ? "hardware cycles: no PEBS here"
+                                                 : "software task-clock: no hardware PMU here");
+    printf("probe: %s\n", ctxprof_pebs_explain(&prof));
     printf("samples %llu (lost %llu); in trained functions %llu, elsewhere (libc, hooks) %llu\n",
            (unsigned long long)ps.samples, (unsigned long long)ps.lost,
            (unsigned long long)(w->precise + w->ambiguous + w->missing),
@@ -132,7 +145,12 @@ static int profile_report(void)
     printf("precision against training (share of the samples in trained functions;\n"
            "correct/incorrect: checked against the kernel's frame-pointer callchain):\n");
     line("PC, SP alone", &pp_alone.st);
-    line("with walks", &pp_walk.st);
+    line("walks <= 8", &pp_walk8.st);
+    {
+        char what[32];
+        snprintf(what, sizeof what, "walks <= %d", CTXPROF_ICPP_FRAMES);
+        line(what, &pp_walk.st);
+    }
     h = (hot *)calloc(pmap.paths + 1, sizeof *h);
     for (i = 0; i < pmap.paths; i++)
         if (pp_walk.path_weight[i]) {
@@ -141,14 +159,21 @@ static int profile_report(void)
             n++;
         }
     qsort(h, n, sizeof *h, hot_cmp);
-    printf("hottest call paths (share of resolved samples, with walks):\n");
+    printf("hottest call paths (share of resolved samples, with walks; root first):\n");
     for (i = 0; i < n && i < 5; i++) {
-        char buf[1024];
-        size_t l = ctxprof_icpp_map_path_str(&pmap, h[i].path, buf, sizeof buf);
-        if (l >= sizeof buf)
-            l = sizeof buf - 1;
-        printf("  %5.1f%%  %s%s\n", 100.0 * (double)h[i].w / (double)(w->weight ? w->weight : 1),
-               l > 96 ? "..." : "", l > 96 ? buf + l - 96 : buf);
+        uint32_t f[CTXPROF_PEBS_PATH_MAX];
+        size_t len = ctxprof_icpp_map_path_funcs(&pmap, h[i].path, f, CTXPROF_PEBS_PATH_MAX), k;
+        printf("  %5.1f%%  %3zu frames: ",
+               100.0 * (double)h[i].w / (double)(w->weight ? w->weight : 1), len);
+        for (k = 0; k < len && k < CTXPROF_PEBS_PATH_MAX; k++) {
+            if (len > 10 && k == 3) { /* the first three and the last six */
+                printf(" > ... %zu frames ...", len - 9);
+                k = len - 7;
+                continue;
+            }
+            printf("%s%s", k ? " > " : "", ctxprof_icpp_map_func_name(&pmap, f[k]));
+        }
+        printf("\n");
     }
     free(h);
 #if defined(CTXPROF_HCCT_NAMED)
@@ -177,6 +202,7 @@ static int profile_report(void)
     }
 #endif
     ctxprof_pebs_paths_deinit(&pp_alone);
+    ctxprof_pebs_paths_deinit(&pp_walk8);
     ctxprof_pebs_paths_deinit(&pp_walk);
     ctxprof_icpp_map_deinit(&pmap);
     ctxprof_symtab_deinit(&psyms);
