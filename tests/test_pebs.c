@@ -2704,7 +2704,8 @@ static int pebs_storm_child(void *arg, void *shared)
     size_t n, i;
     int k;
     (void)arg;
-    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 20000); /* 50 kHz of CPU time per thread */
+    /* 50 kHz of CPU time per thread; 1 kHz under valgrind, whose signals are slow */
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, ctxprof_test_under_valgrind() ? 1000000 : 20000);
     d.on_sample = pebs_storm_sink;
     d.samples = arr;
     d.samples_cap = 256;
@@ -2770,8 +2771,8 @@ static void pebs_robust_signals(void)
     CHECK_EQ(r->failed_at, 0);
     CHECK_GE(r->samples, 100);
     CHECK_EQ(r->sunk, r->samples);
-    CHECK_EQ(r->stored, 256);
-    CHECK_EQ(r->array_full, r->samples - 256);
+    CHECK_EQ(r->stored, r->samples < 256 ? r->samples : 256);
+    CHECK_EQ(r->array_full, r->samples - r->stored);
     CHECK_EQ(r->bad + r->desyncs, 0);
     CHECK_EQ(r->wrong_tid, 0);
     printf("  pebs: signal mode, %llu stray SIGIOs sent; %llu samples in %llu wakeups, each "
