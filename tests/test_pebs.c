@@ -1369,6 +1369,7 @@ static void pebs_live_watermark(void)
     pebs_desc_fill(&d, CTXPROF_PEBS_READER, 50000); /* 20 kHz, default ring and watermark */
     d.on_sample = pebs_hits_fn;
     d.user = &h;
+    HARDWARE_PC_CHECKS();
     PEBS_OPEN_OR_SKIP(&pb, &d);
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
     pebs_hot(250000000); /* ~5000 samples of 56 bytes: more than the 256 KiB ring */
@@ -1427,6 +1428,7 @@ static void pebs_live_base(void)
     pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
     d.samples = arr;
     d.samples_cap = 8192;
+    HARDWARE_PC_CHECKS();
     PEBS_OPEN_OR_SKIP(&pb, &d);
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
     for (k = 0; k < pb.impl->nrings; k++)
@@ -1673,6 +1675,7 @@ static void pebs_live_exit_drain(void)
     pebs_ntsamples = 0;
     pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000); /* ~500 samples, 28 KB < 64 KiB */
     d.on_sample = pebs_thr_fn;
+    HARDWARE_PC_CHECKS();
     PEBS_OPEN_OR_SKIP(&pb, &d);
     memset(&t, 0, sizeof t);
     t.pb = &pb;
