@@ -175,10 +175,11 @@ int ctxprof_test_sh(const char *fmt, ...);
 
 /* ---- fault injection (robustness cases of each module) ----
 
-   ctxprof_test_child: fn runs in a forked child under an alarm; results go
-   through memory shared with the parent. ctxprof_test_torn_writes: a
-   truncating writer at every byte offset. ctxprof_test_disk_full: a real
-   full file system (a private tmpfs). */
+   ctxprof_test_in_child: a case's work in a forked child under an alarm,
+   results in memory shared with the parent. ctxprof_test_storm_run: a storm
+   of queued signals. ctxprof_test_torn_writes: a truncating writer at every
+   byte offset. ctxprof_test_disk_full: a real full file system (a private
+   tmpfs). ctxprof_test_heap_bytes: the heap in use, for bounds. */
 
 #include <dirent.h>
 #include <errno.h>
@@ -196,10 +197,10 @@ int ctxprof_test_sh(const char *fmt, ...);
 #include <unistd.h>
 
 /* Runs fn(arg, shared) in a forked child that is killed by SIGALRM after
-   timeout_s seconds (a deadlock fails instead of hanging the suite).
-   shared: `size` zeroed bytes both processes see. Returns fn's return
-   value (0..255), or -1 when the child died of a signal (*out_sig gets
-   it, e.g. SIGALRM on a timeout). */
+   timeout_s seconds (a deadlock fails instead of hanging the suite);
+   shared is memory both processes see (ctxprof_test_shared). Returns fn's
+   return value (0..255), or -1 when the child died of a signal (*out_sig
+   gets it, e.g. SIGALRM on a timeout). */
 static inline int ctxprof_test_child(int (*fn)(void *arg, void *shared), void *arg, void *shared,
                                      unsigned timeout_s, int *out_sig)
 {
@@ -226,9 +227,8 @@ static inline int ctxprof_test_child(int (*fn)(void *arg, void *shared), void *a
    pthread_sigqueue, the first half one at a time (each waits up to 20 us
    for *handled, which the handler increments, to catch up, or 5 us when
    handled is NULL: so each lands wherever its target happens to be), the
-   rest in one burst. Sends the
-   kernel refuses (a full queue) are counted, not retried; sent[] are
-   exact. done is set (release) at the end. */
+   rest in one burst. Sends the kernel refuses (a full queue) are counted,
+   not retried; sent[] are exact. done is set (release) at the end. */
 typedef struct ctxprof_test_storm {
     pthread_t targets[8];
     int ntargets, signo;

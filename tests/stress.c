@@ -449,7 +449,9 @@ static void hcct_observe(void)
         for (i = 1; !bad && i < p.n; i++) {
             uint64_t c = p.nodes[i].count;
             sum += c;
-            /* counted before the event, read after the snapshot */
+            /* counted before the event, read after the snapshot (the owner's
+               plain store of the count cannot become visible before its
+               earlier atomic increment: x86-64 keeps stores in order) */
             if (c > __atomic_load_n(&hc_expect[idx[i]], __ATOMIC_ACQUIRE) || c < hc_last[idx[i]])
                 bad = 1;
             hc_last[idx[i]] = c;

@@ -2740,7 +2740,9 @@ static int pebs_storm_child(void *arg, void *shared)
     if (pthread_create(&snd, NULL, ctxprof_test_storm_run, &storm) != 0)
         return r->failed_at = 4;
     pthread_join(snd, NULL);
-    usleep(100000);
+    /* sampling goes on until 200 samples are in (30 s at most: valgrind) */
+    for (k = 0; k < 30000 && __atomic_load_n(&pebs_storm_sunk, __ATOMIC_RELAXED) < 200; k++)
+        usleep(1000);
     for (k = 0; k < 2; k++) {
         __atomic_store_n(&w[k].stop, 1, __ATOMIC_RELEASE);
         pthread_join(th[k], NULL);
@@ -2772,7 +2774,7 @@ static void pebs_robust_signals(void)
         SKIP("perf_event unusable here");
     }
     CHECK_EQ(r->failed_at, 0);
-    CHECK_GE(r->samples, 100);
+    CHECK_GE(r->samples, 200);
     CHECK_EQ(r->sunk, r->samples);
     CHECK_EQ(r->stored, r->samples < 256 ? r->samples : 256);
     CHECK_EQ(r->array_full, r->samples - r->stored);
