@@ -1725,7 +1725,8 @@ static void pebs_live_signal_close(void)
     volatile int stop = 0;
     struct sigaction dfl;
     int k;
-    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 20000);
+    /* 1 kHz under valgrind: at 50 kHz its scheduler never started a thread */
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, ctxprof_test_under_valgrind() ? 1000000 : 20000);
     PEBS_OPEN_OR_SKIP(&pb, &d);
     for (k = 0; k < 3; k++) {
         t[k].pb = &pb;
