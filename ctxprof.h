@@ -7607,11 +7607,11 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_ts_node(ctxprof__icpp_ts *
 {
     size_t i;
     uint32_t n;
-    if (t->ncap == 0 || 2 * (t->nn + 1) > t->mask + 1) {
+    /* at max_paths the table stops growing (it is at most half full) but
+       still finds the paths it holds */
+    if (t->ncap == 0 || (2 * (t->nn + 1) > t->mask + 1 && t->nn < ctxprof__icpp_max_paths)) {
         size_t nsz = t->mask ? 2 * (t->mask + 1) : 1024, k;
         uint32_t *ns;
-        if (t->nn >= ctxprof__icpp_max_paths)
-            goto full;
         ns = (uint32_t *)CTXPROF_MALLOC(nsz * sizeof *ns, NULL);
         if (!ns)
             goto full;
@@ -7693,14 +7693,14 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     if (!paired)
         while (t->depth && t->ssp[t->depth - 1] <= sp)
             t->depth--;
+    if (t->depth >= ctxprof__icpp_max_depth) {
+        t->dropped_depth++;
+        goto out;
+    }
     if (t->depth >= t->scap) {
         size_t nc = t->scap ? 2 * t->scap : 256;
         uint32_t *sn;
         uintptr_t *ss;
-        if (t->depth >= ctxprof__icpp_max_depth) {
-            t->dropped_depth++;
-            goto out;
-        }
         uintptr_t *sf, *si;
         sn = (uint32_t *)ctxprof__icpp_grow(t->snode, nc, sizeof *sn);
         if (sn)

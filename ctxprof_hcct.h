@@ -162,6 +162,18 @@
 #error "ctxprof: CTXPROF_HCCT_HOOKS and CTXPROF_ICPP_HOOKS both define __cyg_profile_func_enter/exit; a program can have only one pair of -finstrument-functions hooks: define one of the two"
 #endif
 
+/* Version of this header. A release's headers go together: this one
+   refuses a ctxprof.h of another release. */
+#define CTXPROF_HCCT_VERSION_MAJOR 0
+#define CTXPROF_HCCT_VERSION_MINOR 1
+#define CTXPROF_HCCT_VERSION_PATCH 0
+#define CTXPROF_HCCT_VERSION_STRING "0.1.0"
+#if CTXPROF_HCCT_VERSION_MAJOR != CTXPROF_VERSION_MAJOR ||                                        \
+    CTXPROF_HCCT_VERSION_MINOR != CTXPROF_VERSION_MINOR ||                                        \
+    CTXPROF_HCCT_VERSION_PATCH != CTXPROF_VERSION_PATCH
+#error "ctxprof: ctxprof_hcct.h 0.1.0 needs the ctxprof.h of the same release: copy the headers of one release together"
+#endif
+
 /* Every function of this header, inline ones included, is excluded from
    -finstrument-functions: a hook that called an instrumented function
    would recurse forever. */
@@ -2141,7 +2153,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     uint32_t n = CTXPROF__HCCT_ACQ(t->n_nodes), i, nsl = t->nslots;
     uint32_t *par = NULL, *head = NULL, *next = NULL, *queue = NULL;
     unsigned char *mark = NULL;
-    uint64_t total = 0, mn = 0, thr = 0, events, sampled;
+    uint64_t total = 0, mn = 0, thr = 0, events, sampled, late_min;
     int64_t cd, as;
     ctxprof_hcct_profile p;
     ctxprof__hcct_namecache nc;
@@ -2266,6 +2278,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
             pn->name = (uint32_t)nm;
         }
     }
+    /* N again, after the copy: counters only grow, so every count copied
+       is part of it and a live copy never holds more than its total */
+    ctxprof__hcct_total(t, &total, &late_min);
     p.mode = t->desc.mode;
     p.metric = t->desc.metric;
     p.phi = phi >= 0 ? phi : 0;
@@ -3739,7 +3754,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_opt_num(const char *v, double *out)
 {
     char *end;
     double x = strtod(v, &end);
-    if (end == v || *end)
+    /* NaN, negative and >= 2^64 are no option's value (and the size_t
+       conversions of counters, depth and mem must not overflow) */
+    if (end == v || *end || !(x >= 0 && x < 18446744073709551616.0))
         return -1;
     *out = x;
     return 0;

@@ -126,6 +126,18 @@
 struct perf_event_attr;
 #endif
 
+/* Version of this header. A release's headers go together: this one
+   refuses a ctxprof.h of another release. */
+#define CTXPROF_PEBS_VERSION_MAJOR 0
+#define CTXPROF_PEBS_VERSION_MINOR 1
+#define CTXPROF_PEBS_VERSION_PATCH 0
+#define CTXPROF_PEBS_VERSION_STRING "0.1.0"
+#if CTXPROF_PEBS_VERSION_MAJOR != CTXPROF_VERSION_MAJOR ||                                        \
+    CTXPROF_PEBS_VERSION_MINOR != CTXPROF_VERSION_MINOR ||                                        \
+    CTXPROF_PEBS_VERSION_PATCH != CTXPROF_VERSION_PATCH
+#error "ctxprof: ctxprof_pebs.h 0.1.0 needs the ctxprof.h of the same release: copy the headers of one release together"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

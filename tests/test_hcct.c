@@ -1904,6 +1904,254 @@ static void hcct_macros(void)
     ctxprof_hcct_deinit(&t);
 }
 
+/* ---- robustness: file faults, bounds under all-new contexts, signals ---- */
+
+typedef struct hcct_fault_out {
+    const ctxprof_hcct_profile *p;
+    int format;
+} hcct_fault_out;
+
+static int hcct_fault_write(void *arg, const char *path, char *msg, size_t cap)
+{
+    const hcct_fault_out *o = (const hcct_fault_out *)arg;
+    ctxprof_hcct_write_desc d;
+    ctxprof_error e;
+    memset(&d, 0, sizeof d);
+    memset(&e, 0, sizeof e);
+    d.format = o->format;
+    return ctxprof_test_saved(ctxprof_hcct_profile_write(o->p, path, &d, &e), e.detail, msg, cap);
+}
+
+/* The exact profile of `contexts` contexts two deep (routines 1..7 over 1..). */
+static int hcct_fault_profile(ctxprof_hcct_profile *p, int contexts)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_error e;
+    int i, rc;
+    memset(&e, 0, sizeof e);
+    if (ctxprof_hcct_init(&t, &d, &e) != CTXPROF_OK)
+        return -1;
+    for (i = 0; i < contexts; i++) {
+        ctxprof_hcct_push(&t, (uintptr_t)(1 + i % 7), 0);
+        ctxprof_hcct_push(&t, (uintptr_t)(100 + i), 0);
+        ctxprof_hcct_pop(&t);
+        ctxprof_hcct_pop(&t);
+    }
+    rc = ctxprof_hcct_query(&t, -1, p, &e);
+    ctxprof_hcct_deinit(&t);
+    return rc;
+}
+
+/* Writing a profile over an existing one, binary and text: cut at every
+   byte offset, on a full disk, into /dev/full. Every failure says why and
+   the old profile stays whole (the binary one still reads back). */
+static void hcct_robust_files(void)
+{
+    ctxprof_hcct_profile small, big, back;
+    hcct_fault_out o;
+    ctxprof_error e;
+    char path[512], fs[512];
+    const char *d = ctxprof_test_tmpdir();
+    size_t cut = 0;
+    unsigned full;
+    int k;
+    static const int formats[] = {CTXPROF_HCCT_BINARY, CTXPROF_HCCT_TEXT};
+    memset(&e, 0, sizeof e);
+    memset(&back, 0, sizeof back);
+    snprintf(path, sizeof path, "%s/fault.hcct", d);
+    snprintf(fs, sizeof fs, "%s/fault-fs", d);
+    REQUIRE_EQ(hcct_fault_profile(&small, 5), CTXPROF_OK);
+    REQUIRE_EQ(hcct_fault_profile(&big, 150), CTXPROF_OK);
+    for (k = 0; k < 2; k++) {
+        o.format = formats[k];
+        o.p = &small;
+        REQUIRE_EQ(hcct_fault_write(&o, path, e.detail, sizeof e.detail), CTXPROF_OK);
+        o.p = &big;
+        cut += ctxprof_test_torn_writes(path, hcct_fault_write, &o);
+    }
+    /* a full disk under a binary profile; it still reads back */
+    o.format = CTXPROF_HCCT_BINARY;
+    o.p = &small;
+    REQUIRE_EQ(hcct_fault_write(&o, path, e.detail, sizeof e.detail), CTXPROF_OK);
+    o.p = &big;
+    full = ctxprof_test_disk_full(fs, path, hcct_fault_write, &o);
+    printf("  hcct: profile writes cut at %zu offsets, %u saves refused by a full disk\n", cut,
+           full);
+    REQUIRE_EQ(ctxprof_hcct_profile_read(&back, path, NULL, &e), CTXPROF_OK);
+    CHECK_EQ(back.n, small.n);
+    CHECK_EQ(back.total, small.total);
+    CHECK_EQ(hcct_fault_write(&o, "/dev/full", e.detail, sizeof e.detail), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(e.detail, strerror(ENOSPC));
+    ctxprof_hcct_profile_deinit(&back);
+    ctxprof_hcct_profile_deinit(&small);
+    ctxprof_hcct_profile_deinit(&big);
+}
+
+/* Adversarial streams where almost every event is a new context, deeper
+   than max_depth: the node memory stays within max_bytes (nothing is
+   allocated after init but shadow-stack frames), frames past max_depth and
+   contexts past the node bound are counted exactly, and the loss shows in
+   the profile. */
+static void hcct_robust_bounds(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.01, 0);
+        ctxprof_hcct_stats st;
+        ctxprof_hcct_profile p;
+        ctxprof_error e;
+        uint64_t rng = 5, events = 0, deep = 0;
+        uintptr_t next_id = 1;
+        size_t heap;
+        int i, k;
+        memset(&e, 0, sizeof e);
+        d.counters = mode ? 0 : 256;
+        /* CCT: 2000 nodes; LSS: |M| + 3 + 100, less than |M| plus a deep path */
+        d.max_bytes = mode ? 2000 * (size_t)36 : (256 + 3 + 100) * (size_t)48;
+        d.max_depth = 200;
+        REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+        heap = ctxprof_test_heap_bytes();
+        for (i = 0; i < 3000; i++) {
+            int depth = 1 + (int)(ctxprof_test_rand(&rng) % 300);
+            for (k = 0; k < depth; k++)
+                ctxprof_hcct_push(&t, next_id++, 0); /* never seen before */
+            events += (uint64_t)depth;
+            deep += depth > 199 ? (uint64_t)(depth - 199) : 0;
+            for (k = 0; k < depth; k++)
+                ctxprof_hcct_pop(&t);
+        }
+        ctxprof_hcct_stats_get(&t, &st);
+        CHECK_EQ(st.events, events);
+        CHECK_EQ(st.dropped_depth, deep);
+        CHECK_EQ(st.total + st.dropped_depth, events);
+        CHECK(st.dropped_nodes > 0);
+        CHECK_LE(st.nodes_peak + 1, t.max_nodes);
+        CHECK_LE(st.bytes, st.bytes_bound);
+        CHECK_EQ(st.depth, 0);
+        CHECK_EQ(st.unmatched, 0);
+        /* node storage was reserved at init; only frames grow (to max_depth) */
+        CHECK_HEAP_GREW_AT_MOST(heap, 200 * sizeof(ctxprof_hcct_frame) + 4096);
+        REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+        CHECK_EQ(p.dropped, st.dropped_nodes + st.dropped_depth);
+        {
+            static const char *const dp[] = {"[dropped: node bound]"};
+            const ctxprof_hcct_pnode *x = hcct_find_path(&p, dp, 1);
+            CHECK(x != NULL);
+            if (x && mode)
+                CHECK_EQ(x->count, st.dropped_nodes);
+        }
+        printf("  hcct %s: %llu events, %llu new contexts past the node bound, %llu frames "
+               "past max_depth; %zu bytes of %zu\n",
+               mode ? "cct" : "lss", (unsigned long long)events,
+               (unsigned long long)st.dropped_nodes, (unsigned long long)st.dropped_depth,
+               st.bytes, st.bytes_bound);
+        ctxprof_hcct_profile_deinit(&p);
+        ctxprof_hcct_deinit(&t);
+    }
+}
+
+/* A storm of queued real-time signals whose handler records events on the
+   same tree the interrupted code is updating, while that code also calls
+   malloc and stdio. The handler's events are counted, or dropped and
+   counted when they interrupt the profiler's slow path: the totals add up
+   exactly and nothing deadlocks (a forked child under an alarm). */
+typedef struct hcct_storm {
+    uint64_t handled, sent, refused, main_events, total, reentrant, unmatched, depth;
+    int ok;
+} hcct_storm;
+
+static ctxprof_hcct *hcct_storm_tree;
+static uint64_t hcct_storm_handled;
+
+/* An instrumented handler: enter and exit at its own frame address, as the
+   hooks and CTXPROF_HCCT_SCOPE do. */
+static void hcct_storm_handler(int sig)
+{
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    (void)sig;
+    ctxprof_hcct_enter(hcct_storm_tree, 999, 0, sp);
+    ctxprof_hcct_exit(hcct_storm_tree, 999, sp);
+    __atomic_add_fetch(&hcct_storm_handled, 1, __ATOMIC_RELEASE);
+}
+
+static int hcct_storm_child(void *arg, void *shared)
+{
+    hcct_storm *r = (hcct_storm *)shared;
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.05, 0);
+    ctxprof_hcct_stats st;
+    ctxprof_error e;
+    ctxprof_test_storm storm;
+    pthread_t th;
+    struct sigaction sa;
+    FILE *null = fopen("/dev/null", "w");
+    uint64_t rng = 3;
+    char line[128];
+    (void)arg;
+    memset(&e, 0, sizeof e);
+    memset(&storm, 0, sizeof storm);
+    d.counters = 32; /* replacements and pruning: slow paths all the time */
+    if (!null || ctxprof_hcct_init(&t, &d, &e) != CTXPROF_OK)
+        return 1;
+    hcct_storm_tree = &t;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hcct_storm_handler;
+    sigemptyset(&sa.sa_mask);
+    storm.signo = SIGRTMIN + 3;
+    storm.n = CTXPROF_TEST_STORM_SIGNALS;
+    storm.ntargets = 1;
+    storm.targets[0] = pthread_self();
+    storm.handled = &hcct_storm_handled;
+    if (sigaction(storm.signo, &sa, NULL) != 0 ||
+        pthread_create(&th, NULL, ctxprof_test_storm_run, &storm) != 0)
+        return 2;
+    while (!__atomic_load_n(&storm.done, __ATOMIC_ACQUIRE) || r->main_events < 100000) {
+        void *m = malloc(16 + ctxprof_test_rand(&rng) % 4096);
+        ctxprof_hcct_push(&t, (uintptr_t)(1 + ctxprof_test_rand(&rng) % 200), 0);
+        ctxprof_hcct_push(&t, (uintptr_t)(1 + ctxprof_test_rand(&rng) % 50), 0);
+        snprintf(line, sizeof line, "%p %llu\n", m, (unsigned long long)r->main_events);
+        fputs(line, null);
+        ctxprof_hcct_pop(&t);
+        ctxprof_hcct_pop(&t);
+        free(m);
+        r->main_events += 2;
+    }
+    pthread_join(th, NULL);
+    getpid(); /* a system call: every signal still pending is handled on return */
+    fclose(null);
+    ctxprof_hcct_stats_get(&t, &st);
+    r->handled = __atomic_load_n(&hcct_storm_handled, __ATOMIC_ACQUIRE);
+    r->sent = storm.sent[0];
+    r->refused = storm.refused;
+    r->total = st.total;
+    r->reentrant = st.reentrant;
+    r->unmatched = st.unmatched;
+    r->depth = st.depth;
+    r->ok = hcct_check(&t, st.total) == 0;
+    ctxprof_hcct_deinit(&t);
+    return 0;
+}
+
+static void hcct_robust_signals(void)
+{
+    hcct_storm *r = (hcct_storm *)ctxprof_test_in_child(hcct_storm_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    CHECK_EQ(r->handled, r->sent);
+    CHECK_GE(r->sent, 1000);
+    CHECK_EQ(r->reentrant % 2, 0); /* a handler's push and pop are dropped together */
+    CHECK_EQ(r->total, r->main_events + r->handled - r->reentrant / 2);
+    CHECK_EQ(r->unmatched, 0);
+    CHECK_EQ(r->depth, 0);
+    CHECK(r->ok);
+    printf("  hcct: %llu signals handled (%llu refused by a full queue), %llu handler events "
+           "dropped as re-entrant, %llu main events\n",
+           (unsigned long long)r->handled, (unsigned long long)r->refused,
+           (unsigned long long)r->reentrant / 2, (unsigned long long)r->main_events);
+    munmap(r, sizeof *r);
+}
+
 static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_init_errors", hcct_init_errors},
     {"hcct_lazy_queue", hcct_lazy_queue},
@@ -1930,4 +2178,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_hooks_program", hcct_hooks_program},
     {"hcct_macros", hcct_macros},
+    {"hcct_robust_files", hcct_robust_files},
+    {"hcct_robust_bounds", hcct_robust_bounds},
+    {"hcct_robust_signals", hcct_robust_signals},
     {0, 0}};

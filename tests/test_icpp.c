@@ -1643,6 +1643,8 @@ static void icpp_sampler_live(void)
     size_t n, i, inleaf = 0, precise = 0, right = 0, known = 0;
     double t0;
     long fleaf;
+    if (ctxprof_test_under_valgrind()) /* icpp_robust_signals runs the handler there */
+        SKIP("under valgrind the CPU-time timer's rate is valgrind's, not the program's");
     memset(&m, 0, sizeof m);
     snprintf(path, sizeof path, "%s/icpp_sampler.paths", ctxprof_test_tmpdir());
     /* train first, then sample with training on (the truth) and the map bound */
@@ -1722,6 +1724,305 @@ static void icpp_sampler_live(void)
     ctxprof_icpp_train_reset();
 }
 
+/* ---- robustness: file faults, training bounds, signal storms ---- */
+
+/* A chain of calls of icpp_rb0/icpp_rb1 chosen by icpp_rb_choice[]: with
+   two functions every new choice sequence is a new call path. */
+static unsigned char icpp_rb_choice[64];
+static int icpp_rb_len;
+__attribute__((noinline)) static int icpp_rb0(int level);
+__attribute__((noinline)) static int icpp_rb1(int level);
+static int icpp_rb_next(int level)
+{
+    if (level >= icpp_rb_len)
+        return 0;
+    return icpp_rb_choice[level] ? icpp_rb1(level + 1) : icpp_rb0(level + 1);
+}
+__attribute__((noinline)) static int icpp_rb0(int level)
+{
+    CTXPROF_ICPP_FUNC(icpp_rb0);
+    volatile int pad = level; /* no tail call: a frame of its own */
+    return icpp_rb_next(level) + pad;
+}
+__attribute__((noinline)) static int icpp_rb1(int level)
+{
+    CTXPROF_ICPP_FUNC(icpp_rb1);
+    volatile int pad = level;
+    return icpp_rb_next(level) + pad;
+}
+
+/* Runs one chain of len calls, choices from rng (or all icpp_rb0 when rng is NULL). */
+static void icpp_rb_walk(int len, uint64_t *rng)
+{
+    int i;
+    icpp_rb_len = len;
+    for (i = 0; i < len; i++)
+        icpp_rb_choice[i] = (unsigned char)(rng ? ctxprof_test_rand(rng) & 1 : 0);
+    icpp_rb_next(0);
+}
+
+static int icpp_fault_map_save(void *arg, const char *path, char *msg, size_t cap)
+{
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    return ctxprof_test_saved(ctxprof_icpp_map_save((const ctxprof_icpp_map *)arg, path, &e),
+                              e.detail, msg, cap);
+}
+
+static int icpp_fault_train_save(void *arg, const char *path, char *msg, size_t cap)
+{
+    ctxprof_error e;
+    (void)arg;
+    memset(&e, 0, sizeof e);
+    return ctxprof_test_saved(ctxprof_icpp_train_save(path, &e), e.detail, msg, cap);
+}
+
+/* Saving a path map (a loaded one, and a training run's) over an existing
+   one: cut at every byte offset, on a full disk, into /dev/full. Every
+   failure says why and the old map stays whole and loadable. */
+static void icpp_robust_files(void)
+{
+    ctxprof_icpp_map old, next;
+    ctxprof_error err;
+    char path[512], fs[512], *text;
+    size_t len = 0, i, cut;
+    unsigned full;
+    const char *d = ctxprof_test_tmpdir();
+    memset(&old, 0, sizeof old);
+    memset(&next, 0, sizeof next);
+    snprintf(path, sizeof path, "%s/fault.paths", d);
+    snprintf(fs, sizeof fs, "%s/fault-fs", d);
+    text = (char *)malloc(300 * 64);
+    REQUIRE(text != NULL);
+    len = (size_t)sprintf(text, "ctxprof-paths 1\n");
+    for (i = 0; i < 300; i++)
+        len += (size_t)sprintf(text + len, "path %zu %zu main dispatch handler_%zu\n", i + 1,
+                               96 + 16 * (i % 7), i);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&old, icpp_map_text, sizeof icpp_map_text - 1, "old", &err),
+               CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&next, text, len, "next", &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
+    cut = ctxprof_test_torn_writes(path, icpp_fault_map_save, &next);
+    CHECK_GE(cut, 4096);
+    ctxprof_icpp_map_deinit(&next);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&next, path, &err), CTXPROF_OK);
+    CHECK_EQ(next.paths, 300);
+    /* a training run's map: two paths */
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    icpp_rb_walk(2, NULL);
+    ctxprof_icpp_train_stop();
+    REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
+    len = ctxprof_test_torn_writes(path, icpp_fault_train_save, NULL);
+    CHECK_GE(len, 40);
+    cut += len;
+    CHECK_EQ(ctxprof_icpp_train_save("/dev/full", &err), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(err.detail, strerror(ENOSPC));
+    ctxprof_icpp_train_reset();
+    /* a full disk under the big map */
+    REQUIRE_EQ(ctxprof_icpp_map_save(&old, path, &err), CTXPROF_OK);
+    full = ctxprof_test_disk_full(fs, path, icpp_fault_map_save, &next);
+    printf("  icpp: path map writes cut at %zu offsets, %u saves refused by a full disk\n", cut,
+           full);
+    ctxprof_icpp_map_deinit(&next);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&next, path, &err), CTXPROF_OK);
+    CHECK_EQ(next.paths, old.paths);
+    CHECK_EQ(ctxprof_icpp_map_save(&old, "/dev/full", &err), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(err.detail, strerror(ENOSPC));
+    free(text);
+    ctxprof_icpp_map_deinit(&old);
+    ctxprof_icpp_map_deinit(&next);
+}
+
+/* Training on an adversarial program where nearly every call path is new,
+   deeper than max_depth: the paths stop at max_paths, deeper frames and
+   new paths past the bound are counted exactly, the heap stops growing,
+   and paths already known keep being counted after the bound is hit. */
+static void icpp_robust_bounds(void)
+{
+    ctxprof_icpp_train_desc desc;
+    ctxprof_icpp_train_stats st, before;
+    ctxprof_error err;
+    uint64_t rng = 17, made = 0, deep = 0;
+    size_t heap;
+    int i, round;
+    memset(&desc, 0, sizeof desc);
+    desc.max_paths = 1024; /* the root and 1023 paths */
+    desc.max_depth = 24;
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    icpp_rb_walk(3, NULL); /* a path known before the flood */
+    made += 3;
+    heap = 0;
+    for (round = 0; round < 2; round++) {
+        if (round == 1)
+            heap = ctxprof_test_heap_bytes(); /* the bound is reached by now */
+        for (i = 0; i < 2000; i++) {
+            int len = 1 + (int)(ctxprof_test_rand(&rng) % 40);
+            icpp_rb_walk(len, &rng);
+            made += (uint64_t)len;
+            deep += len > 24 ? (uint64_t)(len - 24) : 0;
+        }
+    }
+    CHECK_HEAP_GREW_AT_MOST(heap, 4096);
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.entries + st.dropped_paths + st.dropped_depth, made);
+    CHECK_EQ(st.dropped_depth, deep);
+    CHECK_EQ(st.nodes, 1023);
+    CHECK(st.dropped_paths > 0);
+    CHECK_EQ(st.no_base, 0);
+    for (i = 0; i < 100; i++)
+        icpp_rb_walk(3, NULL);
+    before = st;
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.entries, before.entries + 300);
+    CHECK_EQ(st.dropped_paths, before.dropped_paths);
+    printf("  icpp: %llu entries: %llu recorded in %zu paths, %llu new paths past max_paths, "
+           "%llu frames past max_depth\n",
+           (unsigned long long)made, (unsigned long long)before.entries, before.nodes,
+           (unsigned long long)before.dropped_paths, (unsigned long long)before.dropped_depth);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_reset();
+    desc.max_paths = (size_t)1 << 20; /* the defaults again (they are process-wide) */
+    desc.max_depth = 16384;
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+}
+
+/* The timer sampler's handler under signal storms, while two threads call
+   malloc and write through one shared stdio stream (its lock contended).
+   In a forked child under an alarm: a deadlock fails the case.
+   Phase 1, exact: queued real-time signals on the sampler's signal; every
+   one becomes a sample of the thread it was sent to, or a counted drop.
+   Phase 2: 20 kHz wall-clock timers on both threads plus the same storm,
+   into a buffer of 1,000: it fills, the rest is dropped and counted, and
+   every sample is well formed. */
+typedef struct icpp_storm {
+    uint64_t sent[2][2], written[2], dropped[2], per_thread[2][2], malformed[2], refused[2];
+    int failed_at; /* setup step that failed, 0 = none */
+} icpp_storm;
+
+typedef struct icpp_storm_worker {
+    ctxprof_icpp_sampler *s;
+    FILE *out;
+    int attach, attached, stop;
+    pid_t tid;
+} icpp_storm_worker;
+
+static void *icpp_storm_work(void *arg)
+{
+    icpp_storm_worker *w = (icpp_storm_worker *)arg;
+    uint64_t rng = (uint64_t)(uintptr_t)arg, n = 0;
+    ctxprof_icpp_thread_begin();
+    w->tid = gettid();
+    if (w->attach && ctxprof_icpp_sampler_attach(w->s, NULL) != CTXPROF_OK)
+        w->attach = -1;
+    __atomic_store_n(&w->attached, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+        char *m = (char *)malloc(8 + ctxprof_test_rand(&rng) % 2048);
+        if (m) {
+            snprintf(m, 8, "%u", (unsigned)n);
+            fprintf(w->out, "%s %llu\n", m, (unsigned long long)n++);
+        }
+        free(m);
+    }
+    if (w->attach == 1)
+        ctxprof_icpp_sampler_detach(w->s);
+    getpid(); /* pending signals are handled on the way back */
+    ctxprof_icpp_thread_end();
+    return NULL;
+}
+
+static int icpp_storm_child(void *arg, void *shared)
+{
+    icpp_storm *r = (icpp_storm *)shared;
+    int phase;
+    (void)arg;
+    for (phase = 0; phase < 2; phase++) {
+        ctxprof_icpp_sampler s;
+        ctxprof_icpp_sampler_desc d;
+        icpp_storm_worker w[2];
+        ctxprof_test_storm storm;
+        pthread_t th[2], snd;
+        FILE *out = fopen("/dev/null", "w");
+        size_t n, i;
+        int k;
+        memset(&d, 0, sizeof d);
+        memset(w, 0, sizeof w);
+        memset(&storm, 0, sizeof storm);
+        d.signo = SIGRTMIN + 4;
+        d.capacity = phase ? 1000 : 50000;
+        d.save_frames = 4;
+        d.hz = 20000;
+        d.wall = 1;
+        if (!out || ctxprof_icpp_sampler_init(&s, &d, NULL) != CTXPROF_OK)
+            return r->failed_at = 1;
+        for (k = 0; k < 2; k++) {
+            w[k].s = &s;
+            w[k].out = out;
+            w[k].attach = phase;
+            if (pthread_create(&th[k], NULL, icpp_storm_work, &w[k]) != 0)
+                return r->failed_at = 2;
+            while (!__atomic_load_n(&w[k].attached, __ATOMIC_ACQUIRE))
+                sched_yield();
+            if (w[k].attach < 0)
+                return r->failed_at = 3;
+            storm.targets[k] = th[k];
+        }
+        storm.ntargets = 2;
+        storm.signo = d.signo;
+        storm.n = CTXPROF_TEST_STORM_SIGNALS;
+        if (pthread_create(&snd, NULL, ctxprof_test_storm_run, &storm) != 0)
+            return r->failed_at = 4;
+        pthread_join(snd, NULL);
+        for (k = 0; k < 2; k++) {
+            __atomic_store_n(&w[k].stop, 1, __ATOMIC_RELEASE);
+            pthread_join(th[k], NULL);
+            r->sent[phase][k] = storm.sent[k];
+        }
+        r->refused[phase] = storm.refused;
+        n = ctxprof_icpp_sampler_count(&s);
+        r->written[phase] = n;
+        r->dropped[phase] = ctxprof_icpp_sampler_dropped(&s);
+        for (i = 0; i < n; i++) {
+            const ctxprof_icpp_sample *o = &s.samples[i];
+            int t = o->tid == w[0].tid ? 0 : o->tid == w[1].tid ? 1 : -1;
+            if (t < 0 || !o->ready || o->weight < 1 || o->height == CTXPROF_ICPP_NO_HEIGHT ||
+                o->height > (1u << 23) || o->frames.n > 4)
+                r->malformed[phase]++;
+            else
+                r->per_thread[phase][t]++;
+        }
+        ctxprof_icpp_sampler_deinit(&s);
+        fclose(out);
+    }
+    return 0;
+}
+
+static void icpp_robust_signals(void)
+{
+    icpp_storm *r = (icpp_storm *)ctxprof_test_in_child(icpp_storm_child, NULL, sizeof *r);
+    int k;
+    REQUIRE(r != NULL);
+    REQUIRE_EQ(r->failed_at, 0);
+    /* phase 1: exact */
+    CHECK_EQ(r->written[0] + r->dropped[0], r->sent[0][0] + r->sent[0][1]);
+    CHECK_EQ(r->dropped[0], 0);
+    CHECK_EQ(r->malformed[0], 0);
+    for (k = 0; k < 2; k++)
+        CHECK_EQ(r->per_thread[0][k], r->sent[0][k]);
+    /* phase 2: the timers add samples; the buffer holds its capacity */
+    CHECK_EQ(r->written[1], 1000);
+    CHECK_GE(r->written[1] + r->dropped[1], r->sent[1][0] + r->sent[1][1]);
+    CHECK_EQ(r->malformed[1], 0);
+    printf("  icpp: sampler handler took %llu queued signals exactly (%llu refused by a full "
+           "queue); then %llu signals and timer ticks into 1000 slots, %llu dropped\n",
+           (unsigned long long)(r->written[0] + r->dropped[0]),
+           (unsigned long long)r->refused[0],
+           (unsigned long long)(r->written[1] + r->dropped[1]), (unsigned long long)r->dropped[1]);
+    munmap(r, sizeof *r);
+}
+
 static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp_symtab_self},
                                                        {"icpp_symtab_libc", icpp_symtab_libc},
                                                        {"icpp_symtab_unknown", icpp_symtab_unknown},
@@ -1745,4 +2046,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
     {"icpp_sampler_live", icpp_sampler_live},
+    {"icpp_robust_files", icpp_robust_files},
+    {"icpp_robust_bounds", icpp_robust_bounds},
+    {"icpp_robust_signals", icpp_robust_signals},
                                                        {0, 0}};

@@ -11,8 +11,10 @@ static void package_install(void)
                              "%s/prefix/include/ctxprof_hcct.h && test -f "
                              "%s/prefix/include/ctxprof_pebs.h && test -x %s/prefix/bin/ctxprof-set && "
                              "test -f %s/prefix/lib/pkgconfig/ctxprof.pc && "
-                             "test -f %s/prefix/lib/cmake/ctxprof/ctxprofConfig.cmake",
-                             d, d, d, d, d, d),
+                             "test -f %s/prefix/lib/cmake/ctxprof/ctxprofConfig.cmake && "
+                             "test -f %s/prefix/share/doc/ctxprof/ctxprof-gen.md && "
+                             "test -f %s/prefix/share/doc/ctxprof/ctxprof-set.md",
+                             d, d, d, d, d, d, d, d),
              0);
     /* a consumer outside the source tree: only the installed headers exist */
     REQUIRE_EQ(ctxprof_test_sh("mkdir -p %s/consumer && cp examples/anomaly/minikv.c "
@@ -53,20 +55,148 @@ static void package_install(void)
 }
 
 /* Every tool answers --version with the header's version and --help with
-   its usage. */
+   its usage and every input format it reads; its manual page in docs/
+   names every option the help names. */
 static void package_tools(void)
 {
-    const char *tools[] = {"build/ctxprof-set", "build/ctxprof-gen", NULL};
-    int i;
-    for (i = 0; tools[i]; i++) {
-        CHECK_EQ(ctxprof_test_sh("%s --version | grep -q ' %s$'", tools[i], CTXPROF_VERSION_STRING),
+    static const struct {
+        const char *tool, *formats[6];
+    } tools[] = {
+        {"ctxprof-set", {"64-byte header", "little-endian", NULL}},
+        {"ctxprof-gen",
+         {"ctxprof-callgraph 1", "-fcallgraph-info", "ctxprof-paths 1", "-fstack-usage",
+          "frame=BYTES", NULL}},
+    };
+    size_t i, k;
+    for (i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+        const char *t = tools[i].tool;
+        CHECK_EQ(ctxprof_test_sh("build/%s --version | grep -qx '%s %s'", t, t,
+                                 CTXPROF_VERSION_STRING),
                  0);
-        CHECK_EQ(ctxprof_test_sh("%s --help | grep -q usage", tools[i]), 0);
+        CHECK_EQ(ctxprof_test_sh("build/%s --help | grep -q usage", t), 0);
+        for (k = 0; tools[i].formats[k]; k++)
+            CHECK_EQ(ctxprof_test_sh("build/%s --help | grep -q -e '%s'", t, tools[i].formats[k]),
+                     0);
+        CHECK_EQ(ctxprof_test_sh("grep -q '^# %s(1)' docs/%s.md && grep -q '^## SYNOPSIS' "
+                                 "docs/%s.md && grep -q '^## EXIT STATUS' docs/%s.md",
+                                 t, t, t, t),
+                 0);
+        CHECK_EQ(ctxprof_test_sh("for o in $(build/%s --help | grep -o -e ' --[a-z][a-z-]*' -e "
+                                 "' -[a-z] '); do grep -q -e \"$o\" docs/%s.md || "
+                                 "{ echo \"docs/%s.md lacks $o\"; exit 1; }; done",
+                                 t, t, t),
+                 0);
     }
     CHECK_EQ(ctxprof_test_sh("grep -q '## Unreleased (%s)' CHANGELOG.md", CTXPROF_VERSION_STRING), 0);
+}
+
+/* Each header carries its version, the same as ctxprof.h's and as its doc
+   block's; a header next to a ctxprof.h of another release refuses to
+   compile and says why. */
+static void package_versions(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    CHECK_STR(CTXPROF_HCCT_VERSION_STRING, CTXPROF_VERSION_STRING);
+    CHECK_STR(CTXPROF_PEBS_VERSION_STRING, CTXPROF_VERSION_STRING);
+    CHECK_EQ(ctxprof_test_sh("for h in ctxprof.h ctxprof_hcct.h ctxprof_pebs.h; do "
+                             "head -n 1 $h | grep -q ' - v%s - ' || exit 1; done",
+                             CTXPROF_VERSION_STRING),
+             0);
+    PLAIN_BUILD_ONLY();
+    REQUIRE_EQ(ctxprof_test_sh("mkdir -p %s/mixed && sed 's/define CTXPROF_VERSION_MINOR .*/define "
+                               "CTXPROF_VERSION_MINOR 99/' ctxprof.h > %s/mixed/ctxprof.h && "
+                               "cp ctxprof_hcct.h ctxprof_pebs.h %s/mixed/",
+                               d, d, d),
+               0);
+    CHECK_EQ(ctxprof_test_sh("cd %s/mixed && echo '#include \"ctxprof.h\"' | %s -fsyntax-only "
+                             "-x c -I. - 2>/dev/null",
+                             d, CTXPROF_TEST_CC),
+             0);
+    CHECK_NE(ctxprof_test_sh("cd %s/mixed && echo '#include \"ctxprof_hcct.h\"' | %s "
+                             "-fsyntax-only -x c -I. - 2>hcct.err",
+                             d, CTXPROF_TEST_CC),
+             0);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'needs the ctxprof.h of the same release' %s/mixed/hcct.err",
+                             d),
+             0);
+    CHECK_NE(ctxprof_test_sh("cd %s/mixed && echo '#include \"ctxprof_pebs.h\"' | %s "
+                             "-fsyntax-only -x c -I. - 2>/dev/null",
+                             d, CTXPROF_TEST_CC),
+             0);
+}
+
+/* Runs a command in dir under a file size limit of `blocks` (ulimit -f,
+   512-byte blocks; SIGXFSZ ignored, so writes fail with EFBIG); its exit
+   status and standard error go to msg as "rc=N ..." (through a pipe: the
+   limit would cut a file). */
+static void package_limited(const char *dir, int blocks, const char *cmd, char *msg, size_t cap)
+{
+    char path[600];
+    FILE *f;
+    size_t n = 0;
+    ctxprof_test_sh("cd %s && { (trap '' XFSZ; ulimit -f %d; exec %s) 2>&1 >/dev/null; "
+                    "echo \"rc=$?\"; } | cat > limited.out",
+                    dir, blocks, cmd);
+    snprintf(path, sizeof path, "%s/limited.out", dir);
+    if ((f = fopen(path, "r")) != NULL) {
+        n = fread(msg, 1, cap - 1, f);
+        fclose(f);
+    }
+    msg[n] = '\0';
+}
+
+/* The tools write through the same atomic writer: under a file size limit
+   at every 512-byte block ctxprof-gen -o and ctxprof-set merge -o fail with
+   exit status 2 and the cause, and the old output stays whole. */
+static void package_robust_tools(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char msg[1024], cmd[2048], cwd[512], dir[600];
+    int cut, tried = 0;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(cmd, sizeof cmd, "%s/build/ctxprof-gen -o tool.h %s/examples/encoders/expr.callgraph",
+             cwd, cwd);
+    REQUIRE_EQ(ctxprof_test_sh("mkdir -p %s/tf/ref && cd %s/tf && echo '/* old */' > tool.h && "
+                               "cp tool.h tool.old && cd ref && %s",
+                               d, d, cmd),
+               0);
+    snprintf(dir, sizeof dir, "%s/tf", d);
+    for (cut = 0; ctxprof_test_sh("test $(wc -c < %s/ref/tool.h) -gt %d", dir, cut * 512) == 0;
+         cut++) {
+        package_limited(dir, cut, cmd, msg, sizeof msg);
+        CHECK_CONTAINS(msg, "rc=2");
+        CHECK_CONTAINS(msg, "File too large");
+        CHECK_EQ(ctxprof_test_sh("cmp -s %s/tool.h %s/tool.old", dir, dir), 0);
+        tried++;
+    }
+    CHECK_GE(tried, 2);
+    CHECK_EQ(ctxprof_test_sh("ls %s | grep -c 'tool.h.tmp' > /dev/null", dir), 1);
+    package_limited(dir, cut, cmd, msg, sizeof msg);
+    CHECK_CONTAINS(msg, "rc=0");
+    CHECK_EQ(ctxprof_test_sh("cmp -s %s/tool.h %s/ref/tool.h", dir, dir), 0);
+    /* ctxprof-set merge -o over an existing set */
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && printf 'set a 1\\nget a\\n' > one.txt && "
+                               "%s/build/examples/anomaly/minikv --train one.set one.txt "
+                               ">/dev/null 2>&1; printf 'x' > merged.set",
+                               dir, cwd),
+               0);
+    snprintf(cmd, sizeof cmd, "%s/build/ctxprof-set merge -o merged.set one.set one.set", cwd);
+    package_limited(dir, 0, cmd, msg, sizeof msg);
+    CHECK_CONTAINS(msg, "rc=2");
+    CHECK_CONTAINS(msg, "File too large");
+    CHECK_EQ(ctxprof_test_sh("test \"$(cat %s/merged.set)\" = x", dir), 0);
+    package_limited(dir, 8, cmd, msg, sizeof msg);
+    CHECK_CONTAINS(msg, "rc=0");
+    CHECK_EQ(ctxprof_test_sh("cmp -s %s/one.set %s/merged.set", dir, dir), 0);
+    printf("  tools: ctxprof-gen -o cut at %d limits (every 512 bytes), ctxprof-set merge -o "
+           "at 1: exit status 2, old file kept\n",
+           tried);
 }
 
 static const ctxprof_test_case ctxprof_tests_package[] = {
     {"package_install", package_install},
     {"package_tools", package_tools},
+    {"package_versions", package_versions},
+    {"package_robust_tools", package_robust_tools},
     {0, 0}};

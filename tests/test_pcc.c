@@ -1346,6 +1346,128 @@ static void pcc_bits32(void)
              0);
 }
 
+/* ---- robustness: file faults and bounds ---- */
+
+static int pcc_fault_save(void *arg, const char *path, char *msg, size_t cap)
+{
+    ctxprof_pcc_set *s = (ctxprof_pcc_set *)arg;
+    return ctxprof_test_saved(ctxprof_pcc_set_save(s, path), s->err.detail, msg, cap);
+}
+
+static int pcc_fault_file_write(void *arg, const char *path, char *msg, size_t cap)
+{
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    return ctxprof_test_saved(ctxprof_pcc_file_write((const ctxprof_pcc_file *)arg, path, &e),
+                              e.detail, msg, cap);
+}
+
+/* Saving a set (and the raw writer ctxprof-set uses) over an existing file:
+   cut at every byte offset, on a full disk, into /dev/full. Every failure
+   says why and leaves the old file whole; it still loads. */
+static void pcc_robust_files(void)
+{
+    ctxprof_pcc_set old, next, back;
+    ctxprof_pcc_file f;
+    ctxprof_error e;
+    char path[512], fs[512];
+    const char *d = ctxprof_test_tmpdir();
+    size_t cut;
+    unsigned full;
+    snprintf(path, sizeof path, "%s/fault.set", d);
+    snprintf(fs, sizeof fs, "%s/fault-fs", d);
+    memset(&e, 0, sizeof e);
+    memset(&f, 0, sizeof f);
+    pcc_set_fill(&old, 11, 40, 0);
+    pcc_set_fill(&next, 12, 300, 1);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
+    cut = ctxprof_test_torn_writes(path, pcc_fault_save, &next);
+    CHECK_EQ(cut, CTXPROF__BLOB_HDR + 301 * 8);
+    pcc_set_fill(&back, 13, 5, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_load(&back, path), CTXPROF_OK);
+    CHECK(pcc_set_equal(&back, &next));
+    REQUIRE_EQ(ctxprof_pcc_file_read(&f, path, &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
+    cut += ctxprof_test_torn_writes(path, pcc_fault_file_write, &f);
+    CHECK_EQ(cut, 2 * (CTXPROF__BLOB_HDR + 301 * 8));
+    /* a full disk, with a new file of two pages: an in-place writer would
+       free the old file's page and fail half-way through */
+    ctxprof_pcc_set_deinit(&next);
+    pcc_set_fill(&next, 14, 1000, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&old, path), CTXPROF_OK);
+    full = ctxprof_test_disk_full(fs, path, pcc_fault_save, &next);
+    REQUIRE_EQ(ctxprof_pcc_set_load(&back, path), CTXPROF_OK);
+    CHECK(pcc_set_equal(&back, &old));
+    printf("  pcc: set file writes cut at %zu offsets, %u saves refused by a full disk\n", cut,
+           full);
+    CHECK_EQ(ctxprof_pcc_set_save(&next, "/dev/full"), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&next), "/dev/full");
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&next), strerror(ENOSPC));
+    ctxprof_pcc_file_free(&f);
+    ctxprof_pcc_set_deinit(&old);
+    ctxprof_pcc_set_deinit(&next);
+    ctxprof_pcc_set_deinit(&back);
+}
+
+static void pcc_flood_report(void *user, const ctxprof_pcc_report *r)
+{
+    (void)r;
+    (*(unsigned *)user)++;
+}
+
+/* An adversarial stream where every context is new: training stops at
+   max_contexts, checking remembers at most max_reported new contexts (each
+   reported once), everything refused is counted, and the heap stops
+   growing at the bounds. */
+static void pcc_robust_bounds(void)
+{
+    ctxprof_pcc_set s;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    uint64_t rng = 99, first;
+    unsigned calls = 0;
+    size_t heap, i;
+    memset(&desc, 0, sizeof desc);
+    desc.expected = 16;
+    desc.max_contexts = 5000;
+    desc.max_reported = 300;
+    desc.mode = CTXPROF_PCC_TRAIN;
+    desc.report = pcc_flood_report;
+    desc.report_user = &calls;
+    desc.reports_per_sec = 1000000;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_OK);
+    heap = ctxprof_test_heap_bytes();
+    for (i = 0; i < 200000; i++)
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)ctxprof_test_rand(&rng), CTXPROF_PCC_LOC);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_EQ(st.queries, 200000);
+    CHECK_EQ(st.distinct, 5000);
+    CHECK_EQ(st.dropped, 195000);
+    /* at most half full: 16384 slots for 5000, and the tables it replaced */
+    CHECK_HEAP_GREW_AT_MOST(heap, 2 * 16384 * sizeof(ctxprof_ctx) + 8192);
+    ctxprof_pcc_set_mode(&s, CTXPROF_PCC_CHECK);
+    first = rng;
+    ctxprof_pcc_set_check(&s, (ctxprof_ctx)ctxprof_test_rand(&rng), CTXPROF_PCC_LOC);
+    heap = ctxprof_test_heap_bytes(); /* after the symbol table of the first report */
+    for (i = 1; i < 100000; i++)
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)ctxprof_test_rand(&rng), CTXPROF_PCC_LOC);
+    rng = first; /* the same stream again: nothing new is remembered or reported */
+    for (i = 0; i < 100000; i++)
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)ctxprof_test_rand(&rng), CTXPROF_PCC_LOC);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_EQ(st.distinct, 5000);
+    CHECK_EQ(st.new_seen, 300);
+    CHECK_EQ(calls, 300);
+    CHECK_EQ(st.reported, 300);
+    CHECK_EQ(st.dropped, 195000 + 2 * (100000 - 300));
+    CHECK_HEAP_GREW_AT_MOST(heap, 2 * 1024 * sizeof(ctxprof_ctx) + 4096);
+    printf("  pcc: 200000 new contexts trained, 100000 checked twice: %llu stored (max_contexts "
+           "5000), %llu remembered to report (max_reported 300), %llu dropped and counted\n",
+           (unsigned long long)st.distinct, (unsigned long long)st.new_seen,
+           (unsigned long long)st.dropped);
+    ctxprof_pcc_set_deinit(&s);
+}
+
 static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_noncommutative", pcc_noncommutative},
     {"pcc_compose", pcc_compose},
@@ -1371,4 +1493,6 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_tool", pcc_tool},
     {"pcc_example", pcc_example},
     {"pcc_bits32", pcc_bits32},
+    {"pcc_robust_files", pcc_robust_files},
+    {"pcc_robust_bounds", pcc_robust_bounds},
     {0, 0}};

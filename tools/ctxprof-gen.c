@@ -369,7 +369,8 @@ static const char gen_help_pad[] =
     "--max-growth is given. --wrap also picks call-site wraps (5.2) for what\n"
     "padding cannot separate; --pairs N lists N such pairs and why (permutation:\n"
     "a wrap separates them; identical edges: only cloning, 5.3, does).\n"
-    "FRAMES (optional): gcc -fstack-usage output (.su) or a\n"
+    "FRAMES (optional): gcc -fstack-usage output (.su, a line\n"
+    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function) or a\n"
     "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds the largest\n"
     "frame growth.\n";
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64];
@@ -49,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *img = (unsigned char *)malloc(CTXPROF__BLOB_HDR + size + 1);
     uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
     if (!path[0])
-        snprintf(path, sizeof path, "/tmp/fuzz_hcct_profile.%ld", (long)getpid());
+        fuzz_temp_path(path, sizeof path, "fuzz_hcct_profile");
     if (!img)
         return 0;
     check(data, size);
