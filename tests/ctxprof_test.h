@@ -41,15 +41,37 @@ static void ctxprof_test_fail(const char *file, int line, const char *expr, cons
             ctxprof_test_fail(__FILE__, __LINE__, #c, "");                                         \
     } while (0)
 
-/* Integer comparisons print both values. */
+/* Comparisons print both values. Numbers compare by value as long double
+ * (exact for every 64-bit integer, so -1 < 0 and 0.7 > 0.5); anything else
+ * (pointers) compares as unsigned long long. Each operand is evaluated once. */
+#define CTXPROF_TEST_NUM(x)                                                                        \
+    _Generic((x), _Bool: 1, char: 1, signed char: 1, unsigned char: 1, short: 1,                   \
+             unsigned short: 1, int: 1, unsigned: 1, long: 1, unsigned long: 1, long long: 1,      \
+             unsigned long long: 1, float: 1, double: 1, long double: 1, default: 0)
+#define CTXPROF_TEST_VAL(x)                                                                        \
+    _Generic((x), _Bool: (x), char: (x), signed char: (x), unsigned char: (x), short: (x),         \
+             unsigned short: (x), int: (x), unsigned: (x), long: (x), unsigned long: (x),          \
+             long long: (x), unsigned long long: (x), float: (x), double: (x),                     \
+             long double: (x), default: 0)
+#define CTXPROF_TEST_RAW(x) _Generic((x), float: 0, double: 0, long double: 0, default: (x))
 #define CTXPROF_TEST_CMP(a, op, b, ret)                                                            \
     do {                                                                                           \
-        unsigned long long ctxprof_test_a = (unsigned long long)(a);                               \
-        unsigned long long ctxprof_test_b = (unsigned long long)(b);                               \
-        if (!(ctxprof_test_a op ctxprof_test_b)) {                                                 \
-            char ctxprof_test_v[96];                                                               \
-            snprintf(ctxprof_test_v, sizeof ctxprof_test_v, "(a=%llu [%#llx], b=%llu)",            \
-                     ctxprof_test_a, ctxprof_test_a, ctxprof_test_b);                              \
+        __typeof__((a) + 0) ctxprof_test_ea = (a);                                                 \
+        __typeof__((b) + 0) ctxprof_test_eb = (b);                                                 \
+        int ctxprof_test_num = CTXPROF_TEST_NUM(ctxprof_test_ea) && CTXPROF_TEST_NUM(ctxprof_test_eb); \
+        long double ctxprof_test_x = CTXPROF_TEST_VAL(ctxprof_test_ea);                            \
+        long double ctxprof_test_y = CTXPROF_TEST_VAL(ctxprof_test_eb);                            \
+        unsigned long long ctxprof_test_a = (unsigned long long)CTXPROF_TEST_RAW(ctxprof_test_ea); \
+        unsigned long long ctxprof_test_b = (unsigned long long)CTXPROF_TEST_RAW(ctxprof_test_eb); \
+        if (ctxprof_test_num ? !(ctxprof_test_x op ctxprof_test_y)                                 \
+                             : !(ctxprof_test_a op ctxprof_test_b)) {                              \
+            char ctxprof_test_v[128];                                                              \
+            if (ctxprof_test_num)                                                                  \
+                snprintf(ctxprof_test_v, sizeof ctxprof_test_v, "(a=%.21Lg, b=%.21Lg)",            \
+                         ctxprof_test_x, ctxprof_test_y);                                          \
+            else                                                                                   \
+                snprintf(ctxprof_test_v, sizeof ctxprof_test_v, "(a=%#llx, b=%#llx)",              \
+                         ctxprof_test_a, ctxprof_test_b);                                          \
             ctxprof_test_fail(__FILE__, __LINE__, #a " " #op " " #b, ctxprof_test_v);              \
             ret;                                                                                   \
         }                                                                                          \

@@ -376,7 +376,7 @@ static void icpp_map_basic(void)
     fc = ctxprof_icpp_map_func(&m, "c");
     fa = ctxprof_icpp_map_func(&m, "a");
     REQUIRE(fc >= 0 && fa >= 0);
-    CHECK_EQ(ctxprof_icpp_map_func(&m, "zz"), (unsigned long long)-1);
+    CHECK_EQ(ctxprof_icpp_map_func(&m, "zz"), -1);
     CHECK_STR(ctxprof_icpp_map_func_name(&m, (uint32_t)fc), "c");
     n = ctxprof_icpp_map_lookup(&m, (uint32_t)fc, 260, &cand);
     REQUIRE_EQ(n, 2);
@@ -1114,7 +1114,7 @@ static void icpp_resolve_walk(void)
     char buf[64];
     REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 5, text, sizeof text - 1), 0);
     CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x4010), ctxprof_icpp_map_func(&m, "c"));
-    CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x5010), (unsigned long long)-1);
+    CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, B + 0x5010), -1);
     /* PC and SP alone */
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x2004, base - 200, base, 0, NULL, 0, &r),
              CTXPROF_ICPP_PRECISE);
