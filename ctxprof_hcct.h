@@ -508,7 +508,7 @@ CTXPROF_API ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t);
 /* Slow paths of the inline functions (private). */
 CTXPROF_API void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
                                           uintptr_t sp);
-CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t);
+CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t, int64_t cd);
 CTXPROF_API void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp);
 CTXPROF_API void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t node);
 CTXPROF_API void ctxprof__hcct_pop_slow(ctxprof_hcct *t);
@@ -517,6 +517,8 @@ CTXPROF_API ctxprof_hcct *ctxprof__hcct_attach(void);
 CTXPROF_API CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL;
 
 /* ==== hcct: hot path ==== */
+
+#define CTXPROF__HCCT_CD_BUSY (INT64_MIN / 2) /* countdown while the profiler updates */
 
 /* Enters routine, called from site (the return address: hooks and macros
    pass it), at stack address sp (the same at the matching exit, lower for
@@ -528,15 +530,22 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     ctxprof_hcct_frame *f = t->top;
     ctxprof_hcct_node *n;
     uintptr_t key = site & t->site_mask;
+    int64_t cd = t->countdown - 1;
     uint32_t c;
     /* every other case is a tail call, so the fast path saves no registers */
-    if (CTXPROF__UNLIKELY(--t->countdown < 0 || sp >= f->sp)) {
+    if (CTXPROF__UNLIKELY(cd < 0 || sp >= f->sp)) {
         /* the same stack address: a callee inlined into the top frame's
            function (same call site, another routine) stays here; anything
            else may be a frame left by a longjmp */
-        if (t->countdown < 0 || sp != f->sp || site != f->site || routine == f->routine)
+        if (cd < 0 || sp != f->sp || site != f->site || routine == f->routine)
             goto slow;
     }
+    /* Parked for the lookup, the count and the frame's writes (the busy
+       protocol, below): a signal handler's events in between go to the slow
+       path and are dropped, so that it can evict neither the node found nor
+       write the frame being written. */
+    t->countdown = CTXPROF__HCCT_CD_BUSY;
+    CTXPROF__HCCT_FENCE();
     n = t->nodes;
     c = f->node;
     if (CTXPROF__LIKELY(c != 0)) { /* tracked: find the child */
@@ -554,27 +563,26 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     /* (stored one at a time: paired into a vector store, gcc would build
        the pair on every path) */
     f[1].site = site;
-    CTXPROF__HCCT_FENCE();
     f[1].routine = routine;
     f[1].node = c;
-    CTXPROF__HCCT_FENCE();
     f[1].sp = sp;
-    CTXPROF__HCCT_FENCE(); /* a signal handler sees the frame before top moves */
+    CTXPROF__HCCT_FENCE();
     t->top = f + 1;
+    CTXPROF__HCCT_FENCE();
+    t->countdown = cd;
     return;
 miss:
     /* the frame goes up untracked; the slow path sets its node */
     f[1].site = site;
-    CTXPROF__HCCT_FENCE();
     f[1].routine = routine;
     f[1].node = 0;
-    CTXPROF__HCCT_FENCE();
     f[1].sp = sp;
     CTXPROF__HCCT_FENCE();
     t->top = f + 1;
-    ctxprof__hcct_enter_miss(t);
+    ctxprof__hcct_enter_miss(t, cd);
     return;
 slow:
+    t->countdown = cd;
     ctxprof__hcct_enter_slow(t, routine, site, sp);
 }
 
@@ -608,7 +616,9 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_push(ctxprof_hcct *t, uintptr_t routine, 
 /* Exits the current frame (pairs with push). */
 CTXPROF__HCCT_INLINE void ctxprof_hcct_pop(ctxprof_hcct *t)
 {
-    if (CTXPROF__UNLIKELY(t->excess != 0 || t->top == t->frames)) {
+    /* countdown < 0: also a pop that interrupted the profiler, whose top
+       frame is not its own (busy protocol) */
+    if (CTXPROF__UNLIKELY(t->excess != 0 || t->top == t->frames || t->countdown < 0)) {
         ctxprof__hcct_pop_slow(t);
         return;
     }
@@ -712,7 +722,6 @@ extern "C" {
 #define CTXPROF__HCCT_FREE 0xFFFFFFFEu /* parent link of a node on the free list */
 #define CTXPROF__HCCT_ROOT 1u
 #define CTXPROF__HCCT_DROP 2u /* "[dropped]": counts what the node bound kept out */
-#define CTXPROF__HCCT_CD_BUSY (INT64_MIN / 2) /* countdown while a slow path runs */
 #define CTXPROF__HCCT_TICK 65536              /* enters between ticks without bursting */
 #define CTXPROF__HCCT_MON ((uint64_t)1 << 63) /* node.count: monitored */
 #define CTXPROF__HCCT_CMASK (CTXPROF__HCCT_MON - 1)
@@ -1284,21 +1293,30 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
     return ctxprof__hcct_dropped(t, w);
 }
 
-/* The busy protocol: a slow path marks the tree busy and parks the
-   countdown very negative, so that an instrumented signal handler that
-   interrupts it goes to the slow path too, finds the tree busy and drops
-   its events instead of modifying the tree half-way through an update. */
+/* The busy protocol: a slow path parks the countdown very negative, then
+   marks the tree busy, so that an instrumented signal handler that
+   interrupts it goes to the slow path too, finds the tree busy (or the
+   countdown parked: a handler between the two stores) and drops its
+   events instead of modifying the tree half-way through an update. END
+   restores the countdown before it clears busy: a handler between the two
+   takes the fast path (the update is done) or drops. A handler between
+   BEGIN's read of the countdown and its parking runs to completion before
+   the update starts; only its countdown decrements are lost (a tick may
+   come a few events late). */
 #define CTXPROF__HCCT_BEGIN(t, saved)                                                              \
     do {                                                                                           \
         (saved) = (t)->countdown;                                                                  \
         (t)->countdown = CTXPROF__HCCT_CD_BUSY;                                                    \
+        CTXPROF__HCCT_FENCE();                                                                     \
         (t)->busy = 1;                                                                             \
         CTXPROF__HCCT_FENCE();                                                                     \
     } while (0)
+/* An event that interrupted a slow path (between BEGIN and END). */
+#define CTXPROF__HCCT_REENTERED(t) ((t)->busy || (t)->countdown <= CTXPROF__HCCT_CD_BUSY / 2)
 /* In a void slow path: an event that interrupted the profiler is dropped. */
 #define CTXPROF__HCCT_BEGIN_OR_DROP(t, saved)                                                      \
     do {                                                                                           \
-        if ((t)->busy) {                                                                           \
+        if (CTXPROF__HCCT_REENTERED(t)) {                                                          \
             (t)->st.reentrant++;                                                                   \
             return;                                                                                \
         }                                                                                          \
@@ -1307,8 +1325,9 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
 #define CTXPROF__HCCT_END(t, saved)                                                                \
     do {                                                                                           \
         CTXPROF__HCCT_FENCE();                                                                     \
-        (t)->busy = 0;                                                                             \
         (t)->countdown = (saved);                                                                  \
+        CTXPROF__HCCT_FENCE();                                                                     \
+        (t)->busy = 0;                                                                             \
     } while (0)
 
 /* Pushes a frame (room is guaranteed by the countdown). */
@@ -1555,17 +1574,16 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uint32_t p,
 }
 
 /* The fast path found no monitored node for the context under a tracked
-   frame, and pushed the frame untracked: resolve its node. (The context
-   is looked up again: a signal handler may have changed the tree since.) */
-CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t)
+   frame, and pushed the frame untracked with the countdown parked (cd is
+   the value to restore): resolve its node. */
+CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t, int64_t cd)
 {
     ctxprof_hcct_frame *f = t->top;
     size_t d = (size_t)(f - t->frames);
-    int64_t cd;
-    /* never busy here: a handler that interrupts a slow path finds the
-       countdown parked, so its enters take the slow path */
+    /* never busy here: the countdown has been parked since the lookup */
     CTXPROF_ASSERT(!t->busy);
-    CTXPROF__HCCT_BEGIN(t, cd);
+    t->busy = 1;
+    CTXPROF__HCCT_FENCE();
     if (d > t->st.depth_peak)
         t->st.depth_peak = d;
     f->node = ctxprof__hcct_resolve(t, f[-1].node, f->routine, f->site);
@@ -1645,7 +1663,7 @@ out:
 CTXPROF__HCCT_DEF void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t c)
 {
     int64_t cd;
-    if (t->busy || c <= CTXPROF__HCCT_ROOT)
+    if (CTXPROF__HCCT_REENTERED(t) || c <= CTXPROF__HCCT_ROOT)
         return;
     CTXPROF__HCCT_BEGIN(t, cd);
     ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t));
@@ -1669,7 +1687,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
 {
     int64_t cd;
     uint32_t c;
-    if (t->busy) {
+    if (CTXPROF__HCCT_REENTERED(t)) {
         t->st.reentrant++;
         return;
     }
@@ -1687,7 +1705,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
     int64_t cd;
     uint32_t c = CTXPROF__HCCT_ROOT, keep;
     size_t i;
-    if (t->busy) {
+    if (CTXPROF__HCCT_REENTERED(t)) {
         t->st.reentrant++;
         return;
     }

@@ -2071,8 +2071,15 @@ static void hcct_storm_handler(int sig)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     (void)sig;
-    ctxprof_hcct_enter(hcct_storm_tree, 999, 0, sp);
-    ctxprof_hcct_exit(hcct_storm_tree, 999, sp);
+    /* hooks' events and explicit ones, by turns (the signal is blocked
+       while its handler runs) */
+    if (__atomic_load_n(&hcct_storm_handled, __ATOMIC_ACQUIRE) % 2) {
+        ctxprof_hcct_enter(hcct_storm_tree, 999, 0, sp);
+        ctxprof_hcct_exit(hcct_storm_tree, 999, sp);
+    } else {
+        ctxprof_hcct_push(hcct_storm_tree, 998, 0);
+        ctxprof_hcct_pop(hcct_storm_tree);
+    }
     __atomic_add_fetch(&hcct_storm_handled, 1, __ATOMIC_RELEASE);
 }
 
