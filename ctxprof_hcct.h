@@ -94,9 +94,11 @@
      any thread at any time: it copies the tree without stopping its owner
      (hot contexts are never evicted, so they are exact in the copy; cold
      parts may be a few events old). The session functions are thread-safe.
-     Events from a signal handler that interrupts the profiler's slow path
-     are dropped and counted (stats.reentrant); nothing is async-signal-safe
-     except that the tree never crashes or corrupts itself on such re-entry.
+     Events from a signal handler that interrupts the profiler (a slow path,
+     or the fast path between its lookup and its push) are dropped and
+     counted (stats.reentrant); the others are counted exactly. Nothing is
+     async-signal-safe except that the tree never crashes or corrupts itself
+     on such re-entry (stats.events may then miss a few events).
      Queries read the live tree with relaxed atomic loads while its owner
      writes plain stores: ThreadSanitizer reports those (by design) races.
      After fork() the child keeps copies of the parent's trees; with the
