@@ -64,37 +64,40 @@ $(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) -fno-inline $(STRICT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
-# Benchmark 1: per-call cost; one binary per compiler and context width.
+# Benchmark 1: per-call cost; one binary per compiler and context width
+# (args: name, compiler, bits, binary suffix, extra flags).
 PCC_BFLAGS := -O2 -gdwarf-4 -fno-optimize-sibling-calls $(STRICT)
 define pcc_calls_rule
-BENCHES += $(B)/bench/pcc_calls_$(1)_$(3)
-$(B)/bench/pcc_calls_$(1)_$(3): bench/pcc_calls.c bench/bench.h bench/pcc_fib.c bench/pcc_hooks.c ctxprof.h
-	@set -e; o=$(B)/bench/obj/pcc_$(1)_$(3); mkdir -p $$$$o; \
+BENCHES += $(B)/bench/pcc_calls_$(1)_$(4)
+$(B)/bench/pcc_calls_$(1)_$(4): bench/pcc_calls.c bench/bench.h bench/pcc_fib.c bench/pcc_hooks.c ctxprof.h
+	@set -e; o=$(B)/bench/obj/pcc_$(1)_$(4); mkdir -p $$$$o; \
 	for s in 0 1; do \
-	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=plain \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=plain \
 	    -c bench/pcc_fib.c -o $$$$o/plain$$$$s.o; \
-	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pcc -DUSE_PCC \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=pcc -DUSE_PCC \
 	    -c bench/pcc_fib.c -o $$$$o/pcc$$$$s.o; \
-	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccinv \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=pccinv \
 	    -DUSE_PCC_INV -c bench/pcc_fib.c -o $$$$o/pccinv$$$$s.o; \
-	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=finstr \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=finstr \
 	    -finstrument-functions -c bench/pcc_fib.c -o $$$$o/finstr$$$$s.o; \
-	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccso \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=pccso \
 	    -DUSE_PCC -c bench/pcc_fib.c -o $$$$o/so_ie$$$$s.pic; \
-	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) -DSIDE=$$$$s -DVARIANT=pccsodyn \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=pccsodyn \
 	    -DUSE_PCC -DCTXPROF_TLS_DYNAMIC -c bench/pcc_fib.c -o $$$$o/so_gd$$$$s.pic; \
 	done; \
-	$(2) -shared $$$$o/so_ie0.pic $$$$o/so_ie1.pic -o $(B)/bench/libpcc_$(1)_$(3)_ie.so; \
-	$(2) -shared $$$$o/so_gd0.pic $$$$o/so_gd1.pic -o $(B)/bench/libpcc_$(1)_$(3)_gd.so; \
+	$(2) -shared $$$$o/so_ie0.pic $$$$o/so_ie1.pic -o $(B)/bench/libpcc_$(1)_$(4)_ie.so; \
+	$(2) -shared $$$$o/so_gd0.pic $$$$o/so_gd1.pic -o $(B)/bench/libpcc_$(1)_$(4)_gd.so; \
 	$(2) -std=gnu11 $(PCC_BFLAGS) -c bench/pcc_hooks.c -o $$$$o/hooks.o; \
-	$(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) bench/pcc_calls.c $$$$o/*.o -o $$@ \
-	  -L$(B)/bench -lpcc_$(1)_$(3)_ie -lpcc_$(1)_$(3)_gd -Wl,-rpath,'$$$$ORIGIN' \
+	$(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) bench/pcc_calls.c $$$$o/*.o -o $$@ \
+	  -L$(B)/bench -lpcc_$(1)_$(4)_ie -lpcc_$(1)_$(4)_gd -Wl,-rpath,'$$$$ORIGIN' \
 	  $(LDFLAGS) $(LDLIBS)
 endef
-$(eval $(call pcc_calls_rule,gcc,$(CC),64))
-$(eval $(call pcc_calls_rule,gcc,$(CC),32))
-$(eval $(call pcc_calls_rule,clang,$(CLANG),64))
-$(eval $(call pcc_calls_rule,clang,$(CLANG),32))
+$(eval $(call pcc_calls_rule,gcc,$(CC),64,64))
+$(eval $(call pcc_calls_rule,gcc,$(CC),32,32))
+$(eval $(call pcc_calls_rule,gcc,$(CC),64,64site32,-DCTXPROF_SITE_BITS=32))
+$(eval $(call pcc_calls_rule,clang,$(CLANG),64,64))
+$(eval $(call pcc_calls_rule,clang,$(CLANG),32,32))
+$(eval $(call pcc_calls_rule,clang,$(CLANG),64,64site32,-DCTXPROF_SITE_BITS=32))
 BENCH_RUNS += bench/pcc_calls.sh
 
 # Benchmark 2: query cost. The libunwind build exists when libunwind-dev does.

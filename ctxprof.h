@@ -28,6 +28,8 @@
 
      CTXPROF_CTX_BITS       64    32 or 64: width of ctxprof_ctx (global)
      CTXPROF_SITE_SEED      0     build seed mixed into every call-site id
+     CTXPROF_SITE_BITS      =CTX  32 with 64-bit values: call-site ids fit a 32-bit
+                                  immediate (the 4-instruction site; see pcc)
      CTXPROF_MALLOC/FREE    libc  allocator hooks (implementation TU; both or none)
      CTXPROF_TLS            auto  storage class for per-thread state
      CTXPROF_TLS_INITIAL_EXEC off use initial-exec TLS in executables too (see THREADS)
@@ -82,6 +84,12 @@
 
 #ifndef CTXPROF_SITE_SEED
 #define CTXPROF_SITE_SEED 0
+#endif
+#ifndef CTXPROF_SITE_BITS
+#define CTXPROF_SITE_BITS CTXPROF_CTX_BITS
+#endif
+#if CTXPROF_SITE_BITS != CTXPROF_CTX_BITS && CTXPROF_SITE_BITS != 32
+#error "ctxprof: CTXPROF_SITE_BITS must be 32 or CTXPROF_CTX_BITS"
 #endif
 
 #define CTXPROF_VERSION_MAJOR 0
@@ -318,7 +326,16 @@ CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t 
    optional discriminator (CTXPROF_PCC_SITE_D(n), for two sites on one line)
    and CTXPROF_SITE_SEED (a per-build secret defeats engineered conflicts).
    At -O1 and above the whole hash folds into one immediate. The first 32
-   characters of the base name and its length are hashed. */
+   characters of the base name and its length are hashed.
+
+   With 64-bit values a full 64-bit id needs its own instruction (movabs)
+   at each site: 6 instructions where 32-bit values need 4 (load, lea
+   cs(V,V,2), store, restore). CTXPROF_SITE_BITS=32 keeps 64-bit values
+   but takes ids of 32 bits, sign-extended, which lea carries as its
+   displacement: 4 instructions. Contexts stay 64-bit, but two of N sites
+   share an id with probability about N^2 / 2^33 (10,000 sites: 1.2%);
+   such sites are one site to PCC. Set files record it (site_version 2)
+   and refuse a set trained with the other width. */
 
 typedef struct ctxprof_pcc {
     ctxprof_ctx v; /* current context value */
@@ -365,6 +382,10 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_site_mix(uint64_t file_hash, unsigned lon
 {
     uint64_t h = ctxprof_mix64(file_hash ^ ctxprof_mix64((uint64_t)CTXPROF_SITE_SEED));
     h = ctxprof_mix64(h ^ ((uint64_t)line << 20) ^ (uint64_t)disc);
+#if CTXPROF_SITE_BITS == 32 && CTXPROF_CTX_BITS == 64
+    /* a sign-extended 32-bit immediate (two's complement, no signed overflow) */
+    h = (h & 0xFFFFFFFFu) - ((h & 0x80000000u) << 1);
+#endif
     return (ctxprof_ctx)h;
 }
 #define CTXPROF_PCC_SITE_D(disc)                                                                   \
@@ -2963,7 +2984,12 @@ CTXPROF_DEF unsigned ctxprof__pcc_stripe_assign(void)
     return s;
 }
 
-#define CTXPROF_PCC_SITE_VERSION 1 /* of the call-site hash; stored in set files */
+/* Of the call-site hash; stored in set files. 2: 32-bit ids in 64-bit values. */
+#if CTXPROF_SITE_BITS == 32 && CTXPROF_CTX_BITS == 64
+#define CTXPROF_PCC_SITE_VERSION 2
+#else
+#define CTXPROF_PCC_SITE_VERSION 1
+#endif
 
 CTXPROF_DEF ctxprof_ctx ctxprof_pcc_site_id(const char *file, unsigned long line,
                                             unsigned long disc, uint64_t seed)
@@ -2973,8 +2999,9 @@ CTXPROF_DEF ctxprof_ctx ctxprof_pcc_site_id(const char *file, unsigned long line
     uint64_t h = (uint64_t)(len + 1);
     for (i = 0; i < 32; i++)
         h = (h ^ (uint64_t)(unsigned char)(i < len ? file[i] : 0)) * (uint64_t)0x100000001B3u;
-    h = ctxprof_mix64(h ^ ctxprof_mix64(seed));
-    return (ctxprof_ctx)ctxprof_mix64(h ^ ((uint64_t)line << 20) ^ (uint64_t)disc);
+    /* site_mix mixes in this build's seed: swap it for the one asked for */
+    return ctxprof_pcc_site_mix(h ^ ctxprof_mix64(seed) ^ ctxprof_mix64(CTXPROF_SITE_SEED), line,
+                                disc);
 }
 
 CTXPROF_DEF double ctxprof_pcc_expected_conflicts(double n, unsigned bits)

@@ -179,6 +179,51 @@ static void pcc_site_ids_across_builds(void)
     }
 }
 
+/* CTXPROF_SITE_BITS=32 with 64-bit values: each id is the full id's low
+   32 bits sign-extended (a lea displacement), the run-time twin agrees, and
+   a set it saved (site_version 2) is refused by a full-width build. */
+static void pcc_site_bits32(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char root[1024], path[600], out[600];
+    unsigned long long a, b;
+    int twin = 0;
+    FILE *f;
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    uint64_t full[2];
+    int k;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    snprintf(path, sizeof path, "%s/site32.set", d);
+    snprintf(out, sizeof out, "%s/site32.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("cp tests/data/pcc_site32.c %s/ && cd %s && %s -std=gnu11 -O2 "
+                               "-DCTXPROF_SITE_BITS=32 -I%s pcc_site32.c -o site32 -lpthread -ldl "
+                               "&& ./site32 %s > %s",
+                               d, d, CTXPROF_TEST_CC, root, path, out),
+               0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE_EQ(fscanf(f, "%llu %llu %d", &a, &b, &twin), 3);
+    fclose(f);
+    CHECK_EQ(twin, 1);
+    full[0] = ctxprof_pcc_site_id("pcc_site32.c", 12, 0, CTXPROF_SITE_SEED);
+    full[1] = ctxprof_pcc_site_id("pcc_site32.c", 12, 1, CTXPROF_SITE_SEED);
+    for (k = 0; k < 2; k++) {
+        uint64_t lo = full[k] & 0xFFFFFFFFu;
+        uint64_t want = lo < 0x80000000u ? lo : lo | 0xFFFFFFFF00000000u;
+        CHECK_EQ(k ? b : a, want);
+    }
+    CHECK_NE(a, b);
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pcc_set_load(&set, path), CTXPROF_ERR_MISMATCH);
+    CHECK_CONTAINS(ctxprof_error_message(&set.err), "site hash v2");
+    CHECK_EQ(ctxprof_pcc_set_count(&set), 0);
+    ctxprof_pcc_set_deinit(&set);
+}
+
 /* At -O1 and -O2 a call-site id is one immediate: no hashing at run time. */
 static void pcc_site_folds(void)
 {
@@ -278,13 +323,18 @@ static void pcc_call_site_floor(void)
               f);
         fclose(f);
     }
-    for (bits = 32; bits <= 64; bits += 32) {
+    /* 32-bit values; 64-bit values with 64-bit ids (movabs + add: 6); 64-bit
+       values with CTXPROF_SITE_BITS=32 (bits 96 here: back to 4) */
+    for (bits = 32; bits <= 96; bits += 32) {
         int pic, np, n1, tls, mul, shr, calls;
+        int limit = bits == 64 ? 6 : clang ? 5 : 4;
         for (pic = 0; pic < 2; pic++) {
             REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -std=gnu11 -O2 %s -S "
-                                       "-fno-asynchronous-unwind-tables -DCTXPROF_CTX_BITS=%d "
+                                       "-fno-asynchronous-unwind-tables -DCTXPROF_CTX_BITS=%d %s "
                                        "-I%s floor.c -o floor.s",
-                                       d, CTXPROF_TEST_CC, pic ? "-fPIC" : "-fPIE", bits, cwd),
+                                       d, CTXPROF_TEST_CC, pic ? "-fPIC" : "-fPIE",
+                                       bits == 32 ? 32 : 64,
+                                       bits == 96 ? "-DCTXPROF_SITE_BITS=32" : "", cwd),
                        0);
             snprintf(path, sizeof path, "%s/floor.s", d);
             REQUIRE_EQ(ctxprof__read_file(path, &as, &len, NULL, &err), CTXPROF_OK);
@@ -297,20 +347,22 @@ static void pcc_call_site_floor(void)
             if (!pic) {
                 /* load, store, restore: each one %fs-relative instruction */
                 CHECK_EQ(tls, 3);
-                CHECK_LE(n1 - np, bits == 64 ? 6 : clang ? 5 : 4);
+                CHECK_LE(n1 - np, limit);
                 CHECK(strstr(as, "@tpoff") || strstr(as, "@TPOFF"));
             } else {
                 /* plus the variable's address: loaded once, kept in a
                    second callee-saved register (push, pop) */
                 CHECK_EQ(tls, 1);
-                CHECK_LE(n1 - np, (bits == 64 ? 6 : clang ? 5 : 4) + 5);
+                CHECK_LE(n1 - np, limit + 5);
                 CHECK(strstr(as, "@gottpoff") || strstr(as, "@GOTTPOFF"));
             }
             CHECK_EQ(mul, 0);
             CHECK_EQ(shr, 0);
             CHECK_EQ(calls, 1);
             if (ctxprof_test_failed)
-                fprintf(stderr, "  %d-bit %s:\n%s\n", bits, pic ? "-fPIC" : "-fPIE", as);
+                fprintf(stderr, "  %s %s:\n%s\n",
+                        bits == 96 ? "64-bit, 32-bit ids" : bits == 64 ? "64-bit" : "32-bit",
+                        pic ? "-fPIC" : "-fPIE", as);
             free(as);
             as = NULL;
             if (ctxprof_test_failed)
@@ -1477,6 +1529,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
     {"pcc_site_folds", pcc_site_folds},
     {"pcc_call_site_floor", pcc_call_site_floor},
+    {"pcc_site_bits32", pcc_site_bits32},
     {"pcc_macros", pcc_macros},
     {"pcc_longjmp", pcc_longjmp},
     {"pcc_scope", pcc_scope},
