@@ -92,8 +92,8 @@ int main(int argc, char **argv)
     for (r = 0; r < rounds; r++)
         for (i = 0; i < (int)NV; i++)
             ratio[i][r] = t[i][r] / t[0][r];
-    printf("%s, %d-bit contexts, fib(%d) = %.0f calls per run, %d rounds\n", __VERSION__,
-           CTXPROF_CTX_BITS, n, calls, rounds);
+    printf("%s, %d-bit contexts, %d-bit site ids, fib(%d) = %.0f calls per run, %d rounds\n",
+           __VERSION__, CTXPROF_CTX_BITS, CTXPROF_SITE_BITS, n, calls, rounds);
     printf("| variant | ns/call (median) | min-max | ratio vs uninstrumented |\n");
     printf("|---|---|---|---|\n");
     for (i = 0; i < (int)NV; i++) {
