@@ -1751,10 +1751,23 @@ CTXPROF__HCCT_FN void ctxprof__hcct_total(const ctxprof_hcct *t, uint64_t *total
     *min = t->aux && CTXPROF__HCCT_RD(t->used) >= t->nslots ? mn : 0;
 }
 
+/* The countdown as another thread reads it. Its owner parks it for a few
+   nanoseconds at every enter (the busy protocol): wait that out. A slow
+   path may keep it parked longer; the caller then counts none of the
+   current period. */
+CTXPROF__HCCT_FN int64_t ctxprof__hcct_cd_read(const ctxprof_hcct *t)
+{
+    int64_t cd = CTXPROF__HCCT_RD(t->countdown);
+    int i;
+    for (i = 0; i < 1024 && cd <= CTXPROF__HCCT_CD_BUSY / 2; i++)
+        cd = CTXPROF__HCCT_RD(t->countdown);
+    return cd;
+}
+
 CTXPROF__HCCT_DEF void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out)
 {
     size_t i, n, peak, qbytes;
-    int64_t cd = CTXPROF__HCCT_RD(t->countdown), as = CTXPROF__HCCT_RD(t->cd_assigned);
+    int64_t cd = ctxprof__hcct_cd_read(t), as = CTXPROF__HCCT_RD(t->cd_assigned);
     *out = t->st;
     if (cd < 0 && cd <= CTXPROF__HCCT_CD_BUSY / 2)
         cd = as;
@@ -2245,7 +2258,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     }
     events = CTXPROF__HCCT_RD(t->events_base);
     sampled = CTXPROF__HCCT_RD(t->sampled);
-    cd = CTXPROF__HCCT_RD(t->countdown);
+    cd = ctxprof__hcct_cd_read(t);
     as = CTXPROF__HCCT_RD(t->cd_assigned);
     if (cd >= 0 && as > cd) {
         events += (uint64_t)(as - cd);
