@@ -375,12 +375,13 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
     CTXPROF__F4(s, 28, CTXPROF__F4(s, 24, CTXPROF__F4(s, 20, CTXPROF__F4(s, 16, CTXPROF__F4(     \
         s, 12, CTXPROF__F4(s, 8, CTXPROF__F4(s, 4, CTXPROF__F4(s, 0, (uint64_t)sizeof(s)))))))))
 
-/* The id of a site from the hash of its file name, its line and a
-   discriminator; ctxprof_pcc_site_id computes the same value at run time. */
+/* The id of a site from the hash of its file name, its line, a
+   discriminator and the build seed; ctxprof_pcc_site_id computes the same
+   value at run time. */
 CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_site_mix(uint64_t file_hash, unsigned long line,
-                                                unsigned long disc)
+                                                unsigned long disc, uint64_t seed)
 {
-    uint64_t h = ctxprof_mix64(file_hash ^ ctxprof_mix64((uint64_t)CTXPROF_SITE_SEED));
+    uint64_t h = ctxprof_mix64(file_hash ^ ctxprof_mix64(seed));
     h = ctxprof_mix64(h ^ ((uint64_t)line << 20) ^ (uint64_t)disc);
 #if CTXPROF_SITE_BITS == 32 && CTXPROF_CTX_BITS == 64
     /* a sign-extended 32-bit immediate (two's complement, no signed overflow) */
@@ -390,7 +391,7 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_site_mix(uint64_t file_hash, unsigned lon
 }
 #define CTXPROF_PCC_SITE_D(disc)                                                                   \
     ctxprof_pcc_site_mix(CTXPROF__F32(CTXPROF__BASE_FILE), (unsigned long)__LINE__,               \
-                         (unsigned long)(disc))
+                         (unsigned long)(disc), (uint64_t)CTXPROF_SITE_SEED)
 #define CTXPROF_PCC_SITE() CTXPROF_PCC_SITE_D(0)
 /* Source location passed to the checking functions (cold path only). */
 #define CTXPROF_PCC_LOC CTXPROF__BASE_FILE, (unsigned)__LINE__
@@ -2999,9 +3000,7 @@ CTXPROF_DEF ctxprof_ctx ctxprof_pcc_site_id(const char *file, unsigned long line
     uint64_t h = (uint64_t)(len + 1);
     for (i = 0; i < 32; i++)
         h = (h ^ (uint64_t)(unsigned char)(i < len ? file[i] : 0)) * (uint64_t)0x100000001B3u;
-    /* site_mix mixes in this build's seed: swap it for the one asked for */
-    return ctxprof_pcc_site_mix(h ^ ctxprof_mix64(seed) ^ ctxprof_mix64(CTXPROF_SITE_SEED), line,
-                                disc);
+    return ctxprof_pcc_site_mix(h, line, disc, seed);
 }
 
 CTXPROF_DEF double ctxprof_pcc_expected_conflicts(double n, unsigned bits)
@@ -9263,6 +9262,7 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
     size_t np = d->np, p, i, tsz = 64, nent = 0, ecap = 0;
     uint32_t *slots = NULL, *leafn = NULL, *ufirst = NULL, *evar = NULL, *emul = NULL;
     uint64_t *usig = NULL;
+    int built = 0;
     memset(s, 0, sizeof *s);
     s->d = d;
     s->np = np;
@@ -9286,7 +9286,7 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
     usig = (uint64_t *)ctxprof__alloc(np + 1, sizeof *usig, NULL);
     if (!s->punit || !s->urep || !s->u || !s->vfirst ||
         !s->frozen || !s->x || !s->cnt || !s->list || !slots || !leafn || !ufirst || !usig)
-        goto nomem;
+        goto out;
     for (p = 0; p < np; p++)
         leafn[d->nfunc[d->pnode[p]]]++;
     ufirst[0] = 0;
@@ -9318,10 +9318,10 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
         if (u == CTXPROF__ICPP_NONE) {
             size_t c2 = ecap;
             if (ctxprof__reserve((void **)&evar, &c2, nent, nent + k + 1, sizeof *evar, NULL))
-                goto nomem;
+                goto out;
             c2 = ecap;
             if (ctxprof__reserve((void **)&emul, &c2, nent, nent + k + 1, sizeof *emul, NULL))
-                goto nomem;
+                goto out;
             ecap = c2;
             for (i = 0; i < k; i++) {
                 evar[nent + i] = s->list[i];
@@ -9349,7 +9349,7 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
     s->vunit = (uint32_t *)ctxprof__alloc(nent + 1, sizeof *s->vunit, NULL);
     s->vmul = (uint32_t *)ctxprof__alloc(nent + 1, sizeof *s->vmul, NULL);
     if (!s->vunit || !s->vmul)
-        goto nomem;
+        goto out;
     for (i = 0; i < nent; i++)
         s->vfirst[evar[i] + 2]++;
     for (i = 0; i < nv; i++)
@@ -9363,20 +9363,16 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
     for (p = 0; p < s->nu; p++)
         if (s->u[p].h > limit)
             s->over++;
+    built = 1;
+out: /* temporaries freed on every path */
     ctxprof__free(slots, NULL);
     ctxprof__free(leafn, NULL);
     ctxprof__free(ufirst, NULL);
     ctxprof__free(usig, NULL);
     ctxprof__free(evar, NULL);
     ctxprof__free(emul, NULL);
-    return ctxprof__icpp_tab_build(s);
-nomem:
-    ctxprof__free(slots, NULL);
-    ctxprof__free(leafn, NULL);
-    ctxprof__free(ufirst, NULL);
-    ctxprof__free(usig, NULL);
-    ctxprof__free(evar, NULL);
-    ctxprof__free(emul, NULL);
+    if (built)
+        return ctxprof__icpp_tab_build(s);
     ctxprof__icpp_ps_free(s);
     return CTXPROF_ERR_NOMEM;
 }
