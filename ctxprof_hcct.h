@@ -1313,7 +1313,8 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         (t)->busy = 1;                                                                             \
         CTXPROF__HCCT_FENCE();                                                                     \
     } while (0)
-/* An event that interrupted a slow path (between BEGIN and END). */
+/* An event that interrupted the profiler: a slow path (between BEGIN and
+   END) or the fast path while it holds the countdown parked. */
 #define CTXPROF__HCCT_REENTERED(t) ((t)->busy || (t)->countdown <= CTXPROF__HCCT_CD_BUSY / 2)
 /* In a void slow path: an event that interrupted the profiler is dropped. */
 #define CTXPROF__HCCT_BEGIN_OR_DROP(t, saved)                                                      \
