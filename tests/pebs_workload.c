@@ -23,7 +23,11 @@
    tells them apart; the kernel's callchain is the truth.
 
    Built by the test with -O1 -fno-omit-frame-pointer -fno-inline
-   -fno-optimize-sibling-calls, so both runs execute the same frames. */
+   -fno-optimize-sibling-calls, so both runs execute the same frames.
+
+   The sampling modes work until they have the samples the tests need
+   (bounded by WL_MAX_ROUNDS), not for a fixed amount of work: how many
+   samples a fixed loop yields depends on the machine's speed. */
 #define _GNU_SOURCE
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof_pebs.h"
@@ -176,6 +180,10 @@ static unsigned long wl_load(unsigned long *v)
     return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
+/* At most this many rounds of work while waiting for samples (a round is
+   a few milliseconds; a machine that samples at all gets there first). */
+#define WL_MAX_ROUNDS 4000
+
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
 /* ---- the paths part ---- */
 
@@ -292,6 +300,14 @@ fail:
     return 1;
 }
 
+/* Samples of the paths part resolved so far (written by the reader). */
+static uint64_t wl_paths_in(const ctxprof_pebs_paths *pp)
+{
+    return __atomic_load_n(&pp->st.precise, __ATOMIC_RELAXED) +
+           __atomic_load_n(&pp->st.ambiguous, __ATOMIC_RELAXED) +
+           __atomic_load_n(&pp->st.missing, __ATOMIC_RELAXED);
+}
+
 static int wl_paths_end(void)
 {
     const ctxprof_pebs_paths_stats *p = &wl_pp.st;
@@ -341,7 +357,8 @@ static ctxprof_pebs_paths *wl_cpp; /* the paths pipeline, when a map is given */
 static void wl_count_fn(void *user, const ctxprof_pebs_sample *s)
 {
     (void)user;
-    wl_seen++; /* sinks are serialized (reader, drain) or on one thread (signals) */
+    /* sinks are serialized (reader, drain) or on one thread (signals); main reads it */
+    __atomic_store_n(&wl_seen, wl_seen + 1, __ATOMIC_RELAXED);
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
     if (wl_cpp)
         ctxprof_pebs_paths_sample(wl_cpp, s);
@@ -468,7 +485,8 @@ static int wl_count_rest(void)
     unsigned long probe, o;
     struct timespec ms = {0, 1000000};
     int k, waited;
-    pebs_wl_hot(10000000);
+    for (k = 0; k < WL_MAX_ROUNDS && wl_load(&wl_seen) < 800; k++)
+        pebs_wl_hot(1000000);
     ctxprof_pebs_drain(pb);
     for (waited = 0; waited < 10000; waited++) { /* the exits reach the reader */
         ctxprof_pebs_stats_get(pb, &st);
@@ -504,7 +522,7 @@ static int wl_count_rest(void)
         return 1;
     printf("manual_attach_opens=%lu\n", wl_load(&wl_opens) - o);
     wl_count_begin();
-    for (k = 0; k < 20; k++) {
+    for (k = 0; k < WL_MAX_ROUNDS && wl_load(&wl_seen) < 200; k++) {
         pebs_wl_hot(1000000);
         ctxprof_pebs_drain(pb);
     }
@@ -516,7 +534,8 @@ static int wl_count_rest(void)
     if (ctxprof_pebs_attach(pb, 0, 0) != CTXPROF_OK)
         return 1;
     wl_count_begin();
-    pebs_wl_hot(20000000);
+    for (k = 0; k < WL_MAX_ROUNDS && wl_load(&wl_seen) < 200; k++)
+        pebs_wl_hot(1000000);
     wl_count_end("signal", pb);
     ctxprof_pebs_close(pb);
     return 0;
@@ -537,8 +556,11 @@ int main(int argc, char **argv)
         if (wl_count_reader_begin(argc > 2 ? argv[2] : NULL))
             return 1;
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
-        if (argc > 2)
-            wl_run(3000000); /* from main's frame: trained heights, resolved and walked */
+        {
+            int r; /* from main's frame: trained heights, resolved and walked */
+            for (r = 0; argc > 2 && r < WL_MAX_ROUNDS && wl_paths_in(&wl_cpp_store) < 200; r++)
+                wl_run(500000);
+        }
 #endif
         return wl_count_rest();
     }
@@ -550,7 +572,13 @@ int main(int argc, char **argv)
         if (train ? wl_train_begin()
                   : wl_paths_begin(argv[2], argc > 3 ? (unsigned)atoi(argv[3]) : 0))
             return 1;
-        wl_run(train ? 1000 : 12000000); /* from main's frame in both runs */
+        if (train) {
+            wl_run(1000); /* from main's frame in both runs */
+        } else {
+            int r;
+            for (r = 0; r < WL_MAX_ROUNDS && wl_paths_in(&wl_pp) < 400; r++)
+                wl_run(1000000);
+        }
         return train ? wl_train_end(argv[2]) : wl_paths_end();
 #else
         printf("no-icpp\n");
