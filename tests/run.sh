@@ -43,16 +43,44 @@ for cxx in "$CXX" "$CLANGXX"; do
         -o build/test/cpp.o
 done
 
+# Run the unit-test binaries TEST_JOBS at a time (default 2: the CI machine
+# has two cores): binary k goes to lane k mod TEST_JOBS, each lane runs its
+# binaries in order, and the results are read back in the order of
+# TEST_BINS. A binary that was not built leaves no exit code, reported as
+# its build failure below. (Each binary keeps its scratch files in its own
+# temporary directory.)
+run_bin() { # bin, cfg
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} "$1" >"build/test/$2.out" 2>&1
+    echo $? >"build/test/$2.rc"
+}
+jobs=${TEST_JOBS:-2}
+lane=0
+while [ "$lane" -lt "$jobs" ]; do
+    (
+        k=0
+        for bin in $TEST_BINS; do
+            cfg=$(basename "$(dirname "$bin")")
+            if [ $((k % jobs)) -eq "$lane" ]; then
+                rm -f "build/test/$cfg.out" "build/test/$cfg.rc"
+                if $MAKE -s "$bin" >>"$log.$cfg" 2>&1; then run_bin "$bin" "$cfg"; fi
+            fi
+            k=$((k + 1))
+        done
+    ) &
+    lane=$((lane + 1))
+done
+wait
+
 for bin in $TEST_BINS; do
     cfg=$(basename "$(dirname "$bin")")
     echo "== unit tests: $cfg"
-    if ! $MAKE -s "$bin" >>"$log" 2>&1; then
+    out=build/test/$cfg.out
+    if [ -f "$log.$cfg" ]; then cat "$log.$cfg" >>"$log"; rm -f "$log.$cfg"; fi
+    if [ ! -f "build/test/$cfg.rc" ]; then
         bad "build-$cfg"; echo "  (see $log)"; continue
     fi
-    out=build/test/$cfg.out
-    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
-    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} "$bin" >"$out" 2>&1
-    rc=$?
+    rc=$(cat "build/test/$cfg.rc")
     grep -E '^(FAIL|skip) ' "$out"
     last=$(tail -n 1 "$out")
     p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
