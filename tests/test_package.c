@@ -2,6 +2,14 @@
    built against the installed headers three ways (include path, pkg-config,
    CMake find_package). Included by test_main.c. */
 
+/* 1 when a program can link libpfm here. */
+static int package_have_libpfm(void)
+{
+    return ctxprof_test_sh("printf '#include <perfmon/pfmlib.h>\\nint main(void){return "
+                           "pfm_initialize();}\\n' | %s -x c - -o /dev/null -lpfm 2>/dev/null",
+                           CTXPROF_TEST_CC) == 0;
+}
+
 static void package_install(void)
 {
     const char *d = ctxprof_test_tmpdir();
@@ -18,7 +26,8 @@ static void package_install(void)
              0);
     /* a consumer outside the source tree: only the installed headers exist */
     REQUIRE_EQ(ctxprof_test_sh("mkdir -p %s/consumer && cp examples/anomaly/minikv.c "
-                               "tests/data/cmake/CMakeLists.txt examples/anomaly/train1.txt %s/consumer/",
+                               "tests/data/cmake/CMakeLists.txt tests/data/consumer_all.c "
+                               "examples/anomaly/train1.txt %s/consumer/",
                                d, d),
                0);
     CHECK_EQ(ctxprof_test_sh("cd %s/consumer && %s -O2 -I%s/prefix/include minikv.c -o kv-plain "
@@ -39,6 +48,30 @@ static void package_install(void)
                              "cmp -s plain.set cm.set",
                              d, CTXPROF_TEST_CC, d),
              0);
+    /* all three headers in one program, the same three ways; with libpfm
+       also the ctxprof-pfm variants (the program encodes a libpfm name) */
+    CHECK_EQ(ctxprof_test_sh("cd %s/consumer && %s -O2 -I%s/prefix/include consumer_all.c -o all "
+                             "-pthread -lrt && ./all | grep -qx ok",
+                             d, CTXPROF_TEST_CC, d),
+             0);
+    CHECK_EQ(ctxprof_test_sh("cd %s/consumer && PKG_CONFIG_PATH=%s/prefix/lib/pkgconfig && "
+                             "export PKG_CONFIG_PATH && %s -O2 $(pkg-config --cflags ctxprof) "
+                             "consumer_all.c -o all-pc $(pkg-config --libs ctxprof) && "
+                             "./all-pc | grep -qx ok",
+                             d, d, CTXPROF_TEST_CC),
+             0);
+    CHECK_EQ(ctxprof_test_sh("cd %s/consumer && ./cm/consumer_all | grep -qx ok", d), 0);
+    if (package_have_libpfm()) {
+        CHECK_EQ(ctxprof_test_sh("cd %s/consumer && PKG_CONFIG_PATH=%s/prefix/lib/pkgconfig && "
+                                 "export PKG_CONFIG_PATH && %s -O2 $(pkg-config --cflags "
+                                 "ctxprof-pfm) consumer_all.c -o all-pfm $(pkg-config --libs "
+                                 "ctxprof-pfm) && ./all-pfm | grep -qx libpfm",
+                                 d, d, CTXPROF_TEST_CC),
+                 0);
+        CHECK_EQ(ctxprof_test_sh("cd %s/consumer && ./cm/consumer_pfm | grep -qx libpfm", d), 0);
+    } else {
+        printf("  (libpfm4-dev not installed: the ctxprof-pfm variants are not built)\n");
+    }
     /* asking for a newer version than installed fails */
     CHECK_NE(ctxprof_test_sh("cd %s/consumer && sed -i 's/ctxprof 0.1/ctxprof 0.2/' CMakeLists.txt && "
                              "cmake -S . -B cm2 -DCMAKE_PREFIX_PATH=%s/prefix > /dev/null 2>&1",
@@ -46,6 +79,10 @@ static void package_install(void)
              0);
     REQUIRE_EQ(ctxprof_test_sh("make -s uninstall PREFIX=%s/prefix > /dev/null 2>&1", d), 0);
     CHECK_EQ(ctxprof_test_sh("test -z \"$(find %s/prefix -type f)\"", d), 0);
+    CHECK_EQ(ctxprof_test_sh("test ! -e %s/prefix/lib/cmake/ctxprof && "
+                             "test ! -e %s/prefix/share/doc/ctxprof",
+                             d, d),
+             0);
     /* DESTDIR stages under another root with the final paths inside */
     REQUIRE_EQ(ctxprof_test_sh("make -s install DESTDIR=%s/stage PREFIX=/opt/cp > /dev/null 2>&1",
                                d),
