@@ -367,7 +367,7 @@ $(B)/fuzz/fuzz_graph_text $(B)/fuzz/fuzz_graph_ci: tests/fuzz/fuzz_graph.c $(HEA
 fuzz-build: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	@set -e; for t in $(FUZZ_TARGETS); do \
-	    mkdir -p $(B)/fuzz/corpus/$$t $(B)/fuzz/crash/$$t; \
+	    rm -rf $(B)/fuzz/corpus/$$t; mkdir -p $(B)/fuzz/corpus/$$t $(B)/fuzz/crash/$$t; \
 	    echo "== fuzz $$t: $(FUZZ_SECONDS) s"; \
 	    if $(B)/fuzz/fuzz_$$t -seed=1 -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	        -artifact_prefix=$(B)/fuzz/crash/$$t/ -print_final_stats=1 \

@@ -1,8 +1,9 @@
 /* libFuzzer target: call graphs, both formats the parser detects from the
    content (ctxprof-callgraph text and gcc -fcallgraph-info VCG). Built twice
    with different seed corpora (graph_text, graph_ci). A graph already holding
-   a few edges parses the input: on success it must still finish, encode and
-   write; on failure it must say why and be exactly as before. */
+   a few edges parses the input: on success it must still finish, write and
+   build the tables of every scheme (or refuse with a reason); on failure it
+   must say why and be exactly as before. */
 #define CTXPROF_IMPLEMENTATION
 #include "../../ctxprof.h"
 
@@ -24,9 +25,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ctxprof_graph_write(&g, &before, &blen) != CTXPROF_OK)
         abort();
     if (ctxprof_graph_parse(&g, (const char *)data, size, "fuzz") == CTXPROF_OK) {
-        if (ctxprof_graph_finish(&g) == CTXPROF_OK &&
-            ctxprof_graph_write(&g, &after, &alen) != CTXPROF_OK)
-            abort();
+        if (ctxprof_graph_finish(&g) == CTXPROF_OK) {
+            int scheme;
+            if (ctxprof_graph_write(&g, &after, &alen) != CTXPROF_OK)
+                abort();
+            for (scheme = CTXPROF_ENC_PCCE; scheme <= CTXPROF_ENC_AUTO; scheme++) {
+                ctxprof_enc_tables t;
+                ctxprof_error err;
+                memset(&err, 0, sizeof err);
+                if (ctxprof_enc_build(&g, scheme, &t, &err) == CTXPROF_OK)
+                    ctxprof_enc_tables_free(&t, NULL);
+                else if (!err.detail[0])
+                    abort(); /* refused without a reason */
+            }
+        }
     } else {
         if (!ctxprof_graph_last_error(&g)[0])
             abort();

@@ -1,7 +1,9 @@
 /* libFuzzer target: binary HCCT profiles (ctxprof_hcct_profile_read). The
    input is read as a whole file, and - to get past the checksum - as a
    payload sealed with a valid header. Accepted profiles must render in every
-   text format; refused ones must leave the output profile untouched. */
+   format, copy, prune, merge into a copy of themselves (doubling the total)
+   and compare with themselves; refused ones must leave the output profile
+   untouched. */
 #define CTXPROF_IMPLEMENTATION
 #include "../../ctxprof_hcct.h"
 
@@ -42,6 +44,20 @@ static void check(const unsigned char *img, size_t size)
         d.format = fmt;
         if (ctxprof_hcct_profile_format(&p, &d, &out, &len, &err) == CTXPROF_OK)
             ctxprof_hcct_text_free(&p, out);
+    }
+    if (ctxprof_hcct_profile_copy(&before, &p, &err) == CTXPROF_OK) {
+        ctxprof_hcct_accuracy acc;
+        uint64_t total = before.total;
+        if (before.n != p.n)
+            abort();
+        if (ctxprof_hcct_profile_compare(&before, &p, 0.01, &acc, &err) == CTXPROF_OK &&
+            acc.missed != 0)
+            abort(); /* a profile misses its own hot contexts */
+        if (ctxprof_hcct_profile_merge(&before, &p, 0, &err) == CTXPROF_OK &&
+            total <= UINT64_MAX / 2 && before.total != 2 * total)
+            abort();
+        ctxprof_hcct_profile_prune(&before, 0.01, &err);
+        ctxprof_hcct_profile_deinit(&before);
     }
     ctxprof_hcct_profile_deinit(&p);
 }
