@@ -343,9 +343,23 @@ robustness: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
 # --fair-sched: valgrind runs one thread at a time, and with its default lock
 # two sampled threads starved a third for half an hour (pebs_live_signal_close).
 # Cases that check where perf_event samples land skip under valgrind.
+# Then the tools, on each kind of input they read.
+VG := valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
 memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
-	valgrind -q --fair-sched=yes --error-exitcode=9 --leak-check=full \
-	    --errors-for-leak-kinds=definite $(B)/test/gcc/test_ctxprof $(MEMCHECK_FILTER)
+	$(VG) --fair-sched=yes $(B)/test/gcc/test_ctxprof $(MEMCHECK_FILTER)
+	@set -e; d=$(B)/memcheck; rm -rf $$d; mkdir -p $$d; \
+	printf 'ctxprof-paths 1\npath 5 96 main f g\npath 3 96 main g f\npath 2 160 main f f g\n' \
+	    > $$d/m.paths; \
+	$(B)/examples/anomaly/minikv --train $$d/a.set examples/anomaly/train1.txt > /dev/null; \
+	$(B)/examples/anomaly/minikv --train $$d/b.set examples/anomaly/train2.txt > /dev/null; \
+	for c in "ctxprof-gen -o $$d/expr.h examples/encoders/expr.callgraph" \
+	         "ctxprof-gen stats tests/data/fig3.txt" \
+	         "ctxprof-gen check examples/encoders/expr.callgraph --walks 50" \
+	         "ctxprof-gen pad -o $$d/pads.h $$d/m.paths" \
+	         "ctxprof-set info $$d/a.set" "ctxprof-set merge -o $$d/u.set $$d/a.set $$d/b.set"; do \
+	    echo "memcheck: $$c"; $(VG) $(B)/$$c > /dev/null; done; \
+	echo "memcheck: ctxprof-set diff $$d/a.set $$d/b.set"; \
+	$(VG) $(B)/ctxprof-set diff $$d/a.set $$d/b.set > /dev/null || [ $$? -eq 1 ]
 
 # ---- fuzzing -------------------------------------------------------------------
 # libFuzzer targets in tests/fuzz/fuzz_<name>.c; seeds and regression inputs
