@@ -50,13 +50,20 @@ static uint64_t rnd(uint64_t *s)
 /* ==== pcc task ====
    Universe of contexts: index i has value mix64(i). The trained set learns
    whatever the threads touch; the checked set knows [0, KNOWN) and reports
-   each touched index in [KNOWN, KNOWN + FRESH) exactly once. Annotated
-   recursion checks every query value against an explicit-state replay. */
+   each touched index in [KNOWN, KNOWN + FRESH) exactly once. A third set
+   learns values each inserted exactly once (thread t's n-th is
+   mix64(ONCE_BASE + t * 2^32 + n)), so a single lost insert shows: each
+   thread finds its own at once, and the count and every value are checked
+   at the end. Annotated recursion checks every query value against an
+   explicit-state replay. */
 
 #define UNIVERSE 200000
 #define KNOWN 100000
 #define FRESH 3000
-static ctxprof_pcc_set train_set, check_set;
+#define ONCE_BASE (1ull << 40)
+#define ONCE_PER_STEP 8
+static ctxprof_pcc_set train_set, check_set, once_set;
+static uint64_t once_made[MAX_THREADS], once_missing[MAX_THREADS];
 static unsigned char touched_train[UNIVERSE], touched_check[KNOWN + FRESH];
 static unsigned reports[KNOWN + FRESH];
 static uint64_t pcc_queries[MAX_THREADS], pcc_bad_values[MAX_THREADS];
@@ -82,6 +89,7 @@ static void pcc_init(void)
     d.mode = CTXPROF_PCC_TRAIN;
     d.expected = 64; /* grow many times under load */
     ctxprof_pcc_set_init(&train_set, &d);
+    ctxprof_pcc_set_init(&once_set, &d);
     d.mode = CTXPROF_PCC_TRAIN;
     d.report = on_report;
     d.reports_per_sec = 1000000;
@@ -118,6 +126,13 @@ static void pcc_step(int t, uint64_t *seed)
         ctxprof_pcc_set_check(&check_set, (ctxprof_ctx)ctxprof_mix64(j), CTXPROF_PCC_LOC);
         __atomic_store_n(&touched_check[j], 1, __ATOMIC_RELAXED);
         pcc_queries[t] += 2;
+    }
+    for (k = 0; k < ONCE_PER_STEP; k++) {
+        ctxprof_ctx v = (ctxprof_ctx)ctxprof_mix64(ONCE_BASE + ((uint64_t)t << 32) + once_made[t]);
+        ctxprof_pcc_set_check(&once_set, v, CTXPROF_PCC_LOC);
+        once_made[t]++;
+        if (!ctxprof_pcc_set_contains(&once_set, v))
+            once_missing[t]++;
     }
     ctxprof_pcc_tls.v = (ctxprof_ctx)t;
     pcc_rec((int)(rnd(seed) % 24), (ctxprof_ctx)t, t);
@@ -165,12 +180,27 @@ static void pcc_finish(void)
            "%llu wrong reports",
            (unsigned long long)fresh, (unsigned long long)b.new_seen,
            (unsigned long long)b.reported, (unsigned long long)once, (unsigned long long)wrong);
+    {
+        uint64_t made = 0, missing = 0, n;
+        for (t = 0; t < nthreads; t++) {
+            missing += once_missing[t];
+            for (n = 0; n < once_made[t]; n++)
+                missing += !ctxprof_pcc_set_contains(
+                    &once_set, (ctxprof_ctx)ctxprof_mix64(ONCE_BASE + ((uint64_t)t << 32) + n));
+            made += once_made[t];
+        }
+        VERIFY(ctxprof_pcc_set_count(&once_set) == made && missing == 0,
+               "pcc: %llu values inserted once each, the set holds %llu, %llu missing",
+               (unsigned long long)made, (unsigned long long)ctxprof_pcc_set_count(&once_set),
+               (unsigned long long)missing);
+    }
     VERIFY(bad == 0, "pcc: %llu wrong context values in annotated recursion",
            (unsigned long long)bad);
     VERIFY(pcc_shrank == 0, "pcc: the observer saw the trained set shrink %llu times",
            (unsigned long long)pcc_shrank);
     ctxprof_pcc_set_deinit(&train_set);
     ctxprof_pcc_set_deinit(&check_set);
+    ctxprof_pcc_set_deinit(&once_set);
 }
 
 /* ==== enc task ====
