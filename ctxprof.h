@@ -1470,22 +1470,39 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 
 /* Call-site wrapping (5.2): runs stmt (a call of callee from caller) with
    the stack lowered by the table's amount for this edge only, so paths
-   with the same functions in another order get different heights. C only
-   (a variable-length array lives exactly as long as the call); in C++ and
-   without VLAs it runs stmt unwrapped. The map records the caller's height
-   at its entry, above the wrap: a partial walk (ctxprof_icpp_resolve)
-   through a wrapped call finds the frame lower than the map says and
-   reports MISSING. */
+   with the same functions in another order get different heights. The
+   frame has the same shape whatever the amount: a variable-length array of
+   16 * (units + 1) bytes whose size the optimizer cannot see (so it stays
+   a run-time allocation, rounded to 16 bytes by both gcc and clang), and
+   the caller's fixed frame is the same for every amount. So put the macro
+   at the edge's call sites before training: a site wrapped with 0 units
+   lowers its callee by 16 bytes in the training build too, and a table's
+   u units lower it by exactly 16 * u more, as the generator predicts
+   (precise_after_wrap). Wrap every call site of the edge, and not as a
+   tail call (`return f(x)` may be emitted as a jump past the array; write
+   `r = f(x)` and return after). C only (in C++ and without VLAs it runs
+   stmt unwrapped). Partial walks (ctxprof_icpp_resolve) through a wrapped
+   call find the caller's frame lower than the map says (the map has its
+   height at entry, above the array) and report MISSING: use wraps with
+   (PC, SP) alone. */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L &&          \
     !defined(__STDC_NO_VLA__)
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__ICPP_OPAQUE(n) __asm__("" : "+r"(n))
+#else
+#define CTXPROF__ICPP_OPAQUE(n)                                                                    \
+    do {                                                                                           \
+        volatile size_t ctxprof__icpp_v = (n);                                                     \
+        (n) = ctxprof__icpp_v;                                                                     \
+    } while (0)
+#endif
 #define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
     do {                                                                                           \
-        if (CTXPROF_ICPP_WRAP_UNITS(caller, callee) > 0) {                                         \
-            volatile size_t ctxprof__icpp_n = 16 * (size_t)CTXPROF_ICPP_WRAP_UNITS(caller, callee); \
+        size_t ctxprof__icpp_n = 16 * ((size_t)CTXPROF_ICPP_WRAP_UNITS(caller, callee) + 1);      \
+        CTXPROF__ICPP_OPAQUE(ctxprof__icpp_n);                                                     \
+        {                                                                                          \
             char ctxprof__icpp_wrap[ctxprof__icpp_n];                                              \
             CTXPROF__ICPP_KEEP(ctxprof__icpp_wrap);                                                \
-            stmt;                                                                                  \
-        } else {                                                                                   \
             stmt;                                                                                  \
         }                                                                                          \
     } while (0)

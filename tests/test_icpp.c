@@ -1507,6 +1507,93 @@ static void icpp_pad_moves_heights(void)
     ctxprof_icpp_map_deinit(&m1);
 }
 
+/* Call-site wrapping (5.2) in compiled programs, gcc and clang: a wrap of
+   u units on an edge lowers every path through that edge by exactly 16 u
+   bytes (each time the path takes the edge), on top of the pads, so the
+   generator's precise_after_wrap (which assumes that) predicts the rebuilt
+   binary. icpp_prog wraps term -> factor and factor -> left/right with
+   CTXPROF_ICPP_CALL; the training build has them at 0 units. */
+static void icpp_wrap_moves_heights(void)
+{
+    static const char *const pads[] = {"expr", "left"};
+    static const unsigned pad_units[] = {1, 2};
+    static const char *const wraps[][2] = {{"term", "factor"}, {"factor", "left"}};
+    static const unsigned wrap_units[] = {2, 3};
+    static const char *const ccs[] = {"gcc", "clang"};
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], flags[900];
+    size_t c, i, j, k, built = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/icpp_wrap_pads.h", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    for (i = 0; i < 2; i++)
+        fprintf(f, "#define CTXPROF_PAD_%s ~, %u\n", pads[i], pad_units[i]);
+    for (i = 0; i < 2; i++)
+        fprintf(f, "#define CTXPROF_WRAP_%s__%s ~, %u\n", wraps[i][0], wraps[i][1], wrap_units[i]);
+    fclose(f);
+    for (c = 0; c < 2; c++) {
+        const char *excl = c ? "" : "-finstrument-functions-exclude-file-list=ctxprof.h";
+        ctxprof_icpp_map m0, m1;
+        ctxprof_error err;
+        size_t moved = 0;
+        if (ctxprof_test_sh("command -v %s >/dev/null 2>&1", ccs[c]) != 0)
+            continue;
+        memset(&m0, 0, sizeof m0);
+        memset(&m1, 0, sizeof m1);
+        for (k = 0; k < 2; k++) {
+            snprintf(flags, sizeof flags,
+                     "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS %s%s", excl,
+                     k ? "-include " : "", k ? path : "");
+            REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fno-omit-frame-pointer %s "
+                                       "tests/data/icpp_prog.c -o %s/icpp_w%zu -lpthread -ldl -lrt",
+                                       ccs[c], flags, dir, k),
+                       0);
+            REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/w%zu.paths %s/icpp_w%zu train x "
+                                       ">/dev/null",
+                                       dir, k, dir, k),
+                       0);
+        }
+        snprintf(flags, sizeof flags, "%s/w0.paths", dir);
+        REQUIRE_EQ(ctxprof_icpp_map_load(&m0, flags, &err), CTXPROF_OK);
+        snprintf(flags, sizeof flags, "%s/w1.paths", dir);
+        REQUIRE_EQ(ctxprof_icpp_map_load(&m1, flags, &err), CTXPROF_OK);
+        CHECK_GE(m0.paths, 20);
+        CHECK_EQ(m0.paths, m1.paths);
+        for (i = 0; i < m0.paths; i++) {
+            ctxprof_icpp_path_info a, b;
+            uint32_t fs[128];
+            size_t len = ctxprof_icpp_map_path_funcs(&m0, (uint32_t)i, fs, 128), q;
+            uint64_t want = 0;
+            ctxprof_icpp_map_path(&m0, (uint32_t)i, &a);
+            for (j = 0; j < m1.paths; j++) {
+                ctxprof_icpp_map_path(&m1, (uint32_t)j, &b);
+                if (b.key == a.key)
+                    break;
+            }
+            REQUIRE(j < m1.paths);
+            for (k = 0; k < len && k < 128; k++) {
+                const char *nm = ctxprof_icpp_map_func_name(&m0, fs[k]);
+                for (q = 0; q < 2; q++) {
+                    if (strcmp(nm, pads[q]) == 0)
+                        want += 16u * pad_units[q];
+                    if (k && strcmp(nm, wraps[q][1]) == 0 &&
+                        strcmp(ctxprof_icpp_map_func_name(&m0, fs[k - 1]), wraps[q][0]) == 0)
+                        want += 16u * wrap_units[q];
+                }
+            }
+            CHECK_EQ(b.height, a.height + want);
+            moved += want > 0 && b.height == a.height + want;
+        }
+        CHECK_GE(moved, m0.paths / 2); /* most paths cross a pad or a wrap */
+        ctxprof_icpp_map_deinit(&m0);
+        ctxprof_icpp_map_deinit(&m1);
+        built++;
+    }
+    if (!built)
+        SKIP("neither gcc nor clang found");
+}
+
 /* Share of paths whose CID is unique. */
 static double icpp_precise_share(const ctxprof_icpp_map *m)
 {
@@ -2044,6 +2131,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_resolve_targeted", icpp_resolve_targeted},
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
+    {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
     {"icpp_sampler_live", icpp_sampler_live},
     {"icpp_robust_files", icpp_robust_files},
