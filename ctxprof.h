@@ -1680,6 +1680,7 @@ typedef struct ctxprof_icpp_pad_desc {
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
     uint64_t budget;     /* ours: unit moves it may make (default 2e8, a few CPU seconds) */
+    size_t max_pairs;    /* inseparable pairs kept as examples (default 32): permutations first */
 } ctxprof_icpp_pad_desc;
 
 typedef struct ctxprof_icpp_pad_report {
@@ -1725,8 +1726,10 @@ CTXPROF_API unsigned ctxprof_icpp_pads_units(const ctxprof_icpp_pads *p, const c
 CTXPROF_API unsigned ctxprof_icpp_pads_wrap_units(const ctxprof_icpp_pads *p, const char *caller,
                                                   const char *callee);
 /* The report as "key=value" lines (then "# pair ..." comment lines naming
-   up to max_pairs inseparable pairs and why) into buf; returns the full
-   length (snprintf-like). */
+   up to max_pairs of the desc.max_pairs example pairs: the permutations
+   first, each with an edge whose call sites a wrap separates them by, then
+   identical edges; the common prefix of the two paths is written once,
+   elided in the middle) into buf; returns the full length (snprintf-like). */
 CTXPROF_API size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, size_t max_pairs,
                                                  char *buf, size_t size);
 /* The C header of CTXPROF_PAD_<function> / CTXPROF_WRAP_<caller>__<callee>
@@ -8505,10 +8508,20 @@ CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__icpp_printf(ctxprof__icpp_buf 
     va_start(ap, fmt);
     n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (n < 0) {
         b->failed = 1;
-    else
-        ctxprof__icpp_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    } else if ((size_t)n < sizeof tmp) {
+        ctxprof__icpp_put(b, tmp, (size_t)n);
+    } else if (!b->failed) { /* a long line: print it again, in place */
+        if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + (size_t)n + 1, 1, NULL)) {
+            b->failed = 1;
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        b->len += (size_t)n;
+    }
 }
 
 /* The map as ctxprof-paths text. */
@@ -9838,7 +9851,7 @@ CTXPROF__PRIV int ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, const ctxprof_ic
    same to all of them). Pairs among them are "permutation" when their
    edges differ (call-site wrapping separates them) or "identical edges"
    (cloning needed, 5.3). Fills the share, the pair counts and up to
-   max_pairs example pairs. */
+   max_pairs example pairs, the permutations first. */
 typedef struct ctxprof__icpp_sig {
     uint32_t unit, path;
     uint64_t esig;
@@ -9854,16 +9867,90 @@ CTXPROF__PRIV int ctxprof__icpp_sig_cmp(const void *a, const void *b)
     return x->path < y->path ? -1 : x->path > y->path;
 }
 
+/* Times the edge (caller var, callee var) occurs on the path f[0..n). */
+CTXPROF__PRIV size_t ctxprof__icpp_edge_count(const uint32_t *f, size_t n, const uint32_t *fvar,
+                                              uint32_t cv, uint32_t ev)
+{
+    size_t i, c = 0;
+    for (i = 1; i < n; i++)
+        c += fvar[f[i - 1]] == cv && fvar[f[i]] == ev;
+    return c;
+}
+
+/* The "# pair" text of paths pa and pb of one unit: the kind; for a
+   permutation the first edge (from the root) that one path takes more
+   often than the other, so wrapping its call sites separates them; the
+   common prefix once (first and last function when longer than 3), then
+   both tails. NULL when out of memory. */
+CTXPROF__PRIV char *ctxprof__icpp_pair_line(const struct ctxprof__icpp_mapdata *d,
+                                            const uint32_t *fvar, const ctxprof__strtab *vars,
+                                            uint32_t pa, uint32_t pb, int same_edges)
+{
+    uint32_t na = d->pnode[pa], nb = d->pnode[pb], n, *fa, *fb, *f;
+    size_t la = d->ndepth[na], lb = d->ndepth[nb], c = 0, i, k, lf;
+    const char *caller = NULL, *callee = NULL;
+    ctxprof__icpp_buf b;
+    fa = (uint32_t *)ctxprof__alloc(la + lb + 1, sizeof *fa, NULL);
+    if (!fa)
+        return NULL;
+    fb = fa + la;
+    for (n = na, i = la; n && i; n = d->nparent[n])
+        fa[--i] = d->nfunc[n];
+    for (n = nb, i = lb; n && i; n = d->nparent[n])
+        fb[--i] = d->nfunc[n];
+    while (c < la && c < lb && fa[c] == fb[c])
+        c++;
+    for (k = 0; !same_edges && !caller && k < 2; k++) {
+        f = k ? fb : fa;
+        lf = k ? lb : la;
+        for (i = 1; i < lf && !caller; i++) {
+            uint32_t cv = fvar[f[i - 1]], ev = fvar[f[i]];
+            if (ctxprof__icpp_edge_count(fa, la, fvar, cv, ev) !=
+                ctxprof__icpp_edge_count(fb, lb, fvar, cv, ev)) {
+                caller = vars->names[cv];
+                callee = vars->names[ev];
+            }
+        }
+    }
+    memset(&b, 0, sizeof b);
+    if (same_edges)
+        ctxprof__icpp_printf(&b, "identical-edges (clone, 5.3): ");
+    else if (caller)
+        ctxprof__icpp_printf(&b, "permutation (wrap %s -> %s, 5.2): ", caller, callee);
+    else
+        ctxprof__icpp_printf(&b, "permutation (wrap a call site, 5.2): ");
+    for (i = 0; i < c; i++) {
+        if (c > 3 && i == 1) {
+            ctxprof__icpp_printf(&b, ">[%zu]", c - 2);
+            i = c - 2;
+            continue;
+        }
+        ctxprof__icpp_printf(&b, "%s%s", i ? ">" : "", d->names.names[fa[i]]);
+    }
+    for (k = 0; k < 2; k++) {
+        f = k ? fb : fa;
+        lf = k ? lb : la;
+        ctxprof__icpp_printf(&b, "%s", k ? " | " : c ? ": " : "");
+        for (i = c; i < lf; i++)
+            ctxprof__icpp_printf(&b, "%s%s", i > c ? ">" : "", d->names.names[f[i]]);
+    }
+    ctxprof__free(fa, NULL);
+    if (b.failed) {
+        ctxprof__free(b.p, NULL);
+        return NULL;
+    }
+    return b.p;
+}
+
 CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t *fvar,
                                             struct ctxprof__icpp_padres *r,
-                                            ctxprof_icpp_pad_report *rep, size_t max_pairs,
-                                            const ctxprof_icpp_map *m)
+                                            ctxprof_icpp_pad_report *rep, size_t max_pairs)
 {
     const struct ctxprof__icpp_mapdata *d = s->d;
     uint64_t *es = (uint64_t *)ctxprof__alloc(d->nn, sizeof *es, NULL);
     ctxprof__icpp_sig *sg = (ctxprof__icpp_sig *)ctxprof__alloc(s->np + 1, sizeof *sg, NULL);
-    size_t n, p, ns = 0, i, insep = 0;
-    int rc = CTXPROF_ERR_NOMEM;
+    size_t n, p, ns = 0, i, j, a, b, e, insep = 0;
+    int rc = CTXPROF_ERR_NOMEM, pass;
     if (!es || !sg)
         goto done;
     es[0] = 0;
@@ -9882,10 +9969,10 @@ CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t 
     }
     qsort(sg, ns, sizeof *sg, ctxprof__icpp_sig_cmp);
     rep->pairs_permutation = rep->pairs_identical_edges = 0;
-    for (i = 0; i < ns;) {
-        size_t j = i, a, b, e, k, same = 0;
-        while (j < ns && sg[j].unit == sg[i].unit)
-            j++;
+    for (i = 0; i < ns; i = j) {
+        size_t k, same = 0;
+        for (j = i; j < ns && sg[j].unit == sg[i].unit; j++)
+            ;
         k = j - i;
         insep += k;
         for (a = i; a < j; a = e) { /* runs of equal edge signatures */
@@ -9895,32 +9982,31 @@ CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t 
         }
         rep->pairs_identical_edges += same;
         rep->pairs_permutation += k * (k - 1) / 2 - same;
-        for (a = i; a < j && r->npairs < max_pairs; a++)
-            for (b = a + 1; b < j && r->npairs < max_pairs; b++) {
-                int same_edges = sg[a].esig == sg[b].esig;
-                char pa[400], pb[400], line[900];
-                size_t len;
-                char *copy;
-                ctxprof_icpp_map_path_str(m, sg[a].path, pa, sizeof pa);
-                ctxprof_icpp_map_path_str(m, sg[b].path, pb, sizeof pb);
-                len = (size_t)snprintf(line, sizeof line, "%s: %s | %s",
-                                       same_edges ? "identical-edges (clone, 5.3)"
-                                                  : "permutation (wrap a call site, 5.2)",
-                                       pa, pb);
-                if (len >= sizeof line)
-                    len = sizeof line - 1;
-                if (ctxprof__reserve((void **)&r->pairs, &r->pcap, r->npairs, r->npairs + 1,
-                                     sizeof *r->pairs, NULL))
-                    goto done;
-                copy = (char *)ctxprof__alloc(len + 1, 1, NULL);
-                if (!copy)
-                    goto done;
-                memcpy(copy, line, len);
-                copy[len] = '\0';
-                r->pairs[r->npairs++] = copy;
-            }
-        i = j;
     }
+    /* examples: permutations (pass 0: a path with one of another run of
+       its unit), then identical edges (pass 1: two of one run) */
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < ns && r->npairs < max_pairs; i = j) {
+            for (j = i; j < ns && sg[j].unit == sg[i].unit; j++)
+                ;
+            for (a = i; a < j && r->npairs < max_pairs; a = e) {
+                size_t x;
+                for (e = a; e < j && sg[e].esig == sg[a].esig; e++)
+                    ;
+                for (x = a; x < e && r->npairs < max_pairs; x++)
+                    for (b = pass ? x + 1 : e; b < (pass ? e : j) && r->npairs < max_pairs; b++) {
+                        char *line;
+                        if (ctxprof__reserve((void **)&r->pairs, &r->pcap, r->npairs,
+                                             r->npairs + 1, sizeof *r->pairs, NULL))
+                            goto done;
+                        line = ctxprof__icpp_pair_line(d, fvar, &r->vars, sg[x].path, sg[b].path,
+                                                       pass);
+                        if (!line)
+                            goto done;
+                        r->pairs[r->npairs++] = line;
+                    }
+            }
+        }
     rep->inseparable = s->np ? (double)insep / (double)s->np : 0;
     rep->precise_bound = 1 - rep->inseparable;
     rc = CTXPROF_OK;
@@ -10096,7 +10182,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
             rep->max_height_after = s.u[p].h;
     rep->max_stack_growth = maxh ? (double)rep->max_height_after / (double)maxh : 1;
     rep->precise_after_wrap = rep->precise_after;
-    if (ctxprof__icpp_inseparable(&s, fvar, r, rep, 32, m))
+    if (ctxprof__icpp_inseparable(&s, fvar, r, rep, dd.max_pairs ? dd.max_pairs : 32))
         goto nomem;
     if (ctxprof__icpp_walk_stats(&s, m, mem, rep))
         goto nomem;

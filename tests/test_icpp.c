@@ -1046,7 +1046,7 @@ static void icpp_pad_emit(void)
     CHECK_CONTAINS(rep, "paths=7\n");
     CHECK_CONTAINS(rep, "precise_before=0.4286\n");
     CHECK_CONTAINS(rep, "inseparable=0.2857\n");
-    CHECK_CONTAINS(rep, "# pair permutation (wrap a call site, 5.2): main>a>b>c | main>b>a>c");
+    CHECK_CONTAINS(rep, "# pair permutation (wrap main -> a, 5.2): main: a>b>c | b>a>c\n");
     REQUIRE_EQ(ctxprof_icpp_pads_emit(&p, "t.paths", "my-pads.h", &hdr, &hlen, &err), CTXPROF_OK);
     CHECK_CONTAINS(hdr, "#ifndef CTXPROF_GEN_MY_PADS_H");
     snprintf(path, sizeof path, "%s/icpp_pads.h", ctxprof_test_tmpdir());
@@ -1072,6 +1072,72 @@ static void icpp_pad_emit(void)
              0);
     free(hdr);
     ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* The "# pair" lines: as many as asked (past 32), whole however long the
+   paths, their common prefix elided so the difference shows, and the
+   permutation pair (the one a wrap fixes, naming the edge) before the 40
+   identical-edge pairs that come first in the map. */
+static void icpp_pad_pairs_report(void)
+{
+    ctxprof__icpp_buf t;
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    char prefix[4096], *rep, *line, *nl;
+    size_t i, k = 0, need, lines = 0;
+    memset(&t, 0, sizeof t);
+    memset(&m, 0, sizeof m);
+    ctxprof__icpp_printf(&t, "ctxprof-paths 1\n");
+    for (i = 0; i < 40; i++) /* 40 units of one identical-edge pair (x>y>x>x / x>x>y>x) */
+        ctxprof__icpp_printf(&t, "path 1 %zu main g%zu x y x x\npath 1 %zu main g%zu x x y x\n",
+                             100 + 16 * i, i, 100 + 16 * i, i);
+    for (i = 0; i < 40; i++) /* a prefix of 40 long names (~1,400 characters) */
+        k += (size_t)snprintf(prefix + k, sizeof prefix - k, " a_function_with_a_long_name_%02zu", i);
+    ctxprof__icpp_printf(&t, "path 1 5000 main%s a b c\npath 1 5000 main%s b a c\n", prefix,
+                         prefix);
+    REQUIRE(!t.failed);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, t.p, t.len, "t", &err), CTXPROF_OK);
+    free(t.p);
+    memset(&d, 0, sizeof d);
+    d.search = CTXPROF_ICPP_SEARCH_NONE;
+    d.max_pairs = 45;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_EQ(p.report.pairs_permutation, 1);
+    CHECK_EQ(p.report.pairs_identical_edges, 40);
+    need = ctxprof_icpp_pads_report_text(&p, 45, NULL, 0);
+    rep = (char *)malloc(need + 1);
+    REQUIRE(rep != NULL);
+    CHECK_EQ(ctxprof_icpp_pads_report_text(&p, 45, rep, need + 1), need);
+    line = strstr(rep, "# pair ");
+    REQUIRE(line != NULL);
+    /* first: the permutation, the edge to wrap (the first that one path
+       takes and the other does not), the common prefix elided */
+    {
+        static const char x1[] = "# pair permutation (wrap a_function_with_a_long_name_39 -> a, 5.2): "
+                                 "main>[39]>a_function_with_a_long_name_39: a>b>c | b>a>c\n";
+        static const char x2[] = "# pair permutation (wrap a_function_with_a_long_name_39 -> b, 5.2): "
+                                 "main>[39]>a_function_with_a_long_name_39: b>a>c | a>b>c\n";
+        CHECK(strncmp(line, x1, sizeof x1 - 1) == 0 || strncmp(line, x2, sizeof x2 - 1) == 0);
+    }
+    for (; line && strncmp(line, "# pair ", 7) == 0; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        REQUIRE(nl != NULL);
+        if (lines > 0)
+            CHECK(strncmp(line, "# pair identical-edges (clone, 5.3): main>g", 43) == 0);
+        lines++;
+    }
+    CHECK_EQ(lines, 41); /* every pair, past the former cap of 32 */
+    free(rep);
+    ctxprof_icpp_pads_deinit(&p);
+    /* a line longer than the formatter's 512-byte buffer stays whole */
+    memset(&t, 0, sizeof t);
+    ctxprof__icpp_printf(&t, "%s|%s\n", prefix, prefix);
+    CHECK_EQ(t.len, 2 * k + 2);
+    CHECK(t.p && t.p[t.len - 1] == '\n' && strstr(t.p, "_39|") != NULL);
+    free(t.p);
     ctxprof_icpp_map_deinit(&m);
 }
 
@@ -2126,6 +2192,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_wrap", icpp_pad_wrap},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_pad_emit", icpp_pad_emit},
+    {"icpp_pad_pairs_report", icpp_pad_pairs_report},
     {"icpp_resolve_walk", icpp_resolve_walk},
     {"icpp_walk_cost_brute", icpp_walk_cost_brute},
     {"icpp_resolve_targeted", icpp_resolve_targeted},
