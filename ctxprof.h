@@ -1383,6 +1383,13 @@ CTXPROF_API uint64_t ctxprof_icpp_train_current(void);
    path length (may exceed max). *out_height gets its height. */
 CTXPROF_API size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size_t max,
                                            uint64_t *out_height);
+/* ctxprof_icpp_path_key of a node's path (names from st), with root, when
+   not NULL, put first (the functions entered before training started, e.g.
+   "main"): the true path of a sample, comparable with any map's paths.
+   0 when the node is unknown, a name is missing or the path is longer than
+   1024 functions. */
+CTXPROF_API uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab *st,
+                                            const char *root);
 
 /* Slow paths of the entry and exit operations (use the inline forms). The
    SP they record is their own CFA: the caller's SP at a call, after its
@@ -1637,11 +1644,14 @@ typedef struct ctxprof_icpp_result {
    return address just below it names the function (one read per deciding
    frame, inside [sp, base]; with unknown heights it walks the chain from
    the frame pointer fp, bounds-checked the same way). From saved words
-   (frames, when not NULL) it walks them in order. A targeted read trusts
+   (frames, when not NULL) see below. A targeted read trusts
    the map for the frames it skips: a path missing from the map may then
    come out as a wrong candidate where a full walk would say MISSING.
-   max_walk = 0: PC and SP alone. The map must be bound. Signal-safe,
-   thread-safe; returns result->kind. */
+   max_walk = 0: PC and SP alone. From saved words (frames, when not NULL)
+   the targeted reads look up the word saved at each deciding height (its
+   cfa = base - height: the sampler's save_targeted words, or frames of a
+   saved chain), then it walks the words in order. The map must be bound.
+   Signal-safe, thread-safe; returns result->kind. */
 CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
                                      uintptr_t base, uintptr_t fp,
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
@@ -1656,6 +1666,20 @@ CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
    more than 256 candidates), CTXPROF_ERR_RANGE for a bad path. */
 CTXPROF_API int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t path,
                                           uint32_t *out_sequential, uint32_t *out_targeted);
+/* Evaluation (the paper's metrics, sec. 8): classifies r, a result of
+   ctxprof_icpp_resolve, against the sample's true call path given by its
+   key (ctxprof_icpp_path_key of its names, root first: ctxprof_icpp_train_key
+   in a run that trains while it samples, or any other source). The map may
+   come from another run or another input (the paper's online scenario).
+   Returns CTXPROF_ICPP_PRECISE when r names the true path;
+   CTXPROF_ICPP_AMBIGUOUS when the true path is among the CID's candidates
+   and several remain (*out_degree, when not NULL, gets r->remaining, the
+   degree of ambiguity; else 1 or 0); CTXPROF_ICPP_MISSING when no path of
+   the map has the CID (or the walk ruled them all out);
+   CTXPROF_ICPP_INCORRECT when r names another path or the true path is not
+   a candidate; r->kind for OUTSIDE and NOBASE. Signal-safe. */
+CTXPROF_API int ctxprof_icpp_evaluate(const ctxprof_icpp_map *m, const ctxprof_icpp_result *r,
+                                      uint64_t true_key, uint32_t *out_degree);
 /* Fills frames from a live frame-pointer chain (at most CTXPROF_ICPP_FRAMES,
    and max), reading only inside [sp, base]. Signal-safe. */
 CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_t fp,
@@ -1749,7 +1773,8 @@ typedef struct ctxprof_icpp_sample {
     int32_t kind;         /* with desc.map: the resolution's kind, else -1 */
     uint32_t path;        /* with desc.map: the path when PRECISE */
     uint32_t degree, walked;
-    ctxprof_icpp_frames frames; /* desc.save_frames frames of the frame-pointer chain */
+    ctxprof_icpp_frames frames; /* desc.save_frames frames of the frame-pointer chain, or
+                                   with desc.save_targeted the words the resolution read */
     uint32_t ready;       /* 1 once written */
 } ctxprof_icpp_sample;
 
@@ -1763,6 +1788,11 @@ typedef struct ctxprof_icpp_sampler_desc {
     const ctxprof_icpp_map *map; /* bound map: resolve in the handler (walks <= max_walk) */
     unsigned max_walk;       /* frames the handler may read (default 64) */
     int signo;               /* default SIGPROF */
+    int save_targeted;       /* with map: save the words the handler's targeted reads read (at
+                                most save_frames, default CTXPROF_ICPP_FRAMES): the few frames
+                                where the candidates differ, enough for ctxprof_icpp_resolve
+                                to resolve the sample again offline; the first frames of the
+                                chain when the handler had to walk it */
 } ctxprof_icpp_sampler_desc;
 
 typedef struct ctxprof_icpp_sampler {
@@ -8149,6 +8179,25 @@ CTXPROF_DEF uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n)
     return k;
 }
 
+CTXPROF_DEF uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab *st,
+                                            const char *root)
+{
+    uintptr_t fs[1024];
+    size_t n = ctxprof_icpp_train_path(node, fs, 1024, NULL), k;
+    uint64_t key = 0x9AE16A3B2F90404Fu; /* as ctxprof_icpp_path_key */
+    if (n == 0 || n > 1024 || !st)
+        return 0;
+    if (root)
+        key = ctxprof_mix64(key ^ ctxprof__icpp_name_hash(root));
+    for (k = 0; k < n; k++) {
+        const char *nm = ctxprof_symtab_name(st, fs[k]);
+        if (!nm)
+            return 0;
+        key = ctxprof_mix64(key ^ ctxprof__icpp_name_hash(nm));
+    }
+    return key;
+}
+
 /* Sorting children by name while renumbering. */
 typedef struct ctxprof__icpp_kid {
     const char *name;
@@ -8806,9 +8855,11 @@ typedef struct ctxprof__icpp_src {
     const ctxprof_icpp_map *m;
     const uint64_t *nh;
     ctxprof__icpp_walk w;
-    int targeted;   /* targeted reads allowed (live stack, or simulated) */
+    int targeted;   /* targeted reads allowed (live stack, saved words, or simulated) */
     uint32_t truth; /* simulation: the true path's node, else NONE */
     uint32_t tnode; /* simulation: where the sequential walk is on it */
+    ctxprof_icpp_frames *rec; /* live: the words targeted reads read go here (at most rec_max) */
+    unsigned rec_max;
 } ctxprof__icpp_src;
 
 /* Sequential: the next frame's map function (-1: not in the map) and
@@ -8840,7 +8891,8 @@ CTXPROF__PRIV int ctxprof__icpp_src_next(ctxprof__icpp_src *src, long *g, uint64
 /* Targeted: the map function of the frame whose caller-side SP is at
    height h, `level` frames above the sampled one, from the return address
    the call pushed just below it (base - h - 8, read only inside [sp,
-   base]). 1 with *g (-1: not a mapped function), 0 when it cannot read. */
+   base]; from saved words, the word whose cfa is base - h). 1 with *g (-1:
+   not a mapped function), 0 when it cannot read. */
 CTXPROF__PRIV int ctxprof__icpp_src_at(const ctxprof__icpp_src *src, uint64_t h, unsigned level,
                                        long *g)
 {
@@ -8856,12 +8908,29 @@ CTXPROF__PRIV int ctxprof__icpp_src_at(const ctxprof__icpp_src *src, uint64_t h,
                  : -1;
         return 1;
     }
-    if (!src->targeted || h > (uint64_t)(src->w.base - src->w.sp) ||
+    if (!src->targeted || h > (uint64_t)src->w.base)
+        return 0;
+    if (src->w.saved) {
+        const ctxprof_icpp_frames *fr = src->w.saved;
+        uint32_t k, n = fr->n < CTXPROF_ICPP_FRAMES ? fr->n : CTXPROF_ICPP_FRAMES;
+        for (k = 0; k < n; k++)
+            if (fr->cfa[k] == src->w.base - (uintptr_t)h) {
+                *g = ctxprof_icpp_map_func_of_pc(src->m, fr->ra[k] - 1);
+                return 1;
+            }
+        return 0;
+    }
+    if (h > (uint64_t)(src->w.base - src->w.sp) ||
         (uint64_t)(src->w.base - src->w.sp) - h < sizeof(uintptr_t))
         return 0;
     slot = src->w.base - (uintptr_t)h - sizeof(uintptr_t);
     if (slot < src->w.sp || slot % sizeof(uintptr_t) != 0)
         return 0;
+    if (src->rec && src->rec->n < src->rec_max) {
+        src->rec->ra[src->rec->n] = *(const uintptr_t *)slot;
+        src->rec->cfa[src->rec->n] = slot + sizeof(uintptr_t);
+        src->rec->n++;
+    }
     *g = ctxprof_icpp_map_func_of_pc(src->m, *(const uintptr_t *)slot - 1);
     return 1;
 }
@@ -8964,10 +9033,13 @@ CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t
     return na;
 }
 
-CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
-                                     uintptr_t base, uintptr_t fp,
-                                     const ctxprof_icpp_frames *frames, unsigned max_walk,
-                                     ctxprof_icpp_result *r)
+/* ctxprof_icpp_resolve; the words its targeted reads read on the live
+   stack go to rec (when not NULL, at most rec_max of them). */
+CTXPROF__PRIV int ctxprof__icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                        uintptr_t base, uintptr_t fp,
+                                        const ctxprof_icpp_frames *frames, unsigned max_walk,
+                                        ctxprof_icpp_result *r, ctxprof_icpp_frames *rec,
+                                        unsigned rec_max)
 {
     uint32_t alive[CTXPROF__ICPP_WALK_MAX];
     ctxprof__icpp_src src;
@@ -9000,8 +9072,10 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
     src.w.base = base;
     src.w.saved = frames;
     src.w.k = 0;
-    src.targeted = frames == NULL;
+    src.targeted = 1;
     src.truth = src.tnode = CTXPROF__ICPP_NONE;
+    src.rec = frames ? NULL : rec;
+    src.rec_max = rec_max < CTXPROF_ICPP_FRAMES ? rec_max : CTXPROF_ICPP_FRAMES;
     na = ctxprof__icpp_narrow(&src, r->candidates, n, max_walk, alive, &r->walked);
     r->remaining = (uint32_t)na;
     if (na == 1) {
@@ -9009,6 +9083,35 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
         return r->kind = CTXPROF_ICPP_PRECISE;
     }
     return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_MISSING;
+}
+
+CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                     uintptr_t base, uintptr_t fp,
+                                     const ctxprof_icpp_frames *frames, unsigned max_walk,
+                                     ctxprof_icpp_result *r)
+{
+    return ctxprof__icpp_resolve(m, pc, sp, base, fp, frames, max_walk, r, NULL, 0);
+}
+
+CTXPROF_DEF int ctxprof_icpp_evaluate(const ctxprof_icpp_map *m, const ctxprof_icpp_result *r,
+                                      uint64_t true_key, uint32_t *out_degree)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t k, deg = 0;
+    int kind = r->kind, in = 0;
+    if (kind == CTXPROF_ICPP_PRECISE) {
+        deg = 1;
+        kind = d && r->path < d->np && d->pkey[r->path] == true_key ? CTXPROF_ICPP_PRECISE
+                                                                     : CTXPROF_ICPP_INCORRECT;
+    } else if (kind == CTXPROF_ICPP_AMBIGUOUS) {
+        for (k = 0; d && r->candidates && k < r->degree && !in; k++)
+            in = r->candidates[k] < d->np && d->pkey[r->candidates[k]] == true_key;
+        deg = r->remaining;
+        kind = in ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_INCORRECT;
+    }
+    if (out_degree)
+        *out_degree = deg;
+    return kind;
 }
 
 /* The frames each kind of walk reads to single out path among cand[0..n)
@@ -10618,12 +10721,16 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             o->frames.n = 0;
             if (o->height == CTXPROF_ICPP_NO_HEIGHT)
                 __atomic_fetch_add(&s->nobase, 1, __ATOMIC_RELAXED);
-            else if (s->desc.save_frames)
+            else if (s->desc.save_frames && !s->desc.save_targeted)
                 ctxprof_icpp_save_frames(o->sp, base, o->fp, s->desc.save_frames, &o->frames);
             if (s->desc.map) {
                 ctxprof_icpp_result r;
-                ctxprof_icpp_resolve(s->desc.map, o->pc, o->sp, base, o->fp, NULL,
-                                     s->desc.max_walk, &r);
+                int rec = s->desc.save_targeted && o->height != CTXPROF_ICPP_NO_HEIGHT;
+                ctxprof__icpp_resolve(s->desc.map, o->pc, o->sp, base, o->fp, NULL,
+                                      s->desc.max_walk, &r, rec ? &o->frames : NULL,
+                                      s->desc.save_frames);
+                if (rec && r.walked > o->frames.n) /* it walked the chain: save that */
+                    ctxprof_icpp_save_frames(o->sp, base, o->fp, s->desc.save_frames, &o->frames);
                 o->kind = r.kind;
                 o->path = r.path;
                 o->degree = r.degree;
@@ -10656,6 +10763,10 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
         dd.signo = SIGPROF;
     if (!dd.max_walk)
         dd.max_walk = 64;
+    if (dd.save_targeted && !dd.save_frames)
+        dd.save_frames = CTXPROF_ICPP_FRAMES;
+    if (dd.save_targeted && !dd.map)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: save_targeted needs desc.map");
     if (dd.save_frames > CTXPROF_ICPP_FRAMES)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: save_frames %u > %d",
                              dd.save_frames, CTXPROF_ICPP_FRAMES);

@@ -1209,7 +1209,8 @@ static void icpp_resolve_walk(void)
     CHECK_STR(buf, "main>b>c");
     CHECK_EQ(r.walked, 1);
     CHECK_EQ(r.degree, 2);
-    /* a library frame in between is skipped (counted as walked) */
+    /* the word at the deciding height (200) is looked up: a library frame
+       below it is not read */
     fr.n = 3;
     fr.ra[0] = B + 0x5050; /* lib, not in the map */
     fr.cfa[0] = base - 250;
@@ -1221,7 +1222,7 @@ static void icpp_resolve_walk(void)
              CTXPROF_ICPP_PRECISE);
     ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
     CHECK_STR(buf, "main>a>c");
-    CHECK_EQ(r.walked, 2);
+    CHECK_EQ(r.walked, 1);
     /* main>a>a>c vs main>c at 400: the first frame (a at 300 vs main at 100) decides */
     fr.n = 1;
     fr.ra[0] = B + 0x1050;
@@ -1236,15 +1237,19 @@ static void icpp_resolve_walk(void)
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
              CTXPROF_ICPP_MISSING);
     CHECK_EQ(r.remaining, 0);
-    /* the walk budget */
+    /* no word at the deciding height: the words in order (library frames
+       skipped, counted as walked), within the walk budget */
     fr.n = 2;
     fr.ra[0] = B + 0x5050;
     fr.cfa[0] = base - 250;
-    fr.ra[1] = B + 0x3050;
-    fr.cfa[1] = base - 200;
+    fr.ra[1] = B + 0x5060;
+    fr.cfa[1] = base - 230;
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 1, &r),
              CTXPROF_ICPP_AMBIGUOUS);
     CHECK_EQ(r.walked, 1);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
+             CTXPROF_ICPP_AMBIGUOUS);
+    CHECK_EQ(r.walked, 2);
     ctxprof_icpp_map_deinit(&m);
     ctxprof_symtab_deinit(&st);
 }
@@ -1434,6 +1439,52 @@ static void icpp_resolve_targeted(void)
     REQUIRE_EQ(ctxprof_icpp_map_walk_cost(&m, r.path, &seq, &tgt), 1);
     CHECK_EQ(seq, 4);
     CHECK_EQ(tgt, 1);
+    /* the sampler's save_targeted: the one word read is saved (return
+       address and CFA), and resolves the sample again offline, from the
+       saved word alone, the stack gone */
+    {
+        ctxprof_icpp_frames rec;
+        rec.n = 0;
+        CHECK_EQ(ctxprof__icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 8, &r, &rec, 8),
+                 CTXPROF_ICPP_PRECISE);
+        REQUIRE_EQ(rec.n, 1);
+        CHECK_EQ(rec.ra[0], B + 0x3010);
+        CHECK_EQ(rec.cfa[0], base - 192);
+        stk[64 - (192 + 8) / 8] = 0;
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, &rec, 8, &r),
+                 CTXPROF_ICPP_PRECISE);
+        ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+        CHECK_STR(buf, "main>b>x>y>z>c");
+        CHECK_EQ(r.walked, 1);
+        /* evaluation against the true path's key */
+        {
+            static const char *const tb[] = {"main", "b", "x", "y", "z", "c"};
+            static const char *const ta[] = {"main", "a", "x", "y", "z", "c"};
+            static const char *const tn[] = {"main", "d", "c"};
+            uint32_t deg = 9;
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tb, 6), &deg),
+                     CTXPROF_ICPP_PRECISE);
+            CHECK_EQ(deg, 1);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(ta, 6), &deg),
+                     CTXPROF_ICPP_INCORRECT);
+            rec.n = 0; /* no word: PC and SP alone, both candidates remain */
+            CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, &rec, 8, &r),
+                     CTXPROF_ICPP_AMBIGUOUS);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(ta, 6), &deg),
+                     CTXPROF_ICPP_AMBIGUOUS);
+            CHECK_EQ(deg, 2);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tn, 3), &deg),
+                     CTXPROF_ICPP_INCORRECT); /* not a candidate */
+            CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 296, base, 0, NULL, 8, &r),
+                     CTXPROF_ICPP_MISSING);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tb, 6), &deg),
+                     CTXPROF_ICPP_MISSING);
+            CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x5004, base - 288, base, 0, NULL, 8, &r),
+                     CTXPROF_ICPP_OUTSIDE);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tb, 6), &deg),
+                     CTXPROF_ICPP_OUTSIDE);
+        }
+    }
     /* the budget: no read allowed, the CID alone */
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 0, &r),
              CTXPROF_ICPP_AMBIGUOUS);
@@ -1816,6 +1867,7 @@ static void icpp_sampler_live(void)
     desc.capacity = 100; /* small: overflow is counted, not written */
     desc.save_frames = 4;
     desc.map = &m;
+    desc.save_targeted = 1;
     REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_OK);
     CHECK_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_ERR_INVAL); /* one at a time */
     CHECK_CONTAINS(err.detail, "another sampler");
@@ -1847,6 +1899,13 @@ static void icpp_sampler_live(void)
         const ctxprof_icpp_sample *o = &s.samples[i];
         CHECK_EQ(o->tid, (int32_t)ctxprof__gettid());
         CHECK(o->height != CTXPROF_ICPP_NO_HEIGHT && o->height < (1u << 20));
+        { /* the saved words resolve it again offline, as the handler did */
+            ctxprof_icpp_result r;
+            CHECK_EQ(ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, &o->frames, 64,
+                                          &r),
+                     o->kind);
+            CHECK(o->kind != CTXPROF_ICPP_PRECISE || r.path == o->path);
+        }
         if (ctxprof_symtab_func(&st, o->pc) != (uintptr_t)icpp_s_leaf)
             continue;
         inleaf++;
