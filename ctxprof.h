@@ -1363,6 +1363,8 @@ typedef struct ctxprof_icpp_train_stats {
     uint64_t dropped_paths; /* entries not recorded: a thread's max_paths reached */
     uint64_t dropped_depth; /* entries not recorded: max_depth reached */
     uint64_t no_base;       /* entries above the thread's base (not recorded) */
+    uint64_t dropped_signal; /* entries inside signal handlers (not recorded: recording may
+                                allocate, and the interrupted code may be inside malloc) */
 } ctxprof_icpp_train_stats;
 
 /* Starts recording (process-wide switch). Not signal-safe. */
@@ -1468,7 +1470,13 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 /* Grows f's frame by its table amount (activation record resizing, 5.1):
    a 16-byte-aligned local array whose address escapes into an empty asm,
    so the optimizer must keep it; with 0 units it is removed at -O1 and
-   up. A declaration: put it first in f's body, once per function. */
+   up. A declaration: put it first in f's body, once per function.
+   In a leaf that calls nothing (not even the training hooks: a plain
+   build), x86-64 compilers keep up to 128 bytes of locals in the red zone
+   below SP without moving SP, so a small pad there does not move the
+   leaf's SP. That costs no precision: a leaf's pad moves every path
+   ending in it alike, so it never separates two of them, and a leaf has
+   no callees to move; train and sample the same build, as always. */
 #define CTXPROF_ICPP_PAD(f) CTXPROF__ICPP_PAD_N(CTXPROF_ICPP_PAD_UNITS(f))
 #define CTXPROF__ICPP_PAD_N(n)                                                                     \
     char ctxprof__icpp_pad[(n) > 0 ? 16 * (n) : 1] CTXPROF__ICPP_ALIGN16;                          \
@@ -7750,12 +7758,53 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_ts_ready(ctxprof__icpp_ts *t)
     return 1;
 }
 
+/* Signal handlers. An instrumented function run as a signal handler is
+   called from the kernel's signal trampoline: its return address (the
+   hooks' site) is the sigreturn sequence (glibc's __restore_rt), which
+   unwinders recognise by its code. Its frame and every frame below it are
+   not recorded, only counted: recording may allocate (a new thread's
+   tree, a growing table), and the interrupted code may be inside malloc.
+   sig_sp is the handler frame's SP until it returns (its exit, or an
+   entry above it after a longjmp out of it). */
+static CTXPROF_TLS uintptr_t ctxprof__icpp_sig_sp CTXPROF__TLS_MODEL;
+static uint64_t ctxprof__icpp_sig_dropped;
+
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_is_sigreturn(uintptr_t site)
+{
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#if defined(__x86_64__)
+    static const unsigned char code[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+#else
+    static const unsigned char code[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
+#endif
+    size_t i;
+    if (!site)
+        return 0;
+    for (i = 0; i < sizeof code; i++) /* byte by byte: read on only while it matches */
+        if (((const volatile unsigned char *)site)[i] != code[i])
+            return 0;
+    return 1;
+#else
+    (void)site;
+    return 0;
+#endif
+}
+
 CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site,
                                                            uintptr_t sp, int paired)
 {
-    ctxprof__icpp_ts *t = ctxprof__icpp_ts_get();
+    ctxprof__icpp_ts *t;
     uintptr_t base;
     uint32_t parent, node;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp) && sp > ctxprof__icpp_sig_sp)
+        ctxprof__icpp_sig_sp = 0; /* the handler is gone */
+    if (!ctxprof__icpp_sig_sp && ctxprof__icpp_is_sigreturn(site))
+        ctxprof__icpp_sig_sp = sp;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp)) {
+        __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    t = ctxprof__icpp_ts_get();
     if (!t || t->busy)
         return;
     t->busy = 1;
@@ -7828,6 +7877,11 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintpt
     ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
     uint32_t cur;
     size_t top;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp)) { /* in a handler: nothing of it recorded */
+        if (sp >= ctxprof__icpp_sig_sp)
+            ctxprof__icpp_sig_sp = 0; /* its own exit */
+        return;
+    }
     if (!t || t->busy)
         return;
     while (t->depth && t->ssp[t->depth - 1] < sp)
@@ -7897,6 +7951,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
         t->entries = t->dropped_paths = t->dropped_depth = t->no_base = 0;
         t->cur = 0;
     }
+    __atomic_store_n(&ctxprof__icpp_sig_dropped, 0, __ATOMIC_RELAXED);
 }
 
 CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
@@ -7911,6 +7966,7 @@ CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
         out->dropped_depth += t->dropped_depth;
         out->no_base += t->no_base;
     }
+    out->dropped_signal = __atomic_load_n(&ctxprof__icpp_sig_dropped, __ATOMIC_RELAXED);
 }
 
 CTXPROF__NOINSTR CTXPROF_DEF uint64_t ctxprof_icpp_train_current(void)
@@ -10830,7 +10886,8 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     if (timer_create(s->desc.wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &sev, &tm) != 0)
         return ctxprof__fail(err, errno == ENOTSUP || errno == EINVAL ? CTXPROF_ERR_UNSUPPORTED
                                                                       : CTXPROF_ERR_SYS,
-                             errno, "icpp: timer_create(CLOCK_THREAD_CPUTIME_ID)");
+                             errno, "icpp: timer_create(%s)",
+                             s->desc.wall ? "CLOCK_MONOTONIC" : "CLOCK_THREAD_CPUTIME_ID");
     ns = 1000000000L / (long)s->desc.hz;
     its.it_interval.tv_sec = ns / 1000000000L;
     its.it_interval.tv_nsec = ns % 1000000000L;

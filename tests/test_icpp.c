@@ -2,7 +2,11 @@
    static name here starts with icpp_). */
 
 #include <dlfcn.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #define CHECK_GT_ICPP(a, b) CTXPROF_TEST_CMP(a, >, b, (void)0)
 
@@ -1936,6 +1940,124 @@ static void icpp_sampler_live(void)
     ctxprof_icpp_train_reset();
 }
 
+/* The sampler's timer_create failure names the clock it asked for: a
+   seccomp filter in a child makes timer_create fail (EPERM). */
+static int icpp_timer_fail_child(void *arg, void *shared)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_timer_create, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog;
+    char *out = (char *)shared;
+    int wall;
+    (void)arg;
+    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
+    prog.filter = f;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+        snprintf(out, 1024, "no seccomp");
+        return 0;
+    }
+    for (wall = 0; wall < 2; wall++) {
+        ctxprof_icpp_sampler s;
+        ctxprof_icpp_sampler_desc d;
+        ctxprof_error err;
+        memset(&d, 0, sizeof d);
+        d.wall = wall;
+        d.capacity = 16;
+        if (ctxprof_icpp_sampler_init(&s, &d, &err) != CTXPROF_OK)
+            return 1;
+        snprintf(out + 512 * wall, 512, "%d %s", ctxprof_icpp_sampler_attach(&s, &err),
+                 err.detail);
+        ctxprof_icpp_sampler_deinit(&s);
+    }
+    return 0;
+}
+
+static void icpp_sampler_timer_error(void)
+{
+    char *out = (char *)ctxprof_test_in_child(icpp_timer_fail_child, NULL, 1024);
+    REQUIRE(out != NULL);
+    if (strcmp(out, "no seccomp") == 0) {
+        munmap(out, 1024);
+        SKIP("seccomp filters unavailable here");
+    }
+    CHECK_STR(out, "-6 icpp: timer_create(CLOCK_THREAD_CPUTIME_ID): Operation not permitted");
+    CHECK_STR(out + 512, "-6 icpp: timer_create(CLOCK_MONOTONIC): Operation not permitted");
+    munmap(out, 1024);
+}
+
+/* Training hooks in a signal handler: the handler (annotated, so its entry
+   is recorded like any function's) and what it calls are dropped and
+   counted, not recorded - recording may allocate, and the interrupted code
+   may be in malloc; the interrupted function's paths are recorded as
+   usual, also after the handler. */
+static volatile int icpp_sig_hits;
+
+__attribute__((noinline)) static void icpp_sig_callee(void)
+{
+    CTXPROF_ICPP_FUNC(icpp_sig_callee);
+    icpp_sig_hits++;
+}
+
+__attribute__((noinline)) static void icpp_sig_handler(int sig)
+{
+    CTXPROF_ICPP_FUNC(icpp_sig_handler);
+    (void)sig;
+    icpp_sig_callee();
+    icpp_sig_callee();
+}
+
+__attribute__((noinline)) static void icpp_sig_work(int raise_it)
+{
+    CTXPROF_ICPP_FUNC(icpp_sig_work);
+    if (raise_it)
+        raise(SIGUSR2);
+    icpp_sig_callee();
+}
+
+static void icpp_train_signal(void)
+{
+    struct sigaction sa, old;
+    ctxprof_icpp_train_stats stats;
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512], buf[256];
+    uint32_t p;
+    int callee_paths = 0;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = icpp_sig_handler;
+    sigemptyset(&sa.sa_mask);
+    REQUIRE_EQ(sigaction(SIGUSR2, &sa, &old), 0);
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    icpp_sig_work(1);
+    icpp_sig_work(0);
+    ctxprof_icpp_train_stop();
+    sigaction(SIGUSR2, &old, NULL);
+    CHECK_EQ(icpp_sig_hits, 4);
+    ctxprof_icpp_train_get_stats(&stats);
+    CHECK_EQ(stats.dropped_signal, 3); /* the handler and its two calls */
+    CHECK_EQ(stats.entries, 4);         /* work twice, its callee twice */
+    snprintf(path, sizeof path, "%s/icpp_signal.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_func(&m, "icpp_sig_handler"), -1);
+    for (p = 0; p < m.paths; p++) {
+        ctxprof_icpp_map_path_str(&m, p, buf, sizeof buf);
+        callee_paths += strstr(buf, "icpp_sig_work>icpp_sig_callee") != NULL;
+    }
+    CHECK_EQ(callee_paths, 1);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_train_reset();
+    ctxprof_icpp_train_get_stats(&stats);
+    CHECK_EQ(stats.dropped_signal, 0);
+}
+
 /* ---- robustness: file faults, training bounds, signal storms ---- */
 
 /* A chain of calls of icpp_rb0/icpp_rb1 chosen by icpp_rb_choice[]: with
@@ -2260,6 +2382,8 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
     {"icpp_sampler_live", icpp_sampler_live},
+    {"icpp_sampler_timer_error", icpp_sampler_timer_error},
+    {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
     {"icpp_robust_signals", icpp_robust_signals},
