@@ -10666,14 +10666,26 @@ done:
 CTXPROF__NOINSTR void __cyg_profile_func_enter(void *fn, void *site);
 CTXPROF__NOINSTR void __cyg_profile_func_exit(void *fn, void *site);
 
-/* The hook's CFA is the instrumented function's SP at the call: its body SP. */
+/* The hook's CFA is the instrumented function's SP at the call: its body
+   SP. With training off (a build sampled after training) every call of an
+   instrumented function still pays both hooks; their fast paths are one
+   TLS load, one global load and the branches: everything else sits behind
+   one tail call, and the CFA is computed only there (gcc then builds no
+   frame on the fast path; clang still pushes the frame pointer). */
+CTXPROF__NOINSTR __attribute__((noinline)) static void
+ctxprof__icpp_hook_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+    if (!ctxprof__icpp_base) /* a new thread: same rule in every run */
+        ctxprof__icpp_set_base(sp);
+    if (__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED))
+        ctxprof__icpp_enter_slow(fn, site, sp, 1);
+}
+
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_enter(void *fn, void *site)
 {
-    uintptr_t sp = CTXPROF__ICPP_CFA();
-    if (CTXPROF__UNLIKELY(!ctxprof__icpp_base)) /* a new thread: same rule in every run */
-        ctxprof__icpp_set_base(sp);
-    if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
-        ctxprof__icpp_enter_slow((uintptr_t)fn, (uintptr_t)site, sp, 1);
+    if (CTXPROF__UNLIKELY(!ctxprof__icpp_base ||
+                          __atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
+        ctxprof__icpp_hook_enter_slow((uintptr_t)fn, (uintptr_t)site, CTXPROF__ICPP_CFA());
 }
 
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_exit(void *fn, void *site)

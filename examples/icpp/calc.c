@@ -6,6 +6,7 @@
    with CTXPROF_ICPP_HOOKS); each function starts with CTXPROF_ICPP_PAD so a
    generated table can grow its frame.
 
+     calc rounds N            N rounds of work (parse + 8 evaluations): CPU ns per round
      calc run [SECS] [INPUT]  work; with CTXPROF_ICPP_TRAIN=out.paths saves the path map
      calc sample MAP [SECS] [INPUT] [chain]
                               samples itself with the timer sampler (training on,
@@ -29,7 +30,11 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(CALC_FUNC) /* hand-annotated entries (icpp_bench.sh measures their cost) */
+#define FN(f) CTXPROF_ICPP_FUNC(f)
+#else
 #define FN(f) CTXPROF_ICPP_PAD(f)
+#endif
 #define NOINLINE __attribute__((noinline))
 
 /* ---- the language ----------------------------------------------------------
@@ -286,11 +291,13 @@ static const char entry[] = "f(x) + e(x + 1) - (d(x) < c(x + 2) ? a(x % 7) : -b(
 static const char entry_c[] = "e(x % 7) - (f(x) < d(x + 1) ? c(x % 5) : -a(x % 8)) + b(x % 6)";
 static int input_b, input_c;
 
-NOINLINE static long work(double seconds)
+/* Runs for `seconds`, or `iters` rounds when iters > 0 (a fixed amount of
+   work, for instruction counts). */
+NOINLINE static long work(double seconds, long iters)
 {
     FN(work);
     struct timespec t0, t;
-    long total = 0, x = 0;
+    long total = 0, x = 0, round = 0;
     char text[sizeof program + sizeof entry + sizeof entry_c + 8];
     int root;
     snprintf(text, sizeof text, "%s%s", program, input_c ? entry_c : entry);
@@ -302,8 +309,9 @@ NOINLINE static long work(double seconds)
         for (k = 0; k < 8; k++)
             total += eval(root, input_b ? 37 + x++ % 48 : x++ % 40, 7);
         clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) <
-             seconds);
+    } while (iters > 0 ? ++round < iters
+                       : (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) <
+                             seconds);
     return total;
 }
 
@@ -478,8 +486,21 @@ int main(int argc, char **argv)
     int sampling = argc >= 3 && strcmp(argv[1], "sample") == 0, a = sampling ? 3 : 2;
     double secs = argc > a ? atof(argv[a]) : 1.0;
     long r;
+    if (argc == 3 && strcmp(argv[1], "rounds") == 0) { /* fixed work: CPU ns per round */
+        struct timespec t0, t1;
+        long n = atol(argv[2]);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        r = work(0, n > 0 ? n : 1);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+        printf("%.1f ns/round (result %ld)\n",
+               ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+                   (double)(n > 0 ? n : 1),
+               r);
+        return 0;
+    }
     if (!sampling && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
-        fprintf(stderr, "usage: calc run [SECS] [a|b|c] | calc sample MAP [SECS] [a|b|c] [chain]\n");
+        fprintf(stderr, "usage: calc run [SECS] [a|b|c] | calc sample MAP [SECS] [a|b|c] [chain] | "
+                        "calc rounds N\n");
         return 2;
     }
     input_b = argc > a + 1 && strcmp(argv[a + 1], "b") == 0;
@@ -487,7 +508,7 @@ int main(int argc, char **argv)
     save_chain = argc > a + 2 && strcmp(argv[a + 2], "chain") == 0;
     if (sampling && sample_start(argv[2], secs))
         return 1;
-    r = work(secs); /* called from main in both modes: the same paths and heights */
+    r = work(secs, 0); /* called from main in both modes: the same paths and heights */
     if (sampling)
         return sample_report();
     printf("result %ld\n", r);
