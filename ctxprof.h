@@ -1244,8 +1244,10 @@ CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
 
    Inferred call path profiling (Mytkowicz, Coughlin & Diwan, OOPSLA'09):
    the pair (function, stack height) - the context identifier, CID - names
-   the call path most of the time, with no instrumentation at run time. The
-   paper's four steps (sec. 3) and where they are here:
+   the call path most of the time, with nothing recorded at run time (the
+   build sampled is the build trained: with the hooks, they stay in,
+   switched off, at the cost bench/icpp_bench.sh measures). The paper's
+   four steps (sec. 3) and where they are here:
 
      1. path map (sec. 4.2): a training run records every distinct call path
         with its height, from ctxprof_icpp_enter/exit (hand-written

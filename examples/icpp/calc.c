@@ -291,9 +291,11 @@ static const char entry[] = "f(x) + e(x + 1) - (d(x) < c(x + 2) ? a(x % 7) : -b(
 static const char entry_c[] = "e(x % 7) - (f(x) < d(x + 1) ? c(x % 5) : -a(x % 8)) + b(x % 6)";
 static int input_b, input_c;
 
-/* Runs for `seconds`, or `iters` rounds when iters > 0 (a fixed amount of
-   work, for instruction counts). */
-NOINLINE static long work(double seconds, long iters)
+/* Runs for `seconds`, or work_rounds rounds when that is > 0 (a fixed
+   amount of work, for instruction counts). */
+static long work_rounds;
+
+NOINLINE static long work(double seconds)
 {
     FN(work);
     struct timespec t0, t;
@@ -309,7 +311,7 @@ NOINLINE static long work(double seconds, long iters)
         for (k = 0; k < 8; k++)
             total += eval(root, input_b ? 37 + x++ % 48 : x++ % 40, 7);
         clock_gettime(CLOCK_MONOTONIC, &t);
-    } while (iters > 0 ? ++round < iters
+    } while (work_rounds > 0 ? ++round < work_rounds
                        : (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) <
                              seconds);
     return total;
@@ -490,7 +492,8 @@ int main(int argc, char **argv)
         struct timespec t0, t1;
         long n = atol(argv[2]);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-        r = work(0, n > 0 ? n : 1);
+        work_rounds = n > 0 ? n : 1;
+        r = work(0);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
         printf("%.1f ns/round (result %ld)\n",
                ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
@@ -508,7 +511,7 @@ int main(int argc, char **argv)
     save_chain = argc > a + 2 && strcmp(argv[a + 2], "chain") == 0;
     if (sampling && sample_start(argv[2], secs))
         return 1;
-    r = work(secs, 0); /* called from main in both modes: the same paths and heights */
+    r = work(secs); /* called from main in both modes: the same paths and heights */
     if (sampling)
         return sample_report();
     printf("result %ld\n", r);
