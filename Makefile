@@ -184,8 +184,16 @@ $(B)/bench/icpp_train: bench/icpp_train.c $(B)/bench/icpp_cparse.o $(B)/bench/ic
                        examples/hotpaths/cparse.h ctxprof.h
 	$(CC) $(ICPP_BFLAGS) $(STRICT) -DCTXPROF_ICPP_HOOKS $< $(B)/bench/icpp_cparse.o \
 	    $(B)/bench/icpp_zw.o -o $@ $(LDFLAGS) $(LDLIBS)
+# calc without the hooks (plain) and hand-annotated (CTXPROF_ICPP_FUNC): what
+# the hooks build costs with training off (bench/icpp_bench.sh).
+$(B)/bench/calc_plain: examples/icpp/calc.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) $(ICPP_BFLAGS) -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
+$(B)/bench/calc_func: examples/icpp/calc.c ctxprof.h
+	@mkdir -p $(@D)
+	$(CC) $(ICPP_BFLAGS) -DCALC_FUNC -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
 BENCHES += $(B)/bench/icpp_bench $(B)/bench/icpp_train $(B)/examples/icpp/calc \
-           $(ENC_EX)/expr_ctx.h
+           $(B)/bench/calc_plain $(B)/bench/calc_func $(ENC_EX)/expr_ctx.h
 BENCH_RUNS += bench/icpp_bench.sh
 
 

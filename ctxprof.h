@@ -1244,8 +1244,10 @@ CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
 
    Inferred call path profiling (Mytkowicz, Coughlin & Diwan, OOPSLA'09):
    the pair (function, stack height) - the context identifier, CID - names
-   the call path most of the time, with no instrumentation at run time. The
-   paper's four steps (sec. 3) and where they are here:
+   the call path most of the time, with nothing recorded at run time (the
+   build sampled is the build trained: with the hooks, they stay in,
+   switched off, at the cost bench/icpp_bench.sh measures). The paper's
+   four steps (sec. 3) and where they are here:
 
      1. path map (sec. 4.2): a training run records every distinct call path
         with its height, from ctxprof_icpp_enter/exit (hand-written
@@ -1363,6 +1365,8 @@ typedef struct ctxprof_icpp_train_stats {
     uint64_t dropped_paths; /* entries not recorded: a thread's max_paths reached */
     uint64_t dropped_depth; /* entries not recorded: max_depth reached */
     uint64_t no_base;       /* entries above the thread's base (not recorded) */
+    uint64_t dropped_signal; /* entries inside signal handlers (not recorded: recording may
+                                allocate, and the interrupted code may be inside malloc) */
 } ctxprof_icpp_train_stats;
 
 /* Starts recording (process-wide switch). Not signal-safe. */
@@ -1383,6 +1387,13 @@ CTXPROF_API uint64_t ctxprof_icpp_train_current(void);
    path length (may exceed max). *out_height gets its height. */
 CTXPROF_API size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size_t max,
                                            uint64_t *out_height);
+/* ctxprof_icpp_path_key of a node's path (names from st), with root, when
+   not NULL, put first (the functions entered before training started, e.g.
+   "main"): the true path of a sample, comparable with any map's paths.
+   0 when the node is unknown, a name is missing or the path is longer than
+   1024 functions. */
+CTXPROF_API uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab *st,
+                                            const char *root);
 
 /* Slow paths of the entry and exit operations (use the inline forms). The
    SP they record is their own CFA: the caller's SP at a call, after its
@@ -1461,7 +1472,13 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 /* Grows f's frame by its table amount (activation record resizing, 5.1):
    a 16-byte-aligned local array whose address escapes into an empty asm,
    so the optimizer must keep it; with 0 units it is removed at -O1 and
-   up. A declaration: put it first in f's body, once per function. */
+   up. A declaration: put it first in f's body, once per function.
+   In a leaf that calls nothing (not even the training hooks: a plain
+   build), x86-64 compilers keep up to 128 bytes of locals in the red zone
+   below SP without moving SP, so a small pad there does not move the
+   leaf's SP. That costs no precision: a leaf's pad moves every path
+   ending in it alike, so it never separates two of them, and a leaf has
+   no callees to move; train and sample the same build, as always. */
 #define CTXPROF_ICPP_PAD(f) CTXPROF__ICPP_PAD_N(CTXPROF_ICPP_PAD_UNITS(f))
 #define CTXPROF__ICPP_PAD_N(n)                                                                     \
     char ctxprof__icpp_pad[(n) > 0 ? 16 * (n) : 1] CTXPROF__ICPP_ALIGN16;                          \
@@ -1470,22 +1487,39 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 
 /* Call-site wrapping (5.2): runs stmt (a call of callee from caller) with
    the stack lowered by the table's amount for this edge only, so paths
-   with the same functions in another order get different heights. C only
-   (a variable-length array lives exactly as long as the call); in C++ and
-   without VLAs it runs stmt unwrapped. The map records the caller's height
-   at its entry, above the wrap: a partial walk (ctxprof_icpp_resolve)
-   through a wrapped call finds the frame lower than the map says and
-   reports MISSING. */
+   with the same functions in another order get different heights. The
+   frame has the same shape whatever the amount: a variable-length array of
+   16 * (units + 1) bytes whose size the optimizer cannot see (so it stays
+   a run-time allocation, rounded to 16 bytes by both gcc and clang), and
+   the caller's fixed frame is the same for every amount. So put the macro
+   at the edge's call sites before training: a site wrapped with 0 units
+   lowers its callee by 16 bytes in the training build too, and a table's
+   u units lower it by exactly 16 * u more, as the generator predicts
+   (precise_after_wrap). Wrap every call site of the edge, and not as a
+   tail call (`return f(x)` may be emitted as a jump past the array; write
+   `r = f(x)` and return after). C only (in C++ and without VLAs it runs
+   stmt unwrapped). Partial walks (ctxprof_icpp_resolve) through a wrapped
+   call find the caller's frame lower than the map says (the map has its
+   height at entry, above the array) and report MISSING: use wraps with
+   (PC, SP) alone. */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L &&          \
     !defined(__STDC_NO_VLA__)
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__ICPP_OPAQUE(n) __asm__("" : "+r"(n))
+#else
+#define CTXPROF__ICPP_OPAQUE(n)                                                                    \
+    do {                                                                                           \
+        volatile size_t ctxprof__icpp_v = (n);                                                     \
+        (n) = ctxprof__icpp_v;                                                                     \
+    } while (0)
+#endif
 #define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
     do {                                                                                           \
-        if (CTXPROF_ICPP_WRAP_UNITS(caller, callee) > 0) {                                         \
-            volatile size_t ctxprof__icpp_n = 16 * (size_t)CTXPROF_ICPP_WRAP_UNITS(caller, callee); \
+        size_t ctxprof__icpp_n = 16 * ((size_t)CTXPROF_ICPP_WRAP_UNITS(caller, callee) + 1);      \
+        CTXPROF__ICPP_OPAQUE(ctxprof__icpp_n);                                                     \
+        {                                                                                          \
             char ctxprof__icpp_wrap[ctxprof__icpp_n];                                              \
             CTXPROF__ICPP_KEEP(ctxprof__icpp_wrap);                                                \
-            stmt;                                                                                  \
-        } else {                                                                                   \
             stmt;                                                                                  \
         }                                                                                          \
     } while (0)
@@ -1620,11 +1654,14 @@ typedef struct ctxprof_icpp_result {
    return address just below it names the function (one read per deciding
    frame, inside [sp, base]; with unknown heights it walks the chain from
    the frame pointer fp, bounds-checked the same way). From saved words
-   (frames, when not NULL) it walks them in order. A targeted read trusts
+   (frames, when not NULL) see below. A targeted read trusts
    the map for the frames it skips: a path missing from the map may then
    come out as a wrong candidate where a full walk would say MISSING.
-   max_walk = 0: PC and SP alone. The map must be bound. Signal-safe,
-   thread-safe; returns result->kind. */
+   max_walk = 0: PC and SP alone. From saved words (frames, when not NULL)
+   the targeted reads look up the word saved at each deciding height (its
+   cfa = base - height: the sampler's save_targeted words, or frames of a
+   saved chain), then it walks the words in order. The map must be bound.
+   Signal-safe, thread-safe; returns result->kind. */
 CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
                                      uintptr_t base, uintptr_t fp,
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
@@ -1639,6 +1676,20 @@ CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
    more than 256 candidates), CTXPROF_ERR_RANGE for a bad path. */
 CTXPROF_API int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t path,
                                           uint32_t *out_sequential, uint32_t *out_targeted);
+/* Evaluation (the paper's metrics, sec. 8): classifies r, a result of
+   ctxprof_icpp_resolve, against the sample's true call path given by its
+   key (ctxprof_icpp_path_key of its names, root first: ctxprof_icpp_train_key
+   in a run that trains while it samples, or any other source). The map may
+   come from another run or another input (the paper's online scenario).
+   Returns CTXPROF_ICPP_PRECISE when r names the true path;
+   CTXPROF_ICPP_AMBIGUOUS when the true path is among the CID's candidates
+   and several remain (*out_degree, when not NULL, gets r->remaining, the
+   degree of ambiguity; else 1 or 0); CTXPROF_ICPP_MISSING when no path of
+   the map has the CID (or the walk ruled them all out);
+   CTXPROF_ICPP_INCORRECT when r names another path or the true path is not
+   a candidate; r->kind for OUTSIDE and NOBASE. Signal-safe. */
+CTXPROF_API int ctxprof_icpp_evaluate(const ctxprof_icpp_map *m, const ctxprof_icpp_result *r,
+                                      uint64_t true_key, uint32_t *out_degree);
 /* Fills frames from a live frame-pointer chain (at most CTXPROF_ICPP_FRAMES,
    and max), reading only inside [sp, base]. Signal-safe. */
 CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_t fp,
@@ -1663,6 +1714,7 @@ typedef struct ctxprof_icpp_pad_desc {
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
     uint64_t budget;     /* ours: unit moves it may make (default 2e8, a few CPU seconds) */
+    size_t max_pairs;    /* inseparable pairs kept as examples (default 32): permutations first */
 } ctxprof_icpp_pad_desc;
 
 typedef struct ctxprof_icpp_pad_report {
@@ -1708,8 +1760,10 @@ CTXPROF_API unsigned ctxprof_icpp_pads_units(const ctxprof_icpp_pads *p, const c
 CTXPROF_API unsigned ctxprof_icpp_pads_wrap_units(const ctxprof_icpp_pads *p, const char *caller,
                                                   const char *callee);
 /* The report as "key=value" lines (then "# pair ..." comment lines naming
-   up to max_pairs inseparable pairs and why) into buf; returns the full
-   length (snprintf-like). */
+   up to max_pairs of the desc.max_pairs example pairs: the permutations
+   first, each with an edge whose call sites a wrap separates them by, then
+   identical edges; the common prefix of the two paths is written once,
+   elided in the middle) into buf; returns the full length (snprintf-like). */
 CTXPROF_API size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, size_t max_pairs,
                                                  char *buf, size_t size);
 /* The C header of CTXPROF_PAD_<function> / CTXPROF_WRAP_<caller>__<callee>
@@ -1729,7 +1783,8 @@ typedef struct ctxprof_icpp_sample {
     int32_t kind;         /* with desc.map: the resolution's kind, else -1 */
     uint32_t path;        /* with desc.map: the path when PRECISE */
     uint32_t degree, walked;
-    ctxprof_icpp_frames frames; /* desc.save_frames frames of the frame-pointer chain */
+    ctxprof_icpp_frames frames; /* desc.save_frames frames of the frame-pointer chain, or
+                                   with desc.save_targeted the words the resolution read */
     uint32_t ready;       /* 1 once written */
 } ctxprof_icpp_sample;
 
@@ -1743,6 +1798,11 @@ typedef struct ctxprof_icpp_sampler_desc {
     const ctxprof_icpp_map *map; /* bound map: resolve in the handler (walks <= max_walk) */
     unsigned max_walk;       /* frames the handler may read (default 64) */
     int signo;               /* default SIGPROF */
+    int save_targeted;       /* with map: save the words the handler's targeted reads read (at
+                                most save_frames, default CTXPROF_ICPP_FRAMES): the few frames
+                                where the candidates differ, enough for ctxprof_icpp_resolve
+                                to resolve the sample again offline; the first frames of the
+                                chain when the handler had to walk it */
 } ctxprof_icpp_sampler_desc;
 
 typedef struct ctxprof_icpp_sampler {
@@ -7700,12 +7760,53 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_ts_ready(ctxprof__icpp_ts *t)
     return 1;
 }
 
+/* Signal handlers. An instrumented function run as a signal handler is
+   called from the kernel's signal trampoline: its return address (the
+   hooks' site) is the sigreturn sequence (glibc's __restore_rt), which
+   unwinders recognise by its code. Its frame and every frame below it are
+   not recorded, only counted: recording may allocate (a new thread's
+   tree, a growing table), and the interrupted code may be inside malloc.
+   sig_sp is the handler frame's SP until it returns (its exit, or an
+   entry above it after a longjmp out of it). */
+static CTXPROF_TLS uintptr_t ctxprof__icpp_sig_sp CTXPROF__TLS_MODEL;
+static uint64_t ctxprof__icpp_sig_dropped;
+
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_is_sigreturn(uintptr_t site)
+{
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#if defined(__x86_64__)
+    static const unsigned char code[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+#else
+    static const unsigned char code[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
+#endif
+    size_t i;
+    if (!site)
+        return 0;
+    for (i = 0; i < sizeof code; i++) /* byte by byte: read on only while it matches */
+        if (((const volatile unsigned char *)site)[i] != code[i])
+            return 0;
+    return 1;
+#else
+    (void)site;
+    return 0;
+#endif
+}
+
 CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site,
                                                            uintptr_t sp, int paired)
 {
-    ctxprof__icpp_ts *t = ctxprof__icpp_ts_get();
+    ctxprof__icpp_ts *t;
     uintptr_t base;
     uint32_t parent, node;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp) && sp > ctxprof__icpp_sig_sp)
+        ctxprof__icpp_sig_sp = 0; /* the handler is gone */
+    if (!ctxprof__icpp_sig_sp && ctxprof__icpp_is_sigreturn(site))
+        ctxprof__icpp_sig_sp = sp;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp)) {
+        __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    t = ctxprof__icpp_ts_get();
     if (!t || t->busy)
         return;
     t->busy = 1;
@@ -7778,6 +7879,11 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintpt
     ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
     uint32_t cur;
     size_t top;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp)) { /* in a handler: nothing of it recorded */
+        if (sp >= ctxprof__icpp_sig_sp)
+            ctxprof__icpp_sig_sp = 0; /* its own exit */
+        return;
+    }
     if (!t || t->busy)
         return;
     while (t->depth && t->ssp[t->depth - 1] < sp)
@@ -7847,6 +7953,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
         t->entries = t->dropped_paths = t->dropped_depth = t->no_base = 0;
         t->cur = 0;
     }
+    __atomic_store_n(&ctxprof__icpp_sig_dropped, 0, __ATOMIC_RELAXED);
 }
 
 CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
@@ -7861,6 +7968,7 @@ CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
         out->dropped_depth += t->dropped_depth;
         out->no_base += t->no_base;
     }
+    out->dropped_signal = __atomic_load_n(&ctxprof__icpp_sig_dropped, __ATOMIC_RELAXED);
 }
 
 CTXPROF__NOINSTR CTXPROF_DEF uint64_t ctxprof_icpp_train_current(void)
@@ -8127,6 +8235,25 @@ CTXPROF_DEF uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n)
     for (i = 0; i < n; i++)
         k = ctxprof_mix64(k ^ ctxprof__icpp_name_hash(names[i]));
     return k;
+}
+
+CTXPROF_DEF uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab *st,
+                                            const char *root)
+{
+    uintptr_t fs[1024];
+    size_t n = ctxprof_icpp_train_path(node, fs, 1024, NULL), k;
+    uint64_t key = 0x9AE16A3B2F90404Fu; /* as ctxprof_icpp_path_key */
+    if (n == 0 || n > 1024 || !st)
+        return 0;
+    if (root)
+        key = ctxprof_mix64(key ^ ctxprof__icpp_name_hash(root));
+    for (k = 0; k < n; k++) {
+        const char *nm = ctxprof_symtab_name(st, fs[k]);
+        if (!nm)
+            return 0;
+        key = ctxprof_mix64(key ^ ctxprof__icpp_name_hash(nm));
+    }
+    return key;
 }
 
 /* Sorting children by name while renumbering. */
@@ -8488,10 +8615,20 @@ CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__icpp_printf(ctxprof__icpp_buf 
     va_start(ap, fmt);
     n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (n < 0) {
         b->failed = 1;
-    else
-        ctxprof__icpp_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    } else if ((size_t)n < sizeof tmp) {
+        ctxprof__icpp_put(b, tmp, (size_t)n);
+    } else if (!b->failed) { /* a long line: print it again, in place */
+        if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + (size_t)n + 1, 1, NULL)) {
+            b->failed = 1;
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        b->len += (size_t)n;
+    }
 }
 
 /* The map as ctxprof-paths text. */
@@ -8776,9 +8913,11 @@ typedef struct ctxprof__icpp_src {
     const ctxprof_icpp_map *m;
     const uint64_t *nh;
     ctxprof__icpp_walk w;
-    int targeted;   /* targeted reads allowed (live stack, or simulated) */
+    int targeted;   /* targeted reads allowed (live stack, saved words, or simulated) */
     uint32_t truth; /* simulation: the true path's node, else NONE */
     uint32_t tnode; /* simulation: where the sequential walk is on it */
+    ctxprof_icpp_frames *rec; /* live: the words targeted reads read go here (at most rec_max) */
+    unsigned rec_max;
 } ctxprof__icpp_src;
 
 /* Sequential: the next frame's map function (-1: not in the map) and
@@ -8810,7 +8949,8 @@ CTXPROF__PRIV int ctxprof__icpp_src_next(ctxprof__icpp_src *src, long *g, uint64
 /* Targeted: the map function of the frame whose caller-side SP is at
    height h, `level` frames above the sampled one, from the return address
    the call pushed just below it (base - h - 8, read only inside [sp,
-   base]). 1 with *g (-1: not a mapped function), 0 when it cannot read. */
+   base]; from saved words, the word whose cfa is base - h). 1 with *g (-1:
+   not a mapped function), 0 when it cannot read. */
 CTXPROF__PRIV int ctxprof__icpp_src_at(const ctxprof__icpp_src *src, uint64_t h, unsigned level,
                                        long *g)
 {
@@ -8826,12 +8966,29 @@ CTXPROF__PRIV int ctxprof__icpp_src_at(const ctxprof__icpp_src *src, uint64_t h,
                  : -1;
         return 1;
     }
-    if (!src->targeted || h > (uint64_t)(src->w.base - src->w.sp) ||
+    if (!src->targeted || h > (uint64_t)src->w.base)
+        return 0;
+    if (src->w.saved) {
+        const ctxprof_icpp_frames *fr = src->w.saved;
+        uint32_t k, n = fr->n < CTXPROF_ICPP_FRAMES ? fr->n : CTXPROF_ICPP_FRAMES;
+        for (k = 0; k < n; k++)
+            if (fr->cfa[k] == src->w.base - (uintptr_t)h) {
+                *g = ctxprof_icpp_map_func_of_pc(src->m, fr->ra[k] - 1);
+                return 1;
+            }
+        return 0;
+    }
+    if (h > (uint64_t)(src->w.base - src->w.sp) ||
         (uint64_t)(src->w.base - src->w.sp) - h < sizeof(uintptr_t))
         return 0;
     slot = src->w.base - (uintptr_t)h - sizeof(uintptr_t);
     if (slot < src->w.sp || slot % sizeof(uintptr_t) != 0)
         return 0;
+    if (src->rec && src->rec->n < src->rec_max) {
+        src->rec->ra[src->rec->n] = *(const uintptr_t *)slot;
+        src->rec->cfa[src->rec->n] = slot + sizeof(uintptr_t);
+        src->rec->n++;
+    }
     *g = ctxprof_icpp_map_func_of_pc(src->m, *(const uintptr_t *)slot - 1);
     return 1;
 }
@@ -8934,10 +9091,13 @@ CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t
     return na;
 }
 
-CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
-                                     uintptr_t base, uintptr_t fp,
-                                     const ctxprof_icpp_frames *frames, unsigned max_walk,
-                                     ctxprof_icpp_result *r)
+/* ctxprof_icpp_resolve; the words its targeted reads read on the live
+   stack go to rec (when not NULL, at most rec_max of them). */
+CTXPROF__PRIV int ctxprof__icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                        uintptr_t base, uintptr_t fp,
+                                        const ctxprof_icpp_frames *frames, unsigned max_walk,
+                                        ctxprof_icpp_result *r, ctxprof_icpp_frames *rec,
+                                        unsigned rec_max)
 {
     uint32_t alive[CTXPROF__ICPP_WALK_MAX];
     ctxprof__icpp_src src;
@@ -8970,8 +9130,10 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
     src.w.base = base;
     src.w.saved = frames;
     src.w.k = 0;
-    src.targeted = frames == NULL;
+    src.targeted = 1;
     src.truth = src.tnode = CTXPROF__ICPP_NONE;
+    src.rec = frames ? NULL : rec;
+    src.rec_max = rec_max < CTXPROF_ICPP_FRAMES ? rec_max : CTXPROF_ICPP_FRAMES;
     na = ctxprof__icpp_narrow(&src, r->candidates, n, max_walk, alive, &r->walked);
     r->remaining = (uint32_t)na;
     if (na == 1) {
@@ -8979,6 +9141,35 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
         return r->kind = CTXPROF_ICPP_PRECISE;
     }
     return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_MISSING;
+}
+
+CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                     uintptr_t base, uintptr_t fp,
+                                     const ctxprof_icpp_frames *frames, unsigned max_walk,
+                                     ctxprof_icpp_result *r)
+{
+    return ctxprof__icpp_resolve(m, pc, sp, base, fp, frames, max_walk, r, NULL, 0);
+}
+
+CTXPROF_DEF int ctxprof_icpp_evaluate(const ctxprof_icpp_map *m, const ctxprof_icpp_result *r,
+                                      uint64_t true_key, uint32_t *out_degree)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t k, deg = 0;
+    int kind = r->kind, in = 0;
+    if (kind == CTXPROF_ICPP_PRECISE) {
+        deg = 1;
+        kind = d && r->path < d->np && d->pkey[r->path] == true_key ? CTXPROF_ICPP_PRECISE
+                                                                     : CTXPROF_ICPP_INCORRECT;
+    } else if (kind == CTXPROF_ICPP_AMBIGUOUS) {
+        for (k = 0; d && r->candidates && k < r->degree && !in; k++)
+            in = r->candidates[k] < d->np && d->pkey[r->candidates[k]] == true_key;
+        deg = r->remaining;
+        kind = in ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_INCORRECT;
+    }
+    if (out_degree)
+        *out_degree = deg;
+    return kind;
 }
 
 /* The frames each kind of walk reads to single out path among cand[0..n)
@@ -9821,7 +10012,7 @@ CTXPROF__PRIV int ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, const ctxprof_ic
    same to all of them). Pairs among them are "permutation" when their
    edges differ (call-site wrapping separates them) or "identical edges"
    (cloning needed, 5.3). Fills the share, the pair counts and up to
-   max_pairs example pairs. */
+   max_pairs example pairs, the permutations first. */
 typedef struct ctxprof__icpp_sig {
     uint32_t unit, path;
     uint64_t esig;
@@ -9837,16 +10028,90 @@ CTXPROF__PRIV int ctxprof__icpp_sig_cmp(const void *a, const void *b)
     return x->path < y->path ? -1 : x->path > y->path;
 }
 
+/* Times the edge (caller var, callee var) occurs on the path f[0..n). */
+CTXPROF__PRIV size_t ctxprof__icpp_edge_count(const uint32_t *f, size_t n, const uint32_t *fvar,
+                                              uint32_t cv, uint32_t ev)
+{
+    size_t i, c = 0;
+    for (i = 1; i < n; i++)
+        c += fvar[f[i - 1]] == cv && fvar[f[i]] == ev;
+    return c;
+}
+
+/* The "# pair" text of paths pa and pb of one unit: the kind; for a
+   permutation the first edge (from the root) that one path takes more
+   often than the other, so wrapping its call sites separates them; the
+   common prefix once (first and last function when longer than 3), then
+   both tails. NULL when out of memory. */
+CTXPROF__PRIV char *ctxprof__icpp_pair_line(const struct ctxprof__icpp_mapdata *d,
+                                            const uint32_t *fvar, const ctxprof__strtab *vars,
+                                            uint32_t pa, uint32_t pb, int same_edges)
+{
+    uint32_t na = d->pnode[pa], nb = d->pnode[pb], n, *fa, *fb, *f;
+    size_t la = d->ndepth[na], lb = d->ndepth[nb], c = 0, i, k, lf;
+    const char *caller = NULL, *callee = NULL;
+    ctxprof__icpp_buf b;
+    fa = (uint32_t *)ctxprof__alloc(la + lb + 1, sizeof *fa, NULL);
+    if (!fa)
+        return NULL;
+    fb = fa + la;
+    for (n = na, i = la; n && i; n = d->nparent[n])
+        fa[--i] = d->nfunc[n];
+    for (n = nb, i = lb; n && i; n = d->nparent[n])
+        fb[--i] = d->nfunc[n];
+    while (c < la && c < lb && fa[c] == fb[c])
+        c++;
+    for (k = 0; !same_edges && !caller && k < 2; k++) {
+        f = k ? fb : fa;
+        lf = k ? lb : la;
+        for (i = 1; i < lf && !caller; i++) {
+            uint32_t cv = fvar[f[i - 1]], ev = fvar[f[i]];
+            if (ctxprof__icpp_edge_count(fa, la, fvar, cv, ev) !=
+                ctxprof__icpp_edge_count(fb, lb, fvar, cv, ev)) {
+                caller = vars->names[cv];
+                callee = vars->names[ev];
+            }
+        }
+    }
+    memset(&b, 0, sizeof b);
+    if (same_edges)
+        ctxprof__icpp_printf(&b, "identical-edges (clone, 5.3): ");
+    else if (caller)
+        ctxprof__icpp_printf(&b, "permutation (wrap %s -> %s, 5.2): ", caller, callee);
+    else
+        ctxprof__icpp_printf(&b, "permutation (wrap a call site, 5.2): ");
+    for (i = 0; i < c; i++) {
+        if (c > 3 && i == 1) {
+            ctxprof__icpp_printf(&b, ">[%zu]", c - 2);
+            i = c - 2;
+            continue;
+        }
+        ctxprof__icpp_printf(&b, "%s%s", i ? ">" : "", d->names.names[fa[i]]);
+    }
+    for (k = 0; k < 2; k++) {
+        f = k ? fb : fa;
+        lf = k ? lb : la;
+        ctxprof__icpp_printf(&b, "%s", k ? " | " : c ? ": " : "");
+        for (i = c; i < lf; i++)
+            ctxprof__icpp_printf(&b, "%s%s", i > c ? ">" : "", d->names.names[f[i]]);
+    }
+    ctxprof__free(fa, NULL);
+    if (b.failed) {
+        ctxprof__free(b.p, NULL);
+        return NULL;
+    }
+    return b.p;
+}
+
 CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t *fvar,
                                             struct ctxprof__icpp_padres *r,
-                                            ctxprof_icpp_pad_report *rep, size_t max_pairs,
-                                            const ctxprof_icpp_map *m)
+                                            ctxprof_icpp_pad_report *rep, size_t max_pairs)
 {
     const struct ctxprof__icpp_mapdata *d = s->d;
     uint64_t *es = (uint64_t *)ctxprof__alloc(d->nn, sizeof *es, NULL);
     ctxprof__icpp_sig *sg = (ctxprof__icpp_sig *)ctxprof__alloc(s->np + 1, sizeof *sg, NULL);
-    size_t n, p, ns = 0, i, insep = 0;
-    int rc = CTXPROF_ERR_NOMEM;
+    size_t n, p, ns = 0, i, j, a, b, e, insep = 0;
+    int rc = CTXPROF_ERR_NOMEM, pass;
     if (!es || !sg)
         goto done;
     es[0] = 0;
@@ -9865,10 +10130,10 @@ CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t 
     }
     qsort(sg, ns, sizeof *sg, ctxprof__icpp_sig_cmp);
     rep->pairs_permutation = rep->pairs_identical_edges = 0;
-    for (i = 0; i < ns;) {
-        size_t j = i, a, b, e, k, same = 0;
-        while (j < ns && sg[j].unit == sg[i].unit)
-            j++;
+    for (i = 0; i < ns; i = j) {
+        size_t k, same = 0;
+        for (j = i; j < ns && sg[j].unit == sg[i].unit; j++)
+            ;
         k = j - i;
         insep += k;
         for (a = i; a < j; a = e) { /* runs of equal edge signatures */
@@ -9878,32 +10143,31 @@ CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t 
         }
         rep->pairs_identical_edges += same;
         rep->pairs_permutation += k * (k - 1) / 2 - same;
-        for (a = i; a < j && r->npairs < max_pairs; a++)
-            for (b = a + 1; b < j && r->npairs < max_pairs; b++) {
-                int same_edges = sg[a].esig == sg[b].esig;
-                char pa[400], pb[400], line[900];
-                size_t len;
-                char *copy;
-                ctxprof_icpp_map_path_str(m, sg[a].path, pa, sizeof pa);
-                ctxprof_icpp_map_path_str(m, sg[b].path, pb, sizeof pb);
-                len = (size_t)snprintf(line, sizeof line, "%s: %s | %s",
-                                       same_edges ? "identical-edges (clone, 5.3)"
-                                                  : "permutation (wrap a call site, 5.2)",
-                                       pa, pb);
-                if (len >= sizeof line)
-                    len = sizeof line - 1;
-                if (ctxprof__reserve((void **)&r->pairs, &r->pcap, r->npairs, r->npairs + 1,
-                                     sizeof *r->pairs, NULL))
-                    goto done;
-                copy = (char *)ctxprof__alloc(len + 1, 1, NULL);
-                if (!copy)
-                    goto done;
-                memcpy(copy, line, len);
-                copy[len] = '\0';
-                r->pairs[r->npairs++] = copy;
-            }
-        i = j;
     }
+    /* examples: permutations (pass 0: a path with one of another run of
+       its unit), then identical edges (pass 1: two of one run) */
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < ns && r->npairs < max_pairs; i = j) {
+            for (j = i; j < ns && sg[j].unit == sg[i].unit; j++)
+                ;
+            for (a = i; a < j && r->npairs < max_pairs; a = e) {
+                size_t x;
+                for (e = a; e < j && sg[e].esig == sg[a].esig; e++)
+                    ;
+                for (x = a; x < e && r->npairs < max_pairs; x++)
+                    for (b = pass ? x + 1 : e; b < (pass ? e : j) && r->npairs < max_pairs; b++) {
+                        char *line;
+                        if (ctxprof__reserve((void **)&r->pairs, &r->pcap, r->npairs,
+                                             r->npairs + 1, sizeof *r->pairs, NULL))
+                            goto done;
+                        line = ctxprof__icpp_pair_line(d, fvar, &r->vars, sg[x].path, sg[b].path,
+                                                       pass);
+                        if (!line)
+                            goto done;
+                        r->pairs[r->npairs++] = line;
+                    }
+            }
+        }
     rep->inseparable = s->np ? (double)insep / (double)s->np : 0;
     rep->precise_bound = 1 - rep->inseparable;
     rc = CTXPROF_OK;
@@ -10079,7 +10343,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
             rep->max_height_after = s.u[p].h;
     rep->max_stack_growth = maxh ? (double)rep->max_height_after / (double)maxh : 1;
     rep->precise_after_wrap = rep->precise_after;
-    if (ctxprof__icpp_inseparable(&s, fvar, r, rep, 32, m))
+    if (ctxprof__icpp_inseparable(&s, fvar, r, rep, dd.max_pairs ? dd.max_pairs : 32))
         goto nomem;
     if (ctxprof__icpp_walk_stats(&s, m, mem, rep))
         goto nomem;
@@ -10404,14 +10668,26 @@ done:
 CTXPROF__NOINSTR void __cyg_profile_func_enter(void *fn, void *site);
 CTXPROF__NOINSTR void __cyg_profile_func_exit(void *fn, void *site);
 
-/* The hook's CFA is the instrumented function's SP at the call: its body SP. */
+/* The hook's CFA is the instrumented function's SP at the call: its body
+   SP. With training off (a build sampled after training) every call of an
+   instrumented function still pays both hooks; their fast paths are one
+   TLS load, one global load and the branches: everything else sits behind
+   one tail call, and the CFA is computed only there (gcc then builds no
+   frame on the fast path; clang still pushes the frame pointer). */
+CTXPROF__NOINSTR __attribute__((noinline)) static void
+ctxprof__icpp_hook_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+    if (!ctxprof__icpp_base) /* a new thread: same rule in every run */
+        ctxprof__icpp_set_base(sp);
+    if (__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED))
+        ctxprof__icpp_enter_slow(fn, site, sp, 1);
+}
+
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_enter(void *fn, void *site)
 {
-    uintptr_t sp = CTXPROF__ICPP_CFA();
-    if (CTXPROF__UNLIKELY(!ctxprof__icpp_base)) /* a new thread: same rule in every run */
-        ctxprof__icpp_set_base(sp);
-    if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
-        ctxprof__icpp_enter_slow((uintptr_t)fn, (uintptr_t)site, sp, 1);
+    if (CTXPROF__UNLIKELY(!ctxprof__icpp_base ||
+                          __atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
+        ctxprof__icpp_hook_enter_slow((uintptr_t)fn, (uintptr_t)site, CTXPROF__ICPP_CFA());
 }
 
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_exit(void *fn, void *site)
@@ -10515,12 +10791,16 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             o->frames.n = 0;
             if (o->height == CTXPROF_ICPP_NO_HEIGHT)
                 __atomic_fetch_add(&s->nobase, 1, __ATOMIC_RELAXED);
-            else if (s->desc.save_frames)
+            else if (s->desc.save_frames && !s->desc.save_targeted)
                 ctxprof_icpp_save_frames(o->sp, base, o->fp, s->desc.save_frames, &o->frames);
             if (s->desc.map) {
                 ctxprof_icpp_result r;
-                ctxprof_icpp_resolve(s->desc.map, o->pc, o->sp, base, o->fp, NULL,
-                                     s->desc.max_walk, &r);
+                int rec = s->desc.save_targeted && o->height != CTXPROF_ICPP_NO_HEIGHT;
+                ctxprof__icpp_resolve(s->desc.map, o->pc, o->sp, base, o->fp, NULL,
+                                      s->desc.max_walk, &r, rec ? &o->frames : NULL,
+                                      s->desc.save_frames);
+                if (rec && r.walked > o->frames.n) /* it walked the chain: save that */
+                    ctxprof_icpp_save_frames(o->sp, base, o->fp, s->desc.save_frames, &o->frames);
                 o->kind = r.kind;
                 o->path = r.path;
                 o->degree = r.degree;
@@ -10553,6 +10833,10 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
         dd.signo = SIGPROF;
     if (!dd.max_walk)
         dd.max_walk = 64;
+    if (dd.save_targeted && !dd.save_frames)
+        dd.save_frames = CTXPROF_ICPP_FRAMES;
+    if (dd.save_targeted && !dd.map)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: save_targeted needs desc.map");
     if (dd.save_frames > CTXPROF_ICPP_FRAMES)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: save_frames %u > %d",
                              dd.save_frames, CTXPROF_ICPP_FRAMES);
@@ -10616,7 +10900,8 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     if (timer_create(s->desc.wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &sev, &tm) != 0)
         return ctxprof__fail(err, errno == ENOTSUP || errno == EINVAL ? CTXPROF_ERR_UNSUPPORTED
                                                                       : CTXPROF_ERR_SYS,
-                             errno, "icpp: timer_create(CLOCK_THREAD_CPUTIME_ID)");
+                             errno, "icpp: timer_create(%s)",
+                             s->desc.wall ? "CLOCK_MONOTONIC" : "CLOCK_THREAD_CPUTIME_ID");
     ns = 1000000000L / (long)s->desc.hz;
     its.it_interval.tv_sec = ns / 1000000000L;
     its.it_interval.tv_nsec = ns % 1000000000L;

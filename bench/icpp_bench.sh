@@ -21,6 +21,52 @@ echo
 "$B/bench/icpp_bench" sampler
 echo
 
+# What instrumentation costs with training off: a program trained with the
+# -finstrument-functions hooks is sampled in that same build (heights are the
+# build's), so its run time is what sampling "with no instrumentation" pays.
+# calc: plain build, the hooks build with training off, hand-written
+# CTXPROF_ICPP_FUNC entries with training off; 11 rounds of 150 rounds of
+# work each, the builds alternating, medians [min-max] of CPU ns per round.
+echo "calc with training off (11 alternating rounds, CPU time per round of work):"
+echo "| build | us/round | ratio to plain |"
+echo "|---|---|---|"
+r=0
+: > "$D/hooks_times"
+while [ $r -lt 11 ]; do
+    for v in plain hooks func; do
+        case $v in hooks) bin=$B/examples/icpp/calc ;; *) bin=$B/bench/calc_$v ;; esac
+        echo "$v $("$bin" rounds 150 | cut -d' ' -f1)" >> "$D/hooks_times"
+    done
+    r=$((r + 1))
+done
+awk '{ t[$1, ++n[$1]] = $2 }
+     function med(v,   i, j, a, k, x) { k = n[v]; for (i = 1; i <= k; i++) a[i] = t[v, i];
+         for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--)
+             a[j + 1] = a[j]; a[j + 1] = x }
+         lo[v] = a[1]; hi[v] = a[k]; return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+     END { p = med("plain");
+           split("plain hooks func", vs, " ");
+           name["plain"] = "plain (no instrumentation)";
+           name["hooks"] = "-finstrument-functions hooks, training off";
+           name["func"] = "CTXPROF_ICPP_FUNC entries, training off";
+           for (i = 1; i <= 3; i++) { m = med(vs[i]);
+               printf "| %s | %.0f [%.0f-%.0f] | %.3f |\n", name[vs[i]], m / 1000,
+                      lo[vs[i]] / 1000, hi[vs[i]] / 1000, m / p } }' "$D/hooks_times"
+if command -v valgrind >/dev/null; then
+    echo
+    echo "Instructions per round (callgrind, rounds 10 minus rounds 5, over 5):"
+    for v in plain hooks func; do
+        case $v in hooks) bin=$B/examples/icpp/calc ;; *) bin=$B/bench/calc_$v ;; esac
+        i5=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" rounds 5 2>&1 |
+             sed -n 's/.*Collected : //p')
+        i10=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" rounds 10 2>&1 |
+              sed -n 's/.*Collected : //p')
+        echo "$v $(( (i10 - i5) / 5 ))"
+    done | awk '{ n[NR] = $1; v[NR] = $2 } END { for (i = 1; i <= NR; i++)
+                 printf "  %-6s %d (%.3f x plain)\n", n[i], v[i], v[i] / v[1] }'
+fi
+echo
+
 train() { # NAME COMMAND...: the path map of one run
     out=$D/$1.paths
     shift

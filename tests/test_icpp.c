@@ -2,7 +2,11 @@
    static name here starts with icpp_). */
 
 #include <dlfcn.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #define CHECK_GT_ICPP(a, b) CTXPROF_TEST_CMP(a, >, b, (void)0)
 
@@ -1046,7 +1050,7 @@ static void icpp_pad_emit(void)
     CHECK_CONTAINS(rep, "paths=7\n");
     CHECK_CONTAINS(rep, "precise_before=0.4286\n");
     CHECK_CONTAINS(rep, "inseparable=0.2857\n");
-    CHECK_CONTAINS(rep, "# pair permutation (wrap a call site, 5.2): main>a>b>c | main>b>a>c");
+    CHECK_CONTAINS(rep, "# pair permutation (wrap main -> a, 5.2): main: a>b>c | b>a>c\n");
     REQUIRE_EQ(ctxprof_icpp_pads_emit(&p, "t.paths", "my-pads.h", &hdr, &hlen, &err), CTXPROF_OK);
     CHECK_CONTAINS(hdr, "#ifndef CTXPROF_GEN_MY_PADS_H");
     snprintf(path, sizeof path, "%s/icpp_pads.h", ctxprof_test_tmpdir());
@@ -1072,6 +1076,72 @@ static void icpp_pad_emit(void)
              0);
     free(hdr);
     ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* The "# pair" lines: as many as asked (past 32), whole however long the
+   paths, their common prefix elided so the difference shows, and the
+   permutation pair (the one a wrap fixes, naming the edge) before the 40
+   identical-edge pairs that come first in the map. */
+static void icpp_pad_pairs_report(void)
+{
+    ctxprof__icpp_buf t;
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    char prefix[4096], *rep, *line, *nl;
+    size_t i, k = 0, need, lines = 0;
+    memset(&t, 0, sizeof t);
+    memset(&m, 0, sizeof m);
+    ctxprof__icpp_printf(&t, "ctxprof-paths 1\n");
+    for (i = 0; i < 40; i++) /* 40 units of one identical-edge pair (x>y>x>x / x>x>y>x) */
+        ctxprof__icpp_printf(&t, "path 1 %zu main g%zu x y x x\npath 1 %zu main g%zu x x y x\n",
+                             100 + 16 * i, i, 100 + 16 * i, i);
+    for (i = 0; i < 40; i++) /* a prefix of 40 long names (~1,400 characters) */
+        k += (size_t)snprintf(prefix + k, sizeof prefix - k, " a_function_with_a_long_name_%02zu", i);
+    ctxprof__icpp_printf(&t, "path 1 5000 main%s a b c\npath 1 5000 main%s b a c\n", prefix,
+                         prefix);
+    REQUIRE(!t.failed);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, t.p, t.len, "t", &err), CTXPROF_OK);
+    free(t.p);
+    memset(&d, 0, sizeof d);
+    d.search = CTXPROF_ICPP_SEARCH_NONE;
+    d.max_pairs = 45;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_EQ(p.report.pairs_permutation, 1);
+    CHECK_EQ(p.report.pairs_identical_edges, 40);
+    need = ctxprof_icpp_pads_report_text(&p, 45, NULL, 0);
+    rep = (char *)malloc(need + 1);
+    REQUIRE(rep != NULL);
+    CHECK_EQ(ctxprof_icpp_pads_report_text(&p, 45, rep, need + 1), need);
+    line = strstr(rep, "# pair ");
+    REQUIRE(line != NULL);
+    /* first: the permutation, the edge to wrap (the first that one path
+       takes and the other does not), the common prefix elided */
+    {
+        static const char x1[] = "# pair permutation (wrap a_function_with_a_long_name_39 -> a, 5.2): "
+                                 "main>[39]>a_function_with_a_long_name_39: a>b>c | b>a>c\n";
+        static const char x2[] = "# pair permutation (wrap a_function_with_a_long_name_39 -> b, 5.2): "
+                                 "main>[39]>a_function_with_a_long_name_39: b>a>c | a>b>c\n";
+        CHECK(strncmp(line, x1, sizeof x1 - 1) == 0 || strncmp(line, x2, sizeof x2 - 1) == 0);
+    }
+    for (; line && strncmp(line, "# pair ", 7) == 0; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        REQUIRE(nl != NULL);
+        if (lines > 0)
+            CHECK(strncmp(line, "# pair identical-edges (clone, 5.3): main>g", 43) == 0);
+        lines++;
+    }
+    CHECK_EQ(lines, 41); /* every pair, past the former cap of 32 */
+    free(rep);
+    ctxprof_icpp_pads_deinit(&p);
+    /* a line longer than the formatter's 512-byte buffer stays whole */
+    memset(&t, 0, sizeof t);
+    ctxprof__icpp_printf(&t, "%s|%s\n", prefix, prefix);
+    CHECK_EQ(t.len, 2 * k + 2);
+    CHECK(t.p && t.p[t.len - 1] == '\n' && strstr(t.p, "_39|") != NULL);
+    free(t.p);
     ctxprof_icpp_map_deinit(&m);
 }
 
@@ -1143,7 +1213,8 @@ static void icpp_resolve_walk(void)
     CHECK_STR(buf, "main>b>c");
     CHECK_EQ(r.walked, 1);
     CHECK_EQ(r.degree, 2);
-    /* a library frame in between is skipped (counted as walked) */
+    /* the word at the deciding height (200) is looked up: a library frame
+       below it is not read */
     fr.n = 3;
     fr.ra[0] = B + 0x5050; /* lib, not in the map */
     fr.cfa[0] = base - 250;
@@ -1155,7 +1226,7 @@ static void icpp_resolve_walk(void)
              CTXPROF_ICPP_PRECISE);
     ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
     CHECK_STR(buf, "main>a>c");
-    CHECK_EQ(r.walked, 2);
+    CHECK_EQ(r.walked, 1);
     /* main>a>a>c vs main>c at 400: the first frame (a at 300 vs main at 100) decides */
     fr.n = 1;
     fr.ra[0] = B + 0x1050;
@@ -1170,15 +1241,19 @@ static void icpp_resolve_walk(void)
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
              CTXPROF_ICPP_MISSING);
     CHECK_EQ(r.remaining, 0);
-    /* the walk budget */
+    /* no word at the deciding height: the words in order (library frames
+       skipped, counted as walked), within the walk budget */
     fr.n = 2;
     fr.ra[0] = B + 0x5050;
     fr.cfa[0] = base - 250;
-    fr.ra[1] = B + 0x3050;
-    fr.cfa[1] = base - 200;
+    fr.ra[1] = B + 0x5060;
+    fr.cfa[1] = base - 230;
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 1, &r),
              CTXPROF_ICPP_AMBIGUOUS);
     CHECK_EQ(r.walked, 1);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
+             CTXPROF_ICPP_AMBIGUOUS);
+    CHECK_EQ(r.walked, 2);
     ctxprof_icpp_map_deinit(&m);
     ctxprof_symtab_deinit(&st);
 }
@@ -1368,6 +1443,52 @@ static void icpp_resolve_targeted(void)
     REQUIRE_EQ(ctxprof_icpp_map_walk_cost(&m, r.path, &seq, &tgt), 1);
     CHECK_EQ(seq, 4);
     CHECK_EQ(tgt, 1);
+    /* the sampler's save_targeted: the one word read is saved (return
+       address and CFA), and resolves the sample again offline, from the
+       saved word alone, the stack gone */
+    {
+        ctxprof_icpp_frames rec;
+        rec.n = 0;
+        CHECK_EQ(ctxprof__icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 8, &r, &rec, 8),
+                 CTXPROF_ICPP_PRECISE);
+        REQUIRE_EQ(rec.n, 1);
+        CHECK_EQ(rec.ra[0], B + 0x3010);
+        CHECK_EQ(rec.cfa[0], base - 192);
+        stk[64 - (192 + 8) / 8] = 0;
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, &rec, 8, &r),
+                 CTXPROF_ICPP_PRECISE);
+        ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+        CHECK_STR(buf, "main>b>x>y>z>c");
+        CHECK_EQ(r.walked, 1);
+        /* evaluation against the true path's key */
+        {
+            static const char *const tb[] = {"main", "b", "x", "y", "z", "c"};
+            static const char *const ta[] = {"main", "a", "x", "y", "z", "c"};
+            static const char *const tn[] = {"main", "d", "c"};
+            uint32_t deg = 9;
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tb, 6), &deg),
+                     CTXPROF_ICPP_PRECISE);
+            CHECK_EQ(deg, 1);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(ta, 6), &deg),
+                     CTXPROF_ICPP_INCORRECT);
+            rec.n = 0; /* no word: PC and SP alone, both candidates remain */
+            CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, &rec, 8, &r),
+                     CTXPROF_ICPP_AMBIGUOUS);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(ta, 6), &deg),
+                     CTXPROF_ICPP_AMBIGUOUS);
+            CHECK_EQ(deg, 2);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tn, 3), &deg),
+                     CTXPROF_ICPP_INCORRECT); /* not a candidate */
+            CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 296, base, 0, NULL, 8, &r),
+                     CTXPROF_ICPP_MISSING);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tb, 6), &deg),
+                     CTXPROF_ICPP_MISSING);
+            CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x5004, base - 288, base, 0, NULL, 8, &r),
+                     CTXPROF_ICPP_OUTSIDE);
+            CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tb, 6), &deg),
+                     CTXPROF_ICPP_OUTSIDE);
+        }
+    }
     /* the budget: no read allowed, the CID alone */
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 0, &r),
              CTXPROF_ICPP_AMBIGUOUS);
@@ -1505,6 +1626,93 @@ static void icpp_pad_moves_heights(void)
     CHECK_EQ(matched, m0.paths);
     ctxprof_icpp_map_deinit(&m0);
     ctxprof_icpp_map_deinit(&m1);
+}
+
+/* Call-site wrapping (5.2) in compiled programs, gcc and clang: a wrap of
+   u units on an edge lowers every path through that edge by exactly 16 u
+   bytes (each time the path takes the edge), on top of the pads, so the
+   generator's precise_after_wrap (which assumes that) predicts the rebuilt
+   binary. icpp_prog wraps term -> factor and factor -> left/right with
+   CTXPROF_ICPP_CALL; the training build has them at 0 units. */
+static void icpp_wrap_moves_heights(void)
+{
+    static const char *const pads[] = {"expr", "left"};
+    static const unsigned pad_units[] = {1, 2};
+    static const char *const wraps[][2] = {{"term", "factor"}, {"factor", "left"}};
+    static const unsigned wrap_units[] = {2, 3};
+    static const char *const ccs[] = {"gcc", "clang"};
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], flags[900];
+    size_t c, i, j, k, built = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/icpp_wrap_pads.h", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    for (i = 0; i < 2; i++)
+        fprintf(f, "#define CTXPROF_PAD_%s ~, %u\n", pads[i], pad_units[i]);
+    for (i = 0; i < 2; i++)
+        fprintf(f, "#define CTXPROF_WRAP_%s__%s ~, %u\n", wraps[i][0], wraps[i][1], wrap_units[i]);
+    fclose(f);
+    for (c = 0; c < 2; c++) {
+        const char *excl = c ? "" : "-finstrument-functions-exclude-file-list=ctxprof.h";
+        ctxprof_icpp_map m0, m1;
+        ctxprof_error err;
+        size_t moved = 0;
+        if (ctxprof_test_sh("command -v %s >/dev/null 2>&1", ccs[c]) != 0)
+            continue;
+        memset(&m0, 0, sizeof m0);
+        memset(&m1, 0, sizeof m1);
+        for (k = 0; k < 2; k++) {
+            snprintf(flags, sizeof flags,
+                     "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS %s%s", excl,
+                     k ? "-include " : "", k ? path : "");
+            REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fno-omit-frame-pointer %s "
+                                       "tests/data/icpp_prog.c -o %s/icpp_w%zu -lpthread -ldl -lrt",
+                                       ccs[c], flags, dir, k),
+                       0);
+            REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/w%zu.paths %s/icpp_w%zu train x "
+                                       ">/dev/null",
+                                       dir, k, dir, k),
+                       0);
+        }
+        snprintf(flags, sizeof flags, "%s/w0.paths", dir);
+        REQUIRE_EQ(ctxprof_icpp_map_load(&m0, flags, &err), CTXPROF_OK);
+        snprintf(flags, sizeof flags, "%s/w1.paths", dir);
+        REQUIRE_EQ(ctxprof_icpp_map_load(&m1, flags, &err), CTXPROF_OK);
+        CHECK_GE(m0.paths, 20);
+        CHECK_EQ(m0.paths, m1.paths);
+        for (i = 0; i < m0.paths; i++) {
+            ctxprof_icpp_path_info a, b;
+            uint32_t fs[128];
+            size_t len = ctxprof_icpp_map_path_funcs(&m0, (uint32_t)i, fs, 128), q;
+            uint64_t want = 0;
+            ctxprof_icpp_map_path(&m0, (uint32_t)i, &a);
+            for (j = 0; j < m1.paths; j++) {
+                ctxprof_icpp_map_path(&m1, (uint32_t)j, &b);
+                if (b.key == a.key)
+                    break;
+            }
+            REQUIRE(j < m1.paths);
+            for (k = 0; k < len && k < 128; k++) {
+                const char *nm = ctxprof_icpp_map_func_name(&m0, fs[k]);
+                for (q = 0; q < 2; q++) {
+                    if (strcmp(nm, pads[q]) == 0)
+                        want += 16u * pad_units[q];
+                    if (k && strcmp(nm, wraps[q][1]) == 0 &&
+                        strcmp(ctxprof_icpp_map_func_name(&m0, fs[k - 1]), wraps[q][0]) == 0)
+                        want += 16u * wrap_units[q];
+                }
+            }
+            CHECK_EQ(b.height, a.height + want);
+            moved += want > 0 && b.height == a.height + want;
+        }
+        CHECK_GE(moved, m0.paths / 2); /* most paths cross a pad or a wrap */
+        ctxprof_icpp_map_deinit(&m0);
+        ctxprof_icpp_map_deinit(&m1);
+        built++;
+    }
+    if (!built)
+        SKIP("neither gcc nor clang found");
 }
 
 /* Share of paths whose CID is unique. */
@@ -1663,6 +1871,7 @@ static void icpp_sampler_live(void)
     desc.capacity = 100; /* small: overflow is counted, not written */
     desc.save_frames = 4;
     desc.map = &m;
+    desc.save_targeted = 1;
     REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_OK);
     CHECK_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_ERR_INVAL); /* one at a time */
     CHECK_CONTAINS(err.detail, "another sampler");
@@ -1694,6 +1903,13 @@ static void icpp_sampler_live(void)
         const ctxprof_icpp_sample *o = &s.samples[i];
         CHECK_EQ(o->tid, (int32_t)ctxprof__gettid());
         CHECK(o->height != CTXPROF_ICPP_NO_HEIGHT && o->height < (1u << 20));
+        { /* the saved words resolve it again offline, as the handler did */
+            ctxprof_icpp_result r;
+            CHECK_EQ(ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, &o->frames, 64,
+                                          &r),
+                     o->kind);
+            CHECK(o->kind != CTXPROF_ICPP_PRECISE || r.path == o->path);
+        }
         if (ctxprof_symtab_func(&st, o->pc) != (uintptr_t)icpp_s_leaf)
             continue;
         inleaf++;
@@ -1722,6 +1938,124 @@ static void icpp_sampler_live(void)
     ctxprof_icpp_map_deinit(&m);
     ctxprof_symtab_deinit(&st);
     ctxprof_icpp_train_reset();
+}
+
+/* The sampler's timer_create failure names the clock it asked for: a
+   seccomp filter in a child makes timer_create fail (EPERM). */
+static int icpp_timer_fail_child(void *arg, void *shared)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_timer_create, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog;
+    char *out = (char *)shared;
+    int wall;
+    (void)arg;
+    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
+    prog.filter = f;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+        snprintf(out, 1024, "no seccomp");
+        return 0;
+    }
+    for (wall = 0; wall < 2; wall++) {
+        ctxprof_icpp_sampler s;
+        ctxprof_icpp_sampler_desc d;
+        ctxprof_error err;
+        memset(&d, 0, sizeof d);
+        d.wall = wall;
+        d.capacity = 16;
+        if (ctxprof_icpp_sampler_init(&s, &d, &err) != CTXPROF_OK)
+            return 1;
+        snprintf(out + 512 * wall, 512, "%d %s", ctxprof_icpp_sampler_attach(&s, &err),
+                 err.detail);
+        ctxprof_icpp_sampler_deinit(&s);
+    }
+    return 0;
+}
+
+static void icpp_sampler_timer_error(void)
+{
+    char *out = (char *)ctxprof_test_in_child(icpp_timer_fail_child, NULL, 1024);
+    REQUIRE(out != NULL);
+    if (strcmp(out, "no seccomp") == 0) {
+        munmap(out, 1024);
+        SKIP("seccomp filters unavailable here");
+    }
+    CHECK_STR(out, "-6 icpp: timer_create(CLOCK_THREAD_CPUTIME_ID): Operation not permitted");
+    CHECK_STR(out + 512, "-6 icpp: timer_create(CLOCK_MONOTONIC): Operation not permitted");
+    munmap(out, 1024);
+}
+
+/* Training hooks in a signal handler: the handler (annotated, so its entry
+   is recorded like any function's) and what it calls are dropped and
+   counted, not recorded - recording may allocate, and the interrupted code
+   may be in malloc; the interrupted function's paths are recorded as
+   usual, also after the handler. */
+static volatile int icpp_sig_hits;
+
+__attribute__((noinline)) static void icpp_sig_callee(void)
+{
+    CTXPROF_ICPP_FUNC(icpp_sig_callee);
+    icpp_sig_hits++;
+}
+
+__attribute__((noinline)) static void icpp_sig_handler(int sig)
+{
+    CTXPROF_ICPP_FUNC(icpp_sig_handler);
+    (void)sig;
+    icpp_sig_callee();
+    icpp_sig_callee();
+}
+
+__attribute__((noinline)) static void icpp_sig_work(int raise_it)
+{
+    CTXPROF_ICPP_FUNC(icpp_sig_work);
+    if (raise_it)
+        raise(SIGUSR2);
+    icpp_sig_callee();
+}
+
+static void icpp_train_signal(void)
+{
+    struct sigaction sa, old;
+    ctxprof_icpp_train_stats stats;
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512], buf[256];
+    uint32_t p;
+    int callee_paths = 0;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = icpp_sig_handler;
+    sigemptyset(&sa.sa_mask);
+    REQUIRE_EQ(sigaction(SIGUSR2, &sa, &old), 0);
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    icpp_sig_work(1);
+    icpp_sig_work(0);
+    ctxprof_icpp_train_stop();
+    sigaction(SIGUSR2, &old, NULL);
+    CHECK_EQ(icpp_sig_hits, 4);
+    ctxprof_icpp_train_get_stats(&stats);
+    CHECK_EQ(stats.dropped_signal, 3); /* the handler and its two calls */
+    CHECK_EQ(stats.entries, 4);         /* work twice, its callee twice */
+    snprintf(path, sizeof path, "%s/icpp_signal.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_func(&m, "icpp_sig_handler"), -1);
+    for (p = 0; p < m.paths; p++) {
+        ctxprof_icpp_map_path_str(&m, p, buf, sizeof buf);
+        callee_paths += strstr(buf, "icpp_sig_work>icpp_sig_callee") != NULL;
+    }
+    CHECK_EQ(callee_paths, 1);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_train_reset();
+    ctxprof_icpp_train_get_stats(&stats);
+    CHECK_EQ(stats.dropped_signal, 0);
 }
 
 /* ---- robustness: file faults, training bounds, signal storms ---- */
@@ -2039,13 +2373,17 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_wrap", icpp_pad_wrap},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_pad_emit", icpp_pad_emit},
+    {"icpp_pad_pairs_report", icpp_pad_pairs_report},
     {"icpp_resolve_walk", icpp_resolve_walk},
     {"icpp_walk_cost_brute", icpp_walk_cost_brute},
     {"icpp_resolve_targeted", icpp_resolve_targeted},
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
+    {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
     {"icpp_sampler_live", icpp_sampler_live},
+    {"icpp_sampler_timer_error", icpp_sampler_timer_error},
+    {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
     {"icpp_robust_signals", icpp_robust_signals},

@@ -367,8 +367,10 @@ static const char gen_help_pad[] =
     "--max-units N: the largest pad of one function, in 16 bytes (default 256).\n"
     "--search random: the paper's random search (5.1.1), with no limit unless\n"
     "--max-growth is given. --wrap also picks call-site wraps (5.2) for what\n"
-    "padding cannot separate; --pairs N lists N such pairs and why (permutation:\n"
-    "a wrap separates them; identical edges: only cloning, 5.3, does).\n"
+    "padding cannot separate; --pairs N lists N such pairs and why, permutations\n"
+    "first (naming an edge whose call sites a wrap separates them by), then\n"
+    "identical edges (only cloning, 5.3, does); the common prefix of the two\n"
+    "paths is printed once, elided as FIRST>[N]>LAST.\n"
     "FRAMES (optional): gcc -fstack-usage output (.su, a line\n"
     "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function) or a\n"
     "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds the largest\n"
@@ -559,6 +561,7 @@ static int cmd_pad(int argc, char **argv)
                 return 2;
             }
             max_pairs = (size_t)v;
+            desc.max_pairs = max_pairs; /* examples kept (default 32) */
         } else if (strcmp(a, "--wrap") == 0) {
             desc.wrap = 1;
         } else if (strcmp(a, "--help") == 0) {

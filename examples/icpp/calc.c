@@ -6,10 +6,19 @@
    with CTXPROF_ICPP_HOOKS); each function starts with CTXPROF_ICPP_PAD so a
    generated table can grow its frame.
 
-     calc run                 work; with CTXPROF_ICPP_TRAIN=out.paths saves the path map
-     calc sample MAP [SECS]   samples itself with the timer sampler (training on,
-                              for the true paths) and reports how (PC, SP) alone and
-                              partial frame walks recover the call paths of MAP
+     calc rounds N            N rounds of work (parse + 8 evaluations): CPU ns per round
+     calc run [SECS] [INPUT]  work; with CTXPROF_ICPP_TRAIN=out.paths saves the path map
+     calc sample MAP [SECS] [INPUT] [chain]
+                              samples itself with the timer sampler (training on,
+                              for the true paths) and reports how (PC, SP) alone,
+                              partial frame walks in the handler, and the frame words
+                              saved per sample (resolved afterwards) recover the call
+                              paths of MAP. The handler saves the words its targeted
+                              reads read; with "chain", the first CTXPROF_ICPP_FRAMES
+                              frames of the frame-pointer chain instead.
+     INPUT: a (default); b, other arguments for the same program; c, another
+     entry expression. Sampling input b or c against a map trained on input
+     a is the paper's online scenario.
 
    Build (see the Makefile): -O2 -fno-omit-frame-pointer -finstrument-functions
    -DCTXPROF_ICPP_HOOKS [-include pads.h]. */
@@ -21,7 +30,11 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(CALC_FUNC) /* hand-annotated entries (icpp_bench.sh measures their cost) */
+#define FN(f) CTXPROF_ICPP_FUNC(f)
+#else
 #define FN(f) CTXPROF_ICPP_PAD(f)
+#endif
 #define NOINLINE __attribute__((noinline))
 
 /* ---- the language ----------------------------------------------------------
@@ -272,25 +285,35 @@ static const char program[] =
     "fn e(x) = -(d(x % 6) * (c(x % 3) + 1)) % 101 + (x < 4 ? a(x) : e(x - 4));\n"
     "fn f(x) = e(x % 9) + d(x % 8) * -(b(x % 6) < a(x % 5) ? c(x) : 2);\n";
 static const char entry[] = "f(x) + e(x + 1) - (d(x) < c(x + 2) ? a(x % 7) : -b(x % 9))";
+/* input b: the same program run on other arguments (x = 37 ... 84 instead
+   of 0 ... 39); input c: another entry expression (a parse tree of another
+   shape: most of its call paths are new) */
+static const char entry_c[] = "e(x % 7) - (f(x) < d(x + 1) ? c(x % 5) : -a(x % 8)) + b(x % 6)";
+static int input_b, input_c;
+
+/* Runs for `seconds`, or work_rounds rounds when that is > 0 (a fixed
+   amount of work, for instruction counts). */
+static long work_rounds;
 
 NOINLINE static long work(double seconds)
 {
     FN(work);
     struct timespec t0, t;
-    long total = 0, x = 0;
-    char text[sizeof program + sizeof entry + 8];
+    long total = 0, x = 0, round = 0;
+    char text[sizeof program + sizeof entry + sizeof entry_c + 8];
     int root;
-    snprintf(text, sizeof text, "%s%s", program, entry);
+    snprintf(text, sizeof text, "%s%s", program, input_c ? entry_c : entry);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     do {
         int k;
         parse_program(text);
         root = parse_expr();
         for (k = 0; k < 8; k++)
-            total += eval(root, x++ % 40, 7);
+            total += eval(root, input_b ? 37 + x++ % 48 : x++ % 40, 7);
         clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) <
-             seconds);
+    } while (work_rounds > 0 ? ++round < work_rounds
+                       : (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) <
+                             seconds);
     return total;
 }
 
@@ -308,28 +331,10 @@ static int tally_cmp(const void *a, const void *b)
     return x->truth < y->truth ? 1 : x->truth > y->truth ? -1 : (x->key > y->key) - (x->key < y->key);
 }
 
-/* Key of the true path of a sample: training started inside main, so
-   main is not on the shadow stack; it is the root of every trained path. */
-static uint64_t truth_key(uint64_t node, const ctxprof_symtab *sy, size_t *len)
-{
-    uintptr_t fs[512];
-    const char *nm[513];
-    size_t n = ctxprof_icpp_train_path(node, fs, 512, NULL), k;
-    *len = n + 1;
-    if (n == 0 || n > 512)
-        return 0;
-    nm[0] = "main";
-    for (k = 0; k < n; k++) {
-        nm[k + 1] = ctxprof_symtab_name(sy, fs[k]);
-        if (!nm[k + 1])
-            return 0;
-    }
-    return ctxprof_icpp_path_key(nm, n + 1);
-}
-
 static ctxprof_icpp_map m;
 static ctxprof_symtab st;
 static ctxprof_icpp_sampler s;
+static int save_chain;
 
 /* Loads the map and starts sampling (training on: the true paths). */
 static int sample_start(const char *mapfile, double seconds)
@@ -345,9 +350,10 @@ static int sample_start(const char *mapfile, double seconds)
     desc.hz = 1000;
     desc.wall = 1; /* exact 1 kHz (CPU-time timers fire on kernel ticks) */
     desc.capacity = (size_t)(seconds * 1000) + 1000;
-    desc.save_frames = CTXPROF_ICPP_FRAMES;
-    desc.map = &m; /* resolve in the handler, walking frames when ambiguous */
+    desc.map = &m; /* resolve in the handler, reading frames when ambiguous */
     desc.max_walk = 64;
+    desc.save_frames = CTXPROF_ICPP_FRAMES; /* words to resolve again afterwards: */
+    desc.save_targeted = !save_chain;       /* the ones the handler read, or the chain's first */
     if (ctxprof_icpp_sampler_init(&s, &desc, &err) || ctxprof_icpp_train_start(NULL, &err) ||
         ctxprof_icpp_sampler_attach(&s, &err)) {
         fprintf(stderr, "calc: %s\n", ctxprof_error_message(&err));
@@ -356,90 +362,72 @@ static int sample_start(const char *mapfile, double seconds)
     return 0;
 }
 
+/* One way of resolving: ctxprof_icpp_evaluate's verdicts. */
+typedef struct verdicts {
+    long n[6]; /* by CTXPROF_ICPP_PRECISE ... CTXPROF_ICPP_INCORRECT */
+} verdicts;
+
+static void print_verdicts(const char *what, const verdicts *v, long usable, long all)
+{
+    double u = usable ? (double)usable : 1;
+    printf("%s: correct=%.4f ambiguous=%.4f missing=%.4f incorrect=%.4f (of usable), "
+           "correct=%.4f (of all %ld samples)\n",
+           what, v->n[CTXPROF_ICPP_PRECISE] / u, v->n[CTXPROF_ICPP_AMBIGUOUS] / u,
+           v->n[CTXPROF_ICPP_MISSING] / u, v->n[CTXPROF_ICPP_INCORRECT] / u,
+           all ? (double)v->n[CTXPROF_ICPP_PRECISE] / (double)all : 0, all);
+}
+
 static int sample_report(void)
 {
+    static const int ks[] = {0, 1, 2, 3, 4, 6, 8, 12, 16};
     size_t n, i, ntal = 0, k;
-    long usable = 0, outside = 0, moving = 0, a_ok = 0, a_amb = 0, a_miss = 0, a_bad = 0;
-    long w_ok = 0, w_amb = 0, w_miss = 0, w_bad = 0, h_ok = 0, walked = 0, depth = 0;
-    long seq = 0, seq_depth = 0, by_reads[2][66];
+    long usable = 0, outside = 0, moving = 0, walked = 0, depth = 0, words = 0;
+    long by_reads[66];
+    verdicts alone_v, live_v, saved_v;
     tally *tal;
     ctxprof_icpp_sampler_detach(&s);
     ctxprof_icpp_train_stop();
     n = ctxprof_icpp_sampler_count(&s);
     tal = (tally *)calloc(n + 1, sizeof *tal);
     memset(by_reads, 0, sizeof by_reads);
+    memset(&alone_v, 0, sizeof alone_v);
+    memset(&live_v, 0, sizeof live_v);
+    memset(&saved_v, 0, sizeof saved_v);
     for (i = 0; i < n; i++) {
         const ctxprof_icpp_sample *o = &s.samples[i];
-        ctxprof_icpp_result alone;
-        size_t len;
-        uint64_t tk;
-        long f = ctxprof_icpp_map_func_of_pc(&m, o->pc);
-        ctxprof_icpp_path_info pi;
-        if (f < 0) { /* in the hooks, libc, ...: not an instrumented function */
+        ctxprof_icpp_result alone, live, saved;
+        uintptr_t all[1024];
+        size_t len = ctxprof_icpp_train_path(o->truth, all, 1024, NULL);
+        /* training started inside main: main is the root of every trained path */
+        uint64_t tk = ctxprof_icpp_train_key(o->truth, &st, "main");
+        int v;
+        if (ctxprof_icpp_map_func_of_pc(&m, o->pc) < 0) { /* in the hooks, libc, ... */
             outside++;
             continue;
         }
-        tk = truth_key(o->truth, &st, &len);
-        /* the truth must end in the sampled function (not in a prologue before the hook) */
-        if (!tk || ctxprof_symtab_name(&st, ctxprof_symtab_func(&st, o->pc)) == NULL ||
-            (long)ctxprof_icpp_map_func(&m, ctxprof_symtab_name(&st, ctxprof_symtab_func(&st, o->pc))) != f) {
+        /* the true path must end in the sampled function (not in a prologue before the hook) */
+        if (!tk || len == 0 || len > 1024 || all[len - 1] != ctxprof_symtab_func(&st, o->pc)) {
             moving++;
             continue;
         }
-        {
-            uintptr_t fs[1];
-            uintptr_t leaff = 0;
-            if (ctxprof_icpp_train_path(o->truth, fs, 0, NULL) && len > 1) {
-                uintptr_t all[512];
-                ctxprof_icpp_train_path(o->truth, all, 512, NULL);
-                leaff = all[len - 2];
-            }
-            if (leaff != ctxprof_symtab_func(&st, o->pc)) {
-                moving++;
-                continue;
-            }
-        }
         usable++;
-        depth += (long)len;
+        depth += (long)len + 1;
         /* (PC, SP) alone */
         ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, NULL, 0, &alone);
-        if (alone.kind == CTXPROF_ICPP_MISSING) {
-            a_miss++;
-        } else {
-            int in = 0;
-            for (k = 0; k < alone.degree; k++) {
-                ctxprof_icpp_map_path(&m, alone.candidates[k], &pi);
-                in |= pi.key == tk;
-            }
-            if (!in)
-                a_bad++;
-            else if (alone.degree == 1)
-                a_ok++;
-            else
-                a_amb++;
-        }
-        /* with the handler's partial walk (targeted reads) */
+        alone_v.n[ctxprof_icpp_evaluate(&m, &alone, tk, NULL)]++;
+        /* the handler's partial walk (targeted reads on the live stack) */
+        live = alone;
+        live.kind = o->kind;
+        live.path = o->path;
+        v = ctxprof_icpp_evaluate(&m, &live, tk, NULL);
+        live_v.n[v]++;
         walked += o->walked;
-        if (o->kind == CTXPROF_ICPP_PRECISE) {
-            uint32_t sq = 0, tg = 0;
-            ctxprof_icpp_map_path(&m, o->path, &pi);
-            if (pi.key == tk)
-                w_ok++;
-            else
-                w_bad++;
-            /* what targeted reads and, at the least, a frame-by-frame walk read for it */
-            ctxprof_icpp_map_walk_cost(&m, o->path, &sq, &tg);
-            seq += sq;
-            seq_depth += (long)len;
-            if (pi.key == tk) { /* frames each kind needs for this sample */
-                by_reads[0][tg < 65 ? tg : 65]++;
-                by_reads[1][sq < 65 ? sq : 65]++;
-            }
-        } else if (o->kind == CTXPROF_ICPP_AMBIGUOUS) {
-            w_amb++;
-        } else {
-            w_miss++;
-        }
+        if (v == CTXPROF_ICPP_PRECISE)
+            by_reads[o->walked < 65 ? o->walked : 65]++;
+        /* afterwards, from the words saved with the sample */
+        ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, &o->frames, 64, &saved);
+        saved_v.n[ctxprof_icpp_evaluate(&m, &saved, tk, NULL)]++;
+        words += o->frames.n;
         /* per-path tallies for the hottest paths */
         for (k = 0; k < ntal && tal[k].key != tk; k++)
             ;
@@ -448,44 +436,34 @@ static int sample_report(void)
             ntal++;
         }
         tal[k].truth++;
-        if (alone.kind == CTXPROF_ICPP_PRECISE) {
-            ctxprof_icpp_map_path(&m, alone.path, &pi);
-            tal[k].alone += pi.key == tk;
-        }
-        if (o->kind == CTXPROF_ICPP_PRECISE) {
-            ctxprof_icpp_map_path(&m, o->path, &pi);
-            tal[k].walked += pi.key == tk;
-            if (pi.key == tk && !tal[k].name[0])
+        if (ctxprof_icpp_evaluate(&m, &alone, tk, NULL) == CTXPROF_ICPP_PRECISE)
+            tal[k].alone++;
+        if (v == CTXPROF_ICPP_PRECISE) {
+            tal[k].walked++;
+            if (!tal[k].name[0])
                 ctxprof_icpp_map_path_str(&m, o->path, tal[k].name, sizeof tal[k].name);
         }
     }
-    h_ok = w_ok;
     printf("samples=%zu dropped=%llu outside_instrumented=%ld in_transition=%ld usable=%ld\n", n,
            (unsigned long long)ctxprof_icpp_sampler_dropped(&s), outside, moving, usable);
     if (usable) {
         double u = (double)usable;
-        printf("pc_sp_alone: precise_correct=%.4f ambiguous=%.4f missing=%.4f incorrect=%.4f\n",
-               a_ok / u, a_amb / u, a_miss / u, a_bad / u);
-        printf("partial_walk: correct=%.4f ambiguous=%.4f missing=%.4f incorrect=%.4f\n",
-               h_ok / u, w_amb / u, w_miss / u, w_bad / u);
-        printf("walk: mean_frames=%.3f mean_depth=%.2f ratio=%.4f (targeted reads)\n",
-               walked / u, depth / u, depth ? (double)walked / (double)depth : 0);
-        if (w_ok + w_bad)
-            printf("walk: mean_frames=%.3f mean_depth=%.2f ratio=%.4f (frame by frame, the least)\n",
-                   (double)seq / (double)(w_ok + w_bad), (double)seq_depth / (double)(w_ok + w_bad),
-                   seq_depth ? (double)seq / (double)seq_depth : 0);
-    }
-    if (usable) { /* samples on their true path when reads stop at k frames (paper 6.4) */
-        static const int ks[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64};
-        int w;
-        for (w = 0; w < 2; w++) {
+        char what[80];
+        print_verdicts("pc_sp_alone", &alone_v, usable, (long)n);
+        print_verdicts("partial_walk", &live_v, usable, (long)n);
+        snprintf(what, sizeof what, "saved_words (%s, %.2f words/sample, resolved afterwards)",
+                 save_chain ? "first frames of the chain" : "targeted", (double)words / u);
+        print_verdicts(what, &saved_v, usable, (long)n);
+        printf("walk: mean_frames=%.3f mean_depth=%.2f ratio=%.4f (targeted reads)\n", walked / u,
+               depth / u, depth ? (double)walked / (double)depth : 0);
+        /* samples on their true path when reads stop at k frames (paper 6.4) */
+        {
             long cum = 0, upto = 0;
-            size_t q;
-            printf("correct within k frames (%s):", w ? "frame by frame" : "targeted reads");
-            for (q = 0; q < sizeof ks / sizeof ks[0]; q++) {
-                for (; upto <= ks[q]; upto++)
-                    cum += by_reads[w][upto];
-                printf(" %d:%.3f", ks[q], (double)cum / (double)usable);
+            printf("correct within k reads (targeted, measured in the handler):");
+            for (k = 0; k < sizeof ks / sizeof ks[0]; k++) {
+                for (; upto <= ks[k]; upto++)
+                    cum += by_reads[upto];
+                printf(" %d:%.3f", ks[k], (double)cum / u);
             }
             printf("\n");
         }
@@ -507,13 +485,30 @@ static int sample_report(void)
 
 int main(int argc, char **argv)
 {
-    int sampling = argc >= 3 && strcmp(argv[1], "sample") == 0;
-    double secs = argc >= (sampling ? 4 : 3) ? atof(argv[sampling ? 3 : 2]) : 1.0;
+    int sampling = argc >= 3 && strcmp(argv[1], "sample") == 0, a = sampling ? 3 : 2;
+    double secs = argc > a ? atof(argv[a]) : 1.0;
     long r;
+    if (argc == 3 && strcmp(argv[1], "rounds") == 0) { /* fixed work: CPU ns per round */
+        struct timespec t0, t1;
+        long n = atol(argv[2]);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        work_rounds = n > 0 ? n : 1;
+        r = work(0);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+        printf("%.1f ns/round (result %ld)\n",
+               ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+                   (double)(n > 0 ? n : 1),
+               r);
+        return 0;
+    }
     if (!sampling && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
-        fprintf(stderr, "usage: calc run [SECS] | calc sample MAP [SECS]\n");
+        fprintf(stderr, "usage: calc run [SECS] [a|b|c] | calc sample MAP [SECS] [a|b|c] [chain] | "
+                        "calc rounds N\n");
         return 2;
     }
+    input_b = argc > a + 1 && strcmp(argv[a + 1], "b") == 0;
+    input_c = argc > a + 1 && strcmp(argv[a + 1], "c") == 0;
+    save_chain = argc > a + 2 && strcmp(argv[a + 2], "chain") == 0;
     if (sampling && sample_start(argv[2], secs))
         return 1;
     r = work(secs); /* called from main in both modes: the same paths and heights */

@@ -2,9 +2,10 @@
 # ICPP end to end on calc (a recursive-descent interpreter, thousands of call
 # paths): train unpadded, generate pads, rebuild, retrain (the measured
 # precision must equal the predicted one), then sample the padded build with
-# the timer sampler and recover the call paths from (PC, SP) alone and with
-# partial walks (targeted reads; the least a frame-by-frame walk would read
-# is printed beside), against the true paths.
+# the timer sampler and recover the call paths from (PC, SP) alone, with
+# partial walks in the handler (targeted reads), and afterwards from the frame
+# words saved per sample, against the true paths (ctxprof_icpp_evaluate):
+# on the map's own input (offline scenario) and on two others (online).
 set -e
 B=build/examples/icpp
 GEN=build/ctxprof-gen
@@ -37,5 +38,16 @@ measured=$($GEN pad --search none $B/train1.paths | sed -n 's/^precise_before=//
 echo "   precise share predicted=$predicted measured=$measured"
 [ "$predicted" = "$measured" ] || { echo "   MISMATCH"; exit 1; }
 
-echo "4. sample the padded build at 1 kHz for 2 s (training on only for the true paths)"
+echo "4. sample the padded build at 1 kHz for 2 s, offline scenario (the map's own input;"
+echo "   training on only for the true paths, so many samples land in the training hooks)"
 $B/calc_padded sample $B/train1.paths 2 | sed 's/^/   /'
+
+echo "5. the same, saving the first 8 frames of the chain instead of the targeted words"
+$B/calc_padded sample $B/train1.paths 1 a chain | grep '^saved_words' | sed 's/^/   /'
+
+echo "6. online scenario: the map of input a, samples of inputs b (other arguments) and c"
+echo "   (another entry expression: mostly call paths the map has never seen)"
+for in in b c; do
+    $B/calc_padded sample $B/train1.paths 1 $in | grep -E '^(samples|pc_sp|partial|saved)' |
+        sed "s/^/   input $in: /"
+done

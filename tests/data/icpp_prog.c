@@ -2,11 +2,13 @@
 
      -DICPP_HOOKS   train with -finstrument-functions hooks (no annotations)
      otherwise      train with CTXPROF_ICPP_FUNC annotations
-     -include pads.h  frame padding from a table
+     -include pads.h  frame padding (and call-site wraps) from a table
 
    Usage: icpp_prog train OUT.paths | cid
    A small recursive-descent evaluator: expr -> term -> factor -> (expr),
-   plus two leaves reached by different paths of equal length. */
+   plus two leaves reached by different paths of equal length. The calls
+   factor -> left/right and term -> factor go through CTXPROF_ICPP_CALL
+   (call-site wrapping), the others are plain calls. */
 #define CTXPROF_IMPLEMENTATION
 #include "../../ctxprof.h"
 #include <stdio.h>
@@ -61,8 +63,14 @@ NOINLINE static long factor(int depth)
             src++;
         return v;
     }
-    if (*src >= '0' && *src <= '9')
-        return depth % 2 ? left(*src++ - '0') : right(*src++ - '0');
+    if (*src >= '0' && *src <= '9') {
+        long v, d = *src++ - '0';
+        if (depth % 2)
+            CTXPROF_ICPP_CALL(factor, left, v = left(d));
+        else
+            CTXPROF_ICPP_CALL(factor, right, v = right(d));
+        return v;
+    }
     src++;
     return 0;
 }
@@ -70,10 +78,12 @@ NOINLINE static long factor(int depth)
 NOINLINE static long term(int depth)
 {
     FUNC(term);
-    long v = factor(depth);
+    long v, w;
+    CTXPROF_ICPP_CALL(term, factor, v = factor(depth));
     while (*src == '*') {
         src++;
-        v *= factor(depth);
+        CTXPROF_ICPP_CALL(term, factor, w = factor(depth));
+        v *= w;
     }
     return v;
 }
