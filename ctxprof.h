@@ -442,7 +442,15 @@ CTXPROF_INLINE void ctxprof_pcc_pop_site(ctxprof_pcc *s, ctxprof_ctx site)
 
 /* --- annotation macros over the thread's state ------------------------ */
 
-#define CTXPROF_PCC_FUNC() ctxprof_ctx const ctxprof__pcc_here = ctxprof_pcc_tls.v
+/* The local may go unused (a function whose only annotation is the entry,
+   or a scope whose calls are all compiled out): no -Wunused-variable. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__PCC_UNUSED __attribute__((unused))
+#else
+#define CTXPROF__PCC_UNUSED
+#endif
+#define CTXPROF_PCC_FUNC()                                                                         \
+    ctxprof_ctx const ctxprof__pcc_here CTXPROF__PCC_UNUSED = ctxprof_pcc_tls.v
 #define CTXPROF_PCC_CALL(site, stmt)                                                               \
     do {                                                                                           \
         ctxprof_pcc_tls.v = ctxprof_pcc_next(ctxprof__pcc_here, (site));                           \
@@ -459,8 +467,8 @@ CTXPROF_INLINE void ctxprof__pcc_scope_exit(const ctxprof_ctx *saved)
     ctxprof_pcc_tls.v = *saved;
 }
 #define CTXPROF_PCC_SCOPE()                                                                        \
-    ctxprof_ctx const ctxprof__pcc_here __attribute__((cleanup(ctxprof__pcc_scope_exit))) =       \
-        ctxprof_pcc_tls.v
+    ctxprof_ctx const ctxprof__pcc_here CTXPROF__PCC_UNUSED                                        \
+        __attribute__((cleanup(ctxprof__pcc_scope_exit))) = ctxprof_pcc_tls.v
 #define CTXPROF_PCC_HAVE_SCOPE 1
 #endif
 /* Query point outside an annotated function: f(V, site) with the thread's V. */

@@ -477,6 +477,32 @@ static void pcc_scope(void)
 #endif
 }
 
+/* An annotated function whose only annotation is its entry (the local is
+   then unused), and a scope with no call, compile warning-free with
+   -Wall -Wextra -Werror as C99 -pedantic and as C++11. */
+static void pcc_func_alone(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    const char *cxx = strstr(CTXPROF_TEST_CC, "clang") ? "clang++" : "g++";
+    char root[1024];
+    REQUIRE(getcwd(root, sizeof root));
+    REQUIRE_EQ(ctxprof_test_sh("printf '#include \"ctxprof.h\"\\nint f(void);\\n"
+                               "int f(void)\\n{\\n    CTXPROF_PCC_FUNC();\\n    return 1;\\n}\\n"
+                               "#if defined(CTXPROF_PCC_HAVE_SCOPE)\\nint h(void);\\n"
+                               "int h(void)\\n{\\n    CTXPROF_PCC_SCOPE();\\n    return 2;\\n}\\n"
+                               "#endif\\n' > %s/alone.c && cp %s/alone.c %s/alone.cpp",
+                               d, d, d),
+               0);
+    CHECK_EQ(ctxprof_test_sh("%s -std=c99 -pedantic -Wall -Wextra -Werror -I%s -c %s/alone.c -o "
+                             "%s/alone.o",
+                             CTXPROF_TEST_CC, root, d, d),
+             0);
+    CHECK_EQ(ctxprof_test_sh("%s -std=c++11 -Wall -Wextra -Werror -I%s -c %s/alone.cpp -o "
+                             "%s/alone.o",
+                             cxx, root, d, d),
+             0);
+}
+
 /* ---- threads ---- */
 
 #define PCC_NTHREADS 8
@@ -1533,6 +1559,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_macros", pcc_macros},
     {"pcc_longjmp", pcc_longjmp},
     {"pcc_scope", pcc_scope},
+    {"pcc_func_alone", pcc_func_alone},
     {"pcc_threads", pcc_threads},
     {"pcc_conflicts", pcc_conflicts},
     {"pcc_set_basic", pcc_set_basic},
