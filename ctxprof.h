@@ -3355,19 +3355,23 @@ CTXPROF_DEF const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set)
 
 /* ---- pcc: reports ---- */
 
-CTXPROF__PRIV uint64_t ctxprof__now_ns(void)
+/* The rate limiter's clock (monotonic ns). Replaceable so tests can drive
+   the limit deterministically, as ctxprof__io_write is for writes. */
+typedef uint64_t (*ctxprof__clock_fn)(void);
+CTXPROF__PRIV uint64_t ctxprof__now_ns_default(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+static ctxprof__clock_fn ctxprof__pcc_clock = ctxprof__now_ns_default;
 
 /* Rate limit as a virtual schedule (GCRA): each report takes 1/rate s of
    the schedule, which may run at most one second (rate reports) ahead of
    now. Caller holds the lock. */
 CTXPROF__PRIV int ctxprof__pcc_rate_ok(ctxprof_pcc_set *set)
 {
-    uint64_t now = ctxprof__now_ns(), step = 1000000000u / set->desc.reports_per_sec;
+    uint64_t now = ctxprof__pcc_clock(), step = 1000000000u / set->desc.reports_per_sec;
     uint64_t tat = set->tokens_ns > now ? set->tokens_ns : now;
     if (tat + step > now + 1000000000u + step / 2)
         return 0;

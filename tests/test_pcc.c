@@ -1032,16 +1032,35 @@ static void pcc_train_while_checking(void)
     pthread_mutex_destroy(&rep.mu);
 }
 
-/* The rate limit lets a burst of reports_per_sec through, counts the rest
-   as suppressed and does not report them later; a later new context is
-   reported once the budget has refilled. */
+/* The rate limiter's clock, driven by the test. */
+static uint64_t pcc_fake_ns;
+static uint64_t pcc_fake_clock(void)
+{
+    return pcc_fake_ns;
+}
+
+/* Checks `n` never-seen contexts from `first` on; returns how many of them
+   were reported. */
+static int pcc_new_contexts(ctxprof_pcc_set *set, pcc_reports *rep, unsigned first, unsigned n)
+{
+    int before = rep->calls;
+    unsigned i;
+    for (i = 0; i < n; i++)
+        CHECK_EQ(ctxprof_pcc_set_check(set, first + i, CTXPROF_PCC_LOC), 0);
+    return rep->calls - before;
+}
+
+/* The rate limit at 5 reports a second, on a clock the test drives: a
+   burst of 5 goes through at one instant and the rest is counted as
+   suppressed and never reported later; a stopped clock refills nothing;
+   450 ms refill 2.25 reports' worth (2 reports); a long pause refills one
+   burst, not more. */
 static void pcc_report_rate_limit(void)
 {
     ctxprof_pcc_set set;
     ctxprof_pcc_set_desc desc;
     ctxprof_pcc_stats st;
     pcc_reports rep;
-    unsigned i;
     memset(&rep, 0, sizeof rep);
     pthread_mutex_init(&rep.mu, NULL);
     memset(&desc, 0, sizeof desc);
@@ -1050,33 +1069,29 @@ static void pcc_report_rate_limit(void)
     desc.report_user = &rep;
     desc.reports_per_sec = 5;
     REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
-    for (i = 0; i < 100; i++)
-        ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC);
-    for (i = 0; i < 100; i++)
-        ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC);
+    pcc_fake_ns = 1000 * 1000000000ull;
+    ctxprof__pcc_clock = pcc_fake_clock;
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 1000, 100), 5);
+    CHECK_EQ((unsigned)rep.values[0], 1000);
+    CHECK_EQ((unsigned)rep.values[4], 1004);
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 1000, 100), 0); /* seen: not reported again */
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 4000, 1), 0);   /* no time passed, no budget */
+    pcc_fake_ns += 450 * 1000000ull;
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 5000, 3), 2);
+    CHECK_EQ((unsigned)rep.values[rep.calls - 2], 5000);
+    CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5001);
+    /* the refilled budget does not resurrect the suppressed contexts */
+    pcc_fake_ns += 450 * 1000000ull;
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 1000, 100), 0);
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 5000, 3), 0);
+    pcc_fake_ns += 10 * 1000000000ull; /* ten seconds' worth: still one burst */
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 6000, 10), 5);
     ctxprof_pcc_set_stats(&set, &st);
-    CHECK_GE(rep.calls, 5);
-    CHECK_LE(rep.calls, 7);
-    CHECK_EQ(st.new_seen, 100);
-    CHECK_EQ(st.reported + st.suppressed, 100);
-    usleep(450 * 1000); /* at 5/s, two reports' worth of budget comes back */
-    ctxprof_pcc_set_check(&set, 5000, CTXPROF_PCC_LOC);
-    CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5000);
-    {
-        /* the refilled budget does not resurrect the suppressed contexts:
-           it goes to the next new one */
-        int before = rep.calls;
-        for (i = 0; i < 100; i++)
-            CHECK_EQ(ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC), 0);
-        CHECK_EQ(rep.calls, before);
-        ctxprof_pcc_set_check(&set, 5001, CTXPROF_PCC_LOC);
-        CHECK_EQ(rep.calls, before + 1);
-        CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5001);
-        ctxprof_pcc_set_stats(&set, &st);
-        CHECK_EQ(st.new_seen, 102);
-        CHECK_EQ(st.reported + st.suppressed, 102);
-        CHECK_EQ(st.reported, (uint64_t)rep.calls);
-    }
+    CHECK_EQ(st.new_seen, 100 + 1 + 3 + 10);
+    CHECK_EQ(st.reported, 5 + 2 + 5);
+    CHECK_EQ(st.suppressed, 95 + 1 + 1 + 5);
+    CHECK_EQ(st.reported, (uint64_t)rep.calls);
+    ctxprof__pcc_clock = ctxprof__now_ns_default;
     ctxprof_pcc_set_deinit(&set);
     pthread_mutex_destroy(&rep.mu);
 }
