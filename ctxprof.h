@@ -325,8 +325,9 @@ CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t 
    -fmacro-prefix-map so build directories do not leak in), the line, an
    optional discriminator (CTXPROF_PCC_SITE_D(n), for two sites on one line)
    and CTXPROF_SITE_SEED (a per-build secret defeats engineered conflicts).
-   At -O1 and above the whole hash folds into one immediate. The first 32
-   characters of the base name and its length are hashed.
+   At -O1 and above the whole hash folds into one immediate. The base
+   name's length and its first and last 32 characters are hashed (names
+   longer than 64 characters that differ only in the middle share ids).
 
    With 64-bit values a full 64-bit id needs its own instruction (movabs)
    at each site: 6 instructions where 32-bit values need 4 (load, lea
@@ -366,14 +367,23 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
 #else
 #define CTXPROF__BASE_FILE __FILE__
 #endif
-/* FNV-1a over the first 32 bytes of a string literal (NUL-padded). */
+/* FNV-1a over the first 32 and the last 32 bytes of a string literal
+   (NUL-padded after its end, then before its start), seeded with its size:
+   two long names that differ only after their 32nd character, or only
+   before their last 32, get different ids. C(s, i) is the i-th byte. */
 #define CTXPROF__FC(s, i) ((uint64_t)(unsigned char)(s)[(i) < sizeof(s) ? (i) : sizeof(s) - 1])
-#define CTXPROF__F1(s, i, h) (((h) ^ CTXPROF__FC(s, i)) * (uint64_t)0x100000001B3u)
-#define CTXPROF__F4(s, i, h)                                                                       \
-    CTXPROF__F1(s, i + 3, CTXPROF__F1(s, i + 2, CTXPROF__F1(s, i + 1, CTXPROF__F1(s, i, h))))
-#define CTXPROF__F32(s)                                                                            \
-    CTXPROF__F4(s, 28, CTXPROF__F4(s, 24, CTXPROF__F4(s, 20, CTXPROF__F4(s, 16, CTXPROF__F4(     \
-        s, 12, CTXPROF__F4(s, 8, CTXPROF__F4(s, 4, CTXPROF__F4(s, 0, (uint64_t)sizeof(s)))))))))
+#define CTXPROF__FT(s, i)                                                                          \
+    ((uint64_t)(unsigned char)(s)[(i) + sizeof(s) > 32 ? (i) + sizeof(s) - 33 : sizeof(s) - 1])
+#define CTXPROF__F1(C, s, i, h) (((h) ^ C(s, i)) * (uint64_t)0x100000001B3u)
+#define CTXPROF__F4(C, s, i, h)                                                                    \
+    CTXPROF__F1(C, s, i + 3,                                                                       \
+                CTXPROF__F1(C, s, i + 2, CTXPROF__F1(C, s, i + 1, CTXPROF__F1(C, s, i, h))))
+#define CTXPROF__F32(C, s, h)                                                                      \
+    CTXPROF__F4(C, s, 28, CTXPROF__F4(C, s, 24, CTXPROF__F4(C, s, 20, CTXPROF__F4(C, s, 16,       \
+        CTXPROF__F4(C, s, 12, CTXPROF__F4(C, s, 8,                                                 \
+            CTXPROF__F4(C, s, 4, CTXPROF__F4(C, s, 0, h))))))))
+#define CTXPROF__FNAME(s)                                                                          \
+    CTXPROF__F32(CTXPROF__FT, s, CTXPROF__F32(CTXPROF__FC, s, (uint64_t)sizeof(s)))
 
 /* The id of a site from the hash of its file name, its line, a
    discriminator and the build seed; ctxprof_pcc_site_id computes the same
@@ -390,7 +400,7 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_site_mix(uint64_t file_hash, unsigned lon
     return (ctxprof_ctx)h;
 }
 #define CTXPROF_PCC_SITE_D(disc)                                                                   \
-    ctxprof_pcc_site_mix(CTXPROF__F32(CTXPROF__BASE_FILE), (unsigned long)__LINE__,               \
+    ctxprof_pcc_site_mix(CTXPROF__FNAME(CTXPROF__BASE_FILE), (unsigned long)__LINE__,             \
                          (unsigned long)(disc), (uint64_t)CTXPROF_SITE_SEED)
 #define CTXPROF_PCC_SITE() CTXPROF_PCC_SITE_D(0)
 /* Source location passed to the checking functions (cold path only). */
@@ -2993,21 +3003,27 @@ CTXPROF_DEF unsigned ctxprof__pcc_stripe_assign(void)
     return s;
 }
 
-/* Of the call-site hash; stored in set files. 2: 32-bit ids in 64-bit values. */
+/* Of the call-site hash; stored in set files. 1 and 2 hashed only the first
+   32 characters of the file name (1: full-width ids, 2: 32-bit ids in 64-bit
+   values); 3 and 4 hash the last 32 too (3: full-width, 4: 32-bit ids in
+   64-bit values). */
 #if CTXPROF_SITE_BITS == 32 && CTXPROF_CTX_BITS == 64
-#define CTXPROF_PCC_SITE_VERSION 2
+#define CTXPROF_PCC_SITE_VERSION 4
 #else
-#define CTXPROF_PCC_SITE_VERSION 1
+#define CTXPROF_PCC_SITE_VERSION 3
 #endif
 
 CTXPROF_DEF ctxprof_ctx ctxprof_pcc_site_id(const char *file, unsigned long line,
                                             unsigned long disc, uint64_t seed)
 {
-    /* Same arithmetic as CTXPROF__F32 and ctxprof_pcc_site_mix. */
+    /* Same arithmetic as CTXPROF__FNAME and ctxprof_pcc_site_mix. */
     size_t len = strlen(file), i;
     uint64_t h = (uint64_t)(len + 1);
     for (i = 0; i < 32; i++)
         h = (h ^ (uint64_t)(unsigned char)(i < len ? file[i] : 0)) * (uint64_t)0x100000001B3u;
+    for (i = 0; i < 32; i++)
+        h = (h ^ (uint64_t)(unsigned char)(i + len >= 32 ? file[i + len - 32] : 0)) *
+            (uint64_t)0x100000001B3u;
     return ctxprof_pcc_site_mix(h, line, disc, seed);
 }
 

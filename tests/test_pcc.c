@@ -105,9 +105,57 @@ static void pcc_site_ids(void)
     CHECK_NE(c, ctxprof_pcc_site_id("test_pcc.c", l1 + 2, 0, CTXPROF_SITE_SEED));
     CHECK_NE(a, ctxprof_pcc_site_id("test_pcc.c", l1, 0, 1));
     CHECK_NE(a, ctxprof_pcc_site_id("test_pcd.c", l1, 0, CTXPROF_SITE_SEED));
-    /* Names longer than the 32 hashed characters still differ by length. */
+    /* Long names differ by length, and by their last 32 characters. */
     CHECK_NE(ctxprof_pcc_site_id("a_very_long_file_name_that_goes_on.c", 1, 0, 0),
              ctxprof_pcc_site_id("a_very_long_file_name_that_goes_on_.c", 1, 0, 0));
+    CHECK_NE(ctxprof_pcc_site_id("payment_service_request_handler_a.c", 1, 0, 0),
+             ctxprof_pcc_site_id("payment_service_request_handler_b.c", 1, 0, 0));
+}
+
+/* Two files whose base names differ only after their 32nd character, built
+   into one program: the compile-time ids of sites on the same line differ
+   (they used to be equal on every line), and each equals the run-time twin. */
+static void pcc_site_ids_long_names(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    static const char *const names[2] = {"payment_service_request_handler_a.c",
+                                         "payment_service_request_handler_b.c"};
+    char root[1024], out[600];
+    unsigned long long id[2][2];
+    FILE *f;
+    int k;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    for (k = 0; k < 2; k++)
+        REQUIRE_EQ(ctxprof_test_sh("printf '#include \"ctxprof.h\"\\n"
+                                   "ctxprof_ctx site_%c(int i);\\n"
+                                   "ctxprof_ctx site_%c(int i) { return i ? CTXPROF_PCC_SITE_D(1)"
+                                   " : CTXPROF_PCC_SITE(); }\\n' > %s/%s",
+                                   'a' + k, 'a' + k, d, names[k]),
+                   0);
+    REQUIRE_EQ(ctxprof_test_sh("printf '#include <stdio.h>\\n#include \"ctxprof.h\"\\n"
+                               "ctxprof_ctx site_a(int), site_b(int);\\n"
+                               "int main(void) { printf(\"%%%%llu %%%%llu %%%%llu %%%%llu\\\\n\", "
+                               "(unsigned long long)site_a(0), (unsigned long long)site_a(1), "
+                               "(unsigned long long)site_b(0), (unsigned long long)site_b(1)); "
+                               "return 0; }\\n' > %s/long_main.c",
+                               d),
+               0);
+    snprintf(out, sizeof out, "%s/long.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -std=gnu11 -O2 -I%s long_main.c %s %s -o long && "
+                               "./long > %s",
+                               d, CTXPROF_TEST_CC, root, names[0], names[1], out),
+               0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE_EQ(fscanf(f, "%llu %llu %llu %llu", &id[0][0], &id[0][1], &id[1][0], &id[1][1]), 4);
+    fclose(f);
+    CHECK_NE(id[0][0], id[1][0]);
+    CHECK_NE(id[0][1], id[1][1]);
+    for (k = 0; k < 2; k++) {
+        CHECK_EQ(id[k][0], ctxprof_pcc_site_id(names[k], 3, 0, CTXPROF_SITE_SEED));
+        CHECK_EQ(id[k][1], ctxprof_pcc_site_id(names[k], 3, 1, CTXPROF_SITE_SEED));
+    }
 }
 
 /* Two builds from different directories (different __FILE__ paths), each
@@ -181,7 +229,7 @@ static void pcc_site_ids_across_builds(void)
 
 /* CTXPROF_SITE_BITS=32 with 64-bit values: each id is the full id's low
    32 bits sign-extended (a lea displacement), the run-time twin agrees, and
-   a set it saved (site_version 2) is refused by a full-width build. */
+   a set it saved (site_version 4) is refused by a full-width build. */
 static void pcc_site_bits32(void)
 {
     const char *d = ctxprof_test_tmpdir();
@@ -219,7 +267,7 @@ static void pcc_site_bits32(void)
     desc.mode = CTXPROF_PCC_CHECK;
     REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
     CHECK_EQ(ctxprof_pcc_set_load(&set, path), CTXPROF_ERR_MISMATCH);
-    CHECK_CONTAINS(ctxprof_error_message(&set.err), "site hash v2");
+    CHECK_CONTAINS(ctxprof_error_message(&set.err), "site hash v4");
     CHECK_EQ(ctxprof_pcc_set_count(&set), 0);
     ctxprof_pcc_set_deinit(&set);
 }
@@ -1316,7 +1364,7 @@ static void pcc_set_bad_files(void)
 static void pcc_tool(void)
 {
     ctxprof_pcc_set a, b, u;
-    char pa[512], pb[512], pu[512], out[512], line[256];
+    char pa[512], pb[512], pu[512], out[512], line[256], want[128];
     const char *d = ctxprof_test_tmpdir();
     FILE *f;
     size_t pos = 0, common = 0;
@@ -1342,7 +1390,9 @@ static void pcc_tool(void)
     REQUIRE(f);
     REQUIRE(fgets(line, sizeof line, f));
     fclose(f);
-    CHECK_CONTAINS(line, "bits=64 seed=0 site_version=1 contexts=541");
+    snprintf(want, sizeof want, "bits=64 seed=0 site_version=%d contexts=541",
+             CTXPROF_PCC_SITE_VERSION);
+    CHECK_CONTAINS(line, want);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > %s", pa, pb, out), 1);
     f = fopen(out, "r");
     REQUIRE(f);
@@ -1568,6 +1618,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_expected_formula", pcc_expected_formula},
     {"pcc_site_ids", pcc_site_ids},
     {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
+    {"pcc_site_ids_long_names", pcc_site_ids_long_names},
     {"pcc_site_folds", pcc_site_folds},
     {"pcc_call_site_floor", pcc_call_site_floor},
     {"pcc_site_bits32", pcc_site_bits32},
