@@ -28,8 +28,8 @@
 
      CTXPROF_CTX_BITS       64    32 or 64: width of ctxprof_ctx (global)
      CTXPROF_SITE_SEED      0     build seed mixed into every call-site id
-     CTXPROF_SITE_BITS      =CTX  32 with 64-bit values: call-site ids fit a 32-bit
-                                  immediate (the 4-instruction site; see pcc)
+     CTXPROF_SITE_BITS      32    width of call-site ids: 32 fits a lea displacement
+                                  (4 instructions a site); 64 with 64-bit values: 6 (pcc)
      CTXPROF_MALLOC/FREE    libc  allocator hooks (implementation TU; both or none)
      CTXPROF_TLS            auto  storage class for per-thread state
      CTXPROF_TLS_INITIAL_EXEC off use initial-exec TLS in executables too (see THREADS)
@@ -86,10 +86,10 @@
 #define CTXPROF_SITE_SEED 0
 #endif
 #ifndef CTXPROF_SITE_BITS
-#define CTXPROF_SITE_BITS CTXPROF_CTX_BITS
+#define CTXPROF_SITE_BITS 32
 #endif
-#if CTXPROF_SITE_BITS != CTXPROF_CTX_BITS && CTXPROF_SITE_BITS != 32
-#error "ctxprof: CTXPROF_SITE_BITS must be 32 or CTXPROF_CTX_BITS"
+#if CTXPROF_SITE_BITS != 32 && !(CTXPROF_SITE_BITS == 64 && CTXPROF_CTX_BITS == 64)
+#error "ctxprof: CTXPROF_SITE_BITS must be 32, or 64 with CTXPROF_CTX_BITS 64"
 #endif
 
 #define CTXPROF_VERSION_MAJOR 0
@@ -329,14 +329,15 @@ CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t 
    name's length and its first and last 32 characters are hashed (names
    longer than 64 characters that differ only in the middle share ids).
 
-   With 64-bit values a full 64-bit id needs its own instruction (movabs)
-   at each site: 6 instructions where 32-bit values need 4 (load, lea
-   cs(V,V,2), store, restore). CTXPROF_SITE_BITS=32 keeps 64-bit values
-   but takes ids of 32 bits, sign-extended, which lea carries as its
-   displacement: 4 instructions. Contexts stay 64-bit, but two of N sites
+   Ids are 32 bits by default, sign-extended into 64-bit values, so lea
+   carries the id as its displacement: a site costs 4 instructions (load,
+   lea cs(V,V,2), store, restore). Contexts stay 64-bit, but two of N sites
    share an id with probability about N^2 / 2^33 (10,000 sites: 1.2%);
-   such sites are one site to PCC. Set files record it (site_version 2)
-   and refuse a set trained with the other width. */
+   such sites are one site to PCC. CTXPROF_SITE_BITS=64 (with 64-bit
+   values) gives full-width ids, which need their own instruction (movabs)
+   at each site: 6 instructions. Set files record the choice (site_version
+   4: 32-bit ids in 64-bit values; 3: full width, or 32-bit values) and
+   refuse a set trained with the other. */
 
 typedef struct ctxprof_pcc {
     ctxprof_ctx v; /* current context value */

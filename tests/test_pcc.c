@@ -227,47 +227,47 @@ static void pcc_site_ids_across_builds(void)
     }
 }
 
-/* CTXPROF_SITE_BITS=32 with 64-bit values: each id is the full id's low
-   32 bits sign-extended (a lea displacement), the run-time twin agrees, and
-   a set it saved (site_version 4) is refused by a full-width build. */
-static void pcc_site_bits32(void)
+/* The default 32-bit ids are the low 32 bits, sign-extended (a lea
+   displacement), of the full-width ids of a CTXPROF_SITE_BITS=64 build of
+   the same source; that build's run-time twin agrees with its macro, and a
+   set it saved (site_version 3) is refused by this build (v4). */
+static void pcc_site_bits64(void)
 {
     const char *d = ctxprof_test_tmpdir();
     char root[1024], path[600], out[600];
-    unsigned long long a, b;
+    unsigned long long full[2];
     int twin = 0;
     FILE *f;
     ctxprof_pcc_set set;
     ctxprof_pcc_set_desc desc;
-    uint64_t full[2];
     int k;
     PLAIN_BUILD_ONLY();
     REQUIRE(getcwd(root, sizeof root));
-    snprintf(path, sizeof path, "%s/site32.set", d);
-    snprintf(out, sizeof out, "%s/site32.out", d);
-    REQUIRE_EQ(ctxprof_test_sh("cp tests/data/pcc_site32.c %s/ && cd %s && %s -std=gnu11 -O2 "
-                               "-DCTXPROF_SITE_BITS=32 -I%s pcc_site32.c -o site32 -lpthread -ldl "
-                               "&& ./site32 %s > %s",
+    snprintf(path, sizeof path, "%s/site64.set", d);
+    snprintf(out, sizeof out, "%s/site64.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("cp tests/data/pcc_site64.c %s/ && cd %s && %s -std=gnu11 -O2 "
+                               "-DCTXPROF_SITE_BITS=64 -I%s pcc_site64.c -o site64 -lpthread -ldl "
+                               "&& ./site64 %s > %s",
                                d, d, CTXPROF_TEST_CC, root, path, out),
                0);
     f = fopen(out, "r");
     REQUIRE(f);
-    REQUIRE_EQ(fscanf(f, "%llu %llu %d", &a, &b, &twin), 3);
+    REQUIRE_EQ(fscanf(f, "%llu %llu %d", &full[0], &full[1], &twin), 3);
     fclose(f);
     CHECK_EQ(twin, 1);
-    full[0] = ctxprof_pcc_site_id("pcc_site32.c", 12, 0, CTXPROF_SITE_SEED);
-    full[1] = ctxprof_pcc_site_id("pcc_site32.c", 12, 1, CTXPROF_SITE_SEED);
+    CHECK_NE(full[0], full[1]);
     for (k = 0; k < 2; k++) {
         uint64_t lo = full[k] & 0xFFFFFFFFu;
         uint64_t want = lo < 0x80000000u ? lo : lo | 0xFFFFFFFF00000000u;
-        CHECK_EQ(k ? b : a, want);
+        CHECK_NE(full[k], want); /* a full-width id, not a sign-extended one */
+        CHECK_EQ(ctxprof_pcc_site_id("pcc_site64.c", 12, (unsigned long)k, CTXPROF_SITE_SEED),
+                 want);
     }
-    CHECK_NE(a, b);
     memset(&desc, 0, sizeof desc);
     desc.mode = CTXPROF_PCC_CHECK;
     REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
     CHECK_EQ(ctxprof_pcc_set_load(&set, path), CTXPROF_ERR_MISMATCH);
-    CHECK_CONTAINS(ctxprof_error_message(&set.err), "site hash v4");
+    CHECK_CONTAINS(ctxprof_error_message(&set.err), "site hash v3; this build uses 64-bit, 0, v4");
     CHECK_EQ(ctxprof_pcc_set_count(&set), 0);
     ctxprof_pcc_set_deinit(&set);
 }
@@ -310,7 +310,7 @@ static void pcc_site_folds(void)
                 break;
         }
         fclose(f);
-        CHECK_EQ(insns, 2); /* movabs $imm, %rax; ret */
+        CHECK_EQ(insns, 2); /* mov $imm, %rax (a sign-extended 32-bit id); ret */
         CHECK(found);
     }
 }
@@ -345,8 +345,9 @@ static int pcc_asm_count(const char *as, const char *fn, const char *needle, int
 }
 
 /* The issue's floor, in the compiler's own output at -O2: an annotated
-   call site adds the load of V, 3V + cs (gcc: one lea when cs fits a
-   32-bit displacement; a 64-bit cs needs movabs + add), the store and the
+   call site adds the load of V, 3V + cs (gcc: one lea, the default 32-bit
+   id its displacement; a 64-bit id, CTXPROF_SITE_BITS=64, needs movabs +
+   add), the store and the
    restore; the local copy lives in a callee-saved register whose push and
    pop replace the plain function's stack adjustment. No hashing, no call.
    -fPIC code uses initial-exec TLS (the address costs up to five more
@@ -355,7 +356,9 @@ static int pcc_asm_count(const char *as, const char *fn, const char *needle, int
 static void pcc_call_site_floor(void)
 {
     const char *d = ctxprof_test_tmpdir();
-    int clang = strstr(CTXPROF_TEST_CC, "clang") != NULL, bits;
+    int clang = strstr(CTXPROF_TEST_CC, "clang") != NULL, cfg;
+    static const char *const cfgs[3] = {"-DCTXPROF_CTX_BITS=32", "", "-DCTXPROF_SITE_BITS=64"};
+    static const char *const cfg_names[3] = {"32-bit", "64-bit (default)", "64-bit, 64-bit ids"};
     char cwd[512], path[600], *as = NULL;
     size_t len;
     ctxprof_error err;
@@ -371,18 +374,15 @@ static void pcc_call_site_floor(void)
               f);
         fclose(f);
     }
-    /* 32-bit values; 64-bit values with 64-bit ids (movabs + add: 6); 64-bit
-       values with CTXPROF_SITE_BITS=32 (bits 96 here: back to 4) */
-    for (bits = 32; bits <= 96; bits += 32) {
+    /* 32-bit values; the default (64-bit values, 32-bit ids): gcc 4; 64-bit
+       values with 64-bit ids (movabs + add: 6) */
+    for (cfg = 0; cfg < 3; cfg++) {
         int pic, np, n1, tls, mul, shr, calls;
-        int limit = bits == 64 ? 6 : clang ? 5 : 4;
+        int limit = cfg == 2 ? 6 : clang ? 5 : 4;
         for (pic = 0; pic < 2; pic++) {
             REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -std=gnu11 -O2 %s -S "
-                                       "-fno-asynchronous-unwind-tables -DCTXPROF_CTX_BITS=%d %s "
-                                       "-I%s floor.c -o floor.s",
-                                       d, CTXPROF_TEST_CC, pic ? "-fPIC" : "-fPIE",
-                                       bits == 32 ? 32 : 64,
-                                       bits == 96 ? "-DCTXPROF_SITE_BITS=32" : "", cwd),
+                                       "-fno-asynchronous-unwind-tables %s -I%s floor.c -o floor.s",
+                                       d, CTXPROF_TEST_CC, pic ? "-fPIC" : "-fPIE", cfgs[cfg], cwd),
                        0);
             snprintf(path, sizeof path, "%s/floor.s", d);
             REQUIRE_EQ(ctxprof__read_file(path, &as, &len, NULL, &err), CTXPROF_OK);
@@ -408,9 +408,7 @@ static void pcc_call_site_floor(void)
             CHECK_EQ(shr, 0);
             CHECK_EQ(calls, 1);
             if (ctxprof_test_failed)
-                fprintf(stderr, "  %s %s:\n%s\n",
-                        bits == 96 ? "64-bit, 32-bit ids" : bits == 64 ? "64-bit" : "32-bit",
-                        pic ? "-fPIC" : "-fPIE", as);
+                fprintf(stderr, "  %s %s:\n%s\n", cfg_names[cfg], pic ? "-fPIC" : "-fPIE", as);
             free(as);
             as = NULL;
             if (ctxprof_test_failed)
@@ -1621,7 +1619,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_site_ids_long_names", pcc_site_ids_long_names},
     {"pcc_site_folds", pcc_site_folds},
     {"pcc_call_site_floor", pcc_call_site_floor},
-    {"pcc_site_bits32", pcc_site_bits32},
+    {"pcc_site_bits64", pcc_site_bits64},
     {"pcc_macros", pcc_macros},
     {"pcc_longjmp", pcc_longjmp},
     {"pcc_scope", pcc_scope},
