@@ -498,10 +498,16 @@ CTXPROF_API double ctxprof_pcc_expected_conflicts(double n, unsigned bits);
    A set of context values shared by all threads: open addressing with
    double hashing (paper section 4) that never gives up (the prototype
    dropped a value after 3 probes), kept at most half full and grown by
-   doubling up to a bound. Lookups take no lock (an acquire load of the
-   table, then of the slot); inserts serialize on a spin lock. Tables
-   replaced by growth are kept until deinit, so a reader never touches freed
-   memory (total memory stays below twice the final table).
+   doubling up to a bound. Lookups take no lock and no fence (an acquire
+   load of the table, then of the slot); inserts serialize on a spin lock.
+
+   Memory: a set allocates its table on the first insert or load (an empty
+   set shares one static empty table). A table replaced by growth, load or
+   merge is retired, not freed, since a reader may still be probing it:
+   growth retires less than the current table in all (the sizes halve), but
+   each load or merge over a non-empty set retires the whole previous table.
+   ctxprof_pcc_set_reclaim frees the retired tables at a quiescent point;
+   deinit frees everything; stats.retired_bytes says what is waiting.
 
    Modes: OFF (checks return at once), TRAIN (new values are inserted),
    CHECK (a value absent from the set is a new context: the report callback
@@ -545,16 +551,18 @@ typedef struct ctxprof_pcc_stats {
     uint64_t reported;   /* report callbacks made */
     uint64_t suppressed; /* report callbacks refused by the rate limit */
     uint64_t dropped;    /* values not stored: a bound was reached */
+    uint64_t retired_bytes; /* replaced tables waiting for ctxprof_pcc_set_reclaim */
     double expected_conflicts; /* among `distinct` contexts (paper 3.2): stored values that
                                   stand for two or more contexts, on average */
 } ctxprof_pcc_stats;
 
 #define CTXPROF__PCC_STRIPES 64
 typedef struct ctxprof__pcc_table {
-    ctxprof_ctx *slots; /* 0 = empty; the value 0 itself is kept in has_zero */
+    ctxprof_ctx *slots; /* 0 = empty */
     size_t mask;        /* slots - 1 (a power of two) */
-    size_t count;       /* values stored */
-    struct ctxprof__pcc_table *retired; /* older tables, freed at deinit */
+    size_t count;       /* values in slots */
+    int has_zero;       /* the value 0 is in the set: published with the table (atomic) */
+    struct ctxprof__pcc_table *retired; /* next in the set's list of retired tables */
 } ctxprof__pcc_table;
 
 typedef struct ctxprof_pcc_set {
@@ -562,11 +570,11 @@ typedef struct ctxprof_pcc_set {
     ctxprof_error err;
     /* private: */
     ctxprof__pcc_table *table;     /* current table (atomic pointer) */
+    ctxprof__pcc_table *reported;  /* CHECK mode: new values already reported (atomic pointer) */
+    ctxprof__pcc_table *retired;   /* replaced tables, freed by reclaim or deinit (lock) */
+    uint64_t retired_bytes;
     int mode;                      /* atomic copy of the mode */
-    int has_zero;                  /* the value 0 is in the set (atomic) */
-    int lock;                      /* spin lock for inserts and reports */
-    ctxprof__pcc_table reported;   /* CHECK mode: new values already reported */
-    int reported_zero;
+    int lock;                      /* spin lock for inserts, loads and reports */
     uint64_t tokens_ns;            /* rate limiter: time when the bucket was last full */
     uint64_t new_seen, reported_count, suppressed, dropped;
     void *symtab;                  /* symbol table for backtraces, loaded on first report */
@@ -576,10 +584,19 @@ typedef struct ctxprof_pcc_set {
     } queries[CTXPROF__PCC_STRIPES]; /* per-thread stripes, one cache line each */
 } ctxprof_pcc_set;
 
-/* Sizes and allocates the set; desc may be NULL (all defaults). */
+/* Sets the set up empty; desc may be NULL (all defaults). The table, sized
+   from desc.expected, is allocated by the first insert or load. */
 CTXPROF_API int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc);
 /* Frees everything; no thread may use the set any more. */
 CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
+/* Frees the tables retired by growth, load and merge; returns the bytes
+   freed. Call it only at a quiescent point, when no thread is inside a
+   function on this set (check, contains, count, next, stats, add, save,
+   load, merge): e.g. right after a load made while the checking threads
+   were parked, or between requests of an event loop. Lookups publish no
+   hazard pointers (that would cost a fence per check), so the set cannot
+   tell by itself. */
+CTXPROF_API size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set);
 /* Switches mode; safe while other threads check. */
 CTXPROF_API void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode);
 /* Adds a value (training without the check path); 1 if added, 0 if present,
@@ -599,7 +616,9 @@ CTXPROF_API void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_s
 CTXPROF_API int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path);
 /* Replaces the set's contents with a file's (load) or adds them (merge: the
    union of runs or hosts). A truncated, corrupt or mismatched file is
-   refused with a message in set->err and the set left unchanged. */
+   refused with a message in set->err and the set left unchanged. Safe while
+   other threads check; the previous table is retired (see reclaim) unless
+   the set was empty. */
 CTXPROF_API int ctxprof_pcc_set_load(ctxprof_pcc_set *set, const char *path);
 CTXPROF_API int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path);
 /* The last error's text (never NULL). */
@@ -3136,6 +3155,11 @@ CTXPROF__PRIV size_t ctxprof__pcc_probe(const ctxprof__pcc_table *t, ctxprof_ctx
     }
 }
 
+/* The table of every empty set: probing it finds nothing, and it is never
+   written (the first insert replaces it), freed or retired. */
+static ctxprof_ctx ctxprof__pcc_empty_slot;
+static ctxprof__pcc_table ctxprof__pcc_empty = {&ctxprof__pcc_empty_slot, 0, 0, 0, NULL};
+
 CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, void *ud)
 {
     size_t n = 64;
@@ -3146,6 +3170,7 @@ CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, v
         return CTXPROF_ERR_NOMEM;
     t->mask = n - 1;
     t->count = 0;
+    t->has_zero = 0;
     t->retired = NULL;
     return CTXPROF_OK;
 }
@@ -3154,6 +3179,14 @@ CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, v
 CTXPROF__PRIV size_t ctxprof__pcc_slots_for(size_t values)
 {
     return values > SIZE_MAX / 4 ? SIZE_MAX / 2 : 2 * values + 2;
+}
+
+/* 1 if v is in table t. Lock-free. */
+CTXPROF__PRIV int ctxprof__pcc_table_has(const ctxprof__pcc_table *t, ctxprof_ctx v)
+{
+    if (v == 0)
+        return __atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&t->slots[ctxprof__pcc_probe(t, v)], __ATOMIC_ACQUIRE) == v;
 }
 
 /* Inserts into a table that is not published (or under the set lock with
@@ -3187,69 +3220,92 @@ CTXPROF__PRIV int ctxprof__pcc_table_copy(ctxprof__pcc_table *to, const ctxprof_
     size_t i;
     if (ctxprof__pcc_table_alloc(to, want, ud) != CTXPROF_OK)
         return CTXPROF_ERR_NOMEM;
-    if (from)
+    if (from) {
         for (i = 0; i <= from->mask; i++)
             if (from->slots[i])
                 ctxprof__pcc_table_put(to, from->slots[i]);
+        to->has_zero = from->has_zero;
+    }
     return CTXPROF_OK;
 }
 
-/* Publishes a new current table and retires the old one (readers may still
-   be probing it; it is freed at deinit). Caller holds the lock. */
-CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, const ctxprof__pcc_table *fresh)
+CTXPROF__PRIV uint64_t ctxprof__pcc_table_bytes(const ctxprof__pcc_table *t)
 {
+    return (uint64_t)(t->mask + 1) * sizeof(ctxprof_ctx) + sizeof *t;
+}
+
+/* Publishes *fresh at *where (the set's table or its reported table) and
+   retires the table it replaces: readers may still be probing that one,
+   so only ctxprof_pcc_set_reclaim or deinit frees it. Caller holds the lock. */
+CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, ctxprof__pcc_table **where,
+                                       const ctxprof__pcc_table *fresh)
+{
+    ctxprof__pcc_table *old = *where;
     ctxprof__pcc_table *nt =
         (ctxprof__pcc_table *)ctxprof__alloc(1, sizeof *nt, set->desc.alloc_user);
     if (!nt)
         return CTXPROF_ERR_NOMEM;
     *nt = *fresh;
-    nt->retired = set->table;
-    __atomic_store_n(&set->table, nt, __ATOMIC_RELEASE);
+    nt->retired = NULL;
+    __atomic_store_n(where, nt, __ATOMIC_RELEASE);
+    if (old != &ctxprof__pcc_empty) {
+        old->retired = set->retired;
+        set->retired = old;
+        __atomic_store_n(&set->retired_bytes, set->retired_bytes + ctxprof__pcc_table_bytes(old),
+                         __ATOMIC_RELAXED);
+    }
     return CTXPROF_OK;
 }
 
-/* Adds under the lock: grows by doubling when more than half full, refuses
-   past max_contexts. 1 added, 0 present, or an error. */
-CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v)
+/* Adds v to the table at *where under the lock, replacing the table by one
+   twice as large when it would be more than half full (the shared empty
+   table by one of `first` slots). 1 added, 0 present, CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__pcc_table_add(ctxprof_pcc_set *set, ctxprof__pcc_table **where,
+                                         size_t first, ctxprof_ctx v)
 {
-    ctxprof__pcc_table *t = set->table;
-    size_t i;
-    if (v == 0) {
-        if (set->has_zero)
-            return 0;
-    } else {
-        i = ctxprof__pcc_probe(t, v);
-        if (t->slots[i] == v)
-            return 0;
-    }
-    if (ctxprof_pcc_set_count(set) >= set->desc.max_contexts) {
-        __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
-        return CTXPROF_ERR_FULL;
-    }
-    if (v == 0) {
-        __atomic_store_n(&set->has_zero, 1, __ATOMIC_RELEASE);
-        return 1;
-    }
-    if (2 * (t->count + 1) > t->mask + 1) {
+    ctxprof__pcc_table *t = *where;
+    if (ctxprof__pcc_table_has(t, v))
+        return 0;
+    if (t == &ctxprof__pcc_empty || (v != 0 && 2 * (t->count + 1) > t->mask + 1)) {
         ctxprof__pcc_table fresh;
-        if (ctxprof__pcc_table_copy(&fresh, t, 2 * (t->mask + 1), set->desc.alloc_user) ||
-            ctxprof__pcc_publish(set, &fresh)) {
+        if (ctxprof__pcc_table_copy(&fresh, t, t == &ctxprof__pcc_empty ? first : 2 * (t->mask + 1),
+                                    set->desc.alloc_user))
+            return CTXPROF_ERR_NOMEM;
+        if (ctxprof__pcc_publish(set, where, &fresh)) {
             ctxprof__free(fresh.slots, set->desc.alloc_user);
-            __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
             return CTXPROF_ERR_NOMEM;
         }
-        t = set->table;
+        t = *where;
     }
-    ctxprof__pcc_table_put(t, v);
+    if (v == 0)
+        __atomic_store_n(&t->has_zero, 1, __ATOMIC_RELEASE);
+    else
+        ctxprof__pcc_table_put(t, v);
     return 1;
+}
+
+/* Adds to the set under the lock, refusing past max_contexts. 1 added, 0
+   present, or an error (counted as dropped). */
+CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v)
+{
+    int r;
+    if (ctxprof__pcc_table_has(set->table, v))
+        return 0;
+    if (ctxprof_pcc_set_count(set) >= set->desc.max_contexts)
+        r = CTXPROF_ERR_FULL;
+    else
+        r = ctxprof__pcc_table_add(set, &set->table, ctxprof__pcc_slots_for(set->desc.expected), v);
+    if (r < 0)
+        __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
+    return r;
 }
 
 CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc)
 {
-    ctxprof__pcc_table first;
     if (!set)
         return CTXPROF_ERR_INVAL;
     memset(set, 0, sizeof *set);
+    set->table = set->reported = &ctxprof__pcc_empty;
     if (desc)
         set->desc = *desc;
     if (!set->desc.expected)
@@ -3268,32 +3324,45 @@ CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set
         return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0, "pcc set: unknown mode %d",
                              set->desc.mode);
     set->mode = set->desc.mode;
-    if (ctxprof__pcc_table_copy(&first, NULL, ctxprof__pcc_slots_for(set->desc.expected),
-                                set->desc.alloc_user) ||
-        ctxprof__pcc_table_alloc(&set->reported, 64, set->desc.alloc_user) ||
-        ctxprof__pcc_publish(set, &first)) {
-        ctxprof__free(first.slots, set->desc.alloc_user);
-        ctxprof__free(set->reported.slots, set->desc.alloc_user);
-        set->table = NULL;
-        set->reported.slots = NULL;
-        return ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "pcc set: out of memory");
-    }
     return CTXPROF_OK;
+}
+
+/* Frees a chain of retired tables; returns their bytes. */
+CTXPROF__PRIV size_t ctxprof__pcc_free_chain(ctxprof__pcc_table *t, void *ud)
+{
+    size_t bytes = 0;
+    while (t) {
+        ctxprof__pcc_table *next = t->retired;
+        bytes += (size_t)ctxprof__pcc_table_bytes(t);
+        ctxprof__free(t->slots, ud);
+        ctxprof__free(t, ud);
+        t = next;
+    }
+    return bytes;
 }
 
 CTXPROF_DEF void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set)
 {
-    ctxprof__pcc_table *t, *next;
     if (!set)
         return;
-    for (t = set->table; t; t = next) {
-        next = t->retired;
-        ctxprof__free(t->slots, set->desc.alloc_user);
-        ctxprof__free(t, set->desc.alloc_user);
-    }
-    ctxprof__free(set->reported.slots, set->desc.alloc_user);
+    if (set->table && set->table != &ctxprof__pcc_empty)
+        ctxprof__pcc_free_chain(set->table, set->desc.alloc_user);
+    if (set->reported && set->reported != &ctxprof__pcc_empty)
+        ctxprof__pcc_free_chain(set->reported, set->desc.alloc_user);
+    ctxprof__pcc_free_chain(set->retired, set->desc.alloc_user);
     ctxprof__pcc_symtab_free(set);
     memset(set, 0, sizeof *set);
+}
+
+CTXPROF_DEF size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set)
+{
+    ctxprof__pcc_table *chain;
+    ctxprof__pcc_lock(set);
+    chain = set->retired;
+    set->retired = NULL;
+    __atomic_store_n(&set->retired_bytes, 0, __ATOMIC_RELAXED);
+    ctxprof__pcc_unlock(set);
+    return ctxprof__pcc_free_chain(chain, set->desc.alloc_user);
 }
 
 CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
@@ -3304,18 +3373,14 @@ CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
 
 CTXPROF_DEF int ctxprof_pcc_set_contains(const ctxprof_pcc_set *set, ctxprof_ctx v)
 {
-    const ctxprof__pcc_table *t;
-    if (v == 0)
-        return __atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
-    t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
-    return __atomic_load_n(&t->slots[ctxprof__pcc_probe(t, v)], __ATOMIC_ACQUIRE) == v;
+    return ctxprof__pcc_table_has(__atomic_load_n(&set->table, __ATOMIC_ACQUIRE), v);
 }
 
 CTXPROF_DEF size_t ctxprof_pcc_set_count(const ctxprof_pcc_set *set)
 {
     const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
     return __atomic_load_n(&t->count, __ATOMIC_RELAXED) +
-           (size_t)__atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
+           (size_t)__atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE);
 }
 
 CTXPROF_DEF int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx v)
@@ -3334,7 +3399,7 @@ CTXPROF_DEF int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos, ct
     const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
     if (*pos == 0) {
         *pos = 1;
-        if (__atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE)) {
             *out = 0;
             return 1;
         }
@@ -3361,6 +3426,7 @@ CTXPROF_DEF void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_s
     out->reported = __atomic_load_n(&set->reported_count, __ATOMIC_RELAXED);
     out->suppressed = __atomic_load_n(&set->suppressed, __ATOMIC_RELAXED);
     out->dropped = __atomic_load_n(&set->dropped, __ATOMIC_RELAXED);
+    out->retired_bytes = __atomic_load_n(&set->retired_bytes, __ATOMIC_RELAXED);
     out->expected_conflicts = ctxprof_pcc_expected_conflicts((double)out->distinct,
                                                              CTXPROF_CTX_BITS);
 }
@@ -3446,46 +3512,31 @@ CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ct
     }
     if (mode != CTXPROF_PCC_CHECK)
         return 1;
+    /* A new context seen before: lock-free, like the trained values, so a
+       context checked again and again costs two lookups, not the lock. */
+    if (ctxprof__pcc_table_has(__atomic_load_n(&set->reported, __ATOMIC_ACQUIRE), v))
+        return 0;
     ctxprof__pcc_lock(set);
     if (ctxprof_pcc_set_contains(set, v)) { /* trained meanwhile (mode switch, merge) */
         ctxprof__pcc_unlock(set);
         return 1;
     }
-    /* The reported table is only touched under the lock. */
-    if (v == 0 ? set->reported_zero
-               : set->reported.slots[ctxprof__pcc_probe(&set->reported, v)] == v) {
+    if (ctxprof__pcc_table_has(set->reported, v)) { /* another thread was first */
         ctxprof__pcc_unlock(set);
         return 0;
     }
-    if (set->new_seen >= set->desc.max_reported) {
+    if (set->new_seen >= set->desc.max_reported ||
+        ctxprof__pcc_table_add(set, &set->reported, 64, v) < 0) {
         __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
     } else {
-        int room = 1;
-        if (v == 0) {
-            set->reported_zero = 1;
-        } else if (2 * (set->reported.count + 1) > set->reported.mask + 1) {
-            ctxprof__pcc_table bigger;
-            room = ctxprof__pcc_table_copy(&bigger, &set->reported, 2 * (set->reported.mask + 1),
-                                           set->desc.alloc_user) == CTXPROF_OK;
-            if (room) {
-                ctxprof__free(set->reported.slots, set->desc.alloc_user);
-                set->reported = bigger;
-            }
-        }
-        if (!room) {
-            __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&set->new_seen, 1, __ATOMIC_RELAXED);
+        if (!set->desc.report) {
+            /* nothing to call */
+        } else if (ctxprof__pcc_rate_ok(set)) {
+            index = __atomic_add_fetch(&set->reported_count, 1, __ATOMIC_RELAXED);
+            call = 1;
         } else {
-            if (v != 0)
-                ctxprof__pcc_table_put(&set->reported, v);
-            __atomic_add_fetch(&set->new_seen, 1, __ATOMIC_RELAXED);
-            if (!set->desc.report) {
-                /* nothing to call */
-            } else if (ctxprof__pcc_rate_ok(set)) {
-                index = __atomic_add_fetch(&set->reported_count, 1, __ATOMIC_RELAXED);
-                call = 1;
-            } else {
-                __atomic_add_fetch(&set->suppressed, 1, __ATOMIC_RELAXED);
-            }
+            __atomic_add_fetch(&set->suppressed, 1, __ATOMIC_RELAXED);
         }
     }
     ctxprof__pcc_unlock(set);
@@ -3632,7 +3683,7 @@ CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int 
     ctxprof_pcc_file f;
     size_t i, total;
     ctxprof__pcc_table fresh;
-    int zero, st;
+    int st;
     memset(&f, 0, sizeof f);
     f.alloc_user = set->desc.alloc_user;
     st = ctxprof_pcc_file_read(&f, path, &set->err);
@@ -3659,25 +3710,25 @@ CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int 
         st = ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
-    zero = merge && set->has_zero;
+    /* the value 0 travels in the table: a reader sees the old set or the
+       new one, never the new table with the old zero */
     for (i = 0; i < f.count; i++) {
         if (f.values[i] == 0)
-            zero = 1;
+            fresh.has_zero = 1;
         else
             ctxprof__pcc_table_put(&fresh, (ctxprof_ctx)f.values[i]);
     }
-    if (fresh.count + (size_t)zero > set->desc.max_contexts) {
+    if (fresh.count + (size_t)fresh.has_zero > set->desc.max_contexts) {
         st = ctxprof__fail(&set->err, CTXPROF_ERR_FULL, 0,
                            "%s: the set would hold %zu contexts, its bound is %zu", path,
-                           fresh.count + (size_t)zero, set->desc.max_contexts);
+                           fresh.count + (size_t)fresh.has_zero, set->desc.max_contexts);
         goto done;
     }
-    if (ctxprof__pcc_publish(set, &fresh)) {
+    if (ctxprof__pcc_publish(set, &set->table, &fresh)) {
         st = ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
     fresh.slots = NULL; /* owned by the set now */
-    __atomic_store_n(&set->has_zero, zero, __ATOMIC_RELEASE);
 done:
     ctxprof__pcc_unlock(set);
     ctxprof__free(fresh.slots, set->desc.alloc_user);

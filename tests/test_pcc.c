@@ -763,17 +763,70 @@ static void pcc_set_capacity(void)
                1e-6);
     ctxprof_pcc_set_deinit(&set);
     /* sized from the expected count: 100,000 values fit at most half full
-       without growing (the first table is the only one) */
+       without growing (the first table is the only one; the shared empty
+       table it replaced is not retired) */
     desc.expected = 100000;
     desc.max_contexts = 0;
     REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
-    CHECK_GE(set.table->mask + 1, 200000);
-    CHECK_LE(set.table->mask + 1, 4 * 100000);
-    for (i = 0; i < 100000; i++)
+    for (i = 0; i < 100000; i++) {
         ctxprof_pcc_set_add(&set, (ctxprof_ctx)ctxprof_mix64(i + 1));
-    CHECK(set.table->retired == NULL);
+        if (i == 0) {
+            CHECK_GE(set.table->mask + 1, 200000);
+            CHECK_LE(set.table->mask + 1, 4 * 100000);
+        }
+    }
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.retired_bytes, 0);
+    CHECK(set.retired == NULL);
     CHECK_EQ(ctxprof_pcc_set_count(&set), 100000);
     ctxprof_pcc_set_deinit(&set);
+}
+
+/* Loads and merges retire the table they replace; ctxprof_pcc_set_reclaim
+   frees them. Counted by the allocator hooks of a separate program: a load
+   into a new set retires nothing; 10 loads without reclaim keep 10 tables of
+   at least 2N slots, exactly what stats.retired_bytes says and reclaim
+   returns and frees; with a reclaim after each of 50 loads and merges the
+   set never holds more than the largest table (a merge sizes its table for
+   the sum of both counts: twice the load's). */
+static void pcc_set_reclaim(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    static const char *const keys[10] = {"table", "retired0", "grow",  "retired", "freed",
+                                         "drop",  "max",      "peak",  "after",   "count"};
+    unsigned long long v[10];
+    const double n = 200000, min_table = 2 * n * sizeof(ctxprof_ctx);
+    char root[1024], out[600], key[32];
+    FILE *f;
+    int k;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    snprintf(out, sizeof out, "%s/reclaim.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O1 -Wall -Wextra -Werror -I%s "
+                               "tests/data/pcc_reclaim.c -o %s/reclaim -lpthread -ldl && "
+                               "%s/reclaim %s/reclaim.set > %s",
+                               CTXPROF_TEST_CC, root, d, d, d, out),
+               0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    for (k = 0; k < 10; k++) {
+        REQUIRE_EQ(fscanf(f, "%31s %llu", key, &v[k]), 2);
+        REQUIRE(strcmp(key, keys[k]) == 0);
+    }
+    fclose(f);
+    CHECK_GE((double)v[0], min_table);
+    CHECK_EQ(v[1], 0);                       /* the empty set's table is not retired */
+    CHECK_GE((double)v[2], 10 * min_table); /* without reclaim: 10 old tables kept */
+    CHECK_EQ(v[3], v[2]);
+    CHECK_EQ(v[4], v[2]);
+    CHECK_EQ(v[5], v[2]);                    /* the allocator saw them freed */
+    CHECK_LE(v[6], 2 * v[0] + 4096);         /* bounded across 50 loads and merges */
+    CHECK_LE(v[7], 4 * v[0] + 4096);
+    CHECK_EQ(v[8], 0);
+    CHECK_EQ(v[9], 200000);
+    printf("  pcc: 50 loads/merges of a 200,000-context file with reclaim: at most %llu KiB "
+           "live (peak %llu KiB); 10 loads without: %llu KiB retired\n",
+           v[6] / 1024, v[7] / 1024, v[2] / 1024);
 }
 
 /* ---- concurrency ---- */
@@ -959,13 +1012,117 @@ static void pcc_report_once(void)
     pthread_mutex_destroy(&rep.mu);
 }
 
+/* In a forked child that holds the set's lock as a loader or a reporter
+   would: checks of a trained context, and of new contexts (one of them 0)
+   that were reported before, answer without the lock. A check that took
+   it would spin until the child's alarm. */
+static int pcc_locked_checks(void *arg, void *shared)
+{
+    ctxprof_pcc_set *set = (ctxprof_pcc_set *)arg;
+    int *seen = (int *)shared, i;
+    __atomic_store_n(&set->lock, 1, __ATOMIC_RELAXED);
+    for (i = 0; i < 1000; i++) {
+        seen[0] += ctxprof_pcc_set_check(set, 42, CTXPROF_PCC_LOC) == 1;
+        seen[1] += ctxprof_pcc_set_check(set, 43, CTXPROF_PCC_LOC) == 0;
+        seen[2] += ctxprof_pcc_set_check(set, 0, CTXPROF_PCC_LOC) == 0;
+    }
+    return 0;
+}
+
+static void pcc_check_new_lock_free(void)
+{
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    int *seen = (int *)ctxprof_test_shared(3 * sizeof(int)), sig, rc;
+    REQUIRE(seen != NULL);
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_add(&set, 42), 1);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 43, CTXPROF_PCC_LOC), 0);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 0, CTXPROF_PCC_LOC), 0);
+    rc = ctxprof_test_child(pcc_locked_checks, &set, seen, 20, &sig);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(seen[0], 1000);
+    CHECK_EQ(seen[1], 1000);
+    CHECK_EQ(seen[2], 1000);
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.new_seen, 2);
+    ctxprof_pcc_set_deinit(&set);
+    munmap(seen, 3 * sizeof(int));
+}
+
+/* While one thread replaces the set again and again, alternately from a
+   file of 10 values and 0 (11 contexts) and a file of 20 values without 0,
+   readers always see one set or the other, never the new table with the
+   old set's 0 (10 or 21 contexts). Probabilistic against the old order,
+   which stored the value 0's flag after publishing the table. */
+static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero);
+typedef struct pcc_swap {
+    ctxprof_pcc_set *set;
+    const char *files[2];
+    int done, loads_failed;
+    long odd, reads;
+} pcc_swap;
+
+static void *pcc_swap_loader(void *arg)
+{
+    pcc_swap *w = (pcc_swap *)arg;
+    int i;
+    for (i = 0; i < 2000; i++)
+        w->loads_failed += ctxprof_pcc_set_load(w->set, w->files[i % 2]) != CTXPROF_OK;
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void pcc_zero_with_table(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char pa[512], pb[512];
+    ctxprof_pcc_set a, b, set;
+    pcc_swap w;
+    pthread_t th;
+    unsigned i;
+    snprintf(pa, sizeof pa, "%s/zero_a.set", d);
+    snprintf(pb, sizeof pb, "%s/zero_b.set", d);
+    pcc_set_fill(&a, 0, 0, 1);
+    pcc_set_fill(&b, 0, 0, 0);
+    for (i = 1; i <= 20; i++) {
+        if (i <= 10)
+            ctxprof_pcc_set_add(&a, i);
+        ctxprof_pcc_set_add(&b, 100 + i);
+    }
+    REQUIRE_EQ(ctxprof_pcc_set_save(&a, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&b, pb), CTXPROF_OK);
+    pcc_set_fill(&set, 0, 0, 0);
+    memset(&w, 0, sizeof w);
+    w.set = &set;
+    w.files[0] = pa;
+    w.files[1] = pb;
+    REQUIRE_EQ(pthread_create(&th, NULL, pcc_swap_loader, &w), 0);
+    while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
+        size_t n = ctxprof_pcc_set_count(&set);
+        w.odd += n != 0 && n != 11 && n != 20;
+        w.reads++;
+    }
+    pthread_join(th, NULL);
+    CHECK_EQ(w.loads_failed, 0);
+    CHECK_EQ(w.odd, 0);
+    CHECK_GE(w.reads, 1);
+    CHECK_EQ(ctxprof_pcc_set_count(&set), 20);
+    ctxprof_pcc_set_deinit(&a);
+    ctxprof_pcc_set_deinit(&b);
+    ctxprof_pcc_set_deinit(&set);
+}
+
 /* Training and checking at once: in CHECK mode, two threads add values
    (ctxprof_pcc_set_add, growing the table several times) and one merges a
    set file again and again (each merge publishes a new table) while four
    threads check. A trained context is found at every moment, each of the
    never-trained contexts is reported exactly once, and at the end the set
    is exactly the union. */
-static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero);
 #define PCC_TWC_PRE 2000  /* trained before the threads start */
 #define PCC_TWC_ADD 20000 /* added by each of the two trainers */
 #define PCC_TWC_FILE 5000 /* in the merged file */
@@ -1628,8 +1785,11 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_conflicts", pcc_conflicts},
     {"pcc_set_basic", pcc_set_basic},
     {"pcc_set_capacity", pcc_set_capacity},
+    {"pcc_set_reclaim", pcc_set_reclaim},
     {"pcc_set_concurrent", pcc_set_concurrent},
     {"pcc_report_once", pcc_report_once},
+    {"pcc_check_new_lock_free", pcc_check_new_lock_free},
+    {"pcc_zero_with_table", pcc_zero_with_table},
     {"pcc_train_while_checking", pcc_train_while_checking},
     {"pcc_report_rate_limit", pcc_report_rate_limit},
     {"pcc_set_files", pcc_set_files},
