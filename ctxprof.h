@@ -634,7 +634,9 @@ typedef struct ctxprof_pcc_file {
     uint64_t *values;      /* sorted ascending, unique; from CTXPROF_MALLOC */
     void *alloc_user;      /* set before reading; passed to CTXPROF_MALLOC/FREE */
 } ctxprof_pcc_file;
-/* Reads and validates a set file; on failure *f is unchanged. */
+/* Reads and validates a set file ("-": standard input); on failure *f is
+   unchanged. The 64-byte header is checked first and no more is read than
+   it announces, so a device or a false length fails without reading on. */
 CTXPROF_API int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err);
 /* Writes atomically; values must be sorted and unique. */
 CTXPROF_API int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *path,
@@ -3635,15 +3637,103 @@ CTXPROF__PRIV int ctxprof__pcc_file_parse(ctxprof_pcc_file *f, const unsigned ch
     return CTXPROF_OK;
 }
 
+/* Reads up to len bytes; the count read (short only at end of file), or -1
+   with errno set. */
+CTXPROF__PRIV long ctxprof__pcc_read_full(int fd, unsigned char *p, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, p + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (long)got;
+}
+
+/* Reads a set file header first: a file that is no ctxprof file (a device
+   such as /dev/zero, a text file) or whose header promises another size
+   than the file has is refused after 64 bytes, and no more is read than the
+   header announces (plus one byte, to see that the file ends there). The
+   image then goes through ctxprof__pcc_file_parse, which checks it all. */
 CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err)
 {
-    char *buf;
+    unsigned char hdr[CTXPROF__BLOB_HDR], *buf = hdr, extra;
+    uint64_t plen = 0, have = 0;
+    const char *more = "";
     size_t size;
-    int st = ctxprof__read_file(path, &buf, &size, f->alloc_user, err);
-    if (st)
-        return st;
-    st = ctxprof__pcc_file_parse(f, (const unsigned char *)buf, size, path, err);
-    ctxprof__free(buf, f->alloc_user);
+    struct stat sb;
+    long n;
+    int fd, st, e = 0, reg;
+    if (!path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
+    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
+    n = ctxprof__pcc_read_full(fd, hdr, sizeof hdr);
+    if (n < 0)
+        e = errno;
+    size = n > 0 ? (size_t)n : 0;
+    if (!e && size == sizeof hdr && memcmp(hdr, "CTXPROF", 8) == 0) {
+        plen = ctxprof__get64(hdr + 48);
+        have = plen;
+        reg = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+        if (reg) /* the parser's size check, early */
+            have = sb.st_size >= (off_t)sizeof hdr ? (uint64_t)sb.st_size - sizeof hdr : 0;
+        if (plen > (uint64_t)(SIZE_MAX - sizeof hdr))
+            have = 0;
+        if (have == plen && plen) {
+            /* A regular file's size is checked: its payload is read at once.
+               From a pipe, the buffer grows with what arrives, so a false
+               length costs no more memory than the data sent. */
+            size_t got = 0, cap = reg || plen < 65536 ? (size_t)plen : 65536;
+            while (!e && got < plen) {
+                unsigned char *nb =
+                    (unsigned char *)ctxprof__alloc(cap + sizeof hdr, 1, f->alloc_user);
+                if (!nb) {
+                    e = -1;
+                    break;
+                }
+                memcpy(nb, buf, sizeof hdr + got);
+                if (buf != hdr)
+                    ctxprof__free(buf, f->alloc_user);
+                buf = nb;
+                n = ctxprof__pcc_read_full(fd, buf + sizeof hdr + got, cap - got);
+                if (n < 0)
+                    e = errno;
+                else
+                    got += (size_t)n;
+                if (n >= 0 && got < cap)
+                    break; /* end of file */
+                cap = plen - cap < cap ? (size_t)plen : 2 * cap;
+            }
+            have = got;
+            size = sizeof hdr + got;
+        }
+        if (!e && have == plen && ctxprof__pcc_read_full(fd, &extra, 1) > 0) {
+            have = plen + 1; /* a device or a file growing under us */
+            more = "at least ";
+        }
+    }
+    if (fd)
+        close(fd);
+    if (e < 0)
+        st = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+    else if (e)
+        st = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
+    else if (have != plen)
+        st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,
+                           (unsigned long long)have, (unsigned long long)plen,
+                           have < plen ? "truncated?" : "data after it");
+    else
+        st = ctxprof__pcc_file_parse(f, buf, size, path, err);
+    if (buf != hdr)
+        ctxprof__free(buf, f->alloc_user);
     return st;
 }
 

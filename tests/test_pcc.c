@@ -1484,6 +1484,16 @@ static void pcc_set_bad_files(void)
             CHECK_EQ(ctxprof_pcc_set_merge(&s, bad), cases[k].status);
         }
     }
+    /* a byte after the payload the header announces */
+    {
+        FILE *f = fopen(bad, "wb");
+        REQUIRE(f);
+        REQUIRE_EQ(fwrite(img, 1, len, f), len);
+        fputc(0, f);
+        fclose(f);
+        CHECK_EQ(ctxprof_pcc_set_load(&s, bad), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "(data after it)");
+    }
     /* an empty file, a directory */
     REQUIRE_EQ(pcc_write_raw(bad, "", 0), 0);
     CHECK_EQ(ctxprof_pcc_set_load(&s, bad), CTXPROF_ERR_CORRUPT);
@@ -1545,9 +1555,33 @@ static void pcc_tool(void)
     REQUIRE(f);
     REQUIRE(fgets(line, sizeof line, f));
     fclose(f);
-    snprintf(want, sizeof want, "bits=64 seed=0 site_version=%d contexts=541",
+    snprintf(want, sizeof want, "bits=64 seed=0 site_version=%d contexts=541 ",
              CTXPROF_PCC_SITE_VERSION);
     CHECK_CONTAINS(line, want);
+    {
+        /* E = n(n-1)/2m to many digits when n << m (m = 2^64) */
+        const char *e = strstr(line, "expected_conflicts=");
+        double got = 0, exact = 541.0 * 540 / 2 / 18446744073709551616.0;
+        REQUIRE(e != NULL);
+        REQUIRE_EQ(sscanf(e, "expected_conflicts=%lf", &got), 1);
+        CHECK_NEAR(got / exact, 1, 0.01);
+    }
+    /* list: every value, ascending, each in the set that was saved */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set list %s > %s", pa, out), 0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    {
+        unsigned long long x, prev = 0;
+        size_t n = 0;
+        while (fscanf(f, "%llx", &x) == 1) {
+            CHECK(ctxprof_pcc_set_contains(&a, (ctxprof_ctx)x));
+            CHECK(n == 0 || x > prev);
+            prev = x;
+            n++;
+        }
+        CHECK_EQ(n, ctxprof_pcc_set_count(&a));
+    }
+    fclose(f);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > %s", pa, pb, out), 1);
     f = fopen(out, "r");
     REQUIRE(f);
@@ -1575,9 +1609,29 @@ static void pcc_tool(void)
     }
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge -o %s %s %s 2> %s", pu, pa, pb, out), 1);
     CHECK_EQ(ctxprof_test_sh("grep -q 'incompatible builds' %s", out), 0);
+    /* diff, like cmp: 1 only for "they differ", 2 for trouble */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > /dev/null 2> %s", pa, pb, out), 2);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'incompatible builds' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s/missing.set 2> /dev/null", pa, d), 2);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s 2> /dev/null", pa), 2);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info Makefile 2> %s", out), 1);
     CHECK_EQ(ctxprof_test_sh("grep -q 'Makefile: not a ctxprof file' %s", out), 0);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set bogus 2> /dev/null"), 2);
+    /* "-o" at the end is a usage error, not an input named -o */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge %s -o > /dev/null 2> %s", pa, out), 2);
+    CHECK_EQ(ctxprof_test_sh("grep -q -- '-o needs a file' %s", out), 0);
+    /* endless input is refused after its header, in bounded memory (the
+       old reader took /dev/zero until it ran out) */
+    CHECK_EQ(ctxprof_test_sh("(ulimit -v 400000; build/ctxprof-set info /dev/zero) 2> %s", out), 1);
+    CHECK_EQ(ctxprof_test_sh("grep -q '/dev/zero: not a ctxprof file' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("(ulimit -v 400000; cat %s /dev/zero | build/ctxprof-set info -) "
+                             "2> %s",
+                             pa, out),
+             1);
+    CHECK_EQ(ctxprof_test_sh("grep -q -- '-: payload is at least' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info - < %s | grep -q 'contexts=541 '", pa), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set --help | grep -q 'list FILE'"), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set --help | grep -q 'expected_conflicts'"), 0);
     ctxprof_pcc_set_deinit(&a);
     ctxprof_pcc_set_deinit(&b);
     ctxprof_pcc_set_deinit(&u);
@@ -1640,6 +1694,11 @@ static void pcc_bits32(void)
                0);
     CHECK_EQ(ctxprof_test_sh("%s/bits32 %s/w32.set %s | grep -qx ok", d, d, p64), 0);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s/w32.set | grep -q 'bits=32 .*contexts=1000'",
+                             d),
+             0);
+    /* 1000 * 999 / 2 / 2^32 = 0.0001163 expected conflicts */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s/w32.set | grep -q "
+                             "'expected_conflicts=0.000116$'",
                              d),
              0);
 }
