@@ -333,9 +333,11 @@ CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t 
    carries the id as its displacement: a site costs 4 instructions (load,
    lea cs(V,V,2), store, restore). Contexts stay 64-bit, but two of N sites
    share an id with probability about N^2 / 2^33 (10,000 sites: 1.2%);
-   such sites are one site to PCC. CTXPROF_SITE_BITS=64 (with 64-bit
-   values) gives full-width ids, which need their own instruction (movabs)
-   at each site: 6 instructions. Set files record the choice (site_version
+   such sites are one site to PCC. A context d calls deep spreads over
+   about 32 + 1.6d bits, not 64, yet two contexts that collide would also
+   collide with 32-bit values (the values agree modulo 2^32).
+   CTXPROF_SITE_BITS=64 (with 64-bit values) gives full-width ids, which
+   need their own instruction (movabs) at each site: 6 instructions. Set files record the choice (site_version
    4: 32-bit ids in 64-bit values; 3: full width, or 32-bit values) and
    refuse a set trained with the other. */
 
@@ -356,7 +358,10 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
 
 /* Composition of a chain of sites (paper 3.3, inlined call sites): two
    updates f(f(V, a), b) equal one update by 3^2 with constant 3a + b. The
-   result is an integer constant expression when a and b are. */
+   result is an integer constant expression when a and b are (literal or
+   enum ids: static initializers, case labels, static asserts).
+   CTXPROF_PCC_SITE() calls an inline function, so a composition of such
+   ids is not one, though at -O1 and above it folds to one immediate. */
 #define CTXPROF_PCC_COMPOSE(a, b) ((ctxprof_ctx)((ctxprof_ctx)3u * (ctxprof_ctx)(a) + (ctxprof_ctx)(b)))
 #define CTXPROF_PCC_COMPOSE3(a, b, c) CTXPROF_PCC_COMPOSE(CTXPROF_PCC_COMPOSE(a, b), c)
 #define CTXPROF_PCC_COMPOSE4(a, b, c, d) CTXPROF_PCC_COMPOSE(CTXPROF_PCC_COMPOSE3(a, b, c), d)
@@ -545,7 +550,9 @@ typedef struct ctxprof_pcc_set_desc {
 
 /* Counters; ctxprof_pcc_set_stats sums them. */
 typedef struct ctxprof_pcc_stats {
-    uint64_t queries;    /* calls of ctxprof_pcc_set_check (any mode but OFF) */
+    uint64_t queries;    /* calls of ctxprof_pcc_set_check (any mode but OFF); exact for
+                            the first 64 threads of the process that check, then may
+                            undercount (see ctxprof_pcc_set_check) */
     uint64_t distinct;   /* values in the set */
     uint64_t new_seen;   /* distinct new contexts seen in CHECK mode */
     uint64_t reported;   /* report callbacks made */
@@ -665,8 +672,12 @@ CTXPROF_INLINE int ctxprof_pcc_set_check(ctxprof_pcc_set *set, ctxprof_ctx value
         return 1;
     if (CTXPROF__UNLIKELY(stripe == 0))
         stripe = ctxprof__pcc_stripe_assign();
-    /* Stripe counters: plain load and store (no lock prefix); exact while
-       each stripe has one writing thread, i.e. up to 64 live threads. */
+    /* Stripe counters: plain load and store (no lock prefix), exact while
+       each stripe has one writing thread. Stripes go to threads in order of
+       their first check of any set and are never given back: the first 64
+       such threads of the process count exactly; later ones (even after
+       earlier ones exited) share stripes round-robin, and two threads
+       counting on one stripe at the same instant can lose a count. */
     q = &set->queries[stripe % CTXPROF__PCC_STRIPES].n;
     __atomic_store_n(q, __atomic_load_n(q, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
