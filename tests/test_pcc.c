@@ -597,6 +597,45 @@ static void pcc_threads(void)
     pthread_barrier_destroy(&pcc_barrier);
 }
 
+/* ctxprof's implementation in a shared library, annotated code in a PIE:
+   built with CTXPROF_TLS_INITIAL_EXEC, the executable and the library use
+   one ctxprof_pcc_tls per thread (the library sees the value an annotated
+   call set, in two threads); without it the link fails, as THREADS in
+   ctxprof.h says. */
+static void pcc_tls_shared_lib(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char root[1024], out[600];
+    unsigned long long seen[2];
+    int ok[2];
+    FILE *f;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    snprintf(out, sizeof out, "%s/tls.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fPIC -shared -Wall -Wextra -Werror -I%s "
+                               "tests/data/pcc_tls_lib.c -o %s/libpcc_tls.so",
+                               CTXPROF_TEST_CC, root, d),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fPIE -pie -Wall -Wextra -Werror "
+                               "-DCTXPROF_TLS_INITIAL_EXEC -I%s tests/data/pcc_tls_main.c "
+                               "-o %s/tls_main -L%s -lpcc_tls -Wl,-rpath,%s -lpthread && "
+                               "%s/tls_main > %s",
+                               CTXPROF_TEST_CC, root, d, d, d, d, out),
+               0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE_EQ(fscanf(f, "%llu %d %llu %d", &seen[0], &ok[0], &seen[1], &ok[1]), 4);
+    fclose(f);
+    CHECK_EQ(seen[0], ctxprof_pcc_next(3, 77));
+    CHECK_EQ(seen[1], ctxprof_pcc_next(5, 77));
+    CHECK_EQ(ok[0], 1);
+    CHECK_EQ(ok[1], 1);
+    CHECK_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fPIE -pie -I%s tests/data/pcc_tls_main.c "
+                             "-o %s/tls_le -L%s -lpcc_tls -lpthread 2>&1 | grep -q TPOFF32",
+                             CTXPROF_TEST_CC, root, d, d),
+             0);
+}
+
 /* ---- conflicts ---- */
 
 static int pcc_cmp32(const void *a, const void *b)
@@ -1841,6 +1880,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_scope", pcc_scope},
     {"pcc_func_alone", pcc_func_alone},
     {"pcc_threads", pcc_threads},
+    {"pcc_tls_shared_lib", pcc_tls_shared_lib},
     {"pcc_conflicts", pcc_conflicts},
     {"pcc_set_basic", pcc_set_basic},
     {"pcc_set_capacity", pcc_set_capacity},
