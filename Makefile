@@ -94,10 +94,10 @@ $(B)/bench/pcc_calls_$(1)_$(4): bench/pcc_calls.c bench/bench.h bench/pcc_fib.c 
 endef
 $(eval $(call pcc_calls_rule,gcc,$(CC),64,64))
 $(eval $(call pcc_calls_rule,gcc,$(CC),32,32))
-$(eval $(call pcc_calls_rule,gcc,$(CC),64,64site32,-DCTXPROF_SITE_BITS=32))
+$(eval $(call pcc_calls_rule,gcc,$(CC),64,64site64,-DCTXPROF_SITE_BITS=64))
 $(eval $(call pcc_calls_rule,clang,$(CLANG),64,64))
 $(eval $(call pcc_calls_rule,clang,$(CLANG),32,32))
-$(eval $(call pcc_calls_rule,clang,$(CLANG),64,64site32,-DCTXPROF_SITE_BITS=32))
+$(eval $(call pcc_calls_rule,clang,$(CLANG),64,64site64,-DCTXPROF_SITE_BITS=64))
 BENCH_RUNS += bench/pcc_calls.sh
 
 # Benchmark 2: query cost. The libunwind build exists when libunwind-dev does.

@@ -28,8 +28,8 @@
 
      CTXPROF_CTX_BITS       64    32 or 64: width of ctxprof_ctx (global)
      CTXPROF_SITE_SEED      0     build seed mixed into every call-site id
-     CTXPROF_SITE_BITS      =CTX  32 with 64-bit values: call-site ids fit a 32-bit
-                                  immediate (the 4-instruction site; see pcc)
+     CTXPROF_SITE_BITS      32    width of call-site ids: 32 fits a lea displacement
+                                  (4 instructions a site); 64 with 64-bit values: 6 (pcc)
      CTXPROF_MALLOC/FREE    libc  allocator hooks (implementation TU; both or none)
      CTXPROF_TLS            auto  storage class for per-thread state
      CTXPROF_TLS_INITIAL_EXEC off use initial-exec TLS in executables too (see THREADS)
@@ -86,10 +86,10 @@
 #define CTXPROF_SITE_SEED 0
 #endif
 #ifndef CTXPROF_SITE_BITS
-#define CTXPROF_SITE_BITS CTXPROF_CTX_BITS
+#define CTXPROF_SITE_BITS 32
 #endif
-#if CTXPROF_SITE_BITS != CTXPROF_CTX_BITS && CTXPROF_SITE_BITS != 32
-#error "ctxprof: CTXPROF_SITE_BITS must be 32 or CTXPROF_CTX_BITS"
+#if CTXPROF_SITE_BITS != 32 && !(CTXPROF_SITE_BITS == 64 && CTXPROF_CTX_BITS == 64)
+#error "ctxprof: CTXPROF_SITE_BITS must be 32, or 64 with CTXPROF_CTX_BITS 64"
 #endif
 
 #define CTXPROF_VERSION_MAJOR 0
@@ -325,17 +325,21 @@ CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t 
    -fmacro-prefix-map so build directories do not leak in), the line, an
    optional discriminator (CTXPROF_PCC_SITE_D(n), for two sites on one line)
    and CTXPROF_SITE_SEED (a per-build secret defeats engineered conflicts).
-   At -O1 and above the whole hash folds into one immediate. The first 32
-   characters of the base name and its length are hashed.
+   At -O1 and above the whole hash folds into one immediate. The base
+   name's length and its first and last 32 characters are hashed (names
+   longer than 64 characters that differ only in the middle share ids).
 
-   With 64-bit values a full 64-bit id needs its own instruction (movabs)
-   at each site: 6 instructions where 32-bit values need 4 (load, lea
-   cs(V,V,2), store, restore). CTXPROF_SITE_BITS=32 keeps 64-bit values
-   but takes ids of 32 bits, sign-extended, which lea carries as its
-   displacement: 4 instructions. Contexts stay 64-bit, but two of N sites
+   Ids are 32 bits by default, sign-extended into 64-bit values, so lea
+   carries the id as its displacement: a site costs 4 instructions (load,
+   lea cs(V,V,2), store, restore). Contexts stay 64-bit, but two of N sites
    share an id with probability about N^2 / 2^33 (10,000 sites: 1.2%);
-   such sites are one site to PCC. Set files record it (site_version 2)
-   and refuse a set trained with the other width. */
+   such sites are one site to PCC. A context d calls deep spreads over
+   about 32 + 1.6d bits, not 64, yet two contexts that collide would also
+   collide with 32-bit values (the values agree modulo 2^32).
+   CTXPROF_SITE_BITS=64 (with 64-bit values) gives full-width ids, which
+   need their own instruction (movabs) at each site: 6 instructions. Set files record the choice (site_version
+   4: 32-bit ids in 64-bit values; 3: full width, or 32-bit values) and
+   refuse a set trained with the other. */
 
 typedef struct ctxprof_pcc {
     ctxprof_ctx v; /* current context value */
@@ -354,7 +358,10 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
 
 /* Composition of a chain of sites (paper 3.3, inlined call sites): two
    updates f(f(V, a), b) equal one update by 3^2 with constant 3a + b. The
-   result is an integer constant expression when a and b are. */
+   result is an integer constant expression when a and b are (literal or
+   enum ids: static initializers, case labels, static asserts).
+   CTXPROF_PCC_SITE() calls an inline function, so a composition of such
+   ids is not one, though at -O1 and above it folds to one immediate. */
 #define CTXPROF_PCC_COMPOSE(a, b) ((ctxprof_ctx)((ctxprof_ctx)3u * (ctxprof_ctx)(a) + (ctxprof_ctx)(b)))
 #define CTXPROF_PCC_COMPOSE3(a, b, c) CTXPROF_PCC_COMPOSE(CTXPROF_PCC_COMPOSE(a, b), c)
 #define CTXPROF_PCC_COMPOSE4(a, b, c, d) CTXPROF_PCC_COMPOSE(CTXPROF_PCC_COMPOSE3(a, b, c), d)
@@ -366,14 +373,23 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
 #else
 #define CTXPROF__BASE_FILE __FILE__
 #endif
-/* FNV-1a over the first 32 bytes of a string literal (NUL-padded). */
+/* FNV-1a over the first 32 and the last 32 bytes of a string literal
+   (NUL-padded after its end, then before its start), seeded with its size:
+   two long names that differ only after their 32nd character, or only
+   before their last 32, get different ids. C(s, i) is the i-th byte. */
 #define CTXPROF__FC(s, i) ((uint64_t)(unsigned char)(s)[(i) < sizeof(s) ? (i) : sizeof(s) - 1])
-#define CTXPROF__F1(s, i, h) (((h) ^ CTXPROF__FC(s, i)) * (uint64_t)0x100000001B3u)
-#define CTXPROF__F4(s, i, h)                                                                       \
-    CTXPROF__F1(s, i + 3, CTXPROF__F1(s, i + 2, CTXPROF__F1(s, i + 1, CTXPROF__F1(s, i, h))))
-#define CTXPROF__F32(s)                                                                            \
-    CTXPROF__F4(s, 28, CTXPROF__F4(s, 24, CTXPROF__F4(s, 20, CTXPROF__F4(s, 16, CTXPROF__F4(     \
-        s, 12, CTXPROF__F4(s, 8, CTXPROF__F4(s, 4, CTXPROF__F4(s, 0, (uint64_t)sizeof(s)))))))))
+#define CTXPROF__FT(s, i)                                                                          \
+    ((uint64_t)(unsigned char)(s)[(i) + sizeof(s) > 32 ? (i) + sizeof(s) - 33 : sizeof(s) - 1])
+#define CTXPROF__F1(C, s, i, h) (((h) ^ C(s, i)) * (uint64_t)0x100000001B3u)
+#define CTXPROF__F4(C, s, i, h)                                                                    \
+    CTXPROF__F1(C, s, i + 3,                                                                       \
+                CTXPROF__F1(C, s, i + 2, CTXPROF__F1(C, s, i + 1, CTXPROF__F1(C, s, i, h))))
+#define CTXPROF__F32(C, s, h)                                                                      \
+    CTXPROF__F4(C, s, 28, CTXPROF__F4(C, s, 24, CTXPROF__F4(C, s, 20, CTXPROF__F4(C, s, 16,       \
+        CTXPROF__F4(C, s, 12, CTXPROF__F4(C, s, 8,                                                 \
+            CTXPROF__F4(C, s, 4, CTXPROF__F4(C, s, 0, h))))))))
+#define CTXPROF__FNAME(s)                                                                          \
+    CTXPROF__F32(CTXPROF__FT, s, CTXPROF__F32(CTXPROF__FC, s, (uint64_t)sizeof(s)))
 
 /* The id of a site from the hash of its file name, its line, a
    discriminator and the build seed; ctxprof_pcc_site_id computes the same
@@ -390,7 +406,7 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_site_mix(uint64_t file_hash, unsigned lon
     return (ctxprof_ctx)h;
 }
 #define CTXPROF_PCC_SITE_D(disc)                                                                   \
-    ctxprof_pcc_site_mix(CTXPROF__F32(CTXPROF__BASE_FILE), (unsigned long)__LINE__,               \
+    ctxprof_pcc_site_mix(CTXPROF__FNAME(CTXPROF__BASE_FILE), (unsigned long)__LINE__,             \
                          (unsigned long)(disc), (uint64_t)CTXPROF_SITE_SEED)
 #define CTXPROF_PCC_SITE() CTXPROF_PCC_SITE_D(0)
 /* Source location passed to the checking functions (cold path only). */
@@ -442,7 +458,15 @@ CTXPROF_INLINE void ctxprof_pcc_pop_site(ctxprof_pcc *s, ctxprof_ctx site)
 
 /* --- annotation macros over the thread's state ------------------------ */
 
-#define CTXPROF_PCC_FUNC() ctxprof_ctx const ctxprof__pcc_here = ctxprof_pcc_tls.v
+/* The local may go unused (a function whose only annotation is the entry,
+   or a scope whose calls are all compiled out): no -Wunused-variable. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__PCC_UNUSED __attribute__((unused))
+#else
+#define CTXPROF__PCC_UNUSED
+#endif
+#define CTXPROF_PCC_FUNC()                                                                         \
+    ctxprof_ctx const ctxprof__pcc_here CTXPROF__PCC_UNUSED = ctxprof_pcc_tls.v
 #define CTXPROF_PCC_CALL(site, stmt)                                                               \
     do {                                                                                           \
         ctxprof_pcc_tls.v = ctxprof_pcc_next(ctxprof__pcc_here, (site));                           \
@@ -459,8 +483,8 @@ CTXPROF_INLINE void ctxprof__pcc_scope_exit(const ctxprof_ctx *saved)
     ctxprof_pcc_tls.v = *saved;
 }
 #define CTXPROF_PCC_SCOPE()                                                                        \
-    ctxprof_ctx const ctxprof__pcc_here __attribute__((cleanup(ctxprof__pcc_scope_exit))) =       \
-        ctxprof_pcc_tls.v
+    ctxprof_ctx const ctxprof__pcc_here CTXPROF__PCC_UNUSED                                        \
+        __attribute__((cleanup(ctxprof__pcc_scope_exit))) = ctxprof_pcc_tls.v
 #define CTXPROF_PCC_HAVE_SCOPE 1
 #endif
 /* Query point outside an annotated function: f(V, site) with the thread's V. */
@@ -479,10 +503,16 @@ CTXPROF_API double ctxprof_pcc_expected_conflicts(double n, unsigned bits);
    A set of context values shared by all threads: open addressing with
    double hashing (paper section 4) that never gives up (the prototype
    dropped a value after 3 probes), kept at most half full and grown by
-   doubling up to a bound. Lookups take no lock (an acquire load of the
-   table, then of the slot); inserts serialize on a spin lock. Tables
-   replaced by growth are kept until deinit, so a reader never touches freed
-   memory (total memory stays below twice the final table).
+   doubling up to a bound. Lookups take no lock and no fence (an acquire
+   load of the table, then of the slot); inserts serialize on a spin lock.
+
+   Memory: a set allocates its table on the first insert or load (an empty
+   set shares one static empty table). A table replaced by growth, load or
+   merge is retired, not freed, since a reader may still be probing it:
+   growth retires less than the current table in all (the sizes halve), but
+   each load or merge over a non-empty set retires the whole previous table.
+   ctxprof_pcc_set_reclaim frees the retired tables at a quiescent point;
+   deinit frees everything; stats.retired_bytes says what is waiting.
 
    Modes: OFF (checks return at once), TRAIN (new values are inserted),
    CHECK (a value absent from the set is a new context: the report callback
@@ -520,22 +550,26 @@ typedef struct ctxprof_pcc_set_desc {
 
 /* Counters; ctxprof_pcc_set_stats sums them. */
 typedef struct ctxprof_pcc_stats {
-    uint64_t queries;    /* calls of ctxprof_pcc_set_check (any mode but OFF) */
+    uint64_t queries;    /* calls of ctxprof_pcc_set_check (any mode but OFF); exact for
+                            the first 64 threads of the process that check, then may
+                            undercount (see ctxprof_pcc_set_check) */
     uint64_t distinct;   /* values in the set */
     uint64_t new_seen;   /* distinct new contexts seen in CHECK mode */
     uint64_t reported;   /* report callbacks made */
     uint64_t suppressed; /* report callbacks refused by the rate limit */
     uint64_t dropped;    /* values not stored: a bound was reached */
+    uint64_t retired_bytes; /* replaced tables waiting for ctxprof_pcc_set_reclaim */
     double expected_conflicts; /* among `distinct` contexts (paper 3.2): stored values that
                                   stand for two or more contexts, on average */
 } ctxprof_pcc_stats;
 
 #define CTXPROF__PCC_STRIPES 64
 typedef struct ctxprof__pcc_table {
-    ctxprof_ctx *slots; /* 0 = empty; the value 0 itself is kept in has_zero */
+    ctxprof_ctx *slots; /* 0 = empty */
     size_t mask;        /* slots - 1 (a power of two) */
-    size_t count;       /* values stored */
-    struct ctxprof__pcc_table *retired; /* older tables, freed at deinit */
+    size_t count;       /* values in slots */
+    int has_zero;       /* the value 0 is in the set: published with the table (atomic) */
+    struct ctxprof__pcc_table *retired; /* next in the set's list of retired tables */
 } ctxprof__pcc_table;
 
 typedef struct ctxprof_pcc_set {
@@ -543,11 +577,11 @@ typedef struct ctxprof_pcc_set {
     ctxprof_error err;
     /* private: */
     ctxprof__pcc_table *table;     /* current table (atomic pointer) */
+    ctxprof__pcc_table *reported;  /* CHECK mode: new values already reported (atomic pointer) */
+    ctxprof__pcc_table *retired;   /* replaced tables, freed by reclaim or deinit (lock) */
+    uint64_t retired_bytes;
     int mode;                      /* atomic copy of the mode */
-    int has_zero;                  /* the value 0 is in the set (atomic) */
-    int lock;                      /* spin lock for inserts and reports */
-    ctxprof__pcc_table reported;   /* CHECK mode: new values already reported */
-    int reported_zero;
+    int lock;                      /* spin lock for inserts, loads and reports */
     uint64_t tokens_ns;            /* rate limiter: time when the bucket was last full */
     uint64_t new_seen, reported_count, suppressed, dropped;
     void *symtab;                  /* symbol table for backtraces, loaded on first report */
@@ -557,10 +591,19 @@ typedef struct ctxprof_pcc_set {
     } queries[CTXPROF__PCC_STRIPES]; /* per-thread stripes, one cache line each */
 } ctxprof_pcc_set;
 
-/* Sizes and allocates the set; desc may be NULL (all defaults). */
+/* Sets the set up empty; desc may be NULL (all defaults). The table, sized
+   from desc.expected, is allocated by the first insert or load. */
 CTXPROF_API int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc);
 /* Frees everything; no thread may use the set any more. */
 CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
+/* Frees the tables retired by growth, load and merge; returns the bytes
+   freed. Call it only at a quiescent point, when no thread is inside a
+   function on this set (check, contains, count, next, stats, add, save,
+   load, merge): e.g. right after a load made while the checking threads
+   were parked, or between requests of an event loop. Lookups publish no
+   hazard pointers (that would cost a fence per check), so the set cannot
+   tell by itself. */
+CTXPROF_API size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set);
 /* Switches mode; safe while other threads check. */
 CTXPROF_API void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode);
 /* Adds a value (training without the check path); 1 if added, 0 if present,
@@ -580,7 +623,9 @@ CTXPROF_API void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_s
 CTXPROF_API int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path);
 /* Replaces the set's contents with a file's (load) or adds them (merge: the
    union of runs or hosts). A truncated, corrupt or mismatched file is
-   refused with a message in set->err and the set left unchanged. */
+   refused with a message in set->err and the set left unchanged. Safe while
+   other threads check; the previous table is retired (see reclaim) unless
+   the set was empty. */
 CTXPROF_API int ctxprof_pcc_set_load(ctxprof_pcc_set *set, const char *path);
 CTXPROF_API int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path);
 /* The last error's text (never NULL). */
@@ -596,7 +641,9 @@ typedef struct ctxprof_pcc_file {
     uint64_t *values;      /* sorted ascending, unique; from CTXPROF_MALLOC */
     void *alloc_user;      /* set before reading; passed to CTXPROF_MALLOC/FREE */
 } ctxprof_pcc_file;
-/* Reads and validates a set file; on failure *f is unchanged. */
+/* Reads and validates a set file ("-": standard input); on failure *f is
+   unchanged. The 64-byte header is checked first and no more is read than
+   it announces, so a device or a false length fails without reading on. */
 CTXPROF_API int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err);
 /* Writes atomically; values must be sorted and unique. */
 CTXPROF_API int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *path,
@@ -625,8 +672,12 @@ CTXPROF_INLINE int ctxprof_pcc_set_check(ctxprof_pcc_set *set, ctxprof_ctx value
         return 1;
     if (CTXPROF__UNLIKELY(stripe == 0))
         stripe = ctxprof__pcc_stripe_assign();
-    /* Stripe counters: plain load and store (no lock prefix); exact while
-       each stripe has one writing thread, i.e. up to 64 live threads. */
+    /* Stripe counters: plain load and store (no lock prefix), exact while
+       each stripe has one writing thread. Stripes go to threads in order of
+       their first check of any set and are never given back: the first 64
+       such threads of the process count exactly; later ones (even after
+       earlier ones exited) share stripes round-robin, and two threads
+       counting on one stripe at the same instant can lose a count. */
     q = &set->queries[stripe % CTXPROF__PCC_STRIPES].n;
     __atomic_store_n(q, __atomic_load_n(q, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
@@ -3045,21 +3096,27 @@ CTXPROF_DEF unsigned ctxprof__pcc_stripe_assign(void)
     return s;
 }
 
-/* Of the call-site hash; stored in set files. 2: 32-bit ids in 64-bit values. */
+/* Of the call-site hash; stored in set files. 1 and 2 hashed only the first
+   32 characters of the file name (1: full-width ids, 2: 32-bit ids in 64-bit
+   values); 3 and 4 hash the last 32 too (3: full-width, 4: 32-bit ids in
+   64-bit values). */
 #if CTXPROF_SITE_BITS == 32 && CTXPROF_CTX_BITS == 64
-#define CTXPROF_PCC_SITE_VERSION 2
+#define CTXPROF_PCC_SITE_VERSION 4
 #else
-#define CTXPROF_PCC_SITE_VERSION 1
+#define CTXPROF_PCC_SITE_VERSION 3
 #endif
 
 CTXPROF_DEF ctxprof_ctx ctxprof_pcc_site_id(const char *file, unsigned long line,
                                             unsigned long disc, uint64_t seed)
 {
-    /* Same arithmetic as CTXPROF__F32 and ctxprof_pcc_site_mix. */
+    /* Same arithmetic as CTXPROF__FNAME and ctxprof_pcc_site_mix. */
     size_t len = strlen(file), i;
     uint64_t h = (uint64_t)(len + 1);
     for (i = 0; i < 32; i++)
         h = (h ^ (uint64_t)(unsigned char)(i < len ? file[i] : 0)) * (uint64_t)0x100000001B3u;
+    for (i = 0; i < 32; i++)
+        h = (h ^ (uint64_t)(unsigned char)(i + len >= 32 ? file[i + len - 32] : 0)) *
+            (uint64_t)0x100000001B3u;
     return ctxprof_pcc_site_mix(h, line, disc, seed);
 }
 
@@ -3171,6 +3228,11 @@ CTXPROF__PRIV size_t ctxprof__pcc_probe(const ctxprof__pcc_table *t, ctxprof_ctx
     }
 }
 
+/* The table of every empty set: probing it finds nothing, and it is never
+   written (the first insert replaces it), freed or retired. */
+static ctxprof_ctx ctxprof__pcc_empty_slot;
+static ctxprof__pcc_table ctxprof__pcc_empty = {&ctxprof__pcc_empty_slot, 0, 0, 0, NULL};
+
 CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, void *ud)
 {
     size_t n = 64;
@@ -3181,6 +3243,7 @@ CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, v
         return CTXPROF_ERR_NOMEM;
     t->mask = n - 1;
     t->count = 0;
+    t->has_zero = 0;
     t->retired = NULL;
     return CTXPROF_OK;
 }
@@ -3189,6 +3252,14 @@ CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, v
 CTXPROF__PRIV size_t ctxprof__pcc_slots_for(size_t values)
 {
     return values > SIZE_MAX / 4 ? SIZE_MAX / 2 : 2 * values + 2;
+}
+
+/* 1 if v is in table t. Lock-free. */
+CTXPROF__PRIV int ctxprof__pcc_table_has(const ctxprof__pcc_table *t, ctxprof_ctx v)
+{
+    if (v == 0)
+        return __atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&t->slots[ctxprof__pcc_probe(t, v)], __ATOMIC_ACQUIRE) == v;
 }
 
 /* Inserts into a table that is not published (or under the set lock with
@@ -3222,69 +3293,92 @@ CTXPROF__PRIV int ctxprof__pcc_table_copy(ctxprof__pcc_table *to, const ctxprof_
     size_t i;
     if (ctxprof__pcc_table_alloc(to, want, ud) != CTXPROF_OK)
         return CTXPROF_ERR_NOMEM;
-    if (from)
+    if (from) {
         for (i = 0; i <= from->mask; i++)
             if (from->slots[i])
                 ctxprof__pcc_table_put(to, from->slots[i]);
+        to->has_zero = from->has_zero;
+    }
     return CTXPROF_OK;
 }
 
-/* Publishes a new current table and retires the old one (readers may still
-   be probing it; it is freed at deinit). Caller holds the lock. */
-CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, const ctxprof__pcc_table *fresh)
+CTXPROF__PRIV uint64_t ctxprof__pcc_table_bytes(const ctxprof__pcc_table *t)
 {
+    return (uint64_t)(t->mask + 1) * sizeof(ctxprof_ctx) + sizeof *t;
+}
+
+/* Publishes *fresh at *where (the set's table or its reported table) and
+   retires the table it replaces: readers may still be probing that one,
+   so only ctxprof_pcc_set_reclaim or deinit frees it. Caller holds the lock. */
+CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, ctxprof__pcc_table **where,
+                                       const ctxprof__pcc_table *fresh)
+{
+    ctxprof__pcc_table *old = *where;
     ctxprof__pcc_table *nt =
         (ctxprof__pcc_table *)ctxprof__alloc(1, sizeof *nt, set->desc.alloc_user);
     if (!nt)
         return CTXPROF_ERR_NOMEM;
     *nt = *fresh;
-    nt->retired = set->table;
-    __atomic_store_n(&set->table, nt, __ATOMIC_RELEASE);
+    nt->retired = NULL;
+    __atomic_store_n(where, nt, __ATOMIC_RELEASE);
+    if (old != &ctxprof__pcc_empty) {
+        old->retired = set->retired;
+        set->retired = old;
+        __atomic_store_n(&set->retired_bytes, set->retired_bytes + ctxprof__pcc_table_bytes(old),
+                         __ATOMIC_RELAXED);
+    }
     return CTXPROF_OK;
 }
 
-/* Adds under the lock: grows by doubling when more than half full, refuses
-   past max_contexts. 1 added, 0 present, or an error. */
-CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v)
+/* Adds v to the table at *where under the lock, replacing the table by one
+   twice as large when it would be more than half full (the shared empty
+   table by one of `first` slots). 1 added, 0 present, CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__pcc_table_add(ctxprof_pcc_set *set, ctxprof__pcc_table **where,
+                                         size_t first, ctxprof_ctx v)
 {
-    ctxprof__pcc_table *t = set->table;
-    size_t i;
-    if (v == 0) {
-        if (set->has_zero)
-            return 0;
-    } else {
-        i = ctxprof__pcc_probe(t, v);
-        if (t->slots[i] == v)
-            return 0;
-    }
-    if (ctxprof_pcc_set_count(set) >= set->desc.max_contexts) {
-        __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
-        return CTXPROF_ERR_FULL;
-    }
-    if (v == 0) {
-        __atomic_store_n(&set->has_zero, 1, __ATOMIC_RELEASE);
-        return 1;
-    }
-    if (2 * (t->count + 1) > t->mask + 1) {
+    ctxprof__pcc_table *t = *where;
+    if (ctxprof__pcc_table_has(t, v))
+        return 0;
+    if (t == &ctxprof__pcc_empty || (v != 0 && 2 * (t->count + 1) > t->mask + 1)) {
         ctxprof__pcc_table fresh;
-        if (ctxprof__pcc_table_copy(&fresh, t, 2 * (t->mask + 1), set->desc.alloc_user) ||
-            ctxprof__pcc_publish(set, &fresh)) {
+        if (ctxprof__pcc_table_copy(&fresh, t, t == &ctxprof__pcc_empty ? first : 2 * (t->mask + 1),
+                                    set->desc.alloc_user))
+            return CTXPROF_ERR_NOMEM;
+        if (ctxprof__pcc_publish(set, where, &fresh)) {
             ctxprof__free(fresh.slots, set->desc.alloc_user);
-            __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
             return CTXPROF_ERR_NOMEM;
         }
-        t = set->table;
+        t = *where;
     }
-    ctxprof__pcc_table_put(t, v);
+    if (v == 0)
+        __atomic_store_n(&t->has_zero, 1, __ATOMIC_RELEASE);
+    else
+        ctxprof__pcc_table_put(t, v);
     return 1;
+}
+
+/* Adds to the set under the lock, refusing past max_contexts. 1 added, 0
+   present, or an error (counted as dropped). */
+CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v)
+{
+    int r;
+    if (ctxprof__pcc_table_has(set->table, v))
+        return 0;
+    if (ctxprof_pcc_set_count(set) >= set->desc.max_contexts)
+        r = CTXPROF_ERR_FULL;
+    else
+        r = ctxprof__pcc_table_add(set, &set->table, ctxprof__pcc_slots_for(set->desc.expected), v);
+    if (r < 0)
+        __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
+    return r;
 }
 
 CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc)
 {
-    ctxprof__pcc_table first;
     if (!set)
         return CTXPROF_ERR_INVAL;
     memset(set, 0, sizeof *set);
+    set->table = set->reported = &ctxprof__pcc_empty;
     if (desc)
         set->desc = *desc;
     if (!set->desc.expected)
@@ -3303,32 +3397,45 @@ CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set
         return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0, "pcc set: unknown mode %d",
                              set->desc.mode);
     set->mode = set->desc.mode;
-    if (ctxprof__pcc_table_copy(&first, NULL, ctxprof__pcc_slots_for(set->desc.expected),
-                                set->desc.alloc_user) ||
-        ctxprof__pcc_table_alloc(&set->reported, 64, set->desc.alloc_user) ||
-        ctxprof__pcc_publish(set, &first)) {
-        ctxprof__free(first.slots, set->desc.alloc_user);
-        ctxprof__free(set->reported.slots, set->desc.alloc_user);
-        set->table = NULL;
-        set->reported.slots = NULL;
-        return ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "pcc set: out of memory");
-    }
     return CTXPROF_OK;
+}
+
+/* Frees a chain of retired tables; returns their bytes. */
+CTXPROF__PRIV size_t ctxprof__pcc_free_chain(ctxprof__pcc_table *t, void *ud)
+{
+    size_t bytes = 0;
+    while (t) {
+        ctxprof__pcc_table *next = t->retired;
+        bytes += (size_t)ctxprof__pcc_table_bytes(t);
+        ctxprof__free(t->slots, ud);
+        ctxprof__free(t, ud);
+        t = next;
+    }
+    return bytes;
 }
 
 CTXPROF_DEF void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set)
 {
-    ctxprof__pcc_table *t, *next;
     if (!set)
         return;
-    for (t = set->table; t; t = next) {
-        next = t->retired;
-        ctxprof__free(t->slots, set->desc.alloc_user);
-        ctxprof__free(t, set->desc.alloc_user);
-    }
-    ctxprof__free(set->reported.slots, set->desc.alloc_user);
+    if (set->table && set->table != &ctxprof__pcc_empty)
+        ctxprof__pcc_free_chain(set->table, set->desc.alloc_user);
+    if (set->reported && set->reported != &ctxprof__pcc_empty)
+        ctxprof__pcc_free_chain(set->reported, set->desc.alloc_user);
+    ctxprof__pcc_free_chain(set->retired, set->desc.alloc_user);
     ctxprof__pcc_symtab_free(set);
     memset(set, 0, sizeof *set);
+}
+
+CTXPROF_DEF size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set)
+{
+    ctxprof__pcc_table *chain;
+    ctxprof__pcc_lock(set);
+    chain = set->retired;
+    set->retired = NULL;
+    __atomic_store_n(&set->retired_bytes, 0, __ATOMIC_RELAXED);
+    ctxprof__pcc_unlock(set);
+    return ctxprof__pcc_free_chain(chain, set->desc.alloc_user);
 }
 
 CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
@@ -3339,18 +3446,14 @@ CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
 
 CTXPROF_DEF int ctxprof_pcc_set_contains(const ctxprof_pcc_set *set, ctxprof_ctx v)
 {
-    const ctxprof__pcc_table *t;
-    if (v == 0)
-        return __atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
-    t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
-    return __atomic_load_n(&t->slots[ctxprof__pcc_probe(t, v)], __ATOMIC_ACQUIRE) == v;
+    return ctxprof__pcc_table_has(__atomic_load_n(&set->table, __ATOMIC_ACQUIRE), v);
 }
 
 CTXPROF_DEF size_t ctxprof_pcc_set_count(const ctxprof_pcc_set *set)
 {
     const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
     return __atomic_load_n(&t->count, __ATOMIC_RELAXED) +
-           (size_t)__atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE);
+           (size_t)__atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE);
 }
 
 CTXPROF_DEF int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx v)
@@ -3369,7 +3472,7 @@ CTXPROF_DEF int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos, ct
     const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
     if (*pos == 0) {
         *pos = 1;
-        if (__atomic_load_n(&set->has_zero, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE)) {
             *out = 0;
             return 1;
         }
@@ -3396,6 +3499,7 @@ CTXPROF_DEF void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_s
     out->reported = __atomic_load_n(&set->reported_count, __ATOMIC_RELAXED);
     out->suppressed = __atomic_load_n(&set->suppressed, __ATOMIC_RELAXED);
     out->dropped = __atomic_load_n(&set->dropped, __ATOMIC_RELAXED);
+    out->retired_bytes = __atomic_load_n(&set->retired_bytes, __ATOMIC_RELAXED);
     out->expected_conflicts = ctxprof_pcc_expected_conflicts((double)out->distinct,
                                                              CTXPROF_CTX_BITS);
 }
@@ -3407,19 +3511,23 @@ CTXPROF_DEF const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set)
 
 /* ---- pcc: reports ---- */
 
-CTXPROF__PRIV uint64_t ctxprof__now_ns(void)
+/* The rate limiter's clock (monotonic ns). Replaceable so tests can drive
+   the limit deterministically, as ctxprof__io_write is for writes. */
+typedef uint64_t (*ctxprof__clock_fn)(void);
+CTXPROF__PRIV uint64_t ctxprof__now_ns_default(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+static ctxprof__clock_fn ctxprof__pcc_clock = ctxprof__now_ns_default;
 
 /* Rate limit as a virtual schedule (GCRA): each report takes 1/rate s of
    the schedule, which may run at most one second (rate reports) ahead of
    now. Caller holds the lock. */
 CTXPROF__PRIV int ctxprof__pcc_rate_ok(ctxprof_pcc_set *set)
 {
-    uint64_t now = ctxprof__now_ns(), step = 1000000000u / set->desc.reports_per_sec;
+    uint64_t now = ctxprof__pcc_clock(), step = 1000000000u / set->desc.reports_per_sec;
     uint64_t tat = set->tokens_ns > now ? set->tokens_ns : now;
     if (tat + step > now + 1000000000u + step / 2)
         return 0;
@@ -3477,46 +3585,31 @@ CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ct
     }
     if (mode != CTXPROF_PCC_CHECK)
         return 1;
+    /* A new context seen before: lock-free, like the trained values, so a
+       context checked again and again costs two lookups, not the lock. */
+    if (ctxprof__pcc_table_has(__atomic_load_n(&set->reported, __ATOMIC_ACQUIRE), v))
+        return 0;
     ctxprof__pcc_lock(set);
     if (ctxprof_pcc_set_contains(set, v)) { /* trained meanwhile (mode switch, merge) */
         ctxprof__pcc_unlock(set);
         return 1;
     }
-    /* The reported table is only touched under the lock. */
-    if (v == 0 ? set->reported_zero
-               : set->reported.slots[ctxprof__pcc_probe(&set->reported, v)] == v) {
+    if (ctxprof__pcc_table_has(set->reported, v)) { /* another thread was first */
         ctxprof__pcc_unlock(set);
         return 0;
     }
-    if (set->new_seen >= set->desc.max_reported) {
+    if (set->new_seen >= set->desc.max_reported ||
+        ctxprof__pcc_table_add(set, &set->reported, 64, v) < 0) {
         __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
     } else {
-        int room = 1;
-        if (v == 0) {
-            set->reported_zero = 1;
-        } else if (2 * (set->reported.count + 1) > set->reported.mask + 1) {
-            ctxprof__pcc_table bigger;
-            room = ctxprof__pcc_table_copy(&bigger, &set->reported, 2 * (set->reported.mask + 1),
-                                           set->desc.alloc_user) == CTXPROF_OK;
-            if (room) {
-                ctxprof__free(set->reported.slots, set->desc.alloc_user);
-                set->reported = bigger;
-            }
-        }
-        if (!room) {
-            __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&set->new_seen, 1, __ATOMIC_RELAXED);
+        if (!set->desc.report) {
+            /* nothing to call */
+        } else if (ctxprof__pcc_rate_ok(set)) {
+            index = __atomic_add_fetch(&set->reported_count, 1, __ATOMIC_RELAXED);
+            call = 1;
         } else {
-            if (v != 0)
-                ctxprof__pcc_table_put(&set->reported, v);
-            __atomic_add_fetch(&set->new_seen, 1, __ATOMIC_RELAXED);
-            if (!set->desc.report) {
-                /* nothing to call */
-            } else if (ctxprof__pcc_rate_ok(set)) {
-                index = __atomic_add_fetch(&set->reported_count, 1, __ATOMIC_RELAXED);
-                call = 1;
-            } else {
-                __atomic_add_fetch(&set->suppressed, 1, __ATOMIC_RELAXED);
-            }
+            __atomic_add_fetch(&set->suppressed, 1, __ATOMIC_RELAXED);
         }
     }
     ctxprof__pcc_unlock(set);
@@ -3615,15 +3708,103 @@ CTXPROF__PRIV int ctxprof__pcc_file_parse(ctxprof_pcc_file *f, const unsigned ch
     return CTXPROF_OK;
 }
 
+/* Reads up to len bytes; the count read (short only at end of file), or -1
+   with errno set. */
+CTXPROF__PRIV long ctxprof__pcc_read_full(int fd, unsigned char *p, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, p + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (long)got;
+}
+
+/* Reads a set file header first: a file that is no ctxprof file (a device
+   such as /dev/zero, a text file) or whose header promises another size
+   than the file has is refused after 64 bytes, and no more is read than the
+   header announces (plus one byte, to see that the file ends there). The
+   image then goes through ctxprof__pcc_file_parse, which checks it all. */
 CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err)
 {
-    char *buf;
+    unsigned char hdr[CTXPROF__BLOB_HDR], *buf = hdr, extra;
+    uint64_t plen = 0, have = 0;
+    const char *more = "";
     size_t size;
-    int st = ctxprof__read_file(path, &buf, &size, f->alloc_user, err);
-    if (st)
-        return st;
-    st = ctxprof__pcc_file_parse(f, (const unsigned char *)buf, size, path, err);
-    ctxprof__free(buf, f->alloc_user);
+    struct stat sb;
+    long n;
+    int fd, st, e = 0, reg;
+    if (!path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
+    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
+    n = ctxprof__pcc_read_full(fd, hdr, sizeof hdr);
+    if (n < 0)
+        e = errno;
+    size = n > 0 ? (size_t)n : 0;
+    if (!e && size == sizeof hdr && memcmp(hdr, "CTXPROF", 8) == 0) {
+        plen = ctxprof__get64(hdr + 48);
+        have = plen;
+        reg = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+        if (reg) /* the parser's size check, early */
+            have = sb.st_size >= (off_t)sizeof hdr ? (uint64_t)sb.st_size - sizeof hdr : 0;
+        if (plen > (uint64_t)(SIZE_MAX - sizeof hdr))
+            have = 0;
+        if (have == plen && plen) {
+            /* A regular file's size is checked: its payload is read at once.
+               From a pipe, the buffer grows with what arrives, so a false
+               length costs no more memory than the data sent. */
+            size_t got = 0, cap = reg || plen < 65536 ? (size_t)plen : 65536;
+            while (!e && got < plen) {
+                unsigned char *nb =
+                    (unsigned char *)ctxprof__alloc(cap + sizeof hdr, 1, f->alloc_user);
+                if (!nb) {
+                    e = -1;
+                    break;
+                }
+                memcpy(nb, buf, sizeof hdr + got);
+                if (buf != hdr)
+                    ctxprof__free(buf, f->alloc_user);
+                buf = nb;
+                n = ctxprof__pcc_read_full(fd, buf + sizeof hdr + got, cap - got);
+                if (n < 0)
+                    e = errno;
+                else
+                    got += (size_t)n;
+                if (n >= 0 && got < cap)
+                    break; /* end of file */
+                cap = plen - cap < cap ? (size_t)plen : 2 * cap;
+            }
+            have = got;
+            size = sizeof hdr + got;
+        }
+        if (!e && have == plen && ctxprof__pcc_read_full(fd, &extra, 1) > 0) {
+            have = plen + 1; /* a device or a file growing under us */
+            more = "at least ";
+        }
+    }
+    if (fd)
+        close(fd);
+    if (e < 0)
+        st = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+    else if (e)
+        st = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
+    else if (have != plen)
+        st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,
+                           (unsigned long long)have, (unsigned long long)plen,
+                           have < plen ? "truncated?" : "data after it");
+    else
+        st = ctxprof__pcc_file_parse(f, buf, size, path, err);
+    if (buf != hdr)
+        ctxprof__free(buf, f->alloc_user);
     return st;
 }
 
@@ -3663,7 +3844,7 @@ CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int 
     ctxprof_pcc_file f;
     size_t i, total;
     ctxprof__pcc_table fresh;
-    int zero, st;
+    int st;
     memset(&f, 0, sizeof f);
     f.alloc_user = set->desc.alloc_user;
     st = ctxprof_pcc_file_read(&f, path, &set->err);
@@ -3690,25 +3871,25 @@ CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int 
         st = ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
-    zero = merge && set->has_zero;
+    /* the value 0 travels in the table: a reader sees the old set or the
+       new one, never the new table with the old zero */
     for (i = 0; i < f.count; i++) {
         if (f.values[i] == 0)
-            zero = 1;
+            fresh.has_zero = 1;
         else
             ctxprof__pcc_table_put(&fresh, (ctxprof_ctx)f.values[i]);
     }
-    if (fresh.count + (size_t)zero > set->desc.max_contexts) {
+    if (fresh.count + (size_t)fresh.has_zero > set->desc.max_contexts) {
         st = ctxprof__fail(&set->err, CTXPROF_ERR_FULL, 0,
                            "%s: the set would hold %zu contexts, its bound is %zu", path,
-                           fresh.count + (size_t)zero, set->desc.max_contexts);
+                           fresh.count + (size_t)fresh.has_zero, set->desc.max_contexts);
         goto done;
     }
-    if (ctxprof__pcc_publish(set, &fresh)) {
+    if (ctxprof__pcc_publish(set, &set->table, &fresh)) {
         st = ctxprof__fail(&set->err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
     fresh.slots = NULL; /* owned by the set now */
-    __atomic_store_n(&set->has_zero, zero, __ATOMIC_RELEASE);
 done:
     ctxprof__pcc_unlock(set);
     ctxprof__free(fresh.slots, set->desc.alloc_user);

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Issue 2, benchmark 1: per-call cost of PCC vs uninstrumented and
 # -finstrument-functions with empty hooks, gcc and clang, 64- and 32-bit
-# contexts and 64-bit contexts with 32-bit call-site ids (CTXPROF_SITE_BITS=32): time ratios (medians of alternating rounds) and callgrind
-# instructions per call (deterministic).
+# contexts (with the default 32-bit call-site ids) and 64-bit contexts with
+# full-width ids (CTXPROF_SITE_BITS=64): time ratios (medians of alternating
+# rounds) and callgrind instructions per call (deterministic).
 set -e
 B=build/bench
-for bin in gcc_64 clang_64 gcc_32 clang_32 gcc_64site32 clang_64site32; do
+for bin in gcc_64 clang_64 gcc_32 clang_32 gcc_64site64 clang_64site64; do
     echo
     $B/pcc_calls_$bin --n 25 --rounds 151
 done
@@ -13,7 +14,7 @@ echo
 echo "callgrind: extra instructions per call over the uninstrumented build (fib(20), 21891 calls)"
 echo "| build | PCC, restore from local | PCC, restore by inverse | -finstrument-functions, empty hooks | PCC in a .so, initial-exec | PCC in a .so, TLS_DYNAMIC |"
 echo "|---|---|---|---|---|---|"
-for bin in gcc_64 clang_64 gcc_32 clang_32 gcc_64site32 clang_64site32; do
+for bin in gcc_64 clang_64 gcc_32 clang_32 gcc_64site64 clang_64site64; do
     line="| $bin |"
     base=""
     for v in plain pcc pccinv finstr pccso pccsodyn; do

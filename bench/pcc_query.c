@@ -10,7 +10,13 @@
                     -DWITH_LIBUNWIND, a separate binary: linking libunwind
                     replaces glibc's backtrace)
 
-   Built with frame pointers. Methods alternate in each round; medians. */
+   Built with frame pointers. Methods alternate in each round; medians.
+
+   A second table prices the check itself by set size: a one-context set
+   (always in cache) against a 500,000-context set (an 8 MiB table, probed
+   in random order: most lookups miss the caches), each for trained
+   contexts and for a never-trained context checked again after its report
+   (CHECK mode; 1,000 such contexts, looked up lock-free in both tables). */
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof.h"
 
@@ -110,6 +116,68 @@ static __attribute__((noinline)) long rec(int depth)
     return r + 1;
 }
 
+/* ---- the check by set size ---- */
+
+#define BIG_N 500000             /* contexts: 1M slots of 8 bytes, half full */
+#define BIG_Q (1u << 20)         /* queries per round, from a precomputed stream */
+#define NEW_N 1000               /* never-trained contexts, checked in turn */
+
+static double time_stream(ctxprof_pcc_set *set, const ctxprof_ctx *q, unsigned n)
+{
+    double t0 = bench_now_ns();
+    unsigned i;
+    uint64_t sum = 0;
+    for (i = 0; i < n; i++)
+        sum += (uint64_t)ctxprof_pcc_set_check(set, q[i], CTXPROF_PCC_LOC);
+    sink += sum;
+    return (bench_now_ns() - t0) / n;
+}
+
+static void by_size(void)
+{
+    static const char *const rows[2] = {"1 context (in cache)",
+                                        "500,000 contexts, 8 MiB table, random order"};
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    ctxprof_ctx *known = (ctxprof_ctx *)malloc(BIG_Q * sizeof *known);
+    ctxprof_ctx *fresh = (ctxprof_ctx *)malloc(BIG_Q * sizeof *fresh);
+    uint64_t rng = 12345;
+    unsigned i, r, k;
+    if (!known || !fresh)
+        return;
+    printf("\ncheck cost by set size (ns/query, medians of %d rounds of %u queries)\n", ROUNDS,
+           BIG_Q);
+    printf("| set | trained context | never-trained context, reported before |\n|---|---|---|\n");
+    for (k = 0; k < 2; k++) {
+        size_t n = k ? BIG_N : 1;
+        double t[2][ROUNDS];
+        memset(&desc, 0, sizeof desc);
+        desc.mode = CTXPROF_PCC_TRAIN;
+        desc.expected = n;
+        ctxprof_pcc_set_init(&pcc_set, &desc);
+        for (i = 0; i < n; i++)
+            ctxprof_pcc_set_add(&pcc_set, (ctxprof_ctx)ctxprof_mix64(i + 1));
+        for (i = 0; i < BIG_Q; i++) {
+            rng = ctxprof_mix64(rng);
+            known[i] = (ctxprof_ctx)ctxprof_mix64(rng % n + 1);
+            fresh[i] = (ctxprof_ctx)ctxprof_mix64(~(uint64_t)(i % NEW_N));
+        }
+        ctxprof_pcc_set_mode(&pcc_set, CTXPROF_PCC_CHECK);
+        for (i = 0; i < NEW_N; i++) /* reported (no callback): remembered */
+            ctxprof_pcc_set_check(&pcc_set, fresh[i], CTXPROF_PCC_LOC);
+        for (r = 0; r < ROUNDS; r++) {
+            t[r % 2][r] = time_stream(&pcc_set, r % 2 ? fresh : known, BIG_Q);
+            t[(r + 1) % 2][r] = time_stream(&pcc_set, (r + 1) % 2 ? fresh : known, BIG_Q);
+        }
+        ctxprof_pcc_set_stats(&pcc_set, &st);
+        printf("| %s | %.1f | %.1f |%s\n", rows[k], bench_median(t[0], ROUNDS),
+               bench_median(t[1], ROUNDS), st.new_seen == NEW_N ? "" : " (reports dropped!)");
+        ctxprof_pcc_set_deinit(&pcc_set);
+    }
+    free(known);
+    free(fresh);
+}
+
 int main(void)
 {
     static const int depths[3] = {10, 20, 50};
@@ -146,6 +214,7 @@ int main(void)
         ctxprof_pcc_set_deinit(&pcc_set);
         ctxprof_pcc_set_deinit(&walk_set);
     }
+    by_size();
     (void)method_name;
     return 0;
 }

@@ -35,8 +35,8 @@ for cc in "$CC" "$CLANG"; do
         -c tests/compile_c99.c -o build/test/c11-32.o
     compile_case "headers-c11-notls-$cc" $cc -std=c11 $STRICT -DCTXPROF_NO_TLS \
         -c tests/compile_c99.c -o build/test/c11-notls.o
-    compile_case "headers-c11-site32-$cc" $cc -std=c11 $STRICT -DCTXPROF_SITE_BITS=32 \
-        -c tests/compile_c99.c -o build/test/c11-site32.o
+    compile_case "headers-c11-site64-$cc" $cc -std=c11 $STRICT -DCTXPROF_SITE_BITS=64 \
+        -c tests/compile_c99.c -o build/test/c11-site64.o
 done
 for cxx in "$CXX" "$CLANGXX"; do
     compile_case "headers-c++11-$cxx" $cxx -std=c++11 $CXXSTRICT -c tests/compile_cpp.cpp \

@@ -105,9 +105,57 @@ static void pcc_site_ids(void)
     CHECK_NE(c, ctxprof_pcc_site_id("test_pcc.c", l1 + 2, 0, CTXPROF_SITE_SEED));
     CHECK_NE(a, ctxprof_pcc_site_id("test_pcc.c", l1, 0, 1));
     CHECK_NE(a, ctxprof_pcc_site_id("test_pcd.c", l1, 0, CTXPROF_SITE_SEED));
-    /* Names longer than the 32 hashed characters still differ by length. */
+    /* Long names differ by length, and by their last 32 characters. */
     CHECK_NE(ctxprof_pcc_site_id("a_very_long_file_name_that_goes_on.c", 1, 0, 0),
              ctxprof_pcc_site_id("a_very_long_file_name_that_goes_on_.c", 1, 0, 0));
+    CHECK_NE(ctxprof_pcc_site_id("payment_service_request_handler_a.c", 1, 0, 0),
+             ctxprof_pcc_site_id("payment_service_request_handler_b.c", 1, 0, 0));
+}
+
+/* Two files whose base names differ only after their 32nd character, built
+   into one program: the compile-time ids of sites on the same line differ
+   (they used to be equal on every line), and each equals the run-time twin. */
+static void pcc_site_ids_long_names(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    static const char *const names[2] = {"payment_service_request_handler_a.c",
+                                         "payment_service_request_handler_b.c"};
+    char root[1024], out[600];
+    unsigned long long id[2][2];
+    FILE *f;
+    int k;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    for (k = 0; k < 2; k++)
+        REQUIRE_EQ(ctxprof_test_sh("printf '#include \"ctxprof.h\"\\n"
+                                   "ctxprof_ctx site_%c(int i);\\n"
+                                   "ctxprof_ctx site_%c(int i) { return i ? CTXPROF_PCC_SITE_D(1)"
+                                   " : CTXPROF_PCC_SITE(); }\\n' > %s/%s",
+                                   'a' + k, 'a' + k, d, names[k]),
+                   0);
+    REQUIRE_EQ(ctxprof_test_sh("printf '#include <stdio.h>\\n#include \"ctxprof.h\"\\n"
+                               "ctxprof_ctx site_a(int), site_b(int);\\n"
+                               "int main(void) { printf(\"%%%%llu %%%%llu %%%%llu %%%%llu\\\\n\", "
+                               "(unsigned long long)site_a(0), (unsigned long long)site_a(1), "
+                               "(unsigned long long)site_b(0), (unsigned long long)site_b(1)); "
+                               "return 0; }\\n' > %s/long_main.c",
+                               d),
+               0);
+    snprintf(out, sizeof out, "%s/long.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -std=gnu11 -O2 -I%s long_main.c %s %s -o long && "
+                               "./long > %s",
+                               d, CTXPROF_TEST_CC, root, names[0], names[1], out),
+               0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE_EQ(fscanf(f, "%llu %llu %llu %llu", &id[0][0], &id[0][1], &id[1][0], &id[1][1]), 4);
+    fclose(f);
+    CHECK_NE(id[0][0], id[1][0]);
+    CHECK_NE(id[0][1], id[1][1]);
+    for (k = 0; k < 2; k++) {
+        CHECK_EQ(id[k][0], ctxprof_pcc_site_id(names[k], 3, 0, CTXPROF_SITE_SEED));
+        CHECK_EQ(id[k][1], ctxprof_pcc_site_id(names[k], 3, 1, CTXPROF_SITE_SEED));
+    }
 }
 
 /* Two builds from different directories (different __FILE__ paths), each
@@ -179,47 +227,47 @@ static void pcc_site_ids_across_builds(void)
     }
 }
 
-/* CTXPROF_SITE_BITS=32 with 64-bit values: each id is the full id's low
-   32 bits sign-extended (a lea displacement), the run-time twin agrees, and
-   a set it saved (site_version 2) is refused by a full-width build. */
-static void pcc_site_bits32(void)
+/* The default 32-bit ids are the low 32 bits, sign-extended (a lea
+   displacement), of the full-width ids of a CTXPROF_SITE_BITS=64 build of
+   the same source; that build's run-time twin agrees with its macro, and a
+   set it saved (site_version 3) is refused by this build (v4). */
+static void pcc_site_bits64(void)
 {
     const char *d = ctxprof_test_tmpdir();
     char root[1024], path[600], out[600];
-    unsigned long long a, b;
+    unsigned long long full[2];
     int twin = 0;
     FILE *f;
     ctxprof_pcc_set set;
     ctxprof_pcc_set_desc desc;
-    uint64_t full[2];
     int k;
     PLAIN_BUILD_ONLY();
     REQUIRE(getcwd(root, sizeof root));
-    snprintf(path, sizeof path, "%s/site32.set", d);
-    snprintf(out, sizeof out, "%s/site32.out", d);
-    REQUIRE_EQ(ctxprof_test_sh("cp tests/data/pcc_site32.c %s/ && cd %s && %s -std=gnu11 -O2 "
-                               "-DCTXPROF_SITE_BITS=32 -I%s pcc_site32.c -o site32 -lpthread -ldl "
-                               "&& ./site32 %s > %s",
+    snprintf(path, sizeof path, "%s/site64.set", d);
+    snprintf(out, sizeof out, "%s/site64.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("cp tests/data/pcc_site64.c %s/ && cd %s && %s -std=gnu11 -O2 "
+                               "-DCTXPROF_SITE_BITS=64 -I%s pcc_site64.c -o site64 -lpthread -ldl "
+                               "&& ./site64 %s > %s",
                                d, d, CTXPROF_TEST_CC, root, path, out),
                0);
     f = fopen(out, "r");
     REQUIRE(f);
-    REQUIRE_EQ(fscanf(f, "%llu %llu %d", &a, &b, &twin), 3);
+    REQUIRE_EQ(fscanf(f, "%llu %llu %d", &full[0], &full[1], &twin), 3);
     fclose(f);
     CHECK_EQ(twin, 1);
-    full[0] = ctxprof_pcc_site_id("pcc_site32.c", 12, 0, CTXPROF_SITE_SEED);
-    full[1] = ctxprof_pcc_site_id("pcc_site32.c", 12, 1, CTXPROF_SITE_SEED);
+    CHECK_NE(full[0], full[1]);
     for (k = 0; k < 2; k++) {
         uint64_t lo = full[k] & 0xFFFFFFFFu;
         uint64_t want = lo < 0x80000000u ? lo : lo | 0xFFFFFFFF00000000u;
-        CHECK_EQ(k ? b : a, want);
+        CHECK_NE(full[k], want); /* a full-width id, not a sign-extended one */
+        CHECK_EQ(ctxprof_pcc_site_id("pcc_site64.c", 12, (unsigned long)k, CTXPROF_SITE_SEED),
+                 want);
     }
-    CHECK_NE(a, b);
     memset(&desc, 0, sizeof desc);
     desc.mode = CTXPROF_PCC_CHECK;
     REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
     CHECK_EQ(ctxprof_pcc_set_load(&set, path), CTXPROF_ERR_MISMATCH);
-    CHECK_CONTAINS(ctxprof_error_message(&set.err), "site hash v2");
+    CHECK_CONTAINS(ctxprof_error_message(&set.err), "site hash v3; this build uses 64-bit, 0, v4");
     CHECK_EQ(ctxprof_pcc_set_count(&set), 0);
     ctxprof_pcc_set_deinit(&set);
 }
@@ -262,7 +310,7 @@ static void pcc_site_folds(void)
                 break;
         }
         fclose(f);
-        CHECK_EQ(insns, 2); /* movabs $imm, %rax; ret */
+        CHECK_EQ(insns, 2); /* mov $imm, %rax (a sign-extended 32-bit id); ret */
         CHECK(found);
     }
 }
@@ -297,8 +345,9 @@ static int pcc_asm_count(const char *as, const char *fn, const char *needle, int
 }
 
 /* The issue's floor, in the compiler's own output at -O2: an annotated
-   call site adds the load of V, 3V + cs (gcc: one lea when cs fits a
-   32-bit displacement; a 64-bit cs needs movabs + add), the store and the
+   call site adds the load of V, 3V + cs (gcc: one lea, the default 32-bit
+   id its displacement; a 64-bit id, CTXPROF_SITE_BITS=64, needs movabs +
+   add), the store and the
    restore; the local copy lives in a callee-saved register whose push and
    pop replace the plain function's stack adjustment. No hashing, no call.
    -fPIC code uses initial-exec TLS (the address costs up to five more
@@ -307,7 +356,9 @@ static int pcc_asm_count(const char *as, const char *fn, const char *needle, int
 static void pcc_call_site_floor(void)
 {
     const char *d = ctxprof_test_tmpdir();
-    int clang = strstr(CTXPROF_TEST_CC, "clang") != NULL, bits;
+    int clang = strstr(CTXPROF_TEST_CC, "clang") != NULL, cfg;
+    static const char *const cfgs[3] = {"-DCTXPROF_CTX_BITS=32", "", "-DCTXPROF_SITE_BITS=64"};
+    static const char *const cfg_names[3] = {"32-bit", "64-bit (default)", "64-bit, 64-bit ids"};
     char cwd[512], path[600], *as = NULL;
     size_t len;
     ctxprof_error err;
@@ -323,18 +374,15 @@ static void pcc_call_site_floor(void)
               f);
         fclose(f);
     }
-    /* 32-bit values; 64-bit values with 64-bit ids (movabs + add: 6); 64-bit
-       values with CTXPROF_SITE_BITS=32 (bits 96 here: back to 4) */
-    for (bits = 32; bits <= 96; bits += 32) {
+    /* 32-bit values; the default (64-bit values, 32-bit ids): gcc 4; 64-bit
+       values with 64-bit ids (movabs + add: 6) */
+    for (cfg = 0; cfg < 3; cfg++) {
         int pic, np, n1, tls, mul, shr, calls;
-        int limit = bits == 64 ? 6 : clang ? 5 : 4;
+        int limit = cfg == 2 ? 6 : clang ? 5 : 4;
         for (pic = 0; pic < 2; pic++) {
             REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -std=gnu11 -O2 %s -S "
-                                       "-fno-asynchronous-unwind-tables -DCTXPROF_CTX_BITS=%d %s "
-                                       "-I%s floor.c -o floor.s",
-                                       d, CTXPROF_TEST_CC, pic ? "-fPIC" : "-fPIE",
-                                       bits == 32 ? 32 : 64,
-                                       bits == 96 ? "-DCTXPROF_SITE_BITS=32" : "", cwd),
+                                       "-fno-asynchronous-unwind-tables %s -I%s floor.c -o floor.s",
+                                       d, CTXPROF_TEST_CC, pic ? "-fPIC" : "-fPIE", cfgs[cfg], cwd),
                        0);
             snprintf(path, sizeof path, "%s/floor.s", d);
             REQUIRE_EQ(ctxprof__read_file(path, &as, &len, NULL, &err), CTXPROF_OK);
@@ -360,9 +408,7 @@ static void pcc_call_site_floor(void)
             CHECK_EQ(shr, 0);
             CHECK_EQ(calls, 1);
             if (ctxprof_test_failed)
-                fprintf(stderr, "  %s %s:\n%s\n",
-                        bits == 96 ? "64-bit, 32-bit ids" : bits == 64 ? "64-bit" : "32-bit",
-                        pic ? "-fPIC" : "-fPIE", as);
+                fprintf(stderr, "  %s %s:\n%s\n", cfg_names[cfg], pic ? "-fPIC" : "-fPIE", as);
             free(as);
             as = NULL;
             if (ctxprof_test_failed)
@@ -477,6 +523,32 @@ static void pcc_scope(void)
 #endif
 }
 
+/* An annotated function whose only annotation is its entry (the local is
+   then unused), and a scope with no call, compile warning-free with
+   -Wall -Wextra -Werror as C99 -pedantic and as C++11. */
+static void pcc_func_alone(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    const char *cxx = strstr(CTXPROF_TEST_CC, "clang") ? "clang++" : "g++";
+    char root[1024];
+    REQUIRE(getcwd(root, sizeof root));
+    REQUIRE_EQ(ctxprof_test_sh("printf '#include \"ctxprof.h\"\\nint f(void);\\n"
+                               "int f(void)\\n{\\n    CTXPROF_PCC_FUNC();\\n    return 1;\\n}\\n"
+                               "#if defined(CTXPROF_PCC_HAVE_SCOPE)\\nint h(void);\\n"
+                               "int h(void)\\n{\\n    CTXPROF_PCC_SCOPE();\\n    return 2;\\n}\\n"
+                               "#endif\\n' > %s/alone.c && cp %s/alone.c %s/alone.cpp",
+                               d, d, d),
+               0);
+    CHECK_EQ(ctxprof_test_sh("%s -std=c99 -pedantic -Wall -Wextra -Werror -I%s -c %s/alone.c -o "
+                             "%s/alone.o",
+                             CTXPROF_TEST_CC, root, d, d),
+             0);
+    CHECK_EQ(ctxprof_test_sh("%s -std=c++11 -Wall -Wextra -Werror -I%s -c %s/alone.cpp -o "
+                             "%s/alone.o",
+                             cxx, root, d, d),
+             0);
+}
+
 /* ---- threads ---- */
 
 #define PCC_NTHREADS 8
@@ -523,6 +595,45 @@ static void pcc_threads(void)
         free(bad);
     }
     pthread_barrier_destroy(&pcc_barrier);
+}
+
+/* ctxprof's implementation in a shared library, annotated code in a PIE:
+   built with CTXPROF_TLS_INITIAL_EXEC, the executable and the library use
+   one ctxprof_pcc_tls per thread (the library sees the value an annotated
+   call set, in two threads); without it the link fails, as THREADS in
+   ctxprof.h says. */
+static void pcc_tls_shared_lib(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char root[1024], out[600];
+    unsigned long long seen[2];
+    int ok[2];
+    FILE *f;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    snprintf(out, sizeof out, "%s/tls.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fPIC -shared -Wall -Wextra -Werror -I%s "
+                               "tests/data/pcc_tls_lib.c -o %s/libpcc_tls.so",
+                               CTXPROF_TEST_CC, root, d),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fPIE -pie -Wall -Wextra -Werror "
+                               "-DCTXPROF_TLS_INITIAL_EXEC -I%s tests/data/pcc_tls_main.c "
+                               "-o %s/tls_main -L%s -lpcc_tls -Wl,-rpath,%s -lpthread && "
+                               "%s/tls_main > %s",
+                               CTXPROF_TEST_CC, root, d, d, d, d, out),
+               0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    REQUIRE_EQ(fscanf(f, "%llu %d %llu %d", &seen[0], &ok[0], &seen[1], &ok[1]), 4);
+    fclose(f);
+    CHECK_EQ(seen[0], ctxprof_pcc_next(3, 77));
+    CHECK_EQ(seen[1], ctxprof_pcc_next(5, 77));
+    CHECK_EQ(ok[0], 1);
+    CHECK_EQ(ok[1], 1);
+    CHECK_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fPIE -pie -I%s tests/data/pcc_tls_main.c "
+                             "-o %s/tls_le -L%s -lpcc_tls -lpthread 2>&1 | grep -q TPOFF32",
+                             CTXPROF_TEST_CC, root, d, d),
+             0);
 }
 
 /* ---- conflicts ---- */
@@ -691,17 +802,70 @@ static void pcc_set_capacity(void)
                1e-6);
     ctxprof_pcc_set_deinit(&set);
     /* sized from the expected count: 100,000 values fit at most half full
-       without growing (the first table is the only one) */
+       without growing (the first table is the only one; the shared empty
+       table it replaced is not retired) */
     desc.expected = 100000;
     desc.max_contexts = 0;
     REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
-    CHECK_GE(set.table->mask + 1, 200000);
-    CHECK_LE(set.table->mask + 1, 4 * 100000);
-    for (i = 0; i < 100000; i++)
+    for (i = 0; i < 100000; i++) {
         ctxprof_pcc_set_add(&set, (ctxprof_ctx)ctxprof_mix64(i + 1));
-    CHECK(set.table->retired == NULL);
+        if (i == 0) {
+            CHECK_GE(set.table->mask + 1, 200000);
+            CHECK_LE(set.table->mask + 1, 4 * 100000);
+        }
+    }
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.retired_bytes, 0);
+    CHECK(set.retired == NULL);
     CHECK_EQ(ctxprof_pcc_set_count(&set), 100000);
     ctxprof_pcc_set_deinit(&set);
+}
+
+/* Loads and merges retire the table they replace; ctxprof_pcc_set_reclaim
+   frees them. Counted by the allocator hooks of a separate program: a load
+   into a new set retires nothing; 10 loads without reclaim keep 10 tables of
+   at least 2N slots, exactly what stats.retired_bytes says and reclaim
+   returns and frees; with a reclaim after each of 50 loads and merges the
+   set never holds more than the largest table (a merge sizes its table for
+   the sum of both counts: twice the load's). */
+static void pcc_set_reclaim(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    static const char *const keys[10] = {"table", "retired0", "grow",  "retired", "freed",
+                                         "drop",  "max",      "peak",  "after",   "count"};
+    unsigned long long v[10];
+    const double n = 200000, min_table = 2 * n * sizeof(ctxprof_ctx);
+    char root[1024], out[600], key[32];
+    FILE *f;
+    int k;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    snprintf(out, sizeof out, "%s/reclaim.out", d);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O1 -Wall -Wextra -Werror -I%s "
+                               "tests/data/pcc_reclaim.c -o %s/reclaim -lpthread -ldl && "
+                               "%s/reclaim %s/reclaim.set > %s",
+                               CTXPROF_TEST_CC, root, d, d, d, out),
+               0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    for (k = 0; k < 10; k++) {
+        REQUIRE_EQ(fscanf(f, "%31s %llu", key, &v[k]), 2);
+        REQUIRE(strcmp(key, keys[k]) == 0);
+    }
+    fclose(f);
+    CHECK_GE((double)v[0], min_table);
+    CHECK_EQ(v[1], 0);                       /* the empty set's table is not retired */
+    CHECK_GE((double)v[2], 10 * min_table); /* without reclaim: 10 old tables kept */
+    CHECK_EQ(v[3], v[2]);
+    CHECK_EQ(v[4], v[2]);
+    CHECK_EQ(v[5], v[2]);                    /* the allocator saw them freed */
+    CHECK_LE(v[6], 2 * v[0] + 4096);         /* bounded across 50 loads and merges */
+    CHECK_LE(v[7], 4 * v[0] + 4096);
+    CHECK_EQ(v[8], 0);
+    CHECK_EQ(v[9], 200000);
+    printf("  pcc: 50 loads/merges of a 200,000-context file with reclaim: at most %llu KiB "
+           "live (peak %llu KiB); 10 loads without: %llu KiB retired\n",
+           v[6] / 1024, v[7] / 1024, v[2] / 1024);
 }
 
 /* ---- concurrency ---- */
@@ -887,13 +1051,117 @@ static void pcc_report_once(void)
     pthread_mutex_destroy(&rep.mu);
 }
 
+/* In a forked child that holds the set's lock as a loader or a reporter
+   would: checks of a trained context, and of new contexts (one of them 0)
+   that were reported before, answer without the lock. A check that took
+   it would spin until the child's alarm. */
+static int pcc_locked_checks(void *arg, void *shared)
+{
+    ctxprof_pcc_set *set = (ctxprof_pcc_set *)arg;
+    int *seen = (int *)shared, i;
+    __atomic_store_n(&set->lock, 1, __ATOMIC_RELAXED);
+    for (i = 0; i < 1000; i++) {
+        seen[0] += ctxprof_pcc_set_check(set, 42, CTXPROF_PCC_LOC) == 1;
+        seen[1] += ctxprof_pcc_set_check(set, 43, CTXPROF_PCC_LOC) == 0;
+        seen[2] += ctxprof_pcc_set_check(set, 0, CTXPROF_PCC_LOC) == 0;
+    }
+    return 0;
+}
+
+static void pcc_check_new_lock_free(void)
+{
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    int *seen = (int *)ctxprof_test_shared(3 * sizeof(int)), sig, rc;
+    REQUIRE(seen != NULL);
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_add(&set, 42), 1);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 43, CTXPROF_PCC_LOC), 0);
+    CHECK_EQ(ctxprof_pcc_set_check(&set, 0, CTXPROF_PCC_LOC), 0);
+    rc = ctxprof_test_child(pcc_locked_checks, &set, seen, 20, &sig);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(seen[0], 1000);
+    CHECK_EQ(seen[1], 1000);
+    CHECK_EQ(seen[2], 1000);
+    ctxprof_pcc_set_stats(&set, &st);
+    CHECK_EQ(st.new_seen, 2);
+    ctxprof_pcc_set_deinit(&set);
+    munmap(seen, 3 * sizeof(int));
+}
+
+/* While one thread replaces the set again and again, alternately from a
+   file of 10 values and 0 (11 contexts) and a file of 20 values without 0,
+   readers always see one set or the other, never the new table with the
+   old set's 0 (10 or 21 contexts). Probabilistic against the old order,
+   which stored the value 0's flag after publishing the table. */
+static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero);
+typedef struct pcc_swap {
+    ctxprof_pcc_set *set;
+    const char *files[2];
+    int done, loads_failed;
+    long odd, reads;
+} pcc_swap;
+
+static void *pcc_swap_loader(void *arg)
+{
+    pcc_swap *w = (pcc_swap *)arg;
+    int i;
+    for (i = 0; i < 2000; i++)
+        w->loads_failed += ctxprof_pcc_set_load(w->set, w->files[i % 2]) != CTXPROF_OK;
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void pcc_zero_with_table(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char pa[512], pb[512];
+    ctxprof_pcc_set a, b, set;
+    pcc_swap w;
+    pthread_t th;
+    unsigned i;
+    snprintf(pa, sizeof pa, "%s/zero_a.set", d);
+    snprintf(pb, sizeof pb, "%s/zero_b.set", d);
+    pcc_set_fill(&a, 0, 0, 1);
+    pcc_set_fill(&b, 0, 0, 0);
+    for (i = 1; i <= 20; i++) {
+        if (i <= 10)
+            ctxprof_pcc_set_add(&a, i);
+        ctxprof_pcc_set_add(&b, 100 + i);
+    }
+    REQUIRE_EQ(ctxprof_pcc_set_save(&a, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&b, pb), CTXPROF_OK);
+    pcc_set_fill(&set, 0, 0, 0);
+    memset(&w, 0, sizeof w);
+    w.set = &set;
+    w.files[0] = pa;
+    w.files[1] = pb;
+    REQUIRE_EQ(pthread_create(&th, NULL, pcc_swap_loader, &w), 0);
+    while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
+        size_t n = ctxprof_pcc_set_count(&set);
+        w.odd += n != 0 && n != 11 && n != 20;
+        w.reads++;
+    }
+    pthread_join(th, NULL);
+    CHECK_EQ(w.loads_failed, 0);
+    CHECK_EQ(w.odd, 0);
+    CHECK_GE(w.reads, 1);
+    CHECK_EQ(ctxprof_pcc_set_count(&set), 20);
+    ctxprof_pcc_set_deinit(&a);
+    ctxprof_pcc_set_deinit(&b);
+    ctxprof_pcc_set_deinit(&set);
+}
+
 /* Training and checking at once: in CHECK mode, two threads add values
    (ctxprof_pcc_set_add, growing the table several times) and one merges a
    set file again and again (each merge publishes a new table) while four
    threads check. A trained context is found at every moment, each of the
    never-trained contexts is reported exactly once, and at the end the set
    is exactly the union. */
-static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero);
 #define PCC_TWC_PRE 2000  /* trained before the threads start */
 #define PCC_TWC_ADD 20000 /* added by each of the two trainers */
 #define PCC_TWC_FILE 5000 /* in the merged file */
@@ -1006,16 +1274,35 @@ static void pcc_train_while_checking(void)
     pthread_mutex_destroy(&rep.mu);
 }
 
-/* The rate limit lets a burst of reports_per_sec through, counts the rest
-   as suppressed and does not report them later; a later new context is
-   reported once the budget has refilled. */
+/* The rate limiter's clock, driven by the test. */
+static uint64_t pcc_fake_ns;
+static uint64_t pcc_fake_clock(void)
+{
+    return pcc_fake_ns;
+}
+
+/* Checks `n` never-seen contexts from `first` on; returns how many of them
+   were reported. */
+static int pcc_new_contexts(ctxprof_pcc_set *set, pcc_reports *rep, unsigned first, unsigned n)
+{
+    int before = rep->calls;
+    unsigned i;
+    for (i = 0; i < n; i++)
+        CHECK_EQ(ctxprof_pcc_set_check(set, first + i, CTXPROF_PCC_LOC), 0);
+    return rep->calls - before;
+}
+
+/* The rate limit at 5 reports a second, on a clock the test drives: a
+   burst of 5 goes through at one instant and the rest is counted as
+   suppressed and never reported later; a stopped clock refills nothing;
+   450 ms refill 2.25 reports' worth (2 reports); a long pause refills one
+   burst, not more. */
 static void pcc_report_rate_limit(void)
 {
     ctxprof_pcc_set set;
     ctxprof_pcc_set_desc desc;
     ctxprof_pcc_stats st;
     pcc_reports rep;
-    unsigned i;
     memset(&rep, 0, sizeof rep);
     pthread_mutex_init(&rep.mu, NULL);
     memset(&desc, 0, sizeof desc);
@@ -1024,33 +1311,29 @@ static void pcc_report_rate_limit(void)
     desc.report_user = &rep;
     desc.reports_per_sec = 5;
     REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
-    for (i = 0; i < 100; i++)
-        ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC);
-    for (i = 0; i < 100; i++)
-        ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC);
+    pcc_fake_ns = 1000 * 1000000000ull;
+    ctxprof__pcc_clock = pcc_fake_clock;
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 1000, 100), 5);
+    CHECK_EQ((unsigned)rep.values[0], 1000);
+    CHECK_EQ((unsigned)rep.values[4], 1004);
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 1000, 100), 0); /* seen: not reported again */
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 4000, 1), 0);   /* no time passed, no budget */
+    pcc_fake_ns += 450 * 1000000ull;
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 5000, 3), 2);
+    CHECK_EQ((unsigned)rep.values[rep.calls - 2], 5000);
+    CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5001);
+    /* the refilled budget does not resurrect the suppressed contexts */
+    pcc_fake_ns += 450 * 1000000ull;
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 1000, 100), 0);
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 5000, 3), 0);
+    pcc_fake_ns += 10 * 1000000000ull; /* ten seconds' worth: still one burst */
+    CHECK_EQ(pcc_new_contexts(&set, &rep, 6000, 10), 5);
     ctxprof_pcc_set_stats(&set, &st);
-    CHECK_GE(rep.calls, 5);
-    CHECK_LE(rep.calls, 7);
-    CHECK_EQ(st.new_seen, 100);
-    CHECK_EQ(st.reported + st.suppressed, 100);
-    usleep(450 * 1000); /* at 5/s, two reports' worth of budget comes back */
-    ctxprof_pcc_set_check(&set, 5000, CTXPROF_PCC_LOC);
-    CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5000);
-    {
-        /* the refilled budget does not resurrect the suppressed contexts:
-           it goes to the next new one */
-        int before = rep.calls;
-        for (i = 0; i < 100; i++)
-            CHECK_EQ(ctxprof_pcc_set_check(&set, 1000 + i, CTXPROF_PCC_LOC), 0);
-        CHECK_EQ(rep.calls, before);
-        ctxprof_pcc_set_check(&set, 5001, CTXPROF_PCC_LOC);
-        CHECK_EQ(rep.calls, before + 1);
-        CHECK_EQ((unsigned)rep.values[rep.calls - 1], 5001);
-        ctxprof_pcc_set_stats(&set, &st);
-        CHECK_EQ(st.new_seen, 102);
-        CHECK_EQ(st.reported + st.suppressed, 102);
-        CHECK_EQ(st.reported, (uint64_t)rep.calls);
-    }
+    CHECK_EQ(st.new_seen, 100 + 1 + 3 + 10);
+    CHECK_EQ(st.reported, 5 + 2 + 5);
+    CHECK_EQ(st.suppressed, 95 + 1 + 1 + 5);
+    CHECK_EQ(st.reported, (uint64_t)rep.calls);
+    ctxprof__pcc_clock = ctxprof__now_ns_default;
     ctxprof_pcc_set_deinit(&set);
     pthread_mutex_destroy(&rep.mu);
 }
@@ -1240,6 +1523,16 @@ static void pcc_set_bad_files(void)
             CHECK_EQ(ctxprof_pcc_set_merge(&s, bad), cases[k].status);
         }
     }
+    /* a byte after the payload the header announces */
+    {
+        FILE *f = fopen(bad, "wb");
+        REQUIRE(f);
+        REQUIRE_EQ(fwrite(img, 1, len, f), len);
+        fputc(0, f);
+        fclose(f);
+        CHECK_EQ(ctxprof_pcc_set_load(&s, bad), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "(data after it)");
+    }
     /* an empty file, a directory */
     REQUIRE_EQ(pcc_write_raw(bad, "", 0), 0);
     CHECK_EQ(ctxprof_pcc_set_load(&s, bad), CTXPROF_ERR_CORRUPT);
@@ -1275,7 +1568,7 @@ static void pcc_set_bad_files(void)
 static void pcc_tool(void)
 {
     ctxprof_pcc_set a, b, u;
-    char pa[512], pb[512], pu[512], out[512], line[256];
+    char pa[512], pb[512], pu[512], out[512], line[256], want[128];
     const char *d = ctxprof_test_tmpdir();
     FILE *f;
     size_t pos = 0, common = 0;
@@ -1301,7 +1594,33 @@ static void pcc_tool(void)
     REQUIRE(f);
     REQUIRE(fgets(line, sizeof line, f));
     fclose(f);
-    CHECK_CONTAINS(line, "bits=64 seed=0 site_version=1 contexts=541");
+    snprintf(want, sizeof want, "bits=64 seed=0 site_version=%d contexts=541 ",
+             CTXPROF_PCC_SITE_VERSION);
+    CHECK_CONTAINS(line, want);
+    {
+        /* E = n(n-1)/2m to many digits when n << m (m = 2^64) */
+        const char *e = strstr(line, "expected_conflicts=");
+        double got = 0, exact = 541.0 * 540 / 2 / 18446744073709551616.0;
+        REQUIRE(e != NULL);
+        REQUIRE_EQ(sscanf(e, "expected_conflicts=%lf", &got), 1);
+        CHECK_NEAR(got / exact, 1, 0.01);
+    }
+    /* list: every value, ascending, each in the set that was saved */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set list %s > %s", pa, out), 0);
+    f = fopen(out, "r");
+    REQUIRE(f);
+    {
+        unsigned long long x, prev = 0;
+        size_t n = 0;
+        while (fscanf(f, "%llx", &x) == 1) {
+            CHECK(ctxprof_pcc_set_contains(&a, (ctxprof_ctx)x));
+            CHECK(n == 0 || x > prev);
+            prev = x;
+            n++;
+        }
+        CHECK_EQ(n, ctxprof_pcc_set_count(&a));
+    }
+    fclose(f);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > %s", pa, pb, out), 1);
     f = fopen(out, "r");
     REQUIRE(f);
@@ -1329,9 +1648,29 @@ static void pcc_tool(void)
     }
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge -o %s %s %s 2> %s", pu, pa, pb, out), 1);
     CHECK_EQ(ctxprof_test_sh("grep -q 'incompatible builds' %s", out), 0);
+    /* diff, like cmp: 1 only for "they differ", 2 for trouble */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > /dev/null 2> %s", pa, pb, out), 2);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'incompatible builds' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s/missing.set 2> /dev/null", pa, d), 2);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s 2> /dev/null", pa), 2);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info Makefile 2> %s", out), 1);
     CHECK_EQ(ctxprof_test_sh("grep -q 'Makefile: not a ctxprof file' %s", out), 0);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set bogus 2> /dev/null"), 2);
+    /* "-o" at the end is a usage error, not an input named -o */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge %s -o > /dev/null 2> %s", pa, out), 2);
+    CHECK_EQ(ctxprof_test_sh("grep -q -- '-o needs a file' %s", out), 0);
+    /* endless input is refused after its header, in bounded memory (the
+       old reader took /dev/zero until it ran out) */
+    CHECK_EQ(ctxprof_test_sh("(ulimit -v 400000; build/ctxprof-set info /dev/zero) 2> %s", out), 1);
+    CHECK_EQ(ctxprof_test_sh("grep -q '/dev/zero: not a ctxprof file' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("(ulimit -v 400000; cat %s /dev/zero | build/ctxprof-set info -) "
+                             "2> %s",
+                             pa, out),
+             1);
+    CHECK_EQ(ctxprof_test_sh("grep -q -- '-: payload is at least' %s", out), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info - < %s | grep -q 'contexts=541 '", pa), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set --help | grep -q 'list FILE'"), 0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set --help | grep -q 'expected_conflicts'"), 0);
     ctxprof_pcc_set_deinit(&a);
     ctxprof_pcc_set_deinit(&b);
     ctxprof_pcc_set_deinit(&u);
@@ -1394,6 +1733,11 @@ static void pcc_bits32(void)
                0);
     CHECK_EQ(ctxprof_test_sh("%s/bits32 %s/w32.set %s | grep -qx ok", d, d, p64), 0);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s/w32.set | grep -q 'bits=32 .*contexts=1000'",
+                             d),
+             0);
+    /* 1000 * 999 / 2 / 2^32 = 0.0001163 expected conflicts */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s/w32.set | grep -q "
+                             "'expected_conflicts=0.000116$'",
                              d),
              0);
 }
@@ -1527,18 +1871,24 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_expected_formula", pcc_expected_formula},
     {"pcc_site_ids", pcc_site_ids},
     {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
+    {"pcc_site_ids_long_names", pcc_site_ids_long_names},
     {"pcc_site_folds", pcc_site_folds},
     {"pcc_call_site_floor", pcc_call_site_floor},
-    {"pcc_site_bits32", pcc_site_bits32},
+    {"pcc_site_bits64", pcc_site_bits64},
     {"pcc_macros", pcc_macros},
     {"pcc_longjmp", pcc_longjmp},
     {"pcc_scope", pcc_scope},
+    {"pcc_func_alone", pcc_func_alone},
     {"pcc_threads", pcc_threads},
+    {"pcc_tls_shared_lib", pcc_tls_shared_lib},
     {"pcc_conflicts", pcc_conflicts},
     {"pcc_set_basic", pcc_set_basic},
     {"pcc_set_capacity", pcc_set_capacity},
+    {"pcc_set_reclaim", pcc_set_reclaim},
     {"pcc_set_concurrent", pcc_set_concurrent},
     {"pcc_report_once", pcc_report_once},
+    {"pcc_check_new_lock_free", pcc_check_new_lock_free},
+    {"pcc_zero_with_table", pcc_zero_with_table},
     {"pcc_train_while_checking", pcc_train_while_checking},
     {"pcc_report_rate_limit", pcc_report_rate_limit},
     {"pcc_set_files", pcc_set_files},

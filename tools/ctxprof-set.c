@@ -4,12 +4,14 @@
    bit width, site seed and site-hash version come from each file, and files
    are only combined when those agree.
 
-     ctxprof-set info FILE...             parameters and size of each file
+     ctxprof-set info FILE...             parameters, size and expected conflicts
+     ctxprof-set list FILE                the values, one per line
      ctxprof-set merge -o OUT IN...       OUT = union of the inputs (atomic write)
      ctxprof-set diff A B [--list]        contexts only in A, only in B, in both
 
-   Exit status: 0 ok (diff: the sets are equal), 1 bad input or the sets
-   differ (diff), 2 usage or I/O error. */
+   Exit status: info, list, merge: 0 ok, 1 bad input, 2 usage or I/O error.
+   diff, like cmp(1): 0 the sets are equal, 1 they differ, 2 trouble (usage,
+   a bad or incompatible file). A FILE of "-" is standard input. */
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof.h"
 
@@ -19,9 +21,11 @@
 
 static const char usage[] =
     "usage: ctxprof-set info FILE...\n"
+    "       ctxprof-set list FILE\n"
     "       ctxprof-set merge -o OUT IN...\n"
     "       ctxprof-set diff A B [--list]\n"
-    "       ctxprof-set --help | --version\n"
+    "       ctxprof-set --help | --version\n";
+static const char details[] =
     "\n"
     "Trained context sets are the files written by ctxprof_pcc_set_save(): a\n"
     "64-byte header (magic \"CTXPROF\", container version, kind 1, bit width,\n"
@@ -30,9 +34,16 @@ static const char usage[] =
     "with another bit width, seed or site-hash version are never combined.\n"
     "\n"
     "info   prints key=value lines per file: file bits seed site_version contexts\n"
+    "       expected_conflicts (E = n - m + m((m-1)/m)^n, m = 2^bits: values that\n"
+    "       stand for two or more contexts, on average; Bond & McKinley 3.2)\n"
+    "list   prints the values in hexadecimal, one per line, ascending\n"
     "merge  writes the union of the inputs to OUT (temporary file + rename)\n"
     "diff   prints only_a only_b common; --list adds the values, one per line,\n"
-    "       prefixed '<' (only in A) or '>' (only in B); exits 1 when they differ\n";
+    "       prefixed '<' (only in A) or '>' (only in B)\n"
+    "\n"
+    "Exit status: 0 ok; 1 bad input (info, list, merge) or the sets differ\n"
+    "(diff); 2 usage or I/O error, and for diff any bad or incompatible file.\n"
+    "FILE \"-\" is standard input.\n";
 
 static int load(ctxprof_pcc_file *f, const char *path)
 {
@@ -71,11 +82,28 @@ static int cmd_info(int argc, char **argv)
             rc = 1;
             continue;
         }
-        printf("file=%s bits=%u seed=%#llx site_version=%u contexts=%zu\n", argv[i], f.bits,
-               (unsigned long long)f.seed, f.site_version, f.count);
+        printf("file=%s bits=%u seed=%#llx site_version=%u contexts=%zu expected_conflicts=%.3g\n",
+               argv[i], f.bits, (unsigned long long)f.seed, f.site_version, f.count,
+               ctxprof_pcc_expected_conflicts((double)f.count, f.bits));
         ctxprof_pcc_file_free(&f);
     }
     return rc;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    ctxprof_pcc_file f;
+    size_t i;
+    if (argc != 1) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (load(&f, argv[0]))
+        return 1;
+    for (i = 0; i < f.count; i++)
+        printf("0x%llx\n", (unsigned long long)f.values[i]);
+    ctxprof_pcc_file_free(&f);
+    return 0;
 }
 
 /* Merges two sorted unique arrays into out (room for na + nb); returns its length. */
@@ -103,9 +131,28 @@ static int cmd_merge(int argc, char **argv)
     ctxprof_error err;
     int i, first = -1;
     memset(&acc, 0, sizeof acc);
-    for (i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+    for (i = 0; i < argc; i++) { /* options first: "a.set -o" is no input named -o */
+        if (strcmp(argv[i], "-o") == 0) {
+            if (i + 1 == argc || out) {
+                fprintf(stderr, "ctxprof-set: merge: %s\n",
+                        out ? "-o given twice" : "-o needs a file");
+                fputs(usage, stderr);
+                return 2;
+            }
             out = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "ctxprof-set: merge: unknown option %s\n", argv[i]);
+            fputs(usage, stderr);
+            return 2;
+        }
+    }
+    if (!out) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    for (i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0) {
+            i++;
             continue;
         }
         if (load(&in, argv[i]))
@@ -131,7 +178,7 @@ static int cmd_merge(int argc, char **argv)
             ctxprof_pcc_file_free(&in);
         }
     }
-    if (!out || first < 0) {
+    if (first < 0) {
         fputs(usage, stderr);
         ctxprof_pcc_file_free(&acc);
         return 2;
@@ -159,21 +206,21 @@ static int cmd_diff(int argc, char **argv)
         return 2;
     }
     if (load(&a, argv[0]))
-        return 1;
+        return 2; /* like cmp: 1 means "they differ" only */
     if (load(&b, argv[1]) || !same_params(&a, argv[0], &b, argv[1])) {
         ctxprof_pcc_file_free(&a);
         ctxprof_pcc_file_free(&b);
-        return 1;
+        return 2;
     }
     while (i < a.count || j < b.count) {
         if (j == b.count || (i < a.count && a.values[i] < b.values[j])) {
             if (list)
-                printf("< %#llx\n", (unsigned long long)a.values[i]);
+                printf("< 0x%llx\n", (unsigned long long)a.values[i]);
             only_a++;
             i++;
         } else if (i == a.count || b.values[j] < a.values[i]) {
             if (list)
-                printf("> %#llx\n", (unsigned long long)b.values[j]);
+                printf("> 0x%llx\n", (unsigned long long)b.values[j]);
             only_b++;
             j++;
         } else {
@@ -196,10 +243,13 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(usage, stdout);
+        fputs(details, stdout);
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "info") == 0)
         return cmd_info(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "list") == 0)
+        return cmd_list(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "merge") == 0)
         return cmd_merge(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "diff") == 0)
