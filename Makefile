@@ -358,16 +358,16 @@ memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
 	@set -e; d=$(B)/memcheck; rm -rf $$d; mkdir -p $$d; \
 	printf 'ctxprof-paths 1\npath 5 96 main f g\npath 3 96 main g f\npath 2 160 main f f g\n' \
 	    > $$d/m.paths; \
-	$(B)/examples/anomaly/minikv --train $$d/a.set examples/anomaly/train1.txt > /dev/null; \
-	$(B)/examples/anomaly/minikv --train $$d/b.set examples/anomaly/train2.txt > /dev/null; \
+	for k in 1 2; do (cd $$d && $(CURDIR)/$(B)/examples/anomaly/minikv --train t$$k.set \
+	    $(CURDIR)/examples/anomaly/train$$k.txt > /dev/null 2>&1); done; \
 	for c in "ctxprof-gen -o $$d/expr.h examples/encoders/expr.callgraph" \
 	         "ctxprof-gen stats tests/data/fig3.txt" \
 	         "ctxprof-gen check examples/encoders/expr.callgraph --walks 50" \
 	         "ctxprof-gen pad -o $$d/pads.h $$d/m.paths" \
-	         "ctxprof-set info $$d/a.set" "ctxprof-set merge -o $$d/u.set $$d/a.set $$d/b.set"; do \
+	         "ctxprof-set info $$d/t1.set" "ctxprof-set merge -o $$d/u.set $$d/t1.set $$d/t2.set"; do \
 	    echo "memcheck: $$c"; $(VG) $(B)/$$c > /dev/null; done; \
-	echo "memcheck: ctxprof-set diff $$d/a.set $$d/b.set"; \
-	$(VG) $(B)/ctxprof-set diff $$d/a.set $$d/b.set > /dev/null || [ $$? -eq 1 ]
+	echo "memcheck: ctxprof-set diff $$d/t1.set $$d/t2.set"; \
+	$(VG) $(B)/ctxprof-set diff $$d/t1.set $$d/t2.set > /dev/null || [ $$? -eq 1 ]
 
 # ---- fuzzing -------------------------------------------------------------------
 # libFuzzer targets in tests/fuzz/fuzz_<name>.c; seeds and regression inputs
