@@ -419,7 +419,8 @@ typedef struct ctxprof_hcct_accuracy {
     size_t false_positives;  /* reported contexts that are not hot */
     size_t exact_hcct_nodes; /* size of the exact HCCT (hot nodes + ancestors + root) */
     size_t approx_hcct_nodes;
-    size_t bound_violations; /* monitored counts outside [true, true + err] */
+    size_t bound_violations; /* counts outside [true, true + err] (unmonitored: below true),
+                                and exact contexts absent from approx above its absent */
     size_t unknown;          /* approximate contexts absent from the exact profile */
     uint64_t max_error;      /* max (count - true) over reported contexts */
     double max_rel_error;    /* max (count - true) / true over hot contexts */
@@ -2322,6 +2323,18 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     p.counters = lss ? nsl : 0;
     p.total = scale != 1.0 ? (uint64_t)((double)total * scale + 0.5) : total;
     p.threshold = phi >= 0 ? (uint64_t)(phi * (double)p.total) : 0;
+    /* what the copy leaves out: contexts below the minimum counter (read
+       again after the copy: it only grows, and a context evicted during the
+       copy was at most that), and with phi, every count <= thr */
+    if (late_min > mn) {
+        uint64_t v = scale != 1.0 ? (uint64_t)((double)late_min * scale + 0.5) : late_min;
+        mn = late_min;
+        for (i = 1; i < p.n; i++)
+            if (!(p.nodes[i].flags & CTXPROF_HCCT_MONITORED))
+                p.nodes[i].count = p.nodes[i].err = v;
+    }
+    if (thr > mn)
+        mn = thr;
     p.absent = scale != 1.0 ? (uint64_t)((double)mn * scale + 0.5) : mn;
     p.events = events;
     p.sampled = sampled;
@@ -2402,6 +2415,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double
     p->n = k;
     p->phi = phi;
     p->threshold = thr;
+    if (thr > p->absent) /* the contexts cut have count <= thr */
+        p->absent = thr;
     p->flags |= CTXPROF_HCCT_PRUNED;
     ctxprof__free(keep, p->alloc_user);
     ctxprof__free(map, p->alloc_user);
@@ -2488,6 +2503,15 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_find(const ctxprof_hcct_profile *p,
     return CTXPROF_HCCT_NONE;
 }
 
+/* The bound of the contexts a profile does not hold: a pruned one also
+   left out every count <= its threshold (files written before absent
+   said so). */
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_absent(const ctxprof_hcct_profile *p)
+{
+    return (p->flags & CTXPROF_HCCT_PRUNED) && p->threshold > p->absent ? p->threshold
+                                                                         : p->absent;
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
                                                  const ctxprof_hcct_profile *src, unsigned flags,
                                                  ctxprof_error *err)
@@ -2497,6 +2521,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
     uint32_t *map = NULL;
     unsigned char *hit = NULL;
     size_t i, nd0;
+    uint64_t dabs = ctxprof__hcct_absent(dst), sabs = ctxprof__hcct_absent(src);
     int by_name = (flags & CTXPROF_HCCT_BY_NAME) != 0, rc;
     if (dst->metric != src->metric)
         return ctxprof__fail(err, CTXPROF_ERR_MISMATCH, 0,
@@ -2529,8 +2554,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
             p.nodes[d].parent = pd;
             p.nodes[d].name = (uint32_t)nm;
             /* absent from dst: dst's bound applies */
-            p.nodes[d].count = ctxprof__hcct_sat_add(s->count, dst->absent);
-            p.nodes[d].err = ctxprof__hcct_sat_add(s->err, dst->absent);
+            p.nodes[d].count = ctxprof__hcct_sat_add(s->count, dabs);
+            p.nodes[d].err = ctxprof__hcct_sat_add(s->err, dabs);
             if (ctxprof__hcct_ix_add(&ix, ctxprof__hcct_node_key(&p, pd, d, by_name), d))
                 goto nomem;
         } else {
@@ -2546,11 +2571,11 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
     p.nodes[0].flags |= src->nodes[0].flags & (uint32_t)CTXPROF_HCCT_MONITORED;
     for (i = 1; i < nd0; i++)
         if (!hit[i]) { /* absent from src: src's bound applies */
-            p.nodes[i].count = ctxprof__hcct_sat_add(p.nodes[i].count, src->absent);
-            p.nodes[i].err = ctxprof__hcct_sat_add(p.nodes[i].err, src->absent);
+            p.nodes[i].count = ctxprof__hcct_sat_add(p.nodes[i].count, sabs);
+            p.nodes[i].err = ctxprof__hcct_sat_add(p.nodes[i].err, sabs);
         }
     p.total = ctxprof__hcct_sat_add(p.total, src->total);
-    p.absent = ctxprof__hcct_sat_add(p.absent, src->absent);
+    p.absent = ctxprof__hcct_sat_add(dabs, sabs);
     p.events = ctxprof__hcct_sat_add(p.events, src->events);
     p.sampled = ctxprof__hcct_sat_add(p.sampled, src->sampled);
     p.dropped = ctxprof__hcct_sat_add(p.dropped, src->dropped);
@@ -2635,6 +2660,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
                          : ctxprof__hcct_find(exact, &ix, pe, approx, (uint32_t)i, 0);
         uint64_t tv;
         map[i] = e;
+        if (e != CTXPROF_HCCT_NONE)
+            eh[e] |= 2; /* in approx */
         if (e == CTXPROF_HCCT_NONE) {
             out->unknown++;
             if (a->count > ta) {
@@ -2669,9 +2696,12 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
     }
     for (i = 0; i < approx->n; i++)
         out->approx_hcct_nodes += ah[i];
-    for (i = 1; i < exact->n; i++)
+    for (i = 1; i < exact->n; i++) {
         if (exact->nodes[i].count > te && !rep[i])
             out->missed++;
+        if (!scaled && !(eh[i] & 2) && exact->nodes[i].count > ctxprof__hcct_absent(approx))
+            out->bound_violations++; /* left out, yet above the bound of what is left out */
+    }
     out->equal = out->missed == 0 && out->false_positives == 0;
     ctxprof__hcct_ix_free(&ix);
     ctxprof__free(map, exact->alloc_user);
@@ -2747,9 +2777,9 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
     if (p->flags & CTXPROF_HCCT_PRUNED)
         ctxprof__hcct_sb_printf(b, "; hot: count > %llu (phi %g)",
                                 (unsigned long long)p->threshold, p->phi);
-    if (p->mode == CTXPROF_HCCT_LSS)
+    if (p->mode == CTXPROF_HCCT_LSS || (p->flags & CTXPROF_HCCT_PRUNED))
         ctxprof__hcct_sb_printf(b, "; contexts not shown: count <= %llu",
-                                (unsigned long long)p->absent);
+                                (unsigned long long)ctxprof__hcct_absent(p));
     ctxprof__hcct_sb_puts(b, "\n");
     if (p->flags & CTXPROF_HCCT_SCALED)
         ctxprof__hcct_sb_printf(

@@ -1583,6 +1583,73 @@ static void hcct_merge(void)
     ctxprof_hcct_deinit(&ball);
 }
 
+/* Pruned profiles: what they leave out is bounded by absent (the
+   threshold, not only the minimum counter), and merging pruned profiles
+   keeps every bound against the exact CCT of both streams. */
+static void hcct_merge_pruned(void)
+{
+    ctxprof_hcct a1, a2, ball;
+    ctxprof_hcct_desc da = hcct_desc_lss(0.005, 0.001), db = hcct_desc_cct();
+    ctxprof_hcct_profile p1, p2, pall, full;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    hcct_gen g1 = {41, 0, 1}, g2 = {42, 1, 1};
+    char *txt, want[64];
+    int w;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&a1, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&a2, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&ball, &db, &e) == CTXPROF_OK);
+    for (w = 0; w < 30000; w++) {
+        hcct_gen h1 = g1, h2 = g2;
+        hcct_walk(&g1, &a1, NULL);
+        hcct_walk(&h1, &ball, NULL);
+        g2.phase = w % 3 == 0; /* the second stream shares half of its hot set */
+        h2.phase = g2.phase;
+        hcct_walk(&g2, &a2, NULL);
+        hcct_walk(&h2, &ball, NULL);
+    }
+    REQUIRE(ctxprof_hcct_query(&ball, -1, &pall, &e) == CTXPROF_OK);
+    /* a pruned query, and a full one pruned afterwards */
+    REQUIRE(ctxprof_hcct_query(&a1, 0.005, &p1, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&a2, -1, &full, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_copy(&p2, &full, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_prune(&p2, 0.005, &e) == CTXPROF_OK);
+    CHECK_GE(p1.absent, p1.threshold);
+    CHECK_GE(p2.absent, p2.threshold);
+    CHECK_GE(p2.absent, full.absent);
+    txt = hcct_fmt(&p2, CTXPROF_HCCT_TEXT);
+    REQUIRE(txt != NULL);
+    snprintf(want, sizeof want, "contexts not shown: count <= %llu",
+             (unsigned long long)p2.threshold);
+    CHECK_CONTAINS(txt, want);
+    ctxprof_hcct_text_free(&p2, txt);
+    REQUIRE(ctxprof_hcct_profile_merge(&p1, &p2, 0, &e) == CTXPROF_OK);
+    CHECK_EQ(p1.total, pall.total);
+    REQUIRE(ctxprof_hcct_profile_compare(&p1, &pall, 0.005, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    CHECK_EQ(acc.unknown, 0);
+    CHECK(acc.hot >= 5);
+    if (getenv("HCCT_TEST_VERBOSE"))
+        fprintf(stderr, "  hot %zu, absent %llu\n", acc.hot, (unsigned long long)p1.absent);
+    /* a profile from before absent covered the threshold: merge still does */
+    p2.absent = full.absent;
+    ctxprof_hcct_profile_deinit(&full);
+    REQUIRE(ctxprof_hcct_query(&a1, 0.005, &full, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_merge(&full, &p2, 0, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&full, &pall, 0.005, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    ctxprof_hcct_profile_deinit(&p1);
+    ctxprof_hcct_profile_deinit(&p2);
+    ctxprof_hcct_profile_deinit(&full);
+    ctxprof_hcct_profile_deinit(&pall);
+    ctxprof_hcct_deinit(&a1);
+    ctxprof_hcct_deinit(&a2);
+    ctxprof_hcct_deinit(&ball);
+}
+
 /* ---- threads ---- */
 
 /* Queries from another thread while the owner runs: every copy is a tree
@@ -2181,6 +2248,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_merge", hcct_merge},
+    {"hcct_merge_pruned", hcct_merge_pruned},
     {"hcct_query_concurrent", hcct_query_concurrent},
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_hooks_program", hcct_hooks_program},
