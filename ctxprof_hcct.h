@@ -93,7 +93,10 @@
      A tree is used by one thread. ctxprof_hcct_query() may be called from
      any thread at any time: it copies the tree without stopping its owner
      (hot contexts are never evicted, so they are exact in the copy; cold
-     parts may be a few events old). The session functions are thread-safe.
+     parts may be a few events old, and a cold node that Space Saving
+     replaced while it was copied is left out, under the absent bound).
+     Every path of the copy existed in the tree. The session functions are
+     thread-safe.
      Events from a signal handler that interrupts the profiler (a slow path,
      or the fast path between its lookup and its push) are dropped and
      counted (stats.reentrant); the others are counted exactly. Nothing is
@@ -301,7 +304,7 @@ typedef struct ctxprof_hcct_node {
 /* Per-node data of LSS trees besides the node (private). */
 typedef struct ctxprof_hcct_aux {
     uint32_t parent; /* 0 above the root; a marker for free nodes */
-    uint32_t spare;  /* padding */
+    uint32_t gen;    /* reuse generation: + 1 each time the node is freed (live queries) */
     uint64_t err;    /* error bound of the count while monitored */
 } ctxprof_hcct_aux;
 
@@ -744,10 +747,14 @@ extern "C" {
 #define CTXPROF__HCCT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CTXPROF__HCCT_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define CTXPROF__HCCT_REL(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define CTXPROF__HCCT_FENCE_ACQ() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define CTXPROF__HCCT_FENCE_REL() __atomic_thread_fence(__ATOMIC_RELEASE)
 #else
 #define CTXPROF__HCCT_RD(x) (x)
 #define CTXPROF__HCCT_ACQ(x) (x)
 #define CTXPROF__HCCT_REL(x, v) ((x) = (v))
+#define CTXPROF__HCCT_FENCE_ACQ() ((void)0)
+#define CTXPROF__HCCT_FENCE_REL() ((void)0)
 #endif
 
 CTXPROF_DEF CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL = NULL;
@@ -985,6 +992,10 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
         link = &n[*link].sibling;
     if (*link == v)
         *link = n[v].sibling;
+    /* a live query that read this node before checks the generation
+       after its copy: seqlock-like, the bump precedes the reuse's writes */
+    t->aux[v].gen++;
+    CTXPROF__HCCT_FENCE_REL();
     CTXPROF__HCCT_REL(t->aux[v].parent, CTXPROF__HCCT_FREE);
     n[v].sibling = t->free_head;
     t->free_head = v;
@@ -1385,7 +1396,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
         n[x].site = key;
         n[x].child = 0;
         n[x].sibling = 0;
-        a[x].parent = p;
+        CTXPROF__HCCT_REL(a[x].parent, p); /* publishes the fields (live queries) */
         if (last)
             n[last].sibling = x;
         else
@@ -2177,16 +2188,21 @@ CTXPROF__HCCT_FN void ctxprof__hcct_namecache_free(ctxprof__hcct_namecache *nc)
 
 /* Copies a tree into a profile, keeping the nodes with count > floor(phi*N)
    and their ancestors (all nodes when phi < 0). Safe while the owner
-   thread runs: every field is read once, the structure is rebuilt from the
-   parent links that were read, and only nodes connected to the root are
-   kept, so a concurrent update can make the copy a few events old but
-   never inconsistent. */
+   thread runs: the structure is rebuilt from one read of each parent link,
+   and only nodes connected to the root are kept. An LSS node can be freed
+   and reused for another context between the read of its parent and the
+   reads of its routine: each node's reuse generation is read before its
+   parent and again after the whole copy, and a node whose generation
+   moved is left out with its subtree. A node unchanged over its reads was
+   one context all along, and so were its kept ancestors, whose reads
+   started before and were checked after: every path of the copy existed
+   in the tree (at the end of the copy), with counts a few events old. */
 CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
                                             ctxprof_error *err)
 {
     void *ud = t->desc.alloc_user;
     uint32_t n = CTXPROF__HCCT_ACQ(t->n_nodes), i, nsl = t->nslots;
-    uint32_t *par = NULL, *head = NULL, *next = NULL, *queue = NULL;
+    uint32_t *par = NULL, *head = NULL, *next = NULL, *queue = NULL, *gen = NULL;
     unsigned char *mark = NULL;
     uint64_t total = 0, mn = 0, thr = 0, events, sampled, late_min;
     int64_t cd, as;
@@ -2205,7 +2221,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     next = (uint32_t *)ctxprof__alloc(n, sizeof *next, ud);
     queue = (uint32_t *)ctxprof__alloc(n, sizeof *queue, ud);
     mark = (unsigned char *)ctxprof__zalloc(n, 1, ud);
-    if (!par || !head || !next || !queue || !mark)
+    if (lss)
+        gen = (uint32_t *)ctxprof__alloc(n, sizeof *gen, ud);
+    if (!par || !head || !next || !queue || !mark || (lss && !gen))
         goto fail;
 
     /* N = sum of counters; the minimum bounds every unmonitored context */
@@ -2215,8 +2233,12 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
 
     /* one read of each parent link and the selection */
     for (i = 0; i < n; i++) {
-        uint32_t q = i >= 2 ? CTXPROF__HCCT_ACQ(CTXPROF__HCCT_PARENT(t, i)) : 0;
-        uint64_t cv = CTXPROF__HCCT_RD(t->nodes[i].count);
+        uint32_t q;
+        uint64_t cv;
+        if (gen) /* before anything else of the node */
+            gen[i] = CTXPROF__HCCT_ACQ(t->aux[i].gen);
+        q = i >= 2 ? CTXPROF__HCCT_ACQ(CTXPROF__HCCT_PARENT(t, i)) : 0;
+        cv = CTXPROF__HCCT_RD(t->nodes[i].count);
         par[i] = CTXPROF_HCCT_NONE;
         if (i == CTXPROF__HCCT_ROOT) {
             par[i] = 0;
@@ -2313,6 +2335,26 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
             pn->name = (uint32_t)nm;
         }
     }
+    if (gen) {
+        /* the generations again: nodes reused since their first read go,
+           and their subtrees with them (parents come first); mark and next
+           now map profile indices (= queue positions) */
+        size_t k = 0;
+        CTXPROF__HCCT_FENCE_ACQ();
+        for (qh = 0; qh < qt; qh++) {
+            uint32_t x = queue[qh], pp = p.nodes[qh].parent;
+            mark[qh] = CTXPROF__HCCT_RD(t->aux[x].gen) == gen[x] &&
+                       (qh == 0 || mark[pp]);
+            if (mark[qh]) {
+                next[qh] = (uint32_t)k;
+                p.nodes[k] = p.nodes[qh];
+                if (k)
+                    p.nodes[k].parent = next[pp];
+                k++;
+            }
+        }
+        p.n = k;
+    }
     /* N again, after the copy: counters only grow, so every count copied
        is part of it and a live copy never holds more than its total */
     ctxprof__hcct_total(t, &total, &late_min);
@@ -2358,6 +2400,7 @@ fail:
     ctxprof__free(next, ud);
     ctxprof__free(queue, ud);
     ctxprof__free(mark, ud);
+    ctxprof__free(gen, ud);
     if (rc)
         return ctxprof__fail(err, rc, 0, "hcct: out of memory copying a tree of %u nodes",
                              (unsigned)n);

@@ -7,6 +7,7 @@
    test_main.c. */
 
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <sys/stat.h>
 
@@ -1652,24 +1653,39 @@ static void hcct_merge_pruned(void)
 
 /* ---- threads ---- */
 
-/* Queries from another thread while the owner runs: every copy is a tree
-   (parents first), the hot context is always there, its count never
-   decreases. */
+/* Queries from another thread while the owner runs, with a tiny M so that
+   nodes are evicted, freed and reused all the time: every copy is a tree
+   (parents first), every path in it is a path of the workload (a routine
+   below the first level carries a tag of its caller: a node reused for
+   another context read half before and half after would show), the hot
+   context is always there and its count never decreases. */
 typedef struct hcct_runner {
     ctxprof_hcct t;
-    volatile int stop;
+    int stop;
     uint64_t walks;
 } hcct_runner;
+
+/* The routine called by caller with choice c: the caller's tag above c. */
+static uintptr_t hcct_tagged(uintptr_t caller, unsigned c)
+{
+    return (uintptr_t)(((ctxprof_mix64((uint64_t)caller) & 0xFFFF) << 8) | c);
+}
 
 static void *hcct_run_stream(void *arg)
 {
     hcct_runner *r = (hcct_runner *)arg;
-    hcct_gen g = {77, 0, 0};
+    uint64_t seed = 77;
     while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+        unsigned d = 1 + (unsigned)(ctxprof_test_rand(&seed) % 8), k;
+        uintptr_t rt = 1;
         ctxprof_hcct_push(&r->t, 1, 0); /* half of all events */
-        hcct_walk(&g, &r->t, NULL);
-        ctxprof_hcct_pop(&r->t);
-        r->walks++;
+        for (k = 0; k < d; k++) {
+            rt = hcct_tagged(rt, (unsigned)hcct_zipf(&seed));
+            ctxprof_hcct_push(&r->t, rt, 0);
+        }
+        for (k = 0; k <= d; k++)
+            ctxprof_hcct_pop(&r->t);
+        __atomic_store_n(&r->walks, r->walks + 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -1677,39 +1693,60 @@ static void *hcct_run_stream(void *arg)
 static void hcct_query_concurrent(void)
 {
     hcct_runner r;
-    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0.002);
+    ctxprof_hcct_desc d = hcct_desc_lss(0.1, 0);
     ctxprof_error e;
     pthread_t th;
     uint64_t last = 0;
+    size_t nodes = 0, impossible = 0;
     int q;
     memset(&e, 0, sizeof e);
     memset(&r, 0, sizeof r);
+    d.counters = 64;
     REQUIRE(ctxprof_hcct_init(&r.t, &d, &e) == CTXPROF_OK);
     REQUIRE(pthread_create(&th, NULL, hcct_run_stream, &r) == 0);
-    for (q = 0; q < 60; q++) {
+    while (__atomic_load_n(&r.walks, __ATOMIC_ACQUIRE) < 100)
+        sched_yield();
+    /* until the owner has run a while: the copies race with its updates
+       only when both threads run at once */
+    for (q = 0; q < 1000 || (__atomic_load_n(&r.walks, __ATOMIC_ACQUIRE) < 300000 && q < 1000000);
+         q++) {
         ctxprof_hcct_profile p;
         size_t i;
         uint32_t c;
-        usleep(2000);
-        if (ctxprof_hcct_query(&r.t, 0.01, &p, &e) != CTXPROF_OK) {
+        if (ctxprof_hcct_query(&r.t, q % 4 == 3 ? 0.1 : -1, &p, &e) != CTXPROF_OK) {
             CHECK(!"query failed");
             break;
         }
-        for (i = 1; i < p.n; i++)
-            CHECK_LT(p.nodes[i].parent, i);
+        for (i = 1; i < p.n; i++) {
+            const ctxprof_hcct_pnode *x = &p.nodes[i];
+            CHECK_LT(x->parent, i);
+            if (x->parent == 0 ? x->routine != 1
+                               : x->routine != hcct_tagged(p.nodes[x->parent].routine,
+                                                           (unsigned)(x->routine & 0xFF)))
+                impossible++;
+        }
+        nodes += p.n - 1;
+        /* the hot context: monitored since the first walk (its count is
+           more than N/|M|), so exact in every copy */
         for (c = p.nodes[0].child; c && p.nodes[c].routine != 1; c = p.nodes[c].sibling)
             ;
-        if (q > 5 || c) {
-            CHECK(c != 0);
-            if (c) {
-                CHECK_GE(p.nodes[c].count, last);
-                last = p.nodes[c].count;
-            }
+        CHECK(c != 0);
+        if (c) {
+            CHECK(p.nodes[c].flags & CTXPROF_HCCT_MONITORED);
+            CHECK_GE(p.nodes[c].count, last);
+            last = p.nodes[c].count;
         }
         ctxprof_hcct_profile_deinit(&p);
+        if (ctxprof_test_failed)
+            break;
     }
     __atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
+    if (impossible || getenv("HCCT_TEST_VERBOSE"))
+        fprintf(stderr, "  %zu of %zu nodes copied were impossible paths; %llu walks, %llu "
+                "replacements\n", impossible, nodes, (unsigned long long)r.walks,
+                (unsigned long long)r.t.st.replaced);
+    CHECK_EQ(impossible, 0);
     CHECK(r.walks > 0);
     hcct_check(&r.t, UINT64_MAX);
     ctxprof_hcct_deinit(&r.t);
