@@ -353,6 +353,7 @@ typedef struct ctxprof_hcct {
     uint32_t *qhead, *qtail; /* LSS: per bucket, slot of its first id and after its last */
     uint32_t qfree, qblocks; /* LSS: first free block; blocks in all */
     uint64_t qbase, qend;    /* lazy queue window: minimum candidate, end */
+    int qradix;              /* LSS: the queue is a radix heap (weights other than 1) */
     uint32_t used;    /* LSS: monitored nodes (|M| once full) */
     int lean;         /* LSS, unit counts, M full: enters replace through the short path */
     uint32_t n_nodes; /* nodes ever used (high-water mark) */
@@ -901,6 +902,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     }
     if (lss)
         ctxprof__hcct_q_reset(t);
+    if (lss && d.metric != CTXPROF_HCCT_CALLS)
+        t->qradix = 1; /* weighted from the start (q_radix); qbase = qend = 0 */
     /* node 0: dummy target of untracked frames (marked monitored so that
        leaving one never prunes); node 1: the root */
     memset(t->nodes, 0, 3 * sizeof(ctxprof_hcct_node));
@@ -1058,12 +1061,28 @@ CTXPROF__HCCT_FN void ctxprof__hcct_q_reset(ctxprof_hcct *t)
     }
 }
 
+/* Radix mode: the bucket of a count, 0 for qbase, else 1 + the highest
+   bit where it differs from qbase (counts are >= qbase and below 2^63). */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_q_rbucket(const ctxprof_hcct *t, uint64_t value)
+{
+    uint64_t x = value ^ t->qbase;
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 64u - (uint32_t)__builtin_clzll(x) : 0u;
+#else
+    return ctxprof__bits(x);
+#endif
+}
+
 CTXPROF__HCCT_INLINE void ctxprof__hcct_q_push(ctxprof_hcct *t, uint32_t x, uint64_t value)
 {
     uint32_t b, s;
-    if (value >= t->qend)
-        return; /* beyond the window: found again by the next rescan */
-    b = (uint32_t)(value & (CTXPROF__HCCT_W - 1));
+    if (value >= t->qend) { /* qend is 0 in radix mode */
+        if (!t->qradix)
+            return; /* beyond the window: found again by the next rescan */
+        b = ctxprof__hcct_q_rbucket(t, value);
+    } else {
+        b = (uint32_t)(value & (CTXPROF__HCCT_W - 1));
+    }
     s = t->qtail[b];
     t->qslot[s++] = x;
     if ((s & (CTXPROF__HCCT_QB - 1)) == CTXPROF__HCCT_QB - 1) { /* full: link a free block */
@@ -1141,10 +1160,88 @@ CTXPROF__HCCT_INLINE void ctxprof__hcct_q_drop(ctxprof_hcct *t, uint32_t b, uint
     CTXPROF__HCCT_PREFETCH(&t->aux[y]);
 }
 
+/* Weights other than 1 (a metric other than calls, weighted add and
+   add_path) spread the counts: new ones at min + w leave the window of W
+   values, which is then used up after a few replacements, and each rescan
+   walks the whole tree (|M| = 20,000 and weights up to 10^6: a rescan per
+   11 replacements). Such trees switch for good to a radix heap (Ahuja,
+   Mehlhorn, Orlin, Tarjan, J. ACM 1990) in the same buckets and blocks:
+   every monitored node is listed, bucket 0 at qbase, bucket b > 0 where
+   the listed count first differs from qbase in bit b - 1. It is lazy like
+   the window: counts only grow, and so does a node's bucket, so a node met
+   below where it belongs moves up; when bucket 0 is empty, the minimum of
+   the lowest non-empty bucket becomes qbase and its nodes move down. A
+   node moves down at most 63 times per listing: find-min is amortized
+   O(log C), with no rescans. The switch itself is one rescan. */
+CTXPROF__HCCT_FN void ctxprof__hcct_q_radix(ctxprof_hcct *t)
+{
+    const ctxprof_hcct_node *n = t->nodes;
+    uint32_t v;
+    ctxprof__hcct_q_reset(t);
+    t->qradix = 1;
+    t->qbase = 0; /* below any count, also of nodes M takes in before it is full */
+    t->qend = 0;
+    for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
+        if (n[v].count & CTXPROF__HCCT_MON)
+            ctxprof__hcct_q_push(t, v, n[v].count & CTXPROF__HCCT_CMASK);
+    t->st.rescans++;
+}
+
+/* find-min in radix mode (see q_radix). */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_q_pop_radix(ctxprof_hcct *t)
+{
+    for (;;) {
+        uint32_t b, s, x, end;
+        uint64_t c, m = 0;
+        int found = 0;
+        s = t->qhead[0];
+        if (s != t->qtail[0]) {
+            x = t->qslot[s];
+            ctxprof__hcct_q_drop(t, 0, s);
+            c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
+            if (c == t->qbase)
+                return x;
+            ctxprof__hcct_q_push(t, x, c); /* grew since it was listed */
+            continue;
+        }
+        for (b = 1; b < 64 && t->qhead[b] == t->qtail[b]; b++)
+            ;
+        CTXPROF_ASSERT(b < 64);
+        if (b == 64)
+            return 0; /* nothing monitored: the callers never ask */
+        /* nodes that grew up to their buckets, the others back to b (after
+           end), with their minimum */
+        end = t->qtail[b];
+        while ((s = t->qhead[b]) != end) {
+            x = t->qslot[s];
+            ctxprof__hcct_q_drop(t, b, s);
+            c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
+            if (ctxprof__hcct_q_rbucket(t, c) == b && (!found || c < m)) {
+                m = c;
+                found = 1;
+            }
+            ctxprof__hcct_q_push(t, x, c);
+        }
+        if (!found)
+            continue;
+        /* the new base shares the bits above b - 1 with every count left in
+           b, and has bit b - 1 set like them: they all move down */
+        t->qbase = m;
+        end = t->qtail[b];
+        while ((s = t->qhead[b]) != end) {
+            x = t->qslot[s];
+            ctxprof__hcct_q_drop(t, b, s);
+            ctxprof__hcct_q_push(t, x, t->nodes[x].count & CTXPROF__HCCT_CMASK);
+        }
+    }
+}
+
 /* find-min, the general case: skips empty buckets, rescans when the window
    is used up, moves counters that grew since they were listed. */
 CTXPROF__HCCT_FN CTXPROF__NOINLINE uint32_t ctxprof__hcct_q_pop_slow(ctxprof_hcct *t)
 {
+    if (t->qradix)
+        return ctxprof__hcct_q_pop_radix(t);
     for (;;) {
         uint32_t b, x, s;
         uint64_t c;
@@ -1218,6 +1315,8 @@ CTXPROF__HCCT_FN void ctxprof__hcct_count(ctxprof_hcct *t, uint32_t c, uint64_t 
     uint64_t v;
     if (w == 0 || c == 0)
         return;
+    if (w > 1 && t->aux && !t->qradix)
+        ctxprof__hcct_q_radix(t);
     v = t->nodes[c].count;
     if (v & CTXPROF__HCCT_MON)
         t->nodes[c].count = CTXPROF__HCCT_MON | ctxprof__hcct_cadd(v & CTXPROF__HCCT_CMASK, w);
@@ -1284,6 +1383,8 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
     ctxprof_hcct_node *n = t->nodes;
     uint32_t x = ctxprof__hcct_child(t, p, routine, site), v;
     uint64_t m;
+    if (w > 1 && t->aux && !t->qradix)
+        ctxprof__hcct_q_radix(t);
     if (x) {
         ctxprof__hcct_count(t, x, w, keep ? keep : x);
         return x;

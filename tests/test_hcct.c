@@ -109,10 +109,13 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
             }
         /* lazy queue: listed nodes are monitored, listed once, with a count
            at least their bucket's value; unlisted ones are >= qend */
-        if (t->used == t->nslots && t->qend > 0) {
+        /* radix mode: every monitored node is listed, in a bucket at most
+           that of its count */
+        if ((t->used == t->nslots && t->qend > 0) || t->qradix) {
             unsigned char *listed = (unsigned char *)calloc(nn, 1);
             size_t blocks = 0;
-            CHECK_LE(t->qbase, mn);
+            if (t->used == t->nslots)
+                CHECK_LE(t->qbase, mn);
             for (b = 0; listed && b < CTXPROF__HCCT_W; b++) {
                 uint64_t val = t->qbase + ((b - t->qbase) & (CTXPROF__HCCT_W - 1));
                 uint32_t s = t->qhead[b];
@@ -126,7 +129,12 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
                         break;
                     CHECK(!listed[v]);
                     listed[v] = 1;
-                    CHECK_GE(n[v].count & ~((uint64_t)1 << 63), val);
+                    if (t->qradix) {
+                        CHECK_GE(n[v].count & ~((uint64_t)1 << 63), t->qbase);
+                        CHECK_GE(ctxprof__hcct_q_rbucket(t, n[v].count & ~((uint64_t)1 << 63)), b);
+                    } else {
+                        CHECK_GE(n[v].count & ~((uint64_t)1 << 63), val);
+                    }
                     if (s % CTXPROF__HCCT_QB == CTXPROF__HCCT_QB - 1) { /* the next block */
                         s = t->qslot[s] * CTXPROF__HCCT_QB;
                         blocks++;
@@ -140,7 +148,7 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
             CHECK_EQ(blocks, t->qblocks);
             for (i = 1; listed && i < nn; i++)
                 if (seen[i] && (n[i].count >> 63) && !listed[i])
-                    CHECK_GE(n[i].count & ~((uint64_t)1 << 63), t->qend);
+                    CHECK(!t->qradix && (n[i].count & ~((uint64_t)1 << 63)) >= t->qend);
             free(listed);
         }
     }
@@ -350,14 +358,16 @@ static void hcct_lazy_queue(void)
     static const uint32_t sizes[] = {1, 2, 7, 64, 300, 2000};
     uint64_t seed = 11;
     size_t si;
-    for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-        uint32_t k = sizes[si], i;
+    int radix;
+    for (si = 0; si < 2 * sizeof sizes / sizeof sizes[0]; si++) {
+        uint32_t k = sizes[si / 2], i;
         ctxprof_hcct t;
         ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
         ctxprof_error e;
         uint32_t *ids = (uint32_t *)malloc(k * sizeof *ids);
         hcct_refq ref;
         int op;
+        radix = (int)(si % 2);
         memset(&e, 0, sizeof e);
         d.counters = k;
         REQUIRE(ids && ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
@@ -369,7 +379,17 @@ static void hcct_lazy_queue(void)
         for (i = 0, ids[0] = t.nodes[1].child; i + 1 < k; i++)
             ids[i + 1] = t.nodes[ids[i]].sibling;
         REQUIRE_EQ(t.used, k);
-        /* the library lists nothing until M is full: the first pop rescans */
+        /* weights other than 1 switched the queue to radix mode; the window
+           is tested by going back to it: the library lists nothing until M
+           is full, and the first pop rescans */
+        if (!radix) {
+            ctxprof__hcct_q_reset(&t);
+            t.qradix = 0;
+            t.qbase = t.qend = 0;
+        } else if (!t.qradix) {
+            ctxprof__hcct_q_radix(&t);
+        }
+        t.st.rescans = 0;
         memset(&ref, 0, sizeof ref);
         ref.next = (uint32_t *)malloc(t.n_nodes * sizeof *ref.next);
         REQUIRE(ref.next != NULL);
@@ -378,30 +398,40 @@ static void hcct_lazy_queue(void)
         for (op = 0; op < 40000; op++) {
             uint64_t r = ctxprof_test_rand(&seed), w;
             uint32_t x = ids[r % k];
-            /* weights: mostly small, sometimes past the window; a tenth of
-               the runs uses unit weights, so that buckets grow long */
+            /* weights: mostly small, sometimes past the window (radix: up to
+               2^40); a tenth of the runs uses unit weights, so that buckets
+               grow long */
             w = (r >> 20) % 16 == 0 ? 1 + (r >> 40) % 1000 : 1 + (r >> 40) % 3;
+            if (radix && (r >> 24) % 8 == 0)
+                w = 1 + (r >> 24) % ((uint64_t)1 << 40);
             if (op % 10000 < 1000)
                 w = 1;
             if ((r >> 8) % 3 == 0) { /* an increment, as by the fast path */
                 t.nodes[x].count += w;
             } else { /* find-min, then the slot takes a new item at min + w */
                 uint64_t bmin = UINT64_MAX;
-                uint32_t y = ctxprof__hcct_q_pop_min(&t), z = hcct_refq_pop(&ref, &t, ids, k);
+                uint32_t y = ctxprof__hcct_q_pop_min(&t);
                 for (i = 0; i < k; i++)
                     if ((t.nodes[ids[i]].count & ~((uint64_t)1 << 63)) < bmin)
                         bmin = t.nodes[ids[i]].count & ~((uint64_t)1 << 63);
                 CHECK_EQ(t.nodes[y].count & ~((uint64_t)1 << 63), bmin);
                 CHECK_EQ(t.qbase, bmin);
-                CHECK_EQ(y, z); /* the same victim as the reference */
+                if (!radix) /* the same victim as the reference */
+                    CHECK_EQ(y, hcct_refq_pop(&ref, &t, ids, k));
                 t.nodes[y].count += w;
                 ctxprof__hcct_q_push(&t, y, t.nodes[y].count & ~((uint64_t)1 << 63));
-                hcct_refq_push(&ref, y, t.nodes[y].count & ~((uint64_t)1 << 63));
+                if (!radix)
+                    hcct_refq_push(&ref, y, t.nodes[y].count & ~((uint64_t)1 << 63));
             }
+            if (op % 5000 == 0)
+                hcct_check(&t, UINT64_MAX);
             if (ctxprof_test_failed)
                 break;
         }
-        CHECK(t.st.rescans >= 1);
+        if (radix)
+            CHECK_EQ(t.st.rescans, 0); /* never: every monitored node is listed */
+        else
+            CHECK(t.st.rescans >= 1);
         free(ref.next);
         free(ids);
         ctxprof_hcct_deinit(&t);
@@ -773,6 +803,64 @@ static void hcct_weighted(void)
     hcct_guarantees(&a, &b, 2e-2, NULL);
     ctxprof_hcct_deinit(&a);
     ctxprof_hcct_deinit(&b);
+}
+
+/* Large weights (nanoseconds, cycles, samples): new counts land far from
+   the minimum, and a window of W count values would be used up after a
+   few replacements, each followed by a walk of the whole tree. The queue
+   must stay amortized: at most one full rescan (the switch to radix mode),
+   whatever the weights, while the bounds hold against the exact CCT. Both
+   through add_path on a calls tree and through add() on a nanoseconds one. */
+static void hcct_weighted_large(void)
+{
+    int metric;
+    for (metric = 0; metric < 2; metric++) {
+        ctxprof_hcct a, b;
+        ctxprof_hcct_desc da = hcct_desc_lss(0.01, 0), db = hcct_desc_cct();
+        ctxprof_error e;
+        uint64_t s = 29 + (uint64_t)metric, total = 0;
+        int i, k;
+        memset(&e, 0, sizeof e);
+        da.counters = 2000;
+        da.metric = db.metric = metric ? CTXPROF_HCCT_NANOSECONDS : CTXPROF_HCCT_CALLS;
+        REQUIRE(ctxprof_hcct_init(&a, &da, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+        for (i = 0; i < 150000; i++) {
+            uintptr_t path[5];
+            uint64_t w = 1 + ctxprof_test_rand(&s) % 1000000;
+            int d = 1 + (int)(ctxprof_test_rand(&s) % 5);
+            for (k = 0; k < d; k++)
+                path[k] = hcct_zipf(&s) + (uintptr_t)(ctxprof_test_rand(&s) % 4) * 1000;
+            if (!metric) {
+                ctxprof_hcct_add_path(&a, path, NULL, (size_t)d, w);
+                ctxprof_hcct_add_path(&b, path, NULL, (size_t)d, w);
+            } else {
+                for (k = 0; k < d; k++) {
+                    ctxprof_hcct_push(&a, path[k], 0);
+                    ctxprof_hcct_push(&b, path[k], 0);
+                }
+                ctxprof_hcct_add(&a, w);
+                ctxprof_hcct_add(&b, w);
+                for (k = 0; k < d; k++) {
+                    ctxprof_hcct_pop(&a);
+                    ctxprof_hcct_pop(&b);
+                }
+            }
+            total += w;
+            if (i % 50000 == 49999)
+                hcct_check(&a, total); /* errors <= the brute-force minimum */
+        }
+        if (getenv("HCCT_TEST_VERBOSE"))
+            fprintf(stderr, "  %llu replacements, %llu rescans\n",
+                    (unsigned long long)a.st.replaced, (unsigned long long)a.st.rescans);
+        CHECK(a.st.replaced > 50000);
+        CHECK_LE(a.st.rescans, 1);
+        hcct_guarantees(&a, &b, 0.01, NULL);
+        ctxprof_hcct_deinit(&a);
+        ctxprof_hcct_deinit(&b);
+        if (ctxprof_test_failed)
+            return;
+    }
 }
 
 /* ---- shadow stack ---- */
@@ -2273,6 +2361,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_replace_equivalence", hcct_replace_equivalence},
     {"hcct_exact_cct", hcct_exact_cct},
     {"hcct_weighted", hcct_weighted},
+    {"hcct_weighted_large", hcct_weighted_large},
     {"hcct_longjmp_explicit", hcct_longjmp_explicit},
     {"hcct_longjmp_real", hcct_longjmp_real},
     {"hcct_depth_bound", hcct_depth_bound},
