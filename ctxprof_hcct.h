@@ -66,7 +66,10 @@
      The session (ctxprof_hcct_start/stop/snapshot) gives every thread its
      own tree on its first event, whoever created the thread, and merges the
      tree of a thread that exits (pthread key destructor): no special link
-     flags. Hand-written instrumentation: CTXPROF_HCCT_SCOPE("name") at the
+     flags. In LSS mode the exited threads' merged profile keeps the |M|
+     largest counts and their ancestors (a Space Saving summary; the
+     contexts cut are under its absent bound), so its size does not grow
+     with thread churn. Hand-written instrumentation: CTXPROF_HCCT_SCOPE("name") at the
      top of a function (GCC/Clang restore at scope exit), or the portable
      CTXPROF_HCCT_ENTER(var, "name") ... CTXPROF_HCCT_EXIT(var).
 
@@ -2520,30 +2523,27 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hc
     return ctxprof__hcct_snapshot(t, phi, out, err);
 }
 
-CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
-                                                 ctxprof_error *err)
+/* Keeps the nodes with count > thr (flagged hot if hot) and their
+   ancestors. A context cut had count <= thr: absent covers it. */
+CTXPROF__HCCT_FN int ctxprof__hcct_keep_above(ctxprof_hcct_profile *p, uint64_t thr, int hot)
 {
     unsigned char *keep;
     uint32_t *map;
     size_t i, k;
-    uint64_t thr;
-    if (!(phi > 0 && phi < 1))
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
-                             phi);
-    thr = (uint64_t)(phi * (double)p->total);
     keep = (unsigned char *)ctxprof__zalloc(p->n, 1, p->alloc_user);
     map = (uint32_t *)ctxprof__alloc(p->n, sizeof *map, p->alloc_user);
     if (!keep || !map) {
         ctxprof__free(keep, p->alloc_user);
         ctxprof__free(map, p->alloc_user);
-        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory pruning");
+        return CTXPROF_ERR_NOMEM;
     }
     keep[0] = 1;
     for (i = p->n; i-- > 1;) {
         p->nodes[i].flags &= ~(uint32_t)CTXPROF_HCCT_HOT;
         if (p->nodes[i].count > thr) {
             keep[i] = 1;
-            p->nodes[i].flags |= CTXPROF_HCCT_HOT;
+            if (hot)
+                p->nodes[i].flags |= CTXPROF_HCCT_HOT;
         }
         if (keep[i])
             keep[p->nodes[i].parent] = 1; /* parents have smaller indices */
@@ -2557,16 +2557,54 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double
             k++;
         }
     p->n = k;
-    p->phi = phi;
-    p->threshold = thr;
-    if (thr > p->absent) /* the contexts cut have count <= thr */
+    if (thr > p->absent)
         p->absent = thr;
-    p->flags |= CTXPROF_HCCT_PRUNED;
     ctxprof__free(keep, p->alloc_user);
     ctxprof__free(map, p->alloc_user);
-    if (ctxprof__hcct_prof_finish(p))
+    return ctxprof__hcct_prof_finish(p);
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
+                                                 ctxprof_error *err)
+{
+    uint64_t thr;
+    if (!(phi > 0 && phi < 1))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
+                             phi);
+    thr = (uint64_t)(phi * (double)p->total);
+    p->phi = phi;
+    p->threshold = thr;
+    p->flags |= CTXPROF_HCCT_PRUNED;
+    if (ctxprof__hcct_keep_above(p, thr, 1))
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory pruning");
     return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_cmp_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Keeps the k largest counts and their ancestors: what a Space Saving
+   summary of k counters keeps of a merge (mergeable summaries, Agarwal et
+   al., PODS'12). A context cut had count <= the (k+1)-th largest count,
+   which absent covers; the counts and error bounds kept stay as they are. */
+CTXPROF__HCCT_FN int ctxprof__hcct_reduce(ctxprof_hcct_profile *p, size_t k)
+{
+    uint64_t *c, thr;
+    size_t i;
+    if (p->n <= k + 1)
+        return CTXPROF_OK;
+    c = (uint64_t *)ctxprof__alloc(p->n - 1, sizeof *c, p->alloc_user);
+    if (!c)
+        return CTXPROF_ERR_NOMEM;
+    for (i = 1; i < p->n; i++)
+        c[i - 1] = p->nodes[i].count;
+    qsort(c, p->n - 1, sizeof *c, ctxprof__hcct_cmp_desc);
+    thr = c[k];
+    ctxprof__free(c, p->alloc_user);
+    return ctxprof__hcct_keep_above(p, thr, 0);
 }
 
 CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
@@ -3638,7 +3676,11 @@ CTXPROF__HCCT_FN void ctxprof__hcct_session_poll(ctxprof_hcct *t)
     }
 }
 
-/* Merges a full snapshot of t into the retired profile (lock held). */
+/* Merges a full snapshot of t into the retired profile (lock held). In
+   LSS mode the result is cut back to the |M| largest counts and their
+   ancestors, so that the session's memory does not grow with every thread
+   that exits (400 threads with |M| = 1000 kept 400,001 nodes) and each
+   merge costs O(|M|), not O(everything so far). */
 CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
 {
     ctxprof_hcct_profile p;
@@ -3647,10 +3689,12 @@ CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
     if (!ctxprof__hcct_have_retired) {
         ctxprof__hcct_retired = p;
         ctxprof__hcct_have_retired = 1;
-        return;
+    } else {
+        ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL);
+        ctxprof_hcct_profile_deinit(&p);
     }
-    ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL);
-    ctxprof_hcct_profile_deinit(&p);
+    if (ctxprof__hcct_sdesc.mode == CTXPROF_HCCT_LSS)
+        ctxprof__hcct_reduce(&ctxprof__hcct_retired, ctxprof__hcct_sdesc.counters);
 }
 
 /* pthread key destructor: the thread exits; its tree is merged and freed. */

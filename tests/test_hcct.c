@@ -1922,6 +1922,89 @@ static void hcct_session_threads(void)
     CHECK(ctxprof_hcct_thread() == NULL);
 }
 
+/* Thread churn in an LSS session: many threads, each with a shared hot
+   set and cold contexts of its own, exit one after the other. The merged
+   profile of the exited threads stays about |M| nodes (it kept every
+   thread's whole tree), and against the exact CCT of all the streams
+   nothing hot is lost and every bound holds, absent included. */
+static void hcct_churn_stream(ctxprof_hcct *t, unsigned id)
+{
+    uint64_t s = 1000 + id;
+    int w;
+    for (w = 0; w < 2000; w++) {
+        unsigned d = 1 + (unsigned)(ctxprof_test_rand(&s) % 4), k;
+        for (k = 0; k < d; k++) {
+            uint64_t r = ctxprof_test_rand(&s);
+            uintptr_t rt = k == 0 || r % 2 ? hcct_zipf(&s) : 100000 + (uintptr_t)id * 64 + (r >> 8) % 64;
+            ctxprof_hcct_push(t, rt, 0);
+        }
+        for (k = 0; k < d; k++)
+            ctxprof_hcct_pop(t);
+    }
+}
+
+static void *hcct_churn_body(void *arg)
+{
+    ctxprof_hcct *t = ctxprof_hcct_thread();
+    if (t)
+        hcct_churn_stream(t, (unsigned)(uintptr_t)arg);
+    return NULL;
+}
+
+static const char *hcct_hex_namer(void *u, uintptr_t r, char *buf, size_t cap)
+{
+    (void)u;
+    snprintf(buf, cap, "r%llx", (unsigned long long)r);
+    return buf;
+}
+
+static void hcct_session_churn(void)
+{
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0), db = hcct_desc_cct();
+    ctxprof_hcct ref;
+    ctxprof_hcct_profile p, pe;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    unsigned i;
+    size_t retired;
+    memset(&e, 0, sizeof e);
+    d.counters = 200;
+    d.namer = hcct_hex_namer;
+    REQUIRE(ctxprof_hcct_init(&ref, &db, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_start(&d, &e) == CTXPROF_OK);
+    for (i = 0; i < 60; i++) {
+        pthread_t th;
+        REQUIRE(pthread_create(&th, NULL, hcct_churn_body, (void *)(uintptr_t)i) == 0);
+        pthread_join(th, NULL);
+        hcct_churn_stream(&ref, i);
+    }
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    retired = ctxprof__hcct_have_retired ? ctxprof__hcct_retired.n : 0;
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&ref, -1, &pe, &e) == CTXPROF_OK);
+    if (getenv("HCCT_TEST_VERBOSE"))
+        fprintf(stderr, "  retired profile: %zu nodes; exact CCT %zu; absent %llu of %llu\n",
+                retired, pe.n, (unsigned long long)p.absent, (unsigned long long)p.total);
+    CHECK_EQ(p.threads, 60);
+    CHECK_EQ(p.total, pe.total);
+    CHECK_LE(retired, 5 * d.counters); /* |M| and their ancestors (depth <= 4) */
+    REQUIRE(ctxprof_hcct_profile_compare(&p, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    CHECK_EQ(acc.unknown, 0);
+    CHECK(acc.hot >= 5);
+    ctxprof_hcct_profile_deinit(&p);
+    REQUIRE(ctxprof_hcct_snapshot(0.01, &p, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&p, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_profile_deinit(&pe);
+    ctxprof_hcct_shutdown();
+    ctxprof_hcct_deinit(&ref);
+}
+
 /* A program profiled without annotations: compiled with
    -finstrument-functions (gcc -O2 tail-calls the exit hook), its threads
    created with pthread_create and no special flags, the session started
@@ -2377,6 +2460,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_merge_pruned", hcct_merge_pruned},
     {"hcct_query_concurrent", hcct_query_concurrent},
     {"hcct_session_threads", hcct_session_threads},
+    {"hcct_session_churn", hcct_session_churn},
     {"hcct_hooks_program", hcct_hooks_program},
     {"hcct_macros", hcct_macros},
     {"hcct_robust_files", hcct_robust_files},
