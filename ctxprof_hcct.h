@@ -121,7 +121,10 @@
      (stats.dropped_nodes). desc.max_depth bounds the shadow stack (frames
      deeper are counted in stats.dropped_depth, not tracked, and never
      crash). Storage is reserved once at init and never moves (with glibc,
-     untouched pages cost no memory); the frame array grows on demand.
+     untouched pages cost no memory); the frame array grows on demand. A
+     session thread whose tree cannot be allocated (the CCT's reservation
+     under strict overcommit, vm.overcommit_memory = 2) is not profiled; it
+     is counted in profile.lost_threads and shown in every output.
 
    COST
 
@@ -403,6 +406,7 @@ typedef struct ctxprof_hcct_profile {
     int mode, metric;
     unsigned flags;   /* CTXPROF_HCCT_PRUNED | _SCALED | _BY_NAME */
     uint32_t threads; /* trees merged into this profile */
+    uint32_t lost_threads; /* session threads not profiled: no memory for their tree */
     /* private: */
     void *alloc_user;
     void *names_; /* interned names */
@@ -2634,6 +2638,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
     p.metric = src->metric;
     p.flags = src->flags;
     p.threads = src->threads;
+    p.lost_threads = src->lost_threads;
     *dst = p;
     return CTXPROF_OK;
 nomem:
@@ -2762,6 +2767,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
     p.sampled = ctxprof__hcct_sat_add(p.sampled, src->sampled);
     p.dropped = ctxprof__hcct_sat_add(p.dropped, src->dropped);
     p.threads += src->threads;
+    p.lost_threads += src->lost_threads;
     if (src->epsilon > p.epsilon)
         p.epsilon = src->epsilon;
     if (src->mode == CTXPROF_HCCT_LSS)
@@ -2972,6 +2978,11 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
     if (p->dropped)
         ctxprof__hcct_sb_printf(b, "%s%llu events lost to the node or depth bound\n", lead,
                                 (unsigned long long)p->dropped);
+    if (p->lost_threads)
+        ctxprof__hcct_sb_printf(b,
+                                "%s%u thread%s not profiled: no memory for a tree (desc.max_bytes "
+                                "is reserved per thread; lower it)\n",
+                                lead, (unsigned)p->lost_threads, p->lost_threads == 1 ? "" : "s");
 }
 
 CTXPROF__HCCT_FN void ctxprof__hcct_w_text(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
@@ -3108,12 +3119,13 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_json(ctxprof__hcct_sb *b, const ctxprof_hc
         "{\"format\":\"ctxprof-hcct\",\"version\":1,\"mode\":\"%s\",\"metric\":\"%s\",\n"
         " \"total\":%llu,\"threshold\":%llu,\"absent\":%llu,\"events\":%llu,\"sampled\":%llu,"
         "\"dropped\":%llu,\n \"phi\":%.17g,\"epsilon\":%.17g,\"counters\":%zu,\"threads\":%u,"
-        "\"pruned\":%s,\"scaled\":%s,\n \"nodes\":[\n",
+        "\"lost_threads\":%u,\"pruned\":%s,\"scaled\":%s,\n \"nodes\":[\n",
         p->mode == CTXPROF_HCCT_LSS ? "lss" : "cct", ctxprof__hcct_metric_name(p->metric),
         (unsigned long long)p->total, (unsigned long long)p->threshold,
         (unsigned long long)p->absent, (unsigned long long)p->events,
         (unsigned long long)p->sampled, (unsigned long long)p->dropped, p->phi, p->epsilon,
-        p->counters, (unsigned)p->threads, (p->flags & CTXPROF_HCCT_PRUNED) ? "true" : "false",
+        p->counters, (unsigned)p->threads, (unsigned)p->lost_threads,
+        (p->flags & CTXPROF_HCCT_PRUNED) ? "true" : "false",
         (p->flags & CTXPROF_HCCT_SCALED) ? "true" : "false");
     for (i = 0; i < p->n; i++) {
         const ctxprof_hcct_pnode *x = &p->nodes[i];
@@ -3341,7 +3353,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_top(ctxprof__hcct_sb *b, const ctxprof_hcct
 /* Binary profile (container kind CTXPROF__KIND_HCCT_PROFILE), little-endian:
      header  16 u64: nodes, names, total, threshold, absent, events, sampled,
              dropped, phi bits, epsilon bits, counters, mode, metric, flags,
-             threads, reserved
+             threads, lost_threads (reserved, 0, before)
      names   u64 length + bytes, for names 1..names-1 (name 0 is "<root>")
      nodes   7 u64 each: count, err, routine, site, parent, name, flags
    Parents precede children (checked when reading). */
@@ -3394,6 +3406,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_binary(ctxprof__hcct_sb *b, const ctxprof_
     hdr[12] = (uint64_t)p->metric;
     hdr[13] = p->flags;
     hdr[14] = p->threads;
+    hdr[15] = p->lost_threads;
     for (i = 0; i < CTXPROF__HCCT_BIN_HDR; i++)
         ctxprof__hcct_sb_u64(b, hdr[i]);
     for (i = 1; st && i < st->n; i++) {
@@ -3600,7 +3613,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
         x->flags = (uint32_t)fl;
     }
     if (hdr[11] > CTXPROF_HCCT_CCT || hdr[12] > CTXPROF_HCCT_OTHER || hdr[13] > 7 ||
-        hdr[14] > UINT32_MAX) {
+        hdr[14] > UINT32_MAX || hdr[15] > UINT32_MAX) {
         ctxprof__fail(err, rc, 0, "%s: bad mode, metric or flags", path);
         goto done;
     }
@@ -3617,6 +3630,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     p.metric = (int)hdr[12];
     p.flags = (unsigned)hdr[13];
     p.threads = (uint32_t)hdr[14];
+    p.lost_threads = (uint32_t)hdr[15];
     if (ctxprof__hcct_prof_finish(&p)) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
@@ -3642,6 +3656,7 @@ static ctxprof_hcct_desc ctxprof__hcct_sdesc;
 static ctxprof_hcct *ctxprof__hcct_list;
 static ctxprof_hcct_profile ctxprof__hcct_retired;
 static int ctxprof__hcct_have_retired;
+static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated */
 static pthread_key_t ctxprof__hcct_tkey;
 static int ctxprof__hcct_tkey_ok;
 static CTXPROF_TLS int ctxprof__hcct_tstate CTXPROF__TLS_MODEL; /* 1 attaching, 2 retired */
@@ -3733,8 +3748,13 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     pthread_mutex_unlock(&ctxprof__hcct_mu);
     t = (ctxprof_hcct *)ctxprof__alloc(1, sizeof *t, d.alloc_user);
     if (!t || ctxprof_hcct_init(t, &d, NULL)) {
+        /* typically the node reservation (1.25 GiB in CCT mode) under
+           strict overcommit: counted, and shown in every profile */
         ctxprof__free(t, d.alloc_user);
         ctxprof__hcct_tstate = 2; /* give up for this thread */
+        pthread_mutex_lock(&ctxprof__hcct_mu);
+        ctxprof__hcct_lost++;
+        pthread_mutex_unlock(&ctxprof__hcct_mu);
         return NULL;
     }
     t->session = 1;
@@ -3833,6 +3853,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
             ctxprof_hcct_profile_deinit(&p);
         }
     }
+    if (!rc)
+        acc.lost_threads = ctxprof__hcct_lost;
     pthread_mutex_unlock(&ctxprof__hcct_mu);
     if (!rc && phi > 0)
         rc = ctxprof_hcct_profile_prune(&acc, phi, err);
@@ -3860,6 +3882,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
     if (ctxprof__hcct_have_retired)
         ctxprof_hcct_profile_deinit(&ctxprof__hcct_retired);
     ctxprof__hcct_have_retired = 0;
+    ctxprof__hcct_lost = 0;
     if (ctxprof__hcct_tkey_ok) {
         pthread_setspecific(ctxprof__hcct_tkey, NULL);
         pthread_key_delete(ctxprof__hcct_tkey);

@@ -1455,7 +1455,7 @@ static int hcct_same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_p
         a->absent != b->absent || a->events != b->events || a->sampled != b->sampled ||
         a->dropped != b->dropped || a->phi != b->phi || a->epsilon != b->epsilon ||
         a->counters != b->counters || a->mode != b->mode || a->metric != b->metric ||
-        a->flags != b->flags || a->threads != b->threads)
+        a->flags != b->flags || a->threads != b->threads || a->lost_threads != b->lost_threads)
         return 0;
     for (i = 0; i < a->n; i++) {
         const ctxprof_hcct_pnode *x = &a->nodes[i], *y = &b->nodes[i];
@@ -1535,6 +1535,7 @@ static void hcct_binary_roundtrip(void)
         hcct_walk(&g, &t, NULL);
     REQUIRE(ctxprof_hcct_query(&t, 0.01, &p, &e) == CTXPROF_OK);
     CHECK(p.n > 5);
+    p.lost_threads = 3; /* as a session's profile may say */
     snprintf(path, sizeof path, "%s/hcct.bin", ctxprof_test_tmpdir());
     snprintf(bad, sizeof bad, "%s/hcct-bad.bin", ctxprof_test_tmpdir());
     REQUIRE(ctxprof_hcct_profile_write(&p, path, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
@@ -2005,6 +2006,90 @@ static void hcct_session_churn(void)
     ctxprof_hcct_deinit(&ref);
 }
 
+/* Strict overcommit: the exact CCT reserves 1.25 GiB per thread, which an
+   address-space limit (as vm.overcommit_memory = 2 would) refuses. The
+   threads go unprofiled, and the profile says so. In a forked child, since
+   the limit stays. */
+typedef struct hcct_lost_result {
+    uint32_t lost, threads;
+    int text_ok, ok;
+} hcct_lost_result;
+
+static void *hcct_lost_body(void *arg)
+{
+    ctxprof_hcct *t = ctxprof_hcct_thread();
+    (void)arg;
+    if (t) { /* not expected: the tree fit after all */
+        ctxprof_hcct_push(t, 1, 0);
+        ctxprof_hcct_pop(t);
+    }
+    return NULL;
+}
+
+static int hcct_lost_child(void *arg, void *shared)
+{
+    hcct_lost_result *r = (hcct_lost_result *)shared;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    struct rlimit rl;
+    char line[256];
+    long vm_kb = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    char *txt;
+    int i;
+    (void)arg;
+    memset(&e, 0, sizeof e);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmSize:", 7) == 0)
+            vm_kb = strtol(line + 7, NULL, 10);
+    if (f)
+        fclose(f);
+    if (vm_kb <= 0)
+        return 1;
+    /* room for thread stacks and the profile, not for 1.25 GiB */
+    rl.rlim_cur = rl.rlim_max = ((rlim_t)vm_kb << 10) + ((rlim_t)512 << 20);
+    if (setrlimit(RLIMIT_AS, &rl) != 0)
+        return 2;
+    d.max_bytes = 0; /* the default reservation */
+    if (ctxprof_hcct_start(&d, &e) != CTXPROF_OK)
+        return 3;
+    for (i = 0; i < 2; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, hcct_lost_body, NULL) != 0)
+            return 4;
+        pthread_join(th, NULL);
+    }
+    if (ctxprof_hcct_snapshot(-1, &p, &e) != CTXPROF_OK)
+        return 5;
+    r->lost = p.lost_threads;
+    r->threads = p.threads;
+    txt = hcct_fmt(&p, CTXPROF_HCCT_TEXT);
+    r->text_ok = txt && strstr(txt, "# 2 threads not profiled: no memory for a tree") != NULL;
+    ctxprof_hcct_text_free(&p, txt);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_shutdown();
+    r->ok = 1;
+    return 0;
+}
+
+static void hcct_session_lost(void)
+{
+    hcct_lost_result *r;
+#if defined(CTXPROF_TEST_SANITIZED)
+    SKIP("an address-space limit and a sanitizer's shadow memory do not mix");
+#endif
+    if (ctxprof_test_under_valgrind())
+        SKIP("valgrind does not apply RLIMIT_AS to the program's mappings");
+    r = (hcct_lost_result *)ctxprof_test_in_child(hcct_lost_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    CHECK(r->ok);
+    CHECK_EQ(r->lost, 2);
+    CHECK_EQ(r->threads, 0);
+    CHECK(r->text_ok);
+    munmap(r, sizeof *r);
+}
+
 /* A program profiled without annotations: compiled with
    -finstrument-functions (gcc -O2 tail-calls the exit hook), its threads
    created with pthread_create and no special flags, the session started
@@ -2461,6 +2546,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_query_concurrent", hcct_query_concurrent},
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_session_churn", hcct_session_churn},
+    {"hcct_session_lost", hcct_session_lost},
     {"hcct_hooks_program", hcct_hooks_program},
     {"hcct_macros", hcct_macros},
     {"hcct_robust_files", hcct_robust_files},
