@@ -1740,6 +1740,86 @@ static void hcct_merge_pruned(void)
     ctxprof_hcct_deinit(&ball);
 }
 
+/* compare itself: a miss, a count below the true one, a count above the
+   true one by more than its error, and a context left out above absent,
+   each planted in a correct profile, are reported. */
+static void hcct_compare_negative(void)
+{
+    ctxprof_hcct a, b;
+    ctxprof_hcct_desc da = hcct_desc_lss(0.01, 0.002), db = hcct_desc_cct();
+    ctxprof_hcct_profile pa, pe, q;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    hcct_gen g = {51, 0, 1};
+    size_t i, hot = 0;
+    int w;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&a, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+    for (w = 0; w < 20000; w++)
+        hcct_walk(&g, &a, &b);
+    REQUIRE(ctxprof_hcct_query(&a, -1, &pa, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&b, -1, &pe, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&pa, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    REQUIRE_EQ(acc.missed, 0); /* correct as it is */
+    REQUIRE_EQ(acc.bound_violations, 0);
+    for (i = 1; i < pa.n; i++) /* a hot monitored context with an exact count */
+        if ((pa.nodes[i].flags & CTXPROF_HCCT_MONITORED) && pa.nodes[i].err == 0 &&
+            pa.nodes[i].count > pa.total / 100) {
+            hot = i;
+            break;
+        }
+    REQUIRE(hot != 0);
+    /* a count below the true count */
+    REQUIRE(ctxprof_hcct_profile_copy(&q, &pa, &e) == CTXPROF_OK);
+    q.nodes[hot].count--;
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.bound_violations, 1);
+    CHECK_EQ(acc.missed, 0);
+    /* above the true count by more than the error */
+    q.nodes[hot].count += 2;
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.bound_violations, 1);
+    CHECK_EQ(acc.max_error, 1);
+    q.nodes[hot].err = 1; /* now within its bound */
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.bound_violations, 0);
+    /* a miss: the hot context renamed away (it is left out, above absent,
+       and an unknown one appears; so are its descendants) */
+    q.nodes[hot].routine ^= 0x5555;
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_GE(acc.missed, 1);
+    CHECK_GE(acc.bound_violations, 1);
+    CHECK_GE(acc.unknown, 1);
+    CHECK(!acc.equal);
+    ctxprof_hcct_profile_deinit(&q);
+    /* a pruned profile whose absent forgot the threshold (cut contexts
+       above it); an unmonitored node below its true count */
+    REQUIRE(ctxprof_hcct_profile_copy(&q, &pa, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_prune(&q, 0.05, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK(acc.missed > 0); /* compared below the pruning threshold */
+    CHECK_EQ(acc.bound_violations, 0);
+    q.absent = 0;
+    q.flags &= ~(unsigned)CTXPROF_HCCT_PRUNED;
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK(acc.bound_violations >= acc.missed);
+    for (i = 1; i < q.n; i++)
+        if (!(q.nodes[i].flags & CTXPROF_HCCT_MONITORED))
+            break;
+    if (i < q.n) {
+        size_t before = acc.bound_violations;
+        q.nodes[i].count = q.nodes[i].err = 0;
+        REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+        CHECK_EQ(acc.bound_violations, before + 1);
+    }
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_profile_deinit(&pa);
+    ctxprof_hcct_profile_deinit(&pe);
+    ctxprof_hcct_deinit(&a);
+    ctxprof_hcct_deinit(&b);
+}
+
 /* ---- threads ---- */
 
 /* Queries from another thread while the owner runs, with a tiny M so that
@@ -2221,6 +2301,103 @@ static void hcct_hooks_program(void)
     }
 }
 
+/* The hooks in a program compiled with -finstrument-functions (gcc -O2
+   tail-calls the exit hook): longjmp out of 21 nested calls, 100 times,
+   then a call from the frame jumped to; recursion 100,000 deep on a thread
+   with a big stack. The program checks its own profile and prints what it
+   found. */
+static const char hcct_prog_jmp[] =
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <pthread.h>\n"
+    "#include <setjmp.h>\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "static jmp_buf jb;\n"
+    "static volatile int sink;\n"
+    "__attribute__((noinline)) void deep(int k) { if (k == 0) longjmp(jb, 1); deep(k - 1); sink++; }\n"
+    "__attribute__((noinline)) void leaf(void) { sink++; }\n"
+    "__attribute__((noinline)) void top(void)\n"
+    "{ volatile int i; for (i = 0; i < 100; i++) { if (setjmp(jb) == 0) deep(20); leaf(); } }\n"
+    "__attribute__((noinline)) unsigned long rec(unsigned long k)\n"
+    "{ if (k == 0) return 0; return 1 + rec(k - 1); }\n"
+    "static ctxprof_hcct_stats rst;\n"
+    "static void *big(void *a)\n"
+    "{ sink += (int)rec(100000); ctxprof_hcct_stats_get(ctxprof_hcct_thread(), &rst); return a; }\n"
+    "__attribute__((no_instrument_function))\n"
+    "static const char *namer(void *u, uintptr_t r, char *b, size_t c)\n"
+    "{ (void)u; (void)b; (void)c; return r == (uintptr_t)deep ? \"deep\" : r == (uintptr_t)leaf ?\n"
+    "  \"leaf\" : r == (uintptr_t)top ? \"top\" : r == (uintptr_t)rec ? \"rec\" : r == (uintptr_t)big\n"
+    "  ? \"big\" : NULL; }\n"
+    "__attribute__((no_instrument_function))\n"
+    "static unsigned child(const ctxprof_hcct_profile *p, unsigned x, const char *name)\n"
+    "{ unsigned c; for (c = p->nodes[x].child; c; c = p->nodes[c].sibling)\n"
+    "  if (!strcmp(ctxprof_hcct_profile_name(p, c), name)) return c; return 0; }\n"
+    "int main(void)\n"
+    "{\n"
+    "    ctxprof_error e; ctxprof_hcct_desc d; ctxprof_hcct_profile p; ctxprof_hcct_stats st;\n"
+    "    pthread_t th; pthread_attr_t at; unsigned x, n, bad = 0;\n"
+    "    memset(&e, 0, sizeof e); memset(&d, 0, sizeof d);\n"
+    "    d.mode = CTXPROF_HCCT_CCT; d.namer = namer; d.flags = CTXPROF_HCCT_ROUTINE_ONLY;\n"
+    "    if (ctxprof_hcct_start(&d, &e)) { puts(e.detail); return 1; }\n"
+    "    top();\n"
+    "    ctxprof_hcct_stats_get(ctxprof_hcct_thread(), &st);\n"
+    "    printf(\"jmp: depth %zu unwound %llu unmatched %llu\\n\", st.depth,\n"
+    "           (unsigned long long)st.unwound, (unsigned long long)st.unmatched);\n"
+    "    pthread_attr_init(&at); pthread_attr_setstacksize(&at, (size_t)256 << 20);\n"
+    "    if (pthread_create(&th, &at, big, NULL)) return 1;\n"
+    "    pthread_join(th, NULL);\n"
+    "    printf(\"rec: peak %zu depth %zu unwound %llu unmatched %llu dropped %llu\\n\",\n"
+    "           rst.depth_peak, rst.depth, (unsigned long long)rst.unwound,\n"
+    "           (unsigned long long)rst.unmatched, (unsigned long long)rst.dropped_depth);\n"
+    "    if (ctxprof_hcct_snapshot(-1, &p, &e)) { puts(e.detail); return 1; }\n"
+    "    x = child(&p, 0, \"top\");\n"
+    "    printf(\"top %llu leaf %llu\", (unsigned long long)(x ? p.nodes[x].count : 0),\n"
+    "           (unsigned long long)(x && child(&p, x, \"leaf\") ? p.nodes[child(&p, x, \"leaf\")].count : 0));\n"
+    "    for (n = 0; x && (x = child(&p, x, \"deep\")) != 0; n++) bad += p.nodes[x].count != 100;\n"
+    "    printf(\" deep levels %u bad %u\", n, bad);\n"
+    "    x = child(&p, 0, \"big\"); bad = 0;\n"
+    "    for (n = 0; x && (x = child(&p, x, \"rec\")) != 0; n++) bad += p.nodes[x].count != 1;\n"
+    "    printf(\" rec levels %u bad %u total %llu nodes %zu\\n\", n, bad,\n"
+    "           (unsigned long long)p.total, p.n);\n"
+    "    ctxprof_hcct_profile_deinit(&p);\n"
+    "    return 0;\n"
+    "}\n";
+
+static void hcct_hooks_longjmp_deep(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char *txt = NULL;
+    size_t len;
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir); /* hcct_hooks_program's, if built */
+    snprintf(mainc, sizeof mainc, "%s/hooks2_main.c", dir);
+    snprintf(exe, sizeof exe, "%s/hooks2_prog", dir);
+    snprintf(out, sizeof out, "%s/hooks2.out", dir);
+    REQUIRE(hcct_write_file(mainc, hcct_prog_jmp) == 0);
+    if (access(impl, R_OK) != 0)
+        REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
+    if (ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s -std=gnu11 -O2 "
+                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
+                        impl, CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
+                        exe) != 0)
+        SKIP("cannot compile the hooks program");
+    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    /* each longjmp skips 21 frames; they are discarded at the next call
+       (leaf) from top, so the shadow stack ends empty and no exit misses */
+    CHECK_CONTAINS(txt, "jmp: depth 0 unwound 2100 unmatched 0\n");
+    /* big's frame is still on the stack after rec returns */
+    CHECK_CONTAINS(txt, "rec: peak 100002 depth 1 unwound 0 unmatched 0 dropped 0\n");
+    /* top once, leaf 100 times under top (not under a dead deep), 21
+       levels of deep 100 times each; 100,001 levels of rec once each */
+    CHECK_CONTAINS(txt, "top 1 leaf 100 deep levels 21 bad 0 rec levels 100001 bad 0 "
+                        "total 102203 nodes 100026\n");
+    ctxprof__free(txt, NULL);
+}
+
 /* Hand-written instrumentation: names from the macros, the portable form. */
 static __attribute__((noinline)) int hcct_m_leaf(int x)
 {
@@ -2543,11 +2720,13 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_merge", hcct_merge},
     {"hcct_merge_pruned", hcct_merge_pruned},
+    {"hcct_compare_negative", hcct_compare_negative},
     {"hcct_query_concurrent", hcct_query_concurrent},
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
     {"hcct_hooks_program", hcct_hooks_program},
+    {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_macros", hcct_macros},
     {"hcct_robust_files", hcct_robust_files},
     {"hcct_robust_bounds", hcct_robust_bounds},
