@@ -66,7 +66,10 @@
      The session (ctxprof_hcct_start/stop/snapshot) gives every thread its
      own tree on its first event, whoever created the thread, and merges the
      tree of a thread that exits (pthread key destructor): no special link
-     flags. Hand-written instrumentation: CTXPROF_HCCT_SCOPE("name") at the
+     flags. In LSS mode the exited threads' merged profile keeps the |M|
+     largest counts and their ancestors (a Space Saving summary; the
+     contexts cut are under its absent bound), so its size does not grow
+     with thread churn. Hand-written instrumentation: CTXPROF_HCCT_SCOPE("name") at the
      top of a function (GCC/Clang restore at scope exit), or the portable
      CTXPROF_HCCT_ENTER(var, "name") ... CTXPROF_HCCT_EXIT(var).
 
@@ -93,7 +96,10 @@
      A tree is used by one thread. ctxprof_hcct_query() may be called from
      any thread at any time: it copies the tree without stopping its owner
      (hot contexts are never evicted, so they are exact in the copy; cold
-     parts may be a few events old). The session functions are thread-safe.
+     parts may be a few events old, and a cold node that Space Saving
+     replaced while it was copied is left out, under the absent bound).
+     Every path of the copy existed in the tree. The session functions are
+     thread-safe.
      Events from a signal handler that interrupts the profiler (a slow path,
      or the fast path between its lookup and its push) are dropped and
      counted (stats.reentrant); the others are counted exactly. Nothing is
@@ -115,7 +121,10 @@
      (stats.dropped_nodes). desc.max_depth bounds the shadow stack (frames
      deeper are counted in stats.dropped_depth, not tracked, and never
      crash). Storage is reserved once at init and never moves (with glibc,
-     untouched pages cost no memory); the frame array grows on demand.
+     untouched pages cost no memory); the frame array grows on demand. A
+     session thread whose tree cannot be allocated (the CCT's reservation
+     under strict overcommit, vm.overcommit_memory = 2) is not profiled; it
+     is counted in profile.lost_threads and shown in every output.
 
    COST
 
@@ -301,7 +310,7 @@ typedef struct ctxprof_hcct_node {
 /* Per-node data of LSS trees besides the node (private). */
 typedef struct ctxprof_hcct_aux {
     uint32_t parent; /* 0 above the root; a marker for free nodes */
-    uint32_t spare;  /* padding */
+    uint32_t gen;    /* reuse generation: + 1 each time the node is freed (live queries) */
     uint64_t err;    /* error bound of the count while monitored */
 } ctxprof_hcct_aux;
 
@@ -350,6 +359,7 @@ typedef struct ctxprof_hcct {
     uint32_t *qhead, *qtail; /* LSS: per bucket, slot of its first id and after its last */
     uint32_t qfree, qblocks; /* LSS: first free block; blocks in all */
     uint64_t qbase, qend;    /* lazy queue window: minimum candidate, end */
+    int qradix;              /* LSS: the queue is a radix heap (weights other than 1) */
     uint32_t used;    /* LSS: monitored nodes (|M| once full) */
     int lean;         /* LSS, unit counts, M full: enters replace through the short path */
     uint32_t n_nodes; /* nodes ever used (high-water mark) */
@@ -396,6 +406,7 @@ typedef struct ctxprof_hcct_profile {
     int mode, metric;
     unsigned flags;   /* CTXPROF_HCCT_PRUNED | _SCALED | _BY_NAME */
     uint32_t threads; /* trees merged into this profile */
+    uint32_t lost_threads; /* session threads not profiled: no memory for their tree */
     /* private: */
     void *alloc_user;
     void *names_; /* interned names */
@@ -419,7 +430,8 @@ typedef struct ctxprof_hcct_accuracy {
     size_t false_positives;  /* reported contexts that are not hot */
     size_t exact_hcct_nodes; /* size of the exact HCCT (hot nodes + ancestors + root) */
     size_t approx_hcct_nodes;
-    size_t bound_violations; /* monitored counts outside [true, true + err] */
+    size_t bound_violations; /* counts outside [true, true + err] (unmonitored: below true),
+                                and exact contexts absent from approx above its absent */
     size_t unknown;          /* approximate contexts absent from the exact profile */
     uint64_t max_error;      /* max (count - true) over reported contexts */
     double max_rel_error;    /* max (count - true) / true over hot contexts */
@@ -743,10 +755,14 @@ extern "C" {
 #define CTXPROF__HCCT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CTXPROF__HCCT_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define CTXPROF__HCCT_REL(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define CTXPROF__HCCT_FENCE_ACQ() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define CTXPROF__HCCT_FENCE_REL() __atomic_thread_fence(__ATOMIC_RELEASE)
 #else
 #define CTXPROF__HCCT_RD(x) (x)
 #define CTXPROF__HCCT_ACQ(x) (x)
 #define CTXPROF__HCCT_REL(x, v) ((x) = (v))
+#define CTXPROF__HCCT_FENCE_ACQ() ((void)0)
+#define CTXPROF__HCCT_FENCE_REL() ((void)0)
 #endif
 
 CTXPROF_DEF CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL = NULL;
@@ -893,6 +909,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     }
     if (lss)
         ctxprof__hcct_q_reset(t);
+    if (lss && d.metric != CTXPROF_HCCT_CALLS)
+        t->qradix = 1; /* weighted from the start (q_radix); qbase = qend = 0 */
     /* node 0: dummy target of untracked frames (marked monitored so that
        leaving one never prunes); node 1: the root */
     memset(t->nodes, 0, 3 * sizeof(ctxprof_hcct_node));
@@ -984,6 +1002,10 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
         link = &n[*link].sibling;
     if (*link == v)
         *link = n[v].sibling;
+    /* a live query that read this node before checks the generation
+       after its copy: seqlock-like, the bump precedes the reuse's writes */
+    t->aux[v].gen++;
+    CTXPROF__HCCT_FENCE_REL();
     CTXPROF__HCCT_REL(t->aux[v].parent, CTXPROF__HCCT_FREE);
     n[v].sibling = t->free_head;
     t->free_head = v;
@@ -1046,12 +1068,28 @@ CTXPROF__HCCT_FN void ctxprof__hcct_q_reset(ctxprof_hcct *t)
     }
 }
 
+/* Radix mode: the bucket of a count, 0 for qbase, else 1 + the highest
+   bit where it differs from qbase (counts are >= qbase and below 2^63). */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_q_rbucket(const ctxprof_hcct *t, uint64_t value)
+{
+    uint64_t x = value ^ t->qbase;
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 64u - (uint32_t)__builtin_clzll(x) : 0u;
+#else
+    return ctxprof__bits(x);
+#endif
+}
+
 CTXPROF__HCCT_INLINE void ctxprof__hcct_q_push(ctxprof_hcct *t, uint32_t x, uint64_t value)
 {
     uint32_t b, s;
-    if (value >= t->qend)
-        return; /* beyond the window: found again by the next rescan */
-    b = (uint32_t)(value & (CTXPROF__HCCT_W - 1));
+    if (value >= t->qend) { /* qend is 0 in radix mode */
+        if (!t->qradix)
+            return; /* beyond the window: found again by the next rescan */
+        b = ctxprof__hcct_q_rbucket(t, value);
+    } else {
+        b = (uint32_t)(value & (CTXPROF__HCCT_W - 1));
+    }
     s = t->qtail[b];
     t->qslot[s++] = x;
     if ((s & (CTXPROF__HCCT_QB - 1)) == CTXPROF__HCCT_QB - 1) { /* full: link a free block */
@@ -1129,10 +1167,88 @@ CTXPROF__HCCT_INLINE void ctxprof__hcct_q_drop(ctxprof_hcct *t, uint32_t b, uint
     CTXPROF__HCCT_PREFETCH(&t->aux[y]);
 }
 
+/* Weights other than 1 (a metric other than calls, weighted add and
+   add_path) spread the counts: new ones at min + w leave the window of W
+   values, which is then used up after a few replacements, and each rescan
+   walks the whole tree (|M| = 20,000 and weights up to 10^6: a rescan per
+   11 replacements). Such trees switch for good to a radix heap (Ahuja,
+   Mehlhorn, Orlin, Tarjan, J. ACM 1990) in the same buckets and blocks:
+   every monitored node is listed, bucket 0 at qbase, bucket b > 0 where
+   the listed count first differs from qbase in bit b - 1. It is lazy like
+   the window: counts only grow, and so does a node's bucket, so a node met
+   below where it belongs moves up; when bucket 0 is empty, the minimum of
+   the lowest non-empty bucket becomes qbase and its nodes move down. A
+   node moves down at most 63 times per listing: find-min is amortized
+   O(log C), with no rescans. The switch itself is one rescan. */
+CTXPROF__HCCT_FN void ctxprof__hcct_q_radix(ctxprof_hcct *t)
+{
+    const ctxprof_hcct_node *n = t->nodes;
+    uint32_t v;
+    ctxprof__hcct_q_reset(t);
+    t->qradix = 1;
+    t->qbase = 0; /* below any count, also of nodes M takes in before it is full */
+    t->qend = 0;
+    for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
+        if (n[v].count & CTXPROF__HCCT_MON)
+            ctxprof__hcct_q_push(t, v, n[v].count & CTXPROF__HCCT_CMASK);
+    t->st.rescans++;
+}
+
+/* find-min in radix mode (see q_radix). */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_q_pop_radix(ctxprof_hcct *t)
+{
+    for (;;) {
+        uint32_t b, s, x, end;
+        uint64_t c, m = 0;
+        int found = 0;
+        s = t->qhead[0];
+        if (s != t->qtail[0]) {
+            x = t->qslot[s];
+            ctxprof__hcct_q_drop(t, 0, s);
+            c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
+            if (c == t->qbase)
+                return x;
+            ctxprof__hcct_q_push(t, x, c); /* grew since it was listed */
+            continue;
+        }
+        for (b = 1; b < 64 && t->qhead[b] == t->qtail[b]; b++)
+            ;
+        CTXPROF_ASSERT(b < 64);
+        if (b == 64)
+            return 0; /* nothing monitored: the callers never ask */
+        /* nodes that grew up to their buckets, the others back to b (after
+           end), with their minimum */
+        end = t->qtail[b];
+        while ((s = t->qhead[b]) != end) {
+            x = t->qslot[s];
+            ctxprof__hcct_q_drop(t, b, s);
+            c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
+            if (ctxprof__hcct_q_rbucket(t, c) == b && (!found || c < m)) {
+                m = c;
+                found = 1;
+            }
+            ctxprof__hcct_q_push(t, x, c);
+        }
+        if (!found)
+            continue;
+        /* the new base shares the bits above b - 1 with every count left in
+           b, and has bit b - 1 set like them: they all move down */
+        t->qbase = m;
+        end = t->qtail[b];
+        while ((s = t->qhead[b]) != end) {
+            x = t->qslot[s];
+            ctxprof__hcct_q_drop(t, b, s);
+            ctxprof__hcct_q_push(t, x, t->nodes[x].count & CTXPROF__HCCT_CMASK);
+        }
+    }
+}
+
 /* find-min, the general case: skips empty buckets, rescans when the window
    is used up, moves counters that grew since they were listed. */
 CTXPROF__HCCT_FN CTXPROF__NOINLINE uint32_t ctxprof__hcct_q_pop_slow(ctxprof_hcct *t)
 {
+    if (t->qradix)
+        return ctxprof__hcct_q_pop_radix(t);
     for (;;) {
         uint32_t b, x, s;
         uint64_t c;
@@ -1206,6 +1322,8 @@ CTXPROF__HCCT_FN void ctxprof__hcct_count(ctxprof_hcct *t, uint32_t c, uint64_t 
     uint64_t v;
     if (w == 0 || c == 0)
         return;
+    if (w > 1 && t->aux && !t->qradix)
+        ctxprof__hcct_q_radix(t);
     v = t->nodes[c].count;
     if (v & CTXPROF__HCCT_MON)
         t->nodes[c].count = CTXPROF__HCCT_MON | ctxprof__hcct_cadd(v & CTXPROF__HCCT_CMASK, w);
@@ -1272,6 +1390,8 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
     ctxprof_hcct_node *n = t->nodes;
     uint32_t x = ctxprof__hcct_child(t, p, routine, site), v;
     uint64_t m;
+    if (w > 1 && t->aux && !t->qradix)
+        ctxprof__hcct_q_radix(t);
     if (x) {
         ctxprof__hcct_count(t, x, w, keep ? keep : x);
         return x;
@@ -1384,7 +1504,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
         n[x].site = key;
         n[x].child = 0;
         n[x].sibling = 0;
-        a[x].parent = p;
+        CTXPROF__HCCT_REL(a[x].parent, p); /* publishes the fields (live queries) */
         if (last)
             n[last].sibling = x;
         else
@@ -2176,16 +2296,21 @@ CTXPROF__HCCT_FN void ctxprof__hcct_namecache_free(ctxprof__hcct_namecache *nc)
 
 /* Copies a tree into a profile, keeping the nodes with count > floor(phi*N)
    and their ancestors (all nodes when phi < 0). Safe while the owner
-   thread runs: every field is read once, the structure is rebuilt from the
-   parent links that were read, and only nodes connected to the root are
-   kept, so a concurrent update can make the copy a few events old but
-   never inconsistent. */
+   thread runs: the structure is rebuilt from one read of each parent link,
+   and only nodes connected to the root are kept. An LSS node can be freed
+   and reused for another context between the read of its parent and the
+   reads of its routine: each node's reuse generation is read before its
+   parent and again after the whole copy, and a node whose generation
+   moved is left out with its subtree. A node unchanged over its reads was
+   one context all along, and so were its kept ancestors, whose reads
+   started before and were checked after: every path of the copy existed
+   in the tree (at the end of the copy), with counts a few events old. */
 CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
                                             ctxprof_error *err)
 {
     void *ud = t->desc.alloc_user;
     uint32_t n = CTXPROF__HCCT_ACQ(t->n_nodes), i, nsl = t->nslots;
-    uint32_t *par = NULL, *head = NULL, *next = NULL, *queue = NULL;
+    uint32_t *par = NULL, *head = NULL, *next = NULL, *queue = NULL, *gen = NULL;
     unsigned char *mark = NULL;
     uint64_t total = 0, mn = 0, thr = 0, events, sampled, late_min;
     int64_t cd, as;
@@ -2204,7 +2329,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     next = (uint32_t *)ctxprof__alloc(n, sizeof *next, ud);
     queue = (uint32_t *)ctxprof__alloc(n, sizeof *queue, ud);
     mark = (unsigned char *)ctxprof__zalloc(n, 1, ud);
-    if (!par || !head || !next || !queue || !mark)
+    if (lss)
+        gen = (uint32_t *)ctxprof__alloc(n, sizeof *gen, ud);
+    if (!par || !head || !next || !queue || !mark || (lss && !gen))
         goto fail;
 
     /* N = sum of counters; the minimum bounds every unmonitored context */
@@ -2214,8 +2341,12 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
 
     /* one read of each parent link and the selection */
     for (i = 0; i < n; i++) {
-        uint32_t q = i >= 2 ? CTXPROF__HCCT_ACQ(CTXPROF__HCCT_PARENT(t, i)) : 0;
-        uint64_t cv = CTXPROF__HCCT_RD(t->nodes[i].count);
+        uint32_t q;
+        uint64_t cv;
+        if (gen) /* before anything else of the node */
+            gen[i] = CTXPROF__HCCT_ACQ(t->aux[i].gen);
+        q = i >= 2 ? CTXPROF__HCCT_ACQ(CTXPROF__HCCT_PARENT(t, i)) : 0;
+        cv = CTXPROF__HCCT_RD(t->nodes[i].count);
         par[i] = CTXPROF_HCCT_NONE;
         if (i == CTXPROF__HCCT_ROOT) {
             par[i] = 0;
@@ -2312,6 +2443,26 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
             pn->name = (uint32_t)nm;
         }
     }
+    if (gen) {
+        /* the generations again: nodes reused since their first read go,
+           and their subtrees with them (parents come first); mark and next
+           now map profile indices (= queue positions) */
+        size_t k = 0;
+        CTXPROF__HCCT_FENCE_ACQ();
+        for (qh = 0; qh < qt; qh++) {
+            uint32_t x = queue[qh], pp = p.nodes[qh].parent;
+            mark[qh] = CTXPROF__HCCT_RD(t->aux[x].gen) == gen[x] &&
+                       (qh == 0 || mark[pp]);
+            if (mark[qh]) {
+                next[qh] = (uint32_t)k;
+                p.nodes[k] = p.nodes[qh];
+                if (k)
+                    p.nodes[k].parent = next[pp];
+                k++;
+            }
+        }
+        p.n = k;
+    }
     /* N again, after the copy: counters only grow, so every count copied
        is part of it and a live copy never holds more than its total */
     ctxprof__hcct_total(t, &total, &late_min);
@@ -2322,6 +2473,18 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     p.counters = lss ? nsl : 0;
     p.total = scale != 1.0 ? (uint64_t)((double)total * scale + 0.5) : total;
     p.threshold = phi >= 0 ? (uint64_t)(phi * (double)p.total) : 0;
+    /* what the copy leaves out: contexts below the minimum counter (read
+       again after the copy: it only grows, and a context evicted during the
+       copy was at most that), and with phi, every count <= thr */
+    if (late_min > mn) {
+        uint64_t v = scale != 1.0 ? (uint64_t)((double)late_min * scale + 0.5) : late_min;
+        mn = late_min;
+        for (i = 1; i < p.n; i++)
+            if (!(p.nodes[i].flags & CTXPROF_HCCT_MONITORED))
+                p.nodes[i].count = p.nodes[i].err = v;
+    }
+    if (thr > mn)
+        mn = thr;
     p.absent = scale != 1.0 ? (uint64_t)((double)mn * scale + 0.5) : mn;
     p.events = events;
     p.sampled = sampled;
@@ -2345,6 +2508,7 @@ fail:
     ctxprof__free(next, ud);
     ctxprof__free(queue, ud);
     ctxprof__free(mark, ud);
+    ctxprof__free(gen, ud);
     if (rc)
         return ctxprof__fail(err, rc, 0, "hcct: out of memory copying a tree of %u nodes",
                              (unsigned)n);
@@ -2363,30 +2527,27 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hc
     return ctxprof__hcct_snapshot(t, phi, out, err);
 }
 
-CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
-                                                 ctxprof_error *err)
+/* Keeps the nodes with count > thr (flagged hot if hot) and their
+   ancestors. A context cut had count <= thr: absent covers it. */
+CTXPROF__HCCT_FN int ctxprof__hcct_keep_above(ctxprof_hcct_profile *p, uint64_t thr, int hot)
 {
     unsigned char *keep;
     uint32_t *map;
     size_t i, k;
-    uint64_t thr;
-    if (!(phi > 0 && phi < 1))
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
-                             phi);
-    thr = (uint64_t)(phi * (double)p->total);
     keep = (unsigned char *)ctxprof__zalloc(p->n, 1, p->alloc_user);
     map = (uint32_t *)ctxprof__alloc(p->n, sizeof *map, p->alloc_user);
     if (!keep || !map) {
         ctxprof__free(keep, p->alloc_user);
         ctxprof__free(map, p->alloc_user);
-        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory pruning");
+        return CTXPROF_ERR_NOMEM;
     }
     keep[0] = 1;
     for (i = p->n; i-- > 1;) {
         p->nodes[i].flags &= ~(uint32_t)CTXPROF_HCCT_HOT;
         if (p->nodes[i].count > thr) {
             keep[i] = 1;
-            p->nodes[i].flags |= CTXPROF_HCCT_HOT;
+            if (hot)
+                p->nodes[i].flags |= CTXPROF_HCCT_HOT;
         }
         if (keep[i])
             keep[p->nodes[i].parent] = 1; /* parents have smaller indices */
@@ -2400,14 +2561,54 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double
             k++;
         }
     p->n = k;
+    if (thr > p->absent)
+        p->absent = thr;
+    ctxprof__free(keep, p->alloc_user);
+    ctxprof__free(map, p->alloc_user);
+    return ctxprof__hcct_prof_finish(p);
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
+                                                 ctxprof_error *err)
+{
+    uint64_t thr;
+    if (!(phi > 0 && phi < 1))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
+                             phi);
+    thr = (uint64_t)(phi * (double)p->total);
     p->phi = phi;
     p->threshold = thr;
     p->flags |= CTXPROF_HCCT_PRUNED;
-    ctxprof__free(keep, p->alloc_user);
-    ctxprof__free(map, p->alloc_user);
-    if (ctxprof__hcct_prof_finish(p))
+    if (ctxprof__hcct_keep_above(p, thr, 1))
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory pruning");
     return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_cmp_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Keeps the k largest counts and their ancestors: what a Space Saving
+   summary of k counters keeps of a merge (mergeable summaries, Agarwal et
+   al., PODS'12). A context cut had count <= the (k+1)-th largest count,
+   which absent covers; the counts and error bounds kept stay as they are. */
+CTXPROF__HCCT_FN int ctxprof__hcct_reduce(ctxprof_hcct_profile *p, size_t k)
+{
+    uint64_t *c, thr;
+    size_t i;
+    if (p->n <= k + 1)
+        return CTXPROF_OK;
+    c = (uint64_t *)ctxprof__alloc(p->n - 1, sizeof *c, p->alloc_user);
+    if (!c)
+        return CTXPROF_ERR_NOMEM;
+    for (i = 1; i < p->n; i++)
+        c[i - 1] = p->nodes[i].count;
+    qsort(c, p->n - 1, sizeof *c, ctxprof__hcct_cmp_desc);
+    thr = c[k];
+    ctxprof__free(c, p->alloc_user);
+    return ctxprof__hcct_keep_above(p, thr, 0);
 }
 
 CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
@@ -2437,6 +2638,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
     p.metric = src->metric;
     p.flags = src->flags;
     p.threads = src->threads;
+    p.lost_threads = src->lost_threads;
     *dst = p;
     return CTXPROF_OK;
 nomem:
@@ -2488,6 +2690,15 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_find(const ctxprof_hcct_profile *p,
     return CTXPROF_HCCT_NONE;
 }
 
+/* The bound of the contexts a profile does not hold: a pruned one also
+   left out every count <= its threshold (files written before absent
+   said so). */
+CTXPROF__HCCT_FN uint64_t ctxprof__hcct_absent(const ctxprof_hcct_profile *p)
+{
+    return (p->flags & CTXPROF_HCCT_PRUNED) && p->threshold > p->absent ? p->threshold
+                                                                         : p->absent;
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
                                                  const ctxprof_hcct_profile *src, unsigned flags,
                                                  ctxprof_error *err)
@@ -2497,6 +2708,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
     uint32_t *map = NULL;
     unsigned char *hit = NULL;
     size_t i, nd0;
+    uint64_t dabs = ctxprof__hcct_absent(dst), sabs = ctxprof__hcct_absent(src);
     int by_name = (flags & CTXPROF_HCCT_BY_NAME) != 0, rc;
     if (dst->metric != src->metric)
         return ctxprof__fail(err, CTXPROF_ERR_MISMATCH, 0,
@@ -2529,8 +2741,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
             p.nodes[d].parent = pd;
             p.nodes[d].name = (uint32_t)nm;
             /* absent from dst: dst's bound applies */
-            p.nodes[d].count = ctxprof__hcct_sat_add(s->count, dst->absent);
-            p.nodes[d].err = ctxprof__hcct_sat_add(s->err, dst->absent);
+            p.nodes[d].count = ctxprof__hcct_sat_add(s->count, dabs);
+            p.nodes[d].err = ctxprof__hcct_sat_add(s->err, dabs);
             if (ctxprof__hcct_ix_add(&ix, ctxprof__hcct_node_key(&p, pd, d, by_name), d))
                 goto nomem;
         } else {
@@ -2546,15 +2758,16 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
     p.nodes[0].flags |= src->nodes[0].flags & (uint32_t)CTXPROF_HCCT_MONITORED;
     for (i = 1; i < nd0; i++)
         if (!hit[i]) { /* absent from src: src's bound applies */
-            p.nodes[i].count = ctxprof__hcct_sat_add(p.nodes[i].count, src->absent);
-            p.nodes[i].err = ctxprof__hcct_sat_add(p.nodes[i].err, src->absent);
+            p.nodes[i].count = ctxprof__hcct_sat_add(p.nodes[i].count, sabs);
+            p.nodes[i].err = ctxprof__hcct_sat_add(p.nodes[i].err, sabs);
         }
     p.total = ctxprof__hcct_sat_add(p.total, src->total);
-    p.absent = ctxprof__hcct_sat_add(p.absent, src->absent);
+    p.absent = ctxprof__hcct_sat_add(dabs, sabs);
     p.events = ctxprof__hcct_sat_add(p.events, src->events);
     p.sampled = ctxprof__hcct_sat_add(p.sampled, src->sampled);
     p.dropped = ctxprof__hcct_sat_add(p.dropped, src->dropped);
     p.threads += src->threads;
+    p.lost_threads += src->lost_threads;
     if (src->epsilon > p.epsilon)
         p.epsilon = src->epsilon;
     if (src->mode == CTXPROF_HCCT_LSS)
@@ -2635,6 +2848,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
                          : ctxprof__hcct_find(exact, &ix, pe, approx, (uint32_t)i, 0);
         uint64_t tv;
         map[i] = e;
+        if (e != CTXPROF_HCCT_NONE)
+            eh[e] |= 2; /* in approx */
         if (e == CTXPROF_HCCT_NONE) {
             out->unknown++;
             if (a->count > ta) {
@@ -2669,9 +2884,12 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
     }
     for (i = 0; i < approx->n; i++)
         out->approx_hcct_nodes += ah[i];
-    for (i = 1; i < exact->n; i++)
+    for (i = 1; i < exact->n; i++) {
         if (exact->nodes[i].count > te && !rep[i])
             out->missed++;
+        if (!scaled && !(eh[i] & 2) && exact->nodes[i].count > ctxprof__hcct_absent(approx))
+            out->bound_violations++; /* left out, yet above the bound of what is left out */
+    }
     out->equal = out->missed == 0 && out->false_positives == 0;
     ctxprof__hcct_ix_free(&ix);
     ctxprof__free(map, exact->alloc_user);
@@ -2747,9 +2965,9 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
     if (p->flags & CTXPROF_HCCT_PRUNED)
         ctxprof__hcct_sb_printf(b, "; hot: count > %llu (phi %g)",
                                 (unsigned long long)p->threshold, p->phi);
-    if (p->mode == CTXPROF_HCCT_LSS)
+    if (p->mode == CTXPROF_HCCT_LSS || (p->flags & CTXPROF_HCCT_PRUNED))
         ctxprof__hcct_sb_printf(b, "; contexts not shown: count <= %llu",
-                                (unsigned long long)p->absent);
+                                (unsigned long long)ctxprof__hcct_absent(p));
     ctxprof__hcct_sb_puts(b, "\n");
     if (p->flags & CTXPROF_HCCT_SCALED)
         ctxprof__hcct_sb_printf(
@@ -2760,6 +2978,11 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
     if (p->dropped)
         ctxprof__hcct_sb_printf(b, "%s%llu events lost to the node or depth bound\n", lead,
                                 (unsigned long long)p->dropped);
+    if (p->lost_threads)
+        ctxprof__hcct_sb_printf(b,
+                                "%s%u thread%s not profiled: no memory for a tree (desc.max_bytes "
+                                "is reserved per thread; lower it)\n",
+                                lead, (unsigned)p->lost_threads, p->lost_threads == 1 ? "" : "s");
 }
 
 CTXPROF__HCCT_FN void ctxprof__hcct_w_text(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
@@ -2896,12 +3119,13 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_json(ctxprof__hcct_sb *b, const ctxprof_hc
         "{\"format\":\"ctxprof-hcct\",\"version\":1,\"mode\":\"%s\",\"metric\":\"%s\",\n"
         " \"total\":%llu,\"threshold\":%llu,\"absent\":%llu,\"events\":%llu,\"sampled\":%llu,"
         "\"dropped\":%llu,\n \"phi\":%.17g,\"epsilon\":%.17g,\"counters\":%zu,\"threads\":%u,"
-        "\"pruned\":%s,\"scaled\":%s,\n \"nodes\":[\n",
+        "\"lost_threads\":%u,\"pruned\":%s,\"scaled\":%s,\n \"nodes\":[\n",
         p->mode == CTXPROF_HCCT_LSS ? "lss" : "cct", ctxprof__hcct_metric_name(p->metric),
         (unsigned long long)p->total, (unsigned long long)p->threshold,
         (unsigned long long)p->absent, (unsigned long long)p->events,
         (unsigned long long)p->sampled, (unsigned long long)p->dropped, p->phi, p->epsilon,
-        p->counters, (unsigned)p->threads, (p->flags & CTXPROF_HCCT_PRUNED) ? "true" : "false",
+        p->counters, (unsigned)p->threads, (unsigned)p->lost_threads,
+        (p->flags & CTXPROF_HCCT_PRUNED) ? "true" : "false",
         (p->flags & CTXPROF_HCCT_SCALED) ? "true" : "false");
     for (i = 0; i < p->n; i++) {
         const ctxprof_hcct_pnode *x = &p->nodes[i];
@@ -3129,7 +3353,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_top(ctxprof__hcct_sb *b, const ctxprof_hcct
 /* Binary profile (container kind CTXPROF__KIND_HCCT_PROFILE), little-endian:
      header  16 u64: nodes, names, total, threshold, absent, events, sampled,
              dropped, phi bits, epsilon bits, counters, mode, metric, flags,
-             threads, reserved
+             threads, lost_threads (reserved, 0, before)
      names   u64 length + bytes, for names 1..names-1 (name 0 is "<root>")
      nodes   7 u64 each: count, err, routine, site, parent, name, flags
    Parents precede children (checked when reading). */
@@ -3182,6 +3406,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_binary(ctxprof__hcct_sb *b, const ctxprof_
     hdr[12] = (uint64_t)p->metric;
     hdr[13] = p->flags;
     hdr[14] = p->threads;
+    hdr[15] = p->lost_threads;
     for (i = 0; i < CTXPROF__HCCT_BIN_HDR; i++)
         ctxprof__hcct_sb_u64(b, hdr[i]);
     for (i = 1; st && i < st->n; i++) {
@@ -3388,7 +3613,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
         x->flags = (uint32_t)fl;
     }
     if (hdr[11] > CTXPROF_HCCT_CCT || hdr[12] > CTXPROF_HCCT_OTHER || hdr[13] > 7 ||
-        hdr[14] > UINT32_MAX) {
+        hdr[14] > UINT32_MAX || hdr[15] > UINT32_MAX) {
         ctxprof__fail(err, rc, 0, "%s: bad mode, metric or flags", path);
         goto done;
     }
@@ -3405,6 +3630,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     p.metric = (int)hdr[12];
     p.flags = (unsigned)hdr[13];
     p.threads = (uint32_t)hdr[14];
+    p.lost_threads = (uint32_t)hdr[15];
     if (ctxprof__hcct_prof_finish(&p)) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
@@ -3430,6 +3656,7 @@ static ctxprof_hcct_desc ctxprof__hcct_sdesc;
 static ctxprof_hcct *ctxprof__hcct_list;
 static ctxprof_hcct_profile ctxprof__hcct_retired;
 static int ctxprof__hcct_have_retired;
+static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated */
 static pthread_key_t ctxprof__hcct_tkey;
 static int ctxprof__hcct_tkey_ok;
 static CTXPROF_TLS int ctxprof__hcct_tstate CTXPROF__TLS_MODEL; /* 1 attaching, 2 retired */
@@ -3464,7 +3691,11 @@ CTXPROF__HCCT_FN void ctxprof__hcct_session_poll(ctxprof_hcct *t)
     }
 }
 
-/* Merges a full snapshot of t into the retired profile (lock held). */
+/* Merges a full snapshot of t into the retired profile (lock held). In
+   LSS mode the result is cut back to the |M| largest counts and their
+   ancestors, so that the session's memory does not grow with every thread
+   that exits (400 threads with |M| = 1000 kept 400,001 nodes) and each
+   merge costs O(|M|), not O(everything so far). */
 CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
 {
     ctxprof_hcct_profile p;
@@ -3473,10 +3704,12 @@ CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
     if (!ctxprof__hcct_have_retired) {
         ctxprof__hcct_retired = p;
         ctxprof__hcct_have_retired = 1;
-        return;
+    } else {
+        ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL);
+        ctxprof_hcct_profile_deinit(&p);
     }
-    ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL);
-    ctxprof_hcct_profile_deinit(&p);
+    if (ctxprof__hcct_sdesc.mode == CTXPROF_HCCT_LSS)
+        ctxprof__hcct_reduce(&ctxprof__hcct_retired, ctxprof__hcct_sdesc.counters);
 }
 
 /* pthread key destructor: the thread exits; its tree is merged and freed. */
@@ -3515,8 +3748,13 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     pthread_mutex_unlock(&ctxprof__hcct_mu);
     t = (ctxprof_hcct *)ctxprof__alloc(1, sizeof *t, d.alloc_user);
     if (!t || ctxprof_hcct_init(t, &d, NULL)) {
+        /* typically the node reservation (1.25 GiB in CCT mode) under
+           strict overcommit: counted, and shown in every profile */
         ctxprof__free(t, d.alloc_user);
         ctxprof__hcct_tstate = 2; /* give up for this thread */
+        pthread_mutex_lock(&ctxprof__hcct_mu);
+        ctxprof__hcct_lost++;
+        pthread_mutex_unlock(&ctxprof__hcct_mu);
         return NULL;
     }
     t->session = 1;
@@ -3615,6 +3853,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
             ctxprof_hcct_profile_deinit(&p);
         }
     }
+    if (!rc)
+        acc.lost_threads = ctxprof__hcct_lost;
     pthread_mutex_unlock(&ctxprof__hcct_mu);
     if (!rc && phi > 0)
         rc = ctxprof_hcct_profile_prune(&acc, phi, err);
@@ -3642,6 +3882,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
     if (ctxprof__hcct_have_retired)
         ctxprof_hcct_profile_deinit(&ctxprof__hcct_retired);
     ctxprof__hcct_have_retired = 0;
+    ctxprof__hcct_lost = 0;
     if (ctxprof__hcct_tkey_ok) {
         pthread_setspecific(ctxprof__hcct_tkey, NULL);
         pthread_key_delete(ctxprof__hcct_tkey);

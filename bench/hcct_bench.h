@@ -9,7 +9,9 @@
 
    and prints, from process CPU time: ns per call (median of the rounds),
    the overhead per call, the CPU ratio to the uninstrumented run (median
-   and min-max), profiler memory and tree nodes; then the accuracy of both
+   and min-max), the loop's CPU and wall time (medians), VmRSS at the end
+   of the loop (first round), profiler memory and tree nodes; then the
+   accuracy of both
    HCCT configurations against the exact CCT of the same run. Include it in
    the TU that defines CTXPROF_IMPLEMENTATION and CTXPROF_HCCT_HOOKS. */
 #ifndef HCCT_BENCH_H
@@ -29,8 +31,9 @@ static const char *const hb_names[HB_NCONF] = {"uninstrumented", "empty hooks", 
 enum { HB_COPY_PLAIN, HB_COPY_EMPTY, HB_COPY_HOOKS };
 
 typedef struct hb_result {
-    double cpu[64];
+    double cpu[64], wall[64];
     int n;
+    long rss_kb;               /* VmRSS at the end of the loop, first round */
     ctxprof_hcct_stats st;     /* first round */
     ctxprof_hcct_profile prof; /* first round: HCCT at phi; the CCT pruned below phi - eps */
     int have_prof;
@@ -55,6 +58,30 @@ static double hb_cpu(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double hb_wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* VmRSS of the process in KiB (-1 if unknown). */
+static long hb_rss_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0) {
+            kb = strtol(line + 6, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kb;
 }
 
 static int hb_cmp_double(const void *a, const void *b)
@@ -111,7 +138,7 @@ static int hb_run_all(hb_bench *b)
         for (c = 0; c < HB_NCONF; c++) {
             ctxprof_hcct t;
             ctxprof_hcct_desc d;
-            double c0, c1;
+            double c0, c1, w0, w1;
             int bad;
             if ((c == HB_CCT && b->skip_cct) ||
                 (b->only && c != HB_PLAIN && strcmp(b->only, hb_short[c]) != 0))
@@ -131,17 +158,22 @@ static int hb_run_all(hb_bench *b)
                     hb_die("init", &e);
                 ctxprof_hcct_bind(&t);
             }
+            w0 = hb_wall();
             c0 = hb_cpu();
             bad = b->run(b->ctx,
                          c == HB_PLAIN ? HB_COPY_PLAIN : c == HB_EMPTY ? HB_COPY_EMPTY : HB_COPY_HOOKS,
                          round == 0 && c == HB_PLAIN);
             c1 = hb_cpu();
+            w1 = hb_wall();
+            if (round == 0)
+                b->res[c].rss_kb = hb_rss_kb(); /* the tree still allocated */
             if (c >= HB_CCT)
                 ctxprof_hcct_bind(NULL);
             if (bad) {
                 printf("MISMATCH: the %s run computed another result\n", hb_names[c]);
                 return 1;
             }
+            b->res[c].wall[b->res[c].n] = w1 - w0;
             b->res[c].cpu[b->res[c].n++] = c1 - c0;
             if (c >= HB_CCT && round == 0) {
                 ctxprof_hcct_stats_get(&t, &b->res[c].st);
@@ -159,7 +191,8 @@ static int hb_run_all(hb_bench *b)
 
 static void hb_table(hb_bench *b)
 {
-    double base = 0, med[HB_NCONF], lo[HB_NCONF], hi[HB_NCONF], per = (double)b->calls;
+    double base = 0, med[HB_NCONF], lo[HB_NCONF], hi[HB_NCONF], wmed[HB_NCONF];
+    double per = (double)b->calls;
     int c;
     for (c = 0; c < HB_NCONF; c++) {
         double tmp[64];
@@ -170,13 +203,17 @@ static void hb_table(hb_bench *b)
         med[c] = tmp[b->res[c].n / 2];
         lo[c] = tmp[0];
         hi[c] = tmp[b->res[c].n - 1];
+        memcpy(tmp, b->res[c].wall, (size_t)b->res[c].n * sizeof tmp[0]);
+        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], hb_cmp_double);
+        wmed[c] = tmp[b->res[c].n / 2];
         if (c == HB_PLAIN)
             base = med[c];
     }
-    printf("\n%-18s %9s %10s %9s %11s %16s %12s\n", "configuration", "ns/call", "+ns/call",
-           "CPU ratio", "min-max", "profiler memory", "tree nodes");
+    printf("\n%-18s %9s %10s %9s %11s %8s %8s %10s %16s %12s\n", "configuration", "ns/call",
+           "+ns/call", "CPU ratio", "min-max", "CPU s", "wall s", "VmRSS", "profiler memory",
+           "tree nodes");
     for (c = 0; c < HB_NCONF; c++) {
-        char mem[32] = "-", nodes[32] = "-";
+        char mem[32] = "-", nodes[32] = "-", rss[32] = "?";
         double nsc;
         if (!b->res[c].n)
             continue;
@@ -185,8 +222,11 @@ static void hb_table(hb_bench *b)
             snprintf(mem, sizeof mem, "%.2f MiB", (double)b->res[c].st.bytes / 1048576.0);
             snprintf(nodes, sizeof nodes, "%zu", b->res[c].st.nodes_peak);
         }
-        printf("%-18s %9.2f %+10.2f %9.2f %5.2f-%-5.2f %16s %12s\n", hb_names[c], nsc,
-               nsc - base * 1e9 / per, med[c] / base, lo[c] / base, hi[c] / base, mem, nodes);
+        if (b->res[c].rss_kb >= 0)
+            snprintf(rss, sizeof rss, "%.1f MiB", (double)b->res[c].rss_kb / 1024.0);
+        printf("%-18s %9.2f %+10.2f %9.2f %5.2f-%-5.2f %8.3f %8.3f %10s %16s %12s\n", hb_names[c],
+               nsc, nsc - base * 1e9 / per, med[c] / base, lo[c] / base, hi[c] / base, med[c],
+               wmed[c], rss, mem, nodes);
     }
 }
 

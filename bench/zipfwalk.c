@@ -2,8 +2,10 @@
    configuration in one process (see hcct_bench.h): uninstrumented, empty
    -finstrument-functions hooks, and the library's hooks with the exact CCT,
    lazy Space Saving, and lazy Space Saving with static bursting. Prints the
-   workload's validation values (section 3), the timing table and the
-   accuracy of the HCCTs against the exact CCT of the same run.
+   workload's validation values (section 3; the enter events checked
+   against the trees' totals), the timing table (with the loop's CPU and
+   wall time and VmRSS at its end, section 2) and the accuracy of the
+   HCCTs against the exact CCT of the same run.
 
    Usage: zipfwalk [--walks S] [--phase] [common options]
    --phase: the phase-change variant (section 4: the permutation multiplier
@@ -110,6 +112,22 @@ static void zw_validate(const zw_ctx *z, hb_bench *b, int phase)
     if (full)
         printf("  [%s]", z->calls == 99680370u && z->acc == 0xd9542f6b2697f142u ? "ok" : "MISMATCH");
     printf("\n");
+    {
+        /* every enter event (the workers and main) reached the trees: the
+           exact CCT's total and the HCCT's total are the events seen */
+        uint64_t want = z->calls + 1;
+        int ok = !full || want == 99680371u, c;
+        printf("enter events including main %llu", (unsigned long long)want);
+        for (c = HB_CCT; c <= HB_BURST; c++) {
+            const ctxprof_hcct_stats *st = &b->res[c].st;
+            if (!b->res[c].have_prof)
+                continue;
+            printf("; %s: events %llu, tree total %llu", hb_short[c],
+                   (unsigned long long)st->events, (unsigned long long)st->total);
+            ok &= st->events == want && (c == HB_BURST ? st->total <= want : st->total == want);
+        }
+        printf("  [%s]\n", ok ? "ok" : "MISMATCH");
+    }
     if (b->res[HB_CCT].have_prof) {
         const ctxprof_hcct_stats *st = &b->res[HB_CCT].st;
         printf("exact CCT: %zu nodes (with main and the root), %zu leaves, max depth %zu", st->nodes,

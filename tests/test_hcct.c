@@ -7,6 +7,7 @@
    test_main.c. */
 
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <sys/stat.h>
 
@@ -108,10 +109,13 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
             }
         /* lazy queue: listed nodes are monitored, listed once, with a count
            at least their bucket's value; unlisted ones are >= qend */
-        if (t->used == t->nslots && t->qend > 0) {
+        /* radix mode: every monitored node is listed, in a bucket at most
+           that of its count */
+        if ((t->used == t->nslots && t->qend > 0) || t->qradix) {
             unsigned char *listed = (unsigned char *)calloc(nn, 1);
             size_t blocks = 0;
-            CHECK_LE(t->qbase, mn);
+            if (t->used == t->nslots)
+                CHECK_LE(t->qbase, mn);
             for (b = 0; listed && b < CTXPROF__HCCT_W; b++) {
                 uint64_t val = t->qbase + ((b - t->qbase) & (CTXPROF__HCCT_W - 1));
                 uint32_t s = t->qhead[b];
@@ -125,7 +129,12 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
                         break;
                     CHECK(!listed[v]);
                     listed[v] = 1;
-                    CHECK_GE(n[v].count & ~((uint64_t)1 << 63), val);
+                    if (t->qradix) {
+                        CHECK_GE(n[v].count & ~((uint64_t)1 << 63), t->qbase);
+                        CHECK_GE(ctxprof__hcct_q_rbucket(t, n[v].count & ~((uint64_t)1 << 63)), b);
+                    } else {
+                        CHECK_GE(n[v].count & ~((uint64_t)1 << 63), val);
+                    }
                     if (s % CTXPROF__HCCT_QB == CTXPROF__HCCT_QB - 1) { /* the next block */
                         s = t->qslot[s] * CTXPROF__HCCT_QB;
                         blocks++;
@@ -139,7 +148,7 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
             CHECK_EQ(blocks, t->qblocks);
             for (i = 1; listed && i < nn; i++)
                 if (seen[i] && (n[i].count >> 63) && !listed[i])
-                    CHECK_GE(n[i].count & ~((uint64_t)1 << 63), t->qend);
+                    CHECK(!t->qradix && (n[i].count & ~((uint64_t)1 << 63)) >= t->qend);
             free(listed);
         }
     }
@@ -349,14 +358,16 @@ static void hcct_lazy_queue(void)
     static const uint32_t sizes[] = {1, 2, 7, 64, 300, 2000};
     uint64_t seed = 11;
     size_t si;
-    for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-        uint32_t k = sizes[si], i;
+    int radix;
+    for (si = 0; si < 2 * sizeof sizes / sizeof sizes[0]; si++) {
+        uint32_t k = sizes[si / 2], i;
         ctxprof_hcct t;
         ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
         ctxprof_error e;
         uint32_t *ids = (uint32_t *)malloc(k * sizeof *ids);
         hcct_refq ref;
         int op;
+        radix = (int)(si % 2);
         memset(&e, 0, sizeof e);
         d.counters = k;
         REQUIRE(ids && ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
@@ -368,7 +379,17 @@ static void hcct_lazy_queue(void)
         for (i = 0, ids[0] = t.nodes[1].child; i + 1 < k; i++)
             ids[i + 1] = t.nodes[ids[i]].sibling;
         REQUIRE_EQ(t.used, k);
-        /* the library lists nothing until M is full: the first pop rescans */
+        /* weights other than 1 switched the queue to radix mode; the window
+           is tested by going back to it: the library lists nothing until M
+           is full, and the first pop rescans */
+        if (!radix) {
+            ctxprof__hcct_q_reset(&t);
+            t.qradix = 0;
+            t.qbase = t.qend = 0;
+        } else if (!t.qradix) {
+            ctxprof__hcct_q_radix(&t);
+        }
+        t.st.rescans = 0;
         memset(&ref, 0, sizeof ref);
         ref.next = (uint32_t *)malloc(t.n_nodes * sizeof *ref.next);
         REQUIRE(ref.next != NULL);
@@ -377,30 +398,40 @@ static void hcct_lazy_queue(void)
         for (op = 0; op < 40000; op++) {
             uint64_t r = ctxprof_test_rand(&seed), w;
             uint32_t x = ids[r % k];
-            /* weights: mostly small, sometimes past the window; a tenth of
-               the runs uses unit weights, so that buckets grow long */
+            /* weights: mostly small, sometimes past the window (radix: up to
+               2^40); a tenth of the runs uses unit weights, so that buckets
+               grow long */
             w = (r >> 20) % 16 == 0 ? 1 + (r >> 40) % 1000 : 1 + (r >> 40) % 3;
+            if (radix && (r >> 24) % 8 == 0)
+                w = 1 + (r >> 24) % ((uint64_t)1 << 40);
             if (op % 10000 < 1000)
                 w = 1;
             if ((r >> 8) % 3 == 0) { /* an increment, as by the fast path */
                 t.nodes[x].count += w;
             } else { /* find-min, then the slot takes a new item at min + w */
                 uint64_t bmin = UINT64_MAX;
-                uint32_t y = ctxprof__hcct_q_pop_min(&t), z = hcct_refq_pop(&ref, &t, ids, k);
+                uint32_t y = ctxprof__hcct_q_pop_min(&t);
                 for (i = 0; i < k; i++)
                     if ((t.nodes[ids[i]].count & ~((uint64_t)1 << 63)) < bmin)
                         bmin = t.nodes[ids[i]].count & ~((uint64_t)1 << 63);
                 CHECK_EQ(t.nodes[y].count & ~((uint64_t)1 << 63), bmin);
                 CHECK_EQ(t.qbase, bmin);
-                CHECK_EQ(y, z); /* the same victim as the reference */
+                if (!radix) /* the same victim as the reference */
+                    CHECK_EQ(y, hcct_refq_pop(&ref, &t, ids, k));
                 t.nodes[y].count += w;
                 ctxprof__hcct_q_push(&t, y, t.nodes[y].count & ~((uint64_t)1 << 63));
-                hcct_refq_push(&ref, y, t.nodes[y].count & ~((uint64_t)1 << 63));
+                if (!radix)
+                    hcct_refq_push(&ref, y, t.nodes[y].count & ~((uint64_t)1 << 63));
             }
+            if (op % 5000 == 0)
+                hcct_check(&t, UINT64_MAX);
             if (ctxprof_test_failed)
                 break;
         }
-        CHECK(t.st.rescans >= 1);
+        if (radix)
+            CHECK_EQ(t.st.rescans, 0); /* never: every monitored node is listed */
+        else
+            CHECK(t.st.rescans >= 1);
         free(ref.next);
         free(ids);
         ctxprof_hcct_deinit(&t);
@@ -772,6 +803,64 @@ static void hcct_weighted(void)
     hcct_guarantees(&a, &b, 2e-2, NULL);
     ctxprof_hcct_deinit(&a);
     ctxprof_hcct_deinit(&b);
+}
+
+/* Large weights (nanoseconds, cycles, samples): new counts land far from
+   the minimum, and a window of W count values would be used up after a
+   few replacements, each followed by a walk of the whole tree. The queue
+   must stay amortized: at most one full rescan (the switch to radix mode),
+   whatever the weights, while the bounds hold against the exact CCT. Both
+   through add_path on a calls tree and through add() on a nanoseconds one. */
+static void hcct_weighted_large(void)
+{
+    int metric;
+    for (metric = 0; metric < 2; metric++) {
+        ctxprof_hcct a, b;
+        ctxprof_hcct_desc da = hcct_desc_lss(0.01, 0), db = hcct_desc_cct();
+        ctxprof_error e;
+        uint64_t s = 29 + (uint64_t)metric, total = 0;
+        int i, k;
+        memset(&e, 0, sizeof e);
+        da.counters = 2000;
+        da.metric = db.metric = metric ? CTXPROF_HCCT_NANOSECONDS : CTXPROF_HCCT_CALLS;
+        REQUIRE(ctxprof_hcct_init(&a, &da, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+        for (i = 0; i < 150000; i++) {
+            uintptr_t path[5];
+            uint64_t w = 1 + ctxprof_test_rand(&s) % 1000000;
+            int d = 1 + (int)(ctxprof_test_rand(&s) % 5);
+            for (k = 0; k < d; k++)
+                path[k] = hcct_zipf(&s) + (uintptr_t)(ctxprof_test_rand(&s) % 4) * 1000;
+            if (!metric) {
+                ctxprof_hcct_add_path(&a, path, NULL, (size_t)d, w);
+                ctxprof_hcct_add_path(&b, path, NULL, (size_t)d, w);
+            } else {
+                for (k = 0; k < d; k++) {
+                    ctxprof_hcct_push(&a, path[k], 0);
+                    ctxprof_hcct_push(&b, path[k], 0);
+                }
+                ctxprof_hcct_add(&a, w);
+                ctxprof_hcct_add(&b, w);
+                for (k = 0; k < d; k++) {
+                    ctxprof_hcct_pop(&a);
+                    ctxprof_hcct_pop(&b);
+                }
+            }
+            total += w;
+            if (i % 50000 == 49999)
+                hcct_check(&a, total); /* errors <= the brute-force minimum */
+        }
+        if (getenv("HCCT_TEST_VERBOSE"))
+            fprintf(stderr, "  %llu replacements, %llu rescans\n",
+                    (unsigned long long)a.st.replaced, (unsigned long long)a.st.rescans);
+        CHECK(a.st.replaced > 50000);
+        CHECK_LE(a.st.rescans, 1);
+        hcct_guarantees(&a, &b, 0.01, NULL);
+        ctxprof_hcct_deinit(&a);
+        ctxprof_hcct_deinit(&b);
+        if (ctxprof_test_failed)
+            return;
+    }
 }
 
 /* ---- shadow stack ---- */
@@ -1366,7 +1455,7 @@ static int hcct_same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_p
         a->absent != b->absent || a->events != b->events || a->sampled != b->sampled ||
         a->dropped != b->dropped || a->phi != b->phi || a->epsilon != b->epsilon ||
         a->counters != b->counters || a->mode != b->mode || a->metric != b->metric ||
-        a->flags != b->flags || a->threads != b->threads)
+        a->flags != b->flags || a->threads != b->threads || a->lost_threads != b->lost_threads)
         return 0;
     for (i = 0; i < a->n; i++) {
         const ctxprof_hcct_pnode *x = &a->nodes[i], *y = &b->nodes[i];
@@ -1446,6 +1535,7 @@ static void hcct_binary_roundtrip(void)
         hcct_walk(&g, &t, NULL);
     REQUIRE(ctxprof_hcct_query(&t, 0.01, &p, &e) == CTXPROF_OK);
     CHECK(p.n > 5);
+    p.lost_threads = 3; /* as a session's profile may say */
     snprintf(path, sizeof path, "%s/hcct.bin", ctxprof_test_tmpdir());
     snprintf(bad, sizeof bad, "%s/hcct-bad.bin", ctxprof_test_tmpdir());
     REQUIRE(ctxprof_hcct_profile_write(&p, path, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
@@ -1583,26 +1673,188 @@ static void hcct_merge(void)
     ctxprof_hcct_deinit(&ball);
 }
 
+/* Pruned profiles: what they leave out is bounded by absent (the
+   threshold, not only the minimum counter), and merging pruned profiles
+   keeps every bound against the exact CCT of both streams. */
+static void hcct_merge_pruned(void)
+{
+    ctxprof_hcct a1, a2, ball;
+    ctxprof_hcct_desc da = hcct_desc_lss(0.005, 0.001), db = hcct_desc_cct();
+    ctxprof_hcct_profile p1, p2, pall, full;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    hcct_gen g1 = {41, 0, 1}, g2 = {42, 1, 1};
+    char *txt, want[64];
+    int w;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&a1, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&a2, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&ball, &db, &e) == CTXPROF_OK);
+    for (w = 0; w < 30000; w++) {
+        hcct_gen h1 = g1, h2 = g2;
+        hcct_walk(&g1, &a1, NULL);
+        hcct_walk(&h1, &ball, NULL);
+        g2.phase = w % 3 == 0; /* the second stream shares half of its hot set */
+        h2.phase = g2.phase;
+        hcct_walk(&g2, &a2, NULL);
+        hcct_walk(&h2, &ball, NULL);
+    }
+    REQUIRE(ctxprof_hcct_query(&ball, -1, &pall, &e) == CTXPROF_OK);
+    /* a pruned query, and a full one pruned afterwards */
+    REQUIRE(ctxprof_hcct_query(&a1, 0.005, &p1, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&a2, -1, &full, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_copy(&p2, &full, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_prune(&p2, 0.005, &e) == CTXPROF_OK);
+    CHECK_GE(p1.absent, p1.threshold);
+    CHECK_GE(p2.absent, p2.threshold);
+    CHECK_GE(p2.absent, full.absent);
+    txt = hcct_fmt(&p2, CTXPROF_HCCT_TEXT);
+    REQUIRE(txt != NULL);
+    snprintf(want, sizeof want, "contexts not shown: count <= %llu",
+             (unsigned long long)p2.threshold);
+    CHECK_CONTAINS(txt, want);
+    ctxprof_hcct_text_free(&p2, txt);
+    REQUIRE(ctxprof_hcct_profile_merge(&p1, &p2, 0, &e) == CTXPROF_OK);
+    CHECK_EQ(p1.total, pall.total);
+    REQUIRE(ctxprof_hcct_profile_compare(&p1, &pall, 0.005, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    CHECK_EQ(acc.unknown, 0);
+    CHECK(acc.hot >= 5);
+    if (getenv("HCCT_TEST_VERBOSE"))
+        fprintf(stderr, "  hot %zu, absent %llu\n", acc.hot, (unsigned long long)p1.absent);
+    /* a profile from before absent covered the threshold: merge still does */
+    p2.absent = full.absent;
+    ctxprof_hcct_profile_deinit(&full);
+    REQUIRE(ctxprof_hcct_query(&a1, 0.005, &full, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_merge(&full, &p2, 0, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&full, &pall, 0.005, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    ctxprof_hcct_profile_deinit(&p1);
+    ctxprof_hcct_profile_deinit(&p2);
+    ctxprof_hcct_profile_deinit(&full);
+    ctxprof_hcct_profile_deinit(&pall);
+    ctxprof_hcct_deinit(&a1);
+    ctxprof_hcct_deinit(&a2);
+    ctxprof_hcct_deinit(&ball);
+}
+
+/* compare itself: a miss, a count below the true one, a count above the
+   true one by more than its error, and a context left out above absent,
+   each planted in a correct profile, are reported. */
+static void hcct_compare_negative(void)
+{
+    ctxprof_hcct a, b;
+    ctxprof_hcct_desc da = hcct_desc_lss(0.01, 0.002), db = hcct_desc_cct();
+    ctxprof_hcct_profile pa, pe, q;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    hcct_gen g = {51, 0, 1};
+    size_t i, hot = 0;
+    int w;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&a, &da, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_init(&b, &db, &e) == CTXPROF_OK);
+    for (w = 0; w < 20000; w++)
+        hcct_walk(&g, &a, &b);
+    REQUIRE(ctxprof_hcct_query(&a, -1, &pa, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&b, -1, &pe, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&pa, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    REQUIRE_EQ(acc.missed, 0); /* correct as it is */
+    REQUIRE_EQ(acc.bound_violations, 0);
+    for (i = 1; i < pa.n; i++) /* a hot monitored context with an exact count */
+        if ((pa.nodes[i].flags & CTXPROF_HCCT_MONITORED) && pa.nodes[i].err == 0 &&
+            pa.nodes[i].count > pa.total / 100) {
+            hot = i;
+            break;
+        }
+    REQUIRE(hot != 0);
+    /* a count below the true count */
+    REQUIRE(ctxprof_hcct_profile_copy(&q, &pa, &e) == CTXPROF_OK);
+    q.nodes[hot].count--;
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.bound_violations, 1);
+    CHECK_EQ(acc.missed, 0);
+    /* above the true count by more than the error */
+    q.nodes[hot].count += 2;
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.bound_violations, 1);
+    CHECK_EQ(acc.max_error, 1);
+    q.nodes[hot].err = 1; /* now within its bound */
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.bound_violations, 0);
+    /* a miss: the hot context renamed away (it is left out, above absent,
+       and an unknown one appears; so are its descendants) */
+    q.nodes[hot].routine ^= 0x5555;
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_GE(acc.missed, 1);
+    CHECK_GE(acc.bound_violations, 1);
+    CHECK_GE(acc.unknown, 1);
+    CHECK(!acc.equal);
+    ctxprof_hcct_profile_deinit(&q);
+    /* a pruned profile whose absent forgot the threshold (cut contexts
+       above it); an unmonitored node below its true count */
+    REQUIRE(ctxprof_hcct_profile_copy(&q, &pa, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_prune(&q, 0.05, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK(acc.missed > 0); /* compared below the pruning threshold */
+    CHECK_EQ(acc.bound_violations, 0);
+    q.absent = 0;
+    q.flags &= ~(unsigned)CTXPROF_HCCT_PRUNED;
+    REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK(acc.bound_violations >= acc.missed);
+    for (i = 1; i < q.n; i++)
+        if (!(q.nodes[i].flags & CTXPROF_HCCT_MONITORED))
+            break;
+    if (i < q.n) {
+        size_t before = acc.bound_violations;
+        q.nodes[i].count = q.nodes[i].err = 0;
+        REQUIRE(ctxprof_hcct_profile_compare(&q, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+        CHECK_EQ(acc.bound_violations, before + 1);
+    }
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_profile_deinit(&pa);
+    ctxprof_hcct_profile_deinit(&pe);
+    ctxprof_hcct_deinit(&a);
+    ctxprof_hcct_deinit(&b);
+}
+
 /* ---- threads ---- */
 
-/* Queries from another thread while the owner runs: every copy is a tree
-   (parents first), the hot context is always there, its count never
-   decreases. */
+/* Queries from another thread while the owner runs, with a tiny M so that
+   nodes are evicted, freed and reused all the time: every copy is a tree
+   (parents first), every path in it is a path of the workload (a routine
+   below the first level carries a tag of its caller: a node reused for
+   another context read half before and half after would show), the hot
+   context is always there and its count never decreases. */
 typedef struct hcct_runner {
     ctxprof_hcct t;
-    volatile int stop;
+    int stop;
     uint64_t walks;
 } hcct_runner;
+
+/* The routine called by caller with choice c: the caller's tag above c. */
+static uintptr_t hcct_tagged(uintptr_t caller, unsigned c)
+{
+    return (uintptr_t)(((ctxprof_mix64((uint64_t)caller) & 0xFFFF) << 8) | c);
+}
 
 static void *hcct_run_stream(void *arg)
 {
     hcct_runner *r = (hcct_runner *)arg;
-    hcct_gen g = {77, 0, 0};
+    uint64_t seed = 77;
     while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+        unsigned d = 1 + (unsigned)(ctxprof_test_rand(&seed) % 8), k;
+        uintptr_t rt = 1;
         ctxprof_hcct_push(&r->t, 1, 0); /* half of all events */
-        hcct_walk(&g, &r->t, NULL);
-        ctxprof_hcct_pop(&r->t);
-        r->walks++;
+        for (k = 0; k < d; k++) {
+            rt = hcct_tagged(rt, (unsigned)hcct_zipf(&seed));
+            ctxprof_hcct_push(&r->t, rt, 0);
+        }
+        for (k = 0; k <= d; k++)
+            ctxprof_hcct_pop(&r->t);
+        __atomic_store_n(&r->walks, r->walks + 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -1610,39 +1862,60 @@ static void *hcct_run_stream(void *arg)
 static void hcct_query_concurrent(void)
 {
     hcct_runner r;
-    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0.002);
+    ctxprof_hcct_desc d = hcct_desc_lss(0.1, 0);
     ctxprof_error e;
     pthread_t th;
     uint64_t last = 0;
+    size_t nodes = 0, impossible = 0;
     int q;
     memset(&e, 0, sizeof e);
     memset(&r, 0, sizeof r);
+    d.counters = 64;
     REQUIRE(ctxprof_hcct_init(&r.t, &d, &e) == CTXPROF_OK);
     REQUIRE(pthread_create(&th, NULL, hcct_run_stream, &r) == 0);
-    for (q = 0; q < 60; q++) {
+    while (__atomic_load_n(&r.walks, __ATOMIC_ACQUIRE) < 100)
+        sched_yield();
+    /* until the owner has run a while: the copies race with its updates
+       only when both threads run at once */
+    for (q = 0; q < 1000 || (__atomic_load_n(&r.walks, __ATOMIC_ACQUIRE) < 300000 && q < 1000000);
+         q++) {
         ctxprof_hcct_profile p;
         size_t i;
         uint32_t c;
-        usleep(2000);
-        if (ctxprof_hcct_query(&r.t, 0.01, &p, &e) != CTXPROF_OK) {
+        if (ctxprof_hcct_query(&r.t, q % 4 == 3 ? 0.1 : -1, &p, &e) != CTXPROF_OK) {
             CHECK(!"query failed");
             break;
         }
-        for (i = 1; i < p.n; i++)
-            CHECK_LT(p.nodes[i].parent, i);
+        for (i = 1; i < p.n; i++) {
+            const ctxprof_hcct_pnode *x = &p.nodes[i];
+            CHECK_LT(x->parent, i);
+            if (x->parent == 0 ? x->routine != 1
+                               : x->routine != hcct_tagged(p.nodes[x->parent].routine,
+                                                           (unsigned)(x->routine & 0xFF)))
+                impossible++;
+        }
+        nodes += p.n - 1;
+        /* the hot context: monitored since the first walk (its count is
+           more than N/|M|), so exact in every copy */
         for (c = p.nodes[0].child; c && p.nodes[c].routine != 1; c = p.nodes[c].sibling)
             ;
-        if (q > 5 || c) {
-            CHECK(c != 0);
-            if (c) {
-                CHECK_GE(p.nodes[c].count, last);
-                last = p.nodes[c].count;
-            }
+        CHECK(c != 0);
+        if (c) {
+            CHECK(p.nodes[c].flags & CTXPROF_HCCT_MONITORED);
+            CHECK_GE(p.nodes[c].count, last);
+            last = p.nodes[c].count;
         }
         ctxprof_hcct_profile_deinit(&p);
+        if (ctxprof_test_failed)
+            break;
     }
     __atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
+    if (impossible || getenv("HCCT_TEST_VERBOSE"))
+        fprintf(stderr, "  %zu of %zu nodes copied were impossible paths; %llu walks, %llu "
+                "replacements\n", impossible, nodes, (unsigned long long)r.walks,
+                (unsigned long long)r.t.st.replaced);
+    CHECK_EQ(impossible, 0);
     CHECK(r.walks > 0);
     hcct_check(&r.t, UINT64_MAX);
     ctxprof_hcct_deinit(&r.t);
@@ -1728,6 +2001,173 @@ static void hcct_session_threads(void)
     ctxprof_hcct_profile_deinit(&p);
     ctxprof_hcct_shutdown();
     CHECK(ctxprof_hcct_thread() == NULL);
+}
+
+/* Thread churn in an LSS session: many threads, each with a shared hot
+   set and cold contexts of its own, exit one after the other. The merged
+   profile of the exited threads stays about |M| nodes (it kept every
+   thread's whole tree), and against the exact CCT of all the streams
+   nothing hot is lost and every bound holds, absent included. */
+static void hcct_churn_stream(ctxprof_hcct *t, unsigned id)
+{
+    uint64_t s = 1000 + id;
+    int w;
+    for (w = 0; w < 2000; w++) {
+        unsigned d = 1 + (unsigned)(ctxprof_test_rand(&s) % 4), k;
+        for (k = 0; k < d; k++) {
+            uint64_t r = ctxprof_test_rand(&s);
+            uintptr_t rt = k == 0 || r % 2 ? hcct_zipf(&s) : 100000 + (uintptr_t)id * 64 + (r >> 8) % 64;
+            ctxprof_hcct_push(t, rt, 0);
+        }
+        for (k = 0; k < d; k++)
+            ctxprof_hcct_pop(t);
+    }
+}
+
+static void *hcct_churn_body(void *arg)
+{
+    ctxprof_hcct *t = ctxprof_hcct_thread();
+    if (t)
+        hcct_churn_stream(t, (unsigned)(uintptr_t)arg);
+    return NULL;
+}
+
+static const char *hcct_hex_namer(void *u, uintptr_t r, char *buf, size_t cap)
+{
+    (void)u;
+    snprintf(buf, cap, "r%llx", (unsigned long long)r);
+    return buf;
+}
+
+static void hcct_session_churn(void)
+{
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0), db = hcct_desc_cct();
+    ctxprof_hcct ref;
+    ctxprof_hcct_profile p, pe;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    unsigned i;
+    size_t retired;
+    memset(&e, 0, sizeof e);
+    d.counters = 200;
+    d.namer = hcct_hex_namer;
+    REQUIRE(ctxprof_hcct_init(&ref, &db, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_start(&d, &e) == CTXPROF_OK);
+    for (i = 0; i < 60; i++) {
+        pthread_t th;
+        REQUIRE(pthread_create(&th, NULL, hcct_churn_body, (void *)(uintptr_t)i) == 0);
+        pthread_join(th, NULL);
+        hcct_churn_stream(&ref, i);
+    }
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    retired = ctxprof__hcct_have_retired ? ctxprof__hcct_retired.n : 0;
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_query(&ref, -1, &pe, &e) == CTXPROF_OK);
+    if (getenv("HCCT_TEST_VERBOSE"))
+        fprintf(stderr, "  retired profile: %zu nodes; exact CCT %zu; absent %llu of %llu\n",
+                retired, pe.n, (unsigned long long)p.absent, (unsigned long long)p.total);
+    CHECK_EQ(p.threads, 60);
+    CHECK_EQ(p.total, pe.total);
+    CHECK_LE(retired, 5 * d.counters); /* |M| and their ancestors (depth <= 4) */
+    REQUIRE(ctxprof_hcct_profile_compare(&p, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    CHECK_EQ(acc.unknown, 0);
+    CHECK(acc.hot >= 5);
+    ctxprof_hcct_profile_deinit(&p);
+    REQUIRE(ctxprof_hcct_snapshot(0.01, &p, &e) == CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_compare(&p, &pe, 0.01, &acc, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.bound_violations, 0);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_profile_deinit(&pe);
+    ctxprof_hcct_shutdown();
+    ctxprof_hcct_deinit(&ref);
+}
+
+/* Strict overcommit: the exact CCT reserves 1.25 GiB per thread, which an
+   address-space limit (as vm.overcommit_memory = 2 would) refuses. The
+   threads go unprofiled, and the profile says so. In a forked child, since
+   the limit stays. */
+typedef struct hcct_lost_result {
+    uint32_t lost, threads;
+    int text_ok, ok;
+} hcct_lost_result;
+
+static void *hcct_lost_body(void *arg)
+{
+    ctxprof_hcct *t = ctxprof_hcct_thread();
+    (void)arg;
+    if (t) { /* not expected: the tree fit after all */
+        ctxprof_hcct_push(t, 1, 0);
+        ctxprof_hcct_pop(t);
+    }
+    return NULL;
+}
+
+static int hcct_lost_child(void *arg, void *shared)
+{
+    hcct_lost_result *r = (hcct_lost_result *)shared;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    struct rlimit rl;
+    char line[256];
+    long vm_kb = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    char *txt;
+    int i;
+    (void)arg;
+    memset(&e, 0, sizeof e);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmSize:", 7) == 0)
+            vm_kb = strtol(line + 7, NULL, 10);
+    if (f)
+        fclose(f);
+    if (vm_kb <= 0)
+        return 1;
+    /* room for thread stacks and the profile, not for 1.25 GiB */
+    rl.rlim_cur = rl.rlim_max = ((rlim_t)vm_kb << 10) + ((rlim_t)512 << 20);
+    if (setrlimit(RLIMIT_AS, &rl) != 0)
+        return 2;
+    d.max_bytes = 0; /* the default reservation */
+    if (ctxprof_hcct_start(&d, &e) != CTXPROF_OK)
+        return 3;
+    for (i = 0; i < 2; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, hcct_lost_body, NULL) != 0)
+            return 4;
+        pthread_join(th, NULL);
+    }
+    if (ctxprof_hcct_snapshot(-1, &p, &e) != CTXPROF_OK)
+        return 5;
+    r->lost = p.lost_threads;
+    r->threads = p.threads;
+    txt = hcct_fmt(&p, CTXPROF_HCCT_TEXT);
+    r->text_ok = txt && strstr(txt, "# 2 threads not profiled: no memory for a tree") != NULL;
+    ctxprof_hcct_text_free(&p, txt);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_shutdown();
+    r->ok = 1;
+    return 0;
+}
+
+static void hcct_session_lost(void)
+{
+    hcct_lost_result *r;
+#if defined(CTXPROF_TEST_SANITIZED)
+    SKIP("an address-space limit and a sanitizer's shadow memory do not mix");
+#endif
+    if (ctxprof_test_under_valgrind())
+        SKIP("valgrind does not apply RLIMIT_AS to the program's mappings");
+    r = (hcct_lost_result *)ctxprof_test_in_child(hcct_lost_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    CHECK(r->ok);
+    CHECK_EQ(r->lost, 2);
+    CHECK_EQ(r->threads, 0);
+    CHECK(r->text_ok);
+    munmap(r, sizeof *r);
 }
 
 /* A program profiled without annotations: compiled with
@@ -1859,6 +2299,103 @@ static void hcct_hooks_program(void)
         CHECK_CONTAINS(txt, "ctxprof: CTXPROF_HCCT: bad option 'bogus=1'");
         ctxprof__free(txt, NULL);
     }
+}
+
+/* The hooks in a program compiled with -finstrument-functions (gcc -O2
+   tail-calls the exit hook): longjmp out of 21 nested calls, 100 times,
+   then a call from the frame jumped to; recursion 100,000 deep on a thread
+   with a big stack. The program checks its own profile and prints what it
+   found. */
+static const char hcct_prog_jmp[] =
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <pthread.h>\n"
+    "#include <setjmp.h>\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "static jmp_buf jb;\n"
+    "static volatile int sink;\n"
+    "__attribute__((noinline)) void deep(int k) { if (k == 0) longjmp(jb, 1); deep(k - 1); sink++; }\n"
+    "__attribute__((noinline)) void leaf(void) { sink++; }\n"
+    "__attribute__((noinline)) void top(void)\n"
+    "{ volatile int i; for (i = 0; i < 100; i++) { if (setjmp(jb) == 0) deep(20); leaf(); } }\n"
+    "__attribute__((noinline)) unsigned long rec(unsigned long k)\n"
+    "{ if (k == 0) return 0; return 1 + rec(k - 1); }\n"
+    "static ctxprof_hcct_stats rst;\n"
+    "static void *big(void *a)\n"
+    "{ sink += (int)rec(100000); ctxprof_hcct_stats_get(ctxprof_hcct_thread(), &rst); return a; }\n"
+    "__attribute__((no_instrument_function))\n"
+    "static const char *namer(void *u, uintptr_t r, char *b, size_t c)\n"
+    "{ (void)u; (void)b; (void)c; return r == (uintptr_t)deep ? \"deep\" : r == (uintptr_t)leaf ?\n"
+    "  \"leaf\" : r == (uintptr_t)top ? \"top\" : r == (uintptr_t)rec ? \"rec\" : r == (uintptr_t)big\n"
+    "  ? \"big\" : NULL; }\n"
+    "__attribute__((no_instrument_function))\n"
+    "static unsigned child(const ctxprof_hcct_profile *p, unsigned x, const char *name)\n"
+    "{ unsigned c; for (c = p->nodes[x].child; c; c = p->nodes[c].sibling)\n"
+    "  if (!strcmp(ctxprof_hcct_profile_name(p, c), name)) return c; return 0; }\n"
+    "int main(void)\n"
+    "{\n"
+    "    ctxprof_error e; ctxprof_hcct_desc d; ctxprof_hcct_profile p; ctxprof_hcct_stats st;\n"
+    "    pthread_t th; pthread_attr_t at; unsigned x, n, bad = 0;\n"
+    "    memset(&e, 0, sizeof e); memset(&d, 0, sizeof d);\n"
+    "    d.mode = CTXPROF_HCCT_CCT; d.namer = namer; d.flags = CTXPROF_HCCT_ROUTINE_ONLY;\n"
+    "    if (ctxprof_hcct_start(&d, &e)) { puts(e.detail); return 1; }\n"
+    "    top();\n"
+    "    ctxprof_hcct_stats_get(ctxprof_hcct_thread(), &st);\n"
+    "    printf(\"jmp: depth %zu unwound %llu unmatched %llu\\n\", st.depth,\n"
+    "           (unsigned long long)st.unwound, (unsigned long long)st.unmatched);\n"
+    "    pthread_attr_init(&at); pthread_attr_setstacksize(&at, (size_t)256 << 20);\n"
+    "    if (pthread_create(&th, &at, big, NULL)) return 1;\n"
+    "    pthread_join(th, NULL);\n"
+    "    printf(\"rec: peak %zu depth %zu unwound %llu unmatched %llu dropped %llu\\n\",\n"
+    "           rst.depth_peak, rst.depth, (unsigned long long)rst.unwound,\n"
+    "           (unsigned long long)rst.unmatched, (unsigned long long)rst.dropped_depth);\n"
+    "    if (ctxprof_hcct_snapshot(-1, &p, &e)) { puts(e.detail); return 1; }\n"
+    "    x = child(&p, 0, \"top\");\n"
+    "    printf(\"top %llu leaf %llu\", (unsigned long long)(x ? p.nodes[x].count : 0),\n"
+    "           (unsigned long long)(x && child(&p, x, \"leaf\") ? p.nodes[child(&p, x, \"leaf\")].count : 0));\n"
+    "    for (n = 0; x && (x = child(&p, x, \"deep\")) != 0; n++) bad += p.nodes[x].count != 100;\n"
+    "    printf(\" deep levels %u bad %u\", n, bad);\n"
+    "    x = child(&p, 0, \"big\"); bad = 0;\n"
+    "    for (n = 0; x && (x = child(&p, x, \"rec\")) != 0; n++) bad += p.nodes[x].count != 1;\n"
+    "    printf(\" rec levels %u bad %u total %llu nodes %zu\\n\", n, bad,\n"
+    "           (unsigned long long)p.total, p.n);\n"
+    "    ctxprof_hcct_profile_deinit(&p);\n"
+    "    return 0;\n"
+    "}\n";
+
+static void hcct_hooks_longjmp_deep(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char *txt = NULL;
+    size_t len;
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir); /* hcct_hooks_program's, if built */
+    snprintf(mainc, sizeof mainc, "%s/hooks2_main.c", dir);
+    snprintf(exe, sizeof exe, "%s/hooks2_prog", dir);
+    snprintf(out, sizeof out, "%s/hooks2.out", dir);
+    REQUIRE(hcct_write_file(mainc, hcct_prog_jmp) == 0);
+    if (access(impl, R_OK) != 0)
+        REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
+    if (ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s -std=gnu11 -O2 "
+                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
+                        impl, CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
+                        exe) != 0)
+        SKIP("cannot compile the hooks program");
+    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    /* each longjmp skips 21 frames; they are discarded at the next call
+       (leaf) from top, so the shadow stack ends empty and no exit misses */
+    CHECK_CONTAINS(txt, "jmp: depth 0 unwound 2100 unmatched 0\n");
+    /* big's frame is still on the stack after rec returns */
+    CHECK_CONTAINS(txt, "rec: peak 100002 depth 1 unwound 0 unmatched 0 dropped 0\n");
+    /* top once, leaf 100 times under top (not under a dead deep), 21
+       levels of deep 100 times each; 100,001 levels of rec once each */
+    CHECK_CONTAINS(txt, "top 1 leaf 100 deep levels 21 bad 0 rec levels 100001 bad 0 "
+                        "total 102203 nodes 100026\n");
+    ctxprof__free(txt, NULL);
 }
 
 /* Hand-written instrumentation: names from the macros, the portable form. */
@@ -2169,6 +2706,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_replace_equivalence", hcct_replace_equivalence},
     {"hcct_exact_cct", hcct_exact_cct},
     {"hcct_weighted", hcct_weighted},
+    {"hcct_weighted_large", hcct_weighted_large},
     {"hcct_longjmp_explicit", hcct_longjmp_explicit},
     {"hcct_longjmp_real", hcct_longjmp_real},
     {"hcct_depth_bound", hcct_depth_bound},
@@ -2181,9 +2719,14 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_merge", hcct_merge},
+    {"hcct_merge_pruned", hcct_merge_pruned},
+    {"hcct_compare_negative", hcct_compare_negative},
     {"hcct_query_concurrent", hcct_query_concurrent},
     {"hcct_session_threads", hcct_session_threads},
+    {"hcct_session_churn", hcct_session_churn},
+    {"hcct_session_lost", hcct_session_lost},
     {"hcct_hooks_program", hcct_hooks_program},
+    {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_macros", hcct_macros},
     {"hcct_robust_files", hcct_robust_files},
     {"hcct_robust_bounds", hcct_robust_bounds},
