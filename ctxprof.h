@@ -990,12 +990,15 @@ typedef struct ctxprof_enc_check_desc {
     uint32_t depth;     /* maximum call depth (0 = 64) */
     uint32_t max_steps; /* steps per walk before it unwinds (0 = 8 * depth) */
     uint32_t schemes;   /* bit mask of 1u << CTXPROF_ENC_* (0 = all four) */
+    uint32_t full_depth; /* decode every step up to this depth (0 = 256), deeper a sample */
 } ctxprof_enc_check_desc;
 
 typedef struct ctxprof_enc_check_result {
-    uint64_t steps;      /* calls and returns, each followed by a decode */
+    uint64_t steps;      /* calls and returns; the length is measured at each */
+    uint64_t checked;    /* steps decoded (all of them when no walk went past full_depth) */
+    uint64_t sampled;    /* of those, steps deeper than full_depth */
     uint64_t calls, max_depth;
-    uint64_t decoded[CTXPROF_ENC_NSCHEMES];   /* steps decoded to the true path */
+    uint64_t decoded[CTXPROF_ENC_NSCHEMES];   /* checked steps decoded to the true path */
     uint64_t words_sum[CTXPROF_ENC_NSCHEMES]; /* sum of encoding lengths (words) */
     uint64_t max_words[CTXPROF_ENC_NSCHEMES];
     uint64_t bits_sum[CTXPROF_ENC_NSCHEMES];
@@ -1003,8 +1006,14 @@ typedef struct ctxprof_enc_check_result {
     char failure[200]; /* first mismatch, "" if none */
 } ctxprof_enc_check_result;
 
-/* Random call/return walks from the root through the run-time encoders,
-   decoding every scheme at every step. */
+/* Random call/return walks through the run-time encoders. Each walk
+   descends toward a target depth (depth, or for every other walk one
+   between depth / 2 and depth), preferring cyclic edges and callees that
+   call further, then unwinds with detours.
+   Every step is measured; steps up to full_depth are all decoded, deeper
+   ones a deterministic sample whose decoding work is bounded per step (a
+   decode costs the depth). Acyclic ids wider than CTXPROF_ENC_ACYC_WORDS
+   live in words sized per graph on the heap. */
 CTXPROF_API int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_check_desc *desc,
                                   ctxprof_enc_check_result *out, ctxprof_error *err);
 
@@ -6867,69 +6876,169 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
 
 /* ---- self-check: random walks through the encoders, decoding every step ---- */
 
+/* ctxprof_enc_enter / ctxprof_enc_leave / ctxprof_enc_query for an acyclic
+   id wider than a state holds: the XORs go to `wide` (acyc_words words on
+   the heap), the rest of the op to the state as usual. */
+CTXPROF__PRIV uint64_t ctxprof__check_enter(ctxprof_enc *st, uint64_t *wide, uint32_t base,
+                                            const ctxprof_enc_op *op)
+{
+    ctxprof_enc_op o = *op;
+    uint32_t i;
+    if (!wide)
+        return ctxprof_enc_enter(st, base, op);
+    for (i = 0; i < op->n_xor; i++)
+        wide[op->xor_word[i]] ^= op->xor_val[i];
+    o.n_xor = 0;
+    return ctxprof_enc_enter(st, base, &o);
+}
+
+CTXPROF__PRIV void ctxprof__check_leave(ctxprof_enc *st, uint64_t *wide, uint32_t base,
+                                        const ctxprof_enc_op *op, uint64_t saved)
+{
+    ctxprof_enc_op o = *op;
+    uint32_t i;
+    if (!wide) {
+        ctxprof_enc_leave(st, base, op, saved);
+        return;
+    }
+    o.n_xor = 0;
+    ctxprof_enc_leave(st, base, &o, saved);
+    for (i = 0; i < op->n_xor; i++)
+        wide[op->xor_word[i]] ^= op->xor_val[i];
+}
+
+/* The words of the encoding into w (a + depth + 1 words), like the query. */
+CTXPROF__PRIV void ctxprof__check_query(const ctxprof_enc *st, const uint64_t *wide,
+                                        uint32_t base, uint64_t *w, ctxprof_enc_view *v)
+{
+    uint32_t a = base / 64, r = base % 64;
+    uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, i;
+    memcpy(w, wide, (size_t)a * sizeof *w);
+    v->truncated = st->depth && (uint64_t)a + st->depth + 1 > st->capw;
+    if (st->depth == 0) {
+        v->n_bits = (uint64_t)base + st->n;
+        w[a] = (st->cur << r) | (r ? wide[a] & low : 0);
+    } else {
+        v->n_bits = (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n;
+        for (i = 0; i < st->depth && !v->truncated; i++)
+            w[a + i] = st->buf[a + i];
+        w[a] = (w[a] & ~low) | (r ? wide[a] & low : 0);
+        w[a + st->depth] = st->cur;
+    }
+    v->n_words = (size_t)((v->n_bits + 63) / 64);
+    v->words = w;
+}
+
+/* Out-edges of every node, those into a cyclic edge or a non-leaf callee
+   first (a walk prefers them on the way down): pref[v] of them. */
+CTXPROF__PRIV void ctxprof__check_prefs(const ctxprof_graph *g, uint32_t *order, uint32_t *ncyc,
+                                        uint32_t *npref)
+{
+    size_t v;
+    for (v = 0; v < g->n_nodes; v++) {
+        uint32_t j, lo = g->out_first[v], hi = g->out_first[v + 1], k = lo, pass;
+        for (pass = 0; pass < 3; pass++) {
+            for (j = lo; j < hi; j++) {
+                uint32_t e = g->out_edge[j], c = g->edges[e].callee;
+                int cyc = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) != 0;
+                int leaf = g->out_first[c + 1] == g->out_first[c];
+                if ((pass == 0 && cyc) || (pass == 1 && !cyc && !leaf) ||
+                    (pass == 2 && !cyc && leaf))
+                    order[k++] = e;
+            }
+            if (pass == 0)
+                ncyc[v] = k - lo;
+            else if (pass == 1)
+                npref[v] = k - lo;
+        }
+    }
+}
+
 CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_check_desc *desc,
                                   ctxprof_enc_check_result *out, ctxprof_error *err)
 {
     void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
     ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
     ctxprof_enc st[CTXPROF_ENC_NSCHEMES];
-    uint64_t walks = desc && desc->walks ? desc->walks : 100, rng, w;
+    uint64_t *wide[CTXPROF_ENC_NSCHEMES];
+    uint64_t walks = desc && desc->walks ? desc->walks : 100, rng, w, credit = 0, wcap = 0;
     uint32_t depth = desc && desc->depth ? desc->depth : 64;
     uint32_t max_steps = desc && desc->max_steps ? desc->max_steps : 8 * depth;
+    uint32_t full = desc && desc->full_depth ? desc->full_depth : 256;
     uint32_t mask = desc && desc->schemes ? desc->schemes : 0x1Eu;
-    uint32_t *stack = NULL, *path = NULL;
-    uint64_t *saved = NULL;
+    uint32_t *stack = NULL, *path = NULL, *order = NULL, *ncyc = NULL, *npref = NULL;
+    uint64_t *saved = NULL, *words = NULL;
     int s, rc = CTXPROF_OK;
     memset(out, 0, sizeof *out);
     memset(tabs, 0, sizeof tabs);
     memset(st, 0, sizeof st);
+    memset(wide, 0, sizeof wide);
     if (!g->finished)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "call graph not finished");
     rng = desc ? desc->seed : 0;
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        ctxprof_enc_desc ed;
         if (!(mask >> s & 1))
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
         if (tabs[s].acyc_words > CTXPROF_ENC_ACYC_WORDS) {
-            rc = ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
-                               "the %s acyclic id needs %u bits (%u words); this build holds %u "
-                               "words: rebuild with -DCTXPROF_ENC_ACYC_WORDS=%u",
-                               ctxprof_enc_scheme_name(s), (unsigned)tabs[s].acyc_bits,
-                               (unsigned)tabs[s].acyc_words, (unsigned)CTXPROF_ENC_ACYC_WORDS,
-                               (unsigned)tabs[s].acyc_words);
-            goto out;
+            wide[s] = (uint64_t *)ctxprof__zalloc((size_t)tabs[s].acyc_words + 1, 8, ud);
+            if (!wide[s])
+                goto nomem;
         }
-        ctxprof_enc_init(&st[s], NULL);
-        st[s].alloc_user = ud;
+        if (tabs[s].acyc_words + 1 > wcap)
+            wcap = tabs[s].acyc_words + 1;
+        /* at most two words a call (HCCE: a saved id and a code) */
+        memset(&ed, 0, sizeof ed);
+        ed.max_words = 2 * (uint64_t)depth + 64;
+        ed.alloc_user = ud;
+        ctxprof_enc_init(&st[s], &ed);
     }
     stack = (uint32_t *)ctxprof__alloc((size_t)depth + 1, sizeof *stack, ud);
     path = (uint32_t *)ctxprof__alloc((size_t)depth + 1, sizeof *path, ud);
     saved = (uint64_t *)ctxprof__alloc(((size_t)depth + 1) * CTXPROF_ENC_NSCHEMES, sizeof *saved,
                                        ud);
-    if (!stack || !path || !saved) {
-        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
-        goto out;
-    }
+    words = (uint64_t *)ctxprof__alloc((size_t)(wcap + 2 * (uint64_t)depth + 66), 8, ud);
+    order = (uint32_t *)ctxprof__alloc(g->n_edges + 1, sizeof *order, ud);
+    ncyc = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *ncyc, ud);
+    npref = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *npref, ud);
+    if (!stack || !path || !saved || !words || !order || !ncyc || !npref)
+        goto nomem;
+    ctxprof__check_prefs(g, order, ncyc, npref);
     for (w = 0; w < walks; w++) {
-        uint32_t d = 0, node = g->root, steps = 0;
+        uint32_t d = 0, node = g->root, steps = 0, target;
         int unwinding = 0;
         if (w % 8 == 7 && g->n_roots > 1) /* now and then start a thread elsewhere */
             node = g->roots[1 + ctxprof_mix64(rng++) % (g->n_roots - 1)];
+        /* every other walk to the full depth, the others to depth / 2 .. depth */
+        target = depth - (uint32_t)(w % 2 ? 0 : ctxprof_mix64(rng++) % ((uint64_t)depth / 2 + 1));
         for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
-            if (mask >> s & 1)
+            if (mask >> s & 1) {
                 ctxprof_enc_reset(&st[s]);
+                if (wide[s])
+                    memset(wide[s], 0, ((size_t)tabs[s].acyc_words + 1) * 8);
+            }
         for (;;) {
-            uint32_t deg = g->out_first[node + 1] - g->out_first[node], e;
+            uint32_t lo = g->out_first[node], deg = g->out_first[node + 1] - lo, e;
             uint64_t r = ctxprof_mix64(rng++);
-            if (!unwinding && steps >= max_steps)
+            int call;
+            if (!unwinding && (steps >= max_steps || d >= target))
                 unwinding = 1;
-            if (!unwinding && d < depth && deg > 0 && (d == 0 || r % 100 < 60)) {
-                e = g->out_edge[g->out_first[node] + (uint32_t)((r >> 8) % deg)];
+            /* down: 7 calls in 8 toward the target; back up: 1 in 4 */
+            call = deg > 0 && d < depth && (d == 0 || r % 8 < (unwinding ? 2u : 7u));
+            if (call) {
+                uint32_t pick = (uint32_t)(r >> 8), c = ncyc[node], p = npref[node];
+                if (unwinding || p == 0)
+                    e = order[lo + pick % deg];
+                else if (c > 0 && (r >> 40) % 2 == 0)
+                    e = order[lo + pick % c];
+                else
+                    e = order[lo + pick % p];
                 for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
                     if (mask >> s & 1)
-                        saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s] =
-                            ctxprof_enc_enter(&st[s], tabs[s].acyc_bits, &tabs[s].ops[e]);
+                        saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s] = ctxprof__check_enter(
+                            &st[s], wide[s], tabs[s].acyc_bits, &tabs[s].ops[e]);
                 stack[d++] = e;
                 node = g->edges[e].callee;
                 out->calls++;
@@ -6939,57 +7048,80 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
                 e = stack[--d];
                 for (s = CTXPROF_ENC_NSCHEMES - 1; s >= 1; s--)
                     if (mask >> s & 1)
-                        ctxprof_enc_leave(&st[s], tabs[s].acyc_bits, &tabs[s].ops[e],
-                                          saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s]);
+                        ctxprof__check_leave(&st[s], wide[s], tabs[s].acyc_bits, &tabs[s].ops[e],
+                                             saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s]);
                 node = g->edges[e].caller;
             } else {
                 break;
             }
             steps++;
             out->steps++;
-            for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
-                ctxprof_enc_view v;
-                ctxprof_error derr;
-                size_t n = 0;
-                int drc;
-                if (!(mask >> s & 1))
-                    continue;
-                ctxprof_enc_query(&st[s], tabs[s].acyc_bits, &v);
-                out->words_sum[s] += v.n_words;
-                out->bits_sum[s] += v.n_bits;
-                if (v.n_words > out->max_words[s])
-                    out->max_words[s] = v.n_words;
-                if (v.n_bits > out->max_bits[s])
-                    out->max_bits[s] = v.n_bits;
-                derr.detail[0] = '\0';
-                drc = ctxprof_enc_decode_view(&tabs[s], &v, node, path, (size_t)depth + 1, &n,
-                                              &derr);
-                if (drc == CTXPROF_OK && n == d && memcmp(path, stack, d * sizeof *path) == 0) {
-                    out->decoded[s]++;
-                } else if (!out->failure[0]) {
-                    char want[80], got[80];
-                    ctxprof_enc_format(&tabs[s], node, stack, d, want, sizeof want);
-                    if (drc == CTXPROF_OK)
-                        ctxprof_enc_format(&tabs[s], node, path, n, got, sizeof got);
-                    snprintf(out->failure, sizeof out->failure, "%s, step %llu: %.80s; expected %s",
-                             ctxprof_enc_scheme_name(s), (unsigned long long)out->steps,
-                             drc == CTXPROF_OK ? got : derr.detail, want);
+            /* decode every step up to full depth; deeper, a decode (which
+               costs d) when a credit of 16 per step covers it */
+            {
+                int decode = d <= full || (credit += 16) >= d;
+                if (decode && d > full)
+                    credit = 0;
+                if (decode)
+                    out->checked++;
+                if (decode && d > full)
+                    out->sampled++;
+                for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+                    ctxprof_enc_view v;
+                    ctxprof_error derr;
+                    size_t n = 0;
+                    int drc;
+                    if (!(mask >> s & 1))
+                        continue;
+                    if (wide[s])
+                        ctxprof__check_query(&st[s], wide[s], tabs[s].acyc_bits, words, &v);
+                    else
+                        ctxprof_enc_query(&st[s], tabs[s].acyc_bits, &v);
+                    out->words_sum[s] += v.n_words;
+                    out->bits_sum[s] += v.n_bits;
+                    if (v.n_words > out->max_words[s])
+                        out->max_words[s] = v.n_words;
+                    if (v.n_bits > out->max_bits[s])
+                        out->max_bits[s] = v.n_bits;
+                    if (!decode)
+                        continue;
+                    derr.detail[0] = '\0';
+                    drc = ctxprof_enc_decode_view(&tabs[s], &v, node, path, (size_t)depth + 1, &n,
+                                                  &derr);
+                    if (drc == CTXPROF_OK && n == d && memcmp(path, stack, d * sizeof *path) == 0) {
+                        out->decoded[s]++;
+                    } else if (!out->failure[0]) {
+                        char want[80], got[80];
+                        ctxprof_enc_format(&tabs[s], node, stack, d, want, sizeof want);
+                        if (drc == CTXPROF_OK)
+                            ctxprof_enc_format(&tabs[s], node, path, n, got, sizeof got);
+                        snprintf(out->failure, sizeof out->failure,
+                                 "%s, step %llu: %.80s; expected %s", ctxprof_enc_scheme_name(s),
+                                 (unsigned long long)out->steps,
+                                 drc == CTXPROF_OK ? got : derr.detail, want);
+                    }
                 }
             }
-            if (unwinding && d == 0)
-                break;
-            if (!unwinding && d == 0 && steps > 1)
+            if (d == 0 && (unwinding || steps > 1))
                 break;
         }
     }
+    goto out;
+nomem:
+    rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
 out:
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         ctxprof_enc_deinit(&st[s]);
         ctxprof_enc_tables_free(&tabs[s], ud);
+        ctxprof__free(wide[s], ud);
     }
     ctxprof__free(stack, ud);
     ctxprof__free(path, ud);
     ctxprof__free(saved, ud);
+    ctxprof__free(words, ud);
+    ctxprof__free(order, ud);
+    ctxprof__free(ncyc, ud);
+    ctxprof__free(npref, ud);
     return rc;
 }
 

@@ -769,6 +769,52 @@ static void gen_check_auto(void)
     }
 }
 
+/* check's walks on a real program (gcc's call graph of the example C
+   parser): they descend to --depth (a random walk stopped near depth 8,
+   never exercising recursion), decode every step up to 256 deep, and at
+   depth 50,000 decode a sample and say so, in seconds. */
+static void gen_check_depth(void)
+{
+    const char *cc = gen_ci_cc(), *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *out = NULL;
+    size_t len;
+    ctxprof_error err;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    if (!cc)
+        SKIP("no compiler with -fcallgraph-info=su");
+    REQUIRE_EQ(ctxprof_test_sh("cp examples/hotpaths/cparse.c examples/hotpaths/cparse.h %s/ && "
+                               "cd %s && %s -O2 -fcallgraph-info=su -c cparse.c -o cparse.o",
+                               d, d, cc),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s check %s/cparse.ci --root cparse_run --walks 200 --depth 120 "
+                               "> %s/d.out",
+                               tool, d, d),
+               0);
+    snprintf(path, sizeof path, "%s/d.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_EQ(gen_key(out, "max_depth"), 120);
+    CHECK_EQ(gen_key(out, "checked"), gen_key(out, "steps"));
+    CHECK_EQ(gen_key(out, "decoded_auto"), gen_key(out, "steps"));
+    CHECK(gen_key(out, "max_words_valence") > 2); /* recursion was on the stack */
+    free(out);
+    REQUIRE_EQ(ctxprof_test_sh("%s check %s/cparse.ci --root cparse_run --walks 2 --depth 50000 "
+                               "> %s/d.out 2> %s/d.err",
+                               tool, d, d, d),
+               0);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK(gen_key(out, "max_depth") > 25000);
+    CHECK(gen_key(out, "checked") < gen_key(out, "steps"));
+    CHECK(gen_key(out, "checked") > 0);
+    CHECK_EQ(gen_key(out, "decoded_pcce"), gen_key(out, "checked"));
+    CHECK_EQ(gen_key(out, "decoded_auto"), gen_key(out, "checked"));
+    free(out);
+    snprintf(path, sizeof path, "%s/d.err", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(out, "note: decoded every step up to depth 256 and a sample of ");
+    free(out);
+}
+
 /* examples/encoders: the parser prints the context of a '?' as the
    grammar says it was reached (the second term of a sum is parse_expr's
    "next" site #1, the second factor of a product parse_term's #1), its
@@ -856,6 +902,7 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_call_site_floor", gen_call_site_floor},
     {"gen_cli", gen_cli},
     {"gen_check_auto", gen_check_auto},
+    {"gen_check_depth", gen_check_depth},
     {"gen_example_encoders", gen_example_encoders},
     {"gen_gcc_sized", gen_gcc_sized},
     {0, 0}};
