@@ -5404,6 +5404,9 @@ CTXPROF_DEF void ctxprof_enc_tables_free(ctxprof_enc_tables *t, void *ud)
 
 /* ---- building the tables ---- */
 
+/* An overflow cut keeps in-edges whose callers have this many contexts in all. */
+#define CTXPROF__CUT_KEEP 256u
+
 /* Edge classes during numbering. */
 enum {
     CTXPROF__NUM_SKIP = 0, /* not numbered (cyclic edge of a condensed SCC) */
@@ -5510,10 +5513,10 @@ out:
    dummy range per push edge into its target, then the DAG edges in input
    order: numCC(u) = sum of the ranges, En(e) = start of e's range.
    Numbering nodes are processed in topological order (Kahn, FIFO, by id).
-   When numCC(u) would not fit in 64 bits, the DAG edges from the callers
-   with the most contexts become push edges (PCCE's own remedy for
-   recursion): with dummy ranges (dummy_push) or, for HCCE, with a stack
-   code (no range). push_bits64: push edges save 64 bits (PCCE), else just
+   When numCC(u) would not fit in 64 bits, u is a cut: its DAG in-edges
+   become push edges (PCCE's own remedy for recursion), except those from
+   callers with a handful of contexts, so numCC(u) restarts small: with
+   dummy ranges (dummy_push) or, for HCCE, with a stack code (no range). push_bits64: push edges save 64 bits (PCCE), else just
    the bits of the caller's numCC. */
 CTXPROF__PRIV int ctxprof__eb_number(ctxprof__eb *B, const uint32_t *num_of_node, uint32_t n_num,
                                      int dummy_push, int push_bits64)
@@ -5578,7 +5581,12 @@ CTXPROF__PRIV int ctxprof__eb_number(ctxprof__eb *B, const uint32_t *num_of_node
                 dag[nd++] = ei;
         }
         {
-            /* fit in 64 bits: keep the DAG edges with the fewest contexts */
+            /* 64-bit overflow: cut here. Keep only the edges whose callers
+               have few contexts (at most CTXPROF__CUT_KEEP together) and
+               make the rest push edges, so u's count restarts small and
+               each pushed id carries its caller's ~64 bits of context.
+               (Keeping the largest sum that fits would leave u near 2^64
+               and make every later node overflow again.) */
             uint64_t sum = 0;
             int over = 0;
             for (k = 0; k < nd && !over; k++) {
@@ -5594,13 +5602,8 @@ CTXPROF__PRIV int ctxprof__eb_number(ctxprof__eb *B, const uint32_t *num_of_node
                     keys[k] = cc[num_of_node[g->edges[dag[k]].caller]];
                 ctxprof__sort_by_key(dag, keys, nd, tid, tkey);
                 /* dag is ascending by contexts: keep a prefix */
-                for (nk = 0; nk < nd; nk++) {
-                    uint64_t c = keys[nk], lim = UINT64_MAX - 1 - total -
-                                                 (dummy_push ? (uint64_t)(nd - nk - 1) : 0);
-                    if (c > lim || keep > lim - c)
-                        break;
-                    keep += c;
-                }
+                for (nk = 0; nk < nd && keep + keys[nk] <= CTXPROF__CUT_KEEP; nk++)
+                    keep += keys[nk];
                 for (k = nk; k < nd; k++) {
                     B->cls[dag[k]] = CTXPROF__NUM_PUSH;
                     if (!dummy_push)
@@ -6097,7 +6100,7 @@ CTXPROF__PRIV int ctxprof__eb_target_codes(ctxprof__eb *B)
    push the id); the other complex SCCs' cyclic edges push per-target codes
    (with entry codes) or, when global, codes unique in the program as in
    Valence and HCCE (then push edges push a code too). */
-CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int global)
+CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int global, int levels)
 {
     const ctxprof_graph *g = B->g;
     size_t n = g->n_nodes, m = g->n_edges, v, e;
@@ -6112,6 +6115,15 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int glo
     ctxprof__free((void *)(uintptr_t)t->cyc_first, B->ud);
     ctxprof__free((void *)(uintptr_t)t->cyc_edge, B->ud);
     ctxprof__free((void *)(uintptr_t)t->rec_edge, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_level, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_len, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_first, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_plevel, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_first, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_edge, B->ud);
+    t->lv_level = t->lv_first = t->grp_plevel = t->grp_first = t->grp_edge = NULL;
+    t->lv_len = NULL;
+    t->n_scc = t->n_num = 0;
     t->rec_edge = NULL;
     t->n_rec = 0;
     t->rec_bits = 0;
@@ -6140,8 +6152,12 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int glo
         else
             B->cls[e] = (E->flags & CTXPROF_GRAPH_EDGE_BACK) ? CTXPROF__NUM_PUSH : CTXPROF__NUM_DAG;
     }
-    if (ctxprof__eb_number(B, map, n_num, !global, 0))
+    if (levels) { /* Valence's levels for the acyclic part (no PCCE-style SCCs) */
+        if (ctxprof__eb_levels(B))
+            return B->err->status;
+    } else if (ctxprof__eb_number(B, map, n_num, !global, 0)) {
         return B->err->status;
+    }
     if (!global)
         return ctxprof__eb_target_codes(B);
     /* every push edge also pushes its global code, like HCCE's */
@@ -6149,6 +6165,114 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int glo
         if (B->cls[e] == CTXPROF__NUM_PUSH)
             B->coded[e] = 1;
     return ctxprof__eb_global_codes(B);
+}
+
+/* AUTO's recursion codes: per target (the passes' default) against codes
+   unique in the program: bits summed over the coded cyclic edges and the
+   entries into coded functions (each edge equally likely), against one
+   global width on the coded cyclic edges and every push edge. Binary self
+   recursion in a small program (fib) prefers the global codes; with
+   levels, global codes make AUTO exactly Valence. */
+CTXPROF__PRIV int ctxprof__eb_auto_global(ctxprof__eb *B, uint32_t **pmap, int levels)
+{
+    const ctxprof_graph *g = B->g;
+    uint64_t cost_t = 0, n_code = 0, n_push = 0, kg;
+    size_t e;
+    for (e = 0; e < g->n_edges; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        if (B->cls[e] == CTXPROF__NUM_PUSH && !levels)
+            n_push++;
+        if (!(B->node_flags[E->callee] & CTXPROF_ENC_NODE_CODED))
+            continue;
+        cost_t += B->t->node_rec_bits[E->callee];
+        n_code += (E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? 1 : 0;
+    }
+    kg = n_code + n_push ? ctxprof__bits(n_code + n_push - 1) : 0;
+    if (n_code + n_push && kg == 0)
+        kg = 1;
+    if (kg * (n_code + n_push) < cost_t)
+        return ctxprof__eb_auto_pass(B, pmap, 1, levels);
+    return CTXPROF_OK;
+}
+
+/* Words of the longest acyclic encoding of the current tables (the
+   acyclic part plus what the non-cyclic edges of one path push: ids saved
+   at overflow cuts, entry codes), at most and summed over the functions.
+   Component ids are a reverse topological order, so edges taken by
+   decreasing caller component see final lengths. */
+CTXPROF__PRIV int ctxprof__eb_path_words(ctxprof__eb *B, uint64_t *out_max, uint64_t *out_sum)
+{
+    const ctxprof_graph *g = B->g;
+    size_t ns = g->n_sccs, m = g->n_edges, e, i;
+    uint64_t *len = (uint64_t *)ctxprof__zalloc(ns + 1, sizeof *len, B->ud);
+    uint32_t *first = (uint32_t *)ctxprof__zalloc(ns + 2, sizeof *first, B->ud);
+    uint32_t *by = (uint32_t *)ctxprof__alloc(m + 1, sizeof *by, B->ud);
+    if (!len || !first || !by) {
+        ctxprof__free(len, B->ud);
+        ctxprof__free(first, B->ud);
+        ctxprof__free(by, B->ud);
+        return ctxprof__eb_nomem(B);
+    }
+    for (e = 0; e < m; e++)
+        first[g->nodes[g->edges[e].caller].scc + 1]++;
+    for (i = 0; i < ns; i++)
+        first[i + 1] += first[i];
+    for (e = 0; e < m; e++)
+        by[first[g->nodes[g->edges[e].caller].scc]++] = (uint32_t)e;
+    for (i = ns; i-- > 0;) { /* first[i] is now the end of component i's edges */
+        uint32_t k;
+        for (k = i ? first[i - 1] : 0; k < first[i]; k++) {
+            const ctxprof_graph_edge *E = &g->edges[by[k]];
+            const ctxprof_enc_op *op = &B->ops[by[k]];
+            uint32_t c = g->nodes[E->callee].scc;
+            uint64_t l = len[i] + op->push_bits + (op->id_push ? op->id_bits : 0u);
+            if (!(E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) && l > len[c])
+                len[c] = l;
+        }
+    }
+    *out_max = *out_sum = 0;
+    for (i = 0; i < g->n_nodes; i++) {
+        uint64_t words = (len[g->nodes[i].scc] + B->t->acyc_bits + 63) / 64;
+        *out_sum += words;
+        if (words > *out_max)
+            *out_max = words;
+    }
+    ctxprof__free(len, B->ud);
+    ctxprof__free(first, B->ud);
+    ctxprof__free(by, B->ud);
+    return CTXPROF_OK;
+}
+
+/* The condensed numbering overflowed 64 bits and was cut: the ids saved at
+   the cuts may make paths longer than Valence's multi-word acyclic id,
+   whose length is fixed. Whole program: AUTO takes Valence's levels for
+   its acyclic part (with its own recursion codes) when their encodings are
+   shorter at the longest and no longer on average over the functions;
+   otherwise the numbering stays (shallow contexts keep one word). */
+CTXPROF__PRIV int ctxprof__eb_auto_cuts(ctxprof__eb *B, uint32_t **pmap)
+{
+    size_t ns = B->g->n_sccs;
+    uint64_t max_num, sum_num, max_val, sum_val;
+    int global = B->t->rec_edge != NULL, st;
+    uint8_t *keep = (uint8_t *)ctxprof__alloc(ns + 1, 1, B->ud);
+    if (!keep)
+        return ctxprof__eb_nomem(B);
+    memcpy(keep, B->pmode, ns);
+    if ((st = ctxprof__eb_path_words(B, &max_num, &sum_num)) != CTXPROF_OK)
+        goto out;
+    memset(B->pmode, 0, ns);
+    if ((st = ctxprof__eb_auto_pass(B, pmap, 0, 1)) != CTXPROF_OK ||
+        (st = ctxprof__eb_path_words(B, &max_val, &sum_val)) != CTXPROF_OK)
+        goto out;
+    if (max_val < max_num && sum_val <= sum_num) {
+        st = ctxprof__eb_auto_global(B, pmap, 1);
+        goto out;
+    }
+    memcpy(B->pmode, keep, ns);
+    st = ctxprof__eb_auto_pass(B, pmap, global, 0);
+out:
+    ctxprof__free(keep, B->ud);
+    return st;
 }
 
 /* Chooses, per complex SCC, between per-target codes (a few bits per
@@ -6170,10 +6294,10 @@ CTXPROF__PRIV int ctxprof__eb_auto(ctxprof__eb *B, uint32_t **pmap)
     B->pmode = (uint8_t *)ctxprof__zalloc(ns + 1, 1, B->ud);
     if (!*pmap || !B->pmode)
         return ctxprof__eb_nomem(B);
-    if ((st = ctxprof__eb_auto_pass(B, pmap, 0)) != CTXPROF_OK)
+    if ((st = ctxprof__eb_auto_pass(B, pmap, 0, 0)) != CTXPROF_OK)
         return st;
     if (!g->n_complex_sccs)
-        return CTXPROF_OK;
+        return B->n_pushed ? ctxprof__eb_auto_cuts(B, pmap) : CTXPROF_OK;
     a0 = B->t->acyc_bits;
     cc = (uint64_t *)ctxprof__zalloc(n + 1, sizeof *cc, B->ud);
     sum_code = (uint64_t *)ctxprof__zalloc(ns + 1, sizeof *sum_code, B->ud);
@@ -6236,35 +6360,17 @@ CTXPROF__PRIV int ctxprof__eb_auto(ctxprof__eb *B, uint32_t **pmap)
         }
     st = CTXPROF_OK;
     if (chosen) {
-        st = ctxprof__eb_auto_pass(B, pmap, 0);
+        st = ctxprof__eb_auto_pass(B, pmap, 0, 0);
         /* keep the choice only if the acyclic part stays within its words */
         if (st == CTXPROF_OK && (B->t->acyc_bits + 63) / 64 > (a0 + 63) / 64) {
             memset(B->pmode, 0, ns);
-            st = ctxprof__eb_auto_pass(B, pmap, 0);
+            st = ctxprof__eb_auto_pass(B, pmap, 0, 0);
         }
     }
-    if (st == CTXPROF_OK) {
-        /* per-target codes against codes unique in the program: bits summed
-           over the coded cyclic edges and the entries into coded functions
-           (each edge equally likely), against one global width on the
-           coded cyclic edges and every push edge. Binary self recursion in
-           a small program (fib) prefers the global codes. */
-        uint64_t cost_t = 0, n_code = 0, n_push = 0, kg;
-        for (e = 0; e < m; e++) {
-            const ctxprof_graph_edge *E = &g->edges[e];
-            if (B->cls[e] == CTXPROF__NUM_PUSH)
-                n_push++;
-            if (!(B->node_flags[E->callee] & CTXPROF_ENC_NODE_CODED))
-                continue;
-            cost_t += B->t->node_rec_bits[E->callee];
-            n_code += (E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? 1 : 0;
-        }
-        kg = n_code + n_push ? ctxprof__bits(n_code + n_push - 1) : 0;
-        if (n_code + n_push && kg == 0)
-            kg = 1;
-        if (kg * (n_code + n_push) < cost_t)
-            st = ctxprof__eb_auto_pass(B, pmap, 1);
-    }
+    if (st == CTXPROF_OK)
+        st = ctxprof__eb_auto_global(B, pmap, 0);
+    if (st == CTXPROF_OK && B->n_pushed)
+        st = ctxprof__eb_auto_cuts(B, pmap);
 out:
     ctxprof__free(cc, B->ud);
     ctxprof__free(sum_code, B->ud);
@@ -6325,11 +6431,11 @@ CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_en
     }
     if (st != CTXPROF_OK)
         goto fail;
-    if (map && scheme != CTXPROF_ENC_VALENCE) {
+    if (map && !out->lv_level) {
         out->num_of_node = map;
         map = NULL;
     }
-    if (scheme == CTXPROF_ENC_VALENCE) {
+    if (out->lv_level) { /* Valence, or AUTO with Valence's levels */
         uint32_t *sm = ctxprof__eb_scc_map(&B);
         if (!sm) {
             st = ctxprof__eb_nomem(&B);
@@ -6615,7 +6721,8 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             else
                 st = ctxprof__dec_target(&D, &S, &m, &taken);
             if (st == CTXPROF_OK && !taken)
-                st = ctxprof__dec_range(&D, &S, &id, &m, &done);
+                st = t->lv_level ? ctxprof__dec_levels(&D, words, &S, &m, &done)
+                                 : ctxprof__dec_range(&D, &S, &id, &m, &done);
             break;
         default:
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown scheme %d", t->scheme);

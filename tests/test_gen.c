@@ -706,7 +706,8 @@ static void gen_check_auto(void)
     const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
     static const char *const schemes[3] = {"pcce", "valence", "hcce"};
     char path[600], cmd[900], *out = NULL;
-    const char *graphs[6];
+    static const char *const gen_shapes[4] = {"lay200", "site100", "siteself100", "tail"};
+    const char *graphs[10];
     size_t len, k;
     ctxprof_error err;
     FILE *f;
@@ -729,23 +730,39 @@ static void gen_check_auto(void)
     for (i = 0; i < 40; i++)
         fprintf(f, "call r%d r%d\ncall main r%d\n", i, (i + 1) % 40, i);
     fclose(f);
+    /* the audit's graphs whose ids overflow 64 bits (see val_gen_graph) */
+    for (k = 0; k < 4; k++) {
+        char *text = NULL;
+        size_t used = 0, cap = 0;
+        val_gen_graph(gen_shapes[k], &text, &used, &cap);
+        snprintf(path, sizeof path, "%s/%s.txt", d, gen_shapes[k]);
+        REQUIRE(gen_write(path, text) == 0);
+        free(text);
+        graphs[6 + k] = gen_shapes[k];
+    }
     graphs[0] = "tests/data/fig3.txt";
     graphs[1] = "tests/data/fig1.txt";
     graphs[2] = "examples/encoders/expr.callgraph";
     graphs[3] = "bench/enc_cost.callgraph";
     graphs[4] = "interp.txt";
     graphs[5] = "ring.txt";
-    for (k = 0; k < 6; k++) {
+    for (k = 0; k < 10; k++) {
         double steps, best = 1e30, best_max = 1e30, a, amax;
         int s;
-        snprintf(cmd, sizeof cmd, "%s%s%s", k >= 4 ? d : "", k >= 4 ? "/" : "", graphs[k]);
-        REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks 300 --depth 64 --seed %zu > %s/chk.out",
-                                   tool, cmd, k, d),
+        if (k >= 6)
+            snprintf(cmd, sizeof cmd, "%s/%s.txt", d, graphs[k]);
+        else
+            snprintf(cmd, sizeof cmd, "%s%s%s", k >= 4 ? d : "", k >= 4 ? "/" : "", graphs[k]);
+        /* the deep graphs: walks past their longest paths (every step decoded) */
+        REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks %d --depth %d --seed %zu > %s/chk.out "
+                                   "2> %s/chk.err",
+                                   tool, cmd, k >= 6 ? 60 : 300, k >= 6 ? 250 : 64, k, d, d),
                    0);
         snprintf(path, sizeof path, "%s/chk.out", d);
         REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
         steps = gen_key(out, "steps");
         CHECK(steps > 1000);
+        CHECK_EQ(gen_key(out, "checked"), steps);
         for (s = 0; s < 3; s++) {
             char key[40];
             snprintf(key, sizeof key, "decoded_%s", schemes[s]);
@@ -812,6 +829,34 @@ static void gen_check_depth(void)
     snprintf(path, sizeof path, "%s/d.err", d);
     REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
     CHECK_CONTAINS(out, "note: decoded every step up to depth 256 and a sample of ");
+    free(out);
+}
+
+/* check works on any valid graph: a 17,000-layer DAG, whose Valence id is
+   16,999 bits (266 words, far beyond the 8 a run-time state holds), runs
+   on acyclic words sized at run time; it used to stop with "rebuild with
+   -DCTXPROF_ENC_ACYC_WORDS=266". */
+static void gen_check_wide(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *text = NULL, *out = NULL;
+    size_t used = 0, cap = 0, len;
+    ctxprof_error err;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    val_gen_graph("lay17000", &text, &used, &cap);
+    snprintf(path, sizeof path, "%s/lay17000.txt", d);
+    REQUIRE(gen_write(path, text) == 0);
+    free(text);
+    REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks 20 --depth 200 > %s/w.out", tool, path, d), 0);
+    snprintf(path, sizeof path, "%s/w.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK(gen_key(out, "steps") > 1000);
+    CHECK_EQ(gen_key(out, "checked"), gen_key(out, "steps"));
+    CHECK_EQ(gen_key(out, "decoded_valence"), gen_key(out, "steps"));
+    CHECK_EQ(gen_key(out, "decoded_auto"), gen_key(out, "steps"));
+    CHECK_EQ(gen_key(out, "max_words_valence"), 266); /* ceil(16999 / 64) */
+    CHECK_EQ(gen_key(out, "max_depth"), 200);
     free(out);
 }
 
@@ -903,6 +948,7 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_cli", gen_cli},
     {"gen_check_auto", gen_check_auto},
     {"gen_check_depth", gen_check_depth},
+    {"gen_check_wide", gen_check_wide},
     {"gen_example_encoders", gen_example_encoders},
     {"gen_gcc_sized", gen_gcc_sized},
     {0, 0}};
