@@ -1027,12 +1027,19 @@ typedef struct ctxprof_enc_emit_desc {
     uint32_t ctx_bits;  /* CTXPROF_CTX_BITS the header requires (0 = 64) */
     uint32_t schemes;   /* bit mask of 1u << CTXPROF_ENC_* to emit (0 = default only) */
     int default_scheme; /* scheme of CTXPROF_CALL (0 = AUTO) */
+    /* When set, the header goes through write() in pieces of about 1 MiB
+       instead of into a buffer (*out = NULL, *out_len = bytes written):
+       a gcc-sized header with every scheme is over 100 MB of text. write
+       returns 0, or nonzero to stop (ctxprof_enc_emit then fails with
+       CTXPROF_ERR_SYS). */
+    int (*write)(void *user, const char *data, size_t len);
+    void *write_user;
 } ctxprof_enc_emit_desc;
 
 /* Writes the generated header into a buffer from CTXPROF_MALLOC (free with
-   ctxprof_graph_free_buffer): per-edge call macros, widths, node ids and,
-   under an implementation guard, the decode tables. Byte-identical output
-   for the same graph and desc. */
+   ctxprof_graph_free_buffer), or through desc->write: per-edge call
+   macros, widths, node ids and, under an implementation guard, the decode
+   tables. Byte-identical output for the same graph and desc. */
 CTXPROF_API int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_desc *desc,
                                  char **out, size_t *out_len, ctxprof_error *err);
 
@@ -3682,9 +3689,23 @@ CTXPROF_DEF int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path)
 typedef struct ctxprof__sbuf {
     char *p;
     size_t len, cap;
-    int failed; /* an allocation failed; everything after is dropped */
+    int failed; /* 1: an allocation failed, 2: the sink failed; everything after is dropped */
     void *ud;
+    int (*sink)(void *user, const char *data, size_t len); /* NULL: keep it all */
+    void *sink_user;
+    size_t flushed; /* bytes given to the sink */
 } ctxprof__sbuf;
+
+/* Gives the buffered text to the sink (when there is one). */
+CTXPROF__PRIV void ctxprof__sbuf_flush(ctxprof__sbuf *b)
+{
+    if (!b->sink || b->failed || !b->len)
+        return;
+    if (b->sink(b->sink_user, b->p, b->len) != 0)
+        b->failed = 2;
+    b->flushed += b->len;
+    b->len = 0;
+}
 
 CTXPROF__PRIV void ctxprof__sbuf_put(ctxprof__sbuf *b, const char *s, size_t n)
 {
@@ -3697,6 +3718,8 @@ CTXPROF__PRIV void ctxprof__sbuf_put(ctxprof__sbuf *b, const char *s, size_t n)
     memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = '\0';
+    if (b->sink && b->len >= ((size_t)1 << 20))
+        ctxprof__sbuf_flush(b);
 }
 
 CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__sbuf_printf(ctxprof__sbuf *b, const char *fmt,
@@ -3725,6 +3748,8 @@ CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__sbuf_printf(ctxprof__sbuf *b, 
     vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+    if (b->sink && b->len >= ((size_t)1 << 20))
+        ctxprof__sbuf_flush(b);
 }
 
 /* --- 64-bit key -> 32-bit value map (open addressing, no removal) --- */
@@ -7440,6 +7465,10 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     memset(&b, 0, sizeof b);
     memset(&seen, 0, sizeof seen);
     b.ud = seen.ud = ud;
+    if (desc && desc->write) {
+        b.sink = desc->write;
+        b.sink_user = desc->write_user;
+    }
     if (!g->finished)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "call graph not finished");
     if (def < CTXPROF_ENC_PCCE || def > CTXPROF_ENC_AUTO || (mask & ~0x1Eu) ||
@@ -7661,7 +7690,10 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                                           : "AUTO",
                                  P, ctxprof_enc_scheme_name(s));
     ctxprof__sbuf_printf(&b, "    default:\n        return 0;\n    }\n}\n#endif\n");
-    if (b.failed)
+    ctxprof__sbuf_flush(&b);
+    if (b.failed == 2)
+        rc = ctxprof__fail(err, CTXPROF_ERR_SYS, 0, "writing the header failed");
+    else if (b.failed)
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory writing the header");
 out:
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
@@ -7670,6 +7702,11 @@ out:
     if (rc != CTXPROF_OK) {
         ctxprof__free(b.p, ud);
         return rc;
+    }
+    if (b.sink) {
+        ctxprof__free(b.p, ud);
+        *out_len = b.flushed;
+        return CTXPROF_OK;
     }
     *out = b.p;
     *out_len = b.len;

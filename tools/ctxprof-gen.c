@@ -16,9 +16,13 @@
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GEN_EXIT_INPUT 1
 #define GEN_EXIT_USAGE 2
@@ -202,6 +206,73 @@ static void gen_guard_of(const char *path, char *out, size_t size)
     snprintf(out + i, size - i, "_INCLUDED");
 }
 
+/* The header streams into a file: the output itself when it is not a
+   regular file (stdout, /dev/null, a FIFO), else a temporary file beside
+   it that replaces it (fsync, rename) only when everything was written,
+   keeping the mode of the file it replaces. A symbolic link is followed. */
+typedef struct gen_out {
+    FILE *f;
+    char tmp[4096], dst[4096];
+} gen_out;
+
+static int gen_out_write(void *user, const char *data, size_t len)
+{
+    gen_out *o = (gen_out *)user;
+    return fwrite(data, 1, len, o->f) == len ? 0 : -1;
+}
+
+static int gen_out_open(gen_out *o, const char *path)
+{
+    struct stat sb;
+    char *real = NULL;
+    int fd;
+    mode_t mode = 0666;
+    o->tmp[0] = '\0';
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        return 0;
+    }
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+        real = realpath(path, NULL);
+    snprintf(o->dst, sizeof o->dst, "%s", real ? real : path);
+    free(real);
+    if (stat(o->dst, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        o->f = fopen(o->dst, "w");
+        return o->f ? 0 : -1;
+    }
+    if (stat(o->dst, &sb) == 0)
+        mode = sb.st_mode & 07777;
+    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", o->dst, (long)getpid()) >=
+        sizeof o->tmp)
+        return -1;
+    fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (mode != 0666)
+        fchmod(fd, mode);
+    return 0;
+}
+
+/* Finishes the output (ok = everything was written); 0 or -1. */
+static int gen_out_close(gen_out *o, int ok)
+{
+    int bad = !ok || fflush(o->f) != 0;
+    if (o->f == stdout)
+        return bad ? -1 : 0;
+    if (o->tmp[0] && !bad && fsync(fileno(o->f)) != 0)
+        bad = 1;
+    if (fclose(o->f) != 0)
+        bad = 1;
+    if (o->tmp[0] && !bad && rename(o->tmp, o->dst) != 0)
+        bad = 1;
+    if (o->tmp[0] && bad)
+        unlink(o->tmp);
+    return bad ? -1 : 0;
+}
+
 static int cmd_emit(int argc, char **argv)
 {
     gen_opts o;
@@ -210,7 +281,8 @@ static int cmd_emit(int argc, char **argv)
     ctxprof_error err;
     char guard[256], *text = NULL;
     size_t len = 0;
-    int rc;
+    gen_out go;
+    int rc, st;
     memset(&o, 0, sizeof o);
     o.out = "-";
     if ((rc = gen_parse(argc, argv, "o p bits scheme all-schemes root guard", &o)) != 0)
@@ -232,19 +304,23 @@ static int cmd_emit(int argc, char **argv)
     d.ctx_bits = o.bits;
     d.schemes = o.mask;
     d.default_scheme = o.scheme;
-    if (ctxprof_enc_emit(&g, &d, &text, &len, &err) != CTXPROF_OK) {
-        gen_error(ctxprof_error_message(&err));
-        rc = err.status == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+    /* streamed: the text of a big program's header never sits in memory */
+    if (gen_out_open(&go, o.out) != 0) {
+        fprintf(stderr, "%s: error: %s: cannot write: %s\n", gen_prog, o.out, strerror(errno));
+        rc = GEN_EXIT_USAGE;
         goto out;
     }
-    if (strcmp(o.out, "-") == 0) {
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-            fprintf(stderr, "%s: error: writing the header to stdout failed\n", gen_prog);
-            rc = GEN_EXIT_USAGE;
-        }
-    } else if (ctxprof__write_file_atomic(o.out, text, len, &err) != CTXPROF_OK) {
-        gen_error(ctxprof_error_message(&err));
+    d.write = gen_out_write;
+    d.write_user = &go;
+    st = ctxprof_enc_emit(&g, &d, &text, &len, &err);
+    if (gen_out_close(&go, st == CTXPROF_OK) != 0 && st == CTXPROF_OK) {
+        fprintf(stderr, "%s: error: %s: write failed%s\n", gen_prog, o.out,
+                strcmp(o.out, "-") ? ", file left unchanged" : "");
         rc = GEN_EXIT_USAGE;
+    } else if (st != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        rc = err.status == CTXPROF_ERR_NOMEM || err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE
+                                                                               : GEN_EXIT_INPUT;
     }
 out:
     ctxprof_graph_free_buffer(text, NULL);
