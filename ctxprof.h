@@ -4294,6 +4294,11 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                      "%s:%u: call needs a caller and a callee", path, L.line);
             while ((opt = ctxprof__lines_tok(&L)) != NULL) {
                 if (strncmp(opt, "site=", 5) == 0 && opt[5]) {
+                    if (label)
+                        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                             "%s:%u: second site= ('%s' after site=%s): a call "
+                                             "line is one call site",
+                                             path, L.line, opt + 5, label);
                     label = opt + 5;
                 } else {
                     return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
@@ -4669,9 +4674,21 @@ CTXPROF__PRIV int ctxprof__graph_input(ctxprof_graph *g, char *buf, size_t len, 
     uint32_t ri = P->root_input;
     const char *s = buf;
     int st;
+    const char *nul = (const char *)memchr(buf, '\0', len);
     P->n_undo = 0;
     P->input++;
     ctxprof__error_clear(&g->error);
+    if (nul) { /* C string functions would silently cut the line there */
+        unsigned line = 1, col = 1;
+        for (s = buf; s < nul; s++, col++)
+            if (*s == '\n') {
+                line++;
+                col = 0;
+            }
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u:%u: NUL byte in the input (not a text call graph)", path, line,
+                             col);
+    }
     while (s < buf + len && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
         s++;
     /* VCG starts with "graph" or a C/C++ comment; the text format with its
@@ -5021,10 +5038,13 @@ CTXPROF_DEF int ctxprof_graph_finish(ctxprof_graph *g)
             if (g->nodes[v].cname && strcmp(g->nodes[v].cname, P->root_name) == 0)
                 root = (long)v;
     if (root < 0) {
-        if (P->root_name)
+        if (P->root_name && P->root_where)
             return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                                  "%s: root '%s' is not a function of the call graph",
-                                 P->root_where ? P->root_where : "root", P->root_name);
+                                 P->root_where, P->root_name);
+        if (P->root_name)
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "root '%s' is not a function of the call graph", P->root_name);
         return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                              "missing root: no 'root' line and no function named 'main' "
                              "(name one with a root line or --root NAME)");
@@ -6970,6 +6990,32 @@ CTXPROF__PRIV int ctxprof__enc_stats_bits(const ctxprof_graph *g, ctxprof_enc_st
     return st;
 }
 
+/* Warns (through the graph's logger) when a scheme's 64-bit id was cut
+   into push edges: which function has the most contexts, where it is, and
+   the bits its ids would need. */
+CTXPROF__PRIV void ctxprof__enc_overflow_note(const ctxprof_graph *g, const ctxprof_enc_tables *t)
+{
+    ctxprof_enc_stats st;
+    size_t e, pushed = 0;
+    int s = t->scheme;
+    for (e = 0; e < g->n_edges; e++)
+        if (t->ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
+            pushed++;
+    if (pushed && ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK) {
+        uint32_t widest = s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest;
+        char at[120];
+        ctxprof__graph_where(g, widest, at, sizeof at);
+        ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                           "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
+                           "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
+                           "instead, like recursion (Valence's multi-word id has no such limit: "
+                           "%u bits)",
+                           ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
+                           (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
+                           (unsigned long)pushed, (unsigned)st.valence_bits);
+    }
+}
+
 CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_stats *o,
                                           ctxprof_error *err)
 {
@@ -6983,6 +7029,7 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
         size_t pushed = 0;
         if ((st = ctxprof_enc_build(g, s, &t, err)) != CTXPROF_OK)
             return st;
+        ctxprof__enc_overflow_note(g, &t);
         for (e = 0; e < m; e++)
             if (t.ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
                 pushed++;
@@ -7114,6 +7161,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
+        ctxprof__enc_overflow_note(g, &tabs[s]);
         if (tabs[s].acyc_words > CTXPROF_ENC_ACYC_WORDS) {
             wide[s] = (uint64_t *)ctxprof__zalloc((size_t)tabs[s].acyc_words + 1, 8, ud);
             if (!wide[s])
@@ -7508,31 +7556,11 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         }
     }
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
-        size_t pushed = 0;
         if (!(mask >> s & 1))
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
-        for (e = 0; e < m; e++)
-            if (tabs[s].ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
-                pushed++;
-        if (pushed) {
-            ctxprof_enc_stats st;
-            if (ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK) {
-                uint32_t widest = s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest;
-                char at[120];
-                ctxprof__graph_where(g, widest, at, sizeof at);
-                ctxprof__graph_log(
-                    g, CTXPROF_LOG_WARN,
-                    "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
-                    "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
-                    "instead, like recursion (Valence's multi-word id has no such limit: %u "
-                    "bits)",
-                    ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
-                    (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
-                    (unsigned long)pushed, (unsigned)st.valence_bits);
-            }
-        }
+        ctxprof__enc_overflow_note(g, &tabs[s]);
     }
 
     ctxprof__sbuf_printf(&b, "/* Generated by ctxprof-gen %s from ", CTXPROF_VERSION_STRING);
@@ -7567,12 +7595,13 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         for (i = 0; sn[i] && i + 1 < sizeof SN; i++)
             SN[i] = (char)(sn[i] - 'a' + 'A');
         SN[i] = '\0';
-        ctxprof__sbuf_printf(&b,
-                             "#if CTXPROF_ENC_ACYC_WORDS < %u\n#error \"the %s encoding of this "
-                             "call graph needs -DCTXPROF_ENC_ACYC_WORDS=%u (acyclic part: %u "
-                             "bits)\"\n#endif\n",
-                             (unsigned)(t->acyc_words ? t->acyc_words : 1), sn,
-                             (unsigned)t->acyc_words, (unsigned)t->acyc_bits);
+        if (t->acyc_words > 1) /* a state always holds one word */
+            ctxprof__sbuf_printf(&b,
+                                 "#if CTXPROF_ENC_ACYC_WORDS < %u\n#error \"the %s encoding of "
+                                 "this call graph needs -DCTXPROF_ENC_ACYC_WORDS=%u (acyclic "
+                                 "part: %u bits)\"\n#endif\n",
+                                 (unsigned)t->acyc_words, sn, (unsigned)t->acyc_words,
+                                 (unsigned)t->acyc_bits);
         ctxprof__sbuf_printf(&b,
                              "#define %s%s_BASE %uu /* acyclic bits: where the stack starts */\n",
                              U, SN, (unsigned)t->acyc_bits);

@@ -72,7 +72,7 @@ static int gen_usage_error(const char *fmt, const char *arg)
 /* Options shared by the subcommands. */
 typedef struct gen_opts {
     const char *out, *prefix, *root, *guard;
-    const char *inputs[256];
+    const char **inputs; /* the inputs, gathered at the front of argv (no limit) */
     size_t n_inputs;
     unsigned bits;
     int scheme;    /* default scheme of the header */
@@ -91,13 +91,12 @@ static int gen_u64(const char *s, uint64_t *v)
 static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
 {
     int i;
+    o->inputs = (const char **)argv; /* slots before argv[i] are read already */
     for (i = 0; i < argc; i++) {
         const char *a = argv[i], *name = NULL, *val = NULL;
         char key[32];
         uint64_t v;
         if (a[0] != '-' || a[1] == '\0') { /* an input ("-" = stdin) */
-            if (o->n_inputs == sizeof o->inputs / sizeof o->inputs[0])
-                return gen_usage_error("too many inputs (%s)", a);
             o->inputs[o->n_inputs++] = a;
             continue;
         }
