@@ -3854,6 +3854,9 @@ typedef struct ctxprof__graph_priv {
     int root_fixed;          /* root given by desc / set_root: inputs do not override */
     uint32_t root_input;     /* input that gave root_name */
     const char *root_where;  /* "file:line" of that root line */
+    int have_gcc;            /* a gcc .ci input was read: text names resolve against it */
+    ctxprof__map statics;    /* gcc static "file.c:name[.clone]" by name: node, or AMBIG */
+    size_t statics_nodes;    /* nodes indexed in statics */
     ctxprof_log_fn log;
     void *log_user;
     void *ud;
@@ -3900,6 +3903,7 @@ CTXPROF_DEF int ctxprof_graph_init(ctxprof_graph *g, const ctxprof_graph_desc *d
     ctxprof__strtab_init(&P->cnames, ud);
     P->exact.ud = ud;
     P->pair.ud = ud;
+    P->statics.ud = ud;
     if (desc) {
         P->log = desc->log;
         P->log_user = desc->log_user;
@@ -3941,6 +3945,7 @@ CTXPROF_DEF void ctxprof_graph_deinit(ctxprof_graph *g)
     ctxprof__strtab_deinit(&P->cnames);
     ctxprof__map_free(&P->exact);
     ctxprof__map_free(&P->pair);
+    ctxprof__map_free(&P->statics);
     ctxprof__free(P->disp, P->ud);
     ctxprof__free(P->edge_file, P->ud);
     ctxprof__free(P->ind_caller, P->ud);
@@ -4217,6 +4222,82 @@ CTXPROF__PRIV int ctxprof__graph_input_root(ctxprof_graph *g, const char *name, 
     return CTXPROF_OK;
 }
 
+#define CTXPROF__GRAPH_AMBIG (UINT32_MAX - 1)
+
+/* Indexes gcc's static functions ("file.c:name", maybe "file.c:name.part.0")
+   by "name" and by "name.part.0": node id, or CTXPROF__GRAPH_AMBIG when two
+   files define one. 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__graph_index_statics(ctxprof_graph *g)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    size_t v;
+    if (P->statics_nodes > g->n_nodes) { /* a rollback removed nodes */
+        ctxprof__map_free(&P->statics);
+        P->statics_nodes = 0;
+    }
+    for (v = P->statics_nodes; v < g->n_nodes; v++) {
+        const char *name = g->nodes[v].name, *s = strrchr(name, ':');
+        size_t k;
+        if (!s || s == name || !s[1])
+            continue;
+        s++;
+        for (k = 0; k < 2; k++) {
+            size_t n = k ? strcspn(s, ".") : strlen(s);
+            uint64_t key = ctxprof_hash_bytes(s, n, 11);
+            uint32_t old = ctxprof__map_get(&P->statics, key);
+            if ((k && !s[n]) || old == (uint32_t)v)
+                continue;
+            if (ctxprof__map_put(&P->statics, key,
+                                 old == UINT32_MAX ? (uint32_t)v : CTXPROF__GRAPH_AMBIG))
+                return CTXPROF_ERR_NOMEM;
+        }
+    }
+    P->statics_nodes = g->n_nodes;
+    return CTXPROF_OK;
+}
+
+/* A function name of a text input. Merged with gcc's graphs, a name that
+   is not a node resolves to the static function of that name (gcc titles
+   it "file.c:name"); a name two files define as static, or one no input
+   defines, is warned about with path:line. Returns the node id, -1 on out
+   of memory, -2 when ambiguous (the line is skipped). */
+CTXPROF__PRIV long ctxprof__graph_text_node(ctxprof_graph *g, const char *name, const char *path,
+                                            unsigned line)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    long id = ctxprof__strtab_find(&P->names, name);
+    uint32_t st;
+    if (id >= 0 || !P->have_gcc)
+        return id >= 0 ? id : ctxprof__graph_node(g, name);
+    if (ctxprof__graph_index_statics(g))
+        return -1;
+    st = ctxprof__map_get(&P->statics, ctxprof_hash_bytes(name, strlen(name), 11));
+    if (st == CTXPROF__GRAPH_AMBIG) {
+        char list[200];
+        size_t used = 0, v;
+        list[0] = '\0';
+        for (v = 0; v < g->n_nodes && used + 60 < sizeof list; v++) {
+            const char *s = strrchr(g->nodes[v].name, ':');
+            if (s && (strcmp(s + 1, name) == 0 ||
+                      (strncmp(s + 1, name, strlen(name)) == 0 && s[1 + strlen(name)] == '.')))
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         used ? ", " : "", g->nodes[v].name);
+        }
+        ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                           "%s:%u: '%s' is ambiguous: static in more than one file (%s); "
+                           "call line skipped (write FILE:NAME as gcc titles it)",
+                           path, line, name, list);
+        return -2;
+    }
+    if (st != UINT32_MAX)
+        return (long)st;
+    ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                       "%s:%u: '%s' is not a function of the static call graph (no gcc input "
+                       "defines it); added as a new function",
+                       path, line, name);
+    return ctxprof__graph_node(g, name);
+}
+
 /* The ctxprof-callgraph 1 text format. */
 CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t len,
                                             const char *path)
@@ -4280,8 +4361,9 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                 }
             }
             snprintf(where, sizeof where, "%s:%u", path, L.line);
-            if ((id = ctxprof__graph_node(g, a)) < 0 ||
-                ctxprof__graph_declare(g, (uint32_t)id, frame, 1, where, NULL))
+            if ((id = ctxprof__graph_text_node(g, a, path, L.line)) == -2)
+                continue;
+            if (id < 0 || ctxprof__graph_declare(g, (uint32_t)id, frame, 1, where, NULL))
                 return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
         } else if (strcmp(kw, "call") == 0) {
             const char *label = NULL;
@@ -4306,8 +4388,12 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                          path, L.line, opt);
                 }
             }
-            if ((ia = ctxprof__graph_node(g, a)) < 0 || (ib = ctxprof__graph_node(g, b)) < 0)
+            ia = ctxprof__graph_text_node(g, a, path, L.line);
+            ib = ia == -1 ? -1 : ctxprof__graph_text_node(g, b, path, L.line);
+            if (ia == -1 || ib == -1)
                 return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+            if (ia == -2 || ib == -2)
+                continue;
             e = ctxprof__graph_edge(g, (uint32_t)ia, (uint32_t)ib, label, CTXPROF_GRAPH_EDGE_TEXT,
                                     file, L.line, &dup);
             if (e == -2)
@@ -4694,10 +4780,13 @@ CTXPROF__PRIV int ctxprof__graph_input(ctxprof_graph *g, char *buf, size_t len, 
     /* VCG starts with "graph" or a C/C++ comment; the text format with its
        magic or a '#' comment */
     if ((len - (size_t)(s - buf) >= 5 && memcmp(s, "graph", 5) == 0) ||
-        (len - (size_t)(s - buf) >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*')))
+        (len - (size_t)(s - buf) >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*'))) {
         st = ctxprof__graph_parse_vcg(g, buf, len, path);
-    else
+        if (st == CTXPROF_OK)
+            P->have_gcc = 1;
+    } else {
         st = ctxprof__graph_parse_text(g, buf, len, path);
+    }
     if (st != CTXPROF_OK) {
         ctxprof__graph_rollback(g, nn, ne, ni, rn, ri, rw);
         return st;

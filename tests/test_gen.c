@@ -271,8 +271,41 @@ static void gen_gcc_ci(void)
     CHECK_EQ(g.edges[pcce_edge(&g, "main", "apply", 0)].flags &
                  (CTXPROF_GRAPH_EDGE_GCC | CTXPROF_GRAPH_EDGE_TEXT),
              CTXPROF_GRAPH_EDGE_GCC | CTXPROF_GRAPH_EDGE_TEXT);
+    /* names a training run saw: "helper" is static in both files
+       (ambiguous: warned, skipped), "leaf2" is in no static graph (warned,
+       added); neither silently becomes a phantom node "helper" */
+    snprintf(path, sizeof path, "%s/dyn2.txt", d);
+    REQUIRE(gen_write(path, "ctxprof-callgraph 1\ncall tree leaf\ncall main helper\n"
+                            "call leaf leaf2\n") == 0);
+    gen_log_text[0] = '\0';
+    REQUIRE_EQ(ctxprof_graph_load(&g, path), CTXPROF_OK);
+    CHECK_CONTAINS(gen_log_text, "dyn2.txt:3: 'helper' is ambiguous: static in more than one "
+                                 "file (ci_a.c:helper, ci_b.c:helper)");
+    CHECK_CONTAINS(gen_log_text, "dyn2.txt:4: 'leaf2' is not a function of the static call graph");
+    for (e = 0; e < g.n_nodes; e++)
+        CHECK(strcmp(g.nodes[e].name, "helper") != 0);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK(pcce_edge(&g, "leaf", "leaf2", 0) != UINT32_MAX);
     pcce_check_all(&g, 100, 40, 9, &r);
     ctxprof_graph_deinit(&g);
+    {
+        /* a static name defined once resolves to gcc's node, also a clone
+           ("m.c:solo.part.0" is "solo.part.0" and "solo") */
+        const char *vcg = "graph: { title: \"m.c\"\n"
+                          "node: { title: \"main\" label: \"main\\nm.c:1:5\" }\n"
+                          "node: { title: \"m.c:solo.part.0\" label: \"solo.part.0\\nm.c:2:12\" }\n"
+                          "edge: { sourcename: \"main\" targetname: \"m.c:solo.part.0\" "
+                          "label: \"m.c:1:20\" }\n}\n";
+        const char *dyn = "ctxprof-callgraph 1\ncall solo leaf\ncall main solo.part.0\n";
+        ctxprof_graph_init(&g, &desc);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, vcg, strlen(vcg), "m.ci"), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, dyn, strlen(dyn), "dyn3.txt"), CTXPROF_OK);
+        CHECK_EQ(ctxprof_graph_find(&g, "solo"), -1);
+        REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+        CHECK(pcce_edge(&g, "m.c:solo.part.0", "leaf", 0) != UINT32_MAX);
+        CHECK_EQ(g.n_edges, 2); /* main -> solo merged with gcc's edge */
+        ctxprof_graph_deinit(&g);
+    }
 }
 
 /* Names: C names are identifiers and unique; unreachable functions become
@@ -737,6 +770,41 @@ static void gen_many_inputs(void)
     free(out);
 }
 
+/* A training run's dynamic call graph: `ctxprof-gen callgraph` turns an
+   ICPP path map (what the -finstrument-functions hooks record) into the
+   ctxprof-callgraph format: one edge per caller -> callee seen, the root
+   of the most entered paths; it loads and merges like any text graph. */
+static void gen_callgraph_from_paths(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *out = NULL;
+    size_t len;
+    ctxprof_error err;
+    ctxprof_graph g;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    snprintf(path, sizeof path, "%s/train.paths", d);
+    REQUIRE(gen_write(path, "ctxprof-paths 1\npath 2 16 worker helper\n"
+                            "path 10 64 main parse expr\npath 3 96 main parse expr term expr\n"
+                            "path 1 32 main helper\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s callgraph %s -o %s/dyn.callgraph", tool, path, d), 0);
+    snprintf(path, sizeof path, "%s/dyn.callgraph", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK(strncmp(out, "ctxprof-callgraph 1\nroot main\n", 30) == 0);
+    CHECK_CONTAINS(out, "\ncall main parse\n");
+    CHECK_CONTAINS(out, "\ncall parse expr\n");
+    CHECK_CONTAINS(out, "\ncall term expr\n"); /* the recursion seen */
+    CHECK_CONTAINS(out, "\ncall worker helper\n");
+    CHECK(strstr(out, "call expr expr") == NULL);
+    CHECK(strstr(out, "site=") == NULL);
+    free(out);
+    REQUIRE(pcce_graph_file(&g, path) == 0);
+    CHECK_EQ(g.n_edges, 6);
+    CHECK_EQ(g.n_complex_sccs, 1);
+    ctxprof_graph_deinit(&g);
+    CHECK_EQ(ctxprof_test_sh("%s callgraph %s/nonexistent.paths 2>/dev/null", tool, d), 2);
+}
+
 /* The value of key in key=value output, or -1. */
 static double gen_key(const char *out, const char *key)
 {
@@ -900,7 +968,7 @@ static void gen_check_wide(void)
     snprintf(path, sizeof path, "%s/lay17000.txt", d);
     REQUIRE(gen_write(path, text) == 0);
     free(text);
-    REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks 20 --depth 200 > %s/w.out", tool, path, d), 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks 20 --depth 200 > %s/w.out 2>/dev/null", tool, path, d), 0);
     snprintf(path, sizeof path, "%s/w.out", d);
     REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
     CHECK(gen_key(out, "steps") > 1000);
@@ -1009,6 +1077,7 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_check_depth", gen_check_depth},
     {"gen_check_wide", gen_check_wide},
     {"gen_many_inputs", gen_many_inputs},
+    {"gen_callgraph_from_paths", gen_callgraph_from_paths},
     {"gen_example_encoders", gen_example_encoders},
     {"gen_gcc_sized", gen_gcc_sized},
     {0, 0}};

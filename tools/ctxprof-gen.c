@@ -432,6 +432,91 @@ out:
     return rc;
 }
 
+/* ctxprof-gen callgraph: the dynamic call graph of a training run, from
+   ICPP path maps (the -finstrument-functions hooks record every call path
+   they see): an edge for each caller -> callee on a path, the root the
+   first function of the most entered paths. No site labels: merged with
+   gcc's graph an edge matches any call site of its caller and callee. */
+static int cmd_callgraph(int argc, char **argv)
+{
+    gen_opts o;
+    ctxprof_graph g;
+    ctxprof_error err;
+    char *text = NULL;
+    size_t len = 0, k, cap = 0;
+    uint32_t *funcs = NULL;
+    uint64_t *root_count = NULL;
+    long root = -1;
+    int rc;
+    memset(&o, 0, sizeof o);
+    o.out = "-";
+    if ((rc = gen_parse(argc, argv, "o root", &o)) != 0)
+        return rc;
+    if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK)
+        return GEN_EXIT_USAGE;
+    for (k = 0; k < o.n_inputs && rc == 0; k++) {
+        ctxprof_icpp_map map;
+        size_t p, best = 0;
+        memset(&map, 0, sizeof map);
+        if (ctxprof_icpp_map_load(&map, o.inputs[k], &err) != CTXPROF_OK) {
+            gen_error(ctxprof_error_message(&err));
+            rc = err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+            break;
+        }
+        free(root_count);
+        if (!(root_count = (uint64_t *)calloc(map.funcs + 1, sizeof *root_count)))
+            rc = GEN_EXIT_USAGE;
+        for (p = 0; rc == 0 && p < map.paths; p++) {
+            ctxprof_icpp_path_info pi;
+            size_t n, i;
+            if (ctxprof_icpp_map_path(&map, (uint32_t)p, &pi) != CTXPROF_OK || pi.len == 0)
+                continue;
+            if (pi.len > cap) {
+                uint32_t *more = (uint32_t *)realloc(funcs, pi.len * sizeof *funcs);
+                if (!more) {
+                    rc = GEN_EXIT_USAGE;
+                    break;
+                }
+                funcs = more;
+                cap = pi.len;
+            }
+            n = ctxprof_icpp_map_path_funcs(&map, (uint32_t)p, funcs, cap);
+            root_count[funcs[0]] += pi.count;
+            if (root_count[funcs[0]] > root_count[best])
+                best = funcs[0];
+            for (i = 0; i + 1 < n && rc == 0; i++)
+                if (ctxprof_graph_add_edge(&g, ctxprof_icpp_map_func_name(&map, funcs[i]),
+                                           ctxprof_icpp_map_func_name(&map, funcs[i + 1]),
+                                           NULL) < 0)
+                    rc = GEN_EXIT_USAGE;
+        }
+        if (rc == 0 && root < 0 && map.paths) /* the root of the first map's most entered paths */
+            root = ctxprof_graph_find(&g, ctxprof_icpp_map_func_name(&map, (uint32_t)best));
+        ctxprof_icpp_map_deinit(&map);
+        if (rc)
+            fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+    }
+    if (rc == 0 && (o.root || root >= 0))
+        ctxprof_graph_set_root(&g, o.root ? o.root : g.nodes[root].name);
+    if (rc == 0 && ctxprof_graph_write(&g, &text, &len) != CTXPROF_OK) {
+        fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+        rc = GEN_EXIT_USAGE;
+    }
+    if (rc == 0) {
+        gen_out go;
+        if (gen_out_open(&go, o.out) != 0 ||
+            gen_out_close(&go, gen_out_write(&go, text, len) == 0) != 0) {
+            fprintf(stderr, "%s: error: %s: write failed\n", gen_prog, o.out);
+            rc = GEN_EXIT_USAGE;
+        }
+    }
+    ctxprof_graph_free_buffer(text, NULL);
+    free(funcs);
+    free(root_count);
+    ctxprof_graph_deinit(&g);
+    return rc;
+}
+
 static const char gen_help_pad[] =
     "pad computes frame padding for ICPP (activation record resizing, Mytkowicz\n"
     "et al. OOPSLA'09 sec. 5) from a path map written by a training run:\n"
@@ -731,6 +816,7 @@ static const struct {
     int (*run)(int argc, char **argv); /* gets the arguments after the name */
 } ctxprof_gen_cmds[] = {
     {"stats", cmd_stats},     {"check", cmd_check}, {"pad", cmd_pad},    {"--help", cmd_help},
+    {"callgraph", cmd_callgraph},
     {"-h", cmd_help},         {"help", cmd_help},   {"--version", cmd_version},
 };
 
