@@ -785,11 +785,15 @@ CTXPROF_API void ctxprof_graph_free_buffer(void *p, void *alloc_user);
               outside its SCC); a function with one cyclic caller and no
               outside caller costs no bits at all. Entering an SCC from
               outside pushes that entry code, once per SCC on the path.
+              When its numbering overflows 64 bits, AUTO takes Valence's
+              multi-word levels instead if they are shorter (whole program).
 
    Ids that would overflow 64 bits (PCCE, HCCE and AUTO numbering) are cut
-   the way PCCE cuts recursion: the generator turns the call edges with the
-   most contexts into push edges, which save the id on the stack. So every
-   scheme handles every graph; Valence's acyclic id simply grows.
+   the way PCCE cuts recursion: at a function whose count would overflow,
+   the generator turns its incoming call edges into push edges, which save
+   the caller's id on the stack, and the count restarts small, so each
+   saved id carries about 64 bits of context. So every scheme handles
+   every graph; Valence's acyclic id simply grows.
 
    THE ENCODING is one bit string: the acyclic part (acyc_bits, from the
    tables; 64 for PCCE), then the recursion stack. In memory:

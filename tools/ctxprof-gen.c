@@ -6,6 +6,7 @@
      ctxprof-gen [options] GRAPH...         writes the header (call macros, tables)
      ctxprof-gen stats GRAPH...             prints the graph's statistics
      ctxprof-gen check GRAPH... --walks N   verifies the encodings by random walks
+     ctxprof-gen callgraph PATHMAP...       a training run's dynamic call graph
 
    All the work is done by the library (ctxprof.h, graph and encoding
    sections); this file parses options and prints. Subcommands live in one
@@ -546,6 +547,8 @@ static const char gen_help[] =
     "       ctxprof-gen stats [--root F] GRAPH...    print graph statistics (key=value)\n"
     "       ctxprof-gen check GRAPH... --walks N [--seed S] [--depth D] [--steps K]\n"
     "                                                 verify the encodings (key=value)\n"
+    "       ctxprof-gen callgraph [-o OUT] [--root F] PATHMAP...\n"
+    "                                                 dynamic call graph of a training run\n"
     "       ctxprof-gen pad [-o OUT.h] [--search ours|random|none] [--max-growth X]\n"
     "                       [--budget N] [--max-units N] [--seed N] [--wrap] [--pairs N]\n"
     "                       PATHMAP [FRAMES]\n"
@@ -574,8 +577,12 @@ static const char gen_help[] =
     "\n"
     "     A repeated call line is an error; the same edge in two inputs merges\n"
     "     (an edge without site= matches any site of its caller and callee).\n"
-    "     A training run may write a dynamic call graph in this format: merged\n"
-    "     with gcc's static graph it supplies the targets of indirect calls.\n"
+    "     A dynamic call graph in this format (ctxprof-gen callgraph, from a\n"
+    "     training run's path map), given after gcc's .ci files, supplies the\n"
+    "     targets of indirect calls: each callee the run saw from a caller\n"
+    "     becomes an edge of that caller. Its names resolve to gcc's static\n"
+    "     functions (file.c:name) defined once; an ambiguous or unknown name\n"
+    "     is a warning with file:line.\n"
     "\n"
     "  2. gcc's call graphs: compile with -fcallgraph-info=su and pass the .ci\n"
     "     files (VCG: graph: { node: { title: ... label: ... } edge: { sourcename:\n"
@@ -593,19 +600,30 @@ static const char gen_help[] =
     "acyclic widths (PREFIX_AUTO_BASE...), node ids (CTXPROF_NODE(f)) and, in the\n"
     "TU that defines CTXPROF_IMPLEMENTATION, the decode tables (PREFIXtables()).\n"
     "It #errors when CTXPROF_CTX_BITS differs from --bits.\n"
-    "\n"
+    "\n";
+
+static const char gen_help_cmds[] =
     "Schemes: pcce (Sumner et al.: one 64-bit id, a word pushed per recursive\n"
     "call), valence (Zhou et al. CC'19: bit fields, ceil(log2 C) bits per cyclic\n"
     "edge), hcce (the paper's hybrid), auto (ctxprof: PCCE numbering of the\n"
     "condensed graph, recursion codes sized per target function, and per SCC\n"
-    "PCCE-style numbering where that is shorter).\n"
+    "PCCE-style numbering where that is shorter; when its ids overflow 64 bits,\n"
+    "Valence's levels instead if those are shorter).\n"
     "\n"
     "stats prints nodes edges sccs complex_sccs cyclic_edges pcce_bits valence_bits\n"
     "hcce_bits (Table 1 of the Valence paper) and more. check runs N random\n"
-    "call/return walks from the root (recursion up to --depth, default 64; --steps\n"
-    "per walk, default 8 x depth) through the run-time encoders, decodes every\n"
-    "scheme at every step and prints steps, decoded_<scheme>, avg_words_<scheme>,\n"
-    "max_words_<scheme> (and bits); exit status 1 if any step did not decode.\n"
+    "call/return walks through the run-time encoders: each descends toward\n"
+    "--depth (default 64; every other walk to a depth in depth/2..depth),\n"
+    "preferring recursive calls and callees that call further, then unwinds\n"
+    "(--steps per walk, default 8 x depth). It measures every step, decodes every\n"
+    "scheme at every step up to depth 256 and a sample of the deeper ones, and\n"
+    "prints steps, checked (steps decoded), decoded_<scheme>, avg_words_<scheme>,\n"
+    "max_words_<scheme> (and bits); exit status 1 if a checked step did not decode.\n"
+    "\n"
+    "callgraph writes the ctxprof-callgraph file of a training run from ICPP path\n"
+    "maps (ctxprof-paths 1, CTXPROF_ICPP_TRAIN=file with the -finstrument-functions\n"
+    "hooks): an edge per caller -> callee on a path, root the first function of the\n"
+    "most entered paths (or --root).\n"
     "\n"
     "Exit status: 0 ok, 1 bad input or failed check, 2 usage or I/O error.\n";
 
@@ -797,6 +815,7 @@ static int cmd_help(int argc, char **argv)
     (void)argc;
     (void)argv;
     fputs(gen_help, stdout);
+    fputs(gen_help_cmds, stdout);
     fputs("\n", stdout);
     fputs(gen_help_pad, stdout);
     return 0;
