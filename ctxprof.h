@@ -998,9 +998,9 @@ typedef struct ctxprof_enc_check_desc {
 } ctxprof_enc_check_desc;
 
 typedef struct ctxprof_enc_check_result {
-    uint64_t steps;      /* calls and returns; the length is measured at each */
-    uint64_t checked;    /* steps decoded (all of them when no walk went past full_depth) */
-    uint64_t sampled;    /* of those, steps deeper than full_depth */
+    uint64_t steps;   /* calls and returns; the length is measured at each */
+    uint64_t checked; /* steps decoded (all of them when no walk went past full_depth) */
+    uint64_t sampled; /* of those, steps deeper than full_depth */
     uint64_t calls, max_depth;
     uint64_t decoded[CTXPROF_ENC_NSCHEMES];   /* checked steps decoded to the true path */
     uint64_t words_sum[CTXPROF_ENC_NSCHEMES]; /* sum of encoding lengths (words) */
@@ -4284,8 +4284,8 @@ CTXPROF__PRIV long ctxprof__graph_text_node(ctxprof_graph *g, const char *name, 
             const char *s = strrchr(g->nodes[v].name, ':');
             if (s && (strcmp(s + 1, name) == 0 ||
                       (strncmp(s + 1, name, strlen(name)) == 0 && s[1 + strlen(name)] == '.')))
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                         used ? ", " : "", g->nodes[v].name);
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                                         g->nodes[v].name);
         }
         ctxprof__graph_log(g, CTXPROF_LOG_WARN,
                            "%s:%u: '%s' is ambiguous: static in more than one file (%s); "
@@ -5133,8 +5133,8 @@ CTXPROF_DEF int ctxprof_graph_finish(ctxprof_graph *g)
     if (root < 0) {
         if (P->root_name && P->root_where)
             return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
-                                 "%s: root '%s' is not a function of the call graph",
-                                 P->root_where, P->root_name);
+                                 "%s: root '%s' is not a function of the call graph", P->root_where,
+                                 P->root_name);
         if (P->root_name)
             return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                                  "root '%s' is not a function of the call graph", P->root_name);
@@ -5654,8 +5654,9 @@ out:
    When numCC(u) would not fit in 64 bits, u is a cut: its DAG in-edges
    become push edges (PCCE's own remedy for recursion), except those from
    callers with a handful of contexts, so numCC(u) restarts small: with
-   dummy ranges (dummy_push) or, for HCCE, with a stack code (no range). push_bits64: push edges save 64 bits (PCCE), else just
-   the bits of the caller's numCC. */
+   dummy ranges (dummy_push) or, for HCCE, with a stack code (no range).
+   push_bits64: push edges save 64 bits (PCCE), else just the bits of the
+   caller's numCC. */
 CTXPROF__PRIV int ctxprof__eb_number(ctxprof__eb *B, const uint32_t *num_of_node, uint32_t n_num,
                                      int dummy_push, int push_bits64)
 {
@@ -7180,8 +7181,8 @@ CTXPROF__PRIV void ctxprof__check_leave(ctxprof_enc *st, uint64_t *wide, uint32_
 }
 
 /* The words of the encoding into w (a + depth + 1 words), like the query. */
-CTXPROF__PRIV void ctxprof__check_query(const ctxprof_enc *st, const uint64_t *wide,
-                                        uint32_t base, uint64_t *w, ctxprof_enc_view *v)
+CTXPROF__PRIV void ctxprof__check_query(const ctxprof_enc *st, const uint64_t *wide, uint32_t base,
+                                        uint64_t *w, ctxprof_enc_view *v)
 {
     uint32_t a = base / 64, r = base % 64;
     uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, i;

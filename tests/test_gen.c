@@ -61,7 +61,8 @@ static void gen_text_errors(void)
          "t.txt:4: duplicate edge a -> b (first at line 2"},
         {"ctxprof-callgraph 1\ncall a b site=s1\ncall a b site=s1\n",
          "t.txt:3: duplicate edge a -> b site=s1 (first at line 2"},
-        {"ctxprof-callgraph 1\nroot zz\ncall a b\n", "t.txt:2: root 'zz' conflicts with root 'main'"},
+        {"ctxprof-callgraph 1\nroot zz\ncall a b\n",
+         "t.txt:2: root 'zz' conflicts with root 'main'"},
         {"ctxprof-callgraph 1\ncall a b site=x site=y\n",
          "t.txt:2: second site= ('y' after site=x)"},
         /* a NUL byte would cut the line short: "call a" + "b c" */
@@ -968,7 +969,9 @@ static void gen_check_wide(void)
     snprintf(path, sizeof path, "%s/lay17000.txt", d);
     REQUIRE(gen_write(path, text) == 0);
     free(text);
-    REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks 20 --depth 200 > %s/w.out 2>/dev/null", tool, path, d), 0);
+    REQUIRE_EQ(
+        ctxprof_test_sh("%s check %s --walks 20 --depth 200 > %s/w.out 2>/dev/null", tool, path, d),
+        0);
     snprintf(path, sizeof path, "%s/w.out", d);
     REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
     CHECK(gen_key(out, "steps") > 1000);

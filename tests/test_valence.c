@@ -303,10 +303,9 @@ static void val_gen_graph(const char *name, char **text, size_t *used, size_t *c
 static void val_auto_never_longer(void)
 {
     static const char *const shapes[] = {
-        "rdp",    "interp",  "ring",   "ring1",   "self",   "fig3",   "diamond",
-        "r1",     "r2",      "r3",     "r4",      "r5",     "lay200", "lay120",
-        "site100", "siteself100", "tail", "chself3", "chself8", "chback8", "prec4",
-        "prec16"};
+        "rdp",  "interp",  "ring",    "ring1",   "self",   "fig3",   "diamond", "r1",
+        "r2",   "r3",      "r4",      "r5",      "lay200", "lay120", "site100", "siteself100",
+        "tail", "chself3", "chself8", "chback8", "prec4",  "prec16"};
     size_t k;
     for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         ctxprof_graph g;
@@ -342,8 +341,8 @@ static void val_auto_never_longer(void)
             val_cat(&text, &used, &cap, "call main a0\ncall main b0\ncall b39 a10\n");
             for (i = 1; i < 40; i++)
                 val_cat(&text, &used, &cap,
-                        "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n", i - 1, i,
-                        i - 1, i, i - 1, i, i - 1, i);
+                        "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n", i - 1, i, i - 1,
+                        i, i - 1, i, i - 1, i);
         } else if (!(name[0] == 'r' && name[1] >= '1' && name[1] <= '9') &&
                    strcmp(name, "fig3") != 0) {
             used = 0;

@@ -320,7 +320,7 @@ static int cmd_emit(int argc, char **argv)
     } else if (st != CTXPROF_OK) {
         gen_error(ctxprof_error_message(&err));
         rc = err.status == CTXPROF_ERR_NOMEM || err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE
-                                                                               : GEN_EXIT_INPUT;
+                                                                              : GEN_EXIT_INPUT;
     }
 out:
     ctxprof_graph_free_buffer(text, NULL);
@@ -834,9 +834,9 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv); /* gets the arguments after the name */
 } ctxprof_gen_cmds[] = {
-    {"stats", cmd_stats},     {"check", cmd_check}, {"pad", cmd_pad},    {"--help", cmd_help},
-    {"callgraph", cmd_callgraph},
-    {"-h", cmd_help},         {"help", cmd_help},   {"--version", cmd_version},
+    {"stats", cmd_stats}, {"check", cmd_check},         {"pad", cmd_pad},
+    {"--help", cmd_help}, {"callgraph", cmd_callgraph}, {"-h", cmd_help},
+    {"help", cmd_help},   {"--version", cmd_version},
 };
 
 int main(int argc, char **argv)
