@@ -836,11 +836,15 @@ CTXPROF_API void ctxprof_graph_free_buffer(void *p, void *alloc_user);
               outside its SCC); a function with one cyclic caller and no
               outside caller costs no bits at all. Entering an SCC from
               outside pushes that entry code, once per SCC on the path.
+              When its numbering overflows 64 bits, AUTO takes Valence's
+              multi-word levels instead if they are shorter (whole program).
 
    Ids that would overflow 64 bits (PCCE, HCCE and AUTO numbering) are cut
-   the way PCCE cuts recursion: the generator turns the call edges with the
-   most contexts into push edges, which save the id on the stack. So every
-   scheme handles every graph; Valence's acyclic id simply grows.
+   the way PCCE cuts recursion: at a function whose count would overflow,
+   the generator turns its incoming call edges into push edges, which save
+   the caller's id on the stack, and the count restarts small, so each
+   saved id carries about 64 bits of context. So every scheme handles
+   every graph; Valence's acyclic id simply grows.
 
    THE ENCODING is one bit string: the acyclic part (acyc_bits, from the
    tables; 64 for PCCE), then the recursion stack. In memory:
@@ -1041,12 +1045,15 @@ typedef struct ctxprof_enc_check_desc {
     uint32_t depth;     /* maximum call depth (0 = 64) */
     uint32_t max_steps; /* steps per walk before it unwinds (0 = 8 * depth) */
     uint32_t schemes;   /* bit mask of 1u << CTXPROF_ENC_* (0 = all four) */
+    uint32_t full_depth; /* decode every step up to this depth (0 = 256), deeper a sample */
 } ctxprof_enc_check_desc;
 
 typedef struct ctxprof_enc_check_result {
-    uint64_t steps;      /* calls and returns, each followed by a decode */
+    uint64_t steps;   /* calls and returns; the length is measured at each */
+    uint64_t checked; /* steps decoded (all of them when no walk went past full_depth) */
+    uint64_t sampled; /* of those, steps deeper than full_depth */
     uint64_t calls, max_depth;
-    uint64_t decoded[CTXPROF_ENC_NSCHEMES];   /* steps decoded to the true path */
+    uint64_t decoded[CTXPROF_ENC_NSCHEMES];   /* checked steps decoded to the true path */
     uint64_t words_sum[CTXPROF_ENC_NSCHEMES]; /* sum of encoding lengths (words) */
     uint64_t max_words[CTXPROF_ENC_NSCHEMES];
     uint64_t bits_sum[CTXPROF_ENC_NSCHEMES];
@@ -1054,8 +1061,14 @@ typedef struct ctxprof_enc_check_result {
     char failure[200]; /* first mismatch, "" if none */
 } ctxprof_enc_check_result;
 
-/* Random call/return walks from the root through the run-time encoders,
-   decoding every scheme at every step. */
+/* Random call/return walks through the run-time encoders. Each walk
+   descends toward a target depth (depth, or for every other walk one
+   between depth / 2 and depth), preferring cyclic edges and callees that
+   call further, then unwinds with detours.
+   Every step is measured; steps up to full_depth are all decoded, deeper
+   ones a deterministic sample whose decoding work is bounded per step (a
+   decode costs the depth). Acyclic ids wider than CTXPROF_ENC_ACYC_WORDS
+   live in words sized per graph on the heap. */
 CTXPROF_API int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_check_desc *desc,
                                   ctxprof_enc_check_result *out, ctxprof_error *err);
 
@@ -1069,12 +1082,19 @@ typedef struct ctxprof_enc_emit_desc {
     uint32_t ctx_bits;  /* CTXPROF_CTX_BITS the header requires (0 = 64) */
     uint32_t schemes;   /* bit mask of 1u << CTXPROF_ENC_* to emit (0 = default only) */
     int default_scheme; /* scheme of CTXPROF_CALL (0 = AUTO) */
+    /* When set, the header goes through write() in pieces of about 1 MiB
+       instead of into a buffer (*out = NULL, *out_len = bytes written):
+       a gcc-sized header with every scheme is over 100 MB of text. write
+       returns 0, or nonzero to stop (ctxprof_enc_emit then fails with
+       CTXPROF_ERR_SYS). */
+    int (*write)(void *user, const char *data, size_t len);
+    void *write_user;
 } ctxprof_enc_emit_desc;
 
 /* Writes the generated header into a buffer from CTXPROF_MALLOC (free with
-   ctxprof_graph_free_buffer): per-edge call macros, widths, node ids and,
-   under an implementation guard, the decode tables. Byte-identical output
-   for the same graph and desc. */
+   ctxprof_graph_free_buffer), or through desc->write: per-edge call
+   macros, widths, node ids and, under an implementation guard, the decode
+   tables. Byte-identical output for the same graph and desc. */
 CTXPROF_API int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_desc *desc,
                                  char **out, size_t *out_len, ctxprof_error *err);
 
@@ -3914,9 +3934,23 @@ CTXPROF_DEF int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path)
 typedef struct ctxprof__sbuf {
     char *p;
     size_t len, cap;
-    int failed; /* an allocation failed; everything after is dropped */
+    int failed; /* 1: an allocation failed, 2: the sink failed; everything after is dropped */
     void *ud;
+    int (*sink)(void *user, const char *data, size_t len); /* NULL: keep it all */
+    void *sink_user;
+    size_t flushed; /* bytes given to the sink */
 } ctxprof__sbuf;
+
+/* Gives the buffered text to the sink (when there is one). */
+CTXPROF__PRIV void ctxprof__sbuf_flush(ctxprof__sbuf *b)
+{
+    if (!b->sink || b->failed || !b->len)
+        return;
+    if (b->sink(b->sink_user, b->p, b->len) != 0)
+        b->failed = 2;
+    b->flushed += b->len;
+    b->len = 0;
+}
 
 CTXPROF__PRIV void ctxprof__sbuf_put(ctxprof__sbuf *b, const char *s, size_t n)
 {
@@ -3929,6 +3963,8 @@ CTXPROF__PRIV void ctxprof__sbuf_put(ctxprof__sbuf *b, const char *s, size_t n)
     memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = '\0';
+    if (b->sink && b->len >= ((size_t)1 << 20))
+        ctxprof__sbuf_flush(b);
 }
 
 CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__sbuf_printf(ctxprof__sbuf *b, const char *fmt,
@@ -3957,6 +3993,8 @@ CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__sbuf_printf(ctxprof__sbuf *b, 
     vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+    if (b->sink && b->len >= ((size_t)1 << 20))
+        ctxprof__sbuf_flush(b);
 }
 
 /* --- 64-bit key -> 32-bit value map (open addressing, no removal) --- */
@@ -4061,6 +4099,9 @@ typedef struct ctxprof__graph_priv {
     int root_fixed;          /* root given by desc / set_root: inputs do not override */
     uint32_t root_input;     /* input that gave root_name */
     const char *root_where;  /* "file:line" of that root line */
+    int have_gcc;            /* a gcc .ci input was read: text names resolve against it */
+    ctxprof__map statics;    /* gcc static "file.c:name[.clone]" by name: node, or AMBIG */
+    size_t statics_nodes;    /* nodes indexed in statics */
     ctxprof_log_fn log;
     void *log_user;
     void *ud;
@@ -4107,6 +4148,7 @@ CTXPROF_DEF int ctxprof_graph_init(ctxprof_graph *g, const ctxprof_graph_desc *d
     ctxprof__strtab_init(&P->cnames, ud);
     P->exact.ud = ud;
     P->pair.ud = ud;
+    P->statics.ud = ud;
     if (desc) {
         P->log = desc->log;
         P->log_user = desc->log_user;
@@ -4148,6 +4190,7 @@ CTXPROF_DEF void ctxprof_graph_deinit(ctxprof_graph *g)
     ctxprof__strtab_deinit(&P->cnames);
     ctxprof__map_free(&P->exact);
     ctxprof__map_free(&P->pair);
+    ctxprof__map_free(&P->statics);
     ctxprof__free(P->disp, P->ud);
     ctxprof__free(P->edge_file, P->ud);
     ctxprof__free(P->ind_caller, P->ud);
@@ -4424,6 +4467,82 @@ CTXPROF__PRIV int ctxprof__graph_input_root(ctxprof_graph *g, const char *name, 
     return CTXPROF_OK;
 }
 
+#define CTXPROF__GRAPH_AMBIG (UINT32_MAX - 1)
+
+/* Indexes gcc's static functions ("file.c:name", maybe "file.c:name.part.0")
+   by "name" and by "name.part.0": node id, or CTXPROF__GRAPH_AMBIG when two
+   files define one. 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__graph_index_statics(ctxprof_graph *g)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    size_t v;
+    if (P->statics_nodes > g->n_nodes) { /* a rollback removed nodes */
+        ctxprof__map_free(&P->statics);
+        P->statics_nodes = 0;
+    }
+    for (v = P->statics_nodes; v < g->n_nodes; v++) {
+        const char *name = g->nodes[v].name, *s = strrchr(name, ':');
+        size_t k;
+        if (!s || s == name || !s[1])
+            continue;
+        s++;
+        for (k = 0; k < 2; k++) {
+            size_t n = k ? strcspn(s, ".") : strlen(s);
+            uint64_t key = ctxprof_hash_bytes(s, n, 11);
+            uint32_t old = ctxprof__map_get(&P->statics, key);
+            if ((k && !s[n]) || old == (uint32_t)v)
+                continue;
+            if (ctxprof__map_put(&P->statics, key,
+                                 old == UINT32_MAX ? (uint32_t)v : CTXPROF__GRAPH_AMBIG))
+                return CTXPROF_ERR_NOMEM;
+        }
+    }
+    P->statics_nodes = g->n_nodes;
+    return CTXPROF_OK;
+}
+
+/* A function name of a text input. Merged with gcc's graphs, a name that
+   is not a node resolves to the static function of that name (gcc titles
+   it "file.c:name"); a name two files define as static, or one no input
+   defines, is warned about with path:line. Returns the node id, -1 on out
+   of memory, -2 when ambiguous (the line is skipped). */
+CTXPROF__PRIV long ctxprof__graph_text_node(ctxprof_graph *g, const char *name, const char *path,
+                                            unsigned line)
+{
+    ctxprof__graph_priv *P = CTXPROF__GP(g);
+    long id = ctxprof__strtab_find(&P->names, name);
+    uint32_t st;
+    if (id >= 0 || !P->have_gcc)
+        return id >= 0 ? id : ctxprof__graph_node(g, name);
+    if (ctxprof__graph_index_statics(g))
+        return -1;
+    st = ctxprof__map_get(&P->statics, ctxprof_hash_bytes(name, strlen(name), 11));
+    if (st == CTXPROF__GRAPH_AMBIG) {
+        char list[200];
+        size_t used = 0, v;
+        list[0] = '\0';
+        for (v = 0; v < g->n_nodes && used + 60 < sizeof list; v++) {
+            const char *s = strrchr(g->nodes[v].name, ':');
+            if (s && (strcmp(s + 1, name) == 0 ||
+                      (strncmp(s + 1, name, strlen(name)) == 0 && s[1 + strlen(name)] == '.')))
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                                         g->nodes[v].name);
+        }
+        ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                           "%s:%u: '%s' is ambiguous: static in more than one file (%s); "
+                           "call line skipped (write FILE:NAME as gcc titles it)",
+                           path, line, name, list);
+        return -2;
+    }
+    if (st != UINT32_MAX)
+        return (long)st;
+    ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                       "%s:%u: '%s' is not a function of the static call graph (no gcc input "
+                       "defines it); added as a new function",
+                       path, line, name);
+    return ctxprof__graph_node(g, name);
+}
+
 /* The ctxprof-callgraph 1 text format. */
 CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t len,
                                             const char *path)
@@ -4487,8 +4606,9 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                 }
             }
             snprintf(where, sizeof where, "%s:%u", path, L.line);
-            if ((id = ctxprof__graph_node(g, a)) < 0 ||
-                ctxprof__graph_declare(g, (uint32_t)id, frame, 1, where, NULL))
+            if ((id = ctxprof__graph_text_node(g, a, path, L.line)) == -2)
+                continue;
+            if (id < 0 || ctxprof__graph_declare(g, (uint32_t)id, frame, 1, where, NULL))
                 return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
         } else if (strcmp(kw, "call") == 0) {
             const char *label = NULL;
@@ -4501,6 +4621,11 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                      "%s:%u: call needs a caller and a callee", path, L.line);
             while ((opt = ctxprof__lines_tok(&L)) != NULL) {
                 if (strncmp(opt, "site=", 5) == 0 && opt[5]) {
+                    if (label)
+                        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                             "%s:%u: second site= ('%s' after site=%s): a call "
+                                             "line is one call site",
+                                             path, L.line, opt + 5, label);
                     label = opt + 5;
                 } else {
                     return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
@@ -4508,8 +4633,12 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                          path, L.line, opt);
                 }
             }
-            if ((ia = ctxprof__graph_node(g, a)) < 0 || (ib = ctxprof__graph_node(g, b)) < 0)
+            ia = ctxprof__graph_text_node(g, a, path, L.line);
+            ib = ia == -1 ? -1 : ctxprof__graph_text_node(g, b, path, L.line);
+            if (ia == -1 || ib == -1)
                 return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+            if (ia == -2 || ib == -2)
+                continue;
             e = ctxprof__graph_edge(g, (uint32_t)ia, (uint32_t)ib, label, CTXPROF_GRAPH_EDGE_TEXT,
                                     file, L.line, &dup);
             if (e == -2)
@@ -4876,18 +5005,33 @@ CTXPROF__PRIV int ctxprof__graph_input(ctxprof_graph *g, char *buf, size_t len, 
     uint32_t ri = P->root_input;
     const char *s = buf;
     int st;
+    const char *nul = (const char *)memchr(buf, '\0', len);
     P->n_undo = 0;
     P->input++;
     ctxprof__error_clear(&g->error);
+    if (nul) { /* C string functions would silently cut the line there */
+        unsigned line = 1, col = 1;
+        for (s = buf; s < nul; s++, col++)
+            if (*s == '\n') {
+                line++;
+                col = 0;
+            }
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u:%u: NUL byte in the input (not a text call graph)", path, line,
+                             col);
+    }
     while (s < buf + len && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
         s++;
     /* VCG starts with "graph" or a C/C++ comment; the text format with its
        magic or a '#' comment */
     if ((len - (size_t)(s - buf) >= 5 && memcmp(s, "graph", 5) == 0) ||
-        (len - (size_t)(s - buf) >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*')))
+        (len - (size_t)(s - buf) >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*'))) {
         st = ctxprof__graph_parse_vcg(g, buf, len, path);
-    else
+        if (st == CTXPROF_OK)
+            P->have_gcc = 1;
+    } else {
         st = ctxprof__graph_parse_text(g, buf, len, path);
+    }
     if (st != CTXPROF_OK) {
         ctxprof__graph_rollback(g, nn, ne, ni, rn, ri, rw);
         return st;
@@ -5228,10 +5372,13 @@ CTXPROF_DEF int ctxprof_graph_finish(ctxprof_graph *g)
             if (g->nodes[v].cname && strcmp(g->nodes[v].cname, P->root_name) == 0)
                 root = (long)v;
     if (root < 0) {
+        if (P->root_name && P->root_where)
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s: root '%s' is not a function of the call graph", P->root_where,
+                                 P->root_name);
         if (P->root_name)
             return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
-                                 "%s: root '%s' is not a function of the call graph",
-                                 P->root_where ? P->root_where : "root", P->root_name);
+                                 "root '%s' is not a function of the call graph", P->root_name);
         return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                              "missing root: no 'root' line and no function named 'main' "
                              "(name one with a root line or --root NAME)");
@@ -5636,6 +5783,9 @@ CTXPROF_DEF void ctxprof_enc_tables_free(ctxprof_enc_tables *t, void *ud)
 
 /* ---- building the tables ---- */
 
+/* An overflow cut keeps in-edges whose callers have this many contexts in all. */
+#define CTXPROF__CUT_KEEP 256u
+
 /* Edge classes during numbering. */
 enum {
     CTXPROF__NUM_SKIP = 0, /* not numbered (cyclic edge of a condensed SCC) */
@@ -5742,11 +5892,12 @@ out:
    dummy range per push edge into its target, then the DAG edges in input
    order: numCC(u) = sum of the ranges, En(e) = start of e's range.
    Numbering nodes are processed in topological order (Kahn, FIFO, by id).
-   When numCC(u) would not fit in 64 bits, the DAG edges from the callers
-   with the most contexts become push edges (PCCE's own remedy for
-   recursion): with dummy ranges (dummy_push) or, for HCCE, with a stack
-   code (no range). push_bits64: push edges save 64 bits (PCCE), else just
-   the bits of the caller's numCC. */
+   When numCC(u) would not fit in 64 bits, u is a cut: its DAG in-edges
+   become push edges (PCCE's own remedy for recursion), except those from
+   callers with a handful of contexts, so numCC(u) restarts small: with
+   dummy ranges (dummy_push) or, for HCCE, with a stack code (no range).
+   push_bits64: push edges save 64 bits (PCCE), else just the bits of the
+   caller's numCC. */
 CTXPROF__PRIV int ctxprof__eb_number(ctxprof__eb *B, const uint32_t *num_of_node, uint32_t n_num,
                                      int dummy_push, int push_bits64)
 {
@@ -5810,7 +5961,12 @@ CTXPROF__PRIV int ctxprof__eb_number(ctxprof__eb *B, const uint32_t *num_of_node
                 dag[nd++] = ei;
         }
         {
-            /* fit in 64 bits: keep the DAG edges with the fewest contexts */
+            /* 64-bit overflow: cut here. Keep only the edges whose callers
+               have few contexts (at most CTXPROF__CUT_KEEP together) and
+               make the rest push edges, so u's count restarts small and
+               each pushed id carries its caller's ~64 bits of context.
+               (Keeping the largest sum that fits would leave u near 2^64
+               and make every later node overflow again.) */
             uint64_t sum = 0;
             int over = 0;
             for (k = 0; k < nd && !over; k++) {
@@ -5826,13 +5982,8 @@ CTXPROF__PRIV int ctxprof__eb_number(ctxprof__eb *B, const uint32_t *num_of_node
                     keys[k] = cc[num_of_node[g->edges[dag[k]].caller]];
                 ctxprof__sort_by_key(dag, keys, nd, tid, tkey);
                 /* dag is ascending by contexts: keep a prefix */
-                for (nk = 0; nk < nd; nk++) {
-                    uint64_t c = keys[nk], lim = UINT64_MAX - 1 - total -
-                                                 (dummy_push ? (uint64_t)(nd - nk - 1) : 0);
-                    if (c > lim || keep > lim - c)
-                        break;
-                    keep += c;
-                }
+                for (nk = 0; nk < nd && keep + keys[nk] <= CTXPROF__CUT_KEEP; nk++)
+                    keep += keys[nk];
                 for (k = nk; k < nd; k++) {
                     B->cls[dag[k]] = CTXPROF__NUM_PUSH;
                     if (!dummy_push)
@@ -6329,7 +6480,7 @@ CTXPROF__PRIV int ctxprof__eb_target_codes(ctxprof__eb *B)
    push the id); the other complex SCCs' cyclic edges push per-target codes
    (with entry codes) or, when global, codes unique in the program as in
    Valence and HCCE (then push edges push a code too). */
-CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int global)
+CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int global, int levels)
 {
     const ctxprof_graph *g = B->g;
     size_t n = g->n_nodes, m = g->n_edges, v, e;
@@ -6344,6 +6495,15 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int glo
     ctxprof__free((void *)(uintptr_t)t->cyc_first, B->ud);
     ctxprof__free((void *)(uintptr_t)t->cyc_edge, B->ud);
     ctxprof__free((void *)(uintptr_t)t->rec_edge, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_level, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_len, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->lv_first, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_plevel, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_first, B->ud);
+    ctxprof__free((void *)(uintptr_t)t->grp_edge, B->ud);
+    t->lv_level = t->lv_first = t->grp_plevel = t->grp_first = t->grp_edge = NULL;
+    t->lv_len = NULL;
+    t->n_scc = t->n_num = 0;
     t->rec_edge = NULL;
     t->n_rec = 0;
     t->rec_bits = 0;
@@ -6372,8 +6532,12 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int glo
         else
             B->cls[e] = (E->flags & CTXPROF_GRAPH_EDGE_BACK) ? CTXPROF__NUM_PUSH : CTXPROF__NUM_DAG;
     }
-    if (ctxprof__eb_number(B, map, n_num, !global, 0))
+    if (levels) { /* Valence's levels for the acyclic part (no PCCE-style SCCs) */
+        if (ctxprof__eb_levels(B))
+            return B->err->status;
+    } else if (ctxprof__eb_number(B, map, n_num, !global, 0)) {
         return B->err->status;
+    }
     if (!global)
         return ctxprof__eb_target_codes(B);
     /* every push edge also pushes its global code, like HCCE's */
@@ -6381,6 +6545,114 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int glo
         if (B->cls[e] == CTXPROF__NUM_PUSH)
             B->coded[e] = 1;
     return ctxprof__eb_global_codes(B);
+}
+
+/* AUTO's recursion codes: per target (the passes' default) against codes
+   unique in the program: bits summed over the coded cyclic edges and the
+   entries into coded functions (each edge equally likely), against one
+   global width on the coded cyclic edges and every push edge. Binary self
+   recursion in a small program (fib) prefers the global codes; with
+   levels, global codes make AUTO exactly Valence. */
+CTXPROF__PRIV int ctxprof__eb_auto_global(ctxprof__eb *B, uint32_t **pmap, int levels)
+{
+    const ctxprof_graph *g = B->g;
+    uint64_t cost_t = 0, n_code = 0, n_push = 0, kg;
+    size_t e;
+    for (e = 0; e < g->n_edges; e++) {
+        const ctxprof_graph_edge *E = &g->edges[e];
+        if (B->cls[e] == CTXPROF__NUM_PUSH && !levels)
+            n_push++;
+        if (!(B->node_flags[E->callee] & CTXPROF_ENC_NODE_CODED))
+            continue;
+        cost_t += B->t->node_rec_bits[E->callee];
+        n_code += (E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? 1 : 0;
+    }
+    kg = n_code + n_push ? ctxprof__bits(n_code + n_push - 1) : 0;
+    if (n_code + n_push && kg == 0)
+        kg = 1;
+    if (kg * (n_code + n_push) < cost_t)
+        return ctxprof__eb_auto_pass(B, pmap, 1, levels);
+    return CTXPROF_OK;
+}
+
+/* Words of the longest acyclic encoding of the current tables (the
+   acyclic part plus what the non-cyclic edges of one path push: ids saved
+   at overflow cuts, entry codes), at most and summed over the functions.
+   Component ids are a reverse topological order, so edges taken by
+   decreasing caller component see final lengths. */
+CTXPROF__PRIV int ctxprof__eb_path_words(ctxprof__eb *B, uint64_t *out_max, uint64_t *out_sum)
+{
+    const ctxprof_graph *g = B->g;
+    size_t ns = g->n_sccs, m = g->n_edges, e, i;
+    uint64_t *len = (uint64_t *)ctxprof__zalloc(ns + 1, sizeof *len, B->ud);
+    uint32_t *first = (uint32_t *)ctxprof__zalloc(ns + 2, sizeof *first, B->ud);
+    uint32_t *by = (uint32_t *)ctxprof__alloc(m + 1, sizeof *by, B->ud);
+    if (!len || !first || !by) {
+        ctxprof__free(len, B->ud);
+        ctxprof__free(first, B->ud);
+        ctxprof__free(by, B->ud);
+        return ctxprof__eb_nomem(B);
+    }
+    for (e = 0; e < m; e++)
+        first[g->nodes[g->edges[e].caller].scc + 1]++;
+    for (i = 0; i < ns; i++)
+        first[i + 1] += first[i];
+    for (e = 0; e < m; e++)
+        by[first[g->nodes[g->edges[e].caller].scc]++] = (uint32_t)e;
+    for (i = ns; i-- > 0;) { /* first[i] is now the end of component i's edges */
+        uint32_t k;
+        for (k = i ? first[i - 1] : 0; k < first[i]; k++) {
+            const ctxprof_graph_edge *E = &g->edges[by[k]];
+            const ctxprof_enc_op *op = &B->ops[by[k]];
+            uint32_t c = g->nodes[E->callee].scc;
+            uint64_t l = len[i] + op->push_bits + (op->id_push ? op->id_bits : 0u);
+            if (!(E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) && l > len[c])
+                len[c] = l;
+        }
+    }
+    *out_max = *out_sum = 0;
+    for (i = 0; i < g->n_nodes; i++) {
+        uint64_t words = (len[g->nodes[i].scc] + B->t->acyc_bits + 63) / 64;
+        *out_sum += words;
+        if (words > *out_max)
+            *out_max = words;
+    }
+    ctxprof__free(len, B->ud);
+    ctxprof__free(first, B->ud);
+    ctxprof__free(by, B->ud);
+    return CTXPROF_OK;
+}
+
+/* The condensed numbering overflowed 64 bits and was cut: the ids saved at
+   the cuts may make paths longer than Valence's multi-word acyclic id,
+   whose length is fixed. Whole program: AUTO takes Valence's levels for
+   its acyclic part (with its own recursion codes) when their encodings are
+   shorter at the longest and no longer on average over the functions;
+   otherwise the numbering stays (shallow contexts keep one word). */
+CTXPROF__PRIV int ctxprof__eb_auto_cuts(ctxprof__eb *B, uint32_t **pmap)
+{
+    size_t ns = B->g->n_sccs;
+    uint64_t max_num, sum_num, max_val, sum_val;
+    int global = B->t->rec_edge != NULL, st;
+    uint8_t *keep = (uint8_t *)ctxprof__alloc(ns + 1, 1, B->ud);
+    if (!keep)
+        return ctxprof__eb_nomem(B);
+    memcpy(keep, B->pmode, ns);
+    if ((st = ctxprof__eb_path_words(B, &max_num, &sum_num)) != CTXPROF_OK)
+        goto out;
+    memset(B->pmode, 0, ns);
+    if ((st = ctxprof__eb_auto_pass(B, pmap, 0, 1)) != CTXPROF_OK ||
+        (st = ctxprof__eb_path_words(B, &max_val, &sum_val)) != CTXPROF_OK)
+        goto out;
+    if (max_val < max_num && sum_val <= sum_num) {
+        st = ctxprof__eb_auto_global(B, pmap, 1);
+        goto out;
+    }
+    memcpy(B->pmode, keep, ns);
+    st = ctxprof__eb_auto_pass(B, pmap, global, 0);
+out:
+    ctxprof__free(keep, B->ud);
+    return st;
 }
 
 /* Chooses, per complex SCC, between per-target codes (a few bits per
@@ -6402,10 +6674,10 @@ CTXPROF__PRIV int ctxprof__eb_auto(ctxprof__eb *B, uint32_t **pmap)
     B->pmode = (uint8_t *)ctxprof__zalloc(ns + 1, 1, B->ud);
     if (!*pmap || !B->pmode)
         return ctxprof__eb_nomem(B);
-    if ((st = ctxprof__eb_auto_pass(B, pmap, 0)) != CTXPROF_OK)
+    if ((st = ctxprof__eb_auto_pass(B, pmap, 0, 0)) != CTXPROF_OK)
         return st;
     if (!g->n_complex_sccs)
-        return CTXPROF_OK;
+        return B->n_pushed ? ctxprof__eb_auto_cuts(B, pmap) : CTXPROF_OK;
     a0 = B->t->acyc_bits;
     cc = (uint64_t *)ctxprof__zalloc(n + 1, sizeof *cc, B->ud);
     sum_code = (uint64_t *)ctxprof__zalloc(ns + 1, sizeof *sum_code, B->ud);
@@ -6468,35 +6740,17 @@ CTXPROF__PRIV int ctxprof__eb_auto(ctxprof__eb *B, uint32_t **pmap)
         }
     st = CTXPROF_OK;
     if (chosen) {
-        st = ctxprof__eb_auto_pass(B, pmap, 0);
+        st = ctxprof__eb_auto_pass(B, pmap, 0, 0);
         /* keep the choice only if the acyclic part stays within its words */
         if (st == CTXPROF_OK && (B->t->acyc_bits + 63) / 64 > (a0 + 63) / 64) {
             memset(B->pmode, 0, ns);
-            st = ctxprof__eb_auto_pass(B, pmap, 0);
+            st = ctxprof__eb_auto_pass(B, pmap, 0, 0);
         }
     }
-    if (st == CTXPROF_OK) {
-        /* per-target codes against codes unique in the program: bits summed
-           over the coded cyclic edges and the entries into coded functions
-           (each edge equally likely), against one global width on the
-           coded cyclic edges and every push edge. Binary self recursion in
-           a small program (fib) prefers the global codes. */
-        uint64_t cost_t = 0, n_code = 0, n_push = 0, kg;
-        for (e = 0; e < m; e++) {
-            const ctxprof_graph_edge *E = &g->edges[e];
-            if (B->cls[e] == CTXPROF__NUM_PUSH)
-                n_push++;
-            if (!(B->node_flags[E->callee] & CTXPROF_ENC_NODE_CODED))
-                continue;
-            cost_t += B->t->node_rec_bits[E->callee];
-            n_code += (E->flags & CTXPROF_GRAPH_EDGE_CYCLIC) ? 1 : 0;
-        }
-        kg = n_code + n_push ? ctxprof__bits(n_code + n_push - 1) : 0;
-        if (n_code + n_push && kg == 0)
-            kg = 1;
-        if (kg * (n_code + n_push) < cost_t)
-            st = ctxprof__eb_auto_pass(B, pmap, 1);
-    }
+    if (st == CTXPROF_OK)
+        st = ctxprof__eb_auto_global(B, pmap, 0);
+    if (st == CTXPROF_OK && B->n_pushed)
+        st = ctxprof__eb_auto_cuts(B, pmap);
 out:
     ctxprof__free(cc, B->ud);
     ctxprof__free(sum_code, B->ud);
@@ -6557,11 +6811,11 @@ CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_en
     }
     if (st != CTXPROF_OK)
         goto fail;
-    if (map && scheme != CTXPROF_ENC_VALENCE) {
+    if (map && !out->lv_level) {
         out->num_of_node = map;
         map = NULL;
     }
-    if (scheme == CTXPROF_ENC_VALENCE) {
+    if (out->lv_level) { /* Valence, or AUTO with Valence's levels */
         uint32_t *sm = ctxprof__eb_scc_map(&B);
         if (!sm) {
             st = ctxprof__eb_nomem(&B);
@@ -6847,7 +7101,8 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             else
                 st = ctxprof__dec_target(&D, &S, &m, &taken);
             if (st == CTXPROF_OK && !taken)
-                st = ctxprof__dec_range(&D, &S, &id, &m, &done);
+                st = t->lv_level ? ctxprof__dec_levels(&D, words, &S, &m, &done)
+                                 : ctxprof__dec_range(&D, &S, &id, &m, &done);
             break;
         default:
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown scheme %d", t->scheme);
@@ -7070,6 +7325,32 @@ CTXPROF__PRIV int ctxprof__enc_stats_bits(const ctxprof_graph *g, ctxprof_enc_st
     return st;
 }
 
+/* Warns (through the graph's logger) when a scheme's 64-bit id was cut
+   into push edges: which function has the most contexts, where it is, and
+   the bits its ids would need. */
+CTXPROF__PRIV void ctxprof__enc_overflow_note(const ctxprof_graph *g, const ctxprof_enc_tables *t)
+{
+    ctxprof_enc_stats st;
+    size_t e, pushed = 0;
+    int s = t->scheme;
+    for (e = 0; e < g->n_edges; e++)
+        if (t->ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
+            pushed++;
+    if (pushed && ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK) {
+        uint32_t widest = s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest;
+        char at[120];
+        ctxprof__graph_where(g, widest, at, sizeof at);
+        ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                           "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
+                           "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
+                           "instead, like recursion (Valence's multi-word id has no such limit: "
+                           "%u bits)",
+                           ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
+                           (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
+                           (unsigned long)pushed, (unsigned)st.valence_bits);
+    }
+}
+
 CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_stats *o,
                                           ctxprof_error *err)
 {
@@ -7083,6 +7364,7 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
         size_t pushed = 0;
         if ((st = ctxprof_enc_build(g, s, &t, err)) != CTXPROF_OK)
             return st;
+        ctxprof__enc_overflow_note(g, &t);
         for (e = 0; e < m; e++)
             if (t.ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
                 pushed++;
@@ -7108,69 +7390,170 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
 
 /* ---- self-check: random walks through the encoders, decoding every step ---- */
 
+/* ctxprof_enc_enter / ctxprof_enc_leave / ctxprof_enc_query for an acyclic
+   id wider than a state holds: the XORs go to `wide` (acyc_words words on
+   the heap), the rest of the op to the state as usual. */
+CTXPROF__PRIV uint64_t ctxprof__check_enter(ctxprof_enc *st, uint64_t *wide, uint32_t base,
+                                            const ctxprof_enc_op *op)
+{
+    ctxprof_enc_op o = *op;
+    uint32_t i;
+    if (!wide)
+        return ctxprof_enc_enter(st, base, op);
+    for (i = 0; i < op->n_xor; i++)
+        wide[op->xor_word[i]] ^= op->xor_val[i];
+    o.n_xor = 0;
+    return ctxprof_enc_enter(st, base, &o);
+}
+
+CTXPROF__PRIV void ctxprof__check_leave(ctxprof_enc *st, uint64_t *wide, uint32_t base,
+                                        const ctxprof_enc_op *op, uint64_t saved)
+{
+    ctxprof_enc_op o = *op;
+    uint32_t i;
+    if (!wide) {
+        ctxprof_enc_leave(st, base, op, saved);
+        return;
+    }
+    o.n_xor = 0;
+    ctxprof_enc_leave(st, base, &o, saved);
+    for (i = 0; i < op->n_xor; i++)
+        wide[op->xor_word[i]] ^= op->xor_val[i];
+}
+
+/* The words of the encoding into w (a + depth + 1 words), like the query. */
+CTXPROF__PRIV void ctxprof__check_query(const ctxprof_enc *st, const uint64_t *wide, uint32_t base,
+                                        uint64_t *w, ctxprof_enc_view *v)
+{
+    uint32_t a = base / 64, r = base % 64;
+    uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, i;
+    memcpy(w, wide, (size_t)a * sizeof *w);
+    v->truncated = st->depth && (uint64_t)a + st->depth + 1 > st->capw;
+    if (st->depth == 0) {
+        v->n_bits = (uint64_t)base + st->n;
+        w[a] = (st->cur << r) | (r ? wide[a] & low : 0);
+    } else {
+        v->n_bits = (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n;
+        for (i = 0; i < st->depth && !v->truncated; i++)
+            w[a + i] = st->buf[a + i];
+        w[a] = (w[a] & ~low) | (r ? wide[a] & low : 0);
+        w[a + st->depth] = st->cur;
+    }
+    v->n_words = (size_t)((v->n_bits + 63) / 64);
+    v->words = w;
+}
+
+/* Out-edges of every node, those into a cyclic edge or a non-leaf callee
+   first (a walk prefers them on the way down): pref[v] of them. */
+CTXPROF__PRIV void ctxprof__check_prefs(const ctxprof_graph *g, uint32_t *order, uint32_t *ncyc,
+                                        uint32_t *npref)
+{
+    size_t v;
+    for (v = 0; v < g->n_nodes; v++) {
+        uint32_t j, lo = g->out_first[v], hi = g->out_first[v + 1], k = lo, pass;
+        for (pass = 0; pass < 3; pass++) {
+            for (j = lo; j < hi; j++) {
+                uint32_t e = g->out_edge[j], c = g->edges[e].callee;
+                int cyc = (g->edges[e].flags & CTXPROF_GRAPH_EDGE_CYCLIC) != 0;
+                int leaf = g->out_first[c + 1] == g->out_first[c];
+                if ((pass == 0 && cyc) || (pass == 1 && !cyc && !leaf) ||
+                    (pass == 2 && !cyc && leaf))
+                    order[k++] = e;
+            }
+            if (pass == 0)
+                ncyc[v] = k - lo;
+            else if (pass == 1)
+                npref[v] = k - lo;
+        }
+    }
+}
+
 CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_check_desc *desc,
                                   ctxprof_enc_check_result *out, ctxprof_error *err)
 {
     void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
     ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
     ctxprof_enc st[CTXPROF_ENC_NSCHEMES];
-    uint64_t walks = desc && desc->walks ? desc->walks : 100, rng, w;
+    uint64_t *wide[CTXPROF_ENC_NSCHEMES];
+    uint64_t walks = desc && desc->walks ? desc->walks : 100, rng, w, credit = 0, wcap = 0;
     uint32_t depth = desc && desc->depth ? desc->depth : 64;
     uint32_t max_steps = desc && desc->max_steps ? desc->max_steps : 8 * depth;
+    uint32_t full = desc && desc->full_depth ? desc->full_depth : 256;
     uint32_t mask = desc && desc->schemes ? desc->schemes : 0x1Eu;
-    uint32_t *stack = NULL, *path = NULL;
-    uint64_t *saved = NULL;
+    uint32_t *stack = NULL, *path = NULL, *order = NULL, *ncyc = NULL, *npref = NULL;
+    uint64_t *saved = NULL, *words = NULL;
     int s, rc = CTXPROF_OK;
     memset(out, 0, sizeof *out);
     memset(tabs, 0, sizeof tabs);
     memset(st, 0, sizeof st);
+    memset(wide, 0, sizeof wide);
     if (!g->finished)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "call graph not finished");
     rng = desc ? desc->seed : 0;
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        ctxprof_enc_desc ed;
         if (!(mask >> s & 1))
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
+        ctxprof__enc_overflow_note(g, &tabs[s]);
         if (tabs[s].acyc_words > CTXPROF_ENC_ACYC_WORDS) {
-            rc = ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
-                               "the %s acyclic id needs %u bits (%u words); this build holds %u "
-                               "words: rebuild with -DCTXPROF_ENC_ACYC_WORDS=%u",
-                               ctxprof_enc_scheme_name(s), (unsigned)tabs[s].acyc_bits,
-                               (unsigned)tabs[s].acyc_words, (unsigned)CTXPROF_ENC_ACYC_WORDS,
-                               (unsigned)tabs[s].acyc_words);
-            goto out;
+            wide[s] = (uint64_t *)ctxprof__zalloc((size_t)tabs[s].acyc_words + 1, 8, ud);
+            if (!wide[s])
+                goto nomem;
         }
-        ctxprof_enc_init(&st[s], NULL);
-        st[s].alloc_user = ud;
+        if (tabs[s].acyc_words + 1 > wcap)
+            wcap = tabs[s].acyc_words + 1;
+        /* at most two words a call (HCCE: a saved id and a code) */
+        memset(&ed, 0, sizeof ed);
+        ed.max_words = 2 * (uint64_t)depth + 64;
+        ed.alloc_user = ud;
+        ctxprof_enc_init(&st[s], &ed);
     }
     stack = (uint32_t *)ctxprof__alloc((size_t)depth + 1, sizeof *stack, ud);
     path = (uint32_t *)ctxprof__alloc((size_t)depth + 1, sizeof *path, ud);
     saved = (uint64_t *)ctxprof__alloc(((size_t)depth + 1) * CTXPROF_ENC_NSCHEMES, sizeof *saved,
                                        ud);
-    if (!stack || !path || !saved) {
-        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
-        goto out;
-    }
+    words = (uint64_t *)ctxprof__alloc((size_t)(wcap + 2 * (uint64_t)depth + 66), 8, ud);
+    order = (uint32_t *)ctxprof__alloc(g->n_edges + 1, sizeof *order, ud);
+    ncyc = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *ncyc, ud);
+    npref = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *npref, ud);
+    if (!stack || !path || !saved || !words || !order || !ncyc || !npref)
+        goto nomem;
+    ctxprof__check_prefs(g, order, ncyc, npref);
     for (w = 0; w < walks; w++) {
-        uint32_t d = 0, node = g->root, steps = 0;
+        uint32_t d = 0, node = g->root, steps = 0, target;
         int unwinding = 0;
         if (w % 8 == 7 && g->n_roots > 1) /* now and then start a thread elsewhere */
             node = g->roots[1 + ctxprof_mix64(rng++) % (g->n_roots - 1)];
+        /* every other walk to the full depth, the others to depth / 2 .. depth */
+        target = depth - (uint32_t)(w % 2 ? 0 : ctxprof_mix64(rng++) % ((uint64_t)depth / 2 + 1));
         for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
-            if (mask >> s & 1)
+            if (mask >> s & 1) {
                 ctxprof_enc_reset(&st[s]);
+                if (wide[s])
+                    memset(wide[s], 0, ((size_t)tabs[s].acyc_words + 1) * 8);
+            }
         for (;;) {
-            uint32_t deg = g->out_first[node + 1] - g->out_first[node], e;
+            uint32_t lo = g->out_first[node], deg = g->out_first[node + 1] - lo, e;
             uint64_t r = ctxprof_mix64(rng++);
-            if (!unwinding && steps >= max_steps)
+            int call;
+            if (!unwinding && (steps >= max_steps || d >= target))
                 unwinding = 1;
-            if (!unwinding && d < depth && deg > 0 && (d == 0 || r % 100 < 60)) {
-                e = g->out_edge[g->out_first[node] + (uint32_t)((r >> 8) % deg)];
+            /* down: 7 calls in 8 toward the target; back up: 1 in 4 */
+            call = deg > 0 && d < depth && (d == 0 || r % 8 < (unwinding ? 2u : 7u));
+            if (call) {
+                uint32_t pick = (uint32_t)(r >> 8), c = ncyc[node], p = npref[node];
+                if (unwinding || p == 0)
+                    e = order[lo + pick % deg];
+                else if (c > 0 && (r >> 40) % 2 == 0)
+                    e = order[lo + pick % c];
+                else
+                    e = order[lo + pick % p];
                 for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
                     if (mask >> s & 1)
-                        saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s] =
-                            ctxprof_enc_enter(&st[s], tabs[s].acyc_bits, &tabs[s].ops[e]);
+                        saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s] = ctxprof__check_enter(
+                            &st[s], wide[s], tabs[s].acyc_bits, &tabs[s].ops[e]);
                 stack[d++] = e;
                 node = g->edges[e].callee;
                 out->calls++;
@@ -7180,57 +7563,80 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
                 e = stack[--d];
                 for (s = CTXPROF_ENC_NSCHEMES - 1; s >= 1; s--)
                     if (mask >> s & 1)
-                        ctxprof_enc_leave(&st[s], tabs[s].acyc_bits, &tabs[s].ops[e],
-                                          saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s]);
+                        ctxprof__check_leave(&st[s], wide[s], tabs[s].acyc_bits, &tabs[s].ops[e],
+                                             saved[(size_t)d * CTXPROF_ENC_NSCHEMES + (size_t)s]);
                 node = g->edges[e].caller;
             } else {
                 break;
             }
             steps++;
             out->steps++;
-            for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
-                ctxprof_enc_view v;
-                ctxprof_error derr;
-                size_t n = 0;
-                int drc;
-                if (!(mask >> s & 1))
-                    continue;
-                ctxprof_enc_query(&st[s], tabs[s].acyc_bits, &v);
-                out->words_sum[s] += v.n_words;
-                out->bits_sum[s] += v.n_bits;
-                if (v.n_words > out->max_words[s])
-                    out->max_words[s] = v.n_words;
-                if (v.n_bits > out->max_bits[s])
-                    out->max_bits[s] = v.n_bits;
-                derr.detail[0] = '\0';
-                drc = ctxprof_enc_decode_view(&tabs[s], &v, node, path, (size_t)depth + 1, &n,
-                                              &derr);
-                if (drc == CTXPROF_OK && n == d && memcmp(path, stack, d * sizeof *path) == 0) {
-                    out->decoded[s]++;
-                } else if (!out->failure[0]) {
-                    char want[80], got[80];
-                    ctxprof_enc_format(&tabs[s], node, stack, d, want, sizeof want);
-                    if (drc == CTXPROF_OK)
-                        ctxprof_enc_format(&tabs[s], node, path, n, got, sizeof got);
-                    snprintf(out->failure, sizeof out->failure, "%s, step %llu: %.80s; expected %s",
-                             ctxprof_enc_scheme_name(s), (unsigned long long)out->steps,
-                             drc == CTXPROF_OK ? got : derr.detail, want);
+            /* decode every step up to full depth; deeper, a decode (which
+               costs d) when a credit of 16 per step covers it */
+            {
+                int decode = d <= full || (credit += 16) >= d;
+                if (decode && d > full)
+                    credit = 0;
+                if (decode)
+                    out->checked++;
+                if (decode && d > full)
+                    out->sampled++;
+                for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+                    ctxprof_enc_view v;
+                    ctxprof_error derr;
+                    size_t n = 0;
+                    int drc;
+                    if (!(mask >> s & 1))
+                        continue;
+                    if (wide[s])
+                        ctxprof__check_query(&st[s], wide[s], tabs[s].acyc_bits, words, &v);
+                    else
+                        ctxprof_enc_query(&st[s], tabs[s].acyc_bits, &v);
+                    out->words_sum[s] += v.n_words;
+                    out->bits_sum[s] += v.n_bits;
+                    if (v.n_words > out->max_words[s])
+                        out->max_words[s] = v.n_words;
+                    if (v.n_bits > out->max_bits[s])
+                        out->max_bits[s] = v.n_bits;
+                    if (!decode)
+                        continue;
+                    derr.detail[0] = '\0';
+                    drc = ctxprof_enc_decode_view(&tabs[s], &v, node, path, (size_t)depth + 1, &n,
+                                                  &derr);
+                    if (drc == CTXPROF_OK && n == d && memcmp(path, stack, d * sizeof *path) == 0) {
+                        out->decoded[s]++;
+                    } else if (!out->failure[0]) {
+                        char want[80], got[80];
+                        ctxprof_enc_format(&tabs[s], node, stack, d, want, sizeof want);
+                        if (drc == CTXPROF_OK)
+                            ctxprof_enc_format(&tabs[s], node, path, n, got, sizeof got);
+                        snprintf(out->failure, sizeof out->failure,
+                                 "%s, step %llu: %.80s; expected %s", ctxprof_enc_scheme_name(s),
+                                 (unsigned long long)out->steps,
+                                 drc == CTXPROF_OK ? got : derr.detail, want);
+                    }
                 }
             }
-            if (unwinding && d == 0)
-                break;
-            if (!unwinding && d == 0 && steps > 1)
+            if (d == 0 && (unwinding || steps > 1))
                 break;
         }
     }
+    goto out;
+nomem:
+    rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
 out:
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         ctxprof_enc_deinit(&st[s]);
         ctxprof_enc_tables_free(&tabs[s], ud);
+        ctxprof__free(wide[s], ud);
     }
     ctxprof__free(stack, ud);
     ctxprof__free(path, ud);
     ctxprof__free(saved, ud);
+    ctxprof__free(words, ud);
+    ctxprof__free(order, ud);
+    ctxprof__free(ncyc, ud);
+    ctxprof__free(npref, ud);
     return rc;
 }
 
@@ -7442,6 +7848,10 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     memset(&b, 0, sizeof b);
     memset(&seen, 0, sizeof seen);
     b.ud = seen.ud = ud;
+    if (desc && desc->write) {
+        b.sink = desc->write;
+        b.sink_user = desc->write_user;
+    }
     if (!g->finished)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "call graph not finished");
     if (def < CTXPROF_ENC_PCCE || def > CTXPROF_ENC_AUTO || (mask & ~0x1Eu) ||
@@ -7481,31 +7891,11 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         }
     }
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
-        size_t pushed = 0;
         if (!(mask >> s & 1))
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
-        for (e = 0; e < m; e++)
-            if (tabs[s].ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
-                pushed++;
-        if (pushed) {
-            ctxprof_enc_stats st;
-            if (ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK) {
-                uint32_t widest = s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest;
-                char at[120];
-                ctxprof__graph_where(g, widest, at, sizeof at);
-                ctxprof__graph_log(
-                    g, CTXPROF_LOG_WARN,
-                    "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
-                    "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
-                    "instead, like recursion (Valence's multi-word id has no such limit: %u "
-                    "bits)",
-                    ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
-                    (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
-                    (unsigned long)pushed, (unsigned)st.valence_bits);
-            }
-        }
+        ctxprof__enc_overflow_note(g, &tabs[s]);
     }
 
     ctxprof__sbuf_printf(&b, "/* Generated by ctxprof-gen %s from ", CTXPROF_VERSION_STRING);
@@ -7540,12 +7930,13 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         for (i = 0; sn[i] && i + 1 < sizeof SN; i++)
             SN[i] = (char)(sn[i] - 'a' + 'A');
         SN[i] = '\0';
-        ctxprof__sbuf_printf(&b,
-                             "#if CTXPROF_ENC_ACYC_WORDS < %u\n#error \"the %s encoding of this "
-                             "call graph needs -DCTXPROF_ENC_ACYC_WORDS=%u (acyclic part: %u "
-                             "bits)\"\n#endif\n",
-                             (unsigned)(t->acyc_words ? t->acyc_words : 1), sn,
-                             (unsigned)t->acyc_words, (unsigned)t->acyc_bits);
+        if (t->acyc_words > 1) /* a state always holds one word */
+            ctxprof__sbuf_printf(&b,
+                                 "#if CTXPROF_ENC_ACYC_WORDS < %u\n#error \"the %s encoding of "
+                                 "this call graph needs -DCTXPROF_ENC_ACYC_WORDS=%u (acyclic "
+                                 "part: %u bits)\"\n#endif\n",
+                                 (unsigned)t->acyc_words, sn, (unsigned)t->acyc_words,
+                                 (unsigned)t->acyc_bits);
         ctxprof__sbuf_printf(&b,
                              "#define %s%s_BASE %uu /* acyclic bits: where the stack starts */\n",
                              U, SN, (unsigned)t->acyc_bits);
@@ -7663,7 +8054,10 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                                           : "AUTO",
                                  P, ctxprof_enc_scheme_name(s));
     ctxprof__sbuf_printf(&b, "    default:\n        return 0;\n    }\n}\n#endif\n");
-    if (b.failed)
+    ctxprof__sbuf_flush(&b);
+    if (b.failed == 2)
+        rc = ctxprof__fail(err, CTXPROF_ERR_SYS, 0, "writing the header failed");
+    else if (b.failed)
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory writing the header");
 out:
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
@@ -7672,6 +8066,11 @@ out:
     if (rc != CTXPROF_OK) {
         ctxprof__free(b.p, ud);
         return rc;
+    }
+    if (b.sink) {
+        ctxprof__free(b.p, ud);
+        *out_len = b.flushed;
+        return CTXPROF_OK;
     }
     *out = b.p;
     *out_len = b.len;

@@ -19,26 +19,38 @@ awk 'BEGIN { print "ctxprof-callgraph 1\nroot main\ncall main eval\ncall main pa
     > "$T/interp.txt"
 # deep recursive descent: the example's parser
 cp examples/encoders/expr.callgraph "$T/rdp.txt"
+cp tests/data/fig3.txt "$T/fig3.txt"
+# ids past 64 bits: 200 layers of two functions each calling both of the next
+# (2^200 contexts); 100 functions each calling the next from 8 sites and itself
+awk 'BEGIN { print "ctxprof-callgraph 1\nroot main\ncall main a0\ncall main b0";
+             for (i = 1; i < 200; i++) printf "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n",
+                 i - 1, i, i - 1, i, i - 1, i, i - 1, i }' > "$T/layers.txt"
+awk 'BEGIN { print "ctxprof-callgraph 1\nroot main\ncall main f0";
+             for (i = 1; i < 100; i++) for (s = 0; s < 8; s++) printf "call f%d f%d site=%d\n", i - 1, i, s;
+             for (i = 0; i < 100; i++) printf "call f%d f%d site=self\n", i, i }' > "$T/sites.txt"
 
-echo
-echo "== encoding length, words per context (mean over every step of 1000 walks, depth <= 64;"
-echo "   max in parentheses); every step decoded in every scheme"
-printf "%-14s %16s %16s %16s %16s\n" graph pcce valence hcce auto
-for g in gcc rdp interp; do
-    f="$T/$g.txt"
-    $B/ctxprof-gen check "$f" --walks 1000 --depth 64 --seed 1 > "$T/out" 2>/dev/null
-    awk -v name="$g" -F= '{ v[$1] = $2 }
-        END { if (v["decoded_pcce"] != v["steps"] || v["decoded_valence"] != v["steps"] ||
-                  v["decoded_hcce"] != v["steps"] || v["decoded_auto"] != v["steps"]) name = name "(FAIL)";
+# one row: name, walk depth
+row() {
+    $B/ctxprof-gen check "$T/$1.txt" --walks 1000 --depth "$2" --seed 1 > "$T/out" 2>/dev/null
+    awk -v name="$1" -F= '{ v[$1] = $2 }
+        END { if (v["decoded_pcce"] != v["checked"] || v["decoded_valence"] != v["checked"] ||
+                  v["decoded_hcce"] != v["checked"] || v["decoded_auto"] != v["checked"]) name = name "(FAIL)";
               printf "%-14s %10.2f (%3d) %10.2f (%3d) %10.2f (%3d) %10.2f (%3d)\n", name,
                 v["avg_words_pcce"], v["max_words_pcce"], v["avg_words_valence"], v["max_words_valence"],
                 v["avg_words_hcce"], v["max_words_hcce"], v["avg_words_auto"], v["max_words_auto"] }' "$T/out"
+}
+
+echo
+echo "== encoding length, words per context (mean over every step of 1000 walks"
+echo "   descending to depth 64, max in parentheses); every step decoded in every scheme"
+printf "%-14s %16s %16s %16s %16s\n" graph pcce valence hcce auto
+for g in gcc rdp interp fig3; do
+    row $g 64
 done
-printf "%-14s" "fig3"
-$B/ctxprof-gen check tests/data/fig3.txt --walks 1000 --depth 64 --seed 1 |
-    awk -F= '{ v[$1] = $2 } END { printf " %10.2f (%3d) %10.2f (%3d) %10.2f (%3d) %10.2f (%3d)\n",
-        v["avg_words_pcce"], v["max_words_pcce"], v["avg_words_valence"], v["max_words_valence"],
-        v["avg_words_hcce"], v["max_words_hcce"], v["avg_words_auto"], v["max_words_auto"] }'
+echo "   ids past 64 bits, walks to depth 300 (every step to depth 256 decoded, deeper sampled):"
+for g in layers sites; do
+    row $g 300
+done
 
 echo
 echo "== per-call cost"

@@ -52,8 +52,8 @@ static double speed_run(char *const argv[], long *rss_kb)
 
 int main(int argc, char **argv)
 {
-    static const char *const what[3] = {"emit header (auto)", "stats (4 schemes)",
-                                        "check --walks 200"};
+    static const char *const what[4] = {"emit header (auto)", "emit --all-schemes",
+                                        "stats (4 schemes)", "check --walks 200"};
     char out[256];
     int k;
     if (argc != 3) {
@@ -63,16 +63,18 @@ int main(int argc, char **argv)
     snprintf(out, sizeof out, "/tmp/enc_gen_speed_%ld.h", (long)getpid());
     printf("ctxprof-gen on %s: median of 5 runs (wall), largest resident set\n", argv[2]);
     printf("%-22s %9s %9s   %s\n", "phase", "seconds", "MiB", "target: < 2 s, < 200 MiB");
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < 4; k++) {
         char *cmd[8];
         double t[5];
         long rss = 0, r;
         int i, n = 0;
         cmd[n++] = argv[1];
-        if (k == 0) {
+        if (k <= 1) {
             cmd[n++] = (char *)"-o";
             cmd[n++] = out;
-        } else if (k == 1) {
+            if (k == 1)
+                cmd[n++] = (char *)"--all-schemes";
+        } else if (k == 2) {
             cmd[n++] = (char *)"stats";
         } else {
             cmd[n++] = (char *)"check";

@@ -61,7 +61,12 @@ static void gen_text_errors(void)
          "t.txt:4: duplicate edge a -> b (first at line 2"},
         {"ctxprof-callgraph 1\ncall a b site=s1\ncall a b site=s1\n",
          "t.txt:3: duplicate edge a -> b site=s1 (first at line 2"},
-        {"ctxprof-callgraph 1\nroot zz\ncall a b\n", "t.txt:2: root 'zz' conflicts with root 'main'"},
+        {"ctxprof-callgraph 1\nroot zz\ncall a b\n",
+         "t.txt:2: root 'zz' conflicts with root 'main'"},
+        {"ctxprof-callgraph 1\ncall a b site=x site=y\n",
+         "t.txt:2: second site= ('y' after site=x)"},
+        /* a NUL byte would cut the line short: "call a" + "b c" */
+        {"ctxprof-callgraph 1\ncall a\0b c\n", "t.txt:2:7: NUL byte in the input"},
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -71,7 +76,10 @@ static void gen_text_errors(void)
                                     "frame=32\n") == 0);
         nn = g.n_nodes;
         ne = g.n_edges;
-        CHECK(ctxprof_graph_parse(&g, bad[i].text, strlen(bad[i].text), "t.txt") != CTXPROF_OK);
+        size_t len = strlen(bad[i].text);
+        if (strstr(bad[i].msg, "NUL"))
+            len += 1 + strlen(bad[i].text + len + 1);
+        CHECK(ctxprof_graph_parse(&g, bad[i].text, len, "t.txt") != CTXPROF_OK);
         CHECK_CONTAINS(ctxprof_graph_last_error(&g), bad[i].msg);
         /* nothing of the bad input stays */
         CHECK_EQ(g.n_nodes, nn);
@@ -116,7 +124,8 @@ static void gen_text_errors(void)
         text = "ctxprof-callgraph 1\nroot a\ncall a b\n";
         CHECK_EQ(ctxprof_graph_parse(&g, text, strlen(text), "w.txt"), CTXPROF_OK);
         CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_ERR_PARSE);
-        CHECK_CONTAINS(ctxprof_graph_last_error(&g), "root 'nosuch' is not a function");
+        CHECK_STR(ctxprof_graph_last_error(&g),
+                  "root 'nosuch' is not a function of the call graph"); /* once */
         ctxprof_graph_deinit(&g);
     }
     {
@@ -263,8 +272,41 @@ static void gen_gcc_ci(void)
     CHECK_EQ(g.edges[pcce_edge(&g, "main", "apply", 0)].flags &
                  (CTXPROF_GRAPH_EDGE_GCC | CTXPROF_GRAPH_EDGE_TEXT),
              CTXPROF_GRAPH_EDGE_GCC | CTXPROF_GRAPH_EDGE_TEXT);
+    /* names a training run saw: "helper" is static in both files
+       (ambiguous: warned, skipped), "leaf2" is in no static graph (warned,
+       added); neither silently becomes a phantom node "helper" */
+    snprintf(path, sizeof path, "%s/dyn2.txt", d);
+    REQUIRE(gen_write(path, "ctxprof-callgraph 1\ncall tree leaf\ncall main helper\n"
+                            "call leaf leaf2\n") == 0);
+    gen_log_text[0] = '\0';
+    REQUIRE_EQ(ctxprof_graph_load(&g, path), CTXPROF_OK);
+    CHECK_CONTAINS(gen_log_text, "dyn2.txt:3: 'helper' is ambiguous: static in more than one "
+                                 "file (ci_a.c:helper, ci_b.c:helper)");
+    CHECK_CONTAINS(gen_log_text, "dyn2.txt:4: 'leaf2' is not a function of the static call graph");
+    for (e = 0; e < g.n_nodes; e++)
+        CHECK(strcmp(g.nodes[e].name, "helper") != 0);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK(pcce_edge(&g, "leaf", "leaf2", 0) != UINT32_MAX);
     pcce_check_all(&g, 100, 40, 9, &r);
     ctxprof_graph_deinit(&g);
+    {
+        /* a static name defined once resolves to gcc's node, also a clone
+           ("m.c:solo.part.0" is "solo.part.0" and "solo") */
+        const char *vcg = "graph: { title: \"m.c\"\n"
+                          "node: { title: \"main\" label: \"main\\nm.c:1:5\" }\n"
+                          "node: { title: \"m.c:solo.part.0\" label: \"solo.part.0\\nm.c:2:12\" }\n"
+                          "edge: { sourcename: \"main\" targetname: \"m.c:solo.part.0\" "
+                          "label: \"m.c:1:20\" }\n}\n";
+        const char *dyn = "ctxprof-callgraph 1\ncall solo leaf\ncall main solo.part.0\n";
+        ctxprof_graph_init(&g, &desc);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, vcg, strlen(vcg), "m.ci"), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, dyn, strlen(dyn), "dyn3.txt"), CTXPROF_OK);
+        CHECK_EQ(ctxprof_graph_find(&g, "solo"), -1);
+        REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+        CHECK(pcce_edge(&g, "m.c:solo.part.0", "leaf", 0) != UINT32_MAX);
+        CHECK_EQ(g.n_edges, 2); /* main -> solo merged with gcc's edge */
+        ctxprof_graph_deinit(&g);
+    }
 }
 
 /* Names: C names are identifiers and unique; unreachable functions become
@@ -370,6 +412,21 @@ static void gen_overflow_warning(void)
             CHECK_CONTAINS(gen_log_text, "pcce: 'a65' at ovf.txt:261 has too many acyclic "
                                          "contexts for a 64-bit id (ids of 65 bits;");
             CHECK_CONTAINS(gen_log_text, "Valence's multi-word id has no such limit: 65 bits");
+        }
+        { /* stats and check say so too */
+            ctxprof_enc_stats st;
+            ctxprof_enc_check_desc cd;
+            ctxprof_enc_check_result r;
+            gen_log_text[0] = '\0';
+            REQUIRE_EQ(ctxprof_enc_stats_compute(&g, &st, &err), CTXPROF_OK);
+            CHECK(layers == 64 ? !strstr(gen_log_text, "pcce: 'a65'")
+                               : strstr(gen_log_text, "pcce: 'a65' at ovf.txt:261") != NULL);
+            gen_log_text[0] = '\0';
+            memset(&cd, 0, sizeof cd);
+            cd.walks = 2;
+            REQUIRE_EQ(ctxprof_enc_check(&g, &cd, &r, &err), CTXPROF_OK);
+            CHECK(layers == 64 ? !strstr(gen_log_text, "pcce: 'a65'")
+                               : strstr(gen_log_text, "pcce: 'a65' at ovf.txt:261") != NULL);
         }
         ctxprof_graph_free_buffer(hdr, NULL);
         ctxprof_graph_deinit(&g);
@@ -635,6 +692,9 @@ static void gen_cli(void)
     free(out);
     /* the header on stdout and with -o: both the golden bytes */
     REQUIRE_EQ(ctxprof__read_file("tests/data/fig3_ctx.h", &golden, &lg, NULL, &err), CTXPROF_OK);
+    /* one-word acyclic parts need no CTXPROF_ENC_ACYC_WORDS check (it was
+       a dead "#if ... < 1" asking for ACYC_WORDS=1) */
+    CHECK(strstr(golden, "CTXPROF_ENC_ACYC_WORDS <") == NULL);
     CHECK_EQ(ctxprof_test_sh("%s --all-schemes -o %s/fig3_ctx.h tests/data/fig3.txt", tool, d), 0);
     snprintf(path, sizeof path, "%s/fig3_ctx.h", d);
     REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
@@ -685,6 +745,67 @@ static void gen_cli(void)
              0);
 }
 
+/* The tool takes any number of inputs (it stopped at 256): 300 files,
+   one call each, merge into one graph. */
+static void gen_many_inputs(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *out = NULL;
+    size_t len;
+    ctxprof_error err;
+    int i;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    for (i = 0; i < 300; i++) {
+        char text[80];
+        snprintf(path, sizeof path, "%s/many", d);
+        mkdir(path, 0777);
+        snprintf(path, sizeof path, "%s/many/in%03d.txt", d, i);
+        snprintf(text, sizeof text, "ctxprof-callgraph 1\ncall main f%d\n", i);
+        REQUIRE(gen_write(path, text) == 0);
+    }
+    REQUIRE_EQ(ctxprof_test_sh("%s stats %s/many/in*.txt > %s/many.out", tool, d, d), 0);
+    snprintf(path, sizeof path, "%s/many.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(out, "nodes=301\nedges=300\n");
+    free(out);
+}
+
+/* A training run's dynamic call graph: `ctxprof-gen callgraph` turns an
+   ICPP path map (what the -finstrument-functions hooks record) into the
+   ctxprof-callgraph format: one edge per caller -> callee seen, the root
+   of the most entered paths; it loads and merges like any text graph. */
+static void gen_callgraph_from_paths(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *out = NULL;
+    size_t len;
+    ctxprof_error err;
+    ctxprof_graph g;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    snprintf(path, sizeof path, "%s/train.paths", d);
+    REQUIRE(gen_write(path, "ctxprof-paths 1\npath 2 16 worker helper\n"
+                            "path 10 64 main parse expr\npath 3 96 main parse expr term expr\n"
+                            "path 1 32 main helper\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s callgraph %s -o %s/dyn.callgraph", tool, path, d), 0);
+    snprintf(path, sizeof path, "%s/dyn.callgraph", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK(strncmp(out, "ctxprof-callgraph 1\nroot main\n", 30) == 0);
+    CHECK_CONTAINS(out, "\ncall main parse\n");
+    CHECK_CONTAINS(out, "\ncall parse expr\n");
+    CHECK_CONTAINS(out, "\ncall term expr\n"); /* the recursion seen */
+    CHECK_CONTAINS(out, "\ncall worker helper\n");
+    CHECK(strstr(out, "call expr expr") == NULL);
+    CHECK(strstr(out, "site=") == NULL);
+    free(out);
+    REQUIRE(pcce_graph_file(&g, path) == 0);
+    CHECK_EQ(g.n_edges, 6);
+    CHECK_EQ(g.n_complex_sccs, 1);
+    ctxprof_graph_deinit(&g);
+    CHECK_EQ(ctxprof_test_sh("%s callgraph %s/nonexistent.paths 2>/dev/null", tool, d), 2);
+}
+
 /* The value of key in key=value output, or -1. */
 static double gen_key(const char *out, const char *key)
 {
@@ -706,7 +827,8 @@ static void gen_check_auto(void)
     const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
     static const char *const schemes[3] = {"pcce", "valence", "hcce"};
     char path[600], cmd[900], *out = NULL;
-    const char *graphs[6];
+    static const char *const gen_shapes[4] = {"lay200", "site100", "siteself100", "tail"};
+    const char *graphs[10];
     size_t len, k;
     ctxprof_error err;
     FILE *f;
@@ -729,23 +851,39 @@ static void gen_check_auto(void)
     for (i = 0; i < 40; i++)
         fprintf(f, "call r%d r%d\ncall main r%d\n", i, (i + 1) % 40, i);
     fclose(f);
+    /* the audit's graphs whose ids overflow 64 bits (see val_gen_graph) */
+    for (k = 0; k < 4; k++) {
+        char *text = NULL;
+        size_t used = 0, cap = 0;
+        val_gen_graph(gen_shapes[k], &text, &used, &cap);
+        snprintf(path, sizeof path, "%s/%s.txt", d, gen_shapes[k]);
+        REQUIRE(gen_write(path, text) == 0);
+        free(text);
+        graphs[6 + k] = gen_shapes[k];
+    }
     graphs[0] = "tests/data/fig3.txt";
     graphs[1] = "tests/data/fig1.txt";
     graphs[2] = "examples/encoders/expr.callgraph";
     graphs[3] = "bench/enc_cost.callgraph";
     graphs[4] = "interp.txt";
     graphs[5] = "ring.txt";
-    for (k = 0; k < 6; k++) {
+    for (k = 0; k < 10; k++) {
         double steps, best = 1e30, best_max = 1e30, a, amax;
         int s;
-        snprintf(cmd, sizeof cmd, "%s%s%s", k >= 4 ? d : "", k >= 4 ? "/" : "", graphs[k]);
-        REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks 300 --depth 64 --seed %zu > %s/chk.out",
-                                   tool, cmd, k, d),
+        if (k >= 6)
+            snprintf(cmd, sizeof cmd, "%s/%s.txt", d, graphs[k]);
+        else
+            snprintf(cmd, sizeof cmd, "%s%s%s", k >= 4 ? d : "", k >= 4 ? "/" : "", graphs[k]);
+        /* the deep graphs: walks past their longest paths (every step decoded) */
+        REQUIRE_EQ(ctxprof_test_sh("%s check %s --walks %d --depth %d --seed %zu > %s/chk.out "
+                                   "2> %s/chk.err",
+                                   tool, cmd, k >= 6 ? 60 : 300, k >= 6 ? 250 : 64, k, d, d),
                    0);
         snprintf(path, sizeof path, "%s/chk.out", d);
         REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
         steps = gen_key(out, "steps");
         CHECK(steps > 1000);
+        CHECK_EQ(gen_key(out, "checked"), steps);
         for (s = 0; s < 3; s++) {
             char key[40];
             snprintf(key, sizeof key, "decoded_%s", schemes[s]);
@@ -767,6 +905,82 @@ static void gen_check_auto(void)
                     graphs[k], a, amax, best, best_max);
         free(out);
     }
+}
+
+/* check's walks on a real program (gcc's call graph of the example C
+   parser): they descend to --depth (a random walk stopped near depth 8,
+   never exercising recursion), decode every step up to 256 deep, and at
+   depth 50,000 decode a sample and say so, in seconds. */
+static void gen_check_depth(void)
+{
+    const char *cc = gen_ci_cc(), *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *out = NULL;
+    size_t len;
+    ctxprof_error err;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    if (!cc)
+        SKIP("no compiler with -fcallgraph-info=su");
+    REQUIRE_EQ(ctxprof_test_sh("cp examples/hotpaths/cparse.c examples/hotpaths/cparse.h %s/ && "
+                               "cd %s && %s -O2 -fcallgraph-info=su -c cparse.c -o cparse.o",
+                               d, d, cc),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s check %s/cparse.ci --root cparse_run --walks 200 --depth 120 "
+                               "> %s/d.out",
+                               tool, d, d),
+               0);
+    snprintf(path, sizeof path, "%s/d.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_EQ(gen_key(out, "max_depth"), 120);
+    CHECK_EQ(gen_key(out, "checked"), gen_key(out, "steps"));
+    CHECK_EQ(gen_key(out, "decoded_auto"), gen_key(out, "steps"));
+    CHECK(gen_key(out, "max_words_valence") > 2); /* recursion was on the stack */
+    free(out);
+    REQUIRE_EQ(ctxprof_test_sh("%s check %s/cparse.ci --root cparse_run --walks 2 --depth 50000 "
+                               "> %s/d.out 2> %s/d.err",
+                               tool, d, d, d),
+               0);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK(gen_key(out, "max_depth") > 25000);
+    CHECK(gen_key(out, "checked") < gen_key(out, "steps"));
+    CHECK(gen_key(out, "checked") > 0);
+    CHECK_EQ(gen_key(out, "decoded_pcce"), gen_key(out, "checked"));
+    CHECK_EQ(gen_key(out, "decoded_auto"), gen_key(out, "checked"));
+    free(out);
+    snprintf(path, sizeof path, "%s/d.err", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK_CONTAINS(out, "note: decoded every step up to depth 256 and a sample of ");
+    free(out);
+}
+
+/* check works on any valid graph: a 17,000-layer DAG, whose Valence id is
+   16,999 bits (266 words, far beyond the 8 a run-time state holds), runs
+   on acyclic words sized at run time; it used to stop with "rebuild with
+   -DCTXPROF_ENC_ACYC_WORDS=266". */
+static void gen_check_wide(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *text = NULL, *out = NULL;
+    size_t used = 0, cap = 0, len;
+    ctxprof_error err;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    val_gen_graph("lay17000", &text, &used, &cap);
+    snprintf(path, sizeof path, "%s/lay17000.txt", d);
+    REQUIRE(gen_write(path, text) == 0);
+    free(text);
+    REQUIRE_EQ(
+        ctxprof_test_sh("%s check %s --walks 20 --depth 200 > %s/w.out 2>/dev/null", tool, path, d),
+        0);
+    snprintf(path, sizeof path, "%s/w.out", d);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    CHECK(gen_key(out, "steps") > 1000);
+    CHECK_EQ(gen_key(out, "checked"), gen_key(out, "steps"));
+    CHECK_EQ(gen_key(out, "decoded_valence"), gen_key(out, "steps"));
+    CHECK_EQ(gen_key(out, "decoded_auto"), gen_key(out, "steps"));
+    CHECK_EQ(gen_key(out, "max_words_valence"), 266); /* ceil(16999 / 64) */
+    CHECK_EQ(gen_key(out, "max_depth"), 200);
+    free(out);
 }
 
 /* examples/encoders: the parser prints the context of a '?' as the
@@ -840,6 +1054,13 @@ static void gen_gcc_sized(void)
     REQUIRE_EQ(ctxprof_enc_emit(&g, NULL, &hdr, &len, &err), CTXPROF_OK);
     CHECK(len > 1000000);
     ctxprof_graph_free_buffer(hdr, NULL);
+    /* the issue's budget: under 200 MB with every scheme (the 115 MB of
+       text are streamed to the file; kept in memory they took 235 MB) */
+    if (access("build/ctxprof-gen", X_OK) == 0)
+        CHECK_EQ(ctxprof_test_sh("ulimit -v 204800 && build/ctxprof-gen --all-schemes -o %s/all.h "
+                                 "%s 2>/dev/null && test $(wc -c < %s/all.h) -gt 100000000",
+                                 d, path, d),
+                 0);
     pcce_check_all(&g, 12, 48, 5, &r); /* ... and everything decodes */
     CHECK(r.words_sum[CTXPROF_ENC_AUTO] <= r.words_sum[CTXPROF_ENC_HCCE]);
     ctxprof_graph_deinit(&g);
@@ -856,6 +1077,10 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_call_site_floor", gen_call_site_floor},
     {"gen_cli", gen_cli},
     {"gen_check_auto", gen_check_auto},
+    {"gen_check_depth", gen_check_depth},
+    {"gen_check_wide", gen_check_wide},
+    {"gen_many_inputs", gen_many_inputs},
+    {"gen_callgraph_from_paths", gen_callgraph_from_paths},
     {"gen_example_encoders", gen_example_encoders},
     {"gen_gcc_sized", gen_gcc_sized},
     {0, 0}};

@@ -126,9 +126,11 @@ static void pcce_check_all(const ctxprof_graph *g, uint64_t walks, uint32_t dept
     d.walks = walks;
     d.depth = depth;
     d.seed = seed;
+    d.full_depth = depth; /* decode every step */
     err.detail[0] = '\0';
     CHECK_EQ(ctxprof_enc_check(g, &d, r, &err), CTXPROF_OK);
     CHECK(r->steps > 0);
+    CHECK_EQ(r->checked, r->steps);
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
         CHECK_EQ(r->decoded[s], r->steps);
     if (r->failure[0])

@@ -6,6 +6,7 @@
      ctxprof-gen [options] GRAPH...         writes the header (call macros, tables)
      ctxprof-gen stats GRAPH...             prints the graph's statistics
      ctxprof-gen check GRAPH... --walks N   verifies the encodings by random walks
+     ctxprof-gen callgraph PATHMAP...       a training run's dynamic call graph
 
    All the work is done by the library (ctxprof.h, graph and encoding
    sections); this file parses options and prints. Subcommands live in one
@@ -13,14 +14,16 @@
 
    Exit status: 0 ok, 1 bad input (or a check that failed), 2 usage or I/O. */
 #define _GNU_SOURCE
-/* the tool checks graphs whose Valence ids are long: hold up to 16k bits */
-#define CTXPROF_ENC_ACYC_WORDS 256
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GEN_EXIT_INPUT 1
 #define GEN_EXIT_USAGE 2
@@ -70,7 +73,7 @@ static int gen_usage_error(const char *fmt, const char *arg)
 /* Options shared by the subcommands. */
 typedef struct gen_opts {
     const char *out, *prefix, *root, *guard;
-    const char *inputs[256];
+    const char **inputs; /* the inputs, gathered at the front of argv (no limit) */
     size_t n_inputs;
     unsigned bits;
     int scheme;    /* default scheme of the header */
@@ -89,13 +92,12 @@ static int gen_u64(const char *s, uint64_t *v)
 static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
 {
     int i;
+    o->inputs = (const char **)argv; /* slots before argv[i] are read already */
     for (i = 0; i < argc; i++) {
         const char *a = argv[i], *name = NULL, *val = NULL;
         char key[32];
         uint64_t v;
         if (a[0] != '-' || a[1] == '\0') { /* an input ("-" = stdin) */
-            if (o->n_inputs == sizeof o->inputs / sizeof o->inputs[0])
-                return gen_usage_error("too many inputs (%s)", a);
             o->inputs[o->n_inputs++] = a;
             continue;
         }
@@ -204,6 +206,73 @@ static void gen_guard_of(const char *path, char *out, size_t size)
     snprintf(out + i, size - i, "_INCLUDED");
 }
 
+/* The header streams into a file: the output itself when it is not a
+   regular file (stdout, /dev/null, a FIFO), else a temporary file beside
+   it that replaces it (fsync, rename) only when everything was written,
+   keeping the mode of the file it replaces. A symbolic link is followed. */
+typedef struct gen_out {
+    FILE *f;
+    char tmp[4096], dst[4096];
+} gen_out;
+
+static int gen_out_write(void *user, const char *data, size_t len)
+{
+    gen_out *o = (gen_out *)user;
+    return fwrite(data, 1, len, o->f) == len ? 0 : -1;
+}
+
+static int gen_out_open(gen_out *o, const char *path)
+{
+    struct stat sb;
+    char *real = NULL;
+    int fd;
+    mode_t mode = 0666;
+    o->tmp[0] = '\0';
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        return 0;
+    }
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+        real = realpath(path, NULL);
+    snprintf(o->dst, sizeof o->dst, "%s", real ? real : path);
+    free(real);
+    if (stat(o->dst, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        o->f = fopen(o->dst, "w");
+        return o->f ? 0 : -1;
+    }
+    if (stat(o->dst, &sb) == 0)
+        mode = sb.st_mode & 07777;
+    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", o->dst, (long)getpid()) >=
+        sizeof o->tmp)
+        return -1;
+    fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (mode != 0666)
+        fchmod(fd, mode);
+    return 0;
+}
+
+/* Finishes the output (ok = everything was written); 0 or -1. */
+static int gen_out_close(gen_out *o, int ok)
+{
+    int bad = !ok || fflush(o->f) != 0;
+    if (o->f == stdout)
+        return bad ? -1 : 0;
+    if (o->tmp[0] && !bad && fsync(fileno(o->f)) != 0)
+        bad = 1;
+    if (fclose(o->f) != 0)
+        bad = 1;
+    if (o->tmp[0] && !bad && rename(o->tmp, o->dst) != 0)
+        bad = 1;
+    if (o->tmp[0] && bad)
+        unlink(o->tmp);
+    return bad ? -1 : 0;
+}
+
 static int cmd_emit(int argc, char **argv)
 {
     gen_opts o;
@@ -212,7 +281,8 @@ static int cmd_emit(int argc, char **argv)
     ctxprof_error err;
     char guard[256], *text = NULL;
     size_t len = 0;
-    int rc;
+    gen_out go;
+    int rc, st;
     memset(&o, 0, sizeof o);
     o.out = "-";
     if ((rc = gen_parse(argc, argv, "o p bits scheme all-schemes root guard", &o)) != 0)
@@ -234,19 +304,23 @@ static int cmd_emit(int argc, char **argv)
     d.ctx_bits = o.bits;
     d.schemes = o.mask;
     d.default_scheme = o.scheme;
-    if (ctxprof_enc_emit(&g, &d, &text, &len, &err) != CTXPROF_OK) {
-        gen_error(ctxprof_error_message(&err));
-        rc = err.status == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+    /* streamed: the text of a big program's header never sits in memory */
+    if (gen_out_open(&go, o.out) != 0) {
+        fprintf(stderr, "%s: error: %s: cannot write: %s\n", gen_prog, o.out, strerror(errno));
+        rc = GEN_EXIT_USAGE;
         goto out;
     }
-    if (strcmp(o.out, "-") == 0) {
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-            fprintf(stderr, "%s: error: writing the header to stdout failed\n", gen_prog);
-            rc = GEN_EXIT_USAGE;
-        }
-    } else if (ctxprof__write_file_atomic(o.out, text, len, &err) != CTXPROF_OK) {
-        gen_error(ctxprof_error_message(&err));
+    d.write = gen_out_write;
+    d.write_user = &go;
+    st = ctxprof_enc_emit(&g, &d, &text, &len, &err);
+    if (gen_out_close(&go, st == CTXPROF_OK) != 0 && st == CTXPROF_OK) {
+        fprintf(stderr, "%s: error: %s: write failed%s\n", gen_prog, o.out,
+                strcmp(o.out, "-") ? ", file left unchanged" : "");
         rc = GEN_EXIT_USAGE;
+    } else if (st != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        rc = err.status == CTXPROF_ERR_NOMEM || err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE
+                                                                              : GEN_EXIT_INPUT;
     }
 out:
     ctxprof_graph_free_buffer(text, NULL);
@@ -312,16 +386,18 @@ static int cmd_check(int argc, char **argv)
     d.seed = o.seed;
     d.depth = o.depth;
     d.max_steps = o.steps;
+    d.full_depth = 256;
     memset(&err, 0, sizeof err);
     if (ctxprof_enc_check(&g, &d, &r, &err) != CTXPROF_OK) {
         gen_error(ctxprof_error_message(&err));
         rc = err.status == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
         goto out;
     }
-    printf("steps=%llu\n", (unsigned long long)r.steps);
+    printf("steps=%llu\nchecked=%llu\n", (unsigned long long)r.steps,
+           (unsigned long long)r.checked);
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         printf("decoded_%s=%llu\n", ctxprof_enc_scheme_name(s), (unsigned long long)r.decoded[s]);
-        if (r.decoded[s] != r.steps)
+        if (r.decoded[s] != r.checked)
             all = 0;
     }
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
@@ -340,12 +416,104 @@ static int cmd_check(int argc, char **argv)
            (unsigned long long)o.walks, (unsigned long long)o.seed,
            (unsigned)(o.depth ? o.depth : 64), (unsigned long long)r.calls,
            (unsigned long long)r.max_depth);
+    if (r.checked < r.steps)
+        fprintf(stderr,
+                "%s: note: decoded every step up to depth %u and a sample of %llu of the "
+                "%llu deeper steps (decoding costs the depth; lengths are measured at every "
+                "step)\n",
+                gen_prog, (unsigned)d.full_depth, (unsigned long long)r.sampled,
+                (unsigned long long)(r.steps - (r.checked - r.sampled)));
     if (!all) {
         printf("failure=%s\n", r.failure);
         fprintf(stderr, "%s: error: decoding failed: %s\n", gen_prog, r.failure);
         rc = GEN_EXIT_INPUT;
     }
 out:
+    ctxprof_graph_deinit(&g);
+    return rc;
+}
+
+/* ctxprof-gen callgraph: the dynamic call graph of a training run, from
+   ICPP path maps (the -finstrument-functions hooks record every call path
+   they see): an edge for each caller -> callee on a path, the root the
+   first function of the most entered paths. No site labels: merged with
+   gcc's graph an edge matches any call site of its caller and callee. */
+static int cmd_callgraph(int argc, char **argv)
+{
+    gen_opts o;
+    ctxprof_graph g;
+    ctxprof_error err;
+    char *text = NULL;
+    size_t len = 0, k, cap = 0;
+    uint32_t *funcs = NULL;
+    uint64_t *root_count = NULL;
+    long root = -1;
+    int rc;
+    memset(&o, 0, sizeof o);
+    o.out = "-";
+    if ((rc = gen_parse(argc, argv, "o root", &o)) != 0)
+        return rc;
+    if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK)
+        return GEN_EXIT_USAGE;
+    for (k = 0; k < o.n_inputs && rc == 0; k++) {
+        ctxprof_icpp_map map;
+        size_t p, best = 0;
+        memset(&map, 0, sizeof map);
+        if (ctxprof_icpp_map_load(&map, o.inputs[k], &err) != CTXPROF_OK) {
+            gen_error(ctxprof_error_message(&err));
+            rc = err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+            break;
+        }
+        free(root_count);
+        if (!(root_count = (uint64_t *)calloc(map.funcs + 1, sizeof *root_count)))
+            rc = GEN_EXIT_USAGE;
+        for (p = 0; rc == 0 && p < map.paths; p++) {
+            ctxprof_icpp_path_info pi;
+            size_t n, i;
+            if (ctxprof_icpp_map_path(&map, (uint32_t)p, &pi) != CTXPROF_OK || pi.len == 0)
+                continue;
+            if (pi.len > cap) {
+                uint32_t *more = (uint32_t *)realloc(funcs, pi.len * sizeof *funcs);
+                if (!more) {
+                    rc = GEN_EXIT_USAGE;
+                    break;
+                }
+                funcs = more;
+                cap = pi.len;
+            }
+            n = ctxprof_icpp_map_path_funcs(&map, (uint32_t)p, funcs, cap);
+            root_count[funcs[0]] += pi.count;
+            if (root_count[funcs[0]] > root_count[best])
+                best = funcs[0];
+            for (i = 0; i + 1 < n && rc == 0; i++)
+                if (ctxprof_graph_add_edge(&g, ctxprof_icpp_map_func_name(&map, funcs[i]),
+                                           ctxprof_icpp_map_func_name(&map, funcs[i + 1]),
+                                           NULL) < 0)
+                    rc = GEN_EXIT_USAGE;
+        }
+        if (rc == 0 && root < 0 && map.paths) /* the root of the first map's most entered paths */
+            root = ctxprof_graph_find(&g, ctxprof_icpp_map_func_name(&map, (uint32_t)best));
+        ctxprof_icpp_map_deinit(&map);
+        if (rc)
+            fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+    }
+    if (rc == 0 && (o.root || root >= 0))
+        ctxprof_graph_set_root(&g, o.root ? o.root : g.nodes[root].name);
+    if (rc == 0 && ctxprof_graph_write(&g, &text, &len) != CTXPROF_OK) {
+        fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+        rc = GEN_EXIT_USAGE;
+    }
+    if (rc == 0) {
+        gen_out go;
+        if (gen_out_open(&go, o.out) != 0 ||
+            gen_out_close(&go, gen_out_write(&go, text, len) == 0) != 0) {
+            fprintf(stderr, "%s: error: %s: write failed\n", gen_prog, o.out);
+            rc = GEN_EXIT_USAGE;
+        }
+    }
+    ctxprof_graph_free_buffer(text, NULL);
+    free(funcs);
+    free(root_count);
     ctxprof_graph_deinit(&g);
     return rc;
 }
@@ -381,6 +549,8 @@ static const char gen_help[] =
     "       ctxprof-gen stats [--root F] GRAPH...    print graph statistics (key=value)\n"
     "       ctxprof-gen check GRAPH... --walks N [--seed S] [--depth D] [--steps K]\n"
     "                                                 verify the encodings (key=value)\n"
+    "       ctxprof-gen callgraph [-o OUT] [--root F] PATHMAP...\n"
+    "                                                 dynamic call graph of a training run\n"
     "       ctxprof-gen pad [-o OUT.h] [--search ours|random|none] [--max-growth X]\n"
     "                       [--budget N] [--max-units N] [--seed N] [--wrap] [--pairs N]\n"
     "                       PATHMAP [FRAMES]\n"
@@ -409,8 +579,12 @@ static const char gen_help[] =
     "\n"
     "     A repeated call line is an error; the same edge in two inputs merges\n"
     "     (an edge without site= matches any site of its caller and callee).\n"
-    "     A training run may write a dynamic call graph in this format: merged\n"
-    "     with gcc's static graph it supplies the targets of indirect calls.\n"
+    "     A dynamic call graph in this format (ctxprof-gen callgraph, from a\n"
+    "     training run's path map), given after gcc's .ci files, supplies the\n"
+    "     targets of indirect calls: each callee the run saw from a caller\n"
+    "     becomes an edge of that caller. Its names resolve to gcc's static\n"
+    "     functions (file.c:name) defined once; an ambiguous or unknown name\n"
+    "     is a warning with file:line.\n"
     "\n"
     "  2. gcc's call graphs: compile with -fcallgraph-info=su and pass the .ci\n"
     "     files (VCG: graph: { node: { title: ... label: ... } edge: { sourcename:\n"
@@ -428,19 +602,30 @@ static const char gen_help[] =
     "acyclic widths (PREFIX_AUTO_BASE...), node ids (CTXPROF_NODE(f)) and, in the\n"
     "TU that defines CTXPROF_IMPLEMENTATION, the decode tables (PREFIXtables()).\n"
     "It #errors when CTXPROF_CTX_BITS differs from --bits.\n"
-    "\n"
+    "\n";
+
+static const char gen_help_cmds[] =
     "Schemes: pcce (Sumner et al.: one 64-bit id, a word pushed per recursive\n"
     "call), valence (Zhou et al. CC'19: bit fields, ceil(log2 C) bits per cyclic\n"
     "edge), hcce (the paper's hybrid), auto (ctxprof: PCCE numbering of the\n"
     "condensed graph, recursion codes sized per target function, and per SCC\n"
-    "PCCE-style numbering where that is shorter).\n"
+    "PCCE-style numbering where that is shorter; when its ids overflow 64 bits,\n"
+    "Valence's levels instead if those are shorter).\n"
     "\n"
     "stats prints nodes edges sccs complex_sccs cyclic_edges pcce_bits valence_bits\n"
     "hcce_bits (Table 1 of the Valence paper) and more. check runs N random\n"
-    "call/return walks from the root (recursion up to --depth, default 64; --steps\n"
-    "per walk, default 8 x depth) through the run-time encoders, decodes every\n"
-    "scheme at every step and prints steps, decoded_<scheme>, avg_words_<scheme>,\n"
-    "max_words_<scheme> (and bits); exit status 1 if any step did not decode.\n"
+    "call/return walks through the run-time encoders: each descends toward\n"
+    "--depth (default 64; every other walk to a depth in depth/2..depth),\n"
+    "preferring recursive calls and callees that call further, then unwinds\n"
+    "(--steps per walk, default 8 x depth). It measures every step, decodes every\n"
+    "scheme at every step up to depth 256 and a sample of the deeper ones, and\n"
+    "prints steps, checked (steps decoded), decoded_<scheme>, avg_words_<scheme>,\n"
+    "max_words_<scheme> (and bits); exit status 1 if a checked step did not decode.\n"
+    "\n"
+    "callgraph writes the ctxprof-callgraph file of a training run from ICPP path\n"
+    "maps (ctxprof-paths 1, CTXPROF_ICPP_TRAIN=file with the -finstrument-functions\n"
+    "hooks): an edge per caller -> callee on a path, root the first function of the\n"
+    "most entered paths (or --root).\n"
     "\n"
     "Exit status: 0 ok, 1 bad input or failed check, 2 usage or I/O error.\n";
 
@@ -633,6 +818,7 @@ static int cmd_help(int argc, char **argv)
     (void)argc;
     (void)argv;
     fputs(gen_help, stdout);
+    fputs(gen_help_cmds, stdout);
     fputs("\n", stdout);
     fputs(gen_help_pad, stdout);
     return 0;
@@ -651,8 +837,9 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv); /* gets the arguments after the name */
 } ctxprof_gen_cmds[] = {
-    {"stats", cmd_stats},     {"check", cmd_check}, {"pad", cmd_pad},    {"--help", cmd_help},
-    {"-h", cmd_help},         {"help", cmd_help},   {"--version", cmd_version},
+    {"stats", cmd_stats}, {"check", cmd_check},         {"pad", cmd_pad},
+    {"--help", cmd_help}, {"callgraph", cmd_callgraph}, {"-h", cmd_help},
+    {"help", cmd_help},   {"--version", cmd_version},
 };
 
 int main(int argc, char **argv)

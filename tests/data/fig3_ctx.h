@@ -13,21 +13,9 @@
 #if CTXPROF_CTX_BITS != 64
 #error "this header was generated for CTXPROF_CTX_BITS 64: build with -DCTXPROF_CTX_BITS=64 or regenerate with --bits 32"
 #endif
-#if CTXPROF_ENC_ACYC_WORDS < 1
-#error "the pcce encoding of this call graph needs -DCTXPROF_ENC_ACYC_WORDS=1 (acyclic part: 64 bits)"
-#endif
 #define CTXPROF_GEN_PCCE_BASE 64u /* acyclic bits: where the stack starts */
-#if CTXPROF_ENC_ACYC_WORDS < 1
-#error "the valence encoding of this call graph needs -DCTXPROF_ENC_ACYC_WORDS=1 (acyclic part: 5 bits)"
-#endif
 #define CTXPROF_GEN_VALENCE_BASE 5u /* acyclic bits: where the stack starts */
-#if CTXPROF_ENC_ACYC_WORDS < 1
-#error "the hcce encoding of this call graph needs -DCTXPROF_ENC_ACYC_WORDS=1 (acyclic part: 4 bits)"
-#endif
 #define CTXPROF_GEN_HCCE_BASE 4u /* acyclic bits: where the stack starts */
-#if CTXPROF_ENC_ACYC_WORDS < 1
-#error "the auto encoding of this call graph needs -DCTXPROF_ENC_ACYC_WORDS=1 (acyclic part: 4 bits)"
-#endif
 #define CTXPROF_GEN_AUTO_BASE 4u /* acyclic bits: where the stack starts */
 
 /* functions: CTXPROF_GEN_NODE(name) */
