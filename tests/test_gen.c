@@ -726,6 +726,15 @@ static void gen_cli(void)
     free(out);
     CHECK_EQ(ctxprof_test_sh("%s 2>/dev/null", tool), 2);
     CHECK_EQ(ctxprof_test_sh("%s --frobnicate tests/data/fig3.txt 2>/dev/null", tool), 2);
+    /* an unknown option last is unknown, not short of a value */
+    CHECK_EQ(ctxprof_test_sh("%s stats tests/data/fig3.txt --frobnicate 2>&1 | "
+                             "grep -q 'unknown option --frobnicate'",
+                             tool),
+             0);
+    CHECK_EQ(ctxprof_test_sh("%s check tests/data/fig3.txt --walks 2>&1 | "
+                             "grep -q 'option --walks needs a value'",
+                             tool),
+             0);
     CHECK_EQ(ctxprof_test_sh("%s check tests/data/fig3.txt 2>/dev/null", tool), 2);
     CHECK_EQ(ctxprof_test_sh("%s --bits 16 tests/data/fig3.txt 2>/dev/null", tool), 2);
     CHECK_EQ(ctxprof_test_sh("%s --scheme fast tests/data/fig3.txt 2>/dev/null", tool), 2);

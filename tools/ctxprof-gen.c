@@ -109,18 +109,21 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
             if (k >= sizeof key - 2)
                 return gen_usage_error("unknown option %s", a);
             snprintf(key, sizeof key, " %.*s ", (int)k, name);
-            if (name[k] == '=')
-                val = name + k + 1;
-            else if (i + 1 < argc)
-                val = argv[++i];
-            else
-                return gen_usage_error("option %s needs a value", a);
         }
         {
             char list[128];
             snprintf(list, sizeof list, " %s ", allowed);
             if (!strstr(list, key))
                 return gen_usage_error("unknown option %s", a);
+        }
+        if (strcmp(key, " all-schemes ") != 0) {
+            const char *eq = strchr(name, '=');
+            if (eq)
+                val = eq + 1;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else
+                return gen_usage_error("option %s needs a value", a);
         }
         if (strcmp(key, " o ") == 0)
             o->out = val;
