@@ -11284,27 +11284,38 @@ CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_exit(void *fn, v
    line, only when that save fails): the user asked for a file. */
 static char ctxprof__icpp_env_path[4096];
 
+/* The opt-in variable's one channel for errors: a line on stderr. */
+CTXPROF__NOINSTR static void ctxprof__icpp_env_error(const char *what)
+{
+    char line[300];
+    int n = snprintf(line, sizeof line, "ctxprof: CTXPROF_ICPP_TRAIN: %s\n", what);
+    if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+        return;
+}
+
 CTXPROF__NOINSTR static void ctxprof__icpp_env_save(void)
 {
     ctxprof_error e;
     ctxprof_icpp_train_stop();
-    if (ctxprof_icpp_train_save(ctxprof__icpp_env_path, &e) != CTXPROF_OK) {
-        char line[300];
-        int n = snprintf(line, sizeof line, "ctxprof: CTXPROF_ICPP_TRAIN: %s\n",
-                         ctxprof_error_message(&e));
-        if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
-            return;
-    }
+    if (ctxprof_icpp_train_save(ctxprof__icpp_env_path, &e) != CTXPROF_OK)
+        ctxprof__icpp_env_error(ctxprof_error_message(&e));
 }
 
 CTXPROF__NOINSTR __attribute__((constructor)) static void ctxprof__icpp_env_ctor(void)
 {
     const char *p = getenv("CTXPROF_ICPP_TRAIN");
-    if (!p || !*p || strlen(p) >= sizeof ctxprof__icpp_env_path)
+    ctxprof_error e;
+    if (!p || !*p)
         return;
+    if (strlen(p) >= sizeof ctxprof__icpp_env_path) {
+        ctxprof__icpp_env_error("the path is longer than 4095 bytes; not training");
+        return;
+    }
     memcpy(ctxprof__icpp_env_path, p, strlen(p) + 1);
-    if (ctxprof_icpp_train_start(NULL, NULL) == CTXPROF_OK)
+    if (ctxprof_icpp_train_start(NULL, &e) == CTXPROF_OK)
         atexit(ctxprof__icpp_env_save);
+    else
+        ctxprof__icpp_env_error(ctxprof_error_message(&e));
 }
 #endif
 

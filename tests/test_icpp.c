@@ -1753,6 +1753,12 @@ static void icpp_hooks_end_to_end(void)
     REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/h0.paths %s/icpp_h0 train x >/dev/null", dir,
                                dir),
                0);
+    /* a path too long to keep is said, not ignored */
+    CHECK_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/$(head -c 5000 /dev/zero | tr '\\0' x) "
+                             "%s/icpp_h0 train x 2>&1 >/dev/null | grep -q 'CTXPROF_ICPP_TRAIN: "
+                             "the path is longer'",
+                             dir, dir),
+             0);
     snprintf(path, sizeof path, "%s/h0.paths", dir);
     REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
     CHECK_GE(m.paths, 20);
