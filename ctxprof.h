@@ -2126,74 +2126,101 @@ CTXPROF__PRIV int ctxprof__write_all(int fd, const unsigned char *p, size_t len)
     return 0;
 }
 
-/* Atomic replace: writes a temporary file beside path, fsyncs it and renames
-   it over path. On any failure path is untouched and the temporary removed.
-   A new file gets 0666 less the umask; a replaced one keeps its mode. A
-   symbolic link is followed (its target is replaced, the link kept). An
-   existing path that is not a regular file (/dev/null, a FIFO, a terminal)
-   is written in place: there is nothing to replace atomically. */
-CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data, size_t len,
-                                             ctxprof_error *err)
+/* Atomic replace, in two halves so that a writer can stream: open makes a
+   temporary file beside path (fd), commit fsyncs it and renames it over
+   path. On any failure path is untouched and the temporary removed. A new
+   file gets 0666 less the umask; a replaced one keeps its mode. A symbolic
+   link is followed (its target is replaced, the link kept). An existing
+   path that is not a regular file (/dev/null, a FIFO, a terminal) is
+   written in place: there is nothing to replace atomically. */
+typedef struct ctxprof__atomic_file {
+    int fd;
+    char tmp[4096]; /* empty when writing in place */
+    char dst[4096];
+} ctxprof__atomic_file;
+
+CTXPROF__PRIV int ctxprof__atomic_open(ctxprof__atomic_file *af, const char *path,
+                                       ctxprof_error *err)
 {
-    char tmp[4096], dst[4096], link[4096];
-    const unsigned char *p = (const unsigned char *)data;
+    char link[4096];
     static unsigned seq;
     struct stat sb;
-    int fd = -1, e = 0, tries, hops;
+    int e = 0, tries, hops;
     mode_t mode = 0666; /* narrowed by the umask, like any new file */
+    af->fd = -1;
+    af->tmp[0] = '\0';
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    if (strlen(path) >= sizeof dst)
+    if (strlen(path) >= sizeof af->dst)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
-    strcpy(dst, path);
-    for (hops = 0; hops < 16 && lstat(dst, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
-        ssize_t n = readlink(dst, link, sizeof link - 1);
-        char *slash = strrchr(dst, '/');
+    strcpy(af->dst, path);
+    for (hops = 0; hops < 16 && lstat(af->dst, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
+        ssize_t n = readlink(af->dst, link, sizeof link - 1);
+        char *slash = strrchr(af->dst, '/');
         if (n <= 0)
             break;
         link[n] = '\0';
         if (link[0] == '/' || !slash) /* absolute, or relative to the cwd's dir */
-            snprintf(dst, sizeof dst, "%s", link);
-        else if ((size_t)(slash - dst) + 1 + (size_t)n < sizeof dst)
+            snprintf(af->dst, sizeof af->dst, "%s", link);
+        else if ((size_t)(slash - af->dst) + 1 + (size_t)n < sizeof af->dst)
             memcpy(slash + 1, link, (size_t)n + 1); /* relative to the link's directory */
         else
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
     }
-    if (stat(dst, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        fd = open(dst, O_WRONLY | O_CLOEXEC);
-        e = fd < 0 ? errno : ctxprof__write_all(fd, p, len);
-        if (fd >= 0 && close(fd) != 0 && !e)
-            e = errno;
-        return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed", path) : CTXPROF_OK;
+    if (stat(af->dst, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        af->fd = open(af->dst, O_WRONLY | O_CLOEXEC);
+        return af->fd < 0 ? ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s: write failed", path)
+                          : CTXPROF_OK;
     }
-    if (stat(dst, &sb) == 0)
+    if (stat(af->dst, &sb) == 0)
         mode = sb.st_mode & 07777; /* a replaced file keeps its permissions */
-    for (tries = 0; tries < 100 && fd < 0; tries++) {
+    for (tries = 0; tries < 100 && af->fd < 0; tries++) {
         unsigned n = __atomic_add_fetch(&seq, 1u, __ATOMIC_RELAXED);
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld.%u", dst, (long)getpid(), n) >=
-            sizeof tmp)
+        if ((size_t)snprintf(af->tmp, sizeof af->tmp, "%s.tmp%ld.%u", af->dst, (long)getpid(),
+                             n) >= sizeof af->tmp)
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        af->fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
         e = errno;
-        if (fd < 0 && e != EEXIST)
+        if (af->fd < 0 && e != EEXIST)
             break;
     }
-    if (fd < 0)
+    if (af->fd < 0)
         return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: cannot create temporary file",
                              path);
     if (mode != 0666)
-        fchmod(fd, mode);
-    e = ctxprof__write_all(fd, p, len);
-    if (!e && fsync(fd) != 0)
+        fchmod(af->fd, mode);
+    return CTXPROF_OK;
+}
+
+/* Finishes what open began; e is the errno that writing met (0: all was
+   written), and path the name to report. */
+CTXPROF__PRIV int ctxprof__atomic_commit(ctxprof__atomic_file *af, int e, const char *path,
+                                         ctxprof_error *err)
+{
+    int in_place = af->tmp[0] == '\0';
+    if (!e && !in_place && fsync(af->fd) != 0)
         e = errno;
-    if (close(fd) != 0 && !e)
+    if (close(af->fd) != 0 && !e)
         e = errno;
-    if (!e && rename(tmp, dst) != 0)
+    af->fd = -1;
+    if (in_place)
+        return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed", path) : CTXPROF_OK;
+    if (!e && rename(af->tmp, af->dst) != 0)
         e = errno;
     if (e)
-        unlink(tmp);
+        unlink(af->tmp);
     return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: write failed, file left unchanged", path)
              : CTXPROF_OK;
+}
+
+CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data, size_t len,
+                                             ctxprof_error *err)
+{
+    ctxprof__atomic_file af;
+    int rc = ctxprof__atomic_open(&af, path, err);
+    return rc != CTXPROF_OK ? rc
+                            : ctxprof__atomic_commit(&af, ctxprof__write_all(af.fd, (const unsigned char *)data, len),
+                                                     path, err);
 }
 
 /* Reads a whole file into a NUL-terminated buffer from CTXPROF_MALLOC. */
@@ -9247,17 +9274,8 @@ CTXPROF__PRIV int ctxprof__icpp_write(const char *path, const char *s, size_t le
                                       ctxprof_error *err)
 {
     if (strcmp(path, "-") == 0) {
-        while (len) {
-            long n = ctxprof__io_write(1, s, len);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                return ctxprof__fail(err, CTXPROF_ERR_SYS, n < 0 ? errno : ENOSPC,
-                                     "<stdout>: write failed");
-            s += n;
-            len -= (size_t)n;
-        }
-        return CTXPROF_OK;
+        int e = ctxprof__write_all(1, (const unsigned char *)s, len);
+        return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "<stdout>: write failed") : CTXPROF_OK;
     }
     return ctxprof__write_file_atomic(path, s, len, err);
 }

@@ -209,71 +209,37 @@ static void gen_guard_of(const char *path, char *out, size_t size)
     snprintf(out + i, size - i, "_INCLUDED");
 }
 
-/* The header streams into a file: the output itself when it is not a
-   regular file (stdout, /dev/null, a FIFO), else a temporary file beside
-   it that replaces it (fsync, rename) only when everything was written,
-   keeping the mode of the file it replaces. A symbolic link is followed. */
+/* The header streams into the output through the library's atomic writer
+   (a temporary file renamed over it once all is written; stdout as is),
+   in blocks of 64 KiB. err keeps the first write's errno. */
 typedef struct gen_out {
-    FILE *f;
-    char tmp[4096], dst[4096];
+    ctxprof__atomic_file af;
+    char buf[1 << 16];
+    size_t n;
+    int err;
 } gen_out;
+
+static int gen_out_flush(gen_out *o)
+{
+    if (!o->err && o->n)
+        o->err = ctxprof__write_all(o->af.fd, (const unsigned char *)o->buf, o->n);
+    o->n = 0;
+    return o->err ? -1 : 0;
+}
 
 static int gen_out_write(void *user, const char *data, size_t len)
 {
     gen_out *o = (gen_out *)user;
-    return fwrite(data, 1, len, o->f) == len ? 0 : -1;
-}
-
-static int gen_out_open(gen_out *o, const char *path)
-{
-    struct stat sb;
-    char *real = NULL;
-    int fd;
-    mode_t mode = 0666;
-    o->tmp[0] = '\0';
-    if (strcmp(path, "-") == 0) {
-        o->f = stdout;
-        return 0;
+    while (len > 0 && !o->err) {
+        size_t k = sizeof o->buf - o->n < len ? sizeof o->buf - o->n : len;
+        memcpy(o->buf + o->n, data, k);
+        o->n += k;
+        data += k;
+        len -= k;
+        if (o->n == sizeof o->buf)
+            gen_out_flush(o);
     }
-    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
-        real = realpath(path, NULL);
-    snprintf(o->dst, sizeof o->dst, "%s", real ? real : path);
-    free(real);
-    if (stat(o->dst, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        o->f = fopen(o->dst, "w");
-        return o->f ? 0 : -1;
-    }
-    if (stat(o->dst, &sb) == 0)
-        mode = sb.st_mode & 07777;
-    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", o->dst, (long)getpid()) >=
-        sizeof o->tmp)
-        return -1;
-    fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    if (mode != 0666)
-        fchmod(fd, mode);
-    return 0;
-}
-
-/* Finishes the output (ok = everything was written); 0 or -1. */
-static int gen_out_close(gen_out *o, int ok)
-{
-    int bad = !ok || fflush(o->f) != 0;
-    if (o->f == stdout)
-        return bad ? -1 : 0;
-    if (o->tmp[0] && !bad && fsync(fileno(o->f)) != 0)
-        bad = 1;
-    if (fclose(o->f) != 0)
-        bad = 1;
-    if (o->tmp[0] && !bad && rename(o->tmp, o->dst) != 0)
-        bad = 1;
-    if (o->tmp[0] && bad)
-        unlink(o->tmp);
-    return bad ? -1 : 0;
+    return o->err ? -1 : 0;
 }
 
 static int cmd_emit(int argc, char **argv)
@@ -284,7 +250,7 @@ static int cmd_emit(int argc, char **argv)
     ctxprof_error err;
     char guard[256], *text = NULL;
     size_t len = 0;
-    gen_out go;
+    gen_out *go = NULL;
     int rc, st;
     memset(&o, 0, sizeof o);
     o.out = "-";
@@ -308,24 +274,44 @@ static int cmd_emit(int argc, char **argv)
     d.schemes = o.mask;
     d.default_scheme = o.scheme;
     /* streamed: the text of a big program's header never sits in memory */
-    if (gen_out_open(&go, o.out) != 0) {
-        fprintf(stderr, "%s: error: %s: cannot write: %s\n", gen_prog, o.out, strerror(errno));
+    go = (gen_out *)malloc(sizeof *go);
+    if (!go) {
+        gen_error("out of memory");
+        rc = GEN_EXIT_USAGE;
+        goto out;
+    }
+    go->n = 0;
+    go->err = 0;
+    go->af.fd = 1;
+    go->af.tmp[0] = '\0';
+    if (strcmp(o.out, "-") != 0 && ctxprof__atomic_open(&go->af, o.out, &err) != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
         rc = GEN_EXIT_USAGE;
         goto out;
     }
     d.write = gen_out_write;
-    d.write_user = &go;
+    d.write_user = go;
     st = ctxprof_enc_emit(&g, &d, &text, &len, &err);
-    if (gen_out_close(&go, st == CTXPROF_OK) != 0 && st == CTXPROF_OK) {
-        fprintf(stderr, "%s: error: %s: write failed%s\n", gen_prog, o.out,
-                strcmp(o.out, "-") ? ", file left unchanged" : "");
-        rc = GEN_EXIT_USAGE;
-    } else if (st != CTXPROF_OK) {
+    gen_out_flush(go);
+    if (strcmp(o.out, "-") != 0) {
+        ctxprof_error werr;
+        /* a failed emit removes the temporary file: EIO stands for "not all written" */
+        if (ctxprof__atomic_commit(&go->af, go->err ? go->err : st != CTXPROF_OK ? EIO : 0,
+                                   o.out, &werr) != CTXPROF_OK && st == CTXPROF_OK)
+            err = werr, st = werr.status;
+        else if (go->err)
+            err = werr; /* the write's own cause, not "the header failed" */
+    } else if (go->err) {
+        ctxprof__fail(&err, CTXPROF_ERR_SYS, go->err, "standard output: write failed");
+        st = CTXPROF_ERR_SYS;
+    }
+    if (st != CTXPROF_OK) {
         gen_error(ctxprof_error_message(&err));
         rc = err.status == CTXPROF_ERR_NOMEM || err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE
                                                                               : GEN_EXIT_INPUT;
     }
 out:
+    free(go);
     ctxprof_graph_free_buffer(text, NULL);
     ctxprof_graph_deinit(&g);
     return rc;
@@ -507,10 +493,8 @@ static int cmd_callgraph(int argc, char **argv)
         rc = GEN_EXIT_USAGE;
     }
     if (rc == 0) {
-        gen_out go;
-        if (gen_out_open(&go, o.out) != 0 ||
-            gen_out_close(&go, gen_out_write(&go, text, len) == 0) != 0) {
-            fprintf(stderr, "%s: error: %s: write failed\n", gen_prog, o.out);
+        if (ctxprof__icpp_write(o.out, text, len, &err) != CTXPROF_OK) {
+            gen_error(ctxprof_error_message(&err));
             rc = GEN_EXIT_USAGE;
         }
     }
