@@ -205,7 +205,8 @@ typedef struct ctxprof_pebs_desc {
     uint64_t period;      /* hardware levels: events per sample; default 1000003 */
     uint64_t period_ns;   /* software level: ns of thread CPU time per sample; default 1000000
                              (1 kHz: a software sample is a timer interrupt, 13-18 us each in
-                             a VM, so ICPP's 3 kHz would cost ~5% there); kernel minimum 10000 */
+                             a VM, so ICPP's 3 kHz would cost ~5% there); below the kernel's
+                             minimum of 10000 it is raised to 10000 (explain() says so) */
     int precise;          /* PEBS precise_ip 1..3; default 1 (PC and SP consistent) */
     unsigned ring_pages;  /* data pages per thread, a power of two; default 64 (256 KiB) */
     unsigned watermark;   /* reader wakeup after this many bytes; default ring/4 */
@@ -521,6 +522,10 @@ struct ctxprof__pebs_owner {                  /* struct f_owner_ex */
 #define CTXPROF__PEBS_MAX_STACK_BYTES 4096u
 #define CTXPROF__PEBS_SCRATCH_WORDS (400u + CTXPROF__PEBS_MAX_STACK_BYTES / 8u)
 
+/* The shortest software period the kernel honours, ns: perf_swevent_init_hrtimer()
+   and perf_swevent_hrtimer() (kernel/events/core.c) use max(10000, period). */
+#define CTXPROF__PEBS_MIN_NS 10000u
+
 enum {
     CTXPROF__PEBS_FREE = 0,   /* slot unused */
     CTXPROF__PEBS_ACTIVE = 1, /* ring mapped and enabled */
@@ -571,6 +576,7 @@ struct ctxprof__pebs_impl {
     int level;
     struct perf_event_attr attr; /* template of the chosen level */
     ctxprof__pebs_fmt fmt;
+    uint64_t asked_ns; /* desc.period_ns when raised to the kernel's minimum, else 0 */
     ctxprof__pebs_sink sink;
     size_t nsamples;
     ctxprof__pebs_ring *rings;
@@ -1496,10 +1502,14 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
                           name);
         return 0;
     }
-    if (level == CTXPROF_PEBS_LEVEL_SW)
+    if (level == CTXPROF_PEBS_LEVEL_SW) {
         ctxprof__pebs_cat(I->probe, sizeof I->probe, "%ssoftware %s: ok (period %llu ns)", sep,
                           name, (unsigned long long)a.sample_period);
-    else
+        if (I->asked_ns)
+            ctxprof__pebs_cat(I->probe, sizeof I->probe,
+                              " [period_ns=%llu raised to the kernel's minimum]",
+                              (unsigned long long)I->asked_ns);
+    } else
         ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: ok (period %llu events%s%s)", sep, name,
                           (unsigned long long)a.sample_period,
                           level == CTXPROF_PEBS_LEVEL_PEBS ? ", precise_ip=" : "",
@@ -1975,6 +1985,7 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
 {
     struct ctxprof__pebs_impl *I;
     ctxprof_pebs_desc d;
+    uint64_t asked_ns = 0;
     int forced, rc;
     unsigned i;
     if (!pb)
@@ -1989,6 +2000,12 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
         d.period = 1000003; /* ICPP's 1M cycles; a prime avoids lock-step with loops */
     if (!d.period_ns)
         d.period_ns = 1000000;
+    if (d.period_ns < CTXPROF__PEBS_MIN_NS) {
+        /* the kernel's hrtimer never fires sooner (perf_swevent_init_hrtimer)
+           but samples would still report the asked period as their weight */
+        asked_ns = d.period_ns;
+        d.period_ns = CTXPROF__PEBS_MIN_NS;
+    }
     if (!d.precise)
         d.precise = 1;
     if (!d.ring_pages)
@@ -2042,6 +2059,7 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     if (!I)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
     I->d = d;
+    I->asked_ns = asked_ns;
     I->efd = -1;
     I->owner = getpid();
     I->nrings = d.max_threads;

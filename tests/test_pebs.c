@@ -1926,6 +1926,47 @@ static void pebs_live_array(void)
     CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "beyond the array's capacity");
 }
 
+/* A software period below the kernel's 10 us floor (the hrtimer never
+   fires sooner) is raised to it at open, so that sample weights are the
+   period the kernel uses; explain() says so. */
+static void pebs_period_floor(void)
+{
+    static ctxprof_pebs_sample arr[256];
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    const ctxprof_pebs_sample *s;
+    size_t n, i, wrong = 0;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 2000);
+    d.level = CTXPROF_PEBS_LEVEL_SW;
+    d.samples = arr;
+    d.samples_cap = 256;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    CHECK_EQ(pb.impl->attr.sample_period, 10000);
+    CHECK_STR(ctxprof_pebs_explain(&pb), "software task-clock: ok (period 10000 ns) [period_ns=2000 "
+                                         "raised to the kernel's minimum] [forced]");
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    PEBS_UNTIL(pebs_samples_so_far(&pb) >= 100, {
+        pebs_hot(2000000);
+        ctxprof_pebs_drain(&pb);
+    });
+    REQUIRE_EQ(ctxprof_pebs_detach(&pb, 0), CTXPROF_OK);
+    ctxprof_pebs_stats_get(&pb, &st);
+    ctxprof_pebs_close(&pb);
+    s = ctxprof_pebs_samples(&pb, &n);
+    CHECK_GE(n, 100);
+    for (i = 0; i < n; i++)
+        wrong += s[i].period != 10000;
+    CHECK_EQ(wrong, 0);
+    /* the kernel's floor: at most one sample per 10 us of the event's time */
+    CHECK_GE(st.time_running * 2, (st.samples - 1) * 10000);
+    /* at the floor itself nothing changes */
+    d.period_ns = 10000;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_STR(ctxprof_pebs_explain(&pb), "software task-clock: ok (period 10000 ns) [forced]");
+    ctxprof_pebs_close(&pb);
+}
+
 /* The kernel's frame-pointer callchain as ground truth: it starts with the
    user context marker and the sampled IP. */
 typedef struct pebs_chainchk {
@@ -2974,6 +3015,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
+    {"pebs_period_floor", pebs_period_floor},
     {"pebs_live_callchain", pebs_live_callchain},
     {"pebs_live_fork", pebs_live_fork},
     {"pebs_seccomp", pebs_seccomp},
