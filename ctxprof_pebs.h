@@ -171,6 +171,9 @@ typedef enum ctxprof_pebs_mode {
 #define CTXPROF_PEBS_SAMPLE_SKID 0x4u     /* ip/sp of the interrupted user state (skid) */
 #define CTXPROF_PEBS_SAMPLE_NO_REGS 0x8u  /* no registers (abi 0): ip = event_ip, sp = 0 */
 #define CTXPROF_PEBS_SAMPLE_KERNEL 0x10u  /* the event fired in kernel mode */
+#define CTXPROF_PEBS_SAMPLE_STACK_TOP 0x20u /* height from the top of the thread's stack
+                                               mapping (it had no ICPP base yet), not from
+                                               the base training uses */
 
 /* One sample. ip/sp/bp are one register state (see the level); height is the
    thread's stack base minus sp, the ICPP stack height, 0 when unknown. */
@@ -274,10 +277,12 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
    its own ring. stack_base is the address heights are measured from; 0 =
    the thread's ICPP base (ctxprof_icpp_thread_base / _base_of_tid: the base
    training used). A thread that has no ICPP base yet (attached before its
-   first instrumented function or ctxprof_icpp_thread_begin) is measured
-   from the top of its stack mapping (the calling thread; heights then
-   comparable within the run only) or not at all (height 0) until a read of
-   its ring finds its ICPP base registered; from then on, from that base.
+   first instrumented function or ctxprof_icpp_thread_begin) is measured,
+   until a read of its ring finds its ICPP base registered, from the top of
+   its stack mapping when it attaches itself, those samples flagged
+   CTXPROF_PEBS_SAMPLE_STACK_TOP (the paths pipeline ignores their heights),
+   or not at all (height 0) when attached by id; from then on from the ICPP
+   base, unflagged: each sample says which base its height used.
    Attaching an attached thread is a no-op. Retries with a smaller ring when
    the locked-memory budget refuses the mapping. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
@@ -341,7 +346,7 @@ typedef struct ctxprof_pebs_paths_stats {
     uint64_t samples;   /* samples seen */
     uint64_t no_regs;   /* without registers */
     uint64_t outside;   /* PC in no function of the map */
-    uint64_t nobase;    /* no stack base for the thread, or SP above it */
+    uint64_t nobase;    /* no stack base for the thread (or only STACK_TOP), or SP above it */
     uint64_t missing;   /* no trained path has the CID (or the walk ruled all out) */
     uint64_t precise;   /* one path (after the walk, if any) */
     uint64_t ambiguous; /* several candidates remain */
@@ -561,7 +566,8 @@ typedef struct ctxprof__pebs_ring {
     int busy;  /* atomic consumer flag */
     int tid;
     uint64_t stack_base;
-    int base_pending; /* stack_base is a stand-in until the thread's ICPP base appears */
+    int base_pending; /* waiting for the thread's ICPP base; a nonzero stack_base
+                         meanwhile is the stack-mapping top (samples flagged STACK_TOP) */
     unsigned char *map;
     size_t map_len;
     struct perf_event_mmap_page *meta;
@@ -1119,10 +1125,13 @@ CTXPROF__PRIV uint64_t ctxprof__pebs_ring_read(ctxprof__pebs_ring *r, const ctxp
                     st.bad_records++;
                     break;
                 }
-                if (s.flags & CTXPROF_PEBS_SAMPLE_NO_REGS)
+                if (s.flags & CTXPROF_PEBS_SAMPLE_NO_REGS) {
                     st.no_regs++;
-                else if (r->stack_base && s.sp <= r->stack_base)
+                } else if (r->stack_base && s.sp <= r->stack_base) {
                     s.height = r->stack_base - s.sp;
+                    if (r->base_pending)
+                        s.flags |= CTXPROF_PEBS_SAMPLE_STACK_TOP;
+                }
                 ctxprof__pebs_emit(sk, &s, &st);
                 break;
             }
@@ -2586,6 +2595,10 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
     p->st.samples++;
     if (s->flags & CTXPROF_PEBS_SAMPLE_NO_REGS) {
         p->st.no_regs++;
+        return;
+    }
+    if (s->flags & CTXPROF_PEBS_SAMPLE_STACK_TOP) {
+        p->st.nobase++; /* not the base training used: the CID would be wrong */
         return;
     }
     fr.n = 0;

@@ -1556,6 +1556,82 @@ static void pebs_live_base(void)
     CHECK_EQ(self_ok, self);
 }
 
+/* A thread that attaches itself before it has an ICPP base: its heights are
+   from the top of its stack mapping, flagged STACK_TOP, until a read of its
+   ring finds the base it registers later; from then on from that base,
+   unflagged. Within one run each sample says which base it used. */
+typedef struct pebs_switchchk {
+    ctxprof_pebs *pb;
+    uint64_t top, base;
+    size_t first; /* samples delivered before the base existed */
+    int tid, rc, had_base;
+} pebs_switchchk;
+
+static void *pebs_switch_main(void *arg)
+{
+    pebs_switchchk *c = (pebs_switchchk *)arg;
+    c->tid = ctxprof__pebs_gettid();
+    c->had_base = ctxprof_icpp_thread_base() != 0 || ctxprof_icpp_base_of_tid(c->tid) != 0;
+    c->rc = ctxprof_pebs_attach(c->pb, 0, 0);
+    if (c->rc != CTXPROF_OK || c->had_base)
+        return NULL;
+    c->top = pebs_ring_of(c->pb, c->tid)->stack_base;
+    PEBS_UNTIL_WRITTEN(c->pb, c->tid, 0, 200, pebs_recurse(3, 3, 5000000));
+    ctxprof_pebs_drain(c->pb); /* read while the thread has no base */
+    c->first = __atomic_load_n(&c->pb->impl->nsamples, __ATOMIC_ACQUIRE);
+    c->base = (uint64_t)ctxprof_icpp_thread_begin();
+    {
+        uint64_t h0 = pebs_ring_head(c->pb, c->tid);
+        PEBS_UNTIL_WRITTEN(c->pb, c->tid, h0, 200, pebs_recurse(3, 3, 5000000));
+    }
+    ctxprof_pebs_drain(c->pb); /* finds the base */
+    ctxprof_icpp_thread_end();
+    return NULL;
+}
+
+static void pebs_live_base_switch(void)
+{
+    static ctxprof_pebs_sample arr[4096];
+    pebs_switchchk c;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    const ctxprof_pebs_sample *s;
+    pthread_t th;
+    size_t n, i, before = 0, before_ok = 0, after = 0, after_ok = 0;
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#endif
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
+    d.samples = arr;
+    d.samples_cap = 4096;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    memset(&c, 0, sizeof c);
+    c.pb = &pb;
+    REQUIRE_EQ(pthread_create(&th, NULL, pebs_switch_main, &c), 0);
+    pthread_join(th, NULL);
+    ctxprof_pebs_close(&pb);
+    REQUIRE_EQ(c.rc, CTXPROF_OK);
+    REQUIRE(!c.had_base);
+    REQUIRE(c.top != 0 && c.base != 0 && c.base < c.top);
+    s = ctxprof_pebs_samples(&pb, &n);
+    for (i = 0; i < n; i++) {
+        int top = (s[i].flags & CTXPROF_PEBS_SAMPLE_STACK_TOP) != 0;
+        if ((int)s[i].tid != c.tid || (s[i].flags & CTXPROF_PEBS_SAMPLE_NO_REGS))
+            continue;
+        if (i < c.first) {
+            before++;
+            before_ok += top && s[i].height == c.top - s[i].sp;
+        } else {
+            after++;
+            after_ok += !top && s[i].height == (s[i].sp <= c.base ? c.base - s[i].sp : 0);
+        }
+    }
+    CHECK_GE(before, 150);
+    CHECK_EQ(before_ok, before);
+    CHECK_GE(after, 150);
+    CHECK_EQ(after_ok, after);
+}
+
 /* Wraparound on a live one-page ring drained every 0.3 ms of CPU time:
    every record parses, timestamps never go back, every IP is in the text of
    a loaded object, no desync. */
@@ -2498,7 +2574,11 @@ static void pebs_paths_unit(void)
     s.flags = CTXPROF_PEBS_SAMPLE_NO_REGS;
     ctxprof_pebs_paths_sample(&pp, &s);
     CHECK_EQ(pp.st.no_regs, 1);
-    CHECK_EQ(pp.st.samples, 7);
+    s = pebs_mk(t0, 200, 7); /* a height from the stack-mapping top: not training's base */
+    s.flags = CTXPROF_PEBS_SAMPLE_STACK_TOP;
+    ctxprof_pebs_paths_sample(&pp, &s);
+    CHECK_EQ(pp.st.nobase, 2);
+    CHECK_EQ(pp.st.samples, 8);
     CHECK_EQ(pp.st.weight, 3);
     ctxprof_pebs_paths_deinit(&pp);
 #if defined(CTXPROF_HCCT_NAMED)
@@ -3010,6 +3090,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_watermark", pebs_live_watermark},
     {"pebs_live_exit_drain", pebs_live_exit_drain},
     {"pebs_live_base", pebs_live_base},
+    {"pebs_live_base_switch", pebs_live_base_switch},
     {"pebs_live_wrap", pebs_live_wrap},
     {"pebs_live_threads", pebs_live_threads},
     {"pebs_live_signal_close", pebs_live_signal_close},
