@@ -81,7 +81,14 @@
                ring. One signal per sample (the kernel ignores wakeup batching
                for fasync), EINTR in the program's syscalls: use it only where
                no thread can be hosted. Sinks run in signal handlers on any
-               thread and must be async-signal-safe and thread-safe.
+               thread and must be async-signal-safe and thread-safe. Close
+               restores the signal's previous disposition, after discarding
+               the instances of it still pending in any thread.
+
+     In every mode a sink must not call back into its own sampler (attach,
+     detach, drain, stats_get, explain, close): at detach, at close, at a
+     thread's exit and in manual drains it runs with the sampler's lock held,
+     and the call would deadlock. Count in the sink; read stats afterwards.
 
    THREADS AND SIGNALS
 
@@ -195,7 +202,8 @@ typedef struct ctxprof_pebs_sample {
     uint16_t flags;             /* CTXPROF_PEBS_SAMPLE_* */
 } ctxprof_pebs_sample;
 
-/* A sink called once per sample (see CONSUMPTION MODES for the thread). */
+/* A sink called once per sample (see CONSUMPTION MODES for the thread); it
+   must not call its own sampler's functions (they would deadlock). */
 typedef void (*ctxprof_pebs_sample_fn)(void *user, const ctxprof_pebs_sample *s);
 
 /* Configuration; zero means default everywhere. */
@@ -204,7 +212,9 @@ typedef struct ctxprof_pebs_desc {
     int mode;             /* ctxprof_pebs_mode; default CTXPROF_PEBS_READER */
     unsigned flags;       /* CTXPROF_PEBS_TIME | _CALLCHAIN | _KERNEL | _NO_ENV */
     const char *event;    /* NULL = "cycles"; "instructions", "task-clock", "cpu-clock",
-                             "rHEX" (raw), or a libpfm4 name with CTXPROF_HAVE_LIBPFM */
+                             "rHEX" (raw), or a libpfm4 name with CTXPROF_HAVE_LIBPFM (its
+                             u/k/h privilege modifiers are overridden: user mode only unless
+                             flags has CTXPROF_PEBS_KERNEL) */
     uint64_t period;      /* hardware levels: events per sample; default 1000003 */
     uint64_t period_ns;   /* software level: ns of thread CPU time per sample; default 1000000
                              (1 kHz: a software sample is a timer interrupt, 13-18 us each in
@@ -338,6 +348,7 @@ typedef struct ctxprof_pebs_paths_desc {
     int unit_weight;              /* 1: each sample weighs 1; 0: its period (ns or events) */
     ctxprof_pebs_path_fn on_path; /* optional: every weighted path */
     void *user;
+    void *alloc_user; /* passed to CTXPROF_MALLOC/FREE */
 } ctxprof_pebs_paths_desc;
 
 /* Counters of the pipeline (ICPP's sample kinds, sec. 9.2, and the check
@@ -2456,14 +2467,18 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
     ctxprof__pebs_compose(I, &pb->final_stats, pb->explain_text, sizeof pb->explain_text);
     pthread_mutex_unlock(&I->mu);
     if (I->sig_installed) {
-        /* a signal queued before O_ASYNC was cleared may still arrive: with
-           SIGIO's default action (terminate) restored it would kill the
-           process, so a default disposition becomes "ignore" */
-        struct sigaction restore = I->old_sa;
-        if (!(restore.sa_flags & SA_SIGINFO) && restore.sa_handler == SIG_DFL &&
-            I->d.signo == SIGIO)
-            restore.sa_handler = SIG_IGN;
-        sigaction(I->d.signo, &restore, NULL);
+        /* Every ring is closed (O_ASYNC cleared first): no new signal can be
+           raised. One raised earlier may still be pending in some thread,
+           and with SIGIO's default action (terminate) restored it would kill
+           the process. Ignoring the signal discards every pending instance
+           in every thread (POSIX; the kernel flushes them), after which the
+           previous disposition is restored as it was. */
+        struct sigaction ign;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        sigaction(I->d.signo, &ign, NULL);
+        sigaction(I->d.signo, &I->old_sa, NULL);
         __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
                          __ATOMIC_SEQ_CST);
         while (__atomic_load_n(&ctxprof__pebs_sig_active, __ATOMIC_SEQ_CST) != 0)
@@ -2493,8 +2508,9 @@ CTXPROF_DEF int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_peb
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_paths: ambiguous=%d unknown",
                              d->ambiguous);
     p->d = *d;
-    p->path_weight =
-        (uint64_t *)ctxprof__zalloc(d->map->paths ? d->map->paths : 1, sizeof(uint64_t), NULL);
+    p->alloc_user = d->alloc_user;
+    p->path_weight = (uint64_t *)ctxprof__zalloc(d->map->paths ? d->map->paths : 1,
+                                                 sizeof(uint64_t), d->alloc_user);
     if (!p->path_weight)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs_paths: out of memory");
     return CTXPROF_OK;
@@ -2503,7 +2519,7 @@ CTXPROF_DEF int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_peb
 CTXPROF_DEF void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p)
 {
     if (p) {
-        ctxprof__free(p->path_weight, NULL);
+        ctxprof__free(p->path_weight, p->alloc_user);
         memset(p, 0, sizeof *p);
     }
 }

@@ -1853,7 +1853,7 @@ static void pebs_live_exit_drain(void)
 }
 
 /* Signal mode closed while three threads keep raising signals: close waits
-   for running handlers, late signals are ignored, nothing crashes. */
+   for running handlers, discards late signals, nothing crashes. */
 typedef struct pebs_sigthr {
     ctxprof_pebs *pb;
     volatile int *stop;
@@ -1877,8 +1877,9 @@ static void pebs_live_signal_close(void)
     pebs_sigthr t[3];
     pthread_t th[3];
     volatile int stop = 0;
-    struct sigaction dfl;
+    struct sigaction before, now;
     int k;
+    sigaction(SIGIO, NULL, &before);
     /* 1 kHz under valgrind: at 50 kHz its scheduler never started a thread */
     pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, ctxprof_test_under_valgrind() ? 1000000 : 20000);
     PEBS_OPEN_OR_SKIP(&pb, &d);
@@ -1903,9 +1904,81 @@ static void pebs_live_signal_close(void)
     CHECK_EQ(st.threads, 3);
     CHECK_GE(st.samples, 100);
     CHECK_EQ(st.desyncs + st.bad_records, 0);
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(SIGIO, &dfl, NULL); /* close left "ignore" for late SIGIOs */
+    sigaction(SIGIO, NULL, &now);
+    CHECK(now.sa_handler == before.sa_handler); /* restored; late SIGIOs were discarded */
+}
+
+/* Close restores the signal's previous disposition: SIG_DFL (terminate),
+   although a SIGIO raised by a sample is still pending (the thread blocks
+   it), which close discards; and a handler of the program's own. In a
+   child: a pending SIGIO left behind would kill it. */
+static volatile sig_atomic_t pebs_user_sigio;
+static void pebs_user_handler(int sig)
+{
+    (void)sig;
+    pebs_user_sigio++;
+}
+
+typedef struct pebs_restore {
+    int skipped, pending, dfl_after, alive, user_after, user_calls;
+} pebs_restore;
+
+static int pebs_restore_child(void *arg, void *shared)
+{
+    pebs_restore *r = (pebs_restore *)shared;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    struct sigaction now, user;
+    sigset_t io, old, pend;
+    (void)arg;
+    sigemptyset(&io);
+    sigaddset(&io, SIGIO);
+    sigemptyset(&pend);
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 100000);
+    if (ctxprof_pebs_open(&pb, &d) == CTXPROF_ERR_UNSUPPORTED) {
+        r->skipped = 1;
+        return 0;
+    }
+    pthread_sigmask(SIG_BLOCK, &io, &old);
+    if (ctxprof_pebs_attach(&pb, 0, 0) != CTXPROF_OK)
+        return 1;
+    PEBS_UNTIL((sigpending(&pend), sigismember(&pend, SIGIO)), pebs_hot(1000000));
+    r->pending = sigismember(&pend, SIGIO);
+    ctxprof_pebs_close(&pb);
+    sigaction(SIGIO, NULL, &now);
+    r->dfl_after = now.sa_handler == SIG_DFL;
+    pthread_sigmask(SIG_SETMASK, &old, NULL); /* a SIGIO still pending would kill us here */
+    r->alive = 1;
+    memset(&user, 0, sizeof user);
+    user.sa_handler = pebs_user_handler;
+    sigemptyset(&user.sa_mask);
+    sigaction(SIGIO, &user, NULL);
+    if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK || ctxprof_pebs_attach(&pb, 0, 0) != CTXPROF_OK)
+        return 2;
+    PEBS_UNTIL(pebs_samples_so_far(&pb) >= 20, pebs_hot(1000000));
+    ctxprof_pebs_close(&pb);
+    sigaction(SIGIO, NULL, &now);
+    r->user_after = now.sa_handler == pebs_user_handler;
+    raise(SIGIO);
+    r->user_calls = pebs_user_sigio;
+    return 0;
+}
+
+static void pebs_signal_restore(void)
+{
+    pebs_restore *r =
+        (pebs_restore *)ctxprof_test_in_child(pebs_restore_child, NULL, sizeof(pebs_restore));
+    REQUIRE(r != NULL);
+    if (r->skipped) {
+        munmap(r, sizeof *r);
+        SKIP("perf_event unusable here");
+    }
+    CHECK_EQ(r->pending, 1);
+    CHECK_EQ(r->dfl_after, 1);
+    CHECK_EQ(r->alive, 1);
+    CHECK_EQ(r->user_after, 1);
+    CHECK_EQ(r->user_calls, 1); /* only our raise(): the sampler's signals went to its handler */
+    munmap(r, sizeof *r);
 }
 
 /* attach_all picks up every thread of the process but the reader. */
@@ -2581,6 +2654,11 @@ static void pebs_paths_unit(void)
     CHECK_EQ(pp.st.samples, 8);
     CHECK_EQ(pp.st.weight, 3);
     ctxprof_pebs_paths_deinit(&pp);
+    pd.alloc_user = &pd; /* handed to CTXPROF_MALLOC/FREE */
+    REQUIRE_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_OK);
+    CHECK(pp.alloc_user == &pd);
+    ctxprof_pebs_paths_deinit(&pp);
+    pd.alloc_user = NULL;
 #if defined(CTXPROF_HCCT_NAMED)
     { /* the HCCT end: resolved paths arrive as weighted contexts, named */
         ctxprof_hcct tree;
@@ -3094,6 +3172,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_wrap", pebs_live_wrap},
     {"pebs_live_threads", pebs_live_threads},
     {"pebs_live_signal_close", pebs_live_signal_close},
+    {"pebs_signal_restore", pebs_signal_restore},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
