@@ -162,6 +162,22 @@ static void pebs_desc_fill(ctxprof_pebs_desc *d, int mode, uint64_t period_ns)
     d->flags = CTXPROF_PEBS_NO_ENV;
 }
 
+/* Whether perf_event sampling works here at all (a software-level sampler
+   opens); if not, why says why, for a SKIP. */
+static int pebs_usable(char *why, size_t n)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    int rc;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.level = CTXPROF_PEBS_LEVEL_SW;
+    rc = ctxprof_pebs_open(&pb, &d);
+    if (rc != CTXPROF_OK)
+        snprintf(why, n, "perf_event unusable here: %s", ctxprof_error_message(&pb.error));
+    ctxprof_pebs_close(&pb);
+    return rc == CTXPROF_OK;
+}
+
 /* The live cases work until they have the samples they check, never for a
    fixed time or amount of work: how many samples a CPU second yields
    depends on the level (cycles at the machine's clock rate, or ns), the
@@ -1055,6 +1071,7 @@ static void pebs_pfm_child(int fd, void *arg)
 
 static void pebs_libpfm(void)
 {
+    static char why[400];
     char out[1024];
     struct perf_event_attr a;
     ctxprof_error e;
@@ -1062,14 +1079,7 @@ static void pebs_libpfm(void)
     PEBS_HAS(out, "rc=0 type=4 config=0x88000c0 precise=1 period=1000003 exk=1");
     PEBS_HAS(out, "libpfm: event 'NO_SUCH_EVENT_XYZ': ");
     PEBS_HAS(out, pfm_strerror(PFM_ERR_NOTFOUND));
-    if (ctxprof__pebs_have_pmu() == 0) {
-        PEBS_HAS(out, "open=0 level=3\n");
-        PEBS_HAS(out, "explain=PEBS: no hardware PMU (ENOENT); hardware: no hardware PMU "
-                      "(ENOENT); software task-clock: ok (period 1000000 ns)\n");
-    } else {
-        PEBS_HAS(out, "open=0 level=");
-    }
-    /* a libpfm software event works end to end on any machine */
+    /* a libpfm software event encodes on any machine */
     memset(&a, 0, sizeof a);
     REQUIRE_EQ(ctxprof_pebs_encode_event("perf::TASK-CLOCK", &a, &e), CTXPROF_OK);
     CHECK_EQ(a.type, PERF_TYPE_SOFTWARE);
@@ -1083,6 +1093,16 @@ static void pebs_libpfm(void)
                              CTXPROF_TEST_CC, ctxprof_test_tmpdir()),
              0);
 #endif
+    /* the sampler with the paper's event: only where perf_event works at all */
+    if (!pebs_usable(why, sizeof why))
+        SKIP(why);
+    if (ctxprof__pebs_have_pmu() == 0) {
+        PEBS_HAS(out, "open=0 level=3\n");
+        PEBS_HAS(out, "explain=PEBS: no hardware PMU (ENOENT); hardware: no hardware PMU "
+                      "(ENOENT); software task-clock: ok (period 1000000 ns)\n");
+    } else {
+        PEBS_HAS(out, "open=0 level=");
+    }
 }
 #else
 static void pebs_libpfm(void)
@@ -2278,8 +2298,11 @@ static void pebs_paranoid_child(int fd, void *arg)
    sysctl and its value in the message. */
 static void pebs_paranoid(void)
 {
+    static char why[400];
     char out[2048], want[160];
     long par = -100;
+    if (!pebs_usable(why, sizeof why))
+        SKIP(why);
     ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &par);
     if (par < 2)
         SKIP("kernel.perf_event_paranoid < 2: kernel samples are allowed here");
@@ -2765,10 +2788,13 @@ static int pebs_train_map(void)
 static void pebs_paths_e2e(void)
 {
     char out0[2048], out1[2048];
+    static char why[400];
     uint64_t prec, amb, miss, tin, cor, inc, walked, frames, wa, wb, in;
     int trained = pebs_train_map();
     if (trained == 1)
         SKIP("the ICPP section of ctxprof.h is not in this build");
+    if (!pebs_usable(why, sizeof why))
+        SKIP(why);
     REQUIRE_EQ(trained, 0);
     REQUIRE_EQ(pebs_run_wl("paths wl.paths 0", out0, sizeof out0), 0);
     REQUIRE_EQ(pebs_run_wl("paths wl.paths 4", out1, sizeof out1), 0);
@@ -2812,7 +2838,10 @@ static const char *pebs_count_output(void)
 /* Sets out to that output, or skips the case saying why. */
 #define PEBS_COUNT_OUTPUT_OR_SKIP(out)                                                             \
     do {                                                                                           \
+        static char why_[400];                                                                     \
         PLAIN_BUILD_ONLY();                                                                        \
+        if (!pebs_usable(why_, sizeof why_))                                                       \
+            SKIP(why_);                                                                            \
         (out) = pebs_count_output();                                                               \
         if ((out) && strstr((out), "pebs_workload: "))                                             \
             SKIP("perf_event unusable here (see the workload's message)");                         \
