@@ -2207,6 +2207,292 @@ static void pebs_live_fork(void)
     ctxprof_pebs_close(&pb);
 }
 
+/* ---- the open matrix (PEBS-NOTES 6.1, and 6.2 item 2) ----
+
+   perf_event_open, and mmap of its ring, with the attribute combinations
+   the notes probed, each against the errno expected here: the attributes
+   of each level (PEBS and hardware fail with ENOENT without a PMU and open
+   with one, software always opens), the software event with every option,
+   malformed attributes (the same errno whatever the privileges), and the
+   privileged ones, predicted from kernel.perf_event_paranoid. Run as this
+   user and, when root, as nobody in a forked child. */
+typedef struct pebs_mrow {
+    const char *name;
+    int want, alt; /* errno expected (0: opens, and maps when mapped); alt is accepted
+                      too; want -1: depends on this machine's PMU, not checked */
+    int got;
+} pebs_mrow;
+
+#define PEBS_MROWS 40
+
+/* perf_event_open (then mmap of pages data pages when pages >= 0): 0 or the errno. */
+static int pebs_mtry(struct perf_event_attr *a, int pid, int cpu, int pages)
+{
+    size_t len = (size_t)(pages + 1) * (size_t)ctxprof__pebs_page();
+    int fd = (int)syscall(__NR_perf_event_open, a, pid, cpu, -1,
+                          (unsigned long)PERF_FLAG_FD_CLOEXEC),
+        e = 0;
+    void *m;
+    if (fd < 0)
+        return errno;
+    if (pages >= 0) {
+        m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED)
+            e = errno;
+        else
+            munmap(m, len);
+    }
+    close(fd);
+    return e;
+}
+
+/* The software level's attributes: the base every row changes. */
+static void pebs_mbase(struct perf_event_attr *a)
+{
+    memset(a, 0, sizeof *a);
+    a->size = sizeof *a;
+    a->type = PERF_TYPE_SOFTWARE;
+    a->config = PERF_COUNT_SW_TASK_CLOCK;
+    a->sample_period = 100000;
+    a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER;
+    a->sample_regs_user = PEBS_MASK;
+    a->disabled = 1;
+    a->exclude_kernel = 1;
+    a->exclude_hv = 1;
+}
+
+/* Fills rows; priv: root (or CAP_PERFMON/CAP_SYS_ADMIN). Returns how many. */
+static size_t pebs_matrix(pebs_mrow *rows, int priv)
+{
+    static struct ctxprof__pebs_impl I; /* only I.d is read by ctxprof__pebs_attr */
+    struct perf_event_attr a, cyc;
+    struct rlimit rl;
+    long par = 2, rate = 100000, mlock_kb = 516, maxp = -1, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int pmu = ctxprof__pebs_have_pmu(), intel = 0, hw, p;
+    unsigned long long budget_kb;
+    size_t n = 0;
+    ctxprof_error e;
+    ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &par);
+    ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_max_sample_rate", &rate);
+    ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
+    budget_kb = (unsigned long long)mlock_kb * (unsigned long long)(ncpu > 0 ? ncpu : 1);
+    if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
+        budget_kb += rl.rlim_cur == RLIM_INFINITY ? 1ull << 40 : (unsigned long long)rl.rlim_cur / 1024;
+#if defined(CTXPROF__PEBS_X86)
+    intel = pmu == 1 && ctxprof__pebs_is_intel();
+    if (ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu/caps/max_precise", &maxp) != 0)
+        ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu_core/caps/max_precise", &maxp);
+#endif
+    hw = pmu == 0 ? ENOENT : pmu == 1 ? 0 : -1;
+#define PEBS_M(label, w, al, pid, cpu, pages, setup)                                               \
+    do {                                                                                           \
+        pebs_mbase(&a);                                                                            \
+        setup;                                                                                     \
+        rows[n].name = (label);                                                                    \
+        rows[n].want = (w);                                                                        \
+        rows[n].alt = (al);                                                                        \
+        rows[n].got = pebs_mtry(&a, (pid), (cpu), (pages));                                        \
+        n++;                                                                                       \
+    } while (0)
+    /* each level's attributes, as ctxprof__pebs_attr makes them */
+    memset(&I, 0, sizeof I);
+    I.d.period = 1000003;
+    I.d.period_ns = 1000000;
+    I.d.watermark = 65536;
+    memset(&cyc, 0, sizeof cyc);
+    ctxprof_pebs_encode_event("cycles", &cyc, &e);
+    PEBS_M("level PEBS (cycles, precise_ip=1, REGS_INTR)", pmu == 0 ? ENOENT : intel && maxp >= 1 ? 0 : -1, -1, 0,
+           -1, 0, ctxprof__pebs_attr(&I, &cyc, CTXPROF_PEBS_LEVEL_PEBS, 1, 1, &a));
+    PEBS_M("level hardware (cycles, REGS_USER)", hw, -1, 0, -1, 0,
+           ctxprof__pebs_attr(&I, &cyc, CTXPROF_PEBS_LEVEL_HW, 0, 0, &a));
+    PEBS_M("level software (task-clock, REGS_USER)", 0, -1, 0, -1, 0,
+           ctxprof__pebs_attr(&I, &cyc, CTXPROF_PEBS_LEVEL_SW, 0, 0, &a));
+    /* hardware events */
+    for (p = 0; p <= 3; p++) {
+        static const char *const nm[4] = {"cycles precise_ip=0", "cycles precise_ip=1",
+                                           "cycles precise_ip=2", "cycles precise_ip=3"};
+        PEBS_M(nm[p], pmu == 0 ? ENOENT : p == 0 ? hw : intel && maxp >= 0 ? (p <= maxp ? 0 : EOPNOTSUPP) : -1,
+               -1, 0, -1, -1,
+               a.type = PERF_TYPE_HARDWARE;
+               a.config = PERF_COUNT_HW_CPU_CYCLES; a.precise_ip = (unsigned)p & 3u);
+    }
+    PEBS_M("raw 0x108000c0", pmu == 0 ? ENOENT : -1, -1, 0, -1, -1, a.type = PERF_TYPE_RAW;
+           a.config = 0x108000c0);
+    /* the software events, with every option the sampler may set */
+    PEBS_M("task-clock", 0, -1, 0, -1, -1, (void)0);
+    PEBS_M("cpu-clock", 0, -1, 0, -1, -1, a.config = PERF_COUNT_SW_CPU_CLOCK);
+    PEBS_M("task-clock precise_ip=1 (accepted, meaningless)", 0, -1, 0, -1, -1, a.precise_ip = 1);
+    PEBS_M("task-clock precise_ip=2", 0, -1, 0, -1, -1, a.precise_ip = 2);
+    PEBS_M("task-clock precise_ip=3", 0, -1, 0, -1, -1, a.precise_ip = 3);
+    PEBS_M("task-clock REGS_INTR", 0, -1, 0, -1, -1, a.sample_type |= PERF_SAMPLE_REGS_INTR;
+           a.sample_regs_intr = PEBS_MASK);
+    PEBS_M("task-clock CALLCHAIN", 0, -1, 0, -1, -1, a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+           a.exclude_callchain_kernel = 1);
+    PEBS_M("task-clock TIME, STACK_USER 4096", 0, -1, 0, -1, -1,
+           a.sample_type |= PERF_SAMPLE_TIME | PERF_SAMPLE_STACK_USER;
+           a.sample_stack_user = 4096);
+    PEBS_M("task-clock read_format LOST", 0, -1, 0, -1, -1,
+           a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                           CTXPROF__PEBS_FORMAT_LOST);
+    PEBS_M("task-clock watermark 64 KiB", 0, -1, 0, -1, 0, a.watermark = 1;
+           a.wakeup_watermark = 65536);
+    /* malformed: the same errno for everyone */
+    PEBS_M("regs mask 0", EINVAL, -1, 0, -1, -1, a.sample_regs_user = 0);
+#if defined(CTXPROF__PEBS_X86)
+    PEBS_M("regs mask with DS", EINVAL, -1, 0, -1, -1, a.sample_regs_user |= 1ull << 12);
+    PEBS_M("regs mask bit 40 (XMM)", EOPNOTSUPP, -1, 0, -1, -1, a.sample_regs_user |= 1ull << 40);
+#endif
+    PEBS_M("freq=1 MHz", 1000000 > rate ? EINVAL : 0, -1, 0, -1, -1, a.freq = 1;
+           a.sample_freq = 1000000);
+    PEBS_M("period with bit 63", EINVAL, -1, 0, -1, -1, a.sample_period = 1ull << 63);
+    /* the ring */
+    PEBS_M("inherit=1 cpu=-1, mmap", EINVAL, -1, 0, -1, 1, a.inherit = 1);
+    PEBS_M("3 data pages", EINVAL, -1, 0, -1, 3, (void)0);
+    PEBS_M("0 data pages", 0, -1, 0, -1, 0, (void)0);
+    PEBS_M("1024 data pages", priv || budget_kb >= 1025ull * 4 ? 0 : EPERM, priv ? -1 : EPERM, 0, -1,
+           1024, (void)0);
+    PEBS_M("pid=0 cpu=0 inherit=1, mmap", 0, -1, 0, 0, 1, a.inherit = 1);
+    /* privileges (kernel/events/core.c: perf_allow_kernel, perf_allow_cpu, ptrace) */
+    PEBS_M("exclude_kernel=0", priv || par < 2 ? 0 : EACCES, -1, 0, -1, -1, a.exclude_kernel = 0);
+    PEBS_M("pid=-1 cpu=0 (CPU-wide)", priv || par < 1 ? 0 : EACCES, -1, -1, 0, -1, (void)0);
+    PEBS_M("pid=1 (another user's process)", priv ? 0 : geteuid() != 0 ? EACCES : -1, -1, 1, -1, -1,
+           (void)0);
+#undef PEBS_M
+    return n;
+}
+
+static const char *pebs_mname(int e)
+{
+    return e == 0 ? "ok" : e < 0 ? "-" : ctxprof__pebs_errname(e);
+}
+
+/* Checks the rows; *out_n gets how many were checked. */
+static void pebs_matrix_check(const pebs_mrow *rows, size_t n, const char *who, size_t *out_n)
+{
+    size_t i;
+    *out_n = 0;
+    for (i = 0; i < n; i++) {
+        char v[240];
+        if (rows[i].want < 0)
+            continue;
+        ++*out_n;
+        if (rows[i].got == rows[i].want || rows[i].got == rows[i].alt)
+            continue;
+        snprintf(v, sizeof v, "(as %s: %s gave %s, expected %s)", who, rows[i].name,
+                 pebs_mname(rows[i].got), pebs_mname(rows[i].want));
+        ctxprof_test_fail(__FILE__, __LINE__, "open matrix row", v);
+    }
+}
+
+typedef struct pebs_mres {
+    int dropped, usable;
+    size_t n;
+    pebs_mrow rows[PEBS_MROWS];
+} pebs_mres;
+
+static int pebs_matrix_child(void *arg, void *shared)
+{
+    pebs_mres *r = (pebs_mres *)shared;
+    char why[300];
+    (void)arg;
+    if (pebs_drop_to_nobody() != 0)
+        return 0;
+    r->dropped = 1;
+    r->usable = pebs_usable(why, sizeof why);
+    if (r->usable)
+        r->n = pebs_matrix(r->rows, 0);
+    return 0;
+}
+
+static void pebs_open_matrix(void)
+{
+    static char why[400];
+    pebs_mrow rows[PEBS_MROWS];
+    size_t n, checked, checked_nobody = 0;
+    pebs_mres *r;
+    if (!pebs_usable(why, sizeof why))
+        SKIP(why);
+    n = pebs_matrix(rows, geteuid() == 0);
+    REQUIRE(n <= PEBS_MROWS);
+    pebs_matrix_check(rows, n, geteuid() == 0 ? "root" : "this user", &checked);
+    CHECK_GE(checked, 20);
+    if (geteuid() == 0) {
+        r = (pebs_mres *)ctxprof_test_in_child(pebs_matrix_child, NULL, sizeof *r);
+        REQUIRE(r != NULL);
+        if (r->dropped && r->usable)
+            pebs_matrix_check(r->rows, r->n, "nobody", &checked_nobody);
+        else
+            printf("  pebs: open matrix not run as nobody: %s\n",
+                   r->dropped ? "perf_event unusable for nobody" : "cannot become nobody");
+        munmap(r, sizeof *r);
+    }
+    printf("  pebs: open matrix: %zu rows checked as %s, %zu as nobody\n", checked,
+           geteuid() == 0 ? "root" : "this user", checked_nobody);
+}
+
+/* The core live cases again as nobody (in a forked child that drops root):
+   what an unprivileged program gets at kernel.perf_event_paranoid=2. */
+typedef struct pebs_nobody {
+    int dropped, failed[16], skipped[16];
+} pebs_nobody;
+
+static const ctxprof_test_case pebs_nobody_cases[] = {
+    {"pebs_live_hot_reader", pebs_live_hot_reader},
+    {"pebs_live_hot_manual", pebs_live_hot_manual},
+    {"pebs_live_hot_signal", pebs_live_hot_signal},
+    {"pebs_live_depth", pebs_live_depth},
+    {"pebs_live_lost", pebs_live_lost},
+    {"pebs_live_watermark", pebs_live_watermark},
+    {"pebs_live_exit_drain", pebs_live_exit_drain},
+    {"pebs_live_base", pebs_live_base},
+    {"pebs_live_base_switch", pebs_live_base_switch},
+    {"pebs_live_wrap", pebs_live_wrap},
+    {"pebs_live_threads", pebs_live_threads},
+    {"pebs_live_callchain", pebs_live_callchain},
+    {"pebs_live_fork", pebs_live_fork},
+    {0, 0}};
+
+static int pebs_nobody_child(void *arg, void *shared)
+{
+    pebs_nobody *r = (pebs_nobody *)shared;
+    int k;
+    (void)arg;
+    if (pebs_drop_to_nobody() != 0)
+        return 0;
+    r->dropped = 1;
+    for (k = 0; pebs_nobody_cases[k].name; k++) {
+        ctxprof_test_failed = ctxprof_test_skipped = 0;
+        pebs_nobody_cases[k].fn();
+        r->failed[k] = ctxprof_test_failed;
+        r->skipped[k] = ctxprof_test_skipped;
+        fprintf(stderr, "  as nobody: %s %s\n",
+                ctxprof_test_failed ? "FAIL" : ctxprof_test_skipped ? "skip" : "ok",
+                pebs_nobody_cases[k].name);
+    }
+    return 0;
+}
+
+static void pebs_live_nobody(void)
+{
+    pebs_nobody *r;
+    int k, ran = 0;
+    if (geteuid() != 0)
+        SKIP("not root: the live cases above already ran unprivileged");
+    r = (pebs_nobody *)ctxprof_test_in_child(pebs_nobody_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    if (!r->dropped) {
+        munmap(r, sizeof *r);
+        SKIP("cannot become nobody (setgid/setuid refused)");
+    }
+    for (k = 0; pebs_nobody_cases[k].name; k++) {
+        CHECK_EQ(r->failed[k], 0);
+        ran += !r->skipped[k];
+    }
+    munmap(r, sizeof *r);
+    if (ran == 0)
+        SKIP("every case skipped as nobody (perf_event unusable for an unprivileged user)");
+}
+
 /* ---- sandboxed failures, each in a forked child ---- */
 
 static void pebs_report_open(int fd, const ctxprof_pebs_desc *d)
@@ -3207,6 +3493,8 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_period_floor", pebs_period_floor},
     {"pebs_live_callchain", pebs_live_callchain},
     {"pebs_live_fork", pebs_live_fork},
+    {"pebs_open_matrix", pebs_open_matrix},
+    {"pebs_live_nobody", pebs_live_nobody},
     {"pebs_seccomp", pebs_seccomp},
     {"pebs_paranoid", pebs_paranoid},
     {"pebs_mlock", pebs_mlock},
