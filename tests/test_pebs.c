@@ -2465,9 +2465,9 @@ static int pebs_nobody_child(void *arg, void *shared)
         pebs_nobody_cases[k].fn();
         r->failed[k] = ctxprof_test_failed;
         r->skipped[k] = ctxprof_test_skipped;
-        fprintf(stderr, "  as nobody: %s %s\n",
-                ctxprof_test_failed ? "FAIL" : ctxprof_test_skipped ? "skip" : "ok",
-                pebs_nobody_cases[k].name);
+        if (ctxprof_test_failed || ctxprof_test_skipped)
+            fprintf(stderr, "  as nobody: %s %s\n", ctxprof_test_failed ? "FAIL" : "skip",
+                    pebs_nobody_cases[k].name);
     }
     return 0;
 }
@@ -2491,6 +2491,7 @@ static void pebs_live_nobody(void)
     munmap(r, sizeof *r);
     if (ran == 0)
         SKIP("every case skipped as nobody (perf_event unusable for an unprivileged user)");
+    printf("  pebs: %d of %d live cases ran as nobody\n", ran, k);
 }
 
 /* ---- sandboxed failures, each in a forked child ---- */
