@@ -178,9 +178,7 @@ typedef enum ctxprof_pebs_mode {
 #define CTXPROF_PEBS_SAMPLE_SKID 0x4u     /* ip/sp of the interrupted user state (skid) */
 #define CTXPROF_PEBS_SAMPLE_NO_REGS 0x8u  /* no registers (abi 0): ip = event_ip, sp = 0 */
 #define CTXPROF_PEBS_SAMPLE_KERNEL 0x10u  /* the event fired in kernel mode */
-#define CTXPROF_PEBS_SAMPLE_STACK_TOP 0x20u /* height from the top of the thread's stack
-                                               mapping (it had no ICPP base yet), not from
-                                               the base training uses */
+#define CTXPROF_PEBS_SAMPLE_STACK_TOP 0x20u /* height from the stack-mapping top (no ICPP base) */
 
 /* One sample. ip/sp/bp are one register state (see the level); height is the
    thread's stack base minus sp, the ICPP stack height, 0 when unknown. */

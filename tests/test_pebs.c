@@ -217,11 +217,11 @@ static uint64_t pebs_ring_head(const ctxprof_pebs *pb, int tid)
 static uint64_t pebs_rec_bytes(const ctxprof_pebs *pb)
 {
     const ctxprof__pebs_fmt *f = &pb->impl->fmt;
-    uint64_t w = 1 + ctxprof__pebs_popcount(
-                         f->sample_type &
-                         (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                          PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-                          PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD));
+    uint64_t w =
+        1 + ctxprof__pebs_popcount(f->sample_type &
+                                   (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                    PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+                                    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD));
     if (f->sample_type & PERF_SAMPLE_REGS_USER)
         w += 1 + f->nregs_user;
     if (f->sample_type & PERF_SAMPLE_REGS_INTR)
@@ -1913,7 +1913,7 @@ static void pebs_live_signal_close(void)
         while (__atomic_load_n(&t[k].rc, __ATOMIC_ACQUIRE) == -100)
             sched_yield();
     PEBS_UNTIL(pebs_samples_so_far(&pb) >= 100, pebs_hot(5000000)); /* the threads sample */
-    ctxprof_pebs_close(&pb); /* while they still run */
+    ctxprof_pebs_close(&pb);                                        /* while they still run */
     pebs_hot(20000000);
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
     for (k = 0; k < 3; k++) {
@@ -2112,8 +2112,9 @@ static void pebs_period_floor(void)
     d.samples_cap = 256;
     PEBS_OPEN_OR_SKIP(&pb, &d);
     CHECK_EQ(pb.impl->attr.sample_period, 10000);
-    CHECK_STR(ctxprof_pebs_explain(&pb), "software task-clock: ok (period 10000 ns) [period_ns=2000 "
-                                         "raised to the kernel's minimum] [forced]");
+    CHECK_STR(ctxprof_pebs_explain(&pb),
+              "software task-clock: ok (period 10000 ns) [period_ns=2000 "
+              "raised to the kernel's minimum] [forced]");
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
     PEBS_UNTIL(pebs_samples_so_far(&pb) >= 100, {
         pebs_hot(2000000);
@@ -2277,7 +2278,8 @@ static size_t pebs_matrix(pebs_mrow *rows, int priv)
     ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
     budget_kb = (unsigned long long)mlock_kb * (unsigned long long)(ncpu > 0 ? ncpu : 1);
     if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
-        budget_kb += rl.rlim_cur == RLIM_INFINITY ? 1ull << 40 : (unsigned long long)rl.rlim_cur / 1024;
+        budget_kb +=
+            rl.rlim_cur == RLIM_INFINITY ? 1ull << 40 : (unsigned long long)rl.rlim_cur / 1024;
 #if defined(CTXPROF__PEBS_X86)
     intel = pmu == 1 && ctxprof__pebs_is_intel();
     if (ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu/caps/max_precise", &maxp) != 0)
@@ -2301,8 +2303,11 @@ static size_t pebs_matrix(pebs_mrow *rows, int priv)
     I.d.watermark = 65536;
     memset(&cyc, 0, sizeof cyc);
     ctxprof_pebs_encode_event("cycles", &cyc, &e);
-    PEBS_M("level PEBS (cycles, precise_ip=1, REGS_INTR)", pmu == 0 ? ENOENT : intel && maxp >= 1 ? 0 : -1, -1, 0,
-           -1, 0, ctxprof__pebs_attr(&I, &cyc, CTXPROF_PEBS_LEVEL_PEBS, 1, 1, &a));
+    PEBS_M("level PEBS (cycles, precise_ip=1, REGS_INTR)",
+           pmu == 0             ? ENOENT
+           : intel && maxp >= 1 ? 0
+                                : -1,
+           -1, 0, -1, 0, ctxprof__pebs_attr(&I, &cyc, CTXPROF_PEBS_LEVEL_PEBS, 1, 1, &a));
     PEBS_M("level hardware (cycles, REGS_USER)", hw, -1, 0, -1, 0,
            ctxprof__pebs_attr(&I, &cyc, CTXPROF_PEBS_LEVEL_HW, 0, 0, &a));
     PEBS_M("level software (task-clock, REGS_USER)", 0, -1, 0, -1, 0,
@@ -2310,10 +2315,13 @@ static size_t pebs_matrix(pebs_mrow *rows, int priv)
     /* hardware events */
     for (p = 0; p <= 3; p++) {
         static const char *const nm[4] = {"cycles precise_ip=0", "cycles precise_ip=1",
-                                           "cycles precise_ip=2", "cycles precise_ip=3"};
-        PEBS_M(nm[p], pmu == 0 ? ENOENT : p == 0 ? hw : intel && maxp >= 0 ? (p <= maxp ? 0 : EOPNOTSUPP) : -1,
-               -1, 0, -1, -1,
-               a.type = PERF_TYPE_HARDWARE;
+                                          "cycles precise_ip=2", "cycles precise_ip=3"};
+        PEBS_M(nm[p],
+               pmu == 0             ? ENOENT
+               : p == 0             ? hw
+               : intel && maxp >= 0 ? (p <= maxp ? 0 : EOPNOTSUPP)
+                                    : -1,
+               -1, 0, -1, -1, a.type = PERF_TYPE_HARDWARE;
                a.config = PERF_COUNT_HW_CPU_CYCLES; a.precise_ip = (unsigned)p & 3u);
     }
     PEBS_M("raw 0x108000c0", pmu == 0 ? ENOENT : -1, -1, 0, -1, -1, a.type = PERF_TYPE_RAW;
@@ -2349,14 +2357,17 @@ static size_t pebs_matrix(pebs_mrow *rows, int priv)
     PEBS_M("inherit=1 cpu=-1, mmap", EINVAL, -1, 0, -1, 1, a.inherit = 1);
     PEBS_M("3 data pages", EINVAL, -1, 0, -1, 3, (void)0);
     PEBS_M("0 data pages", 0, -1, 0, -1, 0, (void)0);
-    PEBS_M("1024 data pages", priv || budget_kb >= 1025ull * 4 ? 0 : EPERM, priv ? -1 : EPERM, 0, -1,
-           1024, (void)0);
+    PEBS_M("1024 data pages", priv || budget_kb >= 1025ull * 4 ? 0 : EPERM, priv ? -1 : EPERM, 0,
+           -1, 1024, (void)0);
     PEBS_M("pid=0 cpu=0 inherit=1, mmap", 0, -1, 0, 0, 1, a.inherit = 1);
     /* privileges (kernel/events/core.c: perf_allow_kernel, perf_allow_cpu, ptrace) */
     PEBS_M("exclude_kernel=0", priv || par < 2 ? 0 : EACCES, -1, 0, -1, -1, a.exclude_kernel = 0);
     PEBS_M("pid=-1 cpu=0 (CPU-wide)", priv || par < 1 ? 0 : EACCES, -1, -1, 0, -1, (void)0);
-    PEBS_M("pid=1 (another user's process)", priv ? 0 : geteuid() != 0 ? EACCES : -1, -1, 1, -1, -1,
-           (void)0);
+    PEBS_M("pid=1 (another user's process)",
+           priv             ? 0
+           : geteuid() != 0 ? EACCES
+                            : -1,
+           -1, 1, -1, -1, (void)0);
 #undef PEBS_M
     return n;
 }
