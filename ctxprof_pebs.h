@@ -173,11 +173,11 @@ typedef enum ctxprof_pebs_mode {
 #define CTXPROF_PEBS_NO_ENV 0x8u    /* ignore the CTXPROF_PEBS_LEVEL environment variable */
 
 /* sample.flags */
-#define CTXPROF_PEBS_SAMPLE_EXACT_IP 0x1u /* the PMU marked the IP exact (precise_ip >= 2) */
-#define CTXPROF_PEBS_SAMPLE_PRECISE 0x2u  /* ip/sp from the PEBS record (REGS_INTR) */
-#define CTXPROF_PEBS_SAMPLE_SKID 0x4u     /* ip/sp of the interrupted user state (skid) */
-#define CTXPROF_PEBS_SAMPLE_NO_REGS 0x8u  /* no registers (abi 0): ip = event_ip, sp = 0 */
-#define CTXPROF_PEBS_SAMPLE_KERNEL 0x10u  /* the event fired in kernel mode */
+#define CTXPROF_PEBS_SAMPLE_EXACT_IP 0x1u   /* the PMU marked the IP exact (precise_ip >= 2) */
+#define CTXPROF_PEBS_SAMPLE_PRECISE 0x2u    /* ip/sp from the PEBS record (REGS_INTR) */
+#define CTXPROF_PEBS_SAMPLE_SKID 0x4u       /* ip/sp of the interrupted user state (skid) */
+#define CTXPROF_PEBS_SAMPLE_NO_REGS 0x8u    /* no registers (abi 0): ip = event_ip, sp = 0 */
+#define CTXPROF_PEBS_SAMPLE_KERNEL 0x10u    /* the event fired in kernel mode */
 #define CTXPROF_PEBS_SAMPLE_STACK_TOP 0x20u /* height from the stack-mapping top (no ICPP base) */
 
 /* One sample. ip/sp/bp are one register state (see the level); height is the
