@@ -251,14 +251,21 @@ DEMOS += examples/hotpaths/demo.sh
 
 # ---- module: pebs ----
 # libpfm4 is optional: a compile probe of its header decides (no configure
-# step). With it, the tests and examples build with CTXPROF_HAVE_LIBPFM and
-# -lpfm; without it everything still builds and the libpfm test skips.
+# step). With it, the test binaries build with CTXPROF_HAVE_LIBPFM and
+# -lpfm; without it everything still builds and the libpfm test skips. The
+# examples use built-in event names only and never need it. A stamp named
+# after the result (pfm-1 or pfm-0) is a prerequisite of the test binaries,
+# so installing or removing libpfm4-dev rebuilds them.
 PFM_OK := $(shell printf '\043include <linux/perf_event.h>\n\043include <perfmon/pfmlib_perf_event.h>\nint main(void){return pfm_initialize();}\n' | \
             $(CC) -x c - -o /dev/null -lpfm >/dev/null 2>&1 && echo 1)
 PFM_CFLAGS := $(if $(PFM_OK),-DCTXPROF_HAVE_LIBPFM,)
 PFM_LIBS   := $(if $(PFM_OK),-lpfm,)
 TEST_CFLAGS += $(PFM_CFLAGS)
 TEST_LDLIBS += $(PFM_LIBS)
+PFM_STAMP := $(B)/pfm-$(if $(PFM_OK),1,0).stamp
+$(PFM_STAMP):
+	@mkdir -p $(@D); rm -f $(B)/pfm-*.stamp; echo 'PFM_OK=$(PFM_OK)' > $@
+$(foreach c,gcc clang gcc-san clang-san,$(B)/test/$(c)/test_ctxprof): $(PFM_STAMP)
 
 # Benchmarks: sampling overhead (1/10/50 kHz vs unsampled and a SIGPROF
 # timer) and the drain path's cost per sample.

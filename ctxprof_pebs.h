@@ -81,7 +81,14 @@
                ring. One signal per sample (the kernel ignores wakeup batching
                for fasync), EINTR in the program's syscalls: use it only where
                no thread can be hosted. Sinks run in signal handlers on any
-               thread and must be async-signal-safe and thread-safe.
+               thread and must be async-signal-safe and thread-safe. Close
+               restores the signal's previous disposition, after discarding
+               the instances of it still pending in any thread.
+
+     In every mode a sink must not call back into its own sampler (attach,
+     detach, drain, stats_get, explain, close): at detach, at close, at a
+     thread's exit and in manual drains it runs with the sampler's lock held,
+     and the call would deadlock. Count in the sink; read stats afterwards.
 
    THREADS AND SIGNALS
 
@@ -166,11 +173,12 @@ typedef enum ctxprof_pebs_mode {
 #define CTXPROF_PEBS_NO_ENV 0x8u    /* ignore the CTXPROF_PEBS_LEVEL environment variable */
 
 /* sample.flags */
-#define CTXPROF_PEBS_SAMPLE_EXACT_IP 0x1u /* the PMU marked the IP exact (precise_ip >= 2) */
-#define CTXPROF_PEBS_SAMPLE_PRECISE 0x2u  /* ip/sp from the PEBS record (REGS_INTR) */
-#define CTXPROF_PEBS_SAMPLE_SKID 0x4u     /* ip/sp of the interrupted user state (skid) */
-#define CTXPROF_PEBS_SAMPLE_NO_REGS 0x8u  /* no registers (abi 0): ip = event_ip, sp = 0 */
-#define CTXPROF_PEBS_SAMPLE_KERNEL 0x10u  /* the event fired in kernel mode */
+#define CTXPROF_PEBS_SAMPLE_EXACT_IP 0x1u   /* the PMU marked the IP exact (precise_ip >= 2) */
+#define CTXPROF_PEBS_SAMPLE_PRECISE 0x2u    /* ip/sp from the PEBS record (REGS_INTR) */
+#define CTXPROF_PEBS_SAMPLE_SKID 0x4u       /* ip/sp of the interrupted user state (skid) */
+#define CTXPROF_PEBS_SAMPLE_NO_REGS 0x8u    /* no registers (abi 0): ip = event_ip, sp = 0 */
+#define CTXPROF_PEBS_SAMPLE_KERNEL 0x10u    /* the event fired in kernel mode */
+#define CTXPROF_PEBS_SAMPLE_STACK_TOP 0x20u /* height from the stack-mapping top (no ICPP base) */
 
 /* One sample. ip/sp/bp are one register state (see the level); height is the
    thread's stack base minus sp, the ICPP stack height, 0 when unknown. */
@@ -192,7 +200,8 @@ typedef struct ctxprof_pebs_sample {
     uint16_t flags;             /* CTXPROF_PEBS_SAMPLE_* */
 } ctxprof_pebs_sample;
 
-/* A sink called once per sample (see CONSUMPTION MODES for the thread). */
+/* A sink called once per sample (see CONSUMPTION MODES for the thread); it
+   must not call its own sampler's functions (they would deadlock). */
 typedef void (*ctxprof_pebs_sample_fn)(void *user, const ctxprof_pebs_sample *s);
 
 /* Configuration; zero means default everywhere. */
@@ -201,11 +210,14 @@ typedef struct ctxprof_pebs_desc {
     int mode;             /* ctxprof_pebs_mode; default CTXPROF_PEBS_READER */
     unsigned flags;       /* CTXPROF_PEBS_TIME | _CALLCHAIN | _KERNEL | _NO_ENV */
     const char *event;    /* NULL = "cycles"; "instructions", "task-clock", "cpu-clock",
-                             "rHEX" (raw), or a libpfm4 name with CTXPROF_HAVE_LIBPFM */
+                             "rHEX" (raw), or a libpfm4 name with CTXPROF_HAVE_LIBPFM (its
+                             u/k/h privilege modifiers are overridden: user mode only unless
+                             flags has CTXPROF_PEBS_KERNEL) */
     uint64_t period;      /* hardware levels: events per sample; default 1000003 */
     uint64_t period_ns;   /* software level: ns of thread CPU time per sample; default 1000000
                              (1 kHz: a software sample is a timer interrupt, 13-18 us each in
-                             a VM, so ICPP's 3 kHz would cost ~5% there); kernel minimum 10000 */
+                             a VM, so ICPP's 3 kHz would cost ~5% there); below the kernel's
+                             minimum of 10000 it is raised to 10000 (explain() says so) */
     int precise;          /* PEBS precise_ip 1..3; default 1 (PC and SP consistent) */
     unsigned ring_pages;  /* data pages per thread, a power of two; default 64 (256 KiB) */
     unsigned watermark;   /* reader wakeup after this many bytes; default ring/4 */
@@ -273,10 +285,12 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
    its own ring. stack_base is the address heights are measured from; 0 =
    the thread's ICPP base (ctxprof_icpp_thread_base / _base_of_tid: the base
    training used). A thread that has no ICPP base yet (attached before its
-   first instrumented function or ctxprof_icpp_thread_begin) is measured
-   from the top of its stack mapping (the calling thread; heights then
-   comparable within the run only) or not at all (height 0) until a read of
-   its ring finds its ICPP base registered; from then on, from that base.
+   first instrumented function or ctxprof_icpp_thread_begin) is measured,
+   until a read of its ring finds its ICPP base registered, from the top of
+   its stack mapping when it attaches itself, those samples flagged
+   CTXPROF_PEBS_SAMPLE_STACK_TOP (the paths pipeline ignores their heights),
+   or not at all (height 0) when attached by id; from then on from the ICPP
+   base, unflagged: each sample says which base its height used.
    Attaching an attached thread is a no-op. Retries with a smaller ring when
    the locked-memory budget refuses the mapping. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
@@ -332,6 +346,7 @@ typedef struct ctxprof_pebs_paths_desc {
     int unit_weight;              /* 1: each sample weighs 1; 0: its period (ns or events) */
     ctxprof_pebs_path_fn on_path; /* optional: every weighted path */
     void *user;
+    void *alloc_user; /* passed to CTXPROF_MALLOC/FREE */
 } ctxprof_pebs_paths_desc;
 
 /* Counters of the pipeline (ICPP's sample kinds, sec. 9.2, and the check
@@ -340,7 +355,7 @@ typedef struct ctxprof_pebs_paths_stats {
     uint64_t samples;   /* samples seen */
     uint64_t no_regs;   /* without registers */
     uint64_t outside;   /* PC in no function of the map */
-    uint64_t nobase;    /* no stack base for the thread, or SP above it */
+    uint64_t nobase;    /* no stack base for the thread (or only STACK_TOP), or SP above it */
     uint64_t missing;   /* no trained path has the CID (or the walk ruled all out) */
     uint64_t precise;   /* one path (after the walk, if any) */
     uint64_t ambiguous; /* several candidates remain */
@@ -521,6 +536,10 @@ struct ctxprof__pebs_owner {                  /* struct f_owner_ex */
 #define CTXPROF__PEBS_MAX_STACK_BYTES 4096u
 #define CTXPROF__PEBS_SCRATCH_WORDS (400u + CTXPROF__PEBS_MAX_STACK_BYTES / 8u)
 
+/* The shortest software period the kernel honours, ns: perf_swevent_init_hrtimer()
+   and perf_swevent_hrtimer() (kernel/events/core.c) use max(10000, period). */
+#define CTXPROF__PEBS_MIN_NS 10000u
+
 enum {
     CTXPROF__PEBS_FREE = 0,   /* slot unused */
     CTXPROF__PEBS_ACTIVE = 1, /* ring mapped and enabled */
@@ -556,7 +575,8 @@ typedef struct ctxprof__pebs_ring {
     int busy;  /* atomic consumer flag */
     int tid;
     uint64_t stack_base;
-    int base_pending; /* stack_base is a stand-in until the thread's ICPP base appears */
+    int base_pending; /* waiting for the thread's ICPP base; a nonzero stack_base
+                         meanwhile is the stack-mapping top (samples flagged STACK_TOP) */
     unsigned char *map;
     size_t map_len;
     struct perf_event_mmap_page *meta;
@@ -571,6 +591,7 @@ struct ctxprof__pebs_impl {
     int level;
     struct perf_event_attr attr; /* template of the chosen level */
     ctxprof__pebs_fmt fmt;
+    uint64_t asked_ns; /* desc.period_ns when raised to the kernel's minimum, else 0 */
     ctxprof__pebs_sink sink;
     size_t nsamples;
     ctxprof__pebs_ring *rings;
@@ -1113,10 +1134,13 @@ CTXPROF__PRIV uint64_t ctxprof__pebs_ring_read(ctxprof__pebs_ring *r, const ctxp
                     st.bad_records++;
                     break;
                 }
-                if (s.flags & CTXPROF_PEBS_SAMPLE_NO_REGS)
+                if (s.flags & CTXPROF_PEBS_SAMPLE_NO_REGS) {
                     st.no_regs++;
-                else if (r->stack_base && s.sp <= r->stack_base)
+                } else if (r->stack_base && s.sp <= r->stack_base) {
                     s.height = r->stack_base - s.sp;
+                    if (r->base_pending)
+                        s.flags |= CTXPROF_PEBS_SAMPLE_STACK_TOP;
+                }
                 ctxprof__pebs_emit(sk, &s, &st);
                 break;
             }
@@ -1496,10 +1520,14 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
                           name);
         return 0;
     }
-    if (level == CTXPROF_PEBS_LEVEL_SW)
+    if (level == CTXPROF_PEBS_LEVEL_SW) {
         ctxprof__pebs_cat(I->probe, sizeof I->probe, "%ssoftware %s: ok (period %llu ns)", sep,
                           name, (unsigned long long)a.sample_period);
-    else
+        if (I->asked_ns)
+            ctxprof__pebs_cat(I->probe, sizeof I->probe,
+                              " [period_ns=%llu raised to the kernel's minimum]",
+                              (unsigned long long)I->asked_ns);
+    } else
         ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: ok (period %llu events%s%s)", sep, name,
                           (unsigned long long)a.sample_period,
                           level == CTXPROF_PEBS_LEVEL_PEBS ? ", precise_ip=" : "",
@@ -1975,6 +2003,7 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
 {
     struct ctxprof__pebs_impl *I;
     ctxprof_pebs_desc d;
+    uint64_t asked_ns = 0;
     int forced, rc;
     unsigned i;
     if (!pb)
@@ -1989,6 +2018,12 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
         d.period = 1000003; /* ICPP's 1M cycles; a prime avoids lock-step with loops */
     if (!d.period_ns)
         d.period_ns = 1000000;
+    if (d.period_ns < CTXPROF__PEBS_MIN_NS) {
+        /* the kernel's hrtimer never fires sooner (perf_swevent_init_hrtimer)
+           but samples would still report the asked period as their weight */
+        asked_ns = d.period_ns;
+        d.period_ns = CTXPROF__PEBS_MIN_NS;
+    }
     if (!d.precise)
         d.precise = 1;
     if (!d.ring_pages)
@@ -2042,6 +2077,7 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     if (!I)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
     I->d = d;
+    I->asked_ns = asked_ns;
     I->efd = -1;
     I->owner = getpid();
     I->nrings = d.max_threads;
@@ -2429,14 +2465,18 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
     ctxprof__pebs_compose(I, &pb->final_stats, pb->explain_text, sizeof pb->explain_text);
     pthread_mutex_unlock(&I->mu);
     if (I->sig_installed) {
-        /* a signal queued before O_ASYNC was cleared may still arrive: with
-           SIGIO's default action (terminate) restored it would kill the
-           process, so a default disposition becomes "ignore" */
-        struct sigaction restore = I->old_sa;
-        if (!(restore.sa_flags & SA_SIGINFO) && restore.sa_handler == SIG_DFL &&
-            I->d.signo == SIGIO)
-            restore.sa_handler = SIG_IGN;
-        sigaction(I->d.signo, &restore, NULL);
+        /* Every ring is closed (O_ASYNC cleared first): no new signal can be
+           raised. One raised earlier may still be pending in some thread,
+           and with SIGIO's default action (terminate) restored it would kill
+           the process. Ignoring the signal discards every pending instance
+           in every thread (POSIX; the kernel flushes them), after which the
+           previous disposition is restored as it was. */
+        struct sigaction ign;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        sigaction(I->d.signo, &ign, NULL);
+        sigaction(I->d.signo, &I->old_sa, NULL);
         __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
                          __ATOMIC_SEQ_CST);
         while (__atomic_load_n(&ctxprof__pebs_sig_active, __ATOMIC_SEQ_CST) != 0)
@@ -2466,8 +2506,9 @@ CTXPROF_DEF int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_peb
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_paths: ambiguous=%d unknown",
                              d->ambiguous);
     p->d = *d;
-    p->path_weight =
-        (uint64_t *)ctxprof__zalloc(d->map->paths ? d->map->paths : 1, sizeof(uint64_t), NULL);
+    p->alloc_user = d->alloc_user;
+    p->path_weight = (uint64_t *)ctxprof__zalloc(d->map->paths ? d->map->paths : 1,
+                                                 sizeof(uint64_t), d->alloc_user);
     if (!p->path_weight)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs_paths: out of memory");
     return CTXPROF_OK;
@@ -2476,7 +2517,7 @@ CTXPROF_DEF int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_peb
 CTXPROF_DEF void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p)
 {
     if (p) {
-        ctxprof__free(p->path_weight, NULL);
+        ctxprof__free(p->path_weight, p->alloc_user);
         memset(p, 0, sizeof *p);
     }
 }
@@ -2568,6 +2609,10 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
     p->st.samples++;
     if (s->flags & CTXPROF_PEBS_SAMPLE_NO_REGS) {
         p->st.no_regs++;
+        return;
+    }
+    if (s->flags & CTXPROF_PEBS_SAMPLE_STACK_TOP) {
+        p->st.nobase++; /* not the base training used: the CID would be wrong */
         return;
     }
     fr.n = 0;

@@ -7,6 +7,7 @@
      pebs_workload perf     just runs (under `perf record --user-regs=sp,ip`)
      pebs_workload self     samples itself with ctxprof_pebs (software level,
                             100 us) and prints "sp FUNC 0x..." per leaf sample
+                            (both spend a fixed CPU time at each depth)
      pebs_workload train MAP          trains ICPP's path map of the paths part
      pebs_workload paths MAP WALK     samples the paths part through the
                             sample -> CID -> path pipeline; prints key=value
@@ -86,14 +87,29 @@ void pebs_wl_rec2(int d, long n)
     pad[1] = 0;
 }
 
+static uint64_t wl_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Each depth for an amount of this thread's CPU time, not of work: at the
+   100 us task-clock period of both runs that is ~400 samples per depth of
+   pebs_wl_hot and ~800 per depth of pebs_wl_hot2 on any machine (a fixed
+   loop count gave 103-116 samples of pebs_wl_hot2 on a fast one). */
+#define WL_DEPTH_NS 40000000u
 static void pebs_wl_run(void)
 {
     static const int depths[] = {0, 5, 10, 15}, depths2[] = {2, 9};
+    uint64_t end;
     int k;
     for (k = 0; k < 4; k++)
-        pebs_wl_rec(depths[k], 15000000);
+        for (end = wl_cpu_ns() + WL_DEPTH_NS; wl_cpu_ns() < end;)
+            pebs_wl_rec(depths[k], 200000);
     for (k = 0; k < 2; k++)
-        pebs_wl_rec2(depths2[k], 20000000);
+        for (end = wl_cpu_ns() + 2 * WL_DEPTH_NS; wl_cpu_ns() < end;)
+            pebs_wl_rec2(depths2[k], 200000);
 }
 
 /* ---- the count mode: allocations and perf_event_open calls ----
