@@ -105,8 +105,14 @@
      counted (stats.reentrant); the others are counted exactly. Nothing is
      async-signal-safe except that the tree never crashes or corrupts itself
      on such re-entry (stats.events may then miss a few events).
-     Queries read the live tree with relaxed atomic loads while its owner
-     writes plain stores: ThreadSanitizer reports those (by design) races.
+     Queries read the live tree with relaxed atomic loads, and its owner
+     stores what they read with relaxed atomic stores (on x86-64 and
+     aarch64 the same instructions as plain ones): no data race, nothing
+     for ThreadSanitizer to report. A query synchronizes with nothing by
+     itself: for data the owner wrote before some events to be visible
+     once a query saw their counts, the owner issues a release fence
+     between the two (atomic_thread_fence(memory_order_release)) and the
+     querying thread an acquire fence after the query.
      After fork() the child keeps copies of the parent's trees; with the
      environment variable, use %p in out= for one profile per process.
 
@@ -192,11 +198,17 @@
 #define CTXPROF__HCCT_NOINSTR __attribute__((no_instrument_function))
 #define CTXPROF__HCCT_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define CTXPROF__HCCT_PREFETCH(p) __builtin_prefetch(p)
+#define CTXPROF__HCCT_WR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #else
 #define CTXPROF__HCCT_NOINSTR
 #define CTXPROF__HCCT_FENCE() ((void)0)
 #define CTXPROF__HCCT_PREFETCH(p) ((void)(p))
+#define CTXPROF__HCCT_WR(x, v) ((x) = (v))
 #endif
+/* The owner's stores of the fields that queries from other threads read
+   (a relaxed atomic store: on x86-64 and aarch64 the same mov / str as a
+   plain store, so the hot path's code does not change; see the RD macros
+   of the implementation). */
 #define CTXPROF__HCCT_INLINE CTXPROF_INLINE CTXPROF__HCCT_NOINSTR
 
 #ifdef __cplusplus
@@ -558,7 +570,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
        protocol, below): a signal handler's events in between go to the slow
        path and are dropped, so that it can evict neither the node found nor
        write the frame being written. */
-    t->countdown = CTXPROF__HCCT_CD_BUSY;
+    CTXPROF__HCCT_WR(t->countdown, CTXPROF__HCCT_CD_BUSY);
     CTXPROF__HCCT_FENCE();
     n = t->nodes;
     c = f->node;
@@ -569,7 +581,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
                 break;
         if (CTXPROF__UNLIKELY(c == 0 || !(n[c].count >> 63)))
             goto miss; /* a new context, or one Space Saving does not monitor */
-        n[c].count += t->unit;
+        CTXPROF__HCCT_WR(n[c].count, n[c].count + t->unit);
         /* the next lookup, if this routine calls, starts at the first child:
            fetch it while the routine runs */
         CTXPROF__HCCT_PREFETCH(&n[n[c].child]);
@@ -583,7 +595,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     CTXPROF__HCCT_FENCE();
     t->top = f + 1;
     CTXPROF__HCCT_FENCE();
-    t->countdown = cd;
+    CTXPROF__HCCT_WR(t->countdown, cd);
     return;
 miss:
     /* the frame goes up untracked; the slow path sets its node */
@@ -596,7 +608,7 @@ miss:
     ctxprof__hcct_enter_miss(t, cd);
     return;
 slow:
-    t->countdown = cd;
+    CTXPROF__HCCT_WR(t->countdown, cd);
     ctxprof__hcct_enter_slow(t, routine, site, sp);
 }
 
@@ -750,7 +762,13 @@ extern "C" {
     (sizeof(ctxprof_hcct_node) + ((lss) ? sizeof(ctxprof_hcct_aux) : sizeof(uint32_t)))
 #define CTXPROF__HCCT_PARENT(t, v) (*((t)->aux ? &(t)->aux[v].parent : &(t)->par[v]))
 
-/* Racy reads of another thread's tree (queries): relaxed atomic loads. */
+/* A tree is read by queries from other threads while its owner updates it
+   (THREADS AND SIGNALS): every field a query reads is loaded with RD (or
+   ACQ) and stored by the owner with WR (or REL), so that the pair is a
+   relaxed atomic access, not a data race (WR is defined above the hot
+   path, which uses it). Fields only the owner reads stay plain.
+   TODO(#7): ctxprof_hcct_stats_get from another thread still copies the
+   stats and reads live, child and top, which the owner stores plainly. */
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__HCCT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CTXPROF__HCCT_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
@@ -1004,7 +1022,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
         *link = n[v].sibling;
     /* a live query that read this node before checks the generation
        after its copy: seqlock-like, the bump precedes the reuse's writes */
-    t->aux[v].gen++;
+    CTXPROF__HCCT_WR(t->aux[v].gen, t->aux[v].gen + 1);
     CTXPROF__HCCT_FENCE_REL();
     CTXPROF__HCCT_REL(t->aux[v].parent, CTXPROF__HCCT_FREE);
     n[v].sibling = t->free_head;
@@ -1300,16 +1318,17 @@ CTXPROF__HCCT_FN void ctxprof__hcct_ss_update(ctxprof_hcct *t, uint32_t x, uint6
     uint32_t v;
     uint64_t m;
     if (t->used < t->nslots) {
-        t->lean = ++t->used == t->nslots && t->unit != 0;
-        t->aux[x].err = 0;
+        CTXPROF__HCCT_WR(t->used, t->used + 1);
+        t->lean = t->used == t->nslots && t->unit != 0;
+        CTXPROF__HCCT_WR(t->aux[x].err, 0);
         CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | w);
         ctxprof__hcct_q_push(t, x, w);
         return;
     }
     v = ctxprof__hcct_q_pop_min(t);
     m = t->qbase;
-    n[v].count = 0;
-    t->aux[x].err = m;
+    CTXPROF__HCCT_WR(n[v].count, 0);
+    CTXPROF__HCCT_WR(t->aux[x].err, m);
     CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
     ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
     t->st.replaced++;
@@ -1326,7 +1345,8 @@ CTXPROF__HCCT_FN void ctxprof__hcct_count(ctxprof_hcct *t, uint32_t c, uint64_t 
         ctxprof__hcct_q_radix(t);
     v = t->nodes[c].count;
     if (v & CTXPROF__HCCT_MON)
-        t->nodes[c].count = CTXPROF__HCCT_MON | ctxprof__hcct_cadd(v & CTXPROF__HCCT_CMASK, w);
+        CTXPROF__HCCT_WR(t->nodes[c].count,
+                         CTXPROF__HCCT_MON | ctxprof__hcct_cadd(v & CTXPROF__HCCT_CMASK, w));
     else if (CTXPROF__HCCT_PARENT(t, c) != CTXPROF__HCCT_FREE)
         ctxprof__hcct_ss_update(t, c, w, keep);
 }
@@ -1344,9 +1364,11 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_child(ctxprof_hcct *t, uint32_t p, uintp
     x = ctxprof__hcct_alloc_node(t);
     if (x == 0)
         return 0;
-    n[x].routine = routine;
-    n[x].site = site;
-    n[x].count = t->aux ? 0 : CTXPROF__HCCT_MON;
+    /* a query may still read a reused node's fields (and then drop it:
+       its generation moved) */
+    CTXPROF__HCCT_WR(n[x].routine, routine);
+    CTXPROF__HCCT_WR(n[x].site, site);
+    CTXPROF__HCCT_WR(n[x].count, t->aux ? 0 : CTXPROF__HCCT_MON);
     n[x].child = 0;
     n[x].sibling = 0;
     CTXPROF__HCCT_REL(CTXPROF__HCCT_PARENT(t, x), p);
@@ -1364,7 +1386,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
 {
     ctxprof_hcct_node *n = t->nodes;
     const uint32_t x = CTXPROF__HCCT_DROP;
-    t->st.dropped_nodes++;
+    CTXPROF__HCCT_WR(t->st.dropped_nodes, t->st.dropped_nodes + 1);
     if (CTXPROF__HCCT_PARENT(t, x) == CTXPROF__HCCT_FREE) {
         uint32_t *link = &n[CTXPROF__HCCT_ROOT].child;
         while (*link)
@@ -1400,11 +1422,11 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         v = ctxprof__hcct_q_pop_min(t);
         m = t->qbase;
         if (v > CTXPROF__HCCT_DROP && n[v].child == 0 && v != p && v != keep) {
-            n[v].count = 0;
+            CTXPROF__HCCT_WR(n[v].count, 0);
             ctxprof__hcct_prune(t, v, keep ? keep : p);
             x = ctxprof__hcct_child(t, p, routine, site); /* reuses v's node */
             CTXPROF_ASSERT(x != 0);
-            t->aux[x].err = m;
+            CTXPROF__HCCT_WR(t->aux[x].err, m);
             CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
             ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
             t->st.replaced++;
@@ -1428,7 +1450,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
 #define CTXPROF__HCCT_BEGIN(t, saved)                                                              \
     do {                                                                                           \
         (saved) = (t)->countdown;                                                                  \
-        (t)->countdown = CTXPROF__HCCT_CD_BUSY;                                                    \
+        CTXPROF__HCCT_WR((t)->countdown, CTXPROF__HCCT_CD_BUSY);                                   \
         CTXPROF__HCCT_FENCE();                                                                     \
         (t)->busy = 1;                                                                             \
         CTXPROF__HCCT_FENCE();                                                                     \
@@ -1448,7 +1470,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
 #define CTXPROF__HCCT_END(t, saved)                                                                \
     do {                                                                                           \
         CTXPROF__HCCT_FENCE();                                                                     \
-        (t)->countdown = (saved);                                                                  \
+        CTXPROF__HCCT_WR((t)->countdown, (saved));                                                 \
         CTXPROF__HCCT_FENCE();                                                                     \
         (t)->busy = 0;                                                                             \
     } while (0)
@@ -1484,7 +1506,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
     ctxprof_hcct_aux *a = t->aux;
     uint32_t v = ctxprof__hcct_q_pop_min(t), keep = x ? x : p;
     uint64_t m = t->qbase, c = m + t->unit; /* unit counts cannot reach 2^63 */
-    n[v].count = 0;
+    CTXPROF__HCCT_WR(n[v].count, 0);
     t->st.replaced++;
     /* Alg. 1: v and then its unmonitored ancestors, while they are leaves;
        v was monitored until now, so it is in the tree */
@@ -1500,8 +1522,8 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
             for (last = n[p].child; last && n[last].sibling; last = n[last].sibling)
                 ;
         x = ctxprof__hcct_alloc_node(t); /* the caller checked that there is one */
-        n[x].routine = routine;
-        n[x].site = key;
+        CTXPROF__HCCT_WR(n[x].routine, routine);
+        CTXPROF__HCCT_WR(n[x].site, key);
         n[x].child = 0;
         n[x].sibling = 0;
         CTXPROF__HCCT_REL(a[x].parent, p); /* publishes the fields (live queries) */
@@ -1510,7 +1532,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
         else
             n[p].child = x;
     }
-    a[x].err = m;
+    CTXPROF__HCCT_WR(a[x].err, m);
     CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | c);
     ctxprof__hcct_q_push(t, x, c);
     return x;
@@ -1593,7 +1615,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_untrack(ctxprof_hcct *t)
     ctxprof_hcct_frame *f;
     for (f = t->frames; f <= t->top; f++)
         f->node = 0;
-    t->sampling = 0;
+    CTXPROF__HCCT_WR(t->sampling, 0);
     if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
         ctxprof__hcct_prune(t, c, 0);
 }
@@ -1611,12 +1633,12 @@ CTXPROF__HCCT_FN void ctxprof__hcct_track(ctxprof_hcct *t)
             c = CTXPROF__HCCT_DROP; /* the bound: this part of the stack goes to [dropped] */
             if (CTXPROF__HCCT_PARENT(t, c) == CTXPROF__HCCT_FREE) {
                 ctxprof__hcct_dropped(t, 0);
-                t->st.dropped_nodes--;
+                CTXPROF__HCCT_WR(t->st.dropped_nodes, t->st.dropped_nodes - 1);
             }
         }
         f->node = c;
     }
-    t->sampling = 1;
+    CTXPROF__HCCT_WR(t->sampling, 1);
 }
 
 CTXPROF__HCCT_FN void ctxprof__hcct_session_poll(ctxprof_hcct *t);
@@ -1629,9 +1651,9 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
     uint64_t consumed = (uint64_t)(t->cd_assigned - cd);
     uint64_t next;
     size_t room;
-    t->events_base += consumed;
+    CTXPROF__HCCT_WR(t->events_base, t->events_base + consumed);
     if (t->sampling)
-        t->sampled += consumed;
+        CTXPROF__HCCT_WR(t->sampled, t->sampled + consumed);
     if ((size_t)(t->top - t->frames) + t->excess > t->st.depth_peak)
         t->st.depth_peak = (size_t)(t->top - t->frames) + t->excess;
     if (t->session)
@@ -1668,7 +1690,7 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
         room = ctxprof__hcct_room(t);
     if (next > room)
         next = room;
-    t->cd_assigned = (int64_t)next;
+    CTXPROF__HCCT_WR(t->cd_assigned, (int64_t)next);
     return (int64_t)next;
 }
 
@@ -1687,8 +1709,9 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uint32_t p,
         if (n[c].routine == routine && n[c].site == key)
             break;
     if (c && (n[c].count & CTXPROF__HCCT_MON))
-        n[c].count =
-            CTXPROF__HCCT_MON | ctxprof__hcct_cadd(n[c].count & CTXPROF__HCCT_CMASK, t->unit);
+        CTXPROF__HCCT_WR(n[c].count,
+                         CTXPROF__HCCT_MON |
+                             ctxprof__hcct_cadd(n[c].count & CTXPROF__HCCT_CMASK, t->unit));
     else if (CTXPROF__LIKELY(t->lean && (c || t->free_head || t->n_nodes < t->max_nodes)))
         c = ctxprof__hcct_replace(t, p, last, c, routine, key); /* the common case */
     else
@@ -1727,7 +1750,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
         /* deeper than the deepest pushed frame: still beyond the bound */
         if (sp < t->excess_sp) {
             t->excess++;
-            t->st.dropped_depth++;
+            CTXPROF__HCCT_WR(t->st.dropped_depth, t->st.dropped_depth + 1);
             goto out;
         }
         ctxprof__hcct_excess_clear(t, 1);
@@ -1750,7 +1773,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
         t->excess = 1;
         t->excess_sp = t->top->sp;
         t->top->sp = 0;
-        t->st.dropped_depth++;
+        CTXPROF__HCCT_WR(t->st.dropped_depth, t->st.dropped_depth + 1);
         goto out;
     }
     ctxprof__hcct_push_frame(t, routine, site, sp,
@@ -1758,7 +1781,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 out:
     room = ctxprof__hcct_room(t);
     if (cd > (int64_t)room) {
-        t->cd_assigned -= cd - (int64_t)room;
+        CTXPROF__HCCT_WR(t->cd_assigned, t->cd_assigned - (cd - (int64_t)room));
         cd = (int64_t)room;
     }
     CTXPROF__HCCT_END(t, cd);
