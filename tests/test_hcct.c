@@ -1605,6 +1605,126 @@ static void hcct_binary_roundtrip(void)
     ctxprof_hcct_deinit(&t);
 }
 
+/* A reader that reads whole files takes /dev/zero until memory runs out:
+   the header comes first, and its announced size must be the file's. In a
+   child under an address-space limit (as tests/test_pcc.c runs the tool
+   on /dev/zero), so that a regression fails instead of eating the machine;
+   the child reports, the parent checks. */
+typedef struct hcct_read_result {
+    int zero_rc, trail_rc, huge_rc, pipe_rc, good_rc, ok;
+    char zero_msg[256], trail_msg[256], huge_msg[256], pipe_msg[256];
+} hcct_read_result;
+
+static int hcct_read_child(void *arg, void *shared)
+{
+    hcct_read_result *r = (hcct_read_result *)shared;
+    const char *path = (const char *)arg;
+    char trail[600], huge[600];
+    ctxprof_hcct_profile q;
+    ctxprof_error e;
+    unsigned char *img;
+    size_t len;
+    FILE *f;
+    int fds[2];
+    pid_t w;
+    if (!ctxprof_test_under_valgrind()) {
+#if !defined(CTXPROF_TEST_SANITIZED)
+        struct rlimit rl;
+        rl.rlim_cur = rl.rlim_max = (rlim_t)1 << 30; /* far above what the reads need */
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            return 1;
+#endif
+    }
+    memset(&q, 0, sizeof q);
+    memset(&e, 0, sizeof e);
+    r->zero_rc = ctxprof_hcct_profile_read(&q, "/dev/zero", NULL, &e);
+    snprintf(r->zero_msg, sizeof r->zero_msg, "%s", e.detail);
+    /* a good file with one byte after it */
+    img = ctxprof_test_slurp(path, &len);
+    if (!img)
+        return 2;
+    snprintf(trail, sizeof trail, "%s.trail", path);
+    snprintf(huge, sizeof huge, "%s.huge", path);
+    f = fopen(trail, "wb");
+    if (!f || fwrite(img, 1, len, f) != len || fputc('x', f) == EOF || fclose(f) != 0)
+        return 3;
+    r->trail_rc = ctxprof_hcct_profile_read(&q, trail, NULL, &e);
+    snprintf(r->trail_msg, sizeof r->trail_msg, "%s", e.detail);
+    /* a header announcing 1 TiB over the same small file */
+    ctxprof__put64(img + 48, (uint64_t)1 << 40);
+    f = fopen(huge, "wb");
+    if (!f || fwrite(img, 1, len, f) != len || fclose(f) != 0)
+        return 4;
+    r->huge_rc = ctxprof_hcct_profile_read(&q, huge, NULL, &e);
+    snprintf(r->huge_msg, sizeof r->huge_msg, "%s", e.detail);
+    ctxprof__put64(img + 48, (uint64_t)(len - CTXPROF__BLOB_HDR));
+    /* from a pipe ("-"): the good file, then zeros without end */
+    if (pipe(fds) != 0)
+        return 5;
+    w = fork();
+    if (w == 0) {
+        static const unsigned char zeros[4096];
+        close(fds[0]);
+        if (ctxprof__write_all(fds[1], img, len) == 0)
+            while (ctxprof__write_all(fds[1], zeros, sizeof zeros) == 0)
+                ;
+        _exit(0);
+    }
+    close(fds[1]);
+    if (w < 0 || dup2(fds[0], 0) < 0)
+        return 6;
+    close(fds[0]);
+    r->pipe_rc = ctxprof_hcct_profile_read(&q, "-", NULL, &e);
+    snprintf(r->pipe_msg, sizeof r->pipe_msg, "%s", e.detail);
+    close(0);
+    waitpid(w, NULL, 0);
+    /* and the file itself still reads */
+    r->good_rc = ctxprof_hcct_profile_read(&q, path, NULL, &e);
+    if (r->good_rc == CTXPROF_OK)
+        ctxprof_hcct_profile_deinit(&q);
+    free(img);
+    r->ok = 1;
+    return 0;
+}
+
+static void hcct_read_bounded(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0.002);
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    hcct_gen g = {8, 0, 1};
+    hcct_read_result *r;
+    char path[512];
+    int w;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (w = 0; w < 2000; w++)
+        hcct_walk(&g, &t, NULL);
+    REQUIRE(ctxprof_hcct_query(&t, 0.01, &p, &e) == CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/hcct-bounded.bin", ctxprof_test_tmpdir());
+    REQUIRE(ctxprof_hcct_profile_write(&p, path,
+                                       &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
+                                       &e) == CTXPROF_OK);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    r = (hcct_read_result *)ctxprof_test_in_child(hcct_read_child, path, sizeof *r);
+    REQUIRE(r != NULL);
+    CHECK(r->ok);
+    CHECK_EQ(r->zero_rc, CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(r->zero_msg, "/dev/zero: not a ctxprof file (bad magic)");
+    CHECK_EQ(r->trail_rc, CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(r->trail_msg, "header says");
+    CHECK_CONTAINS(r->trail_msg, "(data after it)");
+    CHECK_EQ(r->huge_rc, CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(r->huge_msg, "header says 1099511627776 (truncated?)");
+    CHECK_EQ(r->pipe_rc, CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(r->pipe_msg, "-: payload is at least");
+    CHECK_CONTAINS(r->pipe_msg, "(data after it)");
+    CHECK_EQ(r->good_rc, CTXPROF_OK);
+    munmap(r, sizeof *r);
+}
+
 /* Merging: exact profiles add up to the exact profile of both streams;
    approximate ones keep the guarantees over the union. */
 static void hcct_merge(void)
@@ -2718,6 +2838,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_outputs", hcct_outputs},
     {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
+    {"hcct_read_bounded", hcct_read_bounded},
     {"hcct_merge", hcct_merge},
     {"hcct_merge_pruned", hcct_merge_pruned},
     {"hcct_compare_negative", hcct_compare_negative},
