@@ -130,7 +130,9 @@
      untouched pages cost no memory); the frame array grows on demand. A
      session thread whose tree cannot be allocated (the CCT's reservation
      under strict overcommit, vm.overcommit_memory = 2) is not profiled; it
-     is counted in profile.lost_threads and shown in every output.
+     is counted in profile.lost_threads and shown in every output. So is a
+     thread whose tree could not be merged into the session's profile when
+     it exited (out of memory): its counts are not in the profile.
 
    COST
 
@@ -418,7 +420,8 @@ typedef struct ctxprof_hcct_profile {
     int mode, metric;
     unsigned flags;   /* CTXPROF_HCCT_PRUNED | _SCALED | _BY_NAME */
     uint32_t threads; /* trees merged into this profile */
-    uint32_t lost_threads; /* session threads not profiled: no memory for their tree */
+    uint32_t lost_threads; /* session threads not profiled: no memory for their tree, or to
+                              merge it when the thread exited */
     /* private: */
     void *alloc_user;
     void *names_; /* interned names */
@@ -2207,6 +2210,11 @@ CTXPROF__HCCT_FN int ctxprof__hcct_prof_finish(ctxprof_hcct_profile *p)
     if (!ord || !tmp) {
         ctxprof__free(ord, p->alloc_user);
         ctxprof__free(tmp, p->alloc_user);
+        /* still a walkable tree (children in index order, not by count) */
+        for (i = m; i > 0; i--) {
+            nd[i].sibling = nd[nd[i].parent].child;
+            nd[nd[i].parent].child = (uint32_t)i;
+        }
         return CTXPROF_ERR_NOMEM;
     }
     for (i = 0; i < m; i++)
@@ -3006,7 +3014,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
     if (p->lost_threads)
         ctxprof__hcct_sb_printf(b,
                                 "%s%u thread%s not profiled: no memory for a tree (desc.max_bytes "
-                                "is reserved per thread; lower it)\n",
+                                "is reserved per thread; lower it) or to merge it at exit\n",
                                 lead, (unsigned)p->lost_threads, p->lost_threads == 1 ? "" : "s");
 }
 
@@ -3771,7 +3779,7 @@ static ctxprof_hcct_desc ctxprof__hcct_sdesc;
 static ctxprof_hcct *ctxprof__hcct_list;
 static ctxprof_hcct_profile ctxprof__hcct_retired;
 static int ctxprof__hcct_have_retired;
-static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated */
+static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated or merged */
 static pthread_key_t ctxprof__hcct_tkey;
 static int ctxprof__hcct_tkey_ok;
 static CTXPROF_TLS int ctxprof__hcct_tstate CTXPROF__TLS_MODEL; /* 1 attaching, 2 retired */
@@ -3810,17 +3818,25 @@ CTXPROF__HCCT_FN void ctxprof__hcct_session_poll(ctxprof_hcct *t)
    LSS mode the result is cut back to the |M| largest counts and their
    ancestors, so that the session's memory does not grow with every thread
    that exits (400 threads with |M| = 1000 kept 400,001 nodes) and each
-   merge costs O(|M|), not O(everything so far). */
+   merge costs O(|M|), not O(everything so far). When memory runs out for
+   the copy or the merge, the thread's counts cannot be kept: it is counted
+   in lost_threads (with the threads whose tree could not be allocated), so
+   that every profile says that threads are missing; the retired profile
+   stays as it was. (Not in dropped: that counts events the [dropped] node
+   holds, inside the total.) A failed reduction loses nothing. */
 CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
 {
     ctxprof_hcct_profile p;
-    if (ctxprof__hcct_snapshot(t, -1, &p, NULL))
-        return; /* out of memory: this thread's counts are lost */
+    if (ctxprof__hcct_snapshot(t, -1, &p, NULL)) {
+        ctxprof__hcct_lost++;
+        return;
+    }
     if (!ctxprof__hcct_have_retired) {
         ctxprof__hcct_retired = p;
         ctxprof__hcct_have_retired = 1;
     } else {
-        ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL);
+        if (ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL))
+            ctxprof__hcct_lost++; /* the retired profile is unchanged */
         ctxprof_hcct_profile_deinit(&p);
     }
     if (ctxprof__hcct_sdesc.mode == CTXPROF_HCCT_LSS)
