@@ -105,8 +105,14 @@
      counted (stats.reentrant); the others are counted exactly. Nothing is
      async-signal-safe except that the tree never crashes or corrupts itself
      on such re-entry (stats.events may then miss a few events).
-     Queries read the live tree with relaxed atomic loads while its owner
-     writes plain stores: ThreadSanitizer reports those (by design) races.
+     Queries read the live tree with relaxed atomic loads, and its owner
+     stores what they read with relaxed atomic stores (on x86-64 and
+     aarch64 the same instructions as plain ones): no data race, nothing
+     for ThreadSanitizer to report. A query synchronizes with nothing by
+     itself: for data the owner wrote before some events to be visible
+     once a query saw their counts, the owner issues a release fence
+     between the two (atomic_thread_fence(memory_order_release)) and the
+     querying thread an acquire fence after the query.
      After fork() the child keeps copies of the parent's trees; with the
      environment variable, use %p in out= for one profile per process.
 
@@ -124,7 +130,9 @@
      untouched pages cost no memory); the frame array grows on demand. A
      session thread whose tree cannot be allocated (the CCT's reservation
      under strict overcommit, vm.overcommit_memory = 2) is not profiled; it
-     is counted in profile.lost_threads and shown in every output.
+     is counted in profile.lost_threads and shown in every output. So is a
+     thread whose tree could not be merged into the session's profile when
+     it exited (out of memory): its counts are not in the profile.
 
    COST
 
@@ -192,11 +200,17 @@
 #define CTXPROF__HCCT_NOINSTR __attribute__((no_instrument_function))
 #define CTXPROF__HCCT_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define CTXPROF__HCCT_PREFETCH(p) __builtin_prefetch(p)
+#define CTXPROF__HCCT_WR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #else
 #define CTXPROF__HCCT_NOINSTR
 #define CTXPROF__HCCT_FENCE() ((void)0)
 #define CTXPROF__HCCT_PREFETCH(p) ((void)(p))
+#define CTXPROF__HCCT_WR(x, v) ((x) = (v))
 #endif
+/* The owner's stores of the fields that queries from other threads read
+   (a relaxed atomic store: on x86-64 and aarch64 the same mov / str as a
+   plain store, so the hot path's code does not change; see the RD macros
+   of the implementation). */
 #define CTXPROF__HCCT_INLINE CTXPROF_INLINE CTXPROF__HCCT_NOINSTR
 
 #ifdef __cplusplus
@@ -406,7 +420,8 @@ typedef struct ctxprof_hcct_profile {
     int mode, metric;
     unsigned flags;   /* CTXPROF_HCCT_PRUNED | _SCALED | _BY_NAME */
     uint32_t threads; /* trees merged into this profile */
-    uint32_t lost_threads; /* session threads not profiled: no memory for their tree */
+    uint32_t lost_threads; /* session threads not profiled: no memory for their tree, or to
+                              merge it when the thread exited */
     /* private: */
     void *alloc_user;
     void *names_; /* interned names */
@@ -558,7 +573,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
        protocol, below): a signal handler's events in between go to the slow
        path and are dropped, so that it can evict neither the node found nor
        write the frame being written. */
-    t->countdown = CTXPROF__HCCT_CD_BUSY;
+    CTXPROF__HCCT_WR(t->countdown, CTXPROF__HCCT_CD_BUSY);
     CTXPROF__HCCT_FENCE();
     n = t->nodes;
     c = f->node;
@@ -569,7 +584,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
                 break;
         if (CTXPROF__UNLIKELY(c == 0 || !(n[c].count >> 63)))
             goto miss; /* a new context, or one Space Saving does not monitor */
-        n[c].count += t->unit;
+        CTXPROF__HCCT_WR(n[c].count, n[c].count + t->unit);
         /* the next lookup, if this routine calls, starts at the first child:
            fetch it while the routine runs */
         CTXPROF__HCCT_PREFETCH(&n[n[c].child]);
@@ -583,7 +598,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     CTXPROF__HCCT_FENCE();
     t->top = f + 1;
     CTXPROF__HCCT_FENCE();
-    t->countdown = cd;
+    CTXPROF__HCCT_WR(t->countdown, cd);
     return;
 miss:
     /* the frame goes up untracked; the slow path sets its node */
@@ -596,7 +611,7 @@ miss:
     ctxprof__hcct_enter_miss(t, cd);
     return;
 slow:
-    t->countdown = cd;
+    CTXPROF__HCCT_WR(t->countdown, cd);
     ctxprof__hcct_enter_slow(t, routine, site, sp);
 }
 
@@ -719,10 +734,12 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_end(ctxprof_hcct_scope *s)
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -750,7 +767,13 @@ extern "C" {
     (sizeof(ctxprof_hcct_node) + ((lss) ? sizeof(ctxprof_hcct_aux) : sizeof(uint32_t)))
 #define CTXPROF__HCCT_PARENT(t, v) (*((t)->aux ? &(t)->aux[v].parent : &(t)->par[v]))
 
-/* Racy reads of another thread's tree (queries): relaxed atomic loads. */
+/* A tree is read by queries from other threads while its owner updates it
+   (THREADS AND SIGNALS): every field a query reads is loaded with RD (or
+   ACQ) and stored by the owner with WR (or REL), so that the pair is a
+   relaxed atomic access, not a data race (WR is defined above the hot
+   path, which uses it). Fields only the owner reads stay plain.
+   TODO(#7): ctxprof_hcct_stats_get from another thread still copies the
+   stats and reads live, child and top, which the owner stores plainly. */
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__HCCT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CTXPROF__HCCT_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
@@ -1004,7 +1027,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
         *link = n[v].sibling;
     /* a live query that read this node before checks the generation
        after its copy: seqlock-like, the bump precedes the reuse's writes */
-    t->aux[v].gen++;
+    CTXPROF__HCCT_WR(t->aux[v].gen, t->aux[v].gen + 1);
     CTXPROF__HCCT_FENCE_REL();
     CTXPROF__HCCT_REL(t->aux[v].parent, CTXPROF__HCCT_FREE);
     n[v].sibling = t->free_head;
@@ -1300,16 +1323,17 @@ CTXPROF__HCCT_FN void ctxprof__hcct_ss_update(ctxprof_hcct *t, uint32_t x, uint6
     uint32_t v;
     uint64_t m;
     if (t->used < t->nslots) {
-        t->lean = ++t->used == t->nslots && t->unit != 0;
-        t->aux[x].err = 0;
+        CTXPROF__HCCT_WR(t->used, t->used + 1);
+        t->lean = t->used == t->nslots && t->unit != 0;
+        CTXPROF__HCCT_WR(t->aux[x].err, 0);
         CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | w);
         ctxprof__hcct_q_push(t, x, w);
         return;
     }
     v = ctxprof__hcct_q_pop_min(t);
     m = t->qbase;
-    n[v].count = 0;
-    t->aux[x].err = m;
+    CTXPROF__HCCT_WR(n[v].count, 0);
+    CTXPROF__HCCT_WR(t->aux[x].err, m);
     CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
     ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
     t->st.replaced++;
@@ -1326,7 +1350,8 @@ CTXPROF__HCCT_FN void ctxprof__hcct_count(ctxprof_hcct *t, uint32_t c, uint64_t 
         ctxprof__hcct_q_radix(t);
     v = t->nodes[c].count;
     if (v & CTXPROF__HCCT_MON)
-        t->nodes[c].count = CTXPROF__HCCT_MON | ctxprof__hcct_cadd(v & CTXPROF__HCCT_CMASK, w);
+        CTXPROF__HCCT_WR(t->nodes[c].count,
+                         CTXPROF__HCCT_MON | ctxprof__hcct_cadd(v & CTXPROF__HCCT_CMASK, w));
     else if (CTXPROF__HCCT_PARENT(t, c) != CTXPROF__HCCT_FREE)
         ctxprof__hcct_ss_update(t, c, w, keep);
 }
@@ -1344,9 +1369,11 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_child(ctxprof_hcct *t, uint32_t p, uintp
     x = ctxprof__hcct_alloc_node(t);
     if (x == 0)
         return 0;
-    n[x].routine = routine;
-    n[x].site = site;
-    n[x].count = t->aux ? 0 : CTXPROF__HCCT_MON;
+    /* a query may still read a reused node's fields (and then drop it:
+       its generation moved) */
+    CTXPROF__HCCT_WR(n[x].routine, routine);
+    CTXPROF__HCCT_WR(n[x].site, site);
+    CTXPROF__HCCT_WR(n[x].count, t->aux ? 0 : CTXPROF__HCCT_MON);
     n[x].child = 0;
     n[x].sibling = 0;
     CTXPROF__HCCT_REL(CTXPROF__HCCT_PARENT(t, x), p);
@@ -1364,7 +1391,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
 {
     ctxprof_hcct_node *n = t->nodes;
     const uint32_t x = CTXPROF__HCCT_DROP;
-    t->st.dropped_nodes++;
+    CTXPROF__HCCT_WR(t->st.dropped_nodes, t->st.dropped_nodes + 1);
     if (CTXPROF__HCCT_PARENT(t, x) == CTXPROF__HCCT_FREE) {
         uint32_t *link = &n[CTXPROF__HCCT_ROOT].child;
         while (*link)
@@ -1400,11 +1427,11 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         v = ctxprof__hcct_q_pop_min(t);
         m = t->qbase;
         if (v > CTXPROF__HCCT_DROP && n[v].child == 0 && v != p && v != keep) {
-            n[v].count = 0;
+            CTXPROF__HCCT_WR(n[v].count, 0);
             ctxprof__hcct_prune(t, v, keep ? keep : p);
             x = ctxprof__hcct_child(t, p, routine, site); /* reuses v's node */
             CTXPROF_ASSERT(x != 0);
-            t->aux[x].err = m;
+            CTXPROF__HCCT_WR(t->aux[x].err, m);
             CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
             ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
             t->st.replaced++;
@@ -1428,7 +1455,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
 #define CTXPROF__HCCT_BEGIN(t, saved)                                                              \
     do {                                                                                           \
         (saved) = (t)->countdown;                                                                  \
-        (t)->countdown = CTXPROF__HCCT_CD_BUSY;                                                    \
+        CTXPROF__HCCT_WR((t)->countdown, CTXPROF__HCCT_CD_BUSY);                                   \
         CTXPROF__HCCT_FENCE();                                                                     \
         (t)->busy = 1;                                                                             \
         CTXPROF__HCCT_FENCE();                                                                     \
@@ -1448,7 +1475,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
 #define CTXPROF__HCCT_END(t, saved)                                                                \
     do {                                                                                           \
         CTXPROF__HCCT_FENCE();                                                                     \
-        (t)->countdown = (saved);                                                                  \
+        CTXPROF__HCCT_WR((t)->countdown, (saved));                                                 \
         CTXPROF__HCCT_FENCE();                                                                     \
         (t)->busy = 0;                                                                             \
     } while (0)
@@ -1484,7 +1511,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
     ctxprof_hcct_aux *a = t->aux;
     uint32_t v = ctxprof__hcct_q_pop_min(t), keep = x ? x : p;
     uint64_t m = t->qbase, c = m + t->unit; /* unit counts cannot reach 2^63 */
-    n[v].count = 0;
+    CTXPROF__HCCT_WR(n[v].count, 0);
     t->st.replaced++;
     /* Alg. 1: v and then its unmonitored ancestors, while they are leaves;
        v was monitored until now, so it is in the tree */
@@ -1500,8 +1527,8 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
             for (last = n[p].child; last && n[last].sibling; last = n[last].sibling)
                 ;
         x = ctxprof__hcct_alloc_node(t); /* the caller checked that there is one */
-        n[x].routine = routine;
-        n[x].site = key;
+        CTXPROF__HCCT_WR(n[x].routine, routine);
+        CTXPROF__HCCT_WR(n[x].site, key);
         n[x].child = 0;
         n[x].sibling = 0;
         CTXPROF__HCCT_REL(a[x].parent, p); /* publishes the fields (live queries) */
@@ -1510,7 +1537,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
         else
             n[p].child = x;
     }
-    a[x].err = m;
+    CTXPROF__HCCT_WR(a[x].err, m);
     CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | c);
     ctxprof__hcct_q_push(t, x, c);
     return x;
@@ -1593,7 +1620,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_untrack(ctxprof_hcct *t)
     ctxprof_hcct_frame *f;
     for (f = t->frames; f <= t->top; f++)
         f->node = 0;
-    t->sampling = 0;
+    CTXPROF__HCCT_WR(t->sampling, 0);
     if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
         ctxprof__hcct_prune(t, c, 0);
 }
@@ -1611,12 +1638,12 @@ CTXPROF__HCCT_FN void ctxprof__hcct_track(ctxprof_hcct *t)
             c = CTXPROF__HCCT_DROP; /* the bound: this part of the stack goes to [dropped] */
             if (CTXPROF__HCCT_PARENT(t, c) == CTXPROF__HCCT_FREE) {
                 ctxprof__hcct_dropped(t, 0);
-                t->st.dropped_nodes--;
+                CTXPROF__HCCT_WR(t->st.dropped_nodes, t->st.dropped_nodes - 1);
             }
         }
         f->node = c;
     }
-    t->sampling = 1;
+    CTXPROF__HCCT_WR(t->sampling, 1);
 }
 
 CTXPROF__HCCT_FN void ctxprof__hcct_session_poll(ctxprof_hcct *t);
@@ -1629,9 +1656,9 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
     uint64_t consumed = (uint64_t)(t->cd_assigned - cd);
     uint64_t next;
     size_t room;
-    t->events_base += consumed;
+    CTXPROF__HCCT_WR(t->events_base, t->events_base + consumed);
     if (t->sampling)
-        t->sampled += consumed;
+        CTXPROF__HCCT_WR(t->sampled, t->sampled + consumed);
     if ((size_t)(t->top - t->frames) + t->excess > t->st.depth_peak)
         t->st.depth_peak = (size_t)(t->top - t->frames) + t->excess;
     if (t->session)
@@ -1668,7 +1695,7 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
         room = ctxprof__hcct_room(t);
     if (next > room)
         next = room;
-    t->cd_assigned = (int64_t)next;
+    CTXPROF__HCCT_WR(t->cd_assigned, (int64_t)next);
     return (int64_t)next;
 }
 
@@ -1687,8 +1714,9 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uint32_t p,
         if (n[c].routine == routine && n[c].site == key)
             break;
     if (c && (n[c].count & CTXPROF__HCCT_MON))
-        n[c].count =
-            CTXPROF__HCCT_MON | ctxprof__hcct_cadd(n[c].count & CTXPROF__HCCT_CMASK, t->unit);
+        CTXPROF__HCCT_WR(n[c].count,
+                         CTXPROF__HCCT_MON |
+                             ctxprof__hcct_cadd(n[c].count & CTXPROF__HCCT_CMASK, t->unit));
     else if (CTXPROF__LIKELY(t->lean && (c || t->free_head || t->n_nodes < t->max_nodes)))
         c = ctxprof__hcct_replace(t, p, last, c, routine, key); /* the common case */
     else
@@ -1727,7 +1755,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
         /* deeper than the deepest pushed frame: still beyond the bound */
         if (sp < t->excess_sp) {
             t->excess++;
-            t->st.dropped_depth++;
+            CTXPROF__HCCT_WR(t->st.dropped_depth, t->st.dropped_depth + 1);
             goto out;
         }
         ctxprof__hcct_excess_clear(t, 1);
@@ -1750,7 +1778,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
         t->excess = 1;
         t->excess_sp = t->top->sp;
         t->top->sp = 0;
-        t->st.dropped_depth++;
+        CTXPROF__HCCT_WR(t->st.dropped_depth, t->st.dropped_depth + 1);
         goto out;
     }
     ctxprof__hcct_push_frame(t, routine, site, sp,
@@ -1758,7 +1786,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 out:
     room = ctxprof__hcct_room(t);
     if (cd > (int64_t)room) {
-        t->cd_assigned -= cd - (int64_t)room;
+        CTXPROF__HCCT_WR(t->cd_assigned, t->cd_assigned - (cd - (int64_t)room));
         cd = (int64_t)room;
     }
     CTXPROF__HCCT_END(t, cd);
@@ -2182,6 +2210,11 @@ CTXPROF__HCCT_FN int ctxprof__hcct_prof_finish(ctxprof_hcct_profile *p)
     if (!ord || !tmp) {
         ctxprof__free(ord, p->alloc_user);
         ctxprof__free(tmp, p->alloc_user);
+        /* still a walkable tree (children in index order, not by count) */
+        for (i = m; i > 0; i--) {
+            nd[i].sibling = nd[nd[i].parent].child;
+            nd[nd[i].parent].child = (uint32_t)i;
+        }
         return CTXPROF_ERR_NOMEM;
     }
     for (i = 0; i < m; i++)
@@ -2981,7 +3014,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
     if (p->lost_threads)
         ctxprof__hcct_sb_printf(b,
                                 "%s%u thread%s not profiled: no memory for a tree (desc.max_bytes "
-                                "is reserved per thread; lower it)\n",
+                                "is reserved per thread; lower it) or to merge it at exit\n",
                                 lead, (unsigned)p->lost_threads, p->lost_threads == 1 ? "" : "s");
 }
 
@@ -3518,21 +3551,111 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, 
     return rc;
 }
 
+/* Reads a binary file image (*out from CTXPROF_MALLOC, *size bytes) the
+   way ctxprof_pcc_file_read does, over its read helper: the 64-byte
+   container header first, so that what is no ctxprof file (a device such
+   as /dev/zero, a text file) is refused after 64 bytes and a header that
+   announces another size than a regular file has is refused before the
+   payload is read; then exactly the announced payload, and one byte more
+   to see that the input ends there. From a pipe the buffer grows with
+   what arrives, so a false length costs no more memory than the data
+   sent. ctxprof__blob_open then checks the whole image. */
+CTXPROF__HCCT_FN int ctxprof__hcct_read_image(const char *path, void *ud, unsigned char **out,
+                                              size_t *size, ctxprof_error *err)
+{
+    unsigned char hdr[CTXPROF__BLOB_HDR], *buf = NULL, extra;
+    uint64_t plen = 0, have = 0;
+    size_t got = 0, cap;
+    const char *more = "";
+    struct stat sb;
+    long n;
+    int fd, e = 0, reg, rc = CTXPROF_OK;
+    *out = NULL;
+    *size = 0;
+    if (!path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
+    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
+    n = ctxprof__pcc_read_full(fd, hdr, sizeof hdr);
+    if (n < 0) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s: read failed", path);
+        goto done;
+    }
+    if ((size_t)n < sizeof hdr || memcmp(hdr, "CTXPROF", 8) != 0) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           (size_t)n < sizeof hdr ? "%s: truncated header"
+                                                  : "%s: not a ctxprof file (bad magic)",
+                           path);
+        goto done;
+    }
+    plen = ctxprof__get64(hdr + 48);
+    reg = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    have = plen;
+    if (reg) /* the size check of blob_open, before anything is allocated */
+        have = sb.st_size >= (off_t)sizeof hdr ? (uint64_t)sb.st_size - sizeof hdr : 0;
+    if (plen > (uint64_t)(SIZE_MAX / 2 - sizeof hdr))
+        have = 0;
+    if (have == plen) {
+        cap = reg || plen < 65536 ? (size_t)plen : 65536;
+        for (;;) {
+            unsigned char *nb = (unsigned char *)ctxprof__alloc(sizeof hdr + cap, 1, ud);
+            if (!nb) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+                goto done;
+            }
+            memcpy(nb, buf ? buf : hdr, sizeof hdr + got);
+            ctxprof__free(buf, ud);
+            buf = nb;
+            n = ctxprof__pcc_read_full(fd, buf + sizeof hdr + got, cap - got);
+            if (n < 0) {
+                e = errno;
+                break;
+            }
+            got += (size_t)n;
+            if (got < cap || got == plen)
+                break; /* the end of the input, or all that was announced */
+            cap = plen - cap < cap ? (size_t)plen : 2 * cap;
+        }
+        have = got;
+        if (!e && got == plen && ctxprof__pcc_read_full(fd, &extra, 1) > 0) {
+            have = plen + 1; /* a device, a pipe, or a file growing under us */
+            more = "at least ";
+        }
+    }
+    if (e)
+        rc = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
+    else if (have != plen)
+        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,
+                           (unsigned long long)have, (unsigned long long)plen,
+                           have < plen ? "truncated?" : "data after it");
+done:
+    if (fd)
+        close(fd);
+    if (rc) {
+        ctxprof__free(buf, ud);
+        return rc;
+    }
+    *out = buf;
+    *size = sizeof hdr + (size_t)plen;
+    return CTXPROF_OK;
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const char *path,
                                                 void *alloc_user, ctxprof_error *err)
 {
-    char *buf = NULL;
+    unsigned char *buf = NULL;
     size_t size = 0, len = 0, off, i;
     const unsigned char *pl = NULL;
     uint64_t params[4], hdr[CTXPROF__HCCT_BIN_HDR], nn, nnames;
     ctxprof_hcct_profile p;
     int rc;
     memset(&p, 0, sizeof p);
-    rc = ctxprof__read_file(path, &buf, &size, alloc_user, err);
+    rc = ctxprof__hcct_read_image(path, alloc_user, &buf, &size, err);
     if (rc)
         return rc;
-    rc = ctxprof__blob_open((const unsigned char *)buf, size, CTXPROF__KIND_HCCT_PROFILE, params,
-                            &pl, &len, path, err);
+    rc = ctxprof__blob_open(buf, size, CTXPROF__KIND_HCCT_PROFILE, params, &pl, &len, path, err);
     if (rc)
         goto done;
     if (params[0] != CTXPROF__HCCT_BIN_VERSION || params[1] != sizeof(uintptr_t) * 8) {
@@ -3656,7 +3779,7 @@ static ctxprof_hcct_desc ctxprof__hcct_sdesc;
 static ctxprof_hcct *ctxprof__hcct_list;
 static ctxprof_hcct_profile ctxprof__hcct_retired;
 static int ctxprof__hcct_have_retired;
-static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated */
+static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated or merged */
 static pthread_key_t ctxprof__hcct_tkey;
 static int ctxprof__hcct_tkey_ok;
 static CTXPROF_TLS int ctxprof__hcct_tstate CTXPROF__TLS_MODEL; /* 1 attaching, 2 retired */
@@ -3695,17 +3818,25 @@ CTXPROF__HCCT_FN void ctxprof__hcct_session_poll(ctxprof_hcct *t)
    LSS mode the result is cut back to the |M| largest counts and their
    ancestors, so that the session's memory does not grow with every thread
    that exits (400 threads with |M| = 1000 kept 400,001 nodes) and each
-   merge costs O(|M|), not O(everything so far). */
+   merge costs O(|M|), not O(everything so far). When memory runs out for
+   the copy or the merge, the thread's counts cannot be kept: it is counted
+   in lost_threads (with the threads whose tree could not be allocated), so
+   that every profile says that threads are missing; the retired profile
+   stays as it was. (Not in dropped: that counts events the [dropped] node
+   holds, inside the total.) A failed reduction loses nothing. */
 CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
 {
     ctxprof_hcct_profile p;
-    if (ctxprof__hcct_snapshot(t, -1, &p, NULL))
-        return; /* out of memory: this thread's counts are lost */
+    if (ctxprof__hcct_snapshot(t, -1, &p, NULL)) {
+        ctxprof__hcct_lost++;
+        return;
+    }
     if (!ctxprof__hcct_have_retired) {
         ctxprof__hcct_retired = p;
         ctxprof__hcct_have_retired = 1;
     } else {
-        ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL);
+        if (ctxprof_hcct_profile_merge(&ctxprof__hcct_retired, &p, 0, NULL))
+            ctxprof__hcct_lost++; /* the retired profile is unchanged */
         ctxprof_hcct_profile_deinit(&p);
     }
     if (ctxprof__hcct_sdesc.mode == CTXPROF_HCCT_LSS)

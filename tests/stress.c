@@ -343,7 +343,11 @@ static void enc_finish(void)
    its tree on its first CTXPROF_HCCT_SCOPE and has it merged when it exits.
    A context is a chain of the routines hc_0, hc_1, hc_2 of length <= 5,
    numbered idx = 4 * idx(parent) + r + 1; the caller counts the entry in
-   hc_expect[idx] before making it. The observer's snapshots must be
+   hc_expect[idx] before making it, then issues a release fence, so that
+   (with the acquire fence the observer issues after a snapshot: the
+   pairing ctxprof_hcct.h documents for its relaxed counts) a count a
+   snapshot saw is covered by hc_expect read after it, on any CPU, not
+   only with x86's store order. The observer's snapshots must be
    well-formed trees whose counts never exceed hc_expect (read after the
    snapshot) and never decrease; the final snapshot must equal hc_expect.
    (2) An LSS tree per worker fed a skewed stream by push/pop, queried by
@@ -364,6 +368,7 @@ static void hc_body(int depth, unsigned idx, uint64_t *seed)
     for (k = 0; k < n; k++) {
         unsigned r = (unsigned)(rnd(seed) % 3), c = idx * 4 + r + 1;
         __atomic_add_fetch(&hc_expect[c], 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE); /* before the count (see above) */
         hc_fns[r](depth + 1, c, seed);
     }
 }
@@ -415,6 +420,7 @@ static void hcct_step(int t, uint64_t *seed)
 {
     unsigned r = (unsigned)(rnd(seed) % 3), c = r + 1, k, i;
     __atomic_add_fetch(&hc_expect[c], 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* before the count (see the task's comment) */
     hc_fns[r](1, c, seed);
     /* skewed: routine 1 + (x mod (1 + y mod 16)) favours small ids */
     for (k = 0; k < 32; k++) {
@@ -476,18 +482,20 @@ static void hcct_observe(void)
     if (ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK && p.n <= HC_IDX) {
         int bad = !hc_wellformed(&p, idx, 1) || p.total < hc_last_total;
         uint64_t sum = 0, made = 0;
+        /* pairs with the workers' release fences: the snapshot read each
+           count with a relaxed load of the owner's relaxed store, and every
+           increment of hc_expect fenced before that store is now visible */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
         for (i = 1; !bad && i < p.n; i++) {
             uint64_t c = p.nodes[i].count;
             sum += c;
-            /* counted before the event, read after the snapshot (the owner's
-               plain store of the count cannot become visible before its
-               earlier atomic increment: x86-64 keeps stores in order) */
-            if (c > __atomic_load_n(&hc_expect[idx[i]], __ATOMIC_ACQUIRE) || c < hc_last[idx[i]])
+            /* counted before the event, read after the snapshot */
+            if (c > __atomic_load_n(&hc_expect[idx[i]], __ATOMIC_RELAXED) || c < hc_last[idx[i]])
                 bad = 1;
             hc_last[idx[i]] = c;
         }
         for (i = 0; i < HC_IDX; i++)
-            made += __atomic_load_n(&hc_expect[i], __ATOMIC_ACQUIRE);
+            made += __atomic_load_n(&hc_expect[i], __ATOMIC_RELAXED);
         /* every count copied is in the total, every event counted was made */
         if (sum > p.total || p.total > made)
             bad = 1;

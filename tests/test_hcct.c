@@ -1605,6 +1605,126 @@ static void hcct_binary_roundtrip(void)
     ctxprof_hcct_deinit(&t);
 }
 
+/* A reader that reads whole files takes /dev/zero until memory runs out:
+   the header comes first, and its announced size must be the file's. In a
+   child under an address-space limit (as tests/test_pcc.c runs the tool
+   on /dev/zero), so that a regression fails instead of eating the machine;
+   the child reports, the parent checks. */
+typedef struct hcct_read_result {
+    int zero_rc, trail_rc, huge_rc, pipe_rc, good_rc, ok;
+    char zero_msg[256], trail_msg[256], huge_msg[256], pipe_msg[256];
+} hcct_read_result;
+
+static int hcct_read_child(void *arg, void *shared)
+{
+    hcct_read_result *r = (hcct_read_result *)shared;
+    const char *path = (const char *)arg;
+    char trail[600], huge[600];
+    ctxprof_hcct_profile q;
+    ctxprof_error e;
+    unsigned char *img;
+    size_t len;
+    FILE *f;
+    int fds[2];
+    pid_t w;
+    if (!ctxprof_test_under_valgrind()) {
+#if !defined(CTXPROF_TEST_SANITIZED)
+        struct rlimit rl;
+        rl.rlim_cur = rl.rlim_max = (rlim_t)1 << 30; /* far above what the reads need */
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            return 1;
+#endif
+    }
+    memset(&q, 0, sizeof q);
+    memset(&e, 0, sizeof e);
+    r->zero_rc = ctxprof_hcct_profile_read(&q, "/dev/zero", NULL, &e);
+    snprintf(r->zero_msg, sizeof r->zero_msg, "%s", e.detail);
+    /* a good file with one byte after it */
+    img = ctxprof_test_slurp(path, &len);
+    if (!img)
+        return 2;
+    snprintf(trail, sizeof trail, "%s.trail", path);
+    snprintf(huge, sizeof huge, "%s.huge", path);
+    f = fopen(trail, "wb");
+    if (!f || fwrite(img, 1, len, f) != len || fputc('x', f) == EOF || fclose(f) != 0)
+        return 3;
+    r->trail_rc = ctxprof_hcct_profile_read(&q, trail, NULL, &e);
+    snprintf(r->trail_msg, sizeof r->trail_msg, "%s", e.detail);
+    /* a header announcing 1 TiB over the same small file */
+    ctxprof__put64(img + 48, (uint64_t)1 << 40);
+    f = fopen(huge, "wb");
+    if (!f || fwrite(img, 1, len, f) != len || fclose(f) != 0)
+        return 4;
+    r->huge_rc = ctxprof_hcct_profile_read(&q, huge, NULL, &e);
+    snprintf(r->huge_msg, sizeof r->huge_msg, "%s", e.detail);
+    ctxprof__put64(img + 48, (uint64_t)(len - CTXPROF__BLOB_HDR));
+    /* from a pipe ("-"): the good file, then zeros without end */
+    if (pipe(fds) != 0)
+        return 5;
+    w = fork();
+    if (w == 0) {
+        static const unsigned char zeros[4096];
+        close(fds[0]);
+        if (ctxprof__write_all(fds[1], img, len) == 0)
+            while (ctxprof__write_all(fds[1], zeros, sizeof zeros) == 0)
+                ;
+        _exit(0);
+    }
+    close(fds[1]);
+    if (w < 0 || dup2(fds[0], 0) < 0)
+        return 6;
+    close(fds[0]);
+    r->pipe_rc = ctxprof_hcct_profile_read(&q, "-", NULL, &e);
+    snprintf(r->pipe_msg, sizeof r->pipe_msg, "%s", e.detail);
+    close(0);
+    waitpid(w, NULL, 0);
+    /* and the file itself still reads */
+    r->good_rc = ctxprof_hcct_profile_read(&q, path, NULL, &e);
+    if (r->good_rc == CTXPROF_OK)
+        ctxprof_hcct_profile_deinit(&q);
+    free(img);
+    r->ok = 1;
+    return 0;
+}
+
+static void hcct_read_bounded(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0.002);
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    hcct_gen g = {8, 0, 1};
+    hcct_read_result *r;
+    char path[512];
+    int w;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (w = 0; w < 2000; w++)
+        hcct_walk(&g, &t, NULL);
+    REQUIRE(ctxprof_hcct_query(&t, 0.01, &p, &e) == CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/hcct-bounded.bin", ctxprof_test_tmpdir());
+    REQUIRE(ctxprof_hcct_profile_write(&p, path,
+                                       &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
+                                       &e) == CTXPROF_OK);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    r = (hcct_read_result *)ctxprof_test_in_child(hcct_read_child, path, sizeof *r);
+    REQUIRE(r != NULL);
+    CHECK(r->ok);
+    CHECK_EQ(r->zero_rc, CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(r->zero_msg, "/dev/zero: not a ctxprof file (bad magic)");
+    CHECK_EQ(r->trail_rc, CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(r->trail_msg, "header says");
+    CHECK_CONTAINS(r->trail_msg, "(data after it)");
+    CHECK_EQ(r->huge_rc, CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(r->huge_msg, "header says 1099511627776 (truncated?)");
+    CHECK_EQ(r->pipe_rc, CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(r->pipe_msg, "-: payload is at least");
+    CHECK_CONTAINS(r->pipe_msg, "(data after it)");
+    CHECK_EQ(r->good_rc, CTXPROF_OK);
+    munmap(r, sizeof *r);
+}
+
 /* Merging: exact profiles add up to the exact profile of both streams;
    approximate ones keep the guarantees over the union. */
 static void hcct_merge(void)
@@ -2240,6 +2360,123 @@ static int hcct_count_lines(const char *text, const char *line)
     return k;
 }
 
+/* A thread's exit when memory runs out: the program below fails the k-th
+   allocation that the exiting thread makes after its events (the pthread
+   key destructor's copy, merge and reduction of its tree), for every k
+   until none fails, in LSS and CCT sessions of two threads. Each run must
+   account for both threads (merged, or counted in lost_threads), with a
+   total of exactly the merged threads' events, and say so in the text. */
+static const char hcct_oom_prog[] =
+    "#define _GNU_SOURCE\n"
+    "#include <stddef.h>\n"
+    "#include <stdint.h>\n"
+    "#include <stdlib.h>\n"
+    "static int armed, fail_at, nalloc;\n"
+    "static void *t_malloc(size_t n)\n"
+    "{\n"
+    "    if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE) && nalloc++ == fail_at) return NULL;\n"
+    "    return malloc(n);\n"
+    "}\n"
+    "#define CTXPROF_MALLOC(sz, ud) ((void)(ud), t_malloc(sz))\n"
+    "#define CTXPROF_FREE(p, ud) ((void)(ud), free(p))\n"
+    "#define CTXPROF_IMPLEMENTATION\n"
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <pthread.h>\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "static const char *namer(void *u, uintptr_t r, char *b, size_t c)\n"
+    "{ (void)u; snprintf(b, c, \"r%u\", (unsigned)r); return b; }\n"
+    "static void *body(void *arg)\n"
+    "{\n"
+    "    ctxprof_hcct *t = ctxprof_hcct_thread();\n"
+    "    uintptr_t k = (uintptr_t)arg, i;\n"
+    "    if (!t) return NULL;\n"
+    "    for (i = 0; i < 1000; i++) {\n"
+    "        ctxprof_hcct_push(t, 1 + i % 7, 0);\n"
+    "        ctxprof_hcct_push(t, 10 + i % 13 + k, 0);\n"
+    "        ctxprof_hcct_pop(t);\n"
+    "        ctxprof_hcct_pop(t);\n"
+    "    }\n"
+    "    if (k) { nalloc = 0; __atomic_store_n(&armed, 1, __ATOMIC_RELEASE); }\n"
+    "    return NULL;\n"
+    "}\n"
+    "int main(void)\n"
+    "{\n"
+    "    int mode, k;\n"
+    "    for (mode = 0; mode < 2; mode++)\n"
+    "        for (k = 0; k < 100000; k++) {\n"
+    "            ctxprof_hcct_desc d; ctxprof_hcct_profile p; ctxprof_error e;\n"
+    "            ctxprof_hcct_write_desc w; char *txt = NULL; size_t len = 0;\n"
+    "            pthread_t th; uintptr_t j;\n"
+    "            memset(&d, 0, sizeof d); memset(&e, 0, sizeof e); memset(&w, 0, sizeof w);\n"
+    "            d.mode = mode; d.counters = 8; d.namer = namer;\n"
+    "            d.max_bytes = (size_t)1 << 20;\n"
+    "            if (ctxprof_hcct_start(&d, &e)) { puts(e.detail); return 1; }\n"
+    "            fail_at = k;\n"
+    "            for (j = 0; j < 2; j++) {\n"
+    "                if (pthread_create(&th, NULL, body, (void *)j)) return 2;\n"
+    "                pthread_join(th, NULL);\n"
+    "            }\n"
+    "            __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);\n"
+    "            if (ctxprof_hcct_snapshot(-1, &p, &e) ||\n"
+    "                ctxprof_hcct_profile_format(&p, &w, &txt, &len, &e))\n"
+    "                { puts(e.detail); return 3; }\n"
+    "            printf(\"run %d %d threads %u lost %u total %llu said %d\\n\", mode, k,\n"
+    "                   (unsigned)p.threads, (unsigned)p.lost_threads,\n"
+    "                   (unsigned long long)p.total,\n"
+    "                   strstr(txt, \"1 thread not profiled\") != NULL);\n"
+    "            ctxprof_hcct_text_free(&p, txt);\n"
+    "            ctxprof_hcct_profile_deinit(&p);\n"
+    "            ctxprof_hcct_shutdown();\n"
+    "            if (nalloc <= k) break; /* nothing failed: every allocation was tried */\n"
+    "        }\n"
+    "    puts(\"end\");\n"
+    "    return 0;\n"
+    "}\n";
+
+static void hcct_session_exit_oom(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char src[600], exe[600], out[600], cwd[4096], *txt = NULL, *line;
+    size_t len;
+    unsigned runs[2] = {0, 0}, lost[2] = {0, 0}, bad = 0;
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(src, sizeof src, "%s/oom_exit.c", dir);
+    snprintf(exe, sizeof exe, "%s/oom_exit", dir);
+    snprintf(out, sizeof out, "%s/oom_exit.out", dir);
+    REQUIRE(hcct_write_file(src, hcct_oom_prog) == 0);
+    if (ctxprof_test_sh("%s -std=gnu11 -O1 -I%s %s -o %s -lpthread -ldl", CTXPROF_TEST_CC, cwd, src,
+                        exe) != 0)
+        SKIP("cannot compile the out-of-memory program");
+    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    CHECK_CONTAINS(txt, "\nend\n");
+    for (line = txt; (line = strstr(line, "run ")) != NULL; line++) {
+        int mode, k, said;
+        unsigned th, lo;
+        unsigned long long total;
+        if (sscanf(line, "run %d %d threads %u lost %u total %llu said %d", &mode, &k, &th, &lo,
+                   &total, &said) != 6 ||
+            mode < 0 || mode > 1) {
+            bad++;
+            continue;
+        }
+        runs[mode]++;
+        lost[mode] += lo;
+        /* both threads accounted for, the total only the merged ones' */
+        if (th + lo != 2 || lo > 1 || total != 2000ull * th || said != (lo == 1))
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    /* allocations were failed in the copy and in the merge of each mode
+       (and, in LSS, in the reduction, which loses nothing) */
+    CHECK(runs[0] > 3 && lost[0] >= 2 && lost[0] < runs[0]);
+    CHECK(runs[1] > 3 && lost[1] >= 2 && lost[1] < runs[1]);
+    ctxprof__free(txt, NULL);
+}
+
 static void hcct_hooks_program(void)
 {
     const char *dir = ctxprof_test_tmpdir();
@@ -2718,6 +2955,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_outputs", hcct_outputs},
     {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
+    {"hcct_read_bounded", hcct_read_bounded},
     {"hcct_merge", hcct_merge},
     {"hcct_merge_pruned", hcct_merge_pruned},
     {"hcct_compare_negative", hcct_compare_negative},
@@ -2725,6 +2963,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
+    {"hcct_session_exit_oom", hcct_session_exit_oom},
     {"hcct_hooks_program", hcct_hooks_program},
     {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_macros", hcct_macros},
