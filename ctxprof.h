@@ -2344,6 +2344,114 @@ CTXPROF__PRIV int ctxprof__blob_open(const unsigned char *buf, size_t size, uint
     return CTXPROF_OK;
 }
 
+/* Reads up to len bytes; the count read (short only at end of file), or -1
+   with errno set. */
+CTXPROF__PRIV long ctxprof__read_full(int fd, unsigned char *p, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, p + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (long)got;
+}
+
+/* Reads a container file image (*out from CTXPROF_MALLOC, *size bytes):
+   the 64-byte header first, so that what is no ctxprof file (a device such
+   as /dev/zero, a text file) is refused after 64 bytes and a header that
+   announces another size than a regular file has is refused before the
+   payload is read; then exactly the announced payload, and one byte more
+   to see that the input ends there. From a pipe the buffer grows with
+   what arrives, so a false length costs no more memory than the data
+   sent. The caller then checks the whole image with ctxprof__blob_open. */
+CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char **out, size_t *size,
+                                     ctxprof_error *err)
+{
+    unsigned char hdr[CTXPROF__BLOB_HDR], *buf = NULL, extra;
+    uint64_t plen = 0, have = 0;
+    size_t got = 0, cap;
+    const char *more = "";
+    struct stat sb;
+    long n;
+    int fd, e = 0, reg, rc = CTXPROF_OK;
+    *out = NULL;
+    *size = 0;
+    if (!path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
+    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
+    n = ctxprof__read_full(fd, hdr, sizeof hdr);
+    if (n < 0) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s: read failed", path);
+        goto done;
+    }
+    if ((size_t)n < sizeof hdr || memcmp(hdr, "CTXPROF", 8) != 0) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           (size_t)n < sizeof hdr ? "%s: truncated header"
+                                                  : "%s: not a ctxprof file (bad magic)",
+                           path);
+        goto done;
+    }
+    plen = ctxprof__get64(hdr + 48);
+    reg = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    have = plen;
+    if (reg) /* the size check of blob_open, before anything is allocated */
+        have = sb.st_size >= (off_t)sizeof hdr ? (uint64_t)sb.st_size - sizeof hdr : 0;
+    if (plen > (uint64_t)(SIZE_MAX / 2 - sizeof hdr))
+        have = 0;
+    if (have == plen) {
+        cap = reg || plen < 65536 ? (size_t)plen : 65536;
+        for (;;) {
+            unsigned char *nb = (unsigned char *)ctxprof__alloc(sizeof hdr + cap, 1, ud);
+            if (!nb) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+                goto done;
+            }
+            memcpy(nb, buf ? buf : hdr, sizeof hdr + got);
+            ctxprof__free(buf, ud);
+            buf = nb;
+            n = ctxprof__read_full(fd, buf + sizeof hdr + got, cap - got);
+            if (n < 0) {
+                e = errno;
+                break;
+            }
+            got += (size_t)n;
+            if (got < cap || got == plen)
+                break; /* the end of the input, or all that was announced */
+            cap = plen - cap < cap ? (size_t)plen : 2 * cap;
+        }
+        have = got;
+        if (!e && got == plen && ctxprof__read_full(fd, &extra, 1) > 0) {
+            have = plen + 1; /* a device, a pipe, or a file growing under us */
+            more = "at least ";
+        }
+    }
+    if (e)
+        rc = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
+    else if (have != plen)
+        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,
+                           (unsigned long long)have, (unsigned long long)plen,
+                           have < plen ? "truncated?" : "data after it");
+done:
+    if (fd)
+        close(fd);
+    if (rc) {
+        ctxprof__free(buf, ud);
+        return rc;
+    }
+    *out = buf;
+    *size = sizeof hdr + (size_t)plen;
+    return CTXPROF_OK;
+}
+
 /* ==== core: text input ====
 
    Line reader shared by every text format (call graphs, path maps): '#'
@@ -3755,103 +3863,18 @@ CTXPROF__PRIV int ctxprof__pcc_file_parse(ctxprof_pcc_file *f, const unsigned ch
     return CTXPROF_OK;
 }
 
-/* Reads up to len bytes; the count read (short only at end of file), or -1
-   with errno set. */
-CTXPROF__PRIV long ctxprof__pcc_read_full(int fd, unsigned char *p, size_t len)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(fd, p + got, len - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (long)got;
-}
-
-/* Reads a set file header first: a file that is no ctxprof file (a device
-   such as /dev/zero, a text file) or whose header promises another size
-   than the file has is refused after 64 bytes, and no more is read than the
-   header announces (plus one byte, to see that the file ends there). The
-   image then goes through ctxprof__pcc_file_parse, which checks it all. */
+/* Reads a set file through the container reader (header first: what is
+   no ctxprof file, or promises another size than it has, is refused before
+   its payload is read), then ctxprof__pcc_file_parse checks it all. */
 CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err)
 {
-    unsigned char hdr[CTXPROF__BLOB_HDR], *buf = hdr, extra;
-    uint64_t plen = 0, have = 0;
-    const char *more = "";
+    unsigned char *buf;
     size_t size;
-    struct stat sb;
-    long n;
-    int fd, st, e = 0, reg;
-    if (!path)
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
-    n = ctxprof__pcc_read_full(fd, hdr, sizeof hdr);
-    if (n < 0)
-        e = errno;
-    size = n > 0 ? (size_t)n : 0;
-    if (!e && size == sizeof hdr && memcmp(hdr, "CTXPROF", 8) == 0) {
-        plen = ctxprof__get64(hdr + 48);
-        have = plen;
-        reg = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
-        if (reg) /* the parser's size check, early */
-            have = sb.st_size >= (off_t)sizeof hdr ? (uint64_t)sb.st_size - sizeof hdr : 0;
-        if (plen > (uint64_t)(SIZE_MAX - sizeof hdr))
-            have = 0;
-        if (have == plen && plen) {
-            /* A regular file's size is checked: its payload is read at once.
-               From a pipe, the buffer grows with what arrives, so a false
-               length costs no more memory than the data sent. */
-            size_t got = 0, cap = reg || plen < 65536 ? (size_t)plen : 65536;
-            while (!e && got < plen) {
-                unsigned char *nb =
-                    (unsigned char *)ctxprof__alloc(cap + sizeof hdr, 1, f->alloc_user);
-                if (!nb) {
-                    e = -1;
-                    break;
-                }
-                memcpy(nb, buf, sizeof hdr + got);
-                if (buf != hdr)
-                    ctxprof__free(buf, f->alloc_user);
-                buf = nb;
-                n = ctxprof__pcc_read_full(fd, buf + sizeof hdr + got, cap - got);
-                if (n < 0)
-                    e = errno;
-                else
-                    got += (size_t)n;
-                if (n >= 0 && got < cap)
-                    break; /* end of file */
-                cap = plen - cap < cap ? (size_t)plen : 2 * cap;
-            }
-            have = got;
-            size = sizeof hdr + got;
-        }
-        if (!e && have == plen && ctxprof__pcc_read_full(fd, &extra, 1) > 0) {
-            have = plen + 1; /* a device or a file growing under us */
-            more = "at least ";
-        }
-    }
-    if (fd)
-        close(fd);
-    if (e < 0)
-        st = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
-    else if (e)
-        st = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
-    else if (have != plen)
-        st = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
-                           "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,
-                           (unsigned long long)have, (unsigned long long)plen,
-                           have < plen ? "truncated?" : "data after it");
-    else
-        st = ctxprof__pcc_file_parse(f, buf, size, path, err);
-    if (buf != hdr)
-        ctxprof__free(buf, f->alloc_user);
+    int st = ctxprof__blob_read(path, f->alloc_user, &buf, &size, err);
+    if (st)
+        return st;
+    st = ctxprof__pcc_file_parse(f, buf, size, path, err);
+    ctxprof__free(buf, f->alloc_user);
     return st;
 }
 

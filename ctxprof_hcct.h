@@ -3551,97 +3551,6 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, 
     return rc;
 }
 
-/* Reads a binary file image (*out from CTXPROF_MALLOC, *size bytes) the
-   way ctxprof_pcc_file_read does, over its read helper: the 64-byte
-   container header first, so that what is no ctxprof file (a device such
-   as /dev/zero, a text file) is refused after 64 bytes and a header that
-   announces another size than a regular file has is refused before the
-   payload is read; then exactly the announced payload, and one byte more
-   to see that the input ends there. From a pipe the buffer grows with
-   what arrives, so a false length costs no more memory than the data
-   sent. ctxprof__blob_open then checks the whole image. */
-CTXPROF__HCCT_FN int ctxprof__hcct_read_image(const char *path, void *ud, unsigned char **out,
-                                              size_t *size, ctxprof_error *err)
-{
-    unsigned char hdr[CTXPROF__BLOB_HDR], *buf = NULL, extra;
-    uint64_t plen = 0, have = 0;
-    size_t got = 0, cap;
-    const char *more = "";
-    struct stat sb;
-    long n;
-    int fd, e = 0, reg, rc = CTXPROF_OK;
-    *out = NULL;
-    *size = 0;
-    if (!path)
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
-    n = ctxprof__pcc_read_full(fd, hdr, sizeof hdr);
-    if (n < 0) {
-        rc = ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s: read failed", path);
-        goto done;
-    }
-    if ((size_t)n < sizeof hdr || memcmp(hdr, "CTXPROF", 8) != 0) {
-        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
-                           (size_t)n < sizeof hdr ? "%s: truncated header"
-                                                  : "%s: not a ctxprof file (bad magic)",
-                           path);
-        goto done;
-    }
-    plen = ctxprof__get64(hdr + 48);
-    reg = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
-    have = plen;
-    if (reg) /* the size check of blob_open, before anything is allocated */
-        have = sb.st_size >= (off_t)sizeof hdr ? (uint64_t)sb.st_size - sizeof hdr : 0;
-    if (plen > (uint64_t)(SIZE_MAX / 2 - sizeof hdr))
-        have = 0;
-    if (have == plen) {
-        cap = reg || plen < 65536 ? (size_t)plen : 65536;
-        for (;;) {
-            unsigned char *nb = (unsigned char *)ctxprof__alloc(sizeof hdr + cap, 1, ud);
-            if (!nb) {
-                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
-                goto done;
-            }
-            memcpy(nb, buf ? buf : hdr, sizeof hdr + got);
-            ctxprof__free(buf, ud);
-            buf = nb;
-            n = ctxprof__pcc_read_full(fd, buf + sizeof hdr + got, cap - got);
-            if (n < 0) {
-                e = errno;
-                break;
-            }
-            got += (size_t)n;
-            if (got < cap || got == plen)
-                break; /* the end of the input, or all that was announced */
-            cap = plen - cap < cap ? (size_t)plen : 2 * cap;
-        }
-        have = got;
-        if (!e && got == plen && ctxprof__pcc_read_full(fd, &extra, 1) > 0) {
-            have = plen + 1; /* a device, a pipe, or a file growing under us */
-            more = "at least ";
-        }
-    }
-    if (e)
-        rc = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
-    else if (have != plen)
-        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
-                           "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,
-                           (unsigned long long)have, (unsigned long long)plen,
-                           have < plen ? "truncated?" : "data after it");
-done:
-    if (fd)
-        close(fd);
-    if (rc) {
-        ctxprof__free(buf, ud);
-        return rc;
-    }
-    *out = buf;
-    *size = sizeof hdr + (size_t)plen;
-    return CTXPROF_OK;
-}
-
 CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const char *path,
                                                 void *alloc_user, ctxprof_error *err)
 {
@@ -3652,7 +3561,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     ctxprof_hcct_profile p;
     int rc;
     memset(&p, 0, sizeof p);
-    rc = ctxprof__hcct_read_image(path, alloc_user, &buf, &size, err);
+    rc = ctxprof__blob_read(path, alloc_user, &buf, &size, err);
     if (rc)
         return rc;
     rc = ctxprof__blob_open(buf, size, CTXPROF__KIND_HCCT_PROFILE, params, &pl, &len, path, err);
