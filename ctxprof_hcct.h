@@ -1009,6 +1009,8 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
     if (t->n_nodes >= t->max_nodes)
         return 0;
     v = t->n_nodes;
+    if (t->aux) /* a fresh node's reuse generation starts at 0 (live queries compare it) */
+        CTXPROF__HCCT_WR(t->aux[v].gen, 0);
     CTXPROF__HCCT_PARENT(t, v) = CTXPROF__HCCT_FREE; /* invisible to readers until filled */
     CTXPROF__HCCT_REL(t->n_nodes, v + 1);
     ctxprof__hcct_live_inc(t);
