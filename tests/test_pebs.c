@@ -1621,6 +1621,7 @@ static void pebs_live_base_switch(void)
 #if !defined(CTXPROF_ICPP_NO_HEIGHT)
     SKIP("the ICPP section of ctxprof.h is not in this build");
 #endif
+    HARDWARE_PC_CHECKS(); /* heights: the sampled SP is valgrind's own there */
     pebs_desc_fill(&d, CTXPROF_PEBS_READER, 100000);
     d.samples = arr;
     d.samples_cap = 4096;
@@ -2487,6 +2488,7 @@ static void pebs_live_nobody(void)
 {
     pebs_nobody *r;
     int k, ran = 0;
+    HARDWARE_PC_CHECKS(); /* it reruns the live cases that check where samples land */
     if (geteuid() != 0)
         SKIP("not root: the live cases above already ran unprivileged");
     r = (pebs_nobody *)ctxprof_test_in_child(pebs_nobody_child, NULL, sizeof *r);
