@@ -98,17 +98,19 @@
      (hot contexts are never evicted, so they are exact in the copy; cold
      parts may be a few events old, and a cold node that Space Saving
      replaced while it was copied is left out, under the absent bound).
-     Every path of the copy existed in the tree. The session functions are
-     thread-safe.
+     Every path of the copy existed in the tree. ctxprof_hcct_stats_get()
+     may also be called from any thread (exact from the owner; from another
+     thread each counter as the owner last stored it). The session functions
+     are thread-safe.
      Events from a signal handler that interrupts the profiler (a slow path,
      or the fast path between its lookup and its push) are dropped and
      counted (stats.reentrant); the others are counted exactly. Nothing is
      async-signal-safe except that the tree never crashes or corrupts itself
      on such re-entry (stats.events may then miss a few events).
-     Queries read the live tree with relaxed atomic loads, and its owner
-     stores what they read with relaxed atomic stores (on x86-64 and
-     aarch64 the same instructions as plain ones): no data race, nothing
-     for ThreadSanitizer to report. A query synchronizes with nothing by
+     Queries and stats_get read the live tree with relaxed atomic loads,
+     and its owner stores what they read with relaxed atomic stores (on
+     x86-64 and aarch64 the same instructions as plain ones): no data race,
+     nothing for ThreadSanitizer to report. A query synchronizes with nothing by
      itself: for data the owner wrote before some events to be visible
      once a query saw their counts, the owner issues a release fence
      between the two (atomic_thread_fence(memory_order_release)) and the
@@ -379,7 +381,6 @@ typedef struct ctxprof_hcct {
     uint32_t n_nodes; /* nodes ever used (high-water mark) */
     uint32_t max_nodes;
     uint32_t free_head;
-    uint32_t live;
     int busy, sampling, paused, session;
     uintptr_t excess_sp;
     int64_t cd_assigned;
@@ -387,6 +388,10 @@ typedef struct ctxprof_hcct {
     uint64_t tick_period, period_ns, length_ns, next_burst_ns, burst_end_ns, last_tick_ns;
     uint64_t gen;
     ctxprof_hcct_desc desc;
+    /* Stored by the owner with relaxed atomic stores (WR), read field by
+       field by ctxprof_hcct_stats_get() from any thread; nodes and leaves
+       are counted from the nodes, events, sampled, total and min from the
+       countdown and the counters. */
     ctxprof_hcct_stats st;
     struct ctxprof_hcct *next_thread;
 } ctxprof_hcct;
@@ -476,7 +481,12 @@ CTXPROF_API void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight);
    Does not touch the shadow stack: for samples (ctxprof_pebs.h). */
 CTXPROF_API void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *routines,
                                        const uintptr_t *sites, size_t n, uint64_t weight);
-/* Counters and memory of a tree. Any thread (values may be a few events old). */
+/* Counters and memory of a tree. Any thread: from the owner (or after
+   synchronizing with it, e.g. pthread_join) the values are exact; from
+   another thread while the owner runs, each field is read as the owner last
+   stored it (events up to the owner's current tick period, nodes and leaves
+   counted while the tree changes), so the fields may be a few events apart.
+   O(nodes); does not allocate. */
 CTXPROF_API void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out);
 /* The (phi, epsilon)-HCCT of a tree: phi 0 = desc.phi, phi < 0 = the whole
    MCCT (CCT). Any thread, any time; out must be zeroed or deinitialized. */
@@ -596,7 +606,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     f[1].node = c;
     f[1].sp = sp;
     CTXPROF__HCCT_FENCE();
-    t->top = f + 1;
+    CTXPROF__HCCT_WR(t->top, f + 1);
     CTXPROF__HCCT_FENCE();
     CTXPROF__HCCT_WR(t->countdown, cd);
     return;
@@ -607,7 +617,7 @@ miss:
     f[1].node = 0;
     f[1].sp = sp;
     CTXPROF__HCCT_FENCE();
-    t->top = f + 1;
+    CTXPROF__HCCT_WR(t->top, f + 1);
     ctxprof__hcct_enter_miss(t, cd);
     return;
 slow:
@@ -626,7 +636,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_exit(ctxprof_hcct *t, uintptr_t routine, 
         return;
     }
     c = f->node;
-    t->top = f - 1;
+    CTXPROF__HCCT_WR(t->top, f - 1);
     /* A node evicted while active is removed when it is left as a leaf, so
        that only the current context can be an unmonitored leaf (Alg. 1). */
     if (CTXPROF__UNLIKELY(!(t->nodes[c].count >> 63)))
@@ -772,8 +782,10 @@ extern "C" {
    ACQ) and stored by the owner with WR (or REL), so that the pair is a
    relaxed atomic access, not a data race (WR is defined above the hot
    path, which uses it). Fields only the owner reads stay plain.
-   TODO(#7): ctxprof_hcct_stats_get from another thread still copies the
-   stats and reads live, child and top, which the owner stores plainly. */
+   ctxprof_hcct_stats_get() reads the same way: the counters of st, the
+   child links (leaves), top, frames, frame_cap and excess (depth, bytes)
+   are stored with WR; the owner keeps no count of the nodes in the tree
+   (stats_get counts them from the parent links, like queries). */
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__HCCT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CTXPROF__HCCT_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
@@ -949,7 +961,6 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     t->nodes[CTXPROF__HCCT_DROP].count = lss ? 0 : CTXPROF__HCCT_MON;
     CTXPROF__HCCT_PARENT(t, CTXPROF__HCCT_DROP) = CTXPROF__HCCT_FREE;
     t->n_nodes = 3;
-    t->live = 1;
     t->site_mask = (d.flags & CTXPROF_HCCT_ROUTINE_ONLY) ? 0 : ~(uintptr_t)0;
     t->unit = d.metric == CTXPROF_HCCT_CALLS ? 1 : 0;
     t->top = t->frames;
@@ -988,22 +999,29 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_deinit(ctxprof_hcct *t)
     memset(t, 0, sizeof *t);
 }
 
-CTXPROF__HCCT_FN void ctxprof__hcct_live_inc(ctxprof_hcct *t)
+/* st.nodes_peak after the tree grew. No count of the nodes in the tree is
+   kept (it would cost two updates per replacement; stats_get counts them):
+   a new peak comes only from a node taken past n_nodes, when the free list
+   is empty (a node from the free list cannot make one: when it was freed,
+   one more node was in the tree), or from linking "[dropped]". Then every
+   node below n_nodes is in the tree but node 0, the free ones (nfree) and
+   "[dropped]" while it is unlinked. */
+CTXPROF__HCCT_FN void ctxprof__hcct_peak(ctxprof_hcct *t, uint32_t nfree)
 {
-    if (++t->live > t->st.nodes_peak)
-        t->st.nodes_peak = t->live;
+    size_t in = (size_t)t->n_nodes - 1 - nfree -
+                (CTXPROF__HCCT_PARENT(t, CTXPROF__HCCT_DROP) == CTXPROF__HCCT_FREE);
+    if (in > t->st.nodes_peak)
+        CTXPROF__HCCT_WR(t->st.nodes_peak, in);
 }
 
 /* A free node id, or 0 when the node bound is reached. The free list is
    LIFO: a replacement that prunes its victim reuses that node, still in
-   cache, for the next new context. A node from the free list cannot make
-   a new peak: when it was freed, one more node was live. */
+   cache, for the next new context. */
 CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
 {
     uint32_t v = t->free_head;
     if (CTXPROF__LIKELY(v != 0)) {
         t->free_head = t->nodes[v].sibling;
-        t->live++;
         return v;
     }
     if (t->n_nodes >= t->max_nodes)
@@ -1013,12 +1031,12 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
         CTXPROF__HCCT_WR(t->aux[v].gen, 0);
     CTXPROF__HCCT_PARENT(t, v) = CTXPROF__HCCT_FREE; /* invisible to readers until filled */
     CTXPROF__HCCT_REL(t->n_nodes, v + 1);
-    ctxprof__hcct_live_inc(t);
+    ctxprof__hcct_peak(t, 0);
     return v;
 }
 
 /* Unlinks the leaf v from its parent's children and frees it (LSS);
-   returns the parent. */
+   returns the parent. The caller counts it in st.pruned (a relaxed atomic store). */
 CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t v)
 {
     ctxprof_hcct_node *n = t->nodes;
@@ -1026,7 +1044,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
     while (*link != v && *link != 0)
         link = &n[*link].sibling;
     if (*link == v)
-        *link = n[v].sibling;
+        CTXPROF__HCCT_WR(*link, n[v].sibling);
     /* a live query that read this node before checks the generation
        after its copy: seqlock-like, the bump precedes the reuse's writes */
     CTXPROF__HCCT_WR(t->aux[v].gen, t->aux[v].gen + 1);
@@ -1034,8 +1052,6 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
     CTXPROF__HCCT_REL(t->aux[v].parent, CTXPROF__HCCT_FREE);
     n[v].sibling = t->free_head;
     t->free_head = v;
-    t->live--;
-    t->st.pruned++;
     return p;
 }
 
@@ -1044,9 +1060,14 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
 CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t keep)
 {
     const ctxprof_hcct_node *n = t->nodes;
+    uint64_t k = 0;
     while (v > CTXPROF__HCCT_DROP && v != keep && n[v].child == 0 &&
-           !(n[v].count & CTXPROF__HCCT_MON) && t->aux[v].parent != CTXPROF__HCCT_FREE)
+           !(n[v].count & CTXPROF__HCCT_MON) && t->aux[v].parent != CTXPROF__HCCT_FREE) {
         v = ctxprof__hcct_free_leaf(t, v);
+        k++;
+    }
+    if (k)
+        CTXPROF__HCCT_WR(t->st.pruned, t->st.pruned + k);
 }
 
 /* The deepest tracked frame's node: the current context. */
@@ -1163,7 +1184,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_q_rescan(ctxprof_hcct *t)
     for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
         if (n[v].count & CTXPROF__HCCT_MON)
             ctxprof__hcct_q_push(t, v, n[v].count & CTXPROF__HCCT_CMASK);
-    t->st.rescans++;
+    CTXPROF__HCCT_WR(t->st.rescans, t->st.rescans + 1);
 }
 
 /* Removes the first id of bucket b, whose first slot is s, and prefetches
@@ -1216,7 +1237,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_q_radix(ctxprof_hcct *t)
     for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
         if (n[v].count & CTXPROF__HCCT_MON)
             ctxprof__hcct_q_push(t, v, n[v].count & CTXPROF__HCCT_CMASK);
-    t->st.rescans++;
+    CTXPROF__HCCT_WR(t->st.rescans, t->st.rescans + 1);
 }
 
 /* find-min in radix mode (see q_radix). */
@@ -1338,7 +1359,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_ss_update(ctxprof_hcct *t, uint32_t x, uint6
     CTXPROF__HCCT_WR(t->aux[x].err, m);
     CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
     ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
-    t->st.replaced++;
+    CTXPROF__HCCT_WR(t->st.replaced, t->st.replaced + 1);
     ctxprof__hcct_prune(t, v, keep);
 }
 
@@ -1376,14 +1397,14 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_child(ctxprof_hcct *t, uint32_t p, uintp
     CTXPROF__HCCT_WR(n[x].routine, routine);
     CTXPROF__HCCT_WR(n[x].site, site);
     CTXPROF__HCCT_WR(n[x].count, t->aux ? 0 : CTXPROF__HCCT_MON);
-    n[x].child = 0;
+    CTXPROF__HCCT_WR(n[x].child, 0);
     n[x].sibling = 0;
     CTXPROF__HCCT_REL(CTXPROF__HCCT_PARENT(t, x), p);
     /* appended: children seen first (usually the hot ones) stay in front */
     if (last)
         n[last].sibling = x;
     else
-        n[p].child = x;
+        CTXPROF__HCCT_WR(n[p].child, x);
     return x;
 }
 
@@ -1399,10 +1420,15 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
         while (*link)
             link = &n[*link].sibling;
         n[x].sibling = 0;
-        n[x].child = 0;
+        CTXPROF__HCCT_WR(n[x].child, 0);
         CTXPROF__HCCT_REL(CTXPROF__HCCT_PARENT(t, x), CTXPROF__HCCT_ROOT);
-        *link = x;
-        ctxprof__hcct_live_inc(t);
+        CTXPROF__HCCT_WR(*link, x);
+        {
+            uint32_t v, nfree = 0; /* once per tree */
+            for (v = t->free_head; v; v = n[v].sibling)
+                nfree++;
+            ctxprof__hcct_peak(t, nfree);
+        }
     }
     ctxprof__hcct_count(t, x, w, x);
     return x;
@@ -1436,7 +1462,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
             CTXPROF__HCCT_WR(t->aux[x].err, m);
             CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
             ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
-            t->st.replaced++;
+            CTXPROF__HCCT_WR(t->st.replaced, t->st.replaced + 1);
             return x;
         }
         ctxprof__hcct_q_push(t, v, m); /* not a leaf: it stays monitored */
@@ -1469,7 +1495,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
 #define CTXPROF__HCCT_BEGIN_OR_DROP(t, saved)                                                      \
     do {                                                                                           \
         if (CTXPROF__HCCT_REENTERED(t)) {                                                          \
-            (t)->st.reentrant++;                                                                   \
+            CTXPROF__HCCT_WR((t)->st.reentrant, (t)->st.reentrant + 1);                            \
             return;                                                                                \
         }                                                                                          \
         CTXPROF__HCCT_BEGIN(t, saved);                                                             \
@@ -1492,10 +1518,10 @@ CTXPROF__HCCT_FN void ctxprof__hcct_push_frame(ctxprof_hcct *t, uintptr_t routin
     f->routine = routine;
     f->site = site;
     f->node = node;
-    t->top = f;
+    CTXPROF__HCCT_WR(t->top, f);
     d = (size_t)(f - t->frames);
     if (d > t->st.depth_peak)
-        t->st.depth_peak = d;
+        CTXPROF__HCCT_WR(t->st.depth_peak, d);
 }
 
 /* The common Space Saving replacement of an enter event (SPE'16 sec. 4.2),
@@ -1514,14 +1540,19 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
     uint32_t v = ctxprof__hcct_q_pop_min(t), keep = x ? x : p;
     uint64_t m = t->qbase, c = m + t->unit; /* unit counts cannot reach 2^63 */
     CTXPROF__HCCT_WR(n[v].count, 0);
-    t->st.replaced++;
+    CTXPROF__HCCT_WR(t->st.replaced, t->st.replaced + 1);
     /* Alg. 1: v and then its unmonitored ancestors, while they are leaves;
-       v was monitored until now, so it is in the tree */
+       v was monitored until now, so it is in the tree. Most victims are
+       not leaves (FIFO among equal counts evicts a cold path top-down);
+       the leaf at its end then frees the whole path. */
     if (n[v].child == 0 && v != keep && v > CTXPROF__HCCT_DROP) {
-        do
+        uint64_t k = 0;
+        do {
             v = ctxprof__hcct_free_leaf(t, v);
-        while (!(n[v].count & CTXPROF__HCCT_MON) && n[v].child == 0 && v != keep &&
-               v > CTXPROF__HCCT_DROP);
+            k++;
+        } while (!(n[v].count & CTXPROF__HCCT_MON) && n[v].child == 0 && v != keep &&
+                 v > CTXPROF__HCCT_DROP);
+        CTXPROF__HCCT_WR(t->st.pruned, t->st.pruned + k);
     }
     if (!x) {
         /* the victim may have been p's last child */
@@ -1531,13 +1562,13 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_replace(ctxprof_hcct *t, uint32_t p,
         x = ctxprof__hcct_alloc_node(t); /* the caller checked that there is one */
         CTXPROF__HCCT_WR(n[x].routine, routine);
         CTXPROF__HCCT_WR(n[x].site, key);
-        n[x].child = 0;
+        CTXPROF__HCCT_WR(n[x].child, 0);
         n[x].sibling = 0;
         CTXPROF__HCCT_REL(a[x].parent, p); /* publishes the fields (live queries) */
         if (last)
             n[last].sibling = x;
         else
-            n[p].child = x;
+            CTXPROF__HCCT_WR(n[p].child, x);
     }
     CTXPROF__HCCT_WR(a[x].err, m);
     CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | c);
@@ -1556,7 +1587,7 @@ CTXPROF__HCCT_FN uintptr_t ctxprof__hcct_top_sp(const ctxprof_hcct *t)
 CTXPROF__HCCT_FN void ctxprof__hcct_pop_frame(ctxprof_hcct *t)
 {
     uint32_t c = t->top->node;
-    t->top--;
+    CTXPROF__HCCT_WR(t->top, t->top - 1);
     if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
         ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t));
 }
@@ -1569,8 +1600,8 @@ CTXPROF__HCCT_FN void ctxprof__hcct_excess_clear(ctxprof_hcct *t, int dead)
     if (!t->excess)
         return;
     if (dead)
-        t->st.unwound += t->excess;
-    t->excess = 0;
+        CTXPROF__HCCT_WR(t->st.unwound, t->st.unwound + t->excess);
+    CTXPROF__HCCT_WR(t->excess, 0);
     t->top->sp = t->excess_sp;
 }
 
@@ -1581,7 +1612,8 @@ CTXPROF__HCCT_FN int ctxprof__hcct_excess_exit(ctxprof_hcct *t, int deeper)
     if (!t->excess)
         return 0;
     if (deeper) {
-        if (--t->excess == 0)
+        CTXPROF__HCCT_WR(t->excess, t->excess - 1);
+        if (t->excess == 0)
             t->top->sp = t->excess_sp;
         return 1;
     }
@@ -1608,9 +1640,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_grow(ctxprof_hcct *t)
         return 0;
     memcpy(nf, t->frames, used * sizeof *nf);
     ctxprof__free(t->frames, t->desc.alloc_user);
-    t->frames = nf;
-    t->top = nf + used - 1;
-    t->frame_cap = ncap;
+    CTXPROF__HCCT_WR(t->frames, nf);
+    CTXPROF__HCCT_WR(t->top, nf + used - 1);
+    CTXPROF__HCCT_WR(t->frame_cap, ncap);
     return 1;
 }
 
@@ -1662,7 +1694,7 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
     if (t->sampling)
         CTXPROF__HCCT_WR(t->sampled, t->sampled + consumed);
     if ((size_t)(t->top - t->frames) + t->excess > t->st.depth_peak)
-        t->st.depth_peak = (size_t)(t->top - t->frames) + t->excess;
+        CTXPROF__HCCT_WR(t->st.depth_peak, (size_t)(t->top - t->frames) + t->excess);
     if (t->session)
         ctxprof__hcct_session_poll(t);
     next = t->tick_period;
@@ -1674,7 +1706,7 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
                 t->next_burst_ns = now + (t->period_ns - t->length_ns);
         } else if (!t->sampling && now >= t->next_burst_ns) {
             ctxprof__hcct_track(t);
-            t->st.bursts++;
+            CTXPROF__HCCT_WR(t->st.bursts, t->st.bursts + 1);
             t->burst_end_ns = now + t->length_ns;
             t->next_burst_ns += t->period_ns;
             if (t->next_burst_ns <= now)
@@ -1738,7 +1770,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t, int64_t cd)
     t->busy = 1;
     CTXPROF__HCCT_FENCE();
     if (d > t->st.depth_peak)
-        t->st.depth_peak = d;
+        CTXPROF__HCCT_WR(t->st.depth_peak, d);
     f->node = ctxprof__hcct_resolve(t, f[-1].node, f->routine, f->site);
     CTXPROF__HCCT_END(t, cd);
 }
@@ -1756,7 +1788,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
     if (t->excess) {
         /* deeper than the deepest pushed frame: still beyond the bound */
         if (sp < t->excess_sp) {
-            t->excess++;
+            CTXPROF__HCCT_WR(t->excess, t->excess + 1);
             CTXPROF__HCCT_WR(t->st.dropped_depth, t->st.dropped_depth + 1);
             goto out;
         }
@@ -1773,11 +1805,11 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
            (t->top->sp < sp || (t->top->sp == sp && (t->top->site != site ||
                                                       t->top->routine == routine)))) {
         ctxprof__hcct_pop_frame(t);
-        t->st.unwound++;
+        CTXPROF__HCCT_WR(t->st.unwound, t->st.unwound + 1);
     }
     room = ctxprof__hcct_room(t);
     if (room == 0 && !ctxprof__hcct_grow(t)) {
-        t->excess = 1;
+        CTXPROF__HCCT_WR(t->excess, 1);
         t->excess_sp = t->top->sp;
         t->top->sp = 0;
         CTXPROF__HCCT_WR(t->st.dropped_depth, t->st.dropped_depth + 1);
@@ -1803,12 +1835,12 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routin
         goto out;
     while (t->top > t->frames && t->top->sp < sp) {
         ctxprof__hcct_pop_frame(t);
-        t->st.unwound++;
+        CTXPROF__HCCT_WR(t->st.unwound, t->st.unwound + 1);
     }
     if (t->top > t->frames && t->top->routine == routine)
         ctxprof__hcct_pop_frame(t); /* top->sp > sp: alloca moved the stack pointer */
     else
-        t->st.unmatched++;
+        CTXPROF__HCCT_WR(t->st.unmatched, t->st.unmatched + 1);
 out:
     CTXPROF__HCCT_END(t, cd);
 }
@@ -1831,7 +1863,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_pop_slow(ctxprof_hcct *t)
         if (t->top > t->frames)
             ctxprof__hcct_pop_frame(t);
         else
-            t->st.unmatched++;
+            CTXPROF__HCCT_WR(t->st.unmatched, t->st.unmatched + 1);
     }
     CTXPROF__HCCT_END(t, cd);
 }
@@ -1841,7 +1873,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
     int64_t cd;
     uint32_t c;
     if (CTXPROF__HCCT_REENTERED(t)) {
-        t->st.reentrant++;
+        CTXPROF__HCCT_WR(t->st.reentrant, t->st.reentrant + 1);
         return;
     }
     c = t->top->node;
@@ -1859,7 +1891,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
     uint32_t c = CTXPROF__HCCT_ROOT, keep;
     size_t i;
     if (CTXPROF__HCCT_REENTERED(t)) {
-        t->st.reentrant++;
+        CTXPROF__HCCT_WR(t->st.reentrant, t->st.reentrant + 1);
         return;
     }
     if (weight == 0 || (n > 0 && !routines))
@@ -1915,33 +1947,66 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_cd_read(const ctxprof_hcct *t)
     return cd;
 }
 
+/* The depth of the shadow stack, from any thread: top and frames are read
+   apart, and the frame array may have moved in between (grow); a new array
+   never overlaps the old one, so a mixed pair puts top outside the frames
+   read, and is read again. */
+CTXPROF__HCCT_FN size_t ctxprof__hcct_depth(const ctxprof_hcct *t)
+{
+    int i;
+    for (i = 0; i < 64; i++) {
+        uintptr_t f = (uintptr_t)CTXPROF__HCCT_RD(t->frames);
+        uintptr_t top = (uintptr_t)CTXPROF__HCCT_RD(t->top);
+        size_t cap = CTXPROF__HCCT_RD(t->frame_cap);
+        if (top >= f && (top - f) / sizeof(ctxprof_hcct_frame) < cap &&
+            f == (uintptr_t)CTXPROF__HCCT_RD(t->frames))
+            return (top - f) / sizeof(ctxprof_hcct_frame) + CTXPROF__HCCT_RD(t->excess);
+    }
+    return 0;
+}
+
 CTXPROF__HCCT_DEF void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out)
 {
+    const ctxprof_hcct_stats *st = &t->st;
     size_t i, n, peak, qbytes;
     int64_t cd = ctxprof__hcct_cd_read(t), as = CTXPROF__HCCT_RD(t->cd_assigned);
-    *out = t->st;
+    memset(out, 0, sizeof *out);
     if (cd < 0 && cd <= CTXPROF__HCCT_CD_BUSY / 2)
         cd = as;
     out->events = CTXPROF__HCCT_RD(t->events_base) + (uint64_t)(as > cd ? as - cd : 0);
     out->sampled = CTXPROF__HCCT_RD(t->sampled) +
                    (CTXPROF__HCCT_RD(t->sampling) ? (uint64_t)(as > cd ? as - cd : 0) : 0);
     ctxprof__hcct_total(t, &out->total, &out->min);
+    /* field by field: the owner stores each with WR, the others change */
+    out->rescans = CTXPROF__HCCT_RD(st->rescans);
+    out->pruned = CTXPROF__HCCT_RD(st->pruned);
+    out->dropped_nodes = CTXPROF__HCCT_RD(st->dropped_nodes);
+    out->dropped_depth = CTXPROF__HCCT_RD(st->dropped_depth);
+    out->unwound = CTXPROF__HCCT_RD(st->unwound);
+    out->unmatched = CTXPROF__HCCT_RD(st->unmatched);
+    out->reentrant = CTXPROF__HCCT_RD(st->reentrant);
+    out->bursts = CTXPROF__HCCT_RD(st->bursts);
+    out->nodes_peak = CTXPROF__HCCT_RD(st->nodes_peak);
+    out->depth_peak = CTXPROF__HCCT_RD(st->depth_peak);
+    out->replaced = CTXPROF__HCCT_RD(st->replaced);
     out->counters = t->desc.mode == CTXPROF_HCCT_LSS ? t->nslots : 0;
-    out->nodes = CTXPROF__HCCT_RD(t->live);
+    /* the nodes in the tree, from the parent links (as queries read them:
+       the owner's count of live nodes is its own) and the leaves among them */
     n = CTXPROF__HCCT_ACQ(t->n_nodes);
-    out->leaves = 0;
+    out->nodes = 1; /* the root */
     for (i = 2; i < n; i++)
-        if (CTXPROF__HCCT_RD(CTXPROF__HCCT_PARENT(t, i)) != CTXPROF__HCCT_FREE &&
-            CTXPROF__HCCT_RD(t->nodes[i].child) == 0)
-            out->leaves++;
-    out->depth = (size_t)(CTXPROF__HCCT_RD(t->top) - t->frames) + t->excess;
+        if (CTXPROF__HCCT_RD(CTXPROF__HCCT_PARENT(t, i)) != CTXPROF__HCCT_FREE) {
+            out->nodes++;
+            out->leaves += CTXPROF__HCCT_RD(t->nodes[i].child) == 0;
+        }
+    out->depth = ctxprof__hcct_depth(t);
     peak = n; /* nodes ever touched */
     /* the lazy queue: bucket ends and every block (zeroed at init) */
     qbytes = t->aux ? (2 * CTXPROF__HCCT_W + ((size_t)t->qblocks + 1) * CTXPROF__HCCT_QB) *
                           sizeof(uint32_t)
                     : 0;
     out->bytes = peak * CTXPROF__HCCT_NODE_BYTES(t->aux != NULL) +
-                 t->frame_cap * sizeof(ctxprof_hcct_frame) + qbytes;
+                 CTXPROF__HCCT_RD(t->frame_cap) * sizeof(ctxprof_hcct_frame) + qbytes;
     out->bytes_bound =
         t->desc.max_bytes + t->desc.max_depth * sizeof(ctxprof_hcct_frame) + qbytes;
 }
@@ -4001,12 +4066,12 @@ CTXPROF__HCCT_FN CTXPROF__NOINLINE void ctxprof__hcct_exit_tail_slow(ctxprof_hcc
         goto out;
     while (t->top > t->frames && t->top->sp < sp && t->top[-1].sp < sp) {
         ctxprof__hcct_pop_frame(t);
-        t->st.unwound++;
+        CTXPROF__HCCT_WR(t->st.unwound, t->st.unwound + 1);
     }
     if (t->top > t->frames && t->top->sp < sp && t->top->routine == routine)
         ctxprof__hcct_pop_frame(t);
     else
-        t->st.unmatched++;
+        CTXPROF__HCCT_WR(t->st.unmatched, t->st.unmatched + 1);
 out:
     CTXPROF__HCCT_END(t, cd);
 }
@@ -4029,7 +4094,7 @@ void __cyg_profile_func_exit(void *fn, void *site)
         return;
     }
     c = f->node;
-    t->top = f - 1;
+    CTXPROF__HCCT_WR(t->top, f - 1);
     if (CTXPROF__UNLIKELY(!(t->nodes[c].count >> 63)))
         ctxprof__hcct_exit_prune(t, c);
 }

@@ -449,6 +449,7 @@ static long hc_index(const ctxprof_hcct_profile *p, size_t i, const long *idx)
 }
 
 static uint64_t hc_snapshots, hc_bad_snapshots, hc_last_total, hc_queries, hc_bad_queries;
+static uint64_t hc_stats, hc_bad_stats;
 static uint64_t *hc_last; /* the previous snapshot's counts by index */
 
 /* Well-formed: parents before children, depths consistent, index known. */
@@ -520,6 +521,14 @@ static void hcct_observe(void)
     }
     hc_queries++;
     ctxprof_hcct_profile_deinit(&p);
+    /* and its counters, read while it runs (stats_get from any thread) */
+    {
+        ctxprof_hcct_stats st;
+        ctxprof_hcct_stats_get(&lss_tree[t], &st);
+        hc_bad_stats += (uint64_t)(st.depth > LSS_DEPTH || st.leaves >= st.nodes ||
+                                   st.counters != 64 || st.bytes > st.bytes_bound);
+        hc_stats++;
+    }
 }
 
 /* LSS guarantees for one worker's tree against its exact counts. */
@@ -588,8 +597,13 @@ static void hcct_finish(void)
     VERIFY(hc_queries > 0 && hc_bad_queries == 0,
            "hcct: %llu live LSS queries, %llu inconsistent", (unsigned long long)hc_queries,
            (unsigned long long)hc_bad_queries);
+    VERIFY(hc_stats > 0 && hc_bad_stats == 0, "hcct: %llu live LSS stats, %llu inconsistent",
+           (unsigned long long)hc_stats, (unsigned long long)hc_bad_stats);
     ctxprof_hcct_profile_deinit(&p);
     for (t = 0; t < nthreads; t++) {
+        ctxprof_hcct_stats st;
+        ctxprof_hcct_stats_get(&lss_tree[t], &st); /* the workers have exited: exact */
+        lss_ok &= st.events == lss_events[t] && st.total == lss_events[t] && st.depth == 0;
         lss_ok &= lss_verify(t, &missed, &oob);
         ctxprof_hcct_deinit(&lss_tree[t]);
         free(lss_true[t]);
