@@ -25,8 +25,10 @@
    CONTENTS
 
      pebs: declarations      levels, descriptor, sample, stats, API
+     pebs: paths             sample -> CID -> call path -> weights (HCCT)
+     pebs: training          callchain samples -> path map (no hooks)
      pebs: implementation    probing and messages, ring reader, reader
-                             thread, signals, libpfm glue
+                             thread, signals, libpfm glue, paths, training
 
    SAMPLING LEVELS (tried in this order unless one is forced)
 
@@ -89,6 +91,35 @@
      detach, drain, stats_get, explain, close): at detach, at close, at a
      thread's exit and in manual drains it runs with the sampler's lock held,
      and the call would deadlock. Count in the sink; read stats afterwards.
+
+   TRAINING WITHOUT INSTRUMENTATION (ctxprof_pebs_train_*)
+
+     ICPP's path map can be trained on the build that will be sampled, a
+     plain one with no hooks, as the paper did on unmodified binaries:
+     build with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer,
+     sample with CTXPROF_PEBS_CALLCHAIN and desc.stack_bytes >= 16, and
+     give ctxprof_pebs_train_sample as on_sample. Each sample's callchain
+     (user part; kernel frames and PERF_CONTEXT_* markers skipped; return
+     addresses mapped by ctxprof_symtab, functions of the executable only
+     by default) is its call path, sample.height its leaf height, and
+     (path, height) -> samples goes to a bounded table (nothing allocates
+     per sample; what does not fit is counted). ctxprof_pebs_train_save
+     writes a ctxprof-paths map (counts are samples, not calls). Samples
+     outside the leaf's body are not trained as such:
+       - rbp still the caller's (first instructions, the return, code
+         without a frame): the callchain lacks the caller. The stack
+         copy's top word is then a return address, or rbp itself just
+         pushed: dropped, counted as frameless;
+       - saved registers being pushed or popped: right path, wrong SP.
+         Kept apart by frame offset bp - sp; the map gets, per leaf
+         function, only the most sampled offset (the body's), the rest is
+         counted as unsettled.
+     A function with alloca or variable-length arrays has several body
+     heights; only the most sampled is kept. Threads need an ICPP base:
+     the main thread has one (a constructor); another thread of a plain
+     build calls ctxprof_icpp_thread_begin() first thing, else its samples
+     count as nobase. The map then resolves samples of that same build
+     (ctxprof_pebs_paths): no run-time instrumentation at all.
 
    THREADS AND SIGNALS
 
@@ -420,6 +451,75 @@ CTXPROF_INLINE const char *ctxprof_pebs_paths_namer(void *map, uintptr_t routine
     return ctxprof_icpp_map_func_name((const ctxprof_icpp_map *)map, (uint32_t)(routine - 1));
 }
 #endif
+
+/* ==== pebs: training (callchain samples -> path map) ====
+
+   ICPP's path map (paper sec. 4.2) trained on the program as it runs in
+   production, a plain build with frame pointers and no hooks: each sample
+   carrying the kernel's callchain (CTXPROF_PEBS_CALLCHAIN) gives a call
+   path (its return addresses mapped to functions) and the leaf's height
+   (sample.height, against the thread's ICPP base). See TRAINING above. */
+
+typedef struct ctxprof_pebs_train_desc {
+    const ctxprof_symtab *symtab; /* required: PCs -> functions; kept until deinit */
+    size_t max_nodes;             /* distinct call paths and their prefixes; default 65536 */
+    size_t max_entries;           /* distinct (path, height, frame offset) entries; default 65536 */
+    unsigned max_stack;           /* the sampler's desc.max_stack (default 127): a callchain of that
+                                     many frames may be cut short, its sample is dropped */
+    uint64_t min_count;           /* map/save: entries with fewer samples are left out; default 1 */
+    int all_objects;              /* 1: frames of every object; 0: the executable's functions only
+                                     (what -finstrument-functions training sees) */
+    void *alloc_user;             /* passed to CTXPROF_MALLOC/FREE */
+} ctxprof_pebs_train_desc;
+
+/* Why samples were used or not; filled by the sink (unsettled and rare by
+   ctxprof_pebs_train_map/_save). */
+typedef struct ctxprof_pebs_train_stats {
+    uint64_t samples;   /* samples seen */
+    uint64_t used;      /* counted in the table */
+    uint64_t no_chain;  /* no user callchain (flag off, or a kernel-only chain) */
+    uint64_t nobase;    /* no ICPP base for the thread (or only STACK_TOP) */
+    uint64_t outside;   /* leaf PC in no selected function */
+    uint64_t mismatch;  /* the callchain's leaf is not the registers' function (PEBS) */
+    uint64_t frameless; /* the leaf's frame not set up: prologue, epilogue, no frame pointer */
+    uint64_t truncated; /* callchain max_stack frames long, or a path over CTXPROF_PEBS_PATH_MAX */
+    uint64_t full;      /* dropped: the node or entry table is full */
+    uint64_t unsettled; /* samples of entries left out: not the leaf's body frame offset */
+    uint64_t rare;      /* samples of entries left out by min_count */
+} ctxprof_pebs_train_stats;
+
+/* The training sink; caller-owned. */
+typedef struct ctxprof_pebs_train {
+    ctxprof_pebs_train_desc d;
+    ctxprof_pebs_train_stats st;
+    size_t nodes, entries; /* table entries in use */
+    /* private: */
+    uintptr_t *nfunc;       /* node -> function id (node 0: the root) */
+    uint32_t *nparent;      /* node -> parent node */
+    uint32_t *nslots;       /* (parent, function) -> node + 1 */
+    uint32_t *enode, *eoff; /* entry -> node, frame offset (bp - sp) */
+    uint64_t *eheight, *ecount;
+    uint32_t *eslots; /* (node, height, offset) -> entry + 1 */
+    size_t nmask, emask;
+} ctxprof_pebs_train;
+
+/* Prepares a training sink. Allocates its bounded tables once; nothing
+   else allocates until map/save. */
+CTXPROF_API int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_pebs_train_desc *d,
+                                        ctxprof_error *err);
+/* One sample (a ctxprof_pebs_sample_fn with the sink as user): counts its
+   (call path, leaf height, frame offset). Allocation-free, async-signal-
+   safe; calls must be serialized (one sink per thread in signal mode). */
+CTXPROF_API void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sample *s);
+/* The trained path map (replacing *out; bind it before resolving). Per leaf
+   function only the entries at its body's frame offset (the most sampled
+   one) and with at least min_count samples are kept. Allocates. */
+CTXPROF_API int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *out,
+                                       ctxprof_error *err);
+/* The same, written as a ctxprof-paths file ("-" = stdout; atomic replace). */
+CTXPROF_API int ctxprof_pebs_train_save(ctxprof_pebs_train *t, const char *path,
+                                        ctxprof_error *err);
+CTXPROF_API void ctxprof_pebs_train_deinit(ctxprof_pebs_train *t);
 
 #endif /* ICPP */
 
@@ -2704,6 +2804,352 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         }
         return;
     }
+}
+
+/* ---- pebs: training ----
+
+   Two bounded open-addressing tables, allocated at init: a trie of call
+   paths (node = (parent, function id), node 0 the root) and the entries
+   (node, height, frame offset) -> samples. The frame offset bp - sp is
+   the leaf's own frame size when the sample is in its body: prologue and
+   epilogue states (pushes and pops of saved registers) share the body's
+   callchain but not its SP, so they are kept apart here and only the
+   leaf function's most sampled offset is written to the map. States where
+   rbp is still the caller's (the first instructions, the return, code
+   without a frame) would name a wrong path: the top word of the stack copy
+   gives them away (a return address, or the caller's rbp just pushed) and
+   they are not counted at all. */
+
+#define CTXPROF__PEBS_TRAIN_MAX_FRAME (1u << 20) /* larger bp - sp: rbp is no frame pointer */
+
+CTXPROF__PRIV uint64_t ctxprof__pebs_tn_hash(uint32_t parent, uintptr_t func)
+{
+    return ctxprof_mix64((uint64_t)func ^ ((uint64_t)parent << 40) ^ ((uint64_t)parent >> 24));
+}
+
+CTXPROF__PRIV uint64_t ctxprof__pebs_te_hash(uint32_t node, uint64_t height, uint32_t off)
+{
+    return ctxprof_mix64(ctxprof_mix64(height) ^ ((uint64_t)node << 20) ^ off);
+}
+
+/* Smallest power of two >= 2 * n (tables at most half full). */
+CTXPROF__PRIV size_t ctxprof__pebs_pow2(size_t n)
+{
+    size_t c = 64;
+    while (c < 2 * n)
+        c *= 2;
+    return c;
+}
+
+CTXPROF_DEF int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_pebs_train_desc *d,
+                                        ctxprof_error *err)
+{
+    size_t ns, es;
+    ctxprof__error_clear(err);
+    if (!t)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_train: no sink");
+    memset(t, 0, sizeof *t);
+    if (!d || !d->symtab || !d->symtab->count)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs_train: no symbol table (ctxprof_symtab_init)");
+    t->d = *d;
+    if (!t->d.max_nodes)
+        t->d.max_nodes = 65536;
+    if (!t->d.max_entries)
+        t->d.max_entries = 65536;
+    if (!t->d.max_stack)
+        t->d.max_stack = 127;
+    if (!t->d.min_count)
+        t->d.min_count = 1;
+    if (t->d.max_nodes > UINT32_MAX / 4 || t->d.max_entries > UINT32_MAX / 4)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "ctxprof_pebs_train: tables too large");
+    ns = ctxprof__pebs_pow2(t->d.max_nodes);
+    es = ctxprof__pebs_pow2(t->d.max_entries);
+    t->nfunc = (uintptr_t *)ctxprof__alloc(t->d.max_nodes + 1, sizeof *t->nfunc, d->alloc_user);
+    t->nparent = (uint32_t *)ctxprof__alloc(t->d.max_nodes + 1, sizeof *t->nparent, d->alloc_user);
+    t->nslots = (uint32_t *)ctxprof__zalloc(ns, sizeof *t->nslots, d->alloc_user);
+    t->enode = (uint32_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->enode, d->alloc_user);
+    t->eoff = (uint32_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eoff, d->alloc_user);
+    t->eheight = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eheight, d->alloc_user);
+    t->ecount = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->ecount, d->alloc_user);
+    t->eslots = (uint32_t *)ctxprof__zalloc(es, sizeof *t->eslots, d->alloc_user);
+    if (!t->nfunc || !t->nparent || !t->nslots || !t->enode || !t->eoff || !t->eheight ||
+        !t->ecount || !t->eslots) {
+        ctxprof_pebs_train_deinit(t);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs_train: out of memory");
+    }
+    t->nmask = ns - 1;
+    t->emask = es - 1;
+    t->nfunc[0] = 0;
+    t->nparent[0] = 0;
+    t->nodes = 1;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF void ctxprof_pebs_train_deinit(ctxprof_pebs_train *t)
+{
+    void *ud;
+    if (!t)
+        return;
+    ud = t->d.alloc_user;
+    ctxprof__free(t->nfunc, ud);
+    ctxprof__free(t->nparent, ud);
+    ctxprof__free(t->nslots, ud);
+    ctxprof__free(t->enode, ud);
+    ctxprof__free(t->eoff, ud);
+    ctxprof__free(t->eheight, ud);
+    ctxprof__free(t->ecount, ud);
+    ctxprof__free(t->eslots, ud);
+    memset(t, 0, sizeof *t);
+}
+
+/* Child of parent for func, created when absent; 0 when the table is full. */
+CTXPROF__PRIV uint32_t ctxprof__pebs_train_child(ctxprof_pebs_train *t, uint32_t parent,
+                                                 uintptr_t func)
+{
+    size_t i = (size_t)ctxprof__pebs_tn_hash(parent, func) & t->nmask;
+    while (t->nslots[i]) {
+        uint32_t v = t->nslots[i] - 1;
+        if (t->nparent[v] == parent && t->nfunc[v] == func)
+            return v;
+        i = (i + 1) & t->nmask;
+    }
+    if (t->nodes > t->d.max_nodes)
+        return 0;
+    t->nfunc[t->nodes] = func;
+    t->nparent[t->nodes] = parent;
+    t->nslots[i] = (uint32_t)t->nodes + 1;
+    return (uint32_t)t->nodes++;
+}
+
+/* Whether the function of symbol e is one the map records. */
+CTXPROF__PRIV int ctxprof__pebs_train_sel(const ctxprof_pebs_train *t, const struct ctxprof__sym *e)
+{
+    return e && (t->d.all_objects || e->obj == 0); /* object 0: the executable */
+}
+
+CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sample *s)
+{
+    ctxprof_pebs_train *t = (ctxprof_pebs_train *)train;
+    const ctxprof_symtab *st = t->d.symtab;
+    const struct ctxprof__sym *leaf;
+    uintptr_t path[CTXPROF__PEBS_PATH_MAX];
+    uint64_t ctx = 0, off;
+    uint32_t k, frames = 0, user = 0, node = 0;
+    size_t n = 0, i;
+    t->st.samples++;
+    if (!s->callchain || !s->callchain_nr) {
+        t->st.no_chain++;
+        return;
+    }
+    if ((s->flags & (CTXPROF_PEBS_SAMPLE_NO_REGS | CTXPROF_PEBS_SAMPLE_STACK_TOP)) || !s->height) {
+        t->st.nobase++;
+        return;
+    }
+    leaf = ctxprof__symtab_find(st, (uintptr_t)s->ip);
+    if (!ctxprof__pebs_train_sel(t, leaf)) {
+        t->st.outside++;
+        return;
+    }
+    /* the callchain: context markers (PERF_CONTEXT_*) switch between kernel
+       and user parts; the user part is the interrupted PC, then return
+       addresses (ip - 1 lies in the call instruction's function) */
+    for (k = 0; k < s->callchain_nr; k++) {
+        uint64_t ip = s->callchain[k];
+        const struct ctxprof__sym *e;
+        if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+            ctx = ip;
+            continue;
+        }
+        frames++;
+        if (ctx != (uint64_t)PERF_CONTEXT_USER)
+            continue;
+        if (user++ == 0) {
+            /* PEBS: the chain is unwound from the interrupt's registers,
+               a few instructions after the record's: same function only */
+            if (ctxprof_symtab_func(st, (uintptr_t)ip) != leaf->func) {
+                t->st.mismatch++;
+                return;
+            }
+            path[n++] = leaf->func;
+            continue;
+        }
+        e = ctxprof__symtab_find(st, (uintptr_t)ip - 1);
+        if (!ctxprof__pebs_train_sel(t, e))
+            continue; /* libc and other objects: invisible, as to the hooks */
+        if (n == CTXPROF__PEBS_PATH_MAX) {
+            t->st.truncated++;
+            return;
+        }
+        path[n++] = e->func;
+    }
+    if (!user) {
+        t->st.no_chain++;
+        return;
+    }
+    if (frames >= t->d.max_stack) {
+        t->st.truncated++; /* the root may be cut off */
+        return;
+    }
+    /* the leaf's frame: rbp must be its own (see above) */
+    off = s->bp - s->sp;
+    if (s->bp < s->sp || off >= CTXPROF__PEBS_TRAIN_MAX_FRAME) {
+        t->st.frameless++;
+        return;
+    }
+    if (s->stack && s->stack_size >= 8 && s->stack_addr == s->sp) {
+        uint64_t w0;
+        memcpy(&w0, s->stack, 8);
+        if (w0 == s->bp || ctxprof_symtab_func(st, (uintptr_t)w0) != 0) {
+            t->st.frameless++; /* rbp just pushed, or a return address on top */
+            return;
+        }
+    }
+    for (i = n; i-- > 0;) {
+        node = ctxprof__pebs_train_child(t, node, path[i]);
+        if (!node) {
+            t->st.full++;
+            return;
+        }
+    }
+    {
+        uint32_t o = (uint32_t)off;
+        size_t j = (size_t)ctxprof__pebs_te_hash(node, s->height, o) & t->emask;
+        while (t->eslots[j]) {
+            uint32_t e = t->eslots[j] - 1;
+            if (t->enode[e] == node && t->eheight[e] == s->height && t->eoff[e] == o) {
+                t->ecount[e]++;
+                t->st.used++;
+                return;
+            }
+            j = (j + 1) & t->emask;
+        }
+        if (t->entries >= t->d.max_entries) {
+            t->st.full++;
+            return;
+        }
+        t->enode[t->entries] = node;
+        t->eheight[t->entries] = s->height;
+        t->eoff[t->entries] = o;
+        t->ecount[t->entries] = 1;
+        t->eslots[j] = (uint32_t)t->entries + 1;
+        t->entries++;
+        t->st.used++;
+    }
+}
+
+/* Entries sorted by leaf function and frame offset, to find each
+   function's body offset. */
+typedef struct ctxprof__pebs_tsort {
+    uintptr_t func;
+    uint32_t off, entry;
+} ctxprof__pebs_tsort;
+
+CTXPROF__PRIV int ctxprof__pebs_tsort_cmp(const void *a, const void *b)
+{
+    const ctxprof__pebs_tsort *x = (const ctxprof__pebs_tsort *)a;
+    const ctxprof__pebs_tsort *y = (const ctxprof__pebs_tsort *)b;
+    if (x->func != y->func)
+        return x->func < y->func ? -1 : 1;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *out,
+                                       ctxprof_error *err)
+{
+    ctxprof__pebs_tsort *v = NULL;
+    unsigned char *keep = NULL;
+    struct ctxprof__icpp_mapdata *md = NULL;
+    size_t ne, a, b, c;
+    int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
+    if (!t || !t->nfunc || !out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_train: no sink or map");
+    ne = t->entries;
+    v = (ctxprof__pebs_tsort *)ctxprof__alloc(ne ? ne : 1, sizeof *v, t->d.alloc_user);
+    keep = (unsigned char *)ctxprof__zalloc(ne ? ne : 1, 1, t->d.alloc_user);
+    md = ctxprof__icpp_md_new();
+    if (!v || !keep || !md)
+        goto nomem;
+    for (a = 0; a < ne; a++) {
+        v[a].func = t->nfunc[t->enode[a]];
+        v[a].off = t->eoff[a];
+        v[a].entry = (uint32_t)a;
+    }
+    qsort(v, ne, sizeof *v, ctxprof__pebs_tsort_cmp);
+    t->st.unsettled = t->st.rare = 0;
+    for (a = 0; a < ne; a = b) { /* one leaf function: v[a, b) */
+        uint64_t best = 0, sum;
+        uint32_t boff = 0;
+        for (b = a; b < ne && v[b].func == v[a].func; b = c) {
+            for (sum = 0, c = b; c < ne && v[c].func == v[a].func && v[c].off == v[b].off; c++)
+                sum += t->ecount[v[c].entry];
+            if (sum >= best) { /* ties: the larger offset, the deeper SP of the body */
+                best = sum;
+                boff = v[b].off;
+            }
+        }
+        for (c = a; c < b; c++) {
+            uint64_t cnt = t->ecount[v[c].entry];
+            if (v[c].off != boff)
+                t->st.unsettled += cnt;
+            else if (cnt < t->d.min_count)
+                t->st.rare += cnt;
+            else
+                keep[v[c].entry] = 1;
+        }
+    }
+    for (a = 0; a < ne; a++) {
+        uintptr_t fs[CTXPROF__PEBS_PATH_MAX];
+        uint32_t x, mn = 0;
+        size_t len = 0;
+        if (!keep[a])
+            continue;
+        for (x = t->enode[a]; x != 0 && len < CTXPROF__PEBS_PATH_MAX; x = t->nparent[x])
+            fs[len++] = t->nfunc[x];
+        while (len--) { /* root first */
+            char tmp[40];
+            const char *nm = ctxprof_symtab_name(t->d.symtab, fs[len]);
+            long f;
+            if (!nm) {
+                snprintf(tmp, sizeof tmp, "?%#llx", (unsigned long long)fs[len]);
+                nm = tmp;
+            }
+            f = ctxprof__strtab_intern(&md->names, nm);
+            if (f < 0 || (mn = ctxprof__icpp_md_child(md, mn, (uint32_t)f)) == CTXPROF__ICPP_NONE)
+                goto nomem;
+        }
+        if (ctxprof__icpp_md_path(md, mn, t->eheight[a], t->ecount[a]))
+            goto nomem;
+    }
+    if (ctxprof__icpp_md_finish(md))
+        goto nomem;
+    ctxprof__icpp_map_take(out, md);
+    md = NULL;
+    goto done;
+nomem:
+    rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs_train: out of memory");
+done:
+    ctxprof__icpp_md_free(md);
+    ctxprof__free(v, t->d.alloc_user);
+    ctxprof__free(keep, t->d.alloc_user);
+    return rc;
+}
+
+CTXPROF_DEF int ctxprof_pebs_train_save(ctxprof_pebs_train *t, const char *path, ctxprof_error *err)
+{
+    ctxprof_icpp_map m;
+    int rc;
+    if (!path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_train: no file name");
+    memset(&m, 0, sizeof m);
+    rc = ctxprof_pebs_train_map(t, &m, err);
+    if (rc == CTXPROF_OK)
+        rc = ctxprof_icpp_map_save(&m, path, err);
+    ctxprof_icpp_map_deinit(&m);
+    return rc;
 }
 
 #endif /* ICPP */
