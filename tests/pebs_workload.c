@@ -480,7 +480,7 @@ static int pl_train_begin(void)
     d.period_ns = 100000;
     d.period = 300000;
     d.flags = CTXPROF_PEBS_CALLCHAIN;
-    d.stack_bytes = 16; /* the top word tells prologue and epilogue states */
+    d.stack_bytes = 1024; /* top words: frameless states; frames: the callers' heights */
     d.on_sample = ctxprof_pebs_train_sample;
     d.user = &pl_t;
     if (ctxprof_pebs_open(&wl_pb, &d) != CTXPROF_OK ||

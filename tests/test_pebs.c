@@ -3126,8 +3126,9 @@ static void pebs_paths_e2e(void)
 
 /* The training sink on synthetic samples of this program's functions: the
    callchain's user part after its context marker becomes the path (kernel
-   frames skipped), the leaf's most sampled frame offset is its body's, and
-   each kind of unusable sample is counted, not trained. */
+   frames skipped), the caller a frameless state hides is put back from the
+   stack copy's top words, the leaf's most sampled frame size is its body's,
+   and each kind of unusable sample is counted, not trained. */
 static void pebs_train_unit(void)
 {
 #if !defined(CTXPROF_ICPP_NO_HEIGHT)
@@ -3135,6 +3136,7 @@ static void pebs_train_unit(void)
 #else
     static const char want[] = "ctxprof-paths 1\n"
                                "path 1 100 pebs_hot_t1 pebs_hot_t0\n"
+                               "path 0 184 pebs_hot_t2 pebs_hot_t1\n"
                                "path 3 200 pebs_hot_t2 pebs_hot_t1 pebs_hot_t0\n";
     uintptr_t t0 = (uintptr_t)pebs_hot_t0, t1 = (uintptr_t)pebs_hot_t1, t2 = (uintptr_t)pebs_hot_t2;
     ctxprof_pebs_train t;
@@ -3143,7 +3145,7 @@ static void pebs_train_unit(void)
     ctxprof_pebs_sample s, body;
     ctxprof_error err;
     ctxprof_icpp_map m;
-    uint64_t chain[8], word = 0, kchain[7];
+    uint64_t chain[8], word[2] = {0, 0}, kchain[7];
     char path[300], *text = NULL;
     size_t len = 0;
     int i;
@@ -3154,11 +3156,11 @@ static void pebs_train_unit(void)
     td.symtab = &st;
     td.max_stack = 5;
     REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
-    /* t2 > t1 > t0 in t0's body: bp - sp = 32, a plain word on top */
+    /* t2 > t1 > t0 in t0's body: CFA - SP = 48, plain words on top */
     body = pebs_mk(t0, 200, 1);
     body.bp = body.sp + 32;
-    body.stack = (const unsigned char *)&word;
-    body.stack_size = 8;
+    body.stack = (const unsigned char *)word;
+    body.stack_size = 16;
     body.stack_addr = body.sp;
     chain[0] = (uint64_t)PERF_CONTEXT_USER;
     chain[1] = body.ip;
@@ -3172,16 +3174,34 @@ static void pebs_train_unit(void)
     s = body; /* an epilogue state: same path, the SP of a popped register */
     s.sp += 16;
     s.height -= 16;
+    s.stack_addr = s.sp;
     ctxprof_pebs_train_sample(&t, &s);
-    s = body; /* the first instruction: a return address on top, rbp the caller's */
-    word = t1 + 5;
+    /* t0's first instruction, called from t1 (which t2 called): rbp is t1's,
+       so the chain says t2 > t0; the return address on top puts t1 back */
+    s = body;
+    s.sp = s.bp - 40;
+    s.height = 200 - 40 + 32;
+    s.stack_addr = s.sp;
+    word[0] = t1 + 5;
+    chain[2] = t2 + 5;
+    s.callchain_nr = 3;
     ctxprof_pebs_train_sample(&t, &s);
-    word = body.bp; /* after push %rbp: the caller's rbp on top */
+    word[0] = s.bp; /* after push %rbp: rbp on top, the return address above */
+    word[1] = t1 + 5;
+    s.sp -= 8;
+    s.height += 8;
+    s.stack_addr = s.sp;
     ctxprof_pebs_train_sample(&t, &s);
-    word = 0;
+    word[0] = word[1] = 0;
+    chain[2] = t1 + 5;
+    CHECK_EQ(t.st.used, 6);
+    /* the four frame sizes of one path (48, 32, 8, 16), and its caller t1
+       at its SP at the call, the leaf's CFA (from the top words) */
+    CHECK_EQ(t.entries, 5);
+    s = body;
     s.bp = s.sp - 8; /* rbp below SP: not a frame pointer */
     ctxprof_pebs_train_sample(&t, &s);
-    CHECK_EQ(t.st.frameless, 3);
+    CHECK_EQ(t.st.frameless, 1);
     /* kernel part first (CTXPROF_PEBS_KERNEL): skipped; t1 > t0 at 100 */
     s = pebs_mk(t0, 100, 1);
     s.bp = s.sp + 32;
@@ -3194,7 +3214,7 @@ static void pebs_train_unit(void)
     s.callchain = kchain;
     s.callchain_nr = 6;
     ctxprof_pebs_train_sample(&t, &s);
-    CHECK_EQ(t.st.used, 5);
+    CHECK_EQ(t.st.used, 7);
     s.callchain_nr = 3; /* the kernel part only */
     ctxprof_pebs_train_sample(&t, &s);
     s.callchain = NULL;
@@ -3221,11 +3241,11 @@ static void pebs_train_unit(void)
     ctxprof_pebs_train_sample(&t, &s);
     CHECK_EQ(t.st.truncated, 1);
     CHECK_EQ(t.st.samples, 15);
-    CHECK_EQ(t.st.used, 5);
+    CHECK_EQ(t.st.used, 7);
     CHECK_EQ(t.nodes, 6); /* root, t2, t2>t1, t2>t1>t0, t1, t1>t0 */
     snprintf(path, sizeof path, "%s/train_unit.paths", ctxprof_test_tmpdir());
     REQUIRE_EQ(ctxprof_pebs_train_save(&t, path, &err), CTXPROF_OK);
-    CHECK_EQ(t.st.unsettled, 1);
+    CHECK_EQ(t.st.unsettled, 3);
     REQUIRE_EQ(ctxprof__read_file(path, &text, &len, NULL, &err), CTXPROF_OK);
     CHECK_STR(text, want);
     ctxprof__free(text, NULL);
@@ -3233,7 +3253,7 @@ static void pebs_train_unit(void)
     t.d.min_count = 2;
     memset(&m, 0, sizeof m);
     REQUIRE_EQ(ctxprof_pebs_train_map(&t, &m, &err), CTXPROF_OK);
-    CHECK_EQ(m.paths, 1);
+    CHECK_EQ(m.paths, 2);
     CHECK_EQ(t.st.rare, 1);
     ctxprof_icpp_map_deinit(&m);
     ctxprof_pebs_train_deinit(&t);
@@ -3320,9 +3340,7 @@ static void pebs_train_plain(void)
         char buf[512];
         ctxprof_icpp_map_path_str(&truth, (uint32_t)i, buf, sizeof buf);
         REQUIRE_EQ(ctxprof_icpp_map_path(&truth, (uint32_t)i, &pi), CTXPROF_OK);
-        if (strcmp(ctxprof_icpp_map_func_name(&truth, pi.leaf), "pl_run") == 0)
-            continue; /* calls only: no samples of its own */
-        hot++;
+        hot++; /* pl_run only calls: trained as the caller on the stack */
         if (!pebs_map_has(&tm, buf, pi.height))
             fprintf(stderr, "  real, not trained: %s at %llu\n", buf,
                     (unsigned long long)pi.height);
