@@ -1316,14 +1316,18 @@ CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
    Inferred call path profiling (Mytkowicz, Coughlin & Diwan, OOPSLA'09):
    the pair (function, stack height) - the context identifier, CID - names
    the call path most of the time, with nothing recorded at run time (the
-   build sampled is the build trained: with the hooks, they stay in,
-   switched off, at the cost bench/icpp_bench.sh measures). The paper's
+   build sampled is the build trained: trained with the hooks, they stay
+   in, switched off, at the cost bench/icpp_bench.sh measures; trained
+   from perf_event callchains, the build is a plain one). The paper's
    four steps (sec. 3) and where they are here:
 
      1. path map (sec. 4.2): a training run records every distinct call path
         with its height, from ctxprof_icpp_enter/exit (hand-written
         CTXPROF_ICPP_FUNC) or the -finstrument-functions hooks
-        (CTXPROF_ICPP_HOOKS), and saves a ctxprof-paths file.
+        (CTXPROF_ICPP_HOOKS), and saves a ctxprof-paths file; or, with no
+        instrumentation, ctxprof_pebs_train (ctxprof_pebs.h) counts the
+        paths and leaf heights of callchain samples of a plain build with
+        frame pointers (the paper trained unmodified binaries too).
      2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
         frame padding (activation record resizing, 5.1) under a stack
         growth cap - the paper's random search (5.1.1) or ours (sweeps and

@@ -25,8 +25,10 @@
    CONTENTS
 
      pebs: declarations      levels, descriptor, sample, stats, API
+     pebs: paths             sample -> CID -> call path -> weights (HCCT)
+     pebs: training          callchain samples -> path map (no hooks)
      pebs: implementation    probing and messages, ring reader, reader
-                             thread, signals, libpfm glue
+                             thread, signals, libpfm glue, paths, training
 
    SAMPLING LEVELS (tried in this order unless one is forced)
 
@@ -89,6 +91,43 @@
      detach, drain, stats_get, explain, close): at detach, at close, at a
      thread's exit and in manual drains it runs with the sampler's lock held,
      and the call would deadlock. Count in the sink; read stats afterwards.
+
+   TRAINING WITHOUT INSTRUMENTATION (ctxprof_pebs_train_*)
+
+     ICPP's path map can be trained on the build that will be sampled, a
+     plain one with no hooks, as the paper did on unmodified binaries:
+     build with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer,
+     sample with CTXPROF_PEBS_CALLCHAIN and desc.stack_bytes (16 at least,
+     a few KiB to train the callers' heights too), and give
+     ctxprof_pebs_train_sample as on_sample. Each sample's callchain
+     (user part; kernel frames and PERF_CONTEXT_* markers skipped; return
+     addresses mapped by ctxprof_symtab, functions of the executable only
+     by default) is its call path, sample.height its leaf height; the
+     frame-pointer chain in the stack copy gives each caller's height (its
+     SP at the call), so a sample trains its callers' paths too, as the
+     hooks do at every entry. (path, height) -> samples goes to a bounded
+     table (nothing allocates per sample; what does not fit is counted).
+     ctxprof_pebs_train_save writes a ctxprof-paths map whose counts are
+     samples with the path's leaf running (0: seen only as a caller).
+     Samples outside the leaf's body:
+       - rbp still the caller's (a function's first instructions, its
+         return, and leaves built without a frame: gcc 12 and clang 14
+         omit it where no stack is needed, -mno-omit-leaf-frame-pointer
+         or not): the callchain lacks the caller. The stack copy's top
+         words show it (a return address on top, or rbp just pushed under
+         it) and the caller is put back;
+       - saved registers being pushed or popped: right path, other SP.
+     Entries are kept apart by the leaf's frame size at the sample (CFA -
+     SP); the map gets, per leaf function, only the most sampled size (the
+     body's: for a frameless leaf, 8), the rest is counted as unsettled.
+     A leaf that uses rbp as a register gives garbage chains: counted as
+     frameless when rbp is no stack address, else mostly unsettled.
+     A function with alloca or variable-length arrays has several body
+     heights; only the most sampled is kept. Threads need an ICPP base:
+     the main thread has one (a constructor); another thread of a plain
+     build calls ctxprof_icpp_thread_begin() first thing, else its samples
+     count as nobase. The map then resolves samples of that same build
+     (ctxprof_pebs_paths): no run-time instrumentation at all.
 
    THREADS AND SIGNALS
 
@@ -420,6 +459,76 @@ CTXPROF_INLINE const char *ctxprof_pebs_paths_namer(void *map, uintptr_t routine
     return ctxprof_icpp_map_func_name((const ctxprof_icpp_map *)map, (uint32_t)(routine - 1));
 }
 #endif
+
+/* ==== pebs: training (callchain samples -> path map) ====
+
+   ICPP's path map (paper sec. 4.2) trained on the program as it runs in
+   production, a plain build with frame pointers and no hooks: each sample
+   carrying the kernel's callchain (CTXPROF_PEBS_CALLCHAIN) gives a call
+   path (its return addresses mapped to functions) and the leaf's height
+   (sample.height, against the thread's ICPP base). See TRAINING above. */
+
+typedef struct ctxprof_pebs_train_desc {
+    const ctxprof_symtab *symtab; /* required: PCs -> functions; kept until deinit */
+    size_t max_nodes;             /* distinct call paths and their prefixes; default 65536 */
+    size_t max_entries;           /* distinct (path, height, frame offset) entries; default 65536 */
+    unsigned max_stack;           /* the sampler's desc.max_stack (default 127): a callchain of that
+                                     many frames may be cut short, its sample is dropped */
+    uint64_t min_count;           /* map/save: entries with fewer samples are left out; default 1 */
+    int all_objects;              /* 1: frames of every object; 0: the executable's functions only
+                                     (what -finstrument-functions training sees) */
+    void *alloc_user;             /* passed to CTXPROF_MALLOC/FREE */
+} ctxprof_pebs_train_desc;
+
+/* Why samples were used or not; filled by the sink (unsettled and rare by
+   ctxprof_pebs_train_map/_save). */
+typedef struct ctxprof_pebs_train_stats {
+    uint64_t samples;   /* samples seen */
+    uint64_t used;      /* counted in the table */
+    uint64_t no_chain;  /* no user callchain (flag off, or a kernel-only chain) */
+    uint64_t nobase;    /* no ICPP base for the thread (or only STACK_TOP) */
+    uint64_t outside;   /* leaf PC in no selected function */
+    uint64_t mismatch;  /* the callchain's leaf is not the registers' function (PEBS) */
+    uint64_t frameless; /* rbp no frame pointer (below SP or 1 MiB above) and no caller on top */
+    uint64_t truncated; /* callchain max_stack frames long, or a path over CTXPROF_PEBS_PATH_MAX */
+    uint64_t full;      /* dropped: the node or entry table is full */
+    uint64_t unsettled; /* samples of entries left out: not the leaf's body frame offset */
+    uint64_t rare;      /* samples of entries left out by min_count */
+} ctxprof_pebs_train_stats;
+
+/* The training sink; caller-owned. */
+typedef struct ctxprof_pebs_train {
+    ctxprof_pebs_train_desc d;
+    ctxprof_pebs_train_stats st;
+    size_t nodes, entries; /* table entries in use */
+    /* private: */
+    uintptr_t *nfunc;           /* node -> function id (node 0: the root) */
+    uint32_t *nparent;          /* node -> parent node */
+    uint32_t *nslots;           /* (parent, function) -> node + 1 */
+    uint32_t *enode, *eoff;     /* entry -> node, frame offset (CFA - SP) */
+    uint64_t *eheight, *ecount; /* ecount: samples with the path's leaf running */
+    uint64_t *eseen;            /* samples with the path on the stack as a caller */
+    uint32_t *eslots;           /* (node, height, offset) -> entry + 1 */
+    size_t nmask, emask;
+} ctxprof_pebs_train;
+
+/* Prepares a training sink. Allocates its bounded tables once; nothing
+   else allocates until map/save. */
+CTXPROF_API int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_pebs_train_desc *d,
+                                        ctxprof_error *err);
+/* One sample (a ctxprof_pebs_sample_fn with the sink as user): counts its
+   (call path, leaf height, frame offset). Allocation-free, async-signal-
+   safe; calls must be serialized (one sink per thread in signal mode). */
+CTXPROF_API void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sample *s);
+/* The trained path map (replacing *out; bind it before resolving). Per leaf
+   function only the entries at its body's frame offset (the most sampled
+   one) and with at least min_count samples are kept. Allocates. */
+CTXPROF_API int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *out,
+                                       ctxprof_error *err);
+/* The same, written as a ctxprof-paths file ("-" = stdout; atomic replace). */
+CTXPROF_API int ctxprof_pebs_train_save(ctxprof_pebs_train *t, const char *path,
+                                        ctxprof_error *err);
+CTXPROF_API void ctxprof_pebs_train_deinit(ctxprof_pebs_train *t);
 
 #endif /* ICPP */
 
@@ -2492,6 +2601,7 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
 
 #define CTXPROF__PEBS_PATH_MAX CTXPROF_PEBS_PATH_MAX
+#define CTXPROF__PEBS_MAX_FRAME (1u << 20) /* larger bp - sp: rbp is no frame pointer */
 
 CTXPROF_DEF int ctxprof_pebs_paths_init(ctxprof_pebs_paths *p, const ctxprof_pebs_paths_desc *d,
                                         ctxprof_error *err)
@@ -2522,15 +2632,59 @@ CTXPROF_DEF void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p)
     }
 }
 
+/* Whether rbp is still the caller's at the sample: a function's first
+   instructions, its return, a leaf built without a frame (gcc 12 and
+   clang 14 omit it where no stack is needed, -mno-omit-leaf-frame-pointer
+   or not). The stack copy's top word is then a return address (returns
+   1), or rbp just pushed under one (returns 2); the return address goes
+   to *ra, the leaf's CFA is sp + 8 * the result. 0 otherwise, or without
+   the words. Code is what st knows, else the bound map m. */
+CTXPROF__PRIV int ctxprof__pebs_is_code(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
+                                        uint64_t ra)
+{
+    if (ra < 2)
+        return 0;
+    return st ? ctxprof_symtab_func(st, (uintptr_t)ra - 1) != 0
+              : ctxprof_icpp_map_func_of_pc(m, (uintptr_t)ra - 1) >= 0;
+}
+
+CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
+                                            const ctxprof_pebs_sample *s, uint64_t *ra)
+{
+    uint64_t w[2];
+    if (!s->stack || s->stack_size < 16 || s->stack_addr != s->sp)
+        return 0;
+    memcpy(w, s->stack, 16);
+    if (ctxprof__pebs_is_code(st, m, w[0])) {
+        *ra = w[0];
+        return 1;
+    }
+    if (w[0] == s->bp && ctxprof__pebs_is_code(st, m, w[1])) {
+        *ra = w[1];
+        return 2;
+    }
+    return 0;
+}
+
 /* Frames of the sample's user-stack copy: the frame-pointer chain from bp,
-   read only inside the copy (strictly upward), as ICPP's saved words. */
-CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsigned max,
+   read only inside the copy (strictly upward), as ICPP's saved words.
+   When rbp is still the caller's (see ctxprof__pebs_user_chain: a return
+   address on top of the stack, or rbp just pushed under one) the leaf's
+   own frame comes first from those top words. */
+CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_icpp_map *m,
+                                             const ctxprof_pebs_sample *s, unsigned max,
                                              ctxprof_icpp_frames *fr)
 {
-    uint64_t fp = s->bp, lo = s->stack_addr, hi = s->stack_addr + s->stack_size;
+    uint64_t fp = s->bp, lo = s->stack_addr, hi = s->stack_addr + s->stack_size, top = 0;
+    unsigned k;
     fr->n = 0;
     if (max > CTXPROF_ICPP_FRAMES)
         max = CTXPROF_ICPP_FRAMES;
+    if (max && (k = ctxprof__pebs_top_ra(NULL, m, s, &top)) != 0) {
+        fr->ra[0] = (uintptr_t)top;
+        fr->cfa[0] = (uintptr_t)(s->sp + 8 * k);
+        fr->n = 1;
+    }
     while (fr->n < max && fp >= lo && fp % 8 == 0 && fp + 16 <= hi) {
         uint64_t up, ra;
         memcpy(&up, s->stack + (fp - lo), 8);
@@ -2544,33 +2698,74 @@ CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsig
     }
 }
 
+/* The user part of a sample's callchain as PCs, leaf first (return
+   addresses minus one: inside their call instruction), into pcs[max]. The
+   kernel unwinds from rbp, so while rbp is still the caller's the chain
+   lacks the leaf's caller: ctxprof__pebs_top_ra finds it, and it is put
+   back. *cfa_off gets CFA - SP, the size of the leaf's frame at the sample
+   (its body's is the same in every call), 0 when rbp is no frame pointer;
+   *frames the chain's entries (markers excluded); *cut 1 when pcs was too
+   small. Returns the count, 0 without a user part. */
+CTXPROF__PRIV size_t ctxprof__pebs_user_chain(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
+                                              const ctxprof_pebs_sample *s, uintptr_t *pcs,
+                                              size_t max, uint32_t *frames, uint64_t *cfa_off,
+                                              int *cut)
+{
+    uint64_t ctx = 0, ra = 0;
+    size_t n = 0;
+    uint32_t k;
+    unsigned top = ctxprof__pebs_top_ra(st, m, s, &ra);
+    *frames = 0;
+    *cut = 0;
+    if (top)
+        *cfa_off = 8 * top;
+    else if (s->bp >= s->sp && s->bp - s->sp < CTXPROF__PEBS_MAX_FRAME)
+        *cfa_off = s->bp + 16 - s->sp;
+    else
+        *cfa_off = 0;
+    if (!s->callchain)
+        return 0;
+    for (k = 0; k < s->callchain_nr; k++) {
+        uint64_t ip = s->callchain[k];
+        if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+            ctx = ip; /* PERF_CONTEXT_KERNEL, _USER, ...: whose frames follow */
+            continue;
+        }
+        ++*frames;
+        if (ctx != (uint64_t)PERF_CONTEXT_USER)
+            continue;
+        if (n + 2 > max) {
+            *cut = 1;
+            return n;
+        }
+        pcs[n] = (uintptr_t)(n ? ip - 1 : ip);
+        if (++n == 1 && ra)
+            pcs[n++] = (uintptr_t)(ra - 1);
+    }
+    return n;
+}
+
 /* The callchain's path as map function ids, root first (frames outside
    the map skipped, as training never sees them); 0 when unusable. */
 CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxprof_pebs_sample *s,
                                          uint32_t *out, size_t max)
 {
-    size_t n = 0, i;
-    uint32_t k;
-    if (!s->callchain || s->callchain_nr < 2 || s->callchain[0] != (uint64_t)PERF_CONTEXT_USER)
+    uintptr_t pcs[CTXPROF__PEBS_PATH_MAX + 8];
+    uint64_t cfa_off;
+    uint32_t frames;
+    size_t n = 0, i, np;
+    int cut;
+    np = ctxprof__pebs_user_chain(NULL, m, s, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames, &cfa_off,
+                                  &cut);
+    if (cut || np == 0 || ctxprof_icpp_map_func_of_pc(m, pcs[0]) < 0)
         return 0;
-    for (k = 1; k < s->callchain_nr; k++) {
-        uint64_t ip = s->callchain[k];
-        long f;
-        if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-            break; /* another context: not the user stack any more */
-        f = ctxprof_icpp_map_func_of_pc(m, (uintptr_t)(k == 1 ? ip : ip - 1));
-        if (k == 1 && f < 0)
-            return 0;
+    for (i = np; i-- > 0;) { /* root first */
+        long f = ctxprof_icpp_map_func_of_pc(m, pcs[i]);
         if (f >= 0) {
             if (n == max)
                 return 0;
             out[n++] = (uint32_t)f;
         }
-    }
-    for (i = 0; i < n / 2; i++) { /* leaf first -> root first */
-        uint32_t t = out[i];
-        out[i] = out[n - 1 - i];
-        out[n - 1 - i] = t;
     }
     return n;
 }
@@ -2617,7 +2812,7 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
     }
     fr.n = 0;
     if (p->d.max_walk && s->stack)
-        ctxprof__pebs_copy_frames(s, p->d.max_walk, &fr);
+        ctxprof__pebs_copy_frames(m, s, p->d.max_walk, &fr);
     /* height against the thread's base, as in training: sample.height */
     ctxprof_icpp_resolve(m, (uintptr_t)s->ip, (uintptr_t)s->sp,
                          s->height ? (uintptr_t)(s->sp + s->height) : 0, (uintptr_t)s->bp, &fr,
@@ -2704,6 +2899,359 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         }
         return;
     }
+}
+
+/* ---- pebs: training ----
+
+   Two bounded open-addressing tables, allocated at init: a trie of call
+   paths (node = (parent, function id), node 0 the root) and the entries
+   (node, height, frame offset) -> samples. The frame offset, CFA - SP,
+   is the leaf's frame size at the sample (ctxprof__pebs_user_chain, which
+   also puts back the caller a frameless state hides): in the body it is
+   the same in every call, while prologue and epilogue states (entry,
+   pushes and pops of saved registers, the return) share the body's path
+   but not its SP. Only each leaf function's most sampled offset - its
+   body's - is written to the map. */
+
+CTXPROF__PRIV uint64_t ctxprof__pebs_tn_hash(uint32_t parent, uintptr_t func)
+{
+    return ctxprof_mix64((uint64_t)func ^ ((uint64_t)parent << 40) ^ ((uint64_t)parent >> 24));
+}
+
+CTXPROF__PRIV uint64_t ctxprof__pebs_te_hash(uint32_t node, uint64_t height, uint32_t off)
+{
+    return ctxprof_mix64(ctxprof_mix64(height) ^ ((uint64_t)node << 20) ^ off);
+}
+
+/* Smallest power of two >= 2 * n (tables at most half full). */
+CTXPROF__PRIV size_t ctxprof__pebs_pow2(size_t n)
+{
+    size_t c = 64;
+    while (c < 2 * n)
+        c *= 2;
+    return c;
+}
+
+CTXPROF_DEF int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_pebs_train_desc *d,
+                                        ctxprof_error *err)
+{
+    size_t ns, es;
+    ctxprof__error_clear(err);
+    if (!t)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_train: no sink");
+    memset(t, 0, sizeof *t);
+    if (!d || !d->symtab || !d->symtab->count)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs_train: no symbol table (ctxprof_symtab_init)");
+    t->d = *d;
+    if (!t->d.max_nodes)
+        t->d.max_nodes = 65536;
+    if (!t->d.max_entries)
+        t->d.max_entries = 65536;
+    if (!t->d.max_stack)
+        t->d.max_stack = 127;
+    if (!t->d.min_count)
+        t->d.min_count = 1;
+    if (t->d.max_nodes > UINT32_MAX / 4 || t->d.max_entries > UINT32_MAX / 4)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "ctxprof_pebs_train: tables too large");
+    ns = ctxprof__pebs_pow2(t->d.max_nodes);
+    es = ctxprof__pebs_pow2(t->d.max_entries);
+    t->nfunc = (uintptr_t *)ctxprof__alloc(t->d.max_nodes + 1, sizeof *t->nfunc, d->alloc_user);
+    t->nparent = (uint32_t *)ctxprof__alloc(t->d.max_nodes + 1, sizeof *t->nparent, d->alloc_user);
+    t->nslots = (uint32_t *)ctxprof__zalloc(ns, sizeof *t->nslots, d->alloc_user);
+    t->enode = (uint32_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->enode, d->alloc_user);
+    t->eoff = (uint32_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eoff, d->alloc_user);
+    t->eheight = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eheight, d->alloc_user);
+    t->ecount = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->ecount, d->alloc_user);
+    t->eseen = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eseen, d->alloc_user);
+    t->eslots = (uint32_t *)ctxprof__zalloc(es, sizeof *t->eslots, d->alloc_user);
+    if (!t->nfunc || !t->nparent || !t->nslots || !t->enode || !t->eoff || !t->eheight ||
+        !t->ecount || !t->eseen || !t->eslots) {
+        ctxprof_pebs_train_deinit(t);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs_train: out of memory");
+    }
+    t->nmask = ns - 1;
+    t->emask = es - 1;
+    t->nfunc[0] = 0;
+    t->nparent[0] = 0;
+    t->nodes = 1;
+    return CTXPROF_OK;
+}
+
+CTXPROF_DEF void ctxprof_pebs_train_deinit(ctxprof_pebs_train *t)
+{
+    void *ud;
+    if (!t)
+        return;
+    ud = t->d.alloc_user;
+    ctxprof__free(t->nfunc, ud);
+    ctxprof__free(t->nparent, ud);
+    ctxprof__free(t->nslots, ud);
+    ctxprof__free(t->enode, ud);
+    ctxprof__free(t->eoff, ud);
+    ctxprof__free(t->eheight, ud);
+    ctxprof__free(t->ecount, ud);
+    ctxprof__free(t->eseen, ud);
+    ctxprof__free(t->eslots, ud);
+    memset(t, 0, sizeof *t);
+}
+
+/* Child of parent for func, created when absent; 0 when the table is full. */
+CTXPROF__PRIV uint32_t ctxprof__pebs_train_child(ctxprof_pebs_train *t, uint32_t parent,
+                                                 uintptr_t func)
+{
+    size_t i = (size_t)ctxprof__pebs_tn_hash(parent, func) & t->nmask;
+    while (t->nslots[i]) {
+        uint32_t v = t->nslots[i] - 1;
+        if (t->nparent[v] == parent && t->nfunc[v] == func)
+            return v;
+        i = (i + 1) & t->nmask;
+    }
+    if (t->nodes > t->d.max_nodes)
+        return 0;
+    t->nfunc[t->nodes] = func;
+    t->nparent[t->nodes] = parent;
+    t->nslots[i] = (uint32_t)t->nodes + 1;
+    return (uint32_t)t->nodes++;
+}
+
+/* Whether the function of symbol e is one the map records. */
+CTXPROF__PRIV int ctxprof__pebs_train_sel(const ctxprof_pebs_train *t, const struct ctxprof__sym *e)
+{
+    return e && (t->d.all_objects || e->obj == 0); /* object 0: the executable */
+}
+
+/* Counts a sample (leaf 1) or a caller on its stack (leaf 0) in the entry
+   (node, height, frame size); -1 when the table is full (counted). */
+CTXPROF__PRIV int ctxprof__pebs_train_add(ctxprof_pebs_train *t, uint32_t node, uint64_t height,
+                                          uint64_t off, int leaf)
+{
+    uint32_t o = (uint32_t)off;
+    size_t j = (size_t)ctxprof__pebs_te_hash(node, height, o) & t->emask;
+    while (t->eslots[j]) {
+        uint32_t e = t->eslots[j] - 1;
+        if (t->enode[e] == node && t->eheight[e] == height && t->eoff[e] == o) {
+            (leaf ? t->ecount : t->eseen)[e]++;
+            return 0;
+        }
+        j = (j + 1) & t->emask;
+    }
+    if (t->entries >= t->d.max_entries) {
+        t->st.full++;
+        return -1;
+    }
+    t->enode[t->entries] = node;
+    t->eheight[t->entries] = height;
+    t->eoff[t->entries] = o;
+    t->ecount[t->entries] = leaf != 0;
+    t->eseen[t->entries] = leaf == 0;
+    t->eslots[j] = (uint32_t)t->entries + 1;
+    t->entries++;
+    return 0;
+}
+
+CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sample *s)
+{
+    ctxprof_pebs_train *t = (ctxprof_pebs_train *)train;
+    const ctxprof_symtab *st = t->d.symtab;
+    const struct ctxprof__sym *leaf;
+    uintptr_t pcs[CTXPROF__PEBS_PATH_MAX + 8];
+    uint32_t nodes[CTXPROF__PEBS_PATH_MAX + 8];
+    uint64_t off, top_ra;
+    uint32_t frames, node = 0;
+    size_t np, n = 0, i;
+    unsigned top;
+    int cut;
+    t->st.samples++;
+    if ((s->flags & (CTXPROF_PEBS_SAMPLE_NO_REGS | CTXPROF_PEBS_SAMPLE_STACK_TOP)) || !s->height) {
+        t->st.nobase++;
+        return;
+    }
+    leaf = ctxprof__symtab_find(st, (uintptr_t)s->ip);
+    if (!ctxprof__pebs_train_sel(t, leaf)) {
+        t->st.outside++;
+        return;
+    }
+    np =
+        ctxprof__pebs_user_chain(st, NULL, s, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames, &off, &cut);
+    if (np == 0) {
+        t->st.no_chain++;
+        return;
+    }
+    /* PEBS: the chain is unwound from the interrupt's registers, a few
+       instructions after the record's: the same function only */
+    if (ctxprof_symtab_func(st, pcs[0]) != leaf->func) {
+        t->st.mismatch++;
+        return;
+    }
+    if (cut || frames >= t->d.max_stack) {
+        t->st.truncated++; /* the root may be cut off */
+        return;
+    }
+    if (off == 0) {
+        t->st.frameless++;
+        return;
+    }
+    top = ctxprof__pebs_top_ra(st, NULL, s, &top_ra);
+    for (i = np; i-- > 0;) { /* root first; other objects invisible, as to the hooks */
+        const struct ctxprof__sym *e = i ? ctxprof__symtab_find(st, pcs[i]) : leaf;
+        nodes[i] = 0;
+        if (!ctxprof__pebs_train_sel(t, e))
+            continue;
+        node = ctxprof__pebs_train_child(t, node, e->func);
+        if (!node) {
+            t->st.full++;
+            return;
+        }
+        nodes[i] = node;
+        n++;
+    }
+    if (n > CTXPROF__PEBS_PATH_MAX) {
+        t->st.truncated++;
+        return;
+    }
+    if (ctxprof__pebs_train_add(t, node, s->height, off, 1))
+        return;
+    t->st.used++;
+    /* the callers' heights and frame sizes, from the frame-pointer chain in
+       the stack copy (the words the kernel's unwinder read): a caller's SP
+       at the call is its callee's CFA; its own CFA is its frame + 16 */
+    {
+        uint64_t cfa = s->sp + off, fp = s->bp, lo = s->stack_addr;
+        uint64_t hi = s->stack_addr + s->stack_size, base = s->sp + s->height;
+        for (i = 1; i < np && s->stack && s->stack_addr == s->sp; i++) {
+            uint64_t up, ra, ccfa;
+            if (i > 1 || !top) { /* fp: this caller's callee's frame */
+                if (fp < lo || fp % 8 != 0 || fp + 16 > hi)
+                    break;
+                memcpy(&up, s->stack + (fp - lo), 8);
+                memcpy(&ra, s->stack + (fp - lo) + 8, 8);
+                if (ra - 1 != pcs[i] || up <= fp)
+                    break; /* not the chain the kernel read */
+                fp = up;
+            }
+            ccfa = fp + 16; /* fp is now the caller's own frame */
+            if (cfa > base || ccfa <= cfa || ccfa - cfa >= CTXPROF__PEBS_MAX_FRAME)
+                break;
+            if (nodes[i] && ctxprof__pebs_train_add(t, nodes[i], base - cfa, ccfa - cfa, 0))
+                break;
+            cfa = ccfa;
+        }
+    }
+}
+
+/* Entries sorted by leaf function and frame offset, to find each
+   function's body offset. */
+typedef struct ctxprof__pebs_tsort {
+    uintptr_t func;
+    uint32_t off, entry;
+} ctxprof__pebs_tsort;
+
+CTXPROF__PRIV int ctxprof__pebs_tsort_cmp(const void *a, const void *b)
+{
+    const ctxprof__pebs_tsort *x = (const ctxprof__pebs_tsort *)a;
+    const ctxprof__pebs_tsort *y = (const ctxprof__pebs_tsort *)b;
+    if (x->func != y->func)
+        return x->func < y->func ? -1 : 1;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *out,
+                                       ctxprof_error *err)
+{
+    ctxprof__pebs_tsort *v = NULL;
+    unsigned char *keep = NULL;
+    struct ctxprof__icpp_mapdata *md = NULL;
+    size_t ne, a, b, c;
+    int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
+    if (!t || !t->nfunc || !out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_train: no sink or map");
+    ne = t->entries;
+    v = (ctxprof__pebs_tsort *)ctxprof__alloc(ne ? ne : 1, sizeof *v, t->d.alloc_user);
+    keep = (unsigned char *)ctxprof__zalloc(ne ? ne : 1, 1, t->d.alloc_user);
+    md = ctxprof__icpp_md_new();
+    if (!v || !keep || !md)
+        goto nomem;
+    for (a = 0; a < ne; a++) {
+        v[a].func = t->nfunc[t->enode[a]];
+        v[a].off = t->eoff[a];
+        v[a].entry = (uint32_t)a;
+    }
+    qsort(v, ne, sizeof *v, ctxprof__pebs_tsort_cmp);
+    t->st.unsettled = t->st.rare = 0;
+    for (a = 0; a < ne; a = b) { /* one leaf function: v[a, b) */
+        uint64_t best = 0, sum;
+        uint32_t boff = 0;
+        for (b = a; b < ne && v[b].func == v[a].func; b = c) {
+            for (sum = 0, c = b; c < ne && v[c].func == v[a].func && v[c].off == v[b].off; c++)
+                sum += t->ecount[v[c].entry] + t->eseen[v[c].entry];
+            if (sum >= best) { /* ties: the larger offset, the deeper SP of the body */
+                best = sum;
+                boff = v[b].off;
+            }
+        }
+        for (c = a; c < b; c++) {
+            uint64_t cnt = t->ecount[v[c].entry] + t->eseen[v[c].entry];
+            if (v[c].off != boff)
+                t->st.unsettled += t->ecount[v[c].entry];
+            else if (cnt < t->d.min_count)
+                t->st.rare += t->ecount[v[c].entry];
+            else
+                keep[v[c].entry] = 1;
+        }
+    }
+    for (a = 0; a < ne; a++) {
+        uintptr_t fs[CTXPROF__PEBS_PATH_MAX];
+        uint32_t x, mn = 0;
+        size_t len = 0;
+        if (!keep[a])
+            continue;
+        for (x = t->enode[a]; x != 0 && len < CTXPROF__PEBS_PATH_MAX; x = t->nparent[x])
+            fs[len++] = t->nfunc[x];
+        while (len--) { /* root first */
+            char tmp[40];
+            const char *nm = ctxprof_symtab_name(t->d.symtab, fs[len]);
+            long f;
+            if (!nm) {
+                snprintf(tmp, sizeof tmp, "?%#llx", (unsigned long long)fs[len]);
+                nm = tmp;
+            }
+            f = ctxprof__strtab_intern(&md->names, nm);
+            if (f < 0 || (mn = ctxprof__icpp_md_child(md, mn, (uint32_t)f)) == CTXPROF__ICPP_NONE)
+                goto nomem;
+        }
+        if (ctxprof__icpp_md_path(md, mn, t->eheight[a], t->ecount[a]))
+            goto nomem;
+    }
+    if (ctxprof__icpp_md_finish(md))
+        goto nomem;
+    ctxprof__icpp_map_take(out, md);
+    md = NULL;
+    goto done;
+nomem:
+    rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs_train: out of memory");
+done:
+    ctxprof__icpp_md_free(md);
+    ctxprof__free(v, t->d.alloc_user);
+    ctxprof__free(keep, t->d.alloc_user);
+    return rc;
+}
+
+CTXPROF_DEF int ctxprof_pebs_train_save(ctxprof_pebs_train *t, const char *path, ctxprof_error *err)
+{
+    ctxprof_icpp_map m;
+    int rc;
+    if (!path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_train: no file name");
+    memset(&m, 0, sizeof m);
+    rc = ctxprof_pebs_train_map(t, &m, err);
+    if (rc == CTXPROF_OK)
+        rc = ctxprof_icpp_map_save(&m, path, err);
+    ctxprof_icpp_map_deinit(&m);
+    return rc;
 }
 
 #endif /* ICPP */

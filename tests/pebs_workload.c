@@ -11,6 +11,11 @@
      pebs_workload train MAP          trains ICPP's path map of the paths part
      pebs_workload paths MAP WALK     samples the paths part through the
                             sample -> CID -> path pipeline; prints key=value
+     pebs_workload plain-train MAP TRUTH   trains MAP from callchain samples
+                            of the plain part (no hooks), and writes the
+                            paths and heights it measures itself to TRUTH
+     pebs_workload plain-paths MAP WALK    samples the plain part through
+                            the pipeline with MAP, as `paths`
      pebs_workload count [MAP]        counts, with malloc and syscall()
                             interposed, the allocations made while samples
                             are drained (reader thread with three threads,
@@ -23,7 +28,7 @@
    wl_b does twice the work. A walk of one frame in the sample's stack copy
    tells them apart; the kernel's callchain is the truth.
 
-   Built by the test with -O1 -fno-omit-frame-pointer -fno-inline
+   Built by the test with -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline
    -fno-optimize-sibling-calls, so both runs execute the same frames.
 
    The sampling modes work until they have the samples the tests need
@@ -362,6 +367,162 @@ static int wl_paths_end(void)
 }
 #endif
 
+/* ---- the plain part: training without instrumentation ----
+
+   pl_a and pl_b recurse into each other (frames of different sizes) down
+   to pl_leaf; every function works in its own body, so each is a sampled
+   leaf on its paths. Nothing of ctxprof runs in these functions: the
+   sampler's callchains train the map (ctxprof_pebs_train). The truth is
+   the program's own: with pl_truth set, each body notes its call path
+   (a name stack of its own) and its height, read from its own SP against
+   the thread's base, before any sampling; the same code then runs with
+   pl_truth clear (the branch does not move the body's SP). */
+
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+static const char *pl_names[64];
+static int pl_depth, pl_truth;
+static char pl_truth_text[1 << 16];
+static size_t pl_truth_len;
+
+static void pl_note(uint64_t height)
+{
+    char line[1024];
+    int k, n = snprintf(line, sizeof line, "path 1 %llu main", (unsigned long long)height);
+    for (k = 0; k < pl_depth; k++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s", pl_names[k]);
+    n += snprintf(line + n, sizeof line - (size_t)n, "\n");
+    if (!strstr(pl_truth_text, line) && pl_truth_len + (size_t)n < sizeof pl_truth_text) {
+        memcpy(pl_truth_text + pl_truth_len, line, (size_t)n + 1);
+        pl_truth_len += (size_t)n;
+    }
+}
+
+#define PL_ENTER(name)                                                                             \
+    pl_names[pl_depth++] = name;                                                                   \
+    if (pl_truth)                                                                                  \
+    pl_note((uint64_t)(ctxprof_icpp_thread_base() - ctxprof_icpp_sp()))
+#define PL_WORK(n)                                                                                 \
+    do {                                                                                           \
+        long i_;                                                                                   \
+        for (i_ = 0; i_ < (n); i_++)                                                               \
+            pebs_wl_sink += (unsigned long)i_;                                                     \
+    } while (0)
+
+__attribute__((noinline)) void pl_leaf(long n);
+__attribute__((noinline)) void pl_a(int d, long n);
+__attribute__((noinline)) void pl_b(int d, long n);
+__attribute__((noinline)) void pl_run(long n);
+
+void pl_leaf(long n)
+{
+    PL_ENTER("pl_leaf");
+    PL_WORK(n);
+    pl_depth--;
+}
+
+void pl_a(int d, long n)
+{
+    volatile char pad[48];
+    PL_ENTER("pl_a");
+    pad[0] = (char)d;
+    PL_WORK(n / 2);
+    if (d == 0)
+        pl_leaf(n);
+    else if (d % 3 == 0)
+        pl_b(d - 1, n);
+    else
+        pl_a(d - 1, n);
+    pad[1] = 0;
+    pl_depth--;
+}
+
+void pl_b(int d, long n)
+{
+    volatile char pad[112];
+    PL_ENTER("pl_b");
+    pad[0] = (char)d;
+    PL_WORK(n / 2);
+    if (d == 0)
+        pl_leaf(n);
+    else if (d % 2 == 0)
+        pl_a(d - 1, n);
+    else
+        pl_b(d - 1, n);
+    pad[1] = 0;
+    pl_depth--;
+}
+
+void pl_run(long n)
+{
+    PL_ENTER("pl_run");
+    pl_a(4, n);
+    pl_b(5, n);
+    pl_a(2, n);
+    pl_depth--;
+}
+
+static ctxprof_pebs_train pl_t;
+
+/* Samples pl_run with callchains into a training sink; trains until it
+   has `want` usable samples, then writes the map and the truth. */
+static int pl_train_begin(void)
+{
+    ctxprof_pebs_train_desc td;
+    ctxprof_pebs_desc d;
+    ctxprof_error err;
+    if (ctxprof_symtab_init(&wl_st, &err))
+        goto fail;
+    memset(&td, 0, sizeof td);
+    td.symtab = &wl_st;
+    if (ctxprof_pebs_train_init(&pl_t, &td, &err))
+        goto fail;
+    memset(&d, 0, sizeof d);
+    d.period_ns = 100000;
+    d.period = 300000;
+    d.flags = CTXPROF_PEBS_CALLCHAIN;
+    d.stack_bytes = 1024; /* top words: frameless states; frames: the callers' heights */
+    d.on_sample = ctxprof_pebs_train_sample;
+    d.user = &pl_t;
+    if (ctxprof_pebs_open(&wl_pb, &d) != CTXPROF_OK ||
+        ctxprof_pebs_attach(&wl_pb, 0, 0) != CTXPROF_OK) {
+        fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&wl_pb.error));
+        return 1;
+    }
+    return 0;
+fail:
+    fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&err));
+    return 1;
+}
+
+static int pl_train_end(const char *map, const char *truth)
+{
+    const ctxprof_pebs_train_stats *t = &pl_t.st;
+    ctxprof_error err;
+    FILE *f;
+    int rc = 0;
+    ctxprof_pebs_close(&wl_pb);
+    if (ctxprof_pebs_train_save(&pl_t, map, &err)) {
+        fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&err));
+        rc = 1;
+    }
+    f = fopen(truth, "w");
+    if (!f || fprintf(f, "ctxprof-paths 1\n%s", pl_truth_text) < 0 || fclose(f))
+        rc = 1;
+    printf("level=%s\nsamples=%llu\nused=%llu\nno_chain=%llu\nnobase=%llu\noutside=%llu\n"
+           "mismatch=%llu\nframeless=%llu\ntruncated=%llu\nfull=%llu\nunsettled=%llu\n"
+           "rare=%llu\n",
+           ctxprof_pebs_level_name(wl_pb.level), (unsigned long long)t->samples,
+           (unsigned long long)t->used, (unsigned long long)t->no_chain,
+           (unsigned long long)t->nobase, (unsigned long long)t->outside,
+           (unsigned long long)t->mismatch, (unsigned long long)t->frameless,
+           (unsigned long long)t->truncated, (unsigned long long)t->full,
+           (unsigned long long)t->unsettled, (unsigned long long)t->rare);
+    ctxprof_pebs_train_deinit(&pl_t);
+    ctxprof_symtab_deinit(&wl_st);
+    return rc;
+}
+#endif
+
 /* ---- the count mode ---- */
 
 static ctxprof_pebs_sample wl_arr[1 << 14];
@@ -579,6 +740,29 @@ int main(int argc, char **argv)
         }
 #endif
         return wl_count_rest();
+    }
+    if (strcmp(argv[1], "plain-train") == 0 || strcmp(argv[1], "plain-paths") == 0) {
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+        int train = strcmp(argv[1], "plain-train") == 0, r;
+        if (argc < 4)
+            return 2;
+        if (train) {
+            pl_truth = 1; /* the truth first, unsampled */
+            pl_run(1);
+            pl_truth = 0;
+        }
+        if (train ? pl_train_begin() : wl_paths_begin(argv[2], (unsigned)atoi(argv[3])))
+            return 1;
+        for (r = 0;
+             r < WL_MAX_ROUNDS && (train ? __atomic_load_n(&pl_t.st.used, __ATOMIC_RELAXED) < 4000
+                                         : wl_paths_in(&wl_pp) < 1000);
+             r++)
+            pl_run(200000); /* from main's frame in both runs */
+        return train ? pl_train_end(argv[2], argv[3]) : wl_paths_end();
+#else
+        printf("no-icpp\n");
+        return 0;
+#endif
     }
     if (strcmp(argv[1], "train") == 0 || strcmp(argv[1], "paths") == 0) {
 #if defined(CTXPROF_ICPP_NO_HEIGHT)

@@ -2757,7 +2757,8 @@ static int pebs_build_workload(void)
     static int built = -1;
 #if defined(CTXPROF_TEST_CC)
     if (built < 0)
-        built = ctxprof_test_sh("%s -std=gnu11 -O1 -fno-omit-frame-pointer -fno-inline "
+        built = ctxprof_test_sh("%s -std=gnu11 -O1 -fno-omit-frame-pointer "
+                                "-mno-omit-leaf-frame-pointer -fno-inline "
                                 "-fno-optimize-sibling-calls tests/pebs_workload.c -o %s/pebs_wl "
                                 "-lpthread -ldl",
                                 CTXPROF_TEST_CC, ctxprof_test_tmpdir());
@@ -3119,6 +3120,248 @@ static void pebs_paths_e2e(void)
     CHECK_LE(frames, 2 * walked);
     CHECK_GE(wb * 10, wa * 14); /* wl_b does twice wl_a's work */
     CHECK_LE(wb * 10, wa * 32);
+}
+
+/* ---- training without instrumentation (ctxprof_pebs_train) ---- */
+
+/* The training sink on synthetic samples of this program's functions: the
+   callchain's user part after its context marker becomes the path (kernel
+   frames skipped), the caller a frameless state hides is put back from the
+   stack copy's top words, the leaf's most sampled frame size is its body's,
+   and each kind of unusable sample is counted, not trained. */
+static void pebs_train_unit(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#else
+    static const char want[] = "ctxprof-paths 1\n"
+                               "path 1 100 pebs_hot_t1 pebs_hot_t0\n"
+                               "path 0 184 pebs_hot_t2 pebs_hot_t1\n"
+                               "path 3 200 pebs_hot_t2 pebs_hot_t1 pebs_hot_t0\n";
+    uintptr_t t0 = (uintptr_t)pebs_hot_t0, t1 = (uintptr_t)pebs_hot_t1, t2 = (uintptr_t)pebs_hot_t2;
+    ctxprof_pebs_train t;
+    ctxprof_pebs_train_desc td;
+    ctxprof_symtab st;
+    ctxprof_pebs_sample s, body;
+    ctxprof_error err;
+    ctxprof_icpp_map m;
+    uint64_t chain[8], word[2] = {0, 0}, kchain[7];
+    char path[300], *text = NULL;
+    size_t len = 0;
+    int i;
+    memset(&st, 0, sizeof st);
+    memset(&td, 0, sizeof td);
+    CHECK_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_ERR_INVAL); /* no symbols */
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    td.symtab = &st;
+    td.max_stack = 5;
+    REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    /* t2 > t1 > t0 in t0's body: CFA - SP = 48, plain words on top */
+    body = pebs_mk(t0, 200, 1);
+    body.bp = body.sp + 32;
+    body.stack = (const unsigned char *)word;
+    body.stack_size = 16;
+    body.stack_addr = body.sp;
+    chain[0] = (uint64_t)PERF_CONTEXT_USER;
+    chain[1] = body.ip;
+    chain[2] = t1 + 5;
+    for (i = 0; i < (int)st.count && st.syms[i].obj == 0; i++)
+        ;
+    REQUIRE(i < (int)st.count); /* a function of a library (sanitizers are in the executable) */
+    chain[3] = st.syms[i].start + 1; /* a library frame between: invisible */
+    chain[4] = t2 + 5;
+    body.callchain = chain;
+    body.callchain_nr = 5;
+    for (i = 0; i < 3; i++)
+        ctxprof_pebs_train_sample(&t, &body);
+    s = body; /* an epilogue state: same path, the SP of a popped register */
+    s.sp += 16;
+    s.height -= 16;
+    s.stack_addr = s.sp;
+    ctxprof_pebs_train_sample(&t, &s);
+    /* t0's first instruction, called from t1 (which t2 called): rbp is t1's,
+       so the chain says t2 > t0; the return address on top puts t1 back */
+    s = body;
+    s.sp = s.bp - 40;
+    s.height = 200 - 40 + 32;
+    s.stack_addr = s.sp;
+    word[0] = t1 + 5;
+    chain[2] = t2 + 5;
+    s.callchain_nr = 3;
+    ctxprof_pebs_train_sample(&t, &s);
+    word[0] = s.bp; /* after push %rbp: rbp on top, the return address above */
+    word[1] = t1 + 5;
+    s.sp -= 8;
+    s.height += 8;
+    s.stack_addr = s.sp;
+    ctxprof_pebs_train_sample(&t, &s);
+    word[0] = word[1] = 0;
+    chain[2] = t1 + 5;
+    CHECK_EQ(t.st.used, 6);
+    /* the four frame sizes of one path (48, 32, 8, 16), and its caller t1
+       at its SP at the call, the leaf's CFA (from the top words) */
+    CHECK_EQ(t.entries, 5);
+    s = body;
+    s.bp = s.sp - 8; /* rbp below SP: not a frame pointer */
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.frameless, 1);
+    /* kernel part first (CTXPROF_PEBS_KERNEL): skipped; t1 > t0 at 100 */
+    s = pebs_mk(t0, 100, 1);
+    s.bp = s.sp + 32;
+    kchain[0] = (uint64_t)PERF_CONTEXT_KERNEL;
+    kchain[1] = 0xffffffff81000000ull;
+    kchain[2] = 0xffffffff81000100ull;
+    kchain[3] = (uint64_t)PERF_CONTEXT_USER;
+    kchain[4] = s.ip;
+    kchain[5] = t1 + 5;
+    s.callchain = kchain;
+    s.callchain_nr = 6;
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.used, 7);
+    s.callchain_nr = 3; /* the kernel part only */
+    ctxprof_pebs_train_sample(&t, &s);
+    s.callchain = NULL;
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.no_chain, 2);
+    s = body;
+    chain[1] = t1 + 1; /* the chain's leaf in another function (PEBS skid) */
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.mismatch, 1);
+    chain[1] = body.ip;
+    s.flags = CTXPROF_PEBS_SAMPLE_STACK_TOP;
+    ctxprof_pebs_train_sample(&t, &s);
+    s = body;
+    s.height = 0;
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.nobase, 2);
+    s = body;
+    s.ip = 16;
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.outside, 1);
+    s = body; /* max_stack frames: maybe cut short */
+    chain[5] = t2 + 5;
+    s.callchain_nr = 6;
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.truncated, 1);
+    CHECK_EQ(t.st.samples, 15);
+    CHECK_EQ(t.st.used, 7);
+    CHECK_EQ(t.nodes, 6); /* root, t2, t2>t1, t2>t1>t0, t1, t1>t0 */
+    snprintf(path, sizeof path, "%s/train_unit.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_pebs_train_save(&t, path, &err), CTXPROF_OK);
+    CHECK_EQ(t.st.unsettled, 3);
+    REQUIRE_EQ(ctxprof__read_file(path, &text, &len, NULL, &err), CTXPROF_OK);
+    CHECK_STR(text, want);
+    ctxprof__free(text, NULL);
+    /* min_count leaves out the rare entry; the map is usable in memory */
+    t.d.min_count = 2;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_pebs_train_map(&t, &m, &err), CTXPROF_OK);
+    CHECK_EQ(m.paths, 2);
+    CHECK_EQ(t.st.rare, 1);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_pebs_train_deinit(&t);
+    /* a full table drops and counts */
+    td.max_nodes = 2;
+    REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    s = body;
+    s.callchain_nr = 5;
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.full, 1);
+    CHECK_EQ(t.st.used, 0);
+    ctxprof_pebs_train_deinit(&t);
+    ctxprof_symtab_deinit(&st);
+#endif
+}
+
+/* Training a plain build (no hooks, frame pointers) from its callchain
+   samples (tests/pebs_workload.c's plain part): the map holds exactly the
+   program's real paths, at the heights the program measures itself from
+   its own SP; and a fresh sampling run of the same build, resolved with
+   that map, gets at least 95% of its samples right against the kernel's
+   callchain. */
+static int pebs_map_has(const ctxprof_icpp_map *m, const char *str, uint64_t height)
+{
+    size_t i;
+    for (i = 0; i < m->paths; i++) {
+        ctxprof_icpp_path_info pi;
+        char buf[512];
+        ctxprof_icpp_map_path_str(m, (uint32_t)i, buf, sizeof buf);
+        if (ctxprof_icpp_map_path(m, (uint32_t)i, &pi) == CTXPROF_OK && pi.height == height &&
+            strcmp(buf, str) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void pebs_train_plain(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#else
+    static char why[400], out[4096];
+    ctxprof_icpp_map tm, truth;
+    ctxprof_error err;
+    char path[300];
+    uint64_t used, nochain, prec, amb, miss, cor, inc, in;
+    size_t i, real = 0, hot = 0;
+    PLAIN_BUILD_ONLY();
+    if (!pebs_usable(why, sizeof why))
+        SKIP(why);
+    REQUIRE_EQ(pebs_build_workload(), 0);
+    if (pebs_run_wl("plain-train plain.paths truth.paths", out, sizeof out) != 0 &&
+        strstr(out, "pebs_workload: ")) {
+        snprintf(why, sizeof why, "callchain sampling unusable here: %s",
+                 strstr(out, "pebs_workload: "));
+        SKIP(why);
+    }
+    REQUIRE(pebs_kv(out, "used", &used) == 0 && pebs_kv(out, "no_chain", &nochain) == 0);
+    if (used == 0 && nochain > 0)
+        SKIP("the kernel gives no user callchains here");
+    CHECK_GE(used, 4000);
+    memset(&tm, 0, sizeof tm);
+    memset(&truth, 0, sizeof truth);
+    snprintf(path, sizeof path, "%s/plain.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_icpp_map_load(&tm, path, &err), CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/truth.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_icpp_map_load(&truth, path, &err), CTXPROF_OK);
+    CHECK_GE(truth.paths, 16);
+    for (i = 0; i < tm.paths; i++) { /* every trained path of the plain part is real */
+        ctxprof_icpp_path_info pi;
+        char buf[512];
+        ctxprof_icpp_map_path_str(&tm, (uint32_t)i, buf, sizeof buf);
+        REQUIRE_EQ(ctxprof_icpp_map_path(&tm, (uint32_t)i, &pi), CTXPROF_OK);
+        if (!strstr(buf, ">pl_"))
+            continue;
+        real++;
+        if (!pebs_map_has(&truth, buf, pi.height))
+            fprintf(stderr, "  trained, not real: %s at %llu\n", buf,
+                    (unsigned long long)pi.height);
+        CHECK(pebs_map_has(&truth, buf, pi.height));
+    }
+    for (i = 0; i < truth.paths; i++) { /* every real path that works is trained */
+        ctxprof_icpp_path_info pi;
+        char buf[512];
+        ctxprof_icpp_map_path_str(&truth, (uint32_t)i, buf, sizeof buf);
+        REQUIRE_EQ(ctxprof_icpp_map_path(&truth, (uint32_t)i, &pi), CTXPROF_OK);
+        hot++; /* pl_run only calls: trained as the caller on the stack */
+        if (!pebs_map_has(&tm, buf, pi.height))
+            fprintf(stderr, "  real, not trained: %s at %llu\n", buf,
+                    (unsigned long long)pi.height);
+        CHECK(pebs_map_has(&tm, buf, pi.height));
+    }
+    CHECK_EQ(real, hot);
+    ctxprof_icpp_map_deinit(&tm);
+    ctxprof_icpp_map_deinit(&truth);
+    /* fresh samples of the same build, resolved with the trained map */
+    REQUIRE_EQ(pebs_run_wl("plain-paths plain.paths 4", out, sizeof out), 0);
+    REQUIRE(pebs_kv(out, "precise", &prec) == 0 && pebs_kv(out, "ambiguous", &amb) == 0 &&
+            pebs_kv(out, "missing", &miss) == 0 && pebs_kv(out, "correct", &cor) == 0 &&
+            pebs_kv(out, "incorrect", &inc) == 0);
+    in = prec + amb + miss;
+    CHECK_GE(in, 1000);
+    CHECK_GE(cor * 100, in * 95);
+    CHECK_LE(inc * 100, in);
+#endif
 }
 
 /* The workload's count mode (malloc and syscall() interposed, see
@@ -3516,6 +3759,8 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_perf_crosscheck", pebs_perf_crosscheck},
     {"pebs_paths_unit", pebs_paths_unit},
     {"pebs_paths_e2e", pebs_paths_e2e},
+    {"pebs_train_unit", pebs_train_unit},
+    {"pebs_train_plain", pebs_train_plain},
     {"pebs_drain_noalloc", pebs_drain_noalloc},
     {"pebs_probe_once", pebs_probe_once},
     {"pebs_hardware", pebs_hardware},

@@ -15,8 +15,17 @@
    is checked against.
 
      calc_pebs run [SECS]            work (CTXPROF_ICPP_TRAIN=out.paths trains)
+     calc_pebs train OUT [SECS]      trains OUT with no instrumentation: the
+                                     kernel's callchain of each sample (10 kHz)
+                                     gives its call path (ctxprof_pebs_train)
      calc_pebs profile MAP [SECS]    sample at 1 kHz, print the level used, the
                                      precision against training and the hottest paths
+     calc_pebs rounds N              N rounds of work: CPU ns per round
+
+   Built two ways: as calc (the hooks compiled in, off), or plain (no hooks,
+   -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer: demo.sh builds it),
+   trained by `train` and profiled by `profile`: ICPP with no
+   instrumentation at any point.
 
    Every sample goes through three pipelines, so one run compares them:
    (PC, SP) alone, walks of up to 8 frames, walks of up to
@@ -209,20 +218,93 @@ static int profile_report(void)
     return 0;
 }
 
+/* Training from callchain samples: no hooks needed (a plain build). */
+static ctxprof_pebs_train trainer;
+
+static int train_start(void)
+{
+    ctxprof_pebs_train_desc td;
+    ctxprof_pebs_desc d;
+    ctxprof_error err;
+    memset(&td, 0, sizeof td);
+    td.symtab = &psyms;
+    if (ctxprof_symtab_init(&psyms, &err) || ctxprof_pebs_train_init(&trainer, &td, &err)) {
+        fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&err));
+        return 1;
+    }
+    memset(&d, 0, sizeof d);
+    d.period_ns = 100000; /* 10 kHz of thread CPU time: more paths per second */
+    d.period = 300000;
+    d.flags = CTXPROF_PEBS_CALLCHAIN; /* the call path of each sample */
+    d.stack_bytes = 4096; /* top words: frameless states; frames: the callers' heights */
+    d.ring_pages = 512;   /* records of ~5 KiB (stack copy and callchain) */
+    d.on_sample = ctxprof_pebs_train_sample;
+    d.user = &trainer;
+    if (ctxprof_pebs_open(&prof, &d) != CTXPROF_OK ||
+        ctxprof_pebs_attach(&prof, 0, 0) != CTXPROF_OK) {
+        fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&prof.error));
+        return 1;
+    }
+    return 0;
+}
+
+static int train_end(const char *out)
+{
+    const ctxprof_pebs_train_stats *t = &trainer.st;
+    ctxprof_pebs_stats ps;
+    ctxprof_error err;
+    int rc = 0;
+    ctxprof_pebs_close(&prof);
+    ctxprof_pebs_stats_get(&prof, &ps);
+    if (ctxprof_pebs_train_save(&trainer, out, &err) != CTXPROF_OK) {
+        fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&err));
+        rc = 1;
+    }
+    printf("level used: %s; samples %llu (lost %llu)\n", ctxprof_pebs_level_name(prof.level),
+           (unsigned long long)ps.samples, (unsigned long long)(ps.lost + ps.lost_samples));
+    printf("trained %llu: frameless (prologue, return) %llu, outside the program %llu, "
+           "no base %llu, cut chains %llu, table full %llu\n",
+           (unsigned long long)t->used, (unsigned long long)t->frameless,
+           (unsigned long long)t->outside, (unsigned long long)t->nobase,
+           (unsigned long long)t->truncated, (unsigned long long)t->full);
+    printf("left out of the map: %llu samples at a non-body frame offset (push/pop states)\n",
+           (unsigned long long)t->unsettled);
+    ctxprof_pebs_train_deinit(&trainer);
+    ctxprof_symtab_deinit(&psyms);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     int prof_mode = argc >= 3 && strcmp(argv[1], "profile") == 0;
-    double secs = argc >= (prof_mode ? 4 : 3) ? atof(argv[prof_mode ? 3 : 2]) : 1.0;
+    int train_mode = argc >= 3 && strcmp(argv[1], "train") == 0, a = prof_mode || train_mode;
+    double secs = argc >= 3 + a ? atof(argv[2 + a]) : 1.0;
     long r;
-    if (!prof_mode && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
-        fprintf(stderr, "usage: calc_pebs run [SECS] | calc_pebs profile MAP [SECS]\n");
+    if (argc == 3 && strcmp(argv[1], "rounds") == 0) { /* fixed work: CPU ns per round */
+        struct timespec t0, t1;
+        long n = atol(argv[2]);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        work_rounds = n > 0 ? n : 1;
+        r = work(0);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+        printf("%.1f ns/round (result %ld)\n",
+               ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+                   (double)work_rounds,
+               r);
+        return 0;
+    }
+    if (!a && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
+        fprintf(stderr, "usage: calc_pebs run [SECS] | calc_pebs train OUT [SECS] | "
+                        "calc_pebs profile MAP [SECS] | calc_pebs rounds N\n");
         return 2;
     }
-    if (prof_mode && profile_start(argv[2]))
+    if (prof_mode ? profile_start(argv[2]) : train_mode ? train_start() : 0)
         return 1;
-    r = work(secs); /* called from main in both modes: the same paths and heights */
+    r = work(secs); /* called from main in every mode: the same paths and heights */
     if (prof_mode)
         return profile_report();
+    if (train_mode)
+        return train_end(argv[2]);
     printf("result %ld\n", r);
     return 0;
 }
