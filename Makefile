@@ -298,6 +298,14 @@ $(B)/examples/pebs/calc_pebs: examples/pebs/calc_pebs.c examples/icpp/calc.c ctx
 	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) -DCTXPROF_ICPP_FRAMES=64 \
 	    $(if $(findstring clang,$(CC)),,-finstrument-functions-exclude-file-list=ctxprof_pebs.h) \
 	    -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
+# and built plain (no hooks; frame pointers, leaves included): trained from
+# the kernel's callchains of its own samples (ctxprof_pebs_train)
+EXAMPLES += $(B)/examples/pebs/calc_pebs_plain
+$(B)/examples/pebs/calc_pebs_plain: examples/pebs/calc_pebs.c examples/icpp/calc.c ctxprof.h \
+                                    ctxprof_pebs.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	    -DCTXPROF_ICPP_FRAMES=64 -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
 endif
 
 # ---- packaging -----------------------------------------------------------------

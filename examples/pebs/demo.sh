@@ -26,10 +26,6 @@ echo "   profile 2 s with perf_event sampling (no instrumentation active)"
 $B/calc_pebs profile $B/calc.paths 2 | sed 's/^/   /'
 echo "3. calc with no instrumentation at all: a plain build (no hooks, frame pointers)"
 echo "   trained from the kernel's callchains of its own samples, then profiled"
-CC=${CC:-gcc}
-$CC -std=gnu11 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-    -DCTXPROF_ICPP_FRAMES=64 -Wall -Wextra -Werror examples/pebs/calc_pebs.c \
-    -o $B/calc_pebs_plain -lpthread -ldl -lrt -lm
 $B/calc_pebs_plain train $B/calc_plain.paths 3 | sed 's/^/   /'
 echo "   $(grep -c '^path' $B/calc_plain.paths) call paths in $B/calc_plain.paths (3 s at 10 kHz)"
 echo "   profile 2 s at 1 kHz, a separate run (the callchain only checks the result)"
