@@ -280,19 +280,8 @@ int main(int argc, char **argv)
     int train_mode = argc >= 3 && strcmp(argv[1], "train") == 0, a = prof_mode || train_mode;
     double secs = argc >= 3 + a ? atof(argv[2 + a]) : 1.0;
     long r;
-    if (argc == 3 && strcmp(argv[1], "rounds") == 0) { /* fixed work: CPU ns per round */
-        struct timespec t0, t1;
-        long n = atol(argv[2]);
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-        work_rounds = n > 0 ? n : 1;
-        r = work(0);
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-        printf("%.1f ns/round (result %ld)\n",
-               ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
-                   (double)work_rounds,
-               r);
-        return 0;
-    }
+    if (argc == 3 && strcmp(argv[1], "rounds") == 0) /* fixed work: CPU ns per round */
+        return work_rounds_main(argv[2]);
     if (!a && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
         fprintf(stderr, "usage: calc_pebs run [SECS] | calc_pebs train OUT [SECS] | "
                         "calc_pebs profile MAP [SECS] | calc_pebs rounds N\n");
