@@ -1166,10 +1166,26 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_postorder(const ctxprof_hcct *t, uint32_
     return CTXPROF__HCCT_PARENT(t, v);
 }
 
-/* Rebuilds the window from the minimum. Nodes are listed in post-order:
-   with FIFO buckets, among equal counts a child is evicted before its
-   parent, so pruning does not leave unmonitored ancestors behind (listed in
-   node order, the MCCT of zipfwalk grows by a third after each rescan). */
+/* Lists every monitored node afresh from base (window mode: those below
+   end), a walk of the whole tree counted in st.rescans. Nodes are listed
+   in post-order: with FIFO buckets, among equal counts a child is evicted
+   before its parent, so pruning does not leave unmonitored ancestors
+   behind (listed in node order, the MCCT of zipfwalk grows by a third
+   after each rescan). */
+CTXPROF__HCCT_FN void ctxprof__hcct_q_list(ctxprof_hcct *t, uint64_t base, uint64_t end)
+{
+    const ctxprof_hcct_node *n = t->nodes;
+    uint32_t v;
+    ctxprof__hcct_q_reset(t);
+    t->qbase = base;
+    t->qend = end;
+    for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
+        if (n[v].count & CTXPROF__HCCT_MON)
+            ctxprof__hcct_q_push(t, v, n[v].count & CTXPROF__HCCT_CMASK);
+    CTXPROF__HCCT_WR(t->st.rescans, t->st.rescans + 1);
+}
+
+/* Rebuilds the window from the minimum. */
 CTXPROF__HCCT_FN void ctxprof__hcct_q_rescan(ctxprof_hcct *t)
 {
     const ctxprof_hcct_node *n = t->nodes;
@@ -1178,13 +1194,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_q_rescan(ctxprof_hcct *t)
     for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
         if ((n[v].count & CTXPROF__HCCT_MON) && (n[v].count & CTXPROF__HCCT_CMASK) < m)
             m = n[v].count & CTXPROF__HCCT_CMASK;
-    ctxprof__hcct_q_reset(t);
-    t->qbase = m;
-    t->qend = m + CTXPROF__HCCT_W; /* counters stay below 2^63: no overflow */
-    for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
-        if (n[v].count & CTXPROF__HCCT_MON)
-            ctxprof__hcct_q_push(t, v, n[v].count & CTXPROF__HCCT_CMASK);
-    CTXPROF__HCCT_WR(t->st.rescans, t->st.rescans + 1);
+    ctxprof__hcct_q_list(t, m, m + CTXPROF__HCCT_W); /* counters stay below 2^63: no overflow */
 }
 
 /* Removes the first id of bucket b, whose first slot is s, and prefetches
@@ -1228,16 +1238,24 @@ CTXPROF__HCCT_INLINE void ctxprof__hcct_q_drop(ctxprof_hcct *t, uint32_t b, uint
    O(log C), with no rescans. The switch itself is one rescan. */
 CTXPROF__HCCT_FN void ctxprof__hcct_q_radix(ctxprof_hcct *t)
 {
-    const ctxprof_hcct_node *n = t->nodes;
-    uint32_t v;
-    ctxprof__hcct_q_reset(t);
     t->qradix = 1;
-    t->qbase = 0; /* below any count, also of nodes M takes in before it is full */
-    t->qend = 0;
-    for (v = ctxprof__hcct_leftmost(t, CTXPROF__HCCT_ROOT); v; v = ctxprof__hcct_postorder(t, v))
-        if (n[v].count & CTXPROF__HCCT_MON)
-            ctxprof__hcct_q_push(t, v, n[v].count & CTXPROF__HCCT_CMASK);
-    CTXPROF__HCCT_WR(t->st.rescans, t->st.rescans + 1);
+    /* qbase 0: below any count, also of nodes M takes in before it is full */
+    ctxprof__hcct_q_list(t, 0, 0);
+}
+
+/* Takes the first node of the non-empty bucket b: the node if its count
+   is qbase, else 0 after listing it where its count now belongs (it grew
+   since it was listed). Node 0 is never listed. */
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_q_take(ctxprof_hcct *t, uint32_t b)
+{
+    uint32_t s = t->qhead[b], x = t->qslot[s];
+    uint64_t c;
+    ctxprof__hcct_q_drop(t, b, s);
+    c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
+    if (c == t->qbase)
+        return x;
+    ctxprof__hcct_q_push(t, x, c);
+    return 0;
 }
 
 /* find-min in radix mode (see q_radix). */
@@ -1247,14 +1265,10 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_q_pop_radix(ctxprof_hcct *t)
         uint32_t b, s, x, end;
         uint64_t c, m = 0;
         int found = 0;
-        s = t->qhead[0];
-        if (s != t->qtail[0]) {
-            x = t->qslot[s];
-            ctxprof__hcct_q_drop(t, 0, s);
-            c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
-            if (c == t->qbase)
+        if (t->qhead[0] != t->qtail[0]) {
+            x = ctxprof__hcct_q_take(t, 0);
+            if (x)
                 return x;
-            ctxprof__hcct_q_push(t, x, c); /* grew since it was listed */
             continue;
         }
         for (b = 1; b < 64 && t->qhead[b] == t->qtail[b]; b++)
@@ -1296,8 +1310,7 @@ CTXPROF__HCCT_FN CTXPROF__NOINLINE uint32_t ctxprof__hcct_q_pop_slow(ctxprof_hcc
     if (t->qradix)
         return ctxprof__hcct_q_pop_radix(t);
     for (;;) {
-        uint32_t b, x, s;
-        uint64_t c;
+        uint32_t x;
         while (t->qbase < t->qend && t->qhead[t->qbase & (CTXPROF__HCCT_W - 1)] ==
                                          t->qtail[t->qbase & (CTXPROF__HCCT_W - 1)])
             t->qbase++;
@@ -1305,14 +1318,9 @@ CTXPROF__HCCT_FN CTXPROF__NOINLINE uint32_t ctxprof__hcct_q_pop_slow(ctxprof_hcc
             ctxprof__hcct_q_rescan(t);
             continue;
         }
-        b = (uint32_t)(t->qbase & (CTXPROF__HCCT_W - 1));
-        s = t->qhead[b];
-        x = t->qslot[s];
-        ctxprof__hcct_q_drop(t, b, s);
-        c = t->nodes[x].count & CTXPROF__HCCT_CMASK;
-        if (c == t->qbase)
+        x = ctxprof__hcct_q_take(t, (uint32_t)(t->qbase & (CTXPROF__HCCT_W - 1)));
+        if (x)
             return x;
-        ctxprof__hcct_q_push(t, x, c); /* grew since it was listed */
     }
 }
 
