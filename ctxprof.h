@@ -3489,15 +3489,18 @@ CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, ctxprof__pcc_table 
     return CTXPROF_OK;
 }
 
-/* Adds v to the table at *where under the lock, replacing the table by one
-   twice as large when it would be more than half full (the shared empty
-   table by one of `first` slots). 1 added, 0 present, CTXPROF_ERR_NOMEM. */
+/* Adds v to the table at *where under the lock unless it holds `bound`
+   values already, replacing the table by one twice as large when it would
+   be more than half full (the shared empty table by one of `first` slots).
+   1 added, 0 present, CTXPROF_ERR_FULL or CTXPROF_ERR_NOMEM. */
 CTXPROF__PRIV int ctxprof__pcc_table_add(ctxprof_pcc_set *set, ctxprof__pcc_table **where,
-                                         size_t first, ctxprof_ctx v)
+                                         size_t first, size_t bound, ctxprof_ctx v)
 {
     ctxprof__pcc_table *t = *where;
     if (ctxprof__pcc_table_has(t, v))
         return 0;
+    if (t->count + (size_t)t->has_zero >= bound)
+        return CTXPROF_ERR_FULL;
     if (t == &ctxprof__pcc_empty || (v != 0 && 2 * (t->count + 1) > t->mask + 1)) {
         ctxprof__pcc_table fresh;
         if (ctxprof__pcc_table_copy(&fresh, t, t == &ctxprof__pcc_empty ? first : 2 * (t->mask + 1),
@@ -3520,13 +3523,8 @@ CTXPROF__PRIV int ctxprof__pcc_table_add(ctxprof_pcc_set *set, ctxprof__pcc_tabl
    present, or an error (counted as dropped). */
 CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v)
 {
-    int r;
-    if (ctxprof__pcc_table_has(set->table, v))
-        return 0;
-    if (ctxprof_pcc_set_count(set) >= set->desc.max_contexts)
-        r = CTXPROF_ERR_FULL;
-    else
-        r = ctxprof__pcc_table_add(set, &set->table, ctxprof__pcc_slots_for(set->desc.expected), v);
+    int r = ctxprof__pcc_table_add(set, &set->table, ctxprof__pcc_slots_for(set->desc.expected),
+                                   set->desc.max_contexts, v);
     if (r < 0)
         __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
     return r;
@@ -3732,7 +3730,7 @@ CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, c
 CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ctxprof_ctx v,
                                                         const char *file, unsigned line)
 {
-    int mode = __atomic_load_n(&set->mode, __ATOMIC_RELAXED), call = 0;
+    int mode = __atomic_load_n(&set->mode, __ATOMIC_RELAXED), call = 0, added;
     uint64_t index = 0;
     if (ctxprof_pcc_set_contains(set, v))
         return 1;
@@ -3753,12 +3751,13 @@ CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ct
         ctxprof__pcc_unlock(set);
         return 1;
     }
-    if (ctxprof__pcc_table_has(set->reported, v)) { /* another thread was first */
+    /* the reported table holds new_seen values: its bound is max_reported */
+    added = ctxprof__pcc_table_add(set, &set->reported, 64, set->desc.max_reported, v);
+    if (added == 0) { /* another thread was first */
         ctxprof__pcc_unlock(set);
         return 0;
     }
-    if (set->new_seen >= set->desc.max_reported ||
-        ctxprof__pcc_table_add(set, &set->reported, 64, v) < 0) {
+    if (added < 0) {
         __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
     } else {
         __atomic_add_fetch(&set->new_seen, 1, __ATOMIC_RELAXED);
