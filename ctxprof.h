@@ -2222,9 +2222,22 @@ CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data,
 {
     ctxprof__atomic_file af;
     int rc = ctxprof__atomic_open(&af, path, err);
-    return rc != CTXPROF_OK ? rc
-                            : ctxprof__atomic_commit(&af, ctxprof__write_all(af.fd, (const unsigned char *)data, len),
-                                                     path, err);
+    if (rc != CTXPROF_OK)
+        return rc;
+    return ctxprof__atomic_commit(&af, ctxprof__write_all(af.fd, (const unsigned char *)data, len),
+                                  path, err);
+}
+
+/* Writes a buffer to path, "-" meaning standard output (the tools' -o -);
+   a file is replaced atomically. */
+CTXPROF__PRIV int ctxprof__write_out(const char *path, const void *data, size_t len,
+                                     ctxprof_error *err)
+{
+    if (path && strcmp(path, "-") == 0) {
+        int e = ctxprof__write_all(1, (const unsigned char *)data, len);
+        return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "<stdout>: write failed") : CTXPROF_OK;
+    }
+    return ctxprof__write_file_atomic(path, data, len, err);
 }
 
 /* Reads a whole file into a NUL-terminated buffer from CTXPROF_MALLOC. */
@@ -9295,17 +9308,6 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d,
     return b->failed ? CTXPROF_ERR_NOMEM : CTXPROF_OK;
 }
 
-/* Writes a text buffer to path ("-" = stdout), atomically for files. */
-CTXPROF__PRIV int ctxprof__icpp_write(const char *path, const char *s, size_t len,
-                                      ctxprof_error *err)
-{
-    if (strcmp(path, "-") == 0) {
-        int e = ctxprof__write_all(1, (const unsigned char *)s, len);
-        return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "<stdout>: write failed") : CTXPROF_OK;
-    }
-    return ctxprof__write_file_atomic(path, s, len, err);
-}
-
 CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
                                       ctxprof_error *err)
 {
@@ -9317,7 +9319,7 @@ CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *pat
     memset(&b, 0, sizeof b);
     rc = ctxprof__icpp_map_text(m->d, &b);
     if (rc == CTXPROF_OK)
-        rc = ctxprof__icpp_write(path, b.p, b.len, err);
+        rc = ctxprof__write_out(path, b.p, b.len, err);
     else
         rc = ctxprof__fail(err, rc, 0, "%s: out of memory", path);
     ctxprof__free(b.p, NULL);
@@ -11275,7 +11277,7 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
-    rc = ctxprof__icpp_write(path, b.p, b.len, err);
+    rc = ctxprof__write_out(path, b.p, b.len, err);
 done:
     ctxprof__free(b.p, NULL);
     ctxprof__icpp_md_free(d);
