@@ -337,9 +337,9 @@ CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t 
    about 32 + 1.6d bits, not 64, yet two contexts that collide would also
    collide with 32-bit values (the values agree modulo 2^32).
    CTXPROF_SITE_BITS=64 (with 64-bit values) gives full-width ids, which
-   need their own instruction (movabs) at each site: 6 instructions. Set files record the choice (site_version
-   4: 32-bit ids in 64-bit values; 3: full width, or 32-bit values) and
-   refuse a set trained with the other. */
+   need their own instruction (movabs) at each site: 6 instructions. Set
+   files record the choice (site_version 4: 32-bit ids in 64-bit values; 3:
+   full width, or 32-bit values) and refuse a set trained with the other. */
 
 typedef struct ctxprof_pcc {
     ctxprof_ctx v; /* current context value */
