@@ -337,9 +337,9 @@ CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t 
    about 32 + 1.6d bits, not 64, yet two contexts that collide would also
    collide with 32-bit values (the values agree modulo 2^32).
    CTXPROF_SITE_BITS=64 (with 64-bit values) gives full-width ids, which
-   need their own instruction (movabs) at each site: 6 instructions. Set files record the choice (site_version
-   4: 32-bit ids in 64-bit values; 3: full width, or 32-bit values) and
-   refuse a set trained with the other. */
+   need their own instruction (movabs) at each site: 6 instructions. Set
+   files record the choice (site_version 4: 32-bit ids in 64-bit values; 3:
+   full width, or 32-bit values) and refuse a set trained with the other. */
 
 typedef struct ctxprof_pcc {
     ctxprof_ctx v; /* current context value */
@@ -2222,9 +2222,22 @@ CTXPROF__PRIV int ctxprof__write_file_atomic(const char *path, const void *data,
 {
     ctxprof__atomic_file af;
     int rc = ctxprof__atomic_open(&af, path, err);
-    return rc != CTXPROF_OK ? rc
-                            : ctxprof__atomic_commit(&af, ctxprof__write_all(af.fd, (const unsigned char *)data, len),
-                                                     path, err);
+    if (rc != CTXPROF_OK)
+        return rc;
+    return ctxprof__atomic_commit(&af, ctxprof__write_all(af.fd, (const unsigned char *)data, len),
+                                  path, err);
+}
+
+/* Writes a buffer to path, "-" meaning standard output (the tools' -o -);
+   a file is replaced atomically. */
+CTXPROF__PRIV int ctxprof__write_out(const char *path, const void *data, size_t len,
+                                     ctxprof_error *err)
+{
+    if (path && strcmp(path, "-") == 0) {
+        int e = ctxprof__write_all(1, (const unsigned char *)data, len);
+        return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "<stdout>: write failed") : CTXPROF_OK;
+    }
+    return ctxprof__write_file_atomic(path, data, len, err);
 }
 
 /* Reads a whole file into a NUL-terminated buffer from CTXPROF_MALLOC. */
@@ -3489,15 +3502,18 @@ CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, ctxprof__pcc_table 
     return CTXPROF_OK;
 }
 
-/* Adds v to the table at *where under the lock, replacing the table by one
-   twice as large when it would be more than half full (the shared empty
-   table by one of `first` slots). 1 added, 0 present, CTXPROF_ERR_NOMEM. */
+/* Adds v to the table at *where under the lock unless it holds `bound`
+   values already, replacing the table by one twice as large when it would
+   be more than half full (the shared empty table by one of `first` slots).
+   1 added, 0 present, CTXPROF_ERR_FULL or CTXPROF_ERR_NOMEM. */
 CTXPROF__PRIV int ctxprof__pcc_table_add(ctxprof_pcc_set *set, ctxprof__pcc_table **where,
-                                         size_t first, ctxprof_ctx v)
+                                         size_t first, size_t bound, ctxprof_ctx v)
 {
     ctxprof__pcc_table *t = *where;
     if (ctxprof__pcc_table_has(t, v))
         return 0;
+    if (t->count + (size_t)t->has_zero >= bound)
+        return CTXPROF_ERR_FULL;
     if (t == &ctxprof__pcc_empty || (v != 0 && 2 * (t->count + 1) > t->mask + 1)) {
         ctxprof__pcc_table fresh;
         if (ctxprof__pcc_table_copy(&fresh, t, t == &ctxprof__pcc_empty ? first : 2 * (t->mask + 1),
@@ -3520,13 +3536,8 @@ CTXPROF__PRIV int ctxprof__pcc_table_add(ctxprof_pcc_set *set, ctxprof__pcc_tabl
    present, or an error (counted as dropped). */
 CTXPROF__PRIV int ctxprof__pcc_insert_locked(ctxprof_pcc_set *set, ctxprof_ctx v)
 {
-    int r;
-    if (ctxprof__pcc_table_has(set->table, v))
-        return 0;
-    if (ctxprof_pcc_set_count(set) >= set->desc.max_contexts)
-        r = CTXPROF_ERR_FULL;
-    else
-        r = ctxprof__pcc_table_add(set, &set->table, ctxprof__pcc_slots_for(set->desc.expected), v);
+    int r = ctxprof__pcc_table_add(set, &set->table, ctxprof__pcc_slots_for(set->desc.expected),
+                                   set->desc.max_contexts, v);
     if (r < 0)
         __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
     return r;
@@ -3732,7 +3743,7 @@ CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, c
 CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ctxprof_ctx v,
                                                         const char *file, unsigned line)
 {
-    int mode = __atomic_load_n(&set->mode, __ATOMIC_RELAXED), call = 0;
+    int mode = __atomic_load_n(&set->mode, __ATOMIC_RELAXED), call = 0, added;
     uint64_t index = 0;
     if (ctxprof_pcc_set_contains(set, v))
         return 1;
@@ -3753,12 +3764,13 @@ CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ct
         ctxprof__pcc_unlock(set);
         return 1;
     }
-    if (ctxprof__pcc_table_has(set->reported, v)) { /* another thread was first */
+    /* the reported table holds new_seen values: its bound is max_reported */
+    added = ctxprof__pcc_table_add(set, &set->reported, 64, set->desc.max_reported, v);
+    if (added == 0) { /* another thread was first */
         ctxprof__pcc_unlock(set);
         return 0;
     }
-    if (set->new_seen >= set->desc.max_reported ||
-        ctxprof__pcc_table_add(set, &set->reported, 64, v) < 0) {
+    if (added < 0) {
         __atomic_add_fetch(&set->dropped, 1, __ATOMIC_RELAXED);
     } else {
         __atomic_add_fetch(&set->new_seen, 1, __ATOMIC_RELAXED);
@@ -9296,17 +9308,6 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d,
     return b->failed ? CTXPROF_ERR_NOMEM : CTXPROF_OK;
 }
 
-/* Writes a text buffer to path ("-" = stdout), atomically for files. */
-CTXPROF__PRIV int ctxprof__icpp_write(const char *path, const char *s, size_t len,
-                                      ctxprof_error *err)
-{
-    if (strcmp(path, "-") == 0) {
-        int e = ctxprof__write_all(1, (const unsigned char *)s, len);
-        return e ? ctxprof__fail(err, CTXPROF_ERR_SYS, e, "<stdout>: write failed") : CTXPROF_OK;
-    }
-    return ctxprof__write_file_atomic(path, s, len, err);
-}
-
 CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
                                       ctxprof_error *err)
 {
@@ -9318,7 +9319,7 @@ CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *pat
     memset(&b, 0, sizeof b);
     rc = ctxprof__icpp_map_text(m->d, &b);
     if (rc == CTXPROF_OK)
-        rc = ctxprof__icpp_write(path, b.p, b.len, err);
+        rc = ctxprof__write_out(path, b.p, b.len, err);
     else
         rc = ctxprof__fail(err, rc, 0, "%s: out of memory", path);
     ctxprof__free(b.p, NULL);
@@ -11276,7 +11277,7 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
-    rc = ctxprof__icpp_write(path, b.p, b.len, err);
+    rc = ctxprof__write_out(path, b.p, b.len, err);
 done:
     ctxprof__free(b.p, NULL);
     ctxprof__icpp_md_free(d);

@@ -493,7 +493,7 @@ static int cmd_callgraph(int argc, char **argv)
         rc = GEN_EXIT_USAGE;
     }
     if (rc == 0) {
-        if (ctxprof__icpp_write(o.out, text, len, &err) != CTXPROF_OK) {
+        if (ctxprof__write_out(o.out, text, len, &err) != CTXPROF_OK) {
             gen_error(ctxprof_error_message(&err));
             rc = GEN_EXIT_USAGE;
         }
@@ -785,7 +785,7 @@ static int cmd_pad(int argc, char **argv)
     fputs(text, rep);
     if (out) {
         if (ctxprof_icpp_pads_emit(&pads, in, out, &header, &hlen, &err) ||
-            ctxprof__icpp_write(out, header, hlen, &err)) {
+            ctxprof__write_out(out, header, hlen, &err)) {
             fprintf(stderr, "ctxprof-gen pad: %s\n", ctxprof_error_message(&err));
             rc = 2;
         }
