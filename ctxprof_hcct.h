@@ -3600,28 +3600,14 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, 
                                                  ctxprof_error *err)
 {
     char *buf;
-    size_t len, off = 0;
+    size_t len;
     int rc;
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no output file name");
     rc = ctxprof_hcct_profile_format(p, d, &buf, &len, err);
     if (rc)
         return rc;
-    if (strcmp(path, "-") == 0) {
-        while (off < len) {
-            long w = ctxprof__io_write(1, buf + off, len - off);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                rc = ctxprof__fail(err, CTXPROF_ERR_SYS, w < 0 ? errno : EIO,
-                                   "hcct: writing to stdout");
-                break;
-            }
-            off += (size_t)w;
-        }
-    } else {
-        rc = ctxprof__write_file_atomic(path, buf, len, err);
-    }
+    rc = ctxprof__write_out(path, buf, len, err); /* "-": standard output */
     ctxprof_hcct_text_free(p, buf);
     return rc;
 }
