@@ -3081,8 +3081,9 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
         return;
     }
     /* PEBS: the chain is unwound from the interrupt's registers, a few
-       instructions after the record's: the same function only */
-    if (ctxprof_symtab_func(st, pcs[0]) != leaf->func) {
+       instructions after the record's: the same function only (at the
+       other levels it is the sampled IP itself) */
+    if (pcs[0] != (uintptr_t)s->ip && ctxprof_symtab_func(st, pcs[0]) != leaf->func) {
         t->st.mismatch++;
         return;
     }
