@@ -2442,27 +2442,32 @@ static void pebs_open_matrix(void)
            geteuid() == 0 ? "root" : "this user", checked_nobody);
 }
 
-/* The core live cases again as nobody (in a forked child that drops root):
-   what an unprivileged program gets at kernel.perf_event_paranoid=2. */
-typedef struct pebs_nobody {
-    int dropped, failed[16], skipped[16];
-} pebs_nobody;
+/* The core live cases, run as they are (ctxprof_tests_pebs) and again as
+   nobody (in a forked child that drops root): what an unprivileged program
+   gets at kernel.perf_event_paranoid=2. One list for both tables. */
+#define PEBS_LIVE_CORE(X)                                                                          \
+    X(pebs_live_hot_reader)                                                                        \
+    X(pebs_live_hot_manual)                                                                        \
+    X(pebs_live_hot_signal)                                                                        \
+    X(pebs_live_depth)                                                                             \
+    X(pebs_live_lost)                                                                              \
+    X(pebs_live_watermark)                                                                         \
+    X(pebs_live_exit_drain)                                                                        \
+    X(pebs_live_base)                                                                              \
+    X(pebs_live_base_switch)                                                                       \
+    X(pebs_live_wrap)                                                                              \
+    X(pebs_live_threads)                                                                           \
+    X(pebs_live_callchain)                                                                         \
+    X(pebs_live_fork)
+#define PEBS_CASE(fn) {#fn, fn},
 
-static const ctxprof_test_case pebs_nobody_cases[] = {
-    {"pebs_live_hot_reader", pebs_live_hot_reader},
-    {"pebs_live_hot_manual", pebs_live_hot_manual},
-    {"pebs_live_hot_signal", pebs_live_hot_signal},
-    {"pebs_live_depth", pebs_live_depth},
-    {"pebs_live_lost", pebs_live_lost},
-    {"pebs_live_watermark", pebs_live_watermark},
-    {"pebs_live_exit_drain", pebs_live_exit_drain},
-    {"pebs_live_base", pebs_live_base},
-    {"pebs_live_base_switch", pebs_live_base_switch},
-    {"pebs_live_wrap", pebs_live_wrap},
-    {"pebs_live_threads", pebs_live_threads},
-    {"pebs_live_callchain", pebs_live_callchain},
-    {"pebs_live_fork", pebs_live_fork},
-    {0, 0}};
+static const ctxprof_test_case pebs_nobody_cases[] = {PEBS_LIVE_CORE(PEBS_CASE){0, 0}};
+
+typedef struct pebs_nobody {
+    int dropped;
+    int failed[sizeof pebs_nobody_cases / sizeof pebs_nobody_cases[0]];
+    int skipped[sizeof pebs_nobody_cases / sizeof pebs_nobody_cases[0]];
+} pebs_nobody;
 
 static int pebs_nobody_child(void *arg, void *shared)
 {
@@ -3732,24 +3737,12 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_libpfm", pebs_libpfm},
     {"pebs_desc_checks", pebs_desc_checks},
     {"pebs_live_explain", pebs_live_explain},
-    {"pebs_live_hot_reader", pebs_live_hot_reader},
-    {"pebs_live_hot_manual", pebs_live_hot_manual},
-    {"pebs_live_hot_signal", pebs_live_hot_signal},
-    {"pebs_live_depth", pebs_live_depth},
-    {"pebs_live_lost", pebs_live_lost},
-    {"pebs_live_watermark", pebs_live_watermark},
-    {"pebs_live_exit_drain", pebs_live_exit_drain},
-    {"pebs_live_base", pebs_live_base},
-    {"pebs_live_base_switch", pebs_live_base_switch},
-    {"pebs_live_wrap", pebs_live_wrap},
-    {"pebs_live_threads", pebs_live_threads},
+    PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
     {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_signal_restore", pebs_signal_restore},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
-    {"pebs_live_callchain", pebs_live_callchain},
-    {"pebs_live_fork", pebs_live_fork},
     {"pebs_open_matrix", pebs_open_matrix},
     {"pebs_live_nobody", pebs_live_nobody},
     {"pebs_seccomp", pebs_seccomp},
