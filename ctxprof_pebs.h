@@ -2668,21 +2668,18 @@ CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxp
 
 /* Frames of the sample's user-stack copy: the frame-pointer chain from bp,
    read only inside the copy (strictly upward), as ICPP's saved words.
-   When rbp is still the caller's (see ctxprof__pebs_user_chain: a return
-   address on top of the stack, or rbp just pushed under one) the leaf's
-   own frame comes first from those top words. */
-CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_icpp_map *m,
-                                             const ctxprof_pebs_sample *s, unsigned max,
-                                             ctxprof_icpp_frames *fr)
+   When rbp is still the caller's (top, top_ra: ctxprof__pebs_top_ra's
+   result for s) the leaf's own frame comes first from those top words. */
+CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsigned top,
+                                             uint64_t top_ra, unsigned max, ctxprof_icpp_frames *fr)
 {
-    uint64_t fp = s->bp, lo = s->stack_addr, hi = s->stack_addr + s->stack_size, top = 0;
-    unsigned k;
+    uint64_t fp = s->bp, lo = s->stack_addr, hi = s->stack_addr + s->stack_size;
     fr->n = 0;
     if (max > CTXPROF_ICPP_FRAMES)
         max = CTXPROF_ICPP_FRAMES;
-    if (max && (k = ctxprof__pebs_top_ra(NULL, m, s, &top)) != 0) {
-        fr->ra[0] = (uintptr_t)top;
-        fr->cfa[0] = (uintptr_t)(s->sp + 8 * k);
+    if (max && top) {
+        fr->ra[0] = (uintptr_t)top_ra;
+        fr->cfa[0] = (uintptr_t)(s->sp + 8 * top);
         fr->n = 1;
     }
     while (fr->n < max && fp >= lo && fp % 8 == 0 && fp + 16 <= hi) {
@@ -2701,20 +2698,19 @@ CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_icpp_map *m,
 /* The user part of a sample's callchain as PCs, leaf first (return
    addresses minus one: inside their call instruction), into pcs[max]. The
    kernel unwinds from rbp, so while rbp is still the caller's the chain
-   lacks the leaf's caller: ctxprof__pebs_top_ra finds it, and it is put
-   back. *cfa_off gets CFA - SP, the size of the leaf's frame at the sample
-   (its body's is the same in every call), 0 when rbp is no frame pointer;
-   *frames the chain's entries (markers excluded); *cut 1 when pcs was too
-   small. Returns the count, 0 without a user part. */
-CTXPROF__PRIV size_t ctxprof__pebs_user_chain(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
-                                              const ctxprof_pebs_sample *s, uintptr_t *pcs,
-                                              size_t max, uint32_t *frames, uint64_t *cfa_off,
-                                              int *cut)
+   lacks the leaf's caller: ctxprof__pebs_top_ra finds it (top, top_ra: its
+   result for s), and it is put back. *cfa_off gets CFA - SP, the size of
+   the leaf's frame at the sample (its body's is the same in every call), 0
+   when rbp is no frame pointer; *frames the chain's entries (markers
+   excluded); *cut 1 when pcs was too small. Returns the count, 0 without a
+   user part. */
+CTXPROF__PRIV size_t ctxprof__pebs_user_chain(const ctxprof_pebs_sample *s, unsigned top,
+                                              uint64_t top_ra, uintptr_t *pcs, size_t max,
+                                              uint32_t *frames, uint64_t *cfa_off, int *cut)
 {
-    uint64_t ctx = 0, ra = 0;
+    uint64_t ctx = 0;
     size_t n = 0;
     uint32_t k;
-    unsigned top = ctxprof__pebs_top_ra(st, m, s, &ra);
     *frames = 0;
     *cut = 0;
     if (top)
@@ -2739,24 +2735,25 @@ CTXPROF__PRIV size_t ctxprof__pebs_user_chain(const ctxprof_symtab *st, const ct
             return n;
         }
         pcs[n] = (uintptr_t)(n ? ip - 1 : ip);
-        if (++n == 1 && ra)
-            pcs[n++] = (uintptr_t)(ra - 1);
+        if (++n == 1 && top)
+            pcs[n++] = (uintptr_t)(top_ra - 1);
     }
     return n;
 }
 
 /* The callchain's path as map function ids, root first (frames outside
-   the map skipped, as training never sees them); 0 when unusable. */
+   the map skipped, as training never sees them); 0 when unusable. top,
+   top_ra: ctxprof__pebs_top_ra's result for s. */
 CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxprof_pebs_sample *s,
-                                         uint32_t *out, size_t max)
+                                         unsigned top, uint64_t top_ra, uint32_t *out, size_t max)
 {
     uintptr_t pcs[CTXPROF__PEBS_PATH_MAX + 8];
     uint64_t cfa_off;
     uint32_t frames;
     size_t n = 0, i, np;
     int cut;
-    np = ctxprof__pebs_user_chain(NULL, m, s, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames, &cfa_off,
-                                  &cut);
+    np = ctxprof__pebs_user_chain(s, top, top_ra, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames,
+                                  &cfa_off, &cut);
     if (cut || np == 0 || ctxprof_icpp_map_func_of_pc(m, pcs[0]) < 0)
         return 0;
     for (i = np; i-- > 0;) { /* root first */
@@ -2799,7 +2796,8 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
     uint32_t truth[CTXPROF__PEBS_PATH_MAX], buf[CTXPROF__PEBS_PATH_MAX];
     ctxprof_icpp_frames fr;
     ctxprof_icpp_result r;
-    uint64_t w = p->d.unit_weight ? 1 : (s->period ? s->period : 1);
+    uint64_t w = p->d.unit_weight ? 1 : (s->period ? s->period : 1), top_ra = 0;
+    unsigned top = 0;
     size_t nt, i;
     p->st.samples++;
     if (s->flags & CTXPROF_PEBS_SAMPLE_NO_REGS) {
@@ -2810,9 +2808,12 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         p->st.nobase++; /* not the base training used: the CID would be wrong */
         return;
     }
+    /* the stack copy's top words, once: the walk's and the check's */
+    if (s->stack && (p->d.max_walk || s->callchain))
+        top = ctxprof__pebs_top_ra(NULL, m, s, &top_ra);
     fr.n = 0;
     if (p->d.max_walk && s->stack)
-        ctxprof__pebs_copy_frames(m, s, p->d.max_walk, &fr);
+        ctxprof__pebs_copy_frames(s, top, top_ra, p->d.max_walk, &fr);
     /* height against the thread's base, as in training: sample.height */
     ctxprof_icpp_resolve(m, (uintptr_t)s->ip, (uintptr_t)s->sp,
                          s->height ? (uintptr_t)(s->sp + s->height) : 0, (uintptr_t)s->bp, &fr,
@@ -2823,7 +2824,7 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
     }
     nt = (r.kind == CTXPROF_ICPP_PRECISE || r.kind == CTXPROF_ICPP_AMBIGUOUS ||
           r.kind == CTXPROF_ICPP_MISSING)
-             ? ctxprof__pebs_truth(m, s, truth, CTXPROF__PEBS_PATH_MAX)
+             ? ctxprof__pebs_truth(m, s, top, top_ra, truth, CTXPROF__PEBS_PATH_MAX)
              : 0;
     if (nt)
         p->st.checked++;
@@ -3057,7 +3058,7 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
     const struct ctxprof__sym *leaf;
     uintptr_t pcs[CTXPROF__PEBS_PATH_MAX + 8];
     uint32_t nodes[CTXPROF__PEBS_PATH_MAX + 8];
-    uint64_t off, top_ra;
+    uint64_t off, top_ra = 0;
     uint32_t frames, node = 0;
     size_t np, n = 0, i;
     unsigned top;
@@ -3072,15 +3073,17 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
         t->st.outside++;
         return;
     }
-    np =
-        ctxprof__pebs_user_chain(st, NULL, s, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames, &off, &cut);
+    top = ctxprof__pebs_top_ra(st, NULL, s, &top_ra);
+    np = ctxprof__pebs_user_chain(s, top, top_ra, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames, &off,
+                                  &cut);
     if (np == 0) {
         t->st.no_chain++;
         return;
     }
     /* PEBS: the chain is unwound from the interrupt's registers, a few
-       instructions after the record's: the same function only */
-    if (ctxprof_symtab_func(st, pcs[0]) != leaf->func) {
+       instructions after the record's: the same function only (at the
+       other levels it is the sampled IP itself) */
+    if (pcs[0] != (uintptr_t)s->ip && ctxprof_symtab_func(st, pcs[0]) != leaf->func) {
         t->st.mismatch++;
         return;
     }
@@ -3092,7 +3095,6 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
         t->st.frameless++;
         return;
     }
-    top = ctxprof__pebs_top_ra(st, NULL, s, &top_ra);
     for (i = np; i-- > 0;) { /* root first; other objects invisible, as to the hooks */
         const struct ctxprof__sym *e = i ? ctxprof__symtab_find(st, pcs[i]) : leaf;
         nodes[i] = 0;

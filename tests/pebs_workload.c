@@ -288,10 +288,29 @@ static int wl_train_end(const char *map)
     return 1;
 }
 
+/* Samples this thread into sink at 10 kHz, with callchains and stack
+   copies (top words: frameless states; frames: walks and callers'
+   heights): the paths and plain parts' runs. */
+static int wl_sample_start(ctxprof_pebs_sample_fn sink, void *user)
+{
+    ctxprof_pebs_desc d;
+    memset(&d, 0, sizeof d);
+    d.period_ns = 100000;
+    d.period = 300000;
+    d.flags = CTXPROF_PEBS_CALLCHAIN;
+    d.stack_bytes = 1024;
+    d.on_sample = sink;
+    d.user = user;
+    if (ctxprof_pebs_open(&wl_pb, &d) == CTXPROF_OK &&
+        ctxprof_pebs_attach(&wl_pb, 0, 0) == CTXPROF_OK)
+        return 0;
+    fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&wl_pb.error));
+    return 1;
+}
+
 static int wl_paths_begin(const char *mapfile, unsigned walk)
 {
     ctxprof_pebs_paths_desc pd;
-    ctxprof_pebs_desc d;
     ctxprof_error err;
     if (ctxprof_icpp_map_load(&wl_m, mapfile, &err) || ctxprof_symtab_init(&wl_st, &err) ||
         ctxprof_icpp_map_bind(&wl_m, &wl_st, &err))
@@ -303,19 +322,7 @@ static int wl_paths_begin(const char *mapfile, unsigned walk)
     pd.unit_weight = 1;
     if (ctxprof_pebs_paths_init(&wl_pp, &pd, &err))
         goto fail;
-    memset(&d, 0, sizeof d);
-    d.period_ns = 100000;
-    d.period = 300000;
-    d.flags = CTXPROF_PEBS_CALLCHAIN;
-    d.stack_bytes = 1024;
-    d.on_sample = ctxprof_pebs_paths_sample;
-    d.user = &wl_pp;
-    if (ctxprof_pebs_open(&wl_pb, &d) != CTXPROF_OK ||
-        ctxprof_pebs_attach(&wl_pb, 0, 0) != CTXPROF_OK) {
-        fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&wl_pb.error));
-        return 1;
-    }
-    return 0;
+    return wl_sample_start(ctxprof_pebs_paths_sample, &wl_pp);
 fail:
     fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&err));
     return 1;
@@ -463,12 +470,12 @@ void pl_run(long n)
 
 static ctxprof_pebs_train pl_t;
 
-/* Samples pl_run with callchains into a training sink; trains until it
-   has `want` usable samples, then writes the map and the truth. */
+/* Samples this thread with callchains into a training sink (main runs
+   pl_run until 4000 samples are used; pl_train_end writes the map and the
+   truth). */
 static int pl_train_begin(void)
 {
     ctxprof_pebs_train_desc td;
-    ctxprof_pebs_desc d;
     ctxprof_error err;
     if (ctxprof_symtab_init(&wl_st, &err))
         goto fail;
@@ -476,19 +483,7 @@ static int pl_train_begin(void)
     td.symtab = &wl_st;
     if (ctxprof_pebs_train_init(&pl_t, &td, &err))
         goto fail;
-    memset(&d, 0, sizeof d);
-    d.period_ns = 100000;
-    d.period = 300000;
-    d.flags = CTXPROF_PEBS_CALLCHAIN;
-    d.stack_bytes = 1024; /* top words: frameless states; frames: the callers' heights */
-    d.on_sample = ctxprof_pebs_train_sample;
-    d.user = &pl_t;
-    if (ctxprof_pebs_open(&wl_pb, &d) != CTXPROF_OK ||
-        ctxprof_pebs_attach(&wl_pb, 0, 0) != CTXPROF_OK) {
-        fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&wl_pb.error));
-        return 1;
-    }
-    return 0;
+    return wl_sample_start(ctxprof_pebs_train_sample, &pl_t);
 fail:
     fprintf(stderr, "pebs_workload: %s\n", ctxprof_error_message(&err));
     return 1;

@@ -178,6 +178,14 @@ static int pebs_usable(char *why, size_t n)
     return rc == CTXPROF_OK;
 }
 
+/* Skips the case, saying why, where perf_event sampling does not work. */
+#define PEBS_USABLE_OR_SKIP()                                                                      \
+    do {                                                                                           \
+        static char why_[400];                                                                     \
+        if (!pebs_usable(why_, sizeof why_))                                                       \
+            SKIP(why_);                                                                            \
+    } while (0)
+
 /* The live cases work until they have the samples they check, never for a
    fixed time or amount of work: how many samples a CPU second yields
    depends on the level (cycles at the machine's clock rate, or ns), the
@@ -1071,7 +1079,6 @@ static void pebs_pfm_child(int fd, void *arg)
 
 static void pebs_libpfm(void)
 {
-    static char why[400];
     char out[1024];
     struct perf_event_attr a;
     ctxprof_error e;
@@ -1094,8 +1101,7 @@ static void pebs_libpfm(void)
              0);
 #endif
     /* the sampler with the paper's event: only where perf_event works at all */
-    if (!pebs_usable(why, sizeof why))
-        SKIP(why);
+    PEBS_USABLE_OR_SKIP();
     if (ctxprof__pebs_have_pmu() == 0) {
         PEBS_HAS(out, "open=0 level=3\n");
         PEBS_HAS(out, "explain=PEBS: no hardware PMU (ENOENT); hardware: no hardware PMU "
@@ -2418,12 +2424,10 @@ static int pebs_matrix_child(void *arg, void *shared)
 
 static void pebs_open_matrix(void)
 {
-    static char why[400];
     pebs_mrow rows[PEBS_MROWS];
     size_t n, checked, checked_nobody = 0;
     pebs_mres *r;
-    if (!pebs_usable(why, sizeof why))
-        SKIP(why);
+    PEBS_USABLE_OR_SKIP();
     n = pebs_matrix(rows, geteuid() == 0);
     REQUIRE(n <= PEBS_MROWS);
     pebs_matrix_check(rows, n, geteuid() == 0 ? "root" : "this user", &checked);
@@ -2442,27 +2446,32 @@ static void pebs_open_matrix(void)
            geteuid() == 0 ? "root" : "this user", checked_nobody);
 }
 
-/* The core live cases again as nobody (in a forked child that drops root):
-   what an unprivileged program gets at kernel.perf_event_paranoid=2. */
-typedef struct pebs_nobody {
-    int dropped, failed[16], skipped[16];
-} pebs_nobody;
+/* The core live cases, run as they are (ctxprof_tests_pebs) and again as
+   nobody (in a forked child that drops root): what an unprivileged program
+   gets at kernel.perf_event_paranoid=2. One list for both tables. */
+#define PEBS_LIVE_CORE(X)                                                                          \
+    X(pebs_live_hot_reader)                                                                        \
+    X(pebs_live_hot_manual)                                                                        \
+    X(pebs_live_hot_signal)                                                                        \
+    X(pebs_live_depth)                                                                             \
+    X(pebs_live_lost)                                                                              \
+    X(pebs_live_watermark)                                                                         \
+    X(pebs_live_exit_drain)                                                                        \
+    X(pebs_live_base)                                                                              \
+    X(pebs_live_base_switch)                                                                       \
+    X(pebs_live_wrap)                                                                              \
+    X(pebs_live_threads)                                                                           \
+    X(pebs_live_callchain)                                                                         \
+    X(pebs_live_fork)
+#define PEBS_CASE(fn) {#fn, fn},
 
-static const ctxprof_test_case pebs_nobody_cases[] = {
-    {"pebs_live_hot_reader", pebs_live_hot_reader},
-    {"pebs_live_hot_manual", pebs_live_hot_manual},
-    {"pebs_live_hot_signal", pebs_live_hot_signal},
-    {"pebs_live_depth", pebs_live_depth},
-    {"pebs_live_lost", pebs_live_lost},
-    {"pebs_live_watermark", pebs_live_watermark},
-    {"pebs_live_exit_drain", pebs_live_exit_drain},
-    {"pebs_live_base", pebs_live_base},
-    {"pebs_live_base_switch", pebs_live_base_switch},
-    {"pebs_live_wrap", pebs_live_wrap},
-    {"pebs_live_threads", pebs_live_threads},
-    {"pebs_live_callchain", pebs_live_callchain},
-    {"pebs_live_fork", pebs_live_fork},
-    {0, 0}};
+static const ctxprof_test_case pebs_nobody_cases[] = {PEBS_LIVE_CORE(PEBS_CASE){0, 0}};
+
+typedef struct pebs_nobody {
+    int dropped;
+    int failed[sizeof pebs_nobody_cases / sizeof pebs_nobody_cases[0]];
+    int skipped[sizeof pebs_nobody_cases / sizeof pebs_nobody_cases[0]];
+} pebs_nobody;
 
 static int pebs_nobody_child(void *arg, void *shared)
 {
@@ -2598,11 +2607,9 @@ static void pebs_paranoid_child(int fd, void *arg)
    sysctl and its value in the message. */
 static void pebs_paranoid(void)
 {
-    static char why[400];
     char out[2048], want[160];
     long par = -100;
-    if (!pebs_usable(why, sizeof why))
-        SKIP(why);
+    PEBS_USABLE_OR_SKIP();
     ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &par);
     if (par < 2)
         SKIP("kernel.perf_event_paranoid < 2: kernel samples are allowed here");
@@ -3089,13 +3096,11 @@ static int pebs_train_map(void)
 static void pebs_paths_e2e(void)
 {
     char out0[2048], out1[2048];
-    static char why[400];
     uint64_t prec, amb, miss, tin, cor, inc, walked, frames, wa, wb, in;
     int trained = pebs_train_map();
     if (trained == 1)
         SKIP("the ICPP section of ctxprof.h is not in this build");
-    if (!pebs_usable(why, sizeof why))
-        SKIP(why);
+    PEBS_USABLE_OR_SKIP();
     REQUIRE_EQ(trained, 0);
     REQUIRE_EQ(pebs_run_wl("paths wl.paths 0", out0, sizeof out0), 0);
     REQUIRE_EQ(pebs_run_wl("paths wl.paths 4", out1, sizeof out1), 0);
@@ -3305,8 +3310,7 @@ static void pebs_train_plain(void)
     uint64_t used, nochain, prec, amb, miss, cor, inc, in;
     size_t i, real = 0, hot = 0;
     PLAIN_BUILD_ONLY();
-    if (!pebs_usable(why, sizeof why))
-        SKIP(why);
+    PEBS_USABLE_OR_SKIP();
     REQUIRE_EQ(pebs_build_workload(), 0);
     if (pebs_run_wl("plain-train plain.paths truth.paths", out, sizeof out) != 0 &&
         strstr(out, "pebs_workload: ")) {
@@ -3381,10 +3385,8 @@ static const char *pebs_count_output(void)
 /* Sets out to that output, or skips the case saying why. */
 #define PEBS_COUNT_OUTPUT_OR_SKIP(out)                                                             \
     do {                                                                                           \
-        static char why_[400];                                                                     \
         PLAIN_BUILD_ONLY();                                                                        \
-        if (!pebs_usable(why_, sizeof why_))                                                       \
-            SKIP(why_);                                                                            \
+        PEBS_USABLE_OR_SKIP();                                                                     \
         (out) = pebs_count_output();                                                               \
         if ((out) && strstr((out), "pebs_workload: "))                                             \
             SKIP("perf_event unusable here (see the workload's message)");                         \
@@ -3732,24 +3734,12 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_libpfm", pebs_libpfm},
     {"pebs_desc_checks", pebs_desc_checks},
     {"pebs_live_explain", pebs_live_explain},
-    {"pebs_live_hot_reader", pebs_live_hot_reader},
-    {"pebs_live_hot_manual", pebs_live_hot_manual},
-    {"pebs_live_hot_signal", pebs_live_hot_signal},
-    {"pebs_live_depth", pebs_live_depth},
-    {"pebs_live_lost", pebs_live_lost},
-    {"pebs_live_watermark", pebs_live_watermark},
-    {"pebs_live_exit_drain", pebs_live_exit_drain},
-    {"pebs_live_base", pebs_live_base},
-    {"pebs_live_base_switch", pebs_live_base_switch},
-    {"pebs_live_wrap", pebs_live_wrap},
-    {"pebs_live_threads", pebs_live_threads},
+    PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
     {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_signal_restore", pebs_signal_restore},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
-    {"pebs_live_callchain", pebs_live_callchain},
-    {"pebs_live_fork", pebs_live_fork},
     {"pebs_open_matrix", pebs_open_matrix},
     {"pebs_live_nobody", pebs_live_nobody},
     {"pebs_seccomp", pebs_seccomp},
