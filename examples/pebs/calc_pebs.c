@@ -20,10 +20,9 @@
                                      gives its call path (ctxprof_pebs_train)
      calc_pebs profile MAP [SECS]    sample at 1 kHz, print the level used, the
                                      precision against training and the hottest paths
-     calc_pebs rounds N              N rounds of work: CPU ns per round
 
    Built two ways: as calc (the hooks compiled in, off), or plain (no hooks,
-   -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer: demo.sh builds it),
+   -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer: calc_pebs_plain),
    trained by `train` and profiled by `profile`: ICPP with no
    instrumentation at any point.
 
@@ -280,11 +279,9 @@ int main(int argc, char **argv)
     int train_mode = argc >= 3 && strcmp(argv[1], "train") == 0, a = prof_mode || train_mode;
     double secs = argc >= 3 + a ? atof(argv[2 + a]) : 1.0;
     long r;
-    if (argc == 3 && strcmp(argv[1], "rounds") == 0) /* fixed work: CPU ns per round */
-        return work_rounds_main(argv[2]);
     if (!a && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
         fprintf(stderr, "usage: calc_pebs run [SECS] | calc_pebs train OUT [SECS] | "
-                        "calc_pebs profile MAP [SECS] | calc_pebs rounds N\n");
+                        "calc_pebs profile MAP [SECS]\n");
         return 2;
     }
     if (prof_mode ? profile_start(argv[2]) : train_mode ? train_start() : 0)

@@ -11,7 +11,8 @@
 #     callchain of each sample checks the result.
 #  3. calc built plain (no hooks, frame pointers): its path map trained from
 #     the kernel's callchains of its own samples (ctxprof_pebs_train), then a
-#     separate run profiled with it; and what the hooks build costs over it.
+#     separate run profiled with it (what the hooks build costs over the
+#     plain one is measured by bench/icpp_bench.sh).
 set -e
 B=build/examples/pebs
 echo "1. hotfuncs: sample three threads for 1 s"
@@ -30,20 +31,3 @@ $B/calc_pebs_plain train $B/calc_plain.paths 3 | sed 's/^/   /'
 echo "   $(grep -c '^path' $B/calc_plain.paths) call paths in $B/calc_plain.paths (3 s at 10 kHz)"
 echo "   profile 2 s at 1 kHz, a separate run (the callchain only checks the result)"
 $B/calc_pebs_plain profile $B/calc_plain.paths 2 | sed -n '1p;4,8p' | sed 's/^/   /'
-echo "   run time of the hooks build (training off) over the plain build: 7 alternating"
-echo "   runs of 100 rounds each, median CPU time per round"
-r=0
-: > $B/times
-while [ $r -lt 7 ]; do
-    echo "plain $($B/calc_pebs_plain rounds 100 | cut -d' ' -f1)" >> $B/times
-    echo "hooks $($B/calc_pebs rounds 100 | cut -d' ' -f1)" >> $B/times
-    r=$((r + 1))
-done
-awk '{ t[$1, ++n[$1]] = $2 }
-     function med(v,   i, j, a, k, x) { k = n[v]; for (i = 1; i <= k; i++) a[i] = t[v, i];
-         for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--)
-             a[j + 1] = a[j]; a[j + 1] = x }
-         return a[(k + 1) / 2] }
-     END { p = med("plain"); h = med("hooks");
-           printf "   plain %.0f us/round, hooks %.0f us/round: ratio %.3f\n",
-                  p / 1000, h / 1000, h / p }' $B/times
