@@ -1085,7 +1085,7 @@ static void icpp_pad_emit(void)
    identical-edge pairs that come first in the map. */
 static void icpp_pad_pairs_report(void)
 {
-    ctxprof__icpp_buf t;
+    ctxprof__sbuf t;
     ctxprof_icpp_map m;
     ctxprof_icpp_pads p;
     ctxprof_icpp_pad_desc d;
@@ -1094,13 +1094,13 @@ static void icpp_pad_pairs_report(void)
     size_t i, k = 0, need, lines = 0;
     memset(&t, 0, sizeof t);
     memset(&m, 0, sizeof m);
-    ctxprof__icpp_printf(&t, "ctxprof-paths 1\n");
+    ctxprof__sbuf_printf(&t, "ctxprof-paths 1\n");
     for (i = 0; i < 40; i++) /* 40 units of one identical-edge pair (x>y>x>x / x>x>y>x) */
-        ctxprof__icpp_printf(&t, "path 1 %zu main g%zu x y x x\npath 1 %zu main g%zu x x y x\n",
+        ctxprof__sbuf_printf(&t, "path 1 %zu main g%zu x y x x\npath 1 %zu main g%zu x x y x\n",
                              100 + 16 * i, i, 100 + 16 * i, i);
     for (i = 0; i < 40; i++) /* a prefix of 40 long names (~1,400 characters) */
         k += (size_t)snprintf(prefix + k, sizeof prefix - k, " a_function_with_a_long_name_%02zu", i);
-    ctxprof__icpp_printf(&t, "path 1 5000 main%s a b c\npath 1 5000 main%s b a c\n", prefix,
+    ctxprof__sbuf_printf(&t, "path 1 5000 main%s a b c\npath 1 5000 main%s b a c\n", prefix,
                          prefix);
     REQUIRE(!t.failed);
     REQUIRE_EQ(ctxprof_icpp_map_parse(&m, t.p, t.len, "t", &err), CTXPROF_OK);
@@ -1136,9 +1136,9 @@ static void icpp_pad_pairs_report(void)
     CHECK_EQ(lines, 41); /* every pair, past the former cap of 32 */
     free(rep);
     ctxprof_icpp_pads_deinit(&p);
-    /* a line longer than the formatter's 512-byte buffer stays whole */
+    /* a line longer than the formatter's 256-byte buffer stays whole */
     memset(&t, 0, sizeof t);
-    ctxprof__icpp_printf(&t, "%s|%s\n", prefix, prefix);
+    ctxprof__sbuf_printf(&t, "%s|%s\n", prefix, prefix);
     CHECK_EQ(t.len, 2 * k + 2);
     CHECK(t.p && t.p[t.len - 1] == '\n' && strstr(t.p, "_39|") != NULL);
     free(t.p);
