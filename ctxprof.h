@@ -9326,22 +9326,25 @@ CTXPROF_DEF int ctxprof_icpp_map_path(const ctxprof_icpp_map *m, uint32_t path,
     return CTXPROF_OK;
 }
 
-CTXPROF_DEF size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
-                                               uint32_t *out, size_t max)
+/* ctxprof_icpp_map_path_funcs of a valid path. */
+CTXPROF__PRIV size_t ctxprof__icpp_path_funcs(const struct ctxprof__icpp_mapdata *d, uint32_t path,
+                                              uint32_t *out, size_t max)
 {
-    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
-    uint32_t v;
-    size_t len, i;
-    if (!d || path >= d->np)
-        return 0;
-    v = d->pnode[path];
-    len = d->ndepth[v];
+    uint32_t v = d->pnode[path];
+    size_t len = d->ndepth[v], i;
     for (i = len; v != 0; v = d->nparent[v]) {
         i--;
         if (i < max)
             out[i] = d->nfunc[v];
     }
     return len;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
+                                               uint32_t *out, size_t max)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    return d && path < d->np ? ctxprof__icpp_path_funcs(d, path, out, max) : 0;
 }
 
 CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
@@ -10626,18 +10629,16 @@ CTXPROF__PRIV char *ctxprof__icpp_pair_line(const struct ctxprof__icpp_mapdata *
                                             const uint32_t *fvar, const ctxprof__strtab *vars,
                                             uint32_t pa, uint32_t pb, int same_edges)
 {
-    uint32_t na = d->pnode[pa], nb = d->pnode[pb], n, *fa, *fb, *f;
-    size_t la = d->ndepth[na], lb = d->ndepth[nb], c = 0, i, k, lf;
+    size_t la = d->ndepth[d->pnode[pa]], lb = d->ndepth[d->pnode[pb]], c = 0, i, k, lf;
     const char *caller = NULL, *callee = NULL;
+    uint32_t *fa, *fb, *f;
     ctxprof__sbuf b;
     fa = (uint32_t *)ctxprof__alloc(la + lb + 1, sizeof *fa, NULL);
     if (!fa)
         return NULL;
     fb = fa + la;
-    for (n = na, i = la; n && i; n = d->nparent[n])
-        fa[--i] = d->nfunc[n];
-    for (n = nb, i = lb; n && i; n = d->nparent[n])
-        fb[--i] = d->nfunc[n];
+    ctxprof__icpp_path_funcs(d, pa, fa, la);
+    ctxprof__icpp_path_funcs(d, pb, fb, lb);
     while (c < la && c < lb && fa[c] == fb[c])
         c++;
     for (k = 0; !same_edges && !caller && k < 2; k++) {
