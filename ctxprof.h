@@ -8857,17 +8857,21 @@ CTXPROF__PRIV int ctxprof__icpp_md_path(struct ctxprof__icpp_mapdata *d, uint32_
     return CTXPROF_OK;
 }
 
-CTXPROF__PRIV uint64_t ctxprof__icpp_name_hash(const char *name)
+/* Path keys: the empty path's key, then one step per function name, from
+   the root (ctxprof_icpp_path_key, the map's pkey, ctxprof_icpp_train_key). */
+#define CTXPROF__ICPP_KEY0 0x9AE16A3B2F90404Fu
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_key_step(uint64_t key, const char *name)
 {
-    return ctxprof_hash_bytes(name, strlen(name), 0x1CBB);
+    return ctxprof_mix64(key ^ ctxprof_hash_bytes(name, strlen(name), 0x1CBB));
 }
 
 CTXPROF_DEF uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n)
 {
-    uint64_t k = 0x9AE16A3B2F90404Fu;
+    uint64_t k = CTXPROF__ICPP_KEY0;
     size_t i;
     for (i = 0; i < n; i++)
-        k = ctxprof_mix64(k ^ ctxprof__icpp_name_hash(names[i]));
+        k = ctxprof__icpp_key_step(k, names[i]);
     return k;
 }
 
@@ -8876,16 +8880,16 @@ CTXPROF_DEF uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab 
 {
     uintptr_t fs[1024];
     size_t n = ctxprof_icpp_train_path(node, fs, 1024, NULL), k;
-    uint64_t key = 0x9AE16A3B2F90404Fu; /* as ctxprof_icpp_path_key */
+    uint64_t key = CTXPROF__ICPP_KEY0;
     if (n == 0 || n > 1024 || !st)
         return 0;
     if (root)
-        key = ctxprof_mix64(key ^ ctxprof__icpp_name_hash(root));
+        key = ctxprof__icpp_key_step(key, root);
     for (k = 0; k < n; k++) {
         const char *nm = ctxprof_symtab_name(st, fs[k]);
         if (!nm)
             return 0;
-        key = ctxprof_mix64(key ^ ctxprof__icpp_name_hash(nm));
+        key = ctxprof__icpp_key_step(key, nm);
     }
     return key;
 }
@@ -9021,10 +9025,9 @@ CTXPROF__PRIV int ctxprof__icpp_md_finish(struct ctxprof__icpp_mapdata *d)
         uint64_t *nk = (uint64_t *)ctxprof__alloc(nn, sizeof *nk, NULL);
         if (!nk)
             goto done;
-        nk[0] = 0x9AE16A3B2F90404Fu;
+        nk[0] = CTXPROF__ICPP_KEY0;
         for (i = 1; i < nn; i++)
-            nk[i] = ctxprof_mix64(nk[d->nparent[i]] ^
-                                  ctxprof__icpp_name_hash(d->names.names[d->nfunc[i]]));
+            nk[i] = ctxprof__icpp_key_step(nk[d->nparent[i]], d->names.names[d->nfunc[i]]);
         for (i = 0; i < np; i++)
             d->pkey[i] = nk[d->pnode[i]];
         ctxprof__free(nk, NULL);
