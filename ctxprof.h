@@ -9491,9 +9491,9 @@ CTXPROF_DEF void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_
 
 /* Where a walk's frames come from: the live stack (the frame-pointer chain,
    and targeted reads of return addresses at heights the map knows), saved
-   frame words (sequential only), or - to measure walks offline - the map
-   itself, with one of its paths as the truth. nh: the heights of the
-   nodes (the map's, or padded ones). */
+   frame words (in order, and looked up by height for targeted reads), or
+   - to measure walks offline - the map itself, with one of its paths as
+   the truth. nh: the heights of the nodes (the map's, or padded ones). */
 typedef struct ctxprof__icpp_src {
     const ctxprof_icpp_map *m;
     const uint64_t *nh;
