@@ -11389,7 +11389,7 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
                 ctxprof_icpp_save_frames(o->sp, base, o->fp, s->desc.save_frames, &o->frames);
             if (s->desc.map) {
                 ctxprof_icpp_result r;
-                int rec = s->desc.save_targeted && o->height != CTXPROF_ICPP_NO_HEIGHT;
+                int rec = s->desc.save_targeted; /* (no height: nothing is read) */
                 ctxprof__icpp_resolve(s->desc.map, o->pc, o->sp, base, o->fp, NULL,
                                       s->desc.max_walk, &r, rec ? &o->frames : NULL,
                                       s->desc.save_frames);
