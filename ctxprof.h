@@ -8869,17 +8869,21 @@ CTXPROF__PRIV int ctxprof__icpp_md_path(struct ctxprof__icpp_mapdata *d, uint32_
     return CTXPROF_OK;
 }
 
-CTXPROF__PRIV uint64_t ctxprof__icpp_name_hash(const char *name)
+/* Path keys: the empty path's key, then one step per function name, from
+   the root (ctxprof_icpp_path_key, the map's pkey, ctxprof_icpp_train_key). */
+#define CTXPROF__ICPP_KEY0 0x9AE16A3B2F90404Fu
+
+CTXPROF__PRIV uint64_t ctxprof__icpp_key_step(uint64_t key, const char *name)
 {
-    return ctxprof_hash_bytes(name, strlen(name), 0x1CBB);
+    return ctxprof_mix64(key ^ ctxprof_hash_bytes(name, strlen(name), 0x1CBB));
 }
 
 CTXPROF_DEF uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n)
 {
-    uint64_t k = 0x9AE16A3B2F90404Fu;
+    uint64_t k = CTXPROF__ICPP_KEY0;
     size_t i;
     for (i = 0; i < n; i++)
-        k = ctxprof_mix64(k ^ ctxprof__icpp_name_hash(names[i]));
+        k = ctxprof__icpp_key_step(k, names[i]);
     return k;
 }
 
@@ -8888,16 +8892,16 @@ CTXPROF_DEF uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab 
 {
     uintptr_t fs[1024];
     size_t n = ctxprof_icpp_train_path(node, fs, 1024, NULL), k;
-    uint64_t key = 0x9AE16A3B2F90404Fu; /* as ctxprof_icpp_path_key */
+    uint64_t key = CTXPROF__ICPP_KEY0;
     if (n == 0 || n > 1024 || !st)
         return 0;
     if (root)
-        key = ctxprof_mix64(key ^ ctxprof__icpp_name_hash(root));
+        key = ctxprof__icpp_key_step(key, root);
     for (k = 0; k < n; k++) {
         const char *nm = ctxprof_symtab_name(st, fs[k]);
         if (!nm)
             return 0;
-        key = ctxprof_mix64(key ^ ctxprof__icpp_name_hash(nm));
+        key = ctxprof__icpp_key_step(key, nm);
     }
     return key;
 }
@@ -9033,10 +9037,9 @@ CTXPROF__PRIV int ctxprof__icpp_md_finish(struct ctxprof__icpp_mapdata *d)
         uint64_t *nk = (uint64_t *)ctxprof__alloc(nn, sizeof *nk, NULL);
         if (!nk)
             goto done;
-        nk[0] = 0x9AE16A3B2F90404Fu;
+        nk[0] = CTXPROF__ICPP_KEY0;
         for (i = 1; i < nn; i++)
-            nk[i] = ctxprof_mix64(nk[d->nparent[i]] ^
-                                  ctxprof__icpp_name_hash(d->names.names[d->nfunc[i]]));
+            nk[i] = ctxprof__icpp_key_step(nk[d->nparent[i]], d->names.names[d->nfunc[i]]);
         for (i = 0; i < np; i++)
             d->pkey[i] = nk[d->pnode[i]];
         ctxprof__free(nk, NULL);
@@ -9232,54 +9235,8 @@ CTXPROF_DEF int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctx
     return rc;
 }
 
-/* A growing text buffer; the first failure sticks. */
-typedef struct ctxprof__icpp_buf {
-    char *p;
-    size_t len, cap;
-    int failed;
-} ctxprof__icpp_buf;
-
-CTXPROF__PRIV void ctxprof__icpp_put(ctxprof__icpp_buf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + n + 1, 1, NULL)) {
-        b->failed = 1;
-        return;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__icpp_printf(ctxprof__icpp_buf *b,
-                                                              const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = 1;
-    } else if ((size_t)n < sizeof tmp) {
-        ctxprof__icpp_put(b, tmp, (size_t)n);
-    } else if (!b->failed) { /* a long line: print it again, in place */
-        if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + (size_t)n + 1, 1, NULL)) {
-            b->failed = 1;
-            return;
-        }
-        va_start(ap, fmt);
-        vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        b->len += (size_t)n;
-    }
-}
-
 /* The map as ctxprof-paths text. */
-CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d,
-                                         ctxprof__icpp_buf *b)
+CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, ctxprof__sbuf *b)
 {
     uint32_t *stack;
     size_t v, maxd = 1, p;
@@ -9289,19 +9246,19 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d,
     stack = (uint32_t *)ctxprof__alloc(maxd + 1, sizeof *stack, NULL);
     if (!stack)
         return CTXPROF_ERR_NOMEM;
-    ctxprof__icpp_printf(b, "ctxprof-paths 1\n");
+    ctxprof__sbuf_printf(b, "ctxprof-paths 1\n");
     for (v = 1; v < d->nn; v++) {
         stack[d->ndepth[v] - 1] = d->nfunc[v];
         for (p = d->nfirst[v]; p < d->nfirst[v + 1]; p++) {
             size_t k;
-            ctxprof__icpp_printf(b, "path %llu %llu", (unsigned long long)d->pcount[p],
+            ctxprof__sbuf_printf(b, "path %llu %llu", (unsigned long long)d->pcount[p],
                                  (unsigned long long)d->pheight[p]);
             for (k = 0; k < d->ndepth[v]; k++) {
                 const char *nm = d->names.names[stack[k]];
-                ctxprof__icpp_put(b, " ", 1);
-                ctxprof__icpp_put(b, nm, strlen(nm));
+                ctxprof__sbuf_put(b, " ", 1);
+                ctxprof__sbuf_put(b, nm, strlen(nm));
             }
-            ctxprof__icpp_put(b, "\n", 1);
+            ctxprof__sbuf_put(b, "\n", 1);
         }
     }
     ctxprof__free(stack, NULL);
@@ -9311,7 +9268,7 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d,
 CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
                                       ctxprof_error *err)
 {
-    ctxprof__icpp_buf b;
+    ctxprof__sbuf b;
     int rc;
     ctxprof__error_clear(err);
     if (!m || !m->d || !path)
@@ -9373,22 +9330,25 @@ CTXPROF_DEF int ctxprof_icpp_map_path(const ctxprof_icpp_map *m, uint32_t path,
     return CTXPROF_OK;
 }
 
-CTXPROF_DEF size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
-                                               uint32_t *out, size_t max)
+/* ctxprof_icpp_map_path_funcs of a valid path. */
+CTXPROF__PRIV size_t ctxprof__icpp_path_funcs(const struct ctxprof__icpp_mapdata *d, uint32_t path,
+                                              uint32_t *out, size_t max)
 {
-    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
-    uint32_t v;
-    size_t len, i;
-    if (!d || path >= d->np)
-        return 0;
-    v = d->pnode[path];
-    len = d->ndepth[v];
+    uint32_t v = d->pnode[path];
+    size_t len = d->ndepth[v], i;
     for (i = len; v != 0; v = d->nparent[v]) {
         i--;
         if (i < max)
             out[i] = d->nfunc[v];
     }
     return len;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
+                                               uint32_t *out, size_t max)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    return d && path < d->np ? ctxprof__icpp_path_funcs(d, path, out, max) : 0;
 }
 
 CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
@@ -9532,9 +9492,9 @@ CTXPROF_DEF void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_
 
 /* Where a walk's frames come from: the live stack (the frame-pointer chain,
    and targeted reads of return addresses at heights the map knows), saved
-   frame words (sequential only), or - to measure walks offline - the map
-   itself, with one of its paths as the truth. nh: the heights of the
-   nodes (the map's, or padded ones). */
+   frame words (in order, and looked up by height for targeted reads), or
+   - to measure walks offline - the map itself, with one of its paths as
+   the truth. nh: the heights of the nodes (the map's, or padded ones). */
 typedef struct ctxprof__icpp_src {
     const ctxprof_icpp_map *m;
     const uint64_t *nh;
@@ -10673,18 +10633,16 @@ CTXPROF__PRIV char *ctxprof__icpp_pair_line(const struct ctxprof__icpp_mapdata *
                                             const uint32_t *fvar, const ctxprof__strtab *vars,
                                             uint32_t pa, uint32_t pb, int same_edges)
 {
-    uint32_t na = d->pnode[pa], nb = d->pnode[pb], n, *fa, *fb, *f;
-    size_t la = d->ndepth[na], lb = d->ndepth[nb], c = 0, i, k, lf;
+    size_t la = d->ndepth[d->pnode[pa]], lb = d->ndepth[d->pnode[pb]], c = 0, i, k, lf;
     const char *caller = NULL, *callee = NULL;
-    ctxprof__icpp_buf b;
+    uint32_t *fa, *fb, *f;
+    ctxprof__sbuf b;
     fa = (uint32_t *)ctxprof__alloc(la + lb + 1, sizeof *fa, NULL);
     if (!fa)
         return NULL;
     fb = fa + la;
-    for (n = na, i = la; n && i; n = d->nparent[n])
-        fa[--i] = d->nfunc[n];
-    for (n = nb, i = lb; n && i; n = d->nparent[n])
-        fb[--i] = d->nfunc[n];
+    ctxprof__icpp_path_funcs(d, pa, fa, la);
+    ctxprof__icpp_path_funcs(d, pb, fb, lb);
     while (c < la && c < lb && fa[c] == fb[c])
         c++;
     for (k = 0; !same_edges && !caller && k < 2; k++) {
@@ -10701,25 +10659,25 @@ CTXPROF__PRIV char *ctxprof__icpp_pair_line(const struct ctxprof__icpp_mapdata *
     }
     memset(&b, 0, sizeof b);
     if (same_edges)
-        ctxprof__icpp_printf(&b, "identical-edges (clone, 5.3): ");
+        ctxprof__sbuf_printf(&b, "identical-edges (clone, 5.3): ");
     else if (caller)
-        ctxprof__icpp_printf(&b, "permutation (wrap %s -> %s, 5.2): ", caller, callee);
+        ctxprof__sbuf_printf(&b, "permutation (wrap %s -> %s, 5.2): ", caller, callee);
     else
-        ctxprof__icpp_printf(&b, "permutation (wrap a call site, 5.2): ");
+        ctxprof__sbuf_printf(&b, "permutation (wrap a call site, 5.2): ");
     for (i = 0; i < c; i++) {
         if (c > 3 && i == 1) {
-            ctxprof__icpp_printf(&b, ">[%zu]", c - 2);
+            ctxprof__sbuf_printf(&b, ">[%zu]", c - 2);
             i = c - 2;
             continue;
         }
-        ctxprof__icpp_printf(&b, "%s%s", i ? ">" : "", d->names.names[fa[i]]);
+        ctxprof__sbuf_printf(&b, "%s%s", i ? ">" : "", d->names.names[fa[i]]);
     }
     for (k = 0; k < 2; k++) {
         f = k ? fb : fa;
         lf = k ? lb : la;
-        ctxprof__icpp_printf(&b, "%s", k ? " | " : c ? ": " : "");
+        ctxprof__sbuf_printf(&b, "%s", k ? " | " : c ? ": " : "");
         for (i = c; i < lf; i++)
-            ctxprof__icpp_printf(&b, "%s%s", i > c ? ">" : "", d->names.names[f[i]]);
+            ctxprof__sbuf_printf(&b, "%s%s", i > c ? ">" : "", d->names.names[f[i]]);
     }
     ctxprof__free(fa, NULL);
     if (b.failed) {
@@ -11052,35 +11010,35 @@ CTXPROF_DEF unsigned ctxprof_icpp_pads_wrap_units(const ctxprof_icpp_pads *p, co
 CTXPROF_DEF size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, size_t max_pairs,
                                                  char *buf, size_t size)
 {
-    ctxprof__icpp_buf b;
+    ctxprof__sbuf b;
     const ctxprof_icpp_pad_report *r = &p->report;
     size_t i, len;
     memset(&b, 0, sizeof b);
-    ctxprof__icpp_printf(&b, "paths=%zu\n", r->paths);
-    ctxprof__icpp_printf(&b, "precise_before=%.4f\n", r->precise_before);
-    ctxprof__icpp_printf(&b, "precise_after=%.4f\n", r->precise_after);
-    ctxprof__icpp_printf(&b, "ambiguity_le2_after=%.4f\n", r->ambiguity_le2_after);
-    ctxprof__icpp_printf(&b, "max_stack_growth=%.4f\n", r->max_stack_growth);
-    ctxprof__icpp_printf(&b, "inseparable=%.4f\n", r->inseparable);
-    ctxprof__icpp_printf(&b, "precise_bound=%.4f\n", r->precise_bound);
-    ctxprof__icpp_printf(&b, "functions_padded=%zu\n", r->functions_padded);
-    ctxprof__icpp_printf(&b, "max_height_before=%llu\n", (unsigned long long)r->max_height_before);
-    ctxprof__icpp_printf(&b, "max_height_after=%llu\n", (unsigned long long)r->max_height_after);
-    ctxprof__icpp_printf(&b, "pairs_permutation=%zu\n", r->pairs_permutation);
-    ctxprof__icpp_printf(&b, "pairs_identical_edges=%zu\n", r->pairs_identical_edges);
-    ctxprof__icpp_printf(&b, "walk_depth_max=%zu\n", r->walk_depth_max);
-    ctxprof__icpp_printf(&b, "walk_depth_mean=%.3f\n", r->walk_depth_mean);
-    ctxprof__icpp_printf(&b, "walk_reads_max=%zu\n", r->walk_reads_max);
-    ctxprof__icpp_printf(&b, "walk_reads_mean=%.3f\n", r->walk_reads_mean);
-    ctxprof__icpp_printf(&b, "walk_separable=%.4f\n", r->walk_separable);
+    ctxprof__sbuf_printf(&b, "paths=%zu\n", r->paths);
+    ctxprof__sbuf_printf(&b, "precise_before=%.4f\n", r->precise_before);
+    ctxprof__sbuf_printf(&b, "precise_after=%.4f\n", r->precise_after);
+    ctxprof__sbuf_printf(&b, "ambiguity_le2_after=%.4f\n", r->ambiguity_le2_after);
+    ctxprof__sbuf_printf(&b, "max_stack_growth=%.4f\n", r->max_stack_growth);
+    ctxprof__sbuf_printf(&b, "inseparable=%.4f\n", r->inseparable);
+    ctxprof__sbuf_printf(&b, "precise_bound=%.4f\n", r->precise_bound);
+    ctxprof__sbuf_printf(&b, "functions_padded=%zu\n", r->functions_padded);
+    ctxprof__sbuf_printf(&b, "max_height_before=%llu\n", (unsigned long long)r->max_height_before);
+    ctxprof__sbuf_printf(&b, "max_height_after=%llu\n", (unsigned long long)r->max_height_after);
+    ctxprof__sbuf_printf(&b, "pairs_permutation=%zu\n", r->pairs_permutation);
+    ctxprof__sbuf_printf(&b, "pairs_identical_edges=%zu\n", r->pairs_identical_edges);
+    ctxprof__sbuf_printf(&b, "walk_depth_max=%zu\n", r->walk_depth_max);
+    ctxprof__sbuf_printf(&b, "walk_depth_mean=%.3f\n", r->walk_depth_mean);
+    ctxprof__sbuf_printf(&b, "walk_reads_max=%zu\n", r->walk_reads_max);
+    ctxprof__sbuf_printf(&b, "walk_reads_mean=%.3f\n", r->walk_reads_mean);
+    ctxprof__sbuf_printf(&b, "walk_separable=%.4f\n", r->walk_separable);
     if (p->d && p->d->eunits) {
-        ctxprof__icpp_printf(&b, "precise_after_wrap=%.4f\n", r->precise_after_wrap);
-        ctxprof__icpp_printf(&b, "sites_wrapped=%zu\n", r->sites_wrapped);
+        ctxprof__sbuf_printf(&b, "precise_after_wrap=%.4f\n", r->precise_after_wrap);
+        ctxprof__sbuf_printf(&b, "sites_wrapped=%zu\n", r->sites_wrapped);
     }
-    ctxprof__icpp_printf(&b, "moves=%lu\n", r->moves);
-    ctxprof__icpp_printf(&b, "seconds=%.3f\n", r->seconds);
+    ctxprof__sbuf_printf(&b, "moves=%lu\n", r->moves);
+    ctxprof__sbuf_printf(&b, "seconds=%.3f\n", r->seconds);
     for (i = 0; p->d && i < p->d->npairs && i < max_pairs; i++)
-        ctxprof__icpp_printf(&b, "# pair %s\n", p->d->pairs[i]);
+        ctxprof__sbuf_printf(&b, "# pair %s\n", p->d->pairs[i]);
     len = b.failed ? 0 : b.len;
     if (size) {
         size_t n = len < size ? len : size - 1;
@@ -11121,7 +11079,7 @@ CTXPROF_DEF int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
                                        ctxprof_error *err)
 {
     const struct ctxprof__icpp_padres *r = p ? p->d : NULL;
-    ctxprof__icpp_buf b;
+    ctxprof__sbuf b;
     ctxprof__icpp_named *list = NULL;
     char guard[128];
     size_t i, n = 0, k, skipped = 0;
@@ -11147,20 +11105,20 @@ CTXPROF_DEF int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
     list = (ctxprof__icpp_named *)ctxprof__alloc(r->vars.n + r->nedges + 1, sizeof *list, NULL);
     if (!list)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
-    ctxprof__icpp_printf(&b,
+    ctxprof__sbuf_printf(&b,
                          "/* Frame padding for ICPP (activation record resizing, Mytkowicz et al.,\n"
                          "   OOPSLA'09 sec. 5). Generated by ctxprof-gen %s from %s; do not edit.\n",
                          CTXPROF_VERSION_STRING, input_name ? input_name : "<paths>");
-    ctxprof__icpp_printf(&b,
+    ctxprof__sbuf_printf(&b,
                          "   paths=%zu precise_before=%.4f precise_after=%.4f "
                          "max_stack_growth=%.4f inseparable=%.4f\n",
                          p->report.paths, p->report.precise_before, p->report.precise_after,
                          p->report.max_stack_growth, p->report.inseparable);
-    ctxprof__icpp_printf(&b,
+    ctxprof__sbuf_printf(&b,
                          "   Values are 16-byte units after \"~,\" (ctxprof.h reads absent names "
                          "as 0):\n   put CTXPROF_ICPP_PAD(f) or CTXPROF_ICPP_FUNC(f) first in f, "
                          "and wrap\n   listed calls as CTXPROF_ICPP_CALL(caller, callee, stmt). */\n");
-    ctxprof__icpp_printf(&b, "#ifndef %s\n#define %s\n\n", guard, guard);
+    ctxprof__sbuf_printf(&b, "#ifndef %s\n#define %s\n\n", guard, guard);
     for (i = 0; i < r->vars.n; i++)
         if (r->units[i]) {
             if (!ctxprof__icpp_is_ident(r->vars.names[i])) {
@@ -11174,10 +11132,10 @@ CTXPROF_DEF int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
         }
     qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
     for (i = 0; i < n; i++)
-        ctxprof__icpp_printf(&b, "#define CTXPROF_PAD_%s ~, %u /* +%u bytes */\n", list[i].a,
+        ctxprof__sbuf_printf(&b, "#define CTXPROF_PAD_%s ~, %u /* +%u bytes */\n", list[i].a,
                              list[i].units, 16 * list[i].units);
     if (skipped)
-        ctxprof__icpp_printf(&b, "/* %zu padded names are not C identifiers (left out) */\n",
+        ctxprof__sbuf_printf(&b, "/* %zu padded names are not C identifiers (left out) */\n",
                              skipped);
     n = 0;
     for (i = 0; r->eunits && i < r->nedges; i++)
@@ -11190,26 +11148,26 @@ CTXPROF_DEF int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
         }
     qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
     if (n)
-        ctxprof__icpp_printf(&b, "\n/* call-site wraps: CTXPROF_ICPP_CALL(caller, callee, ...) */\n");
+        ctxprof__sbuf_printf(&b, "\n/* call-site wraps: CTXPROF_ICPP_CALL(caller, callee, ...) */\n");
     for (i = 0; i < n; i++)
-        ctxprof__icpp_printf(&b, "#define CTXPROF_WRAP_%s__%s ~, %u\n", list[i].a, list[i].b,
+        ctxprof__sbuf_printf(&b, "#define CTXPROF_WRAP_%s__%s ~, %u\n", list[i].a, list[i].b,
                              list[i].units);
     if (r->npairs) {
-        ctxprof__icpp_printf(&b,
+        ctxprof__sbuf_printf(&b,
                              "\n/* Paths no padding can separate (same functions, same height): %zu "
                              "pairs\n   need call-site wrapping (permutation), %zu cloning "
                              "(identical edges). Examples:\n",
                              p->report.pairs_permutation, p->report.pairs_identical_edges);
         for (i = 0; i < r->npairs; i++) {
             const char *s;
-            ctxprof__icpp_put(&b, "     ", 5);
+            ctxprof__sbuf_put(&b, "     ", 5);
             for (s = r->pairs[i]; *s; s++) /* no comment terminators inside */
-                ctxprof__icpp_put(&b, (*s == '*' || *s == '/') ? "_" : s, 1);
-            ctxprof__icpp_put(&b, "\n", 1);
+                ctxprof__sbuf_put(&b, (*s == '*' || *s == '/') ? "_" : s, 1);
+            ctxprof__sbuf_put(&b, "\n", 1);
         }
-        ctxprof__icpp_printf(&b, "*/\n");
+        ctxprof__sbuf_printf(&b, "*/\n");
     }
-    ctxprof__icpp_printf(&b, "\n#endif\n");
+    ctxprof__sbuf_printf(&b, "\n#endif\n");
     ctxprof__free(list, NULL);
     if (b.failed) {
         ctxprof__free(b.p, NULL);
@@ -11228,7 +11186,7 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
     int have_st, rc = CTXPROF_OK;
     struct ctxprof__icpp_mapdata *d;
     ctxprof__icpp_ts *t, *self = ctxprof__icpp_tls_ts;
-    ctxprof__icpp_buf b;
+    ctxprof__sbuf b;
     int self_busy = self ? self->busy : 0;
     ctxprof__error_clear(err);
     if (!path)
@@ -11432,7 +11390,7 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
                 ctxprof_icpp_save_frames(o->sp, base, o->fp, s->desc.save_frames, &o->frames);
             if (s->desc.map) {
                 ctxprof_icpp_result r;
-                int rec = s->desc.save_targeted && o->height != CTXPROF_ICPP_NO_HEIGHT;
+                int rec = s->desc.save_targeted; /* (no height: nothing is read) */
                 ctxprof__icpp_resolve(s->desc.map, o->pc, o->sp, base, o->fp, NULL,
                                       s->desc.max_walk, &r, rec ? &o->frames : NULL,
                                       s->desc.save_frames);

@@ -1085,7 +1085,7 @@ static void icpp_pad_emit(void)
    identical-edge pairs that come first in the map. */
 static void icpp_pad_pairs_report(void)
 {
-    ctxprof__icpp_buf t;
+    ctxprof__sbuf t;
     ctxprof_icpp_map m;
     ctxprof_icpp_pads p;
     ctxprof_icpp_pad_desc d;
@@ -1094,13 +1094,13 @@ static void icpp_pad_pairs_report(void)
     size_t i, k = 0, need, lines = 0;
     memset(&t, 0, sizeof t);
     memset(&m, 0, sizeof m);
-    ctxprof__icpp_printf(&t, "ctxprof-paths 1\n");
+    ctxprof__sbuf_printf(&t, "ctxprof-paths 1\n");
     for (i = 0; i < 40; i++) /* 40 units of one identical-edge pair (x>y>x>x / x>x>y>x) */
-        ctxprof__icpp_printf(&t, "path 1 %zu main g%zu x y x x\npath 1 %zu main g%zu x x y x\n",
+        ctxprof__sbuf_printf(&t, "path 1 %zu main g%zu x y x x\npath 1 %zu main g%zu x x y x\n",
                              100 + 16 * i, i, 100 + 16 * i, i);
     for (i = 0; i < 40; i++) /* a prefix of 40 long names (~1,400 characters) */
         k += (size_t)snprintf(prefix + k, sizeof prefix - k, " a_function_with_a_long_name_%02zu", i);
-    ctxprof__icpp_printf(&t, "path 1 5000 main%s a b c\npath 1 5000 main%s b a c\n", prefix,
+    ctxprof__sbuf_printf(&t, "path 1 5000 main%s a b c\npath 1 5000 main%s b a c\n", prefix,
                          prefix);
     REQUIRE(!t.failed);
     REQUIRE_EQ(ctxprof_icpp_map_parse(&m, t.p, t.len, "t", &err), CTXPROF_OK);
@@ -1136,9 +1136,9 @@ static void icpp_pad_pairs_report(void)
     CHECK_EQ(lines, 41); /* every pair, past the former cap of 32 */
     free(rep);
     ctxprof_icpp_pads_deinit(&p);
-    /* a line longer than the formatter's 512-byte buffer stays whole */
+    /* a line longer than the formatter's 256-byte buffer stays whole */
     memset(&t, 0, sizeof t);
-    ctxprof__icpp_printf(&t, "%s|%s\n", prefix, prefix);
+    ctxprof__sbuf_printf(&t, "%s|%s\n", prefix, prefix);
     CHECK_EQ(t.len, 2 * k + 2);
     CHECK(t.p && t.p[t.len - 1] == '\n' && strstr(t.p, "_39|") != NULL);
     free(t.p);
@@ -1560,25 +1560,88 @@ static void icpp_walk_bounds(void)
 
 /* ---- compiled programs: padding, hooks, run-to-run heights ------------------ */
 
-static int icpp_build(const char *out, const char *extra)
+static int icpp_build(const char *cc, const char *out, const char *extra)
 {
     return ctxprof_test_sh("%s -std=gnu11 -O2 -fno-omit-frame-pointer %s tests/data/icpp_prog.c "
                            "-o %s/%s -lpthread -ldl -lrt",
-                           CTXPROF_TEST_CC, extra, ctxprof_test_tmpdir(), out);
+                           cc, extra, ctxprof_test_tmpdir(), out);
 }
 
-/* Sum of a path's pads from a table of (name, units). */
-static uint64_t icpp_pad_sum(const ctxprof_icpp_map *m, uint32_t path, const char *const *names,
-                             const unsigned *units, size_t n)
+/* Loads the path map NAME of the test directory. */
+static int icpp_load(ctxprof_icpp_map *m, const char *name)
+{
+    char path[600];
+    ctxprof_error err;
+    snprintf(path, sizeof path, "%s/%s", ctxprof_test_tmpdir(), name);
+    return ctxprof_icpp_map_load(m, path, &err);
+}
+
+/* A pads header written by hand: functions' pads and edges' wraps, in units. */
+typedef struct icpp_table {
+    const char *const *pads;
+    const unsigned *pad_units;
+    size_t npads;
+    const char *const (*wraps)[2]; /* caller, callee */
+    const unsigned *wrap_units;
+    size_t nwraps;
+} icpp_table;
+
+static int icpp_table_write(const char *path, const icpp_table *t)
+{
+    FILE *f = fopen(path, "w");
+    size_t i;
+    if (!f)
+        return -1;
+    for (i = 0; i < t->npads; i++)
+        fprintf(f, "#define CTXPROF_PAD_%s ~, %u\n", t->pads[i], t->pad_units[i]);
+    for (i = 0; i < t->nwraps; i++)
+        fprintf(f, "#define CTXPROF_WRAP_%s__%s ~, %u\n", t->wraps[i][0], t->wraps[i][1],
+                t->wrap_units[i]);
+    return fclose(f);
+}
+
+/* What the table lowers a path by: 16 x the pads of its functions and the
+   wraps of the edges it takes (each time). */
+static uint64_t icpp_table_sum(const ctxprof_icpp_map *m, uint32_t path, const icpp_table *t)
 {
     uint32_t f[128];
     size_t len = ctxprof_icpp_map_path_funcs(m, path, f, 128), k, j;
     uint64_t sum = 0;
-    for (k = 0; k < len && k < 128; k++)
-        for (j = 0; j < n; j++)
-            if (strcmp(ctxprof_icpp_map_func_name(m, f[k]), names[j]) == 0)
-                sum += 16u * units[j];
+    for (k = 0; k < len && k < 128; k++) {
+        const char *nm = ctxprof_icpp_map_func_name(m, f[k]);
+        for (j = 0; j < t->npads; j++)
+            if (strcmp(nm, t->pads[j]) == 0)
+                sum += 16u * t->pad_units[j];
+        for (j = 0; k && j < t->nwraps; j++)
+            if (strcmp(nm, t->wraps[j][1]) == 0 &&
+                strcmp(ctxprof_icpp_map_func_name(m, f[k - 1]), t->wraps[j][0]) == 0)
+                sum += 16u * t->wrap_units[j];
+    }
     return sum;
+}
+
+/* m1 is m0's program rebuilt with table t: each path of m0 is in m1, its
+   height moved by exactly icpp_table_sum. *matched gets the paths found,
+   *moved those that moved (and as predicted). */
+static void icpp_check_moved(const ctxprof_icpp_map *m0, const ctxprof_icpp_map *m1,
+                             const icpp_table *t, size_t *matched, size_t *moved)
+{
+    size_t i, j;
+    *matched = *moved = 0;
+    for (i = 0; i < m0->paths; i++) {
+        ctxprof_icpp_path_info a, b;
+        uint64_t want = icpp_table_sum(m0, (uint32_t)i, t);
+        ctxprof_icpp_map_path(m0, (uint32_t)i, &a);
+        for (j = 0; j < m1->paths; j++) {
+            ctxprof_icpp_map_path(m1, (uint32_t)j, &b);
+            if (b.key == a.key)
+                break;
+        }
+        REQUIRE(j < m1->paths);
+        CHECK_EQ(b.height, a.height + want);
+        (*matched)++;
+        *moved += want > 0 && b.height == a.height + want;
+    }
 }
 
 /* Padding moves every measured height by exactly 16 x the pads on the path. */
@@ -1586,43 +1649,25 @@ static void icpp_pad_moves_heights(void)
 {
     static const char *const names[] = {"expr", "term", "leaf", "left"};
     static const unsigned units[] = {2, 3, 1, 5};
+    static const icpp_table t = {names, units, 4, NULL, NULL, 0};
     const char *dir = ctxprof_test_tmpdir();
     char path[600];
     ctxprof_icpp_map m0, m1;
-    ctxprof_error err;
-    FILE *f;
-    size_t i, j, matched = 0;
+    size_t matched, moved;
     memset(&m0, 0, sizeof m0);
     memset(&m1, 0, sizeof m1);
     snprintf(path, sizeof path, "%s/icpp_hand_pads.h", dir);
-    f = fopen(path, "w");
-    REQUIRE(f != NULL);
-    for (i = 0; i < 4; i++)
-        fprintf(f, "#define CTXPROF_PAD_%s ~, %u\n", names[i], units[i]);
-    fclose(f);
-    REQUIRE_EQ(icpp_build("icpp_p0", ""), 0);
+    REQUIRE_EQ(icpp_table_write(path, &t), 0);
+    REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, "icpp_p0", ""), 0);
     snprintf(path, sizeof path, "-include %s/icpp_hand_pads.h", dir);
-    REQUIRE_EQ(icpp_build("icpp_p1", path), 0);
+    REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, "icpp_p1", path), 0);
     REQUIRE_EQ(ctxprof_test_sh("%s/icpp_p0 train %s/p0.paths >/dev/null", dir, dir), 0);
     REQUIRE_EQ(ctxprof_test_sh("%s/icpp_p1 train %s/p1.paths >/dev/null", dir, dir), 0);
-    snprintf(path, sizeof path, "%s/p0.paths", dir);
-    REQUIRE_EQ(ctxprof_icpp_map_load(&m0, path, &err), CTXPROF_OK);
-    snprintf(path, sizeof path, "%s/p1.paths", dir);
-    REQUIRE_EQ(ctxprof_icpp_map_load(&m1, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(icpp_load(&m0, "p0.paths"), CTXPROF_OK);
+    REQUIRE_EQ(icpp_load(&m1, "p1.paths"), CTXPROF_OK);
     CHECK_GE(m0.paths, 20);
     CHECK_EQ(m0.paths, m1.paths);
-    for (i = 0; i < m0.paths; i++) {
-        ctxprof_icpp_path_info a, b;
-        ctxprof_icpp_map_path(&m0, (uint32_t)i, &a);
-        for (j = 0; j < m1.paths; j++) {
-            ctxprof_icpp_map_path(&m1, (uint32_t)j, &b);
-            if (b.key == a.key)
-                break;
-        }
-        REQUIRE(j < m1.paths);
-        CHECK_EQ(b.height, a.height + icpp_pad_sum(&m0, (uint32_t)i, names, units, 4));
-        matched++;
-    }
+    icpp_check_moved(&m0, &m1, &t, &matched, &moved);
     CHECK_EQ(matched, m0.paths);
     ctxprof_icpp_map_deinit(&m0);
     ctxprof_icpp_map_deinit(&m1);
@@ -1640,24 +1685,17 @@ static void icpp_wrap_moves_heights(void)
     static const unsigned pad_units[] = {1, 2};
     static const char *const wraps[][2] = {{"term", "factor"}, {"factor", "left"}};
     static const unsigned wrap_units[] = {2, 3};
+    static const icpp_table t = {pads, pad_units, 2, wraps, wrap_units, 2};
     static const char *const ccs[] = {"gcc", "clang"};
     const char *dir = ctxprof_test_tmpdir();
-    char path[600], flags[900];
-    size_t c, i, j, k, built = 0;
-    FILE *f;
+    char path[600], flags[900], name[32];
+    size_t c, k, built = 0;
     snprintf(path, sizeof path, "%s/icpp_wrap_pads.h", dir);
-    f = fopen(path, "w");
-    REQUIRE(f != NULL);
-    for (i = 0; i < 2; i++)
-        fprintf(f, "#define CTXPROF_PAD_%s ~, %u\n", pads[i], pad_units[i]);
-    for (i = 0; i < 2; i++)
-        fprintf(f, "#define CTXPROF_WRAP_%s__%s ~, %u\n", wraps[i][0], wraps[i][1], wrap_units[i]);
-    fclose(f);
+    REQUIRE_EQ(icpp_table_write(path, &t), 0);
     for (c = 0; c < 2; c++) {
         const char *excl = c ? "" : "-finstrument-functions-exclude-file-list=ctxprof.h";
         ctxprof_icpp_map m0, m1;
-        ctxprof_error err;
-        size_t moved = 0;
+        size_t matched, moved;
         if (ctxprof_test_sh("command -v %s >/dev/null 2>&1", ccs[c]) != 0)
             continue;
         memset(&m0, 0, sizeof m0);
@@ -1666,46 +1704,19 @@ static void icpp_wrap_moves_heights(void)
             snprintf(flags, sizeof flags,
                      "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS %s%s", excl,
                      k ? "-include " : "", k ? path : "");
-            REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fno-omit-frame-pointer %s "
-                                       "tests/data/icpp_prog.c -o %s/icpp_w%zu -lpthread -ldl -lrt",
-                                       ccs[c], flags, dir, k),
-                       0);
+            snprintf(name, sizeof name, "icpp_w%zu", k);
+            REQUIRE_EQ(icpp_build(ccs[c], name, flags), 0);
             REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/w%zu.paths %s/icpp_w%zu train x "
                                        ">/dev/null",
                                        dir, k, dir, k),
                        0);
         }
-        snprintf(flags, sizeof flags, "%s/w0.paths", dir);
-        REQUIRE_EQ(ctxprof_icpp_map_load(&m0, flags, &err), CTXPROF_OK);
-        snprintf(flags, sizeof flags, "%s/w1.paths", dir);
-        REQUIRE_EQ(ctxprof_icpp_map_load(&m1, flags, &err), CTXPROF_OK);
+        REQUIRE_EQ(icpp_load(&m0, "w0.paths"), CTXPROF_OK);
+        REQUIRE_EQ(icpp_load(&m1, "w1.paths"), CTXPROF_OK);
         CHECK_GE(m0.paths, 20);
         CHECK_EQ(m0.paths, m1.paths);
-        for (i = 0; i < m0.paths; i++) {
-            ctxprof_icpp_path_info a, b;
-            uint32_t fs[128];
-            size_t len = ctxprof_icpp_map_path_funcs(&m0, (uint32_t)i, fs, 128), q;
-            uint64_t want = 0;
-            ctxprof_icpp_map_path(&m0, (uint32_t)i, &a);
-            for (j = 0; j < m1.paths; j++) {
-                ctxprof_icpp_map_path(&m1, (uint32_t)j, &b);
-                if (b.key == a.key)
-                    break;
-            }
-            REQUIRE(j < m1.paths);
-            for (k = 0; k < len && k < 128; k++) {
-                const char *nm = ctxprof_icpp_map_func_name(&m0, fs[k]);
-                for (q = 0; q < 2; q++) {
-                    if (strcmp(nm, pads[q]) == 0)
-                        want += 16u * pad_units[q];
-                    if (k && strcmp(nm, wraps[q][1]) == 0 &&
-                        strcmp(ctxprof_icpp_map_func_name(&m0, fs[k - 1]), wraps[q][0]) == 0)
-                        want += 16u * wrap_units[q];
-                }
-            }
-            CHECK_EQ(b.height, a.height + want);
-            moved += want > 0 && b.height == a.height + want;
-        }
+        icpp_check_moved(&m0, &m1, &t, &matched, &moved);
+        CHECK_EQ(matched, m0.paths);
         CHECK_GE(moved, m0.paths / 2); /* most paths cross a pad or a wrap */
         ctxprof_icpp_map_deinit(&m0);
         ctxprof_icpp_map_deinit(&m1);
@@ -1749,7 +1760,7 @@ static void icpp_hooks_end_to_end(void)
     memset(&m2, 0, sizeof m2);
     snprintf(flags, sizeof flags, "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS",
              excl);
-    REQUIRE_EQ(icpp_build("icpp_h0", flags), 0);
+    REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, "icpp_h0", flags), 0);
     REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/h0.paths %s/icpp_h0 train x >/dev/null", dir,
                                dir),
                0);
@@ -1804,7 +1815,7 @@ static void icpp_hooks_end_to_end(void)
     snprintf(flags, sizeof flags,
              "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS -include %s/h_pads.h",
              excl, dir);
-    REQUIRE_EQ(icpp_build("icpp_h1", flags), 0);
+    REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, "icpp_h1", flags), 0);
     REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/h1.paths %s/icpp_h1 train x >/dev/null", dir,
                                dir),
                0);

@@ -417,7 +417,7 @@ static int sample_report(void)
         size_t len = ctxprof_icpp_train_path(o->truth, all, 1024, NULL);
         /* training started inside main: main is the root of every trained path */
         uint64_t tk = ctxprof_icpp_train_key(o->truth, &st, "main");
-        int v;
+        int va, v;
         if (ctxprof_icpp_map_func_of_pc(&m, o->pc) < 0) { /* in the hooks, libc, ... */
             outside++;
             continue;
@@ -431,7 +431,8 @@ static int sample_report(void)
         depth += (long)len + 1;
         /* (PC, SP) alone */
         ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, NULL, 0, &alone);
-        alone_v.n[ctxprof_icpp_evaluate(&m, &alone, tk, NULL)]++;
+        va = ctxprof_icpp_evaluate(&m, &alone, tk, NULL);
+        alone_v.n[va]++;
         /* the handler's partial walk (targeted reads on the live stack) */
         live = alone;
         live.kind = o->kind;
@@ -453,7 +454,7 @@ static int sample_report(void)
             ntal++;
         }
         tal[k].truth++;
-        if (ctxprof_icpp_evaluate(&m, &alone, tk, NULL) == CTXPROF_ICPP_PRECISE)
+        if (va == CTXPROF_ICPP_PRECISE)
             tal[k].alone++;
         if (v == CTXPROF_ICPP_PRECISE) {
             tal[k].walked++;
