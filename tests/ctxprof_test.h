@@ -194,6 +194,9 @@ static inline int ctxprof_test_under_valgrind(void)
 const char *ctxprof_test_tmpdir(void);
 /* Runs a shell command, returns its exit status (or -1). */
 int ctxprof_test_sh(const char *fmt, ...);
+/* Installs a seccomp filter in the calling process (a forked child) that
+   fails system call nr with EPERM; 0, or -1 with errno set. */
+int ctxprof_test_deny_syscall(long nr);
 
 /* ---- fault injection (robustness cases of each module) ----
 

@@ -2,10 +2,7 @@
    static name here starts with icpp_). */
 
 #include <dlfcn.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #define CHECK_GT_ICPP(a, b) CTXPROF_TEST_CMP(a, >, b, (void)0)
@@ -1961,20 +1958,10 @@ static void icpp_sampler_live(void)
    seccomp filter in a child makes timer_create fail (EPERM). */
 static int icpp_timer_fail_child(void *arg, void *shared)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_timer_create, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog;
     char *out = (char *)shared;
     int wall;
     (void)arg;
-    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
-    prog.filter = f;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+    if (ctxprof_test_deny_syscall(__NR_timer_create) != 0) {
         snprintf(out, 1024, "no seccomp");
         return 0;
     }

@@ -12,7 +12,11 @@
 #include "../ctxprof_pebs.h"
 #include "ctxprof_test.h"
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +48,23 @@ const char *ctxprof_test_tmpdir(void)
         atexit(ctxprof_test_cleanup);
     }
     return dir;
+}
+
+int ctxprof_test_deny_syscall(long nr)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog;
+    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
+    prog.filter = f;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+        return -1;
+    return 0;
 }
 
 int ctxprof_test_sh(const char *fmt, ...)

@@ -8,13 +8,9 @@
 #include <dirent.h>
 #include <link.h>
 #include <grp.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -2543,19 +2539,9 @@ static int pebs_count_dir(const char *path)
 
 static void pebs_seccomp_child(int fd, void *arg)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog;
     ctxprof_pebs_desc d;
     (void)arg;
-    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
-    prog.filter = f;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+    if (ctxprof_test_deny_syscall(__NR_perf_event_open) != 0) {
         pebs_put(fd, "no seccomp: %s\n", strerror(errno));
         return;
     }
