@@ -1185,29 +1185,30 @@ CTXPROF_INLINE void ctxprof_enc_leave(ctxprof_enc *st, uint32_t base, const ctxp
     }
 }
 
-/* The current encoding as one array of words: copies the acyclic part (and
-   the newest stack word) next to the spilled stack words, or into the view
-   when nothing is spilled. No allocation; signal-safe with respect to the
-   thread's own call sites. base <= 64 * CTXPROF_ENC_ACYC_WORDS. */
-CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_enc_view *v)
+/* ctxprof_enc_query with the acyclic part read from acyc (acyc_words
+   words), and inl (at least base / 64 + 1 words) holding the view when
+   nothing is spilled: ctxprof_enc_check keeps acyclic ids wider than a
+   state holds in words of its own. */
+CTXPROF_INLINE void ctxprof__enc_query_at(ctxprof_enc *st, const uint64_t *acyc, uint32_t base,
+                                          uint64_t *inl, ctxprof_enc_view *v)
 {
     uint32_t a = base / 64, r = base % 64, i;
     uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, *w;
     if (st->depth == 0) {
-        w = v->inl;
+        w = inl;
         v->n_bits = (uint64_t)base + st->n;
         v->truncated = 0;
         for (i = 0; i < a; i++)
-            w[i] = st->acyc[i];
-        w[a] = (st->cur << r) | (r ? st->acyc[a] & low : 0);
+            w[i] = acyc[i];
+        w[a] = (st->cur << r) | (r ? acyc[a] & low : 0);
     } else {
         w = st->buf;
         v->n_bits = (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n;
         v->truncated = (uint64_t)a + st->depth + 1 > st->capw;
         for (i = 0; i < a; i++)
-            w[i] = st->acyc[i];
+            w[i] = acyc[i];
         if (r)
-            w[a] = (w[a] & ~low) | (st->acyc[a] & low);
+            w[a] = (w[a] & ~low) | (acyc[a] & low);
         if (!v->truncated)
             w[a + st->depth] = st->cur;
     }
@@ -1215,6 +1216,15 @@ CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_en
     if (v->truncated)
         v->n_words = (size_t)st->capw - 1; /* the words still stored */
     v->words = w;
+}
+
+/* The current encoding as one array of words: copies the acyclic part (and
+   the newest stack word) next to the spilled stack words, or into the view
+   when nothing is spilled. No allocation; signal-safe with respect to the
+   thread's own call sites. base <= 64 * CTXPROF_ENC_ACYC_WORDS. */
+CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_enc_view *v)
+{
+    ctxprof__enc_query_at(st, st->acyc, base, v->inl, v);
 }
 
 /* 64-bit hash of the encoding at a query point: equal for equal contexts at
@@ -7444,9 +7454,9 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
 
 /* ---- self-check: random walks through the encoders, decoding every step ---- */
 
-/* ctxprof_enc_enter / ctxprof_enc_leave / ctxprof_enc_query for an acyclic
-   id wider than a state holds: the XORs go to `wide` (acyc_words words on
-   the heap), the rest of the op to the state as usual. */
+/* ctxprof_enc_enter / ctxprof_enc_leave for an acyclic id wider than a
+   state holds: the XORs go to `wide` (acyc_words words on the heap), the
+   rest of the op to the state as usual; ctxprof__enc_query_at reads it. */
 CTXPROF__PRIV uint64_t ctxprof__check_enter(ctxprof_enc *st, uint64_t *wide, uint32_t base,
                                             const ctxprof_enc_op *op)
 {
@@ -7473,28 +7483,6 @@ CTXPROF__PRIV void ctxprof__check_leave(ctxprof_enc *st, uint64_t *wide, uint32_
     ctxprof_enc_leave(st, base, &o, saved);
     for (i = 0; i < op->n_xor; i++)
         wide[op->xor_word[i]] ^= op->xor_val[i];
-}
-
-/* The words of the encoding into w (a + depth + 1 words), like the query. */
-CTXPROF__PRIV void ctxprof__check_query(const ctxprof_enc *st, const uint64_t *wide, uint32_t base,
-                                        uint64_t *w, ctxprof_enc_view *v)
-{
-    uint32_t a = base / 64, r = base % 64;
-    uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, i;
-    memcpy(w, wide, (size_t)a * sizeof *w);
-    v->truncated = st->depth && (uint64_t)a + st->depth + 1 > st->capw;
-    if (st->depth == 0) {
-        v->n_bits = (uint64_t)base + st->n;
-        w[a] = (st->cur << r) | (r ? wide[a] & low : 0);
-    } else {
-        v->n_bits = (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n;
-        for (i = 0; i < st->depth && !v->truncated; i++)
-            w[a + i] = st->buf[a + i];
-        w[a] = (w[a] & ~low) | (r ? wide[a] & low : 0);
-        w[a + st->depth] = st->cur;
-    }
-    v->n_words = (size_t)((v->n_bits + 63) / 64);
-    v->words = w;
 }
 
 /* Out-edges of every node, those into a cyclic edge or a non-leaf callee
@@ -7568,7 +7556,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
     path = (uint32_t *)ctxprof__alloc((size_t)depth + 1, sizeof *path, ud);
     saved = (uint64_t *)ctxprof__alloc(((size_t)depth + 1) * CTXPROF_ENC_NSCHEMES, sizeof *saved,
                                        ud);
-    words = (uint64_t *)ctxprof__alloc((size_t)(wcap + 2 * (uint64_t)depth + 66), 8, ud);
+    words = (uint64_t *)ctxprof__alloc((size_t)wcap, 8, ud); /* a wide view with no stack */
     order = (uint32_t *)ctxprof__alloc(g->n_edges + 1, sizeof *order, ud);
     ncyc = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *ncyc, ud);
     npref = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *npref, ud);
@@ -7643,7 +7631,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
                     if (!(mask >> s & 1))
                         continue;
                     if (wide[s])
-                        ctxprof__check_query(&st[s], wide[s], tabs[s].acyc_bits, words, &v);
+                        ctxprof__enc_query_at(&st[s], wide[s], tabs[s].acyc_bits, words, &v);
                     else
                         ctxprof_enc_query(&st[s], tabs[s].acyc_bits, &v);
                     out->words_sum[s] += v.n_words;
