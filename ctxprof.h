@@ -7389,49 +7389,62 @@ CTXPROF__PRIV int ctxprof__enc_stats_bits(const ctxprof_graph *g, ctxprof_enc_st
     return st;
 }
 
-/* Warns (through the graph's logger) when a scheme's 64-bit id was cut
-   into push edges: which function has the most contexts, where it is, and
-   the bits its ids would need. */
-CTXPROF__PRIV void ctxprof__enc_overflow_note(const ctxprof_graph *g, const ctxprof_enc_tables *t)
+/* Call edges an overflow cut made push edges (back edges push anyway). */
+CTXPROF__PRIV size_t ctxprof__enc_cut_edges(const ctxprof_graph *g, const ctxprof_enc_tables *t)
 {
-    ctxprof_enc_stats st;
     size_t e, pushed = 0;
-    int s = t->scheme;
     for (e = 0; e < g->n_edges; e++)
         if (t->ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
             pushed++;
-    if (pushed && ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK) {
-        uint32_t widest = s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest;
-        char at[120];
-        ctxprof__graph_where(g, widest, at, sizeof at);
-        ctxprof__graph_log(g, CTXPROF_LOG_WARN,
-                           "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
-                           "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
-                           "instead, like recursion (Valence's multi-word id has no such limit: "
-                           "%u bits)",
-                           ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
-                           (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
-                           (unsigned long)pushed, (unsigned)st.valence_bits);
-    }
+    return pushed;
+}
+
+/* Warns (through the graph's logger) that scheme s cut its 64-bit id into
+   `pushed` push edges: which function has the most contexts, where it is,
+   and the bits its ids would need. st: the graph's counts and Valence's
+   bits (ctxprof__enc_stats_bits). */
+CTXPROF__PRIV void ctxprof__enc_overflow_warn(const ctxprof_graph *g, int s, size_t pushed,
+                                              const ctxprof_enc_stats *st)
+{
+    uint32_t widest = s == CTXPROF_ENC_PCCE ? st->pcce_widest : st->hcce_widest;
+    char at[120];
+    ctxprof__graph_where(g, widest, at, sizeof at);
+    ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                       "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
+                       "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
+                       "instead, like recursion (Valence's multi-word id has no such limit: "
+                       "%u bits)",
+                       ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
+                       (unsigned)(s == CTXPROF_ENC_PCCE ? st->pcce_bits : st->hcce_bits),
+                       (unsigned long)pushed, (unsigned)st->valence_bits);
+}
+
+/* The warning for tables t if they were cut. *have: st already holds the
+   statistics, which are computed here once for all of a caller's schemes. */
+CTXPROF__PRIV void ctxprof__enc_overflow_note(const ctxprof_graph *g, const ctxprof_enc_tables *t,
+                                              ctxprof_enc_stats *st, int *have)
+{
+    size_t pushed = ctxprof__enc_cut_edges(g, t);
+    if (!pushed || (!*have && ctxprof__enc_stats_bits(g, st) != CTXPROF_OK))
+        return;
+    *have = 1;
+    ctxprof__enc_overflow_warn(g, t->scheme, pushed, st);
 }
 
 CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_stats *o,
                                           ctxprof_error *err)
 {
     void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
-    size_t n = g->n_nodes, m = g->n_edges, v, e;
+    size_t n = g->n_nodes, v;
     ctxprof_enc_tables t;
     int st, s;
     if ((st = ctxprof__enc_stats_counts(g, o, err)) != CTXPROF_OK)
         return st;
     for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
-        size_t pushed = 0;
+        size_t pushed;
         if ((st = ctxprof_enc_build(g, s, &t, err)) != CTXPROF_OK)
             return st;
-        ctxprof__enc_overflow_note(g, &t);
-        for (e = 0; e < m; e++)
-            if (t.ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
-                pushed++;
+        pushed = ctxprof__enc_cut_edges(g, &t);
         if (s == CTXPROF_ENC_PCCE) {
             o->pcce_push_edges = pushed;
         } else if (s == CTXPROF_ENC_VALENCE) {
@@ -7449,6 +7462,13 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
         }
         ctxprof_enc_tables_free(&t, ud);
     }
+    /* o holds all that the overflow warnings name */
+    if (o->pcce_push_edges)
+        ctxprof__enc_overflow_warn(g, CTXPROF_ENC_PCCE, o->pcce_push_edges, o);
+    if (o->hcce_push_edges)
+        ctxprof__enc_overflow_warn(g, CTXPROF_ENC_HCCE, o->hcce_push_edges, o);
+    if (o->auto_push_edges)
+        ctxprof__enc_overflow_warn(g, CTXPROF_ENC_AUTO, o->auto_push_edges, o);
     return CTXPROF_OK;
 }
 
@@ -7524,7 +7544,8 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
     uint32_t mask = desc && desc->schemes ? desc->schemes : 0x1Eu;
     uint32_t *stack = NULL, *path = NULL, *order = NULL, *ncyc = NULL, *npref = NULL;
     uint64_t *saved = NULL, *words = NULL;
-    int s, rc = CTXPROF_OK;
+    ctxprof_enc_stats gst; /* for the overflow warnings */
+    int s, rc = CTXPROF_OK, have_gst = 0;
     memset(out, 0, sizeof *out);
     memset(tabs, 0, sizeof tabs);
     memset(st, 0, sizeof st);
@@ -7538,7 +7559,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
-        ctxprof__enc_overflow_note(g, &tabs[s]);
+        ctxprof__enc_overflow_note(g, &tabs[s], &gst, &have_gst);
         if (tabs[s].acyc_words > CTXPROF_ENC_ACYC_WORDS) {
             wide[s] = (uint64_t *)ctxprof__zalloc((size_t)tabs[s].acyc_words + 1, 8, ud);
             if (!wide[s])
@@ -7881,7 +7902,8 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     size_t i, v, e, n = g->n_nodes, m = g->n_edges;
     ctxprof__sbuf b;
     ctxprof__map seen;
-    int rc = CTXPROF_OK;
+    ctxprof_enc_stats gst; /* for the overflow warnings */
+    int rc = CTXPROF_OK, have_gst = 0;
     static const char *const tls[CTXPROF_ENC_NSCHEMES] = {
         "", "ctxprof_pcce_tls", "ctxprof_val_tls", "ctxprof_val_hcce_tls", "ctxprof_val_auto_tls"};
     *out = NULL;
@@ -7937,7 +7959,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
-        ctxprof__enc_overflow_note(g, &tabs[s]);
+        ctxprof__enc_overflow_note(g, &tabs[s], &gst, &have_gst);
     }
 
     ctxprof__sbuf_printf(&b, "/* Generated by ctxprof-gen %s from ", CTXPROF_VERSION_STRING);
