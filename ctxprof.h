@@ -6641,11 +6641,11 @@ CTXPROF__PRIV int ctxprof__eb_path_words(ctxprof__eb *B, uint64_t *out_max, uint
     uint64_t *len = (uint64_t *)ctxprof__zalloc(ns + 1, sizeof *len, B->ud);
     uint32_t *first = (uint32_t *)ctxprof__zalloc(ns + 2, sizeof *first, B->ud);
     uint32_t *by = (uint32_t *)ctxprof__alloc(m + 1, sizeof *by, B->ud);
+    int st = CTXPROF_OK;
+    *out_max = *out_sum = 0;
     if (!len || !first || !by) {
-        ctxprof__free(len, B->ud);
-        ctxprof__free(first, B->ud);
-        ctxprof__free(by, B->ud);
-        return ctxprof__eb_nomem(B);
+        st = ctxprof__eb_nomem(B);
+        goto out;
     }
     for (e = 0; e < m; e++)
         first[g->nodes[g->edges[e].caller].scc + 1]++;
@@ -6664,17 +6664,17 @@ CTXPROF__PRIV int ctxprof__eb_path_words(ctxprof__eb *B, uint64_t *out_max, uint
                 len[c] = l;
         }
     }
-    *out_max = *out_sum = 0;
     for (i = 0; i < g->n_nodes; i++) {
         uint64_t words = (len[g->nodes[i].scc] + B->t->acyc_bits + 63) / 64;
         *out_sum += words;
         if (words > *out_max)
             *out_max = words;
     }
+out:
     ctxprof__free(len, B->ud);
     ctxprof__free(first, B->ud);
     ctxprof__free(by, B->ud);
-    return CTXPROF_OK;
+    return st;
 }
 
 /* The condensed numbering overflowed 64 bits and was cut: the ids saved at
