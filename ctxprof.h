@@ -4377,6 +4377,10 @@ CTXPROF__PRIV void ctxprof__graph_rollback(ctxprof_graph *g, size_t n_nodes, siz
     P->root_name = root_name;
     P->root_input = root_input;
     P->root_where = root_where;
+    if (P->statics_nodes > n_nodes) { /* it indexed removed nodes: rebuilt when next needed */
+        ctxprof__map_free(&P->statics);
+        P->statics_nodes = 0;
+    }
     (void)ctxprof__graph_reindex(g);
 }
 
@@ -4540,10 +4544,6 @@ CTXPROF__PRIV int ctxprof__graph_index_statics(ctxprof_graph *g)
 {
     ctxprof__graph_priv *P = CTXPROF__GP(g);
     size_t v;
-    if (P->statics_nodes > g->n_nodes) { /* a rollback removed nodes */
-        ctxprof__map_free(&P->statics);
-        P->statics_nodes = 0;
-    }
     for (v = P->statics_nodes; v < g->n_nodes; v++) {
         const char *name = g->nodes[v].name, *s = strrchr(name, ':');
         size_t k;
@@ -4574,10 +4574,12 @@ CTXPROF__PRIV long ctxprof__graph_text_node(ctxprof_graph *g, const char *name, 
                                             unsigned line)
 {
     ctxprof__graph_priv *P = CTXPROF__GP(g);
-    long id = ctxprof__strtab_find(&P->names, name);
+    long id;
     uint32_t st;
-    if (id >= 0 || !P->have_gcc)
-        return id >= 0 ? id : ctxprof__graph_node(g, name);
+    if (!P->have_gcc)
+        return ctxprof__graph_node(g, name);
+    if ((id = ctxprof__strtab_find(&P->names, name)) >= 0)
+        return id;
     if (ctxprof__graph_index_statics(g))
         return -1;
     st = ctxprof__map_get(&P->statics, ctxprof_hash_bytes(name, strlen(name), 11));

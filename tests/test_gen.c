@@ -307,6 +307,26 @@ static void gen_gcc_ci(void)
         CHECK_EQ(g.n_edges, 2); /* main -> solo merged with gcc's edge */
         ctxprof_graph_deinit(&g);
     }
+    {
+        /* an input that fails after resolving names takes its nodes back
+           out of the index of static names too: the statics a later gcc
+           input puts at the ids it freed still resolve */
+        const char *a = "graph: { title: \"a.c\"\n"
+                        "node: { title: \"main\" label: \"main\\na.c:1:5\" }\n}\n";
+        const char *bad = "ctxprof-callgraph 1\ncall main newf\ncall main newg\nbogus\n";
+        const char *b = "graph: { title: \"b.c\"\n"
+                        "node: { title: \"b.c:s2\" label: \"s2\\nb.c:2:12\" }\n"
+                        "node: { title: \"b.c:s3\" label: \"s3\\nb.c:3:12\" }\n}\n";
+        const char *dyn = "ctxprof-callgraph 1\ncall main s2\n";
+        ctxprof_graph_init(&g, &desc);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, a, strlen(a), "a.ci"), CTXPROF_OK);
+        CHECK(ctxprof_graph_parse(&g, bad, strlen(bad), "bad.txt") != CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, b, strlen(b), "b.ci"), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_graph_parse(&g, dyn, strlen(dyn), "dyn4.txt"), CTXPROF_OK);
+        CHECK_EQ(ctxprof_graph_find(&g, "s2"), -1); /* b.c:s2, not a new node */
+        CHECK_EQ(g.n_nodes, 3);
+        ctxprof_graph_deinit(&g);
+    }
 }
 
 /* Names: C names are identifiers and unique; unreachable functions become
