@@ -882,12 +882,13 @@ static void gen_check_auto(void)
     fclose(f);
     /* the audit's graphs whose ids overflow 64 bits (see val_gen_graph) */
     for (k = 0; k < 4; k++) {
-        char *text = NULL;
-        size_t used = 0, cap = 0;
-        val_gen_graph(gen_shapes[k], &text, &used, &cap);
+        ctxprof__sbuf b;
+        memset(&b, 0, sizeof b);
+        val_gen_graph(gen_shapes[k], &b);
+        REQUIRE(!b.failed);
         snprintf(path, sizeof path, "%s/%s.txt", d, gen_shapes[k]);
-        REQUIRE(gen_write(path, text) == 0);
-        free(text);
+        REQUIRE(gen_write(path, b.p) == 0);
+        free(b.p);
         graphs[6 + k] = gen_shapes[k];
     }
     graphs[0] = "tests/data/fig3.txt";
@@ -989,15 +990,18 @@ static void gen_check_depth(void)
 static void gen_check_wide(void)
 {
     const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
-    char path[600], *text = NULL, *out = NULL;
-    size_t used = 0, cap = 0, len;
+    char path[600], *out = NULL;
+    size_t len;
+    ctxprof__sbuf b;
     ctxprof_error err;
     if (access(tool, X_OK) != 0)
         SKIP("build/ctxprof-gen not built (make builds it)");
-    val_gen_graph("lay17000", &text, &used, &cap);
+    memset(&b, 0, sizeof b);
+    val_gen_graph("lay17000", &b);
+    REQUIRE(!b.failed);
     snprintf(path, sizeof path, "%s/lay17000.txt", d);
-    REQUIRE(gen_write(path, text) == 0);
-    free(text);
+    REQUIRE(gen_write(path, b.p) == 0);
+    free(b.p);
     REQUIRE_EQ(
         ctxprof_test_sh("%s check %s --walks 20 --depth 200 > %s/w.out 2>/dev/null", tool, path, d),
         0);
