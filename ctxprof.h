@@ -1185,29 +1185,30 @@ CTXPROF_INLINE void ctxprof_enc_leave(ctxprof_enc *st, uint32_t base, const ctxp
     }
 }
 
-/* The current encoding as one array of words: copies the acyclic part (and
-   the newest stack word) next to the spilled stack words, or into the view
-   when nothing is spilled. No allocation; signal-safe with respect to the
-   thread's own call sites. base <= 64 * CTXPROF_ENC_ACYC_WORDS. */
-CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_enc_view *v)
+/* ctxprof_enc_query with the acyclic part read from acyc (acyc_words
+   words), and inl (at least base / 64 + 1 words) holding the view when
+   nothing is spilled: ctxprof_enc_check keeps acyclic ids wider than a
+   state holds in words of its own. */
+CTXPROF_INLINE void ctxprof__enc_query_at(ctxprof_enc *st, const uint64_t *acyc, uint32_t base,
+                                          uint64_t *inl, ctxprof_enc_view *v)
 {
     uint32_t a = base / 64, r = base % 64, i;
     uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, *w;
     if (st->depth == 0) {
-        w = v->inl;
+        w = inl;
         v->n_bits = (uint64_t)base + st->n;
         v->truncated = 0;
         for (i = 0; i < a; i++)
-            w[i] = st->acyc[i];
-        w[a] = (st->cur << r) | (r ? st->acyc[a] & low : 0);
+            w[i] = acyc[i];
+        w[a] = (st->cur << r) | (r ? acyc[a] & low : 0);
     } else {
         w = st->buf;
         v->n_bits = (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n;
         v->truncated = (uint64_t)a + st->depth + 1 > st->capw;
         for (i = 0; i < a; i++)
-            w[i] = st->acyc[i];
+            w[i] = acyc[i];
         if (r)
-            w[a] = (w[a] & ~low) | (st->acyc[a] & low);
+            w[a] = (w[a] & ~low) | (acyc[a] & low);
         if (!v->truncated)
             w[a + st->depth] = st->cur;
     }
@@ -1215,6 +1216,15 @@ CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_en
     if (v->truncated)
         v->n_words = (size_t)st->capw - 1; /* the words still stored */
     v->words = w;
+}
+
+/* The current encoding as one array of words: copies the acyclic part (and
+   the newest stack word) next to the spilled stack words, or into the view
+   when nothing is spilled. No allocation; signal-safe with respect to the
+   thread's own call sites. base <= 64 * CTXPROF_ENC_ACYC_WORDS. */
+CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_enc_view *v)
+{
+    ctxprof__enc_query_at(st, st->acyc, base, v->inl, v);
 }
 
 /* 64-bit hash of the encoding at a query point: equal for equal contexts at
@@ -4379,6 +4389,10 @@ CTXPROF__PRIV void ctxprof__graph_rollback(ctxprof_graph *g, size_t n_nodes, siz
     P->root_name = root_name;
     P->root_input = root_input;
     P->root_where = root_where;
+    if (P->statics_nodes > n_nodes) { /* it indexed removed nodes: rebuilt when next needed */
+        ctxprof__map_free(&P->statics);
+        P->statics_nodes = 0;
+    }
     (void)ctxprof__graph_reindex(g);
 }
 
@@ -4542,10 +4556,6 @@ CTXPROF__PRIV int ctxprof__graph_index_statics(ctxprof_graph *g)
 {
     ctxprof__graph_priv *P = CTXPROF__GP(g);
     size_t v;
-    if (P->statics_nodes > g->n_nodes) { /* a rollback removed nodes */
-        ctxprof__map_free(&P->statics);
-        P->statics_nodes = 0;
-    }
     for (v = P->statics_nodes; v < g->n_nodes; v++) {
         const char *name = g->nodes[v].name, *s = strrchr(name, ':');
         size_t k;
@@ -4576,10 +4586,12 @@ CTXPROF__PRIV long ctxprof__graph_text_node(ctxprof_graph *g, const char *name, 
                                             unsigned line)
 {
     ctxprof__graph_priv *P = CTXPROF__GP(g);
-    long id = ctxprof__strtab_find(&P->names, name);
+    long id;
     uint32_t st;
-    if (id >= 0 || !P->have_gcc)
-        return id >= 0 ? id : ctxprof__graph_node(g, name);
+    if (!P->have_gcc)
+        return ctxprof__graph_node(g, name);
+    if ((id = ctxprof__strtab_find(&P->names, name)) >= 0)
+        return id;
     if (ctxprof__graph_index_statics(g))
         return -1;
     st = ctxprof__map_get(&P->statics, ctxprof_hash_bytes(name, strlen(name), 11));
@@ -6552,35 +6564,25 @@ CTXPROF__PRIV int ctxprof__eb_auto_pass(ctxprof__eb *B, uint32_t **pmap, int glo
     size_t n = g->n_nodes, m = g->n_edges, v, e;
     uint32_t n_num = (uint32_t)g->n_sccs, *map = *pmap;
     ctxprof_enc_tables *t = B->t;
-    /* undo a previous pass */
-    ctxprof__free((void *)(uintptr_t)t->num_cc, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->range_first, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->range_lo, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->range_ref, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->node_rec_bits, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->cyc_first, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->cyc_edge, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->rec_edge, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->lv_level, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->lv_len, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->lv_first, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->grp_plevel, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->grp_first, B->ud);
-    ctxprof__free((void *)(uintptr_t)t->grp_edge, B->ud);
-    t->lv_level = t->lv_first = t->grp_plevel = t->grp_first = t->grp_edge = NULL;
-    t->lv_len = NULL;
-    t->n_scc = t->n_num = 0;
-    t->rec_edge = NULL;
-    t->n_rec = 0;
-    t->rec_bits = 0;
+    ctxprof_enc_tables keep;
+    /* undo a previous pass: free every table but those ctxprof__eb_begin made */
+    memset(&keep, 0, sizeof keep);
+    keep.scheme = t->scheme;
+    keep.n_nodes = t->n_nodes;
+    keep.n_edges = t->n_edges;
+    keep.node_names = t->node_names;
+    keep.edge_caller = t->edge_caller;
+    keep.edge_callee = t->edge_callee;
+    keep.edge_site = t->edge_site;
+    keep.ops = t->ops;
+    keep.node_flags = t->node_flags;
+    t->node_names = NULL;
+    t->edge_caller = t->edge_callee = t->edge_site = NULL;
+    t->ops = NULL;
+    t->node_flags = NULL;
+    ctxprof_enc_tables_free(t, B->ud);
+    *t = keep;
     memset(B->coded, 0, m);
-    t->num_cc = NULL;
-    t->range_first = NULL;
-    t->range_lo = NULL;
-    t->range_ref = NULL;
-    t->node_rec_bits = NULL;
-    t->cyc_first = NULL;
-    t->cyc_edge = NULL;
     memset(B->ops, 0, m * sizeof *B->ops);
     B->n_pushed = 0;
     for (v = 0; v < n; v++) {
@@ -6653,11 +6655,11 @@ CTXPROF__PRIV int ctxprof__eb_path_words(ctxprof__eb *B, uint64_t *out_max, uint
     uint64_t *len = (uint64_t *)ctxprof__zalloc(ns + 1, sizeof *len, B->ud);
     uint32_t *first = (uint32_t *)ctxprof__zalloc(ns + 2, sizeof *first, B->ud);
     uint32_t *by = (uint32_t *)ctxprof__alloc(m + 1, sizeof *by, B->ud);
+    int st = CTXPROF_OK;
+    *out_max = *out_sum = 0;
     if (!len || !first || !by) {
-        ctxprof__free(len, B->ud);
-        ctxprof__free(first, B->ud);
-        ctxprof__free(by, B->ud);
-        return ctxprof__eb_nomem(B);
+        st = ctxprof__eb_nomem(B);
+        goto out;
     }
     for (e = 0; e < m; e++)
         first[g->nodes[g->edges[e].caller].scc + 1]++;
@@ -6676,17 +6678,17 @@ CTXPROF__PRIV int ctxprof__eb_path_words(ctxprof__eb *B, uint64_t *out_max, uint
                 len[c] = l;
         }
     }
-    *out_max = *out_sum = 0;
     for (i = 0; i < g->n_nodes; i++) {
         uint64_t words = (len[g->nodes[i].scc] + B->t->acyc_bits + 63) / 64;
         *out_sum += words;
         if (words > *out_max)
             *out_max = words;
     }
+out:
     ctxprof__free(len, B->ud);
     ctxprof__free(first, B->ud);
     ctxprof__free(by, B->ud);
-    return CTXPROF_OK;
+    return st;
 }
 
 /* The condensed numbering overflowed 64 bits and was cut: the ids saved at
@@ -7391,49 +7393,62 @@ CTXPROF__PRIV int ctxprof__enc_stats_bits(const ctxprof_graph *g, ctxprof_enc_st
     return st;
 }
 
-/* Warns (through the graph's logger) when a scheme's 64-bit id was cut
-   into push edges: which function has the most contexts, where it is, and
-   the bits its ids would need. */
-CTXPROF__PRIV void ctxprof__enc_overflow_note(const ctxprof_graph *g, const ctxprof_enc_tables *t)
+/* Call edges an overflow cut made push edges (back edges push anyway). */
+CTXPROF__PRIV size_t ctxprof__enc_cut_edges(const ctxprof_graph *g, const ctxprof_enc_tables *t)
 {
-    ctxprof_enc_stats st;
     size_t e, pushed = 0;
-    int s = t->scheme;
     for (e = 0; e < g->n_edges; e++)
         if (t->ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
             pushed++;
-    if (pushed && ctxprof__enc_stats_bits(g, &st) == CTXPROF_OK) {
-        uint32_t widest = s == CTXPROF_ENC_PCCE ? st.pcce_widest : st.hcce_widest;
-        char at[120];
-        ctxprof__graph_where(g, widest, at, sizeof at);
-        ctxprof__graph_log(g, CTXPROF_LOG_WARN,
-                           "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
-                           "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
-                           "instead, like recursion (Valence's multi-word id has no such limit: "
-                           "%u bits)",
-                           ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
-                           (unsigned)(s == CTXPROF_ENC_PCCE ? st.pcce_bits : st.hcce_bits),
-                           (unsigned long)pushed, (unsigned)st.valence_bits);
-    }
+    return pushed;
+}
+
+/* Warns (through the graph's logger) that scheme s cut its 64-bit id into
+   `pushed` push edges: which function has the most contexts, where it is,
+   and the bits its ids would need. st: the graph's counts and Valence's
+   bits (ctxprof__enc_stats_bits). */
+CTXPROF__PRIV void ctxprof__enc_overflow_warn(const ctxprof_graph *g, int s, size_t pushed,
+                                              const ctxprof_enc_stats *st)
+{
+    uint32_t widest = s == CTXPROF_ENC_PCCE ? st->pcce_widest : st->hcce_widest;
+    char at[120];
+    ctxprof__graph_where(g, widest, at, sizeof at);
+    ctxprof__graph_log(g, CTXPROF_LOG_WARN,
+                       "%s: '%s'%s has too many acyclic contexts for a 64-bit id (ids of %u "
+                       "bits; at most 2^64 - 1 contexts fit): %lu call edges push the id "
+                       "instead, like recursion (Valence's multi-word id has no such limit: "
+                       "%u bits)",
+                       ctxprof_enc_scheme_name(s), g->nodes[widest].name, at,
+                       (unsigned)(s == CTXPROF_ENC_PCCE ? st->pcce_bits : st->hcce_bits),
+                       (unsigned long)pushed, (unsigned)st->valence_bits);
+}
+
+/* The warning for tables t if they were cut. *have: st already holds the
+   statistics, which are computed here once for all of a caller's schemes. */
+CTXPROF__PRIV void ctxprof__enc_overflow_note(const ctxprof_graph *g, const ctxprof_enc_tables *t,
+                                              ctxprof_enc_stats *st, int *have)
+{
+    size_t pushed = ctxprof__enc_cut_edges(g, t);
+    if (!pushed || (!*have && ctxprof__enc_stats_bits(g, st) != CTXPROF_OK))
+        return;
+    *have = 1;
+    ctxprof__enc_overflow_warn(g, t->scheme, pushed, st);
 }
 
 CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_stats *o,
                                           ctxprof_error *err)
 {
     void *ud = g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL;
-    size_t n = g->n_nodes, m = g->n_edges, v, e;
+    size_t n = g->n_nodes, v;
     ctxprof_enc_tables t;
     int st, s;
     if ((st = ctxprof__enc_stats_counts(g, o, err)) != CTXPROF_OK)
         return st;
     for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
-        size_t pushed = 0;
+        size_t pushed;
         if ((st = ctxprof_enc_build(g, s, &t, err)) != CTXPROF_OK)
             return st;
-        ctxprof__enc_overflow_note(g, &t);
-        for (e = 0; e < m; e++)
-            if (t.ops[e].id_push && !(g->edges[e].flags & CTXPROF_GRAPH_EDGE_BACK))
-                pushed++;
+        pushed = ctxprof__enc_cut_edges(g, &t);
         if (s == CTXPROF_ENC_PCCE) {
             o->pcce_push_edges = pushed;
         } else if (s == CTXPROF_ENC_VALENCE) {
@@ -7451,14 +7466,21 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
         }
         ctxprof_enc_tables_free(&t, ud);
     }
+    /* o holds all that the overflow warnings name */
+    if (o->pcce_push_edges)
+        ctxprof__enc_overflow_warn(g, CTXPROF_ENC_PCCE, o->pcce_push_edges, o);
+    if (o->hcce_push_edges)
+        ctxprof__enc_overflow_warn(g, CTXPROF_ENC_HCCE, o->hcce_push_edges, o);
+    if (o->auto_push_edges)
+        ctxprof__enc_overflow_warn(g, CTXPROF_ENC_AUTO, o->auto_push_edges, o);
     return CTXPROF_OK;
 }
 
 /* ---- self-check: random walks through the encoders, decoding every step ---- */
 
-/* ctxprof_enc_enter / ctxprof_enc_leave / ctxprof_enc_query for an acyclic
-   id wider than a state holds: the XORs go to `wide` (acyc_words words on
-   the heap), the rest of the op to the state as usual. */
+/* ctxprof_enc_enter / ctxprof_enc_leave for an acyclic id wider than a
+   state holds: the XORs go to `wide` (acyc_words words on the heap), the
+   rest of the op to the state as usual; ctxprof__enc_query_at reads it. */
 CTXPROF__PRIV uint64_t ctxprof__check_enter(ctxprof_enc *st, uint64_t *wide, uint32_t base,
                                             const ctxprof_enc_op *op)
 {
@@ -7485,28 +7507,6 @@ CTXPROF__PRIV void ctxprof__check_leave(ctxprof_enc *st, uint64_t *wide, uint32_
     ctxprof_enc_leave(st, base, &o, saved);
     for (i = 0; i < op->n_xor; i++)
         wide[op->xor_word[i]] ^= op->xor_val[i];
-}
-
-/* The words of the encoding into w (a + depth + 1 words), like the query. */
-CTXPROF__PRIV void ctxprof__check_query(const ctxprof_enc *st, const uint64_t *wide, uint32_t base,
-                                        uint64_t *w, ctxprof_enc_view *v)
-{
-    uint32_t a = base / 64, r = base % 64;
-    uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, i;
-    memcpy(w, wide, (size_t)a * sizeof *w);
-    v->truncated = st->depth && (uint64_t)a + st->depth + 1 > st->capw;
-    if (st->depth == 0) {
-        v->n_bits = (uint64_t)base + st->n;
-        w[a] = (st->cur << r) | (r ? wide[a] & low : 0);
-    } else {
-        v->n_bits = (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n;
-        for (i = 0; i < st->depth && !v->truncated; i++)
-            w[a + i] = st->buf[a + i];
-        w[a] = (w[a] & ~low) | (r ? wide[a] & low : 0);
-        w[a + st->depth] = st->cur;
-    }
-    v->n_words = (size_t)((v->n_bits + 63) / 64);
-    v->words = w;
 }
 
 /* Out-edges of every node, those into a cyclic edge or a non-leaf callee
@@ -7548,7 +7548,8 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
     uint32_t mask = desc && desc->schemes ? desc->schemes : 0x1Eu;
     uint32_t *stack = NULL, *path = NULL, *order = NULL, *ncyc = NULL, *npref = NULL;
     uint64_t *saved = NULL, *words = NULL;
-    int s, rc = CTXPROF_OK;
+    ctxprof_enc_stats gst; /* for the overflow warnings */
+    int s, rc = CTXPROF_OK, have_gst = 0;
     memset(out, 0, sizeof *out);
     memset(tabs, 0, sizeof tabs);
     memset(st, 0, sizeof st);
@@ -7562,7 +7563,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
-        ctxprof__enc_overflow_note(g, &tabs[s]);
+        ctxprof__enc_overflow_note(g, &tabs[s], &gst, &have_gst);
         if (tabs[s].acyc_words > CTXPROF_ENC_ACYC_WORDS) {
             wide[s] = (uint64_t *)ctxprof__zalloc((size_t)tabs[s].acyc_words + 1, 8, ud);
             if (!wide[s])
@@ -7580,7 +7581,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
     path = (uint32_t *)ctxprof__alloc((size_t)depth + 1, sizeof *path, ud);
     saved = (uint64_t *)ctxprof__alloc(((size_t)depth + 1) * CTXPROF_ENC_NSCHEMES, sizeof *saved,
                                        ud);
-    words = (uint64_t *)ctxprof__alloc((size_t)(wcap + 2 * (uint64_t)depth + 66), 8, ud);
+    words = (uint64_t *)ctxprof__alloc((size_t)wcap, 8, ud); /* a wide view with no stack */
     order = (uint32_t *)ctxprof__alloc(g->n_edges + 1, sizeof *order, ud);
     ncyc = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *ncyc, ud);
     npref = (uint32_t *)ctxprof__alloc(g->n_nodes + 1, sizeof *npref, ud);
@@ -7655,7 +7656,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
                     if (!(mask >> s & 1))
                         continue;
                     if (wide[s])
-                        ctxprof__check_query(&st[s], wide[s], tabs[s].acyc_bits, words, &v);
+                        ctxprof__enc_query_at(&st[s], wide[s], tabs[s].acyc_bits, words, &v);
                     else
                         ctxprof_enc_query(&st[s], tabs[s].acyc_bits, &v);
                     out->words_sum[s] += v.n_words;
@@ -7905,7 +7906,8 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     size_t i, v, e, n = g->n_nodes, m = g->n_edges;
     ctxprof__sbuf b;
     ctxprof__map seen;
-    int rc = CTXPROF_OK;
+    ctxprof_enc_stats gst; /* for the overflow warnings */
+    int rc = CTXPROF_OK, have_gst = 0;
     static const char *const tls[CTXPROF_ENC_NSCHEMES] = {
         "", "ctxprof_pcce_tls", "ctxprof_val_tls", "ctxprof_val_hcce_tls", "ctxprof_val_auto_tls"};
     *out = NULL;
@@ -7961,7 +7963,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
             continue;
         if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
-        ctxprof__enc_overflow_note(g, &tabs[s]);
+        ctxprof__enc_overflow_note(g, &tabs[s], &gst, &have_gst);
     }
 
     ctxprof__sbuf_printf(&b, "/* Generated by ctxprof-gen %s from ", CTXPROF_VERSION_STRING);

@@ -226,21 +226,6 @@ static void val_auto_codes(void)
     ctxprof_graph_deinit(&g);
 }
 
-/* Appends printf output to a growing text (the generated graphs). */
-static void val_cat(char **text, size_t *used, size_t *cap, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    if (*used + 256 > *cap) {
-        *cap = *cap ? *cap * 2 : 65536;
-        *text = (char *)realloc(*text, *cap);
-    }
-    va_start(ap, fmt);
-    n = vsnprintf(*text + *used, *cap - *used, fmt, ap);
-    va_end(ap);
-    *used += (size_t)n;
-}
-
 /* The graphs that showed AUTO longer than Valence (the audit's
    counterexamples, avg words): "lay" L layers of two functions, each
    calling both of the next layer (200 layers: PCCE 43.8, Valence 4.0,
@@ -253,44 +238,44 @@ static void val_cat(char **text, size_t *used, size_t *cap, const char *fmt, ...
    and AUTO takes Valence's levels. "chself" a chain of self-recursive
    functions, "chback" a chain calling back, "prec" a precedence chain
    (each level calls the next from two sites, the last the first). */
-static void val_gen_graph(const char *name, char **text, size_t *used, size_t *cap)
+static void val_gen_graph(const char *name, ctxprof__sbuf *b)
 {
     int i, j, n = atoi(name + strcspn(name, "0123456789"));
-    val_cat(text, used, cap, "ctxprof-callgraph 1\nroot main\n");
+    ctxprof__sbuf_printf(b, "ctxprof-callgraph 1\nroot main\n");
     if (strncmp(name, "lay", 3) == 0) {
-        val_cat(text, used, cap, "call main a0\ncall main b0\n");
+        ctxprof__sbuf_printf(b, "call main a0\ncall main b0\n");
         for (i = 1; i < n; i++)
-            val_cat(text, used, cap, "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n",
+            ctxprof__sbuf_printf(b, "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n",
                     i - 1, i, i - 1, i, i - 1, i, i - 1, i);
     } else if (strncmp(name, "site", 4) == 0) {
-        val_cat(text, used, cap, "call main f0\n");
+        ctxprof__sbuf_printf(b, "call main f0\n");
         for (i = 1; i < n; i++)
             for (j = 0; j < 8; j++)
-                val_cat(text, used, cap, "call f%d f%d site=%d\n", i - 1, i, j);
+                ctxprof__sbuf_printf(b, "call f%d f%d site=%d\n", i - 1, i, j);
         for (i = 0; strstr(name, "self") && i < n; i++)
-            val_cat(text, used, cap, "call f%d f%d site=self\n", i, i);
+            ctxprof__sbuf_printf(b, "call f%d f%d site=self\n", i, i);
     } else if (strcmp(name, "tail") == 0) {
-        val_cat(text, used, cap, "call main f0\n");
+        ctxprof__sbuf_printf(b, "call main f0\n");
         for (i = 1; i <= 24; i++)
             for (j = 0; j < 256; j++)
-                val_cat(text, used, cap, "call f%d f%d site=%d\n", i - 1, i, j);
+                ctxprof__sbuf_printf(b, "call f%d f%d site=%d\n", i - 1, i, j);
         for (i = 24; i < 224; i++)
-            val_cat(text, used, cap, "call f%d f%d\n", i, i + 1);
+            ctxprof__sbuf_printf(b, "call f%d f%d\n", i, i + 1);
     } else if (strncmp(name, "ch", 2) == 0 || strncmp(name, "prec", 4) == 0) {
-        val_cat(text, used, cap, "call main f0\n");
+        ctxprof__sbuf_printf(b, "call main f0\n");
         for (i = 0; i < n; i++) {
             if (name[2] == 's')
-                val_cat(text, used, cap, "call f%d f%d\n", i, i);
+                ctxprof__sbuf_printf(b, "call f%d f%d\n", i, i);
             if (i + 1 < n && name[0] == 'p')
-                val_cat(text, used, cap, "call f%d f%d site=l\ncall f%d f%d site=r\n", i, i + 1, i,
+                ctxprof__sbuf_printf(b, "call f%d f%d site=l\ncall f%d f%d site=r\n", i, i + 1, i,
                         i + 1);
             else if (i + 1 < n)
-                val_cat(text, used, cap, "call f%d f%d\n", i, i + 1);
+                ctxprof__sbuf_printf(b, "call f%d f%d\n", i, i + 1);
             if (i + 1 < n && name[2] == 'b')
-                val_cat(text, used, cap, "call f%d f%d\n", i + 1, i);
+                ctxprof__sbuf_printf(b, "call f%d f%d\n", i + 1, i);
         }
         if (name[0] == 'p')
-            val_cat(text, used, cap, "call f%d f0\ncall f%d num\n", n - 1, n - 1);
+            ctxprof__sbuf_printf(b, "call f%d f0\ncall f%d num\n", n - 1, n - 1);
     }
 }
 
@@ -310,43 +295,43 @@ static void val_auto_never_longer(void)
     for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         ctxprof_graph g;
         ctxprof_enc_check_result r;
-        char *text = NULL;
-        size_t used = 0, cap = 0;
+        ctxprof__sbuf b; /* the graph's text */
         int i, s, deep = 0, overflow;
         double best = 1e9, best_bits = 1e18, a, ab;
         uint64_t best_max = UINT64_MAX, best_max_bits = UINT64_MAX;
         const char *name = shapes[k];
-        val_cat(&text, &used, &cap, "ctxprof-callgraph 1\nroot main\n");
+        memset(&b, 0, sizeof b);
+        ctxprof__sbuf_printf(&b, "ctxprof-callgraph 1\nroot main\n");
         if (strcmp(name, "rdp") == 0)
-            val_cat(&text, &used, &cap,
+            ctxprof__sbuf_printf(&b,
                     "call main parse\ncall parse expr\ncall expr term\n"
                     "call expr expr site=a\ncall term factor\n"
                     "call term term site=m\ncall factor number\n"
                     "call factor expr site=p\ncall factor call\n"
                     "call call expr site=arg\ncall main print\n");
         else if (strcmp(name, "interp") == 0) {
-            val_cat(&text, &used, &cap, "call main eval\n");
+            ctxprof__sbuf_printf(&b, "call main eval\n");
             for (i = 0; i < 60; i++)
-                val_cat(&text, &used, &cap, "call eval op%d\ncall op%d eval\ncall op%d gc\n", i, i,
+                ctxprof__sbuf_printf(&b, "call eval op%d\ncall op%d eval\ncall op%d gc\n", i, i,
                         i);
         } else if (strcmp(name, "ring") == 0 || strcmp(name, "ring1") == 0) {
             for (i = 0; i < 60; i++)
-                val_cat(&text, &used, &cap, "call r%d r%d\n", i, (i + 1) % 60);
+                ctxprof__sbuf_printf(&b, "call r%d r%d\n", i, (i + 1) % 60);
             for (i = 0; i < (name[4] ? 1 : 60); i++)
-                val_cat(&text, &used, &cap, "call main r%d\n", i);
+                ctxprof__sbuf_printf(&b, "call main r%d\n", i);
         } else if (strcmp(name, "self") == 0) {
-            val_cat(&text, &used, &cap,
+            ctxprof__sbuf_printf(&b,
                     "call main fib\ncall fib fib site=a\ncall fib fib site=b\n");
         } else if (strcmp(name, "diamond") == 0) { /* 2^40 contexts, and a way back */
-            val_cat(&text, &used, &cap, "call main a0\ncall main b0\ncall b39 a10\n");
+            ctxprof__sbuf_printf(&b, "call main a0\ncall main b0\ncall b39 a10\n");
             for (i = 1; i < 40; i++)
-                val_cat(&text, &used, &cap,
+                ctxprof__sbuf_printf(&b,
                         "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n", i - 1, i, i - 1,
                         i, i - 1, i, i - 1, i);
         } else if (!(name[0] == 'r' && name[1] >= '1' && name[1] <= '9') &&
                    strcmp(name, "fig3") != 0) {
-            used = 0;
-            val_gen_graph(name, &text, &used, &cap);
+            b.len = 0;
+            val_gen_graph(name, &b);
             deep = 1;
         }
         if (strcmp(name, "fig3") == 0) {
@@ -356,9 +341,10 @@ static void val_auto_never_longer(void)
             pcce_random_graph(&g, (unsigned)n, (unsigned)(3 * n), 4 + 3 * (unsigned)(name[1] - '0'),
                               (uint64_t)(name[1] - '0') * 7);
         } else {
-            REQUIRE(pcce_graph_text(&g, text) == 0);
+            REQUIRE(!b.failed);
+            REQUIRE(pcce_graph_text(&g, b.p) == 0);
         }
-        free(text);
+        free(b.p);
         {
             ctxprof_enc_stats st;
             ctxprof_error err;

@@ -210,35 +210,19 @@ static void gen_guard_of(const char *path, char *out, size_t size)
 }
 
 /* The header streams into the output through the library's atomic writer
-   (a temporary file renamed over it once all is written; stdout as is),
-   in blocks of 64 KiB. err keeps the first write's errno. */
+   (a temporary file renamed over it once all is written; stdout as is):
+   ctxprof_enc_emit hands over its text in pieces of about 1 MiB, each
+   written as it comes. err keeps the first write's errno. */
 typedef struct gen_out {
     ctxprof__atomic_file af;
-    char buf[1 << 16];
-    size_t n;
     int err;
 } gen_out;
-
-static int gen_out_flush(gen_out *o)
-{
-    if (!o->err && o->n)
-        o->err = ctxprof__write_all(o->af.fd, (const unsigned char *)o->buf, o->n);
-    o->n = 0;
-    return o->err ? -1 : 0;
-}
 
 static int gen_out_write(void *user, const char *data, size_t len)
 {
     gen_out *o = (gen_out *)user;
-    while (len > 0 && !o->err) {
-        size_t k = sizeof o->buf - o->n < len ? sizeof o->buf - o->n : len;
-        memcpy(o->buf + o->n, data, k);
-        o->n += k;
-        data += k;
-        len -= k;
-        if (o->n == sizeof o->buf)
-            gen_out_flush(o);
-    }
+    if (!o->err)
+        o->err = ctxprof__write_all(o->af.fd, (const unsigned char *)data, len);
     return o->err ? -1 : 0;
 }
 
@@ -250,7 +234,7 @@ static int cmd_emit(int argc, char **argv)
     ctxprof_error err;
     char guard[256], *text = NULL;
     size_t len = 0;
-    gen_out *go = NULL;
+    gen_out go;
     int rc, st;
     memset(&o, 0, sizeof o);
     o.out = "-";
@@ -274,35 +258,27 @@ static int cmd_emit(int argc, char **argv)
     d.schemes = o.mask;
     d.default_scheme = o.scheme;
     /* streamed: the text of a big program's header never sits in memory */
-    go = (gen_out *)malloc(sizeof *go);
-    if (!go) {
-        gen_error("out of memory");
-        rc = GEN_EXIT_USAGE;
-        goto out;
-    }
-    go->n = 0;
-    go->err = 0;
-    go->af.fd = 1;
-    go->af.tmp[0] = '\0';
-    if (strcmp(o.out, "-") != 0 && ctxprof__atomic_open(&go->af, o.out, &err) != CTXPROF_OK) {
+    go.err = 0;
+    go.af.fd = 1;
+    go.af.tmp[0] = '\0';
+    if (strcmp(o.out, "-") != 0 && ctxprof__atomic_open(&go.af, o.out, &err) != CTXPROF_OK) {
         gen_error(ctxprof_error_message(&err));
         rc = GEN_EXIT_USAGE;
         goto out;
     }
     d.write = gen_out_write;
-    d.write_user = go;
+    d.write_user = &go;
     st = ctxprof_enc_emit(&g, &d, &text, &len, &err);
-    gen_out_flush(go);
     if (strcmp(o.out, "-") != 0) {
         ctxprof_error werr;
         /* a failed emit removes the temporary file: EIO stands for "not all written" */
-        if (ctxprof__atomic_commit(&go->af, go->err ? go->err : st != CTXPROF_OK ? EIO : 0,
+        if (ctxprof__atomic_commit(&go.af, go.err ? go.err : st != CTXPROF_OK ? EIO : 0,
                                    o.out, &werr) != CTXPROF_OK && st == CTXPROF_OK)
             err = werr, st = werr.status;
-        else if (go->err)
+        else if (go.err)
             err = werr; /* the write's own cause, not "the header failed" */
-    } else if (go->err) {
-        ctxprof__fail(&err, CTXPROF_ERR_SYS, go->err, "standard output: write failed");
+    } else if (go.err) {
+        ctxprof__fail(&err, CTXPROF_ERR_SYS, go.err, "standard output: write failed");
         st = CTXPROF_ERR_SYS;
     }
     if (st != CTXPROF_OK) {
@@ -311,7 +287,6 @@ static int cmd_emit(int argc, char **argv)
                                                                               : GEN_EXIT_INPUT;
     }
 out:
-    free(go);
     ctxprof_graph_free_buffer(text, NULL);
     ctxprof_graph_deinit(&g);
     return rc;
