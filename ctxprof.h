@@ -1823,6 +1823,8 @@ typedef struct ctxprof_icpp_pad_report {
     size_t walk_reads_max;      /* frames targeted reads (ctxprof_icpp_resolve) need at most */
     double walk_reads_mean;     /* mean over the ambiguous paths a walk separates */
     double walk_separable;      /* share of the ambiguous paths a walk separates */
+    double precise_bound_capped; /* the most padding can reach within the cap and max_units
+                                    (<= precise_bound; a bound, not always reachable) */
 } ctxprof_icpp_pad_report;
 
 struct ctxprof__icpp_padres;
@@ -10763,6 +10765,179 @@ done:
     return rc;
 }
 
+/* The cap-aware bound (below): the padded heights a unit can reach. */
+typedef struct ctxprof__icpp_span {
+    uint32_t leaf, res, one; /* one: a single path (counts when alone) */
+    uint64_t lo, hi;         /* slots: heights / 16 */
+} ctxprof__icpp_span;
+
+CTXPROF__PRIV int ctxprof__icpp_span_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_span *x = (const ctxprof__icpp_span *)a;
+    const ctxprof__icpp_span *y = (const ctxprof__icpp_span *)b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    if (x->res != y->res)
+        return x->res < y->res ? -1 : 1;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Min-heap of interval ends. */
+CTXPROF__PRIV void ctxprof__icpp_heap_push(uint64_t *hp, size_t *n, uint64_t v)
+{
+    size_t i = (*n)++;
+    while (i > 0 && hp[(i - 1) / 2] > v) {
+        hp[i] = hp[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    hp[i] = v;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_heap_pop(uint64_t *hp, size_t *n)
+{
+    uint64_t v = hp[--*n];
+    size_t i = 0, c;
+    while ((c = 2 * i + 1) < *n) {
+        if (c + 1 < *n && hp[c + 1] < hp[c])
+            c++;
+        if (hp[c] >= v)
+            break;
+        hp[i] = hp[c];
+        i = c;
+    }
+    hp[i] = v;
+}
+
+/* The most spans of sp[0..n) (sorted by lo; only those with `one` set
+   when only_one) that get distinct slots inside their ranges: a maximum
+   matching of intervals to points, exact by sweeping the slots upwards and
+   giving each slot the waiting span that ends first. */
+CTXPROF__PRIV size_t ctxprof__icpp_span_match(const ctxprof__icpp_span *sp, size_t n, int only_one,
+                                              uint64_t *hp)
+{
+    size_t nh = 0, k = 0, matched = 0;
+    uint64_t at = 0;
+    while (k < n || nh) {
+        if (!nh) {
+            while (k < n && only_one && !sp[k].one)
+                k++;
+            if (k == n)
+                break;
+            if (at < sp[k].lo)
+                at = sp[k].lo;
+        }
+        for (; k < n && sp[k].lo <= at; k++)
+            if (sp[k].one || !only_one)
+                ctxprof__icpp_heap_push(hp, &nh, sp[k].hi);
+        while (nh && hp[0] < at)
+            ctxprof__icpp_heap_pop(hp, &nh);
+        if (nh) {
+            ctxprof__icpp_heap_pop(hp, &nh);
+            matched++;
+            at++;
+        }
+    }
+    return matched;
+}
+
+/* The most precise paths any padding within the cap (s->limit) and
+   max_units can give: a cap-aware upper bound (the report's
+   precise_bound_capped). Padding only adds, in 16-byte steps, so a unit
+   unpadded at h0 ends at h0 + 16k (k >= 0) and keeps its residue mod 16.
+   Two limits on k follow from the cap: a path q below p in the trie (p's
+   path a prefix of q's) pads at least as much as p, so p's padded height
+   is at most limit - (h0[q] - h0[p]); and a variable of multiplicity m on
+   a path of height h0 pads at most (limit - h0) / 16 / m units (and
+   max_units), so p pads at most the sum of those over its nodes. Units of
+   one leaf function and residue share one set of slots: with M the most
+   of them that get distinct slots and M1 the same for the single-path
+   units, the precise paths there are at most M1, and at most M - 1 when
+   there are more units than M (some slot then holds two). Each unit's
+   range is checked alone, so the bound is not always reachable. */
+CTXPROF__PRIV int ctxprof__icpp_capped_bound(ctxprof__icpp_ps *s, double *out)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    uint64_t *maxh = (uint64_t *)ctxprof__alloc(d->nn + 1, sizeof *maxh, NULL);
+    uint64_t *room = (uint64_t *)ctxprof__alloc(d->nn + 1, sizeof *room, NULL);
+    uint64_t *vmax = (uint64_t *)ctxprof__alloc(s->nv + 1, sizeof *vmax, NULL);
+    uint64_t *hp = (uint64_t *)ctxprof__alloc(s->nu + 1, sizeof *hp, NULL);
+    ctxprof__icpp_span *sp = (ctxprof__icpp_span *)ctxprof__alloc(s->nu + 1, sizeof *sp, NULL);
+    size_t n, p, v, u, ns = 0, i, j, precise = s->fixed;
+    int rc = CTXPROF_ERR_NOMEM;
+    if (!maxh || !room || !vmax || !hp || !sp)
+        goto done;
+    /* the deepest path at or below each node */
+    for (n = 0; n < d->nn; n++)
+        maxh[n] = 0;
+    for (p = 0; p < s->np; p++)
+        if (d->pheight[p] > maxh[d->pnode[p]])
+            maxh[d->pnode[p]] = d->pheight[p];
+    for (n = d->nn; n-- > 1;) /* preorder: children after their parent */
+        if (maxh[n] > maxh[d->nparent[n]])
+            maxh[d->nparent[n]] = maxh[n];
+    /* each variable's largest pad: the paths through it must fit */
+    for (v = 0; v < s->nv; v++)
+        vmax[v] = s->frozen[v] ? 0 : s->max_units;
+    for (p = 0; p < s->np; p++) {
+        uint64_t left = s->limit >= d->pheight[p] ? (s->limit - d->pheight[p]) / 16 : 0;
+        size_t k = 0;
+        if (maxh[d->pnode[p]] != d->pheight[p])
+            continue; /* a deeper path through the same nodes limits more */
+        for (n = d->pnode[p]; n != 0; n = d->nparent[n])
+            if (s->cnt[s->nvar[n]]++ == 0)
+                s->list[k++] = s->nvar[n];
+        for (i = 0; i < k; i++) {
+            uint64_t most = left / (uint64_t)s->cnt[s->list[i]];
+            if (most < vmax[s->list[i]])
+                vmax[s->list[i]] = most;
+            s->cnt[s->list[i]] = 0;
+        }
+    }
+    /* room[n]: the most a path ending at n can pad, summed down the trie */
+    room[0] = 0;
+    for (n = 1; n < d->nn; n++)
+        room[n] = room[d->nparent[n]] + vmax[s->nvar[n]];
+    for (u = 0; u < s->nu; u++) {
+        uint64_t h0, top;
+        if (!s->u[u].w)
+            continue; /* alone with its leaf: always precise (in s->fixed) */
+        p = s->urep[u];
+        n = d->pnode[p];
+        h0 = d->pheight[p];
+        top = s->limit >= maxh[n] ? s->limit - (maxh[n] - h0) : h0;
+        if (room[n] < (top - h0) / 16)
+            top = h0 + 16 * room[n];
+        sp[ns].leaf = s->u[u].leaf;
+        sp[ns].res = (uint32_t)(h0 & 15);
+        sp[ns].one = s->u[u].w == 1;
+        sp[ns].lo = h0 >> 4;
+        sp[ns].hi = (h0 >> 4) + (top - h0) / 16;
+        ns++;
+    }
+    qsort(sp, ns, sizeof *sp, ctxprof__icpp_span_cmp);
+    for (i = 0; i < ns; i = j) { /* one leaf and residue */
+        size_t all, ones;
+        for (j = i; j < ns && sp[j].leaf == sp[i].leaf && sp[j].res == sp[i].res; j++)
+            ;
+        all = ctxprof__icpp_span_match(sp + i, j - i, 0, hp);
+        ones = ctxprof__icpp_span_match(sp + i, j - i, 1, hp);
+        if (all < j - i && all > 0 && ones > all - 1)
+            ones = all - 1;
+        precise += ones;
+    }
+    *out = s->np ? (double)precise / (double)s->np : 1;
+    rc = CTXPROF_OK;
+done:
+    ctxprof__free(maxh, NULL);
+    ctxprof__free(room, NULL);
+    ctxprof__free(vmax, NULL);
+    ctxprof__free(hp, NULL);
+    ctxprof__free(sp, NULL);
+    return rc;
+}
+
 /* Share of paths with at most `most` paths on their CID. */
 CTXPROF__PRIV double ctxprof__icpp_share_le(const ctxprof__icpp_ps *s, uint32_t most)
 {
@@ -10908,6 +11083,8 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     rep->paths = s.np;
     rep->max_height_before = maxh;
     rep->precise_before = s.np ? (double)ctxprof__icpp_precise(&s) / (double)s.np : 1;
+    if (ctxprof__icpp_capped_bound(&s, &rep->precise_bound_capped))
+        goto nomem;
     if (dd.search == CTXPROF_ICPP_SEARCH_GREEDY)
         ctxprof__icpp_ours(&s, dd.target, dd.budget, dd.seed, mem, best_x);
     else if (dd.search == CTXPROF_ICPP_SEARCH_RANDOM)
@@ -11023,6 +11200,7 @@ CTXPROF_DEF size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, siz
     ctxprof__sbuf_printf(&b, "max_stack_growth=%.4f\n", r->max_stack_growth);
     ctxprof__sbuf_printf(&b, "inseparable=%.4f\n", r->inseparable);
     ctxprof__sbuf_printf(&b, "precise_bound=%.4f\n", r->precise_bound);
+    ctxprof__sbuf_printf(&b, "precise_bound_capped=%.4f\n", r->precise_bound_capped);
     ctxprof__sbuf_printf(&b, "functions_padded=%zu\n", r->functions_padded);
     ctxprof__sbuf_printf(&b, "max_height_before=%llu\n", (unsigned long long)r->max_height_before);
     ctxprof__sbuf_printf(&b, "max_height_after=%llu\n", (unsigned long long)r->max_height_after);
