@@ -1071,6 +1071,92 @@ static void icpp_pad_incremental(void)
     free(text);
 }
 
+/* Pass 2 of ours, its parts: the order by units is a permutation by
+   falling unit count; after random pads under no limit, setting a 1.2x
+   limit counts the units above it, and the repair brings every path under
+   it, only lowering pads, with the precise count still exact. */
+static void icpp_pad_repair(void)
+{
+    size_t len, f, n, p, round;
+    char *text = icpp_synth(5, 30, 15, 12, 500, &len);
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    ctxprof__strtab vars;
+    ctxprof__icpp_ps s;
+    uint32_t *fvar, *nvar, *ord;
+    uint64_t *h, maxh = 0, rng = 7, limit;
+    int32_t *before;
+    const struct ctxprof__icpp_mapdata *d;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
+    d = m.d;
+    ctxprof__strtab_init(&vars, NULL);
+    fvar = (uint32_t *)calloc(d->names.n + 1, sizeof *fvar);
+    nvar = (uint32_t *)calloc(d->nn + 1, sizeof *nvar);
+    h = (uint64_t *)calloc(d->np + 1, sizeof *h);
+    for (f = 0; f < d->names.n; f++)
+        REQUIRE_EQ(ctxprof__icpp_var_of(&vars, d->names.names[f], &fvar[f]), CTXPROF_OK);
+    for (n = 1; n < d->nn; n++)
+        nvar[n] = fvar[d->nfunc[n]];
+    for (p = 0; p < d->np; p++)
+        maxh = d->pheight[p] > maxh ? d->pheight[p] : maxh;
+    limit = maxh * 6 / 5;
+    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, d, nvar, vars.n, d->pheight, UINT64_MAX, 64), CTXPROF_OK);
+    before = (int32_t *)calloc(s.nv + 1, sizeof *before);
+    ord = ctxprof__icpp_order_by_units(&s);
+    REQUIRE(ord != NULL);
+    for (f = 0; f < s.nv; f++) {
+        size_t k;
+        for (k = 0; k < s.nv && ord[k] != f; k++)
+            ;
+        CHECK_LT(k, s.nv); /* each variable once */
+        if (f > 0)
+            CHECK(s.vfirst[ord[f - 1] + 1] - s.vfirst[ord[f - 1]] >=
+                  s.vfirst[ord[f] + 1] - s.vfirst[ord[f]]);
+    }
+    for (round = 0; round < 5; round++) {
+        size_t over = 0, precise = 0, i, v;
+        ctxprof__icpp_set_limit(&s, UINT64_MAX);
+        for (v = 0; v < s.nv; v++) {
+            int32_t want = (int32_t)(ctxprof_test_rand(&rng) % 12);
+            ctxprof__icpp_apply(&s, (uint32_t)v, want - s.x[v]);
+            before[v] = s.x[v];
+        }
+        ctxprof__icpp_set_limit(&s, limit);
+        for (p = 0; p < d->np; p++)
+            over += s.u[s.punit[p]].h > limit;
+        CHECK_LT(0, over); /* the pads break the cap */
+        CHECK_EQ(s.over != 0, over != 0);
+        ctxprof__icpp_repair(&s);
+        CHECK_EQ(s.over, 0);
+        for (v = 0; v < s.nv; v++)
+            CHECK(s.x[v] >= 0 && s.x[v] <= before[v]);
+        for (p = 0; p < d->np; p++) { /* heights from the pads, path by path */
+            h[p] = d->pheight[p];
+            for (n = d->pnode[p]; n != 0; n = d->nparent[n])
+                h[p] += 16u * (uint64_t)s.x[nvar[n]];
+            CHECK_EQ(s.u[s.punit[p]].h, h[p]);
+            CHECK(h[p] <= limit);
+        }
+        for (p = 0; p < d->np; p++) {
+            for (i = 0; i < d->np; i++)
+                if (i != p && h[i] == h[p] && d->nfunc[d->pnode[i]] == d->nfunc[d->pnode[p]])
+                    break;
+            precise += i == d->np;
+        }
+        CHECK_EQ(ctxprof__icpp_precise(&s), precise);
+    }
+    ctxprof__free(ord, NULL);
+    ctxprof__icpp_ps_free(&s);
+    ctxprof__strtab_deinit(&vars);
+    free(fvar);
+    free(nvar);
+    free(h);
+    free(before);
+    ctxprof_icpp_map_deinit(&m);
+    free(text);
+}
+
 /* Call-site wrapping (5.2): wraps separate the permutation pair padding
    cannot, and not the pair with identical edges; the report agrees with
    heights recomputed from the pads and wraps. */
@@ -2552,6 +2638,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_incremental", icpp_pad_incremental},
     {"icpp_pad_bound_pigeonhole", icpp_pad_bound_pigeonhole},
     {"icpp_pad_bound_exhaustive", icpp_pad_bound_exhaustive},
+    {"icpp_pad_repair", icpp_pad_repair},
     {"icpp_pad_wrap", icpp_pad_wrap},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_pad_emit", icpp_pad_emit},
