@@ -1341,8 +1341,10 @@ CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
      2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
         frame padding (activation record resizing, 5.1) under a stack
         growth cap - the paper's random search (5.1.1) or ours (sweeps and
-        annealing on an exact incremental evaluator) - and names the pairs
-        only call-site wrapping (5.2) or cloning (5.3) can separate;
+        annealing on an exact incremental evaluator, then sweeps from a
+        looser cap tightened back) - reports a cap-aware upper bound, and
+        names the pairs only call-site wrapping (5.2) or cloning (5.3) can
+        separate;
         CTXPROF_ICPP_PAD / CTXPROF_ICPP_CALL apply them in the source.
      3. capture (sec. 6): CTXPROF_ICPP_CID at a query point (6.1), the
         SIGPROF timer sampler (6.2), or perf_event samples (6.3,
@@ -1783,7 +1785,8 @@ CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_
 /* --- padding search (paper 5.1.1 and ours) ------------------------------ */
 
 enum {
-    CTXPROF_ICPP_SEARCH_OURS = 0,   /* ours: sweeps + annealing, exact incremental gains */
+    CTXPROF_ICPP_SEARCH_OURS = 0,   /* ours: sweeps + annealing, exact incremental gains; under
+                                       a cap, a second pass from a looser cap (the better wins) */
     CTXPROF_ICPP_SEARCH_GREEDY = 0, /* the former name of OURS */
     CTXPROF_ICPP_SEARCH_RANDOM = 1, /* the paper's random search (sec. 5.1.1) */
     CTXPROF_ICPP_SEARCH_NONE = 2    /* no padding: report only */
@@ -1798,7 +1801,8 @@ typedef struct ctxprof_icpp_pad_desc {
     unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB) */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
-    uint64_t budget;     /* ours: unit moves it may make (default 2e8, a few CPU seconds) */
+    uint64_t budget;     /* ours: unit moves per pass (default 2e8, a few CPU seconds; under a
+                            cap, a second pass gets as many) */
     size_t max_pairs;    /* inseparable pairs kept as examples (default 32): permutations first */
 } ctxprof_icpp_pad_desc;
 
@@ -1823,6 +1827,8 @@ typedef struct ctxprof_icpp_pad_report {
     size_t walk_reads_max;      /* frames targeted reads (ctxprof_icpp_resolve) need at most */
     double walk_reads_mean;     /* mean over the ambiguous paths a walk separates */
     double walk_separable;      /* share of the ambiguous paths a walk separates */
+    double precise_bound_capped; /* the most padding can reach within the cap and max_units
+                                    (<= precise_bound; a bound, not always reachable) */
 } ctxprof_icpp_pad_report;
 
 struct ctxprof__icpp_padres;
@@ -9826,7 +9832,8 @@ CTXPROF_DEF int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t p
 
    Every search runs on this evaluator: the paper's random search (5.1.1)
    and ours (coordinate sweeps, then simulated annealing on moves that
-   separate a colliding pair, then a last sweep). */
+   separate a colliding pair, then a last sweep; under a cap, a second
+   pass of sweeps from a looser cap tightened back in steps). */
 
 struct ctxprof__icpp_padres {
     ctxprof__strtab vars;   /* source function names */
@@ -9869,6 +9876,7 @@ typedef struct ctxprof__icpp_ps {
     uint64_t limit;
     uint64_t work;                    /* unit moves so far: the searches' budget */
     unsigned max_units;
+    uint32_t *order;
     unsigned long moves;
     int nomem;
 } ctxprof__icpp_ps;
@@ -10282,26 +10290,27 @@ CTXPROF__PRIV int ctxprof__icpp_useful(const ctxprof__icpp_ps *s, uint32_t v)
    relevant unit, scan its values 0..max_units (one incremental step each,
    stopping at the first value that breaks the height limit: heights only
    grow with a pad) and keep the value with the most precise paths (ties:
-   the smaller pad). Sweeps repeat until one improves nothing or the work
-   count reaches `until`. */
+   the smaller pad), in the order s->order (NULL: by id). Sweeps repeat
+   until one improves nothing or the work count reaches `until`. */
 CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, uint64_t until)
 {
-    size_t v;
+    size_t i;
     int sweep;
     for (sweep = 0; sweep < 32 && !s->nomem && s->work < until; sweep++) {
         size_t gained = 0;
-        for (v = 0; v < s->nv && !s->nomem && s->work < until; v++) {
+        for (i = 0; i < s->nv && !s->nomem && s->work < until; i++) {
+            uint32_t v = s->order ? s->order[i] : (uint32_t)i;
             int32_t cur = s->x[v], val, best_val = 0;
             size_t best, start = s->uniq;
-            if (!ctxprof__icpp_useful(s, (uint32_t)v))
+            if (!ctxprof__icpp_useful(s, v))
                 continue;
             if (ctxprof__icpp_reached(s, target))
                 return;
             if (cur)
-                ctxprof__icpp_apply(s, (uint32_t)v, -cur);
+                ctxprof__icpp_apply(s, v, -cur);
             best = s->uniq;
             for (val = 1; val <= (int32_t)s->max_units; val++) {
-                ctxprof__icpp_apply(s, (uint32_t)v, 1);
+                ctxprof__icpp_apply(s, v, 1);
                 if (s->over)
                     break;
                 if (s->uniq > best) {
@@ -10309,7 +10318,7 @@ CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, uint6
                     best_val = val;
                 }
             }
-            ctxprof__icpp_apply(s, (uint32_t)v, best_val - s->x[v]);
+            ctxprof__icpp_apply(s, v, best_val - s->x[v]);
             if (s->uniq > start)
                 gained += s->uniq - start;
         }
@@ -10763,6 +10772,179 @@ done:
     return rc;
 }
 
+/* The cap-aware bound (below): the padded heights a unit can reach. */
+typedef struct ctxprof__icpp_span {
+    uint32_t leaf, res, one; /* one: a single path (counts when alone) */
+    uint64_t lo, hi;         /* slots: heights / 16 */
+} ctxprof__icpp_span;
+
+CTXPROF__PRIV int ctxprof__icpp_span_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_span *x = (const ctxprof__icpp_span *)a;
+    const ctxprof__icpp_span *y = (const ctxprof__icpp_span *)b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    if (x->res != y->res)
+        return x->res < y->res ? -1 : 1;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Min-heap of interval ends. */
+CTXPROF__PRIV void ctxprof__icpp_heap_push(uint64_t *hp, size_t *n, uint64_t v)
+{
+    size_t i = (*n)++;
+    while (i > 0 && hp[(i - 1) / 2] > v) {
+        hp[i] = hp[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    hp[i] = v;
+}
+
+CTXPROF__PRIV void ctxprof__icpp_heap_pop(uint64_t *hp, size_t *n)
+{
+    uint64_t v = hp[--*n];
+    size_t i = 0, c;
+    while ((c = 2 * i + 1) < *n) {
+        if (c + 1 < *n && hp[c + 1] < hp[c])
+            c++;
+        if (hp[c] >= v)
+            break;
+        hp[i] = hp[c];
+        i = c;
+    }
+    hp[i] = v;
+}
+
+/* The most spans of sp[0..n) (sorted by lo; only those with `one` set
+   when only_one) that get distinct slots inside their ranges: a maximum
+   matching of intervals to points, exact by sweeping the slots upwards and
+   giving each slot the waiting span that ends first. */
+CTXPROF__PRIV size_t ctxprof__icpp_span_match(const ctxprof__icpp_span *sp, size_t n, int only_one,
+                                              uint64_t *hp)
+{
+    size_t nh = 0, k = 0, matched = 0;
+    uint64_t at = 0;
+    while (k < n || nh) {
+        if (!nh) {
+            while (k < n && only_one && !sp[k].one)
+                k++;
+            if (k == n)
+                break;
+            if (at < sp[k].lo)
+                at = sp[k].lo;
+        }
+        for (; k < n && sp[k].lo <= at; k++)
+            if (sp[k].one || !only_one)
+                ctxprof__icpp_heap_push(hp, &nh, sp[k].hi);
+        while (nh && hp[0] < at)
+            ctxprof__icpp_heap_pop(hp, &nh);
+        if (nh) {
+            ctxprof__icpp_heap_pop(hp, &nh);
+            matched++;
+            at++;
+        }
+    }
+    return matched;
+}
+
+/* The most precise paths any padding within the cap (s->limit) and
+   max_units can give: a cap-aware upper bound (the report's
+   precise_bound_capped). Padding only adds, in 16-byte steps, so a unit
+   unpadded at h0 ends at h0 + 16k (k >= 0) and keeps its residue mod 16.
+   Two limits on k follow from the cap: a path q below p in the trie (p's
+   path a prefix of q's) pads at least as much as p, so p's padded height
+   is at most limit - (h0[q] - h0[p]); and a variable of multiplicity m on
+   a path of height h0 pads at most (limit - h0) / 16 / m units (and
+   max_units), so p pads at most the sum of those over its nodes. Units of
+   one leaf function and residue share one set of slots: with M the most
+   of them that get distinct slots and M1 the same for the single-path
+   units, the precise paths there are at most M1, and at most M - 1 when
+   there are more units than M (some slot then holds two). Each unit's
+   range is checked alone, so the bound is not always reachable. */
+CTXPROF__PRIV int ctxprof__icpp_capped_bound(ctxprof__icpp_ps *s, double *out)
+{
+    const struct ctxprof__icpp_mapdata *d = s->d;
+    uint64_t *maxh = (uint64_t *)ctxprof__alloc(d->nn + 1, sizeof *maxh, NULL);
+    uint64_t *room = (uint64_t *)ctxprof__alloc(d->nn + 1, sizeof *room, NULL);
+    uint64_t *vmax = (uint64_t *)ctxprof__alloc(s->nv + 1, sizeof *vmax, NULL);
+    uint64_t *hp = (uint64_t *)ctxprof__alloc(s->nu + 1, sizeof *hp, NULL);
+    ctxprof__icpp_span *sp = (ctxprof__icpp_span *)ctxprof__alloc(s->nu + 1, sizeof *sp, NULL);
+    size_t n, p, v, u, ns = 0, i, j, precise = s->fixed;
+    int rc = CTXPROF_ERR_NOMEM;
+    if (!maxh || !room || !vmax || !hp || !sp)
+        goto done;
+    /* the deepest path at or below each node */
+    for (n = 0; n < d->nn; n++)
+        maxh[n] = 0;
+    for (p = 0; p < s->np; p++)
+        if (d->pheight[p] > maxh[d->pnode[p]])
+            maxh[d->pnode[p]] = d->pheight[p];
+    for (n = d->nn; n-- > 1;) /* preorder: children after their parent */
+        if (maxh[n] > maxh[d->nparent[n]])
+            maxh[d->nparent[n]] = maxh[n];
+    /* each variable's largest pad: the paths through it must fit */
+    for (v = 0; v < s->nv; v++)
+        vmax[v] = s->frozen[v] ? 0 : s->max_units;
+    for (p = 0; p < s->np; p++) {
+        uint64_t left = s->limit >= d->pheight[p] ? (s->limit - d->pheight[p]) / 16 : 0;
+        size_t k = 0;
+        if (maxh[d->pnode[p]] != d->pheight[p])
+            continue; /* a deeper path through the same nodes limits more */
+        for (n = d->pnode[p]; n != 0; n = d->nparent[n])
+            if (s->cnt[s->nvar[n]]++ == 0)
+                s->list[k++] = s->nvar[n];
+        for (i = 0; i < k; i++) {
+            uint64_t most = left / (uint64_t)s->cnt[s->list[i]];
+            if (most < vmax[s->list[i]])
+                vmax[s->list[i]] = most;
+            s->cnt[s->list[i]] = 0;
+        }
+    }
+    /* room[n]: the most a path ending at n can pad, summed down the trie */
+    room[0] = 0;
+    for (n = 1; n < d->nn; n++)
+        room[n] = room[d->nparent[n]] + vmax[s->nvar[n]];
+    for (u = 0; u < s->nu; u++) {
+        uint64_t h0, top;
+        if (!s->u[u].w)
+            continue; /* alone with its leaf: always precise (in s->fixed) */
+        p = s->urep[u];
+        n = d->pnode[p];
+        h0 = d->pheight[p];
+        top = s->limit >= maxh[n] ? s->limit - (maxh[n] - h0) : h0;
+        if (room[n] < (top - h0) / 16)
+            top = h0 + 16 * room[n];
+        sp[ns].leaf = s->u[u].leaf;
+        sp[ns].res = (uint32_t)(h0 & 15);
+        sp[ns].one = s->u[u].w == 1;
+        sp[ns].lo = h0 >> 4;
+        sp[ns].hi = (h0 >> 4) + (top - h0) / 16;
+        ns++;
+    }
+    qsort(sp, ns, sizeof *sp, ctxprof__icpp_span_cmp);
+    for (i = 0; i < ns; i = j) { /* one leaf and residue */
+        size_t all, ones;
+        for (j = i; j < ns && sp[j].leaf == sp[i].leaf && sp[j].res == sp[i].res; j++)
+            ;
+        all = ctxprof__icpp_span_match(sp + i, j - i, 0, hp);
+        ones = ctxprof__icpp_span_match(sp + i, j - i, 1, hp);
+        if (all < j - i && all > 0 && ones > all - 1)
+            ones = all - 1;
+        precise += ones;
+    }
+    *out = s->np ? (double)precise / (double)s->np : 1;
+    rc = CTXPROF_OK;
+done:
+    ctxprof__free(maxh, NULL);
+    ctxprof__free(room, NULL);
+    ctxprof__free(vmax, NULL);
+    ctxprof__free(hp, NULL);
+    ctxprof__free(sp, NULL);
+    return rc;
+}
+
 /* Share of paths with at most `most` paths on their CID. */
 CTXPROF__PRIV double ctxprof__icpp_share_le(const ctxprof__icpp_ps *s, uint32_t most)
 {
@@ -10821,17 +11003,131 @@ CTXPROF__PRIV int ctxprof__icpp_edges(const struct ctxprof__icpp_mapdata *d, con
     return CTXPROF_OK;
 }
 
-/* Ours, within a budget of unit moves: coordinate sweeps (they bring most
-   of the gain, the first one most of all), annealing with what is left,
-   then one more sweep if the budget allows. */
-CTXPROF__PRIV void ctxprof__icpp_ours(ctxprof__icpp_ps *s, double target, uint64_t budget,
-                                      uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x)
+/* Sets the height limit, recounting the units above it. */
+CTXPROF__PRIV void ctxprof__icpp_set_limit(ctxprof__icpp_ps *s, uint64_t limit)
 {
-    uint64_t start = s->work, end = start + budget;
+    size_t u;
+    s->limit = limit;
+    s->over = 0;
+    for (u = 0; u < s->nu; u++)
+        s->over += s->u[u].h > limit;
+}
+
+/* Brings every unit under the limit: while one is above, lowers by one
+   unit the variable of the highest unit's path whose decrease loses the
+   fewest precise paths (ties: the larger pad). */
+CTXPROF__PRIV void ctxprof__icpp_repair(ctxprof__icpp_ps *s)
+{
+    while (s->over && !s->nomem) {
+        size_t u, top = 0;
+        uint32_t n, bestv = CTXPROF__ICPP_NONE;
+        long bestd = 0;
+        for (u = 1; u < s->nu; u++)
+            if (s->u[u].h > s->u[top].h)
+                top = u;
+        for (n = s->d->pnode[s->urep[top]]; n != 0; n = s->d->nparent[n]) {
+            uint32_t v = s->nvar[n];
+            size_t before = s->uniq;
+            long dd;
+            if (s->x[v] <= 0 || s->frozen[v] || s->cnt[v])
+                continue;
+            s->cnt[v] = 1;
+            ctxprof__icpp_apply(s, v, -1);
+            dd = (long)s->uniq - (long)before;
+            ctxprof__icpp_apply(s, v, 1);
+            if (bestv == CTXPROF__ICPP_NONE || dd > bestd ||
+                (dd == bestd && s->x[v] > s->x[bestv])) {
+                bestv = v;
+                bestd = dd;
+            }
+        }
+        for (n = s->d->pnode[s->urep[top]]; n != 0; n = s->d->nparent[n])
+            s->cnt[s->nvar[n]] = 0;
+        if (bestv == CTXPROF__ICPP_NONE)
+            break; /* cannot happen: unpadded heights fit */
+        ctxprof__icpp_apply(s, bestv, -1);
+    }
+}
+
+/* Variables by falling number of units (ties: by id): the second pass's
+   sweep order. */
+CTXPROF__PRIV uint32_t *ctxprof__icpp_order_by_units(const ctxprof__icpp_ps *s)
+{
+    uint32_t *ord = (uint32_t *)ctxprof__alloc(s->nv + 1, sizeof *ord, NULL);
+    uint32_t *cnt;
+    size_t v, most = 0;
+    if (!ord)
+        return NULL;
+    for (v = 0; v < s->nv; v++)
+        if (s->vfirst[v + 1] - s->vfirst[v] > most)
+            most = s->vfirst[v + 1] - s->vfirst[v];
+    cnt = (uint32_t *)ctxprof__zalloc(most + 2, sizeof *cnt, NULL);
+    if (!cnt) {
+        ctxprof__free(ord, NULL);
+        return NULL;
+    }
+    for (v = 0; v < s->nv; v++) /* counting sort, stable */
+        cnt[most - (s->vfirst[v + 1] - s->vfirst[v]) + 1]++;
+    for (v = 0; v <= most; v++)
+        cnt[v + 1] += cnt[v];
+    for (v = 0; v < s->nv; v++)
+        ord[cnt[most - (s->vfirst[v + 1] - s->vfirst[v])]++] = (uint32_t)v;
+    ctxprof__free(cnt, NULL);
+    return ord;
+}
+
+/* Ours. Pass 1, within `budget` unit moves: coordinate sweeps (they bring
+   most of the gain, the first one most of all), annealing with what is
+   left, then one more sweep if the budget allows. Pass 2, under a cap and
+   within `extra` more: from no padding again, sweeps with the variables
+   that move the most units first, under a cap loosened by a third, then
+   tightened back in steps (a sixth, a twelfth, none), each step first
+   lowering, one unit at a time, the pads whose decrease loses least until
+   every height fits. Pads that help under a looser cap often survive the
+   tightening, where sweeps at the cap stop at the first pad that does not
+   fit. The better pass wins (pass 1 on ties), so pass 2 never loses. */
+CTXPROF__PRIV void ctxprof__icpp_ours(ctxprof__icpp_ps *s, double target, uint64_t budget,
+                                      uint64_t extra, uint64_t seed, ctxprof__icpp_member *mem,
+                                      int32_t *best_x)
+{
+    static const double loose[] = {4.0 / 3, 7.0 / 6, 13.0 / 12, 1};
+    uint64_t start = s->work, end = start + budget, limit = s->limit;
+    size_t first, v, k;
+    int32_t *keep;
     ctxprof__icpp_sweep(s, target, end);
     if (s->work < end)
         ctxprof__icpp_anneal(s, target, end - s->work, seed, mem, best_x);
     ctxprof__icpp_sweep(s, target, end);
+    if (!extra || limit >= (uint64_t)1 << 52 || ctxprof__icpp_reached(s, target) || s->nomem)
+        return;
+    keep = (int32_t *)ctxprof__alloc(s->nv + 1, sizeof *keep, NULL);
+    s->order = ctxprof__icpp_order_by_units(s);
+    if (!keep || !s->order) {
+        ctxprof__free(keep, NULL);
+        ctxprof__free(s->order, NULL);
+        s->order = NULL;
+        s->nomem = 1;
+        return;
+    }
+    first = s->uniq;
+    for (v = 0; v < s->nv; v++) {
+        keep[v] = s->x[v];
+        if (s->x[v])
+            ctxprof__icpp_apply(s, (uint32_t)v, -s->x[v]);
+    }
+    end = s->work + extra;
+    for (k = 0; k < sizeof loose / sizeof loose[0]; k++) {
+        ctxprof__icpp_set_limit(s, (uint64_t)((double)limit * loose[k]));
+        if (s->limit < limit || k + 1 == sizeof loose / sizeof loose[0])
+            ctxprof__icpp_set_limit(s, limit);
+        ctxprof__icpp_repair(s);
+        ctxprof__icpp_sweep(s, target, end);
+    }
+    if (s->uniq <= first) /* pass 1 was as good: back to it */
+        ctxprof__icpp_restore(s, keep);
+    ctxprof__free(keep, NULL);
+    ctxprof__free(s->order, NULL);
+    s->order = NULL;
 }
 
 CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
@@ -10908,8 +11204,10 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     rep->paths = s.np;
     rep->max_height_before = maxh;
     rep->precise_before = s.np ? (double)ctxprof__icpp_precise(&s) / (double)s.np : 1;
+    if (ctxprof__icpp_capped_bound(&s, &rep->precise_bound_capped))
+        goto nomem;
     if (dd.search == CTXPROF_ICPP_SEARCH_GREEDY)
-        ctxprof__icpp_ours(&s, dd.target, dd.budget, dd.seed, mem, best_x);
+        ctxprof__icpp_ours(&s, dd.target, dd.budget, dd.budget, dd.seed, mem, best_x);
     else if (dd.search == CTXPROF_ICPP_SEARCH_RANDOM)
         ctxprof__icpp_random(&s, dd.target, dd.max_iterations, dd.seed, mem, best_x);
     if (s.nomem)
@@ -10946,7 +11244,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
         if (ctxprof__icpp_ps_build(&e, d, evar, r->nedges, hh, limit, dd.max_units))
             goto nomem;
         memcpy(e.frozen, frozen, r->nedges);
-        ctxprof__icpp_ours(&e, dd.target, dd.budget, dd.seed, mem, best_x);
+        ctxprof__icpp_ours(&e, dd.target, dd.budget, 0, dd.seed, mem, best_x);
         if (e.nomem)
             goto nomem;
         r->eunits = (uint32_t *)ctxprof__alloc(e.nv + 1, sizeof *r->eunits, NULL);
@@ -11023,6 +11321,7 @@ CTXPROF_DEF size_t ctxprof_icpp_pads_report_text(const ctxprof_icpp_pads *p, siz
     ctxprof__sbuf_printf(&b, "max_stack_growth=%.4f\n", r->max_stack_growth);
     ctxprof__sbuf_printf(&b, "inseparable=%.4f\n", r->inseparable);
     ctxprof__sbuf_printf(&b, "precise_bound=%.4f\n", r->precise_bound);
+    ctxprof__sbuf_printf(&b, "precise_bound_capped=%.4f\n", r->precise_bound_capped);
     ctxprof__sbuf_printf(&b, "functions_padded=%zu\n", r->functions_padded);
     ctxprof__sbuf_printf(&b, "max_height_before=%llu\n", (unsigned long long)r->max_height_before);
     ctxprof__sbuf_printf(&b, "max_height_after=%llu\n", (unsigned long long)r->max_height_after);

@@ -782,6 +782,8 @@ static double icpp_pad_checked(const ctxprof_icpp_map *m, int search, double gro
     CHECK_NEAR(p.report.inseparable, ins, 1e-9);
     CHECK_EQ(p.report.paths, m->paths);
     CHECK(p.report.precise_after <= p.report.precise_bound + 1e-12);
+    CHECK(p.report.precise_after <= p.report.precise_bound_capped + 1e-12);
+    CHECK(p.report.precise_bound_capped <= p.report.precise_bound + 1e-12);
     CHECK(p.report.precise_after >= p.report.precise_before - 1e-12);
     if (growth >= 1) /* a cap holds, whatever the search */
         CHECK(p.report.max_stack_growth <= growth + 1e-12);
@@ -835,6 +837,176 @@ static void icpp_pad_search(void)
         ctxprof_icpp_map_deinit(&m);
         free(text);
     }
+}
+
+/* The best precise share over every pad vector with each pad in
+   0..max_units and the cap (limit = growth x the largest unpadded height,
+   as the search computes it), by brute force; the map has at most 8
+   source functions. */
+static double icpp_pad_exhaustive(const ctxprof_icpp_map *m, unsigned max_units, double growth)
+{
+    size_t n = m->paths, i, j, nv = 0, best = 0;
+    char vars[8][32];
+    uint32_t (*mul)[8] = (uint32_t(*)[8])calloc(n, sizeof *mul), *leaf = (uint32_t *)calloc(n, 4);
+    uint64_t *h0 = (uint64_t *)calloc(n, 8), *h = (uint64_t *)calloc(n, 8), maxh = 0, limit, code,
+             combos = 1;
+    unsigned x[8];
+    for (i = 0; i < n; i++) {
+        uint32_t f[64];
+        ctxprof_icpp_path_info pi;
+        size_t len = ctxprof_icpp_map_path_funcs(m, (uint32_t)i, f, 64), k, v;
+        ctxprof_icpp_map_path(m, (uint32_t)i, &pi);
+        h0[i] = pi.height;
+        leaf[i] = pi.leaf;
+        maxh = pi.height > maxh ? pi.height : maxh;
+        for (k = 0; k < len && k < 64; k++) {
+            const char *nm = ctxprof_icpp_map_func_name(m, f[k]);
+            size_t bl = icpp_base_len(nm);
+            for (v = 0; v < nv; v++)
+                if (strlen(vars[v]) == bl && strncmp(vars[v], nm, bl) == 0)
+                    break;
+            if (v == nv && nv == 8) {
+                CHECK(!"more than 8 source functions");
+                break;
+            }
+            if (v == nv)
+                snprintf(vars[nv++], sizeof vars[0], "%.*s", (int)bl, nm);
+            mul[i][v]++;
+        }
+    }
+    limit = (uint64_t)(growth * (double)maxh);
+    for (i = 0; i < nv; i++)
+        combos *= max_units + 1;
+    for (code = 0; code < combos; code++) {
+        uint64_t c = code;
+        size_t precise = 0, v;
+        int fits = 1;
+        for (v = 0; v < nv; v++) {
+            x[v] = (unsigned)(c % (max_units + 1));
+            c /= max_units + 1;
+        }
+        for (i = 0; i < n && fits; i++) {
+            h[i] = h0[i];
+            for (v = 0; v < nv; v++)
+                h[i] += 16u * (uint64_t)x[v] * mul[i][v];
+            fits = h[i] <= limit;
+        }
+        if (!fits)
+            continue;
+        for (i = 0; i < n; i++) {
+            for (j = 0; j < n; j++)
+                if (j != i && leaf[j] == leaf[i] && h[j] == h[i])
+                    break;
+            precise += j == n;
+        }
+        best = precise > best ? precise : best;
+    }
+    free(mul);
+    free(leaf);
+    free(h0);
+    free(h);
+    return (double)best / (double)n;
+}
+
+/* The cap-aware bound (precise_bound_capped): five callers of z whose
+   paths a 2x cap leaves four heights (48..96), so at most three of them
+   are alone on theirs; the bound says so, the search reaches it (the
+   optimum, by brute force), and it lies below the bound of inseparable
+   paths (none here). */
+static void icpp_pad_bound_pigeonhole(void)
+{
+    static const char text[] = "ctxprof-paths 1\npath 1 16 main\n"
+                               "path 1 32 main a1\npath 1 32 main a2\npath 1 32 main a3\n"
+                               "path 1 32 main a4\npath 1 32 main a5\n"
+                               "path 1 48 main a1 z\npath 1 48 main a2 z\npath 1 48 main a3 z\n"
+                               "path 1 48 main a4 z\npath 1 48 main a5 z\n";
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    char rep[1024];
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    memset(&d, 0, sizeof d);
+    d.max_growth = 2;
+    d.max_units = 4;
+    d.budget = 1000000;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_NEAR(p.report.precise_bound, 1, 1e-12);
+    CHECK_NEAR(p.report.precise_bound_capped, 9.0 / 11, 1e-12);
+    CHECK_NEAR(icpp_pad_exhaustive(&m, 4, 2), 9.0 / 11, 1e-12);
+    CHECK_NEAR(p.report.precise_after, 9.0 / 11, 1e-12);
+    CHECK(p.report.max_stack_growth <= 2 + 1e-12);
+    ctxprof_icpp_pads_report_text(&p, 0, rep, sizeof rep);
+    CHECK_CONTAINS(rep, "precise_bound_capped=0.8182\n");
+    ctxprof_icpp_pads_deinit(&p);
+    /* a tighter cap (1.5x: heights 48 and 64 for z) leaves one; none (a
+       cap of 1e6) leaves every pad up to max_units: all five */
+    d.max_growth = 1.5;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_NEAR(p.report.precise_bound_capped, 7.0 / 11, 1e-12);
+    CHECK_NEAR(p.report.precise_after, 7.0 / 11, 1e-12);
+    ctxprof_icpp_pads_deinit(&p);
+    d.max_growth = 1e6;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_NEAR(p.report.precise_bound_capped, 1, 1e-12);
+    CHECK_NEAR(p.report.precise_after, 1, 1e-12);
+    ctxprof_icpp_pads_deinit(&p);
+    /* no cap, pads of at most 1 unit: a z path pads at most 3 units (main,
+       a_i, z), four heights again for the bound; in truth main and z pad
+       all five alike, so two heights and one path alone: the bound checks
+       each path's range alone and is not always reached */
+    d.max_units = 1;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_NEAR(p.report.precise_bound_capped, 9.0 / 11, 1e-12);
+    CHECK_NEAR(icpp_pad_exhaustive(&m, 1, 1e6), 7.0 / 11, 1e-12);
+    CHECK_NEAR(p.report.precise_after, 7.0 / 11, 1e-12);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* The cap-aware bound is a true bound: on small random maps (recursion,
+   inseparable paths, clones sharing a pad) no pad vector within the cap
+   and max_units (either can bind) does better, by brute force; the searches stay below it. */
+static void icpp_pad_bound_exhaustive(void)
+{
+    static const struct {
+        double cap;
+        unsigned units;
+    } caps[] = {{1.05, 3}, {1.2, 3}, {1.5, 3}, {1.5, 1}, {3, 1}, {3, 2}};
+    uint64_t seed;
+    int below = 0;
+    for (seed = 1; seed <= 8; seed++) {
+        size_t len, c;
+        char *text = icpp_synth(seed, 6, 25, 6, 24, &len);
+        ctxprof_icpp_map m;
+        ctxprof_error err;
+        memset(&m, 0, sizeof m);
+        REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
+        for (c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+            ctxprof_icpp_pad_desc d;
+            ctxprof_icpp_pads p;
+            double best = icpp_pad_exhaustive(&m, caps[c].units, caps[c].cap);
+            int search;
+            for (search = CTXPROF_ICPP_SEARCH_OURS; search <= CTXPROF_ICPP_SEARCH_RANDOM;
+                 search++) {
+                memset(&d, 0, sizeof d);
+                d.search = search;
+                d.max_growth = caps[c].cap;
+                d.max_units = caps[c].units;
+                d.budget = 2000000;
+                REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+                CHECK(best <= p.report.precise_bound_capped + 1e-12);
+                CHECK(p.report.precise_bound_capped <= p.report.precise_bound + 1e-12);
+                CHECK(p.report.precise_after <= best + 1e-12);
+                below += p.report.precise_bound_capped < p.report.precise_bound - 1e-12;
+                ctxprof_icpp_pads_deinit(&p);
+            }
+        }
+        ctxprof_icpp_map_deinit(&m);
+        free(text);
+    }
+    CHECK(below > 0); /* the cap bites on some of them */
 }
 
 /* The incremental evaluator against a recount from scratch after each of
@@ -895,6 +1067,92 @@ static void icpp_pad_incremental(void)
     free(nvar);
     free(h);
     free(key);
+    ctxprof_icpp_map_deinit(&m);
+    free(text);
+}
+
+/* Pass 2 of ours, its parts: the order by units is a permutation by
+   falling unit count; after random pads under no limit, setting a 1.2x
+   limit counts the units above it, and the repair brings every path under
+   it, only lowering pads, with the precise count still exact. */
+static void icpp_pad_repair(void)
+{
+    size_t len, f, n, p, round;
+    char *text = icpp_synth(5, 30, 15, 12, 500, &len);
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    ctxprof__strtab vars;
+    ctxprof__icpp_ps s;
+    uint32_t *fvar, *nvar, *ord;
+    uint64_t *h, maxh = 0, rng = 7, limit;
+    int32_t *before;
+    const struct ctxprof__icpp_mapdata *d;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
+    d = m.d;
+    ctxprof__strtab_init(&vars, NULL);
+    fvar = (uint32_t *)calloc(d->names.n + 1, sizeof *fvar);
+    nvar = (uint32_t *)calloc(d->nn + 1, sizeof *nvar);
+    h = (uint64_t *)calloc(d->np + 1, sizeof *h);
+    for (f = 0; f < d->names.n; f++)
+        REQUIRE_EQ(ctxprof__icpp_var_of(&vars, d->names.names[f], &fvar[f]), CTXPROF_OK);
+    for (n = 1; n < d->nn; n++)
+        nvar[n] = fvar[d->nfunc[n]];
+    for (p = 0; p < d->np; p++)
+        maxh = d->pheight[p] > maxh ? d->pheight[p] : maxh;
+    limit = maxh * 6 / 5;
+    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, d, nvar, vars.n, d->pheight, UINT64_MAX, 64), CTXPROF_OK);
+    before = (int32_t *)calloc(s.nv + 1, sizeof *before);
+    ord = ctxprof__icpp_order_by_units(&s);
+    REQUIRE(ord != NULL);
+    for (f = 0; f < s.nv; f++) {
+        size_t k;
+        for (k = 0; k < s.nv && ord[k] != f; k++)
+            ;
+        CHECK_LT(k, s.nv); /* each variable once */
+        if (f > 0)
+            CHECK(s.vfirst[ord[f - 1] + 1] - s.vfirst[ord[f - 1]] >=
+                  s.vfirst[ord[f] + 1] - s.vfirst[ord[f]]);
+    }
+    for (round = 0; round < 5; round++) {
+        size_t over = 0, precise = 0, i, v;
+        ctxprof__icpp_set_limit(&s, UINT64_MAX);
+        for (v = 0; v < s.nv; v++) {
+            int32_t want = (int32_t)(ctxprof_test_rand(&rng) % 12);
+            ctxprof__icpp_apply(&s, (uint32_t)v, want - s.x[v]);
+            before[v] = s.x[v];
+        }
+        ctxprof__icpp_set_limit(&s, limit);
+        for (p = 0; p < d->np; p++)
+            over += s.u[s.punit[p]].h > limit;
+        CHECK_LT(0, over); /* the pads break the cap */
+        CHECK_EQ(s.over != 0, over != 0);
+        ctxprof__icpp_repair(&s);
+        CHECK_EQ(s.over, 0);
+        for (v = 0; v < s.nv; v++)
+            CHECK(s.x[v] >= 0 && s.x[v] <= before[v]);
+        for (p = 0; p < d->np; p++) { /* heights from the pads, path by path */
+            h[p] = d->pheight[p];
+            for (n = d->pnode[p]; n != 0; n = d->nparent[n])
+                h[p] += 16u * (uint64_t)s.x[nvar[n]];
+            CHECK_EQ(s.u[s.punit[p]].h, h[p]);
+            CHECK(h[p] <= limit);
+        }
+        for (p = 0; p < d->np; p++) {
+            for (i = 0; i < d->np; i++)
+                if (i != p && h[i] == h[p] && d->nfunc[d->pnode[i]] == d->nfunc[d->pnode[p]])
+                    break;
+            precise += i == d->np;
+        }
+        CHECK_EQ(ctxprof__icpp_precise(&s), precise);
+    }
+    ctxprof__free(ord, NULL);
+    ctxprof__icpp_ps_free(&s);
+    ctxprof__strtab_deinit(&vars);
+    free(fvar);
+    free(nvar);
+    free(h);
+    free(before);
     ctxprof_icpp_map_deinit(&m);
     free(text);
 }
@@ -2378,6 +2636,9 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_thread_base", icpp_thread_base},
     {"icpp_pad_search", icpp_pad_search},
     {"icpp_pad_incremental", icpp_pad_incremental},
+    {"icpp_pad_bound_pigeonhole", icpp_pad_bound_pigeonhole},
+    {"icpp_pad_bound_exhaustive", icpp_pad_bound_exhaustive},
+    {"icpp_pad_repair", icpp_pad_repair},
     {"icpp_pad_wrap", icpp_pad_wrap},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_pad_emit", icpp_pad_emit},
