@@ -18,6 +18,12 @@
 #define ZW(name) ZW_CAT(ZW_PFX, name)
 
 #define ZW_HELPER static inline __attribute__((always_inline, no_instrument_function))
+/* noclone is gcc's (clang does not clone functions for constant arguments) */
+#if defined(__clang__)
+#define ZW_NOINLINE __attribute__((noinline))
+#else
+#define ZW_NOINLINE __attribute__((noinline, noclone))
+#endif
 
 struct zw_state {
     uint64_t q;
@@ -47,8 +53,8 @@ extern const zw_fn ZW(F)[256];
 /* One worker; hex digits h, l give the id 0xhl and the name f_hl. */
 #define ZW_WORKER(h, l) ZW_WORKER_(ZW_CAT(ZW(f_), ZW_CAT(h, l)), ZW_CAT(0x, ZW_CAT(h, l)))
 #define ZW_WORKER_(name, id)                                                                       \
-    __attribute__((noinline, noclone)) void name(struct zw_state *w);                              \
-    __attribute__((noinline, noclone)) void name(struct zw_state *w)                               \
+    ZW_NOINLINE void name(struct zw_state *w);                                                     \
+    ZW_NOINLINE void name(struct zw_state *w)                                                      \
     {                                                                                              \
         unsigned l, next;                                                                          \
         w->calls += 1;                                                                             \
