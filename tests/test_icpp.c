@@ -1009,66 +1009,108 @@ static void icpp_pad_bound_exhaustive(void)
     CHECK(below > 0); /* the cap bites on some of them */
 }
 
+/* A synthetic map and its search state's inputs (one variable per
+   function), for the tests of the evaluator's parts. */
+typedef struct icpp_evalfix {
+    char *text;
+    ctxprof_icpp_map m;
+    const struct ctxprof__icpp_mapdata *d;
+    ctxprof__strtab vars;
+    uint32_t *fvar, *nvar;
+    uint64_t *h, maxh;
+} icpp_evalfix;
+
+/* 0 (and a failed check) when the map does not parse or memory runs out. */
+static int icpp_evalfix_init(icpp_evalfix *fx, char *text, size_t len)
+{
+    ctxprof_error err;
+    size_t f, n, p;
+    memset(fx, 0, sizeof *fx);
+    fx->text = text;
+    ctxprof__strtab_init(&fx->vars, NULL);
+    CTXPROF_TEST_CMP(ctxprof_icpp_map_parse(&fx->m, text, len, "synth", &err), ==, CTXPROF_OK,
+                     return 0);
+    fx->d = fx->m.d;
+    fx->fvar = (uint32_t *)calloc(fx->d->names.n + 1, sizeof *fx->fvar);
+    fx->nvar = (uint32_t *)calloc(fx->d->nn + 1, sizeof *fx->nvar);
+    fx->h = (uint64_t *)calloc(fx->d->np + 1, sizeof *fx->h);
+    CHECK(fx->fvar && fx->nvar && fx->h);
+    if (!fx->fvar || !fx->nvar || !fx->h)
+        return 0;
+    for (f = 0; f < fx->d->names.n; f++)
+        CTXPROF_TEST_CMP(ctxprof__icpp_var_of(&fx->vars, fx->d->names.names[f], &fx->fvar[f]), ==,
+                         CTXPROF_OK, return 0);
+    for (n = 1; n < fx->d->nn; n++)
+        fx->nvar[n] = fx->fvar[fx->d->nfunc[n]];
+    for (p = 0; p < fx->d->np; p++)
+        fx->maxh = fx->d->pheight[p] > fx->maxh ? fx->d->pheight[p] : fx->maxh;
+    return 1;
+}
+
+static void icpp_evalfix_free(icpp_evalfix *fx)
+{
+    ctxprof__strtab_deinit(&fx->vars);
+    free(fx->fvar);
+    free(fx->nvar);
+    free(fx->h);
+    ctxprof_icpp_map_deinit(&fx->m);
+    free(fx->text);
+}
+
+/* Recounts from scratch what the evaluator keeps: each path's height from
+   the pads (checked against its unit's), the paths above limit (returned
+   in *over) and the precise paths, counted the slow way (returned). */
+static size_t icpp_evalfix_recount(icpp_evalfix *fx, const ctxprof__icpp_ps *s, uint64_t limit,
+                                   size_t *over)
+{
+    const struct ctxprof__icpp_mapdata *d = fx->d;
+    size_t p, i, n, precise = 0;
+    *over = 0;
+    for (p = 0; p < d->np; p++) {
+        fx->h[p] = d->pheight[p];
+        for (n = d->pnode[p]; n != 0; n = d->nparent[n])
+            fx->h[p] += 16u * (uint64_t)s->x[fx->nvar[n]];
+        CHECK_EQ(s->u[s->punit[p]].h, fx->h[p]);
+        *over += fx->h[p] > limit;
+    }
+    for (p = 0; p < d->np; p++) {
+        for (i = 0; i < d->np; i++)
+            if (i != p && fx->h[i] == fx->h[p] && d->nfunc[d->pnode[i]] == d->nfunc[d->pnode[p]])
+                break;
+        precise += i == d->np;
+    }
+    return precise;
+}
+
 /* The incremental evaluator against a recount from scratch after each of
    many random changes: every path's height, the precise count, the cap. */
 static void icpp_pad_incremental(void)
 {
-    size_t len, f, n, p, step;
-    char *text = icpp_synth(8, 20, 30, 12, 400, &len);
-    ctxprof_icpp_map m;
-    ctxprof_error err;
-    ctxprof__strtab vars;
+    size_t len, step;
+    char *text;
+    icpp_evalfix fx;
     ctxprof__icpp_ps s;
-    uint32_t *fvar, *nvar;
-    uint64_t *h, *key, maxh = 0, rng = 99;
-    const struct ctxprof__icpp_mapdata *d;
-    memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
-    d = m.d;
-    ctxprof__strtab_init(&vars, NULL);
-    fvar = (uint32_t *)calloc(d->names.n + 1, sizeof *fvar);
-    nvar = (uint32_t *)calloc(d->nn + 1, sizeof *nvar);
-    h = (uint64_t *)calloc(d->np + 1, sizeof *h);
-    key = (uint64_t *)calloc(d->np + 1, sizeof *key);
-    for (f = 0; f < d->names.n; f++)
-        REQUIRE_EQ(ctxprof__icpp_var_of(&vars, d->names.names[f], &fvar[f]), CTXPROF_OK);
-    for (n = 1; n < d->nn; n++)
-        nvar[n] = fvar[d->nfunc[n]];
-    for (p = 0; p < d->np; p++)
-        maxh = d->pheight[p] > maxh ? d->pheight[p] : maxh;
-    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, d, nvar, vars.n, d->pheight, maxh * 3 / 2, 64), CTXPROF_OK);
-    CHECK_LT(s.nu, d->np); /* the map has inseparable paths: units group them */
+    uint64_t rng = 99, limit;
+    text = icpp_synth(8, 20, 30, 12, 400, &len);
+    if (!icpp_evalfix_init(&fx, text, len))
+        return;
+    limit = fx.maxh * 3 / 2;
+    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, fx.d, fx.nvar, fx.vars.n, fx.d->pheight, limit, 64),
+               CTXPROF_OK);
+    CHECK_LT(s.nu, fx.d->np); /* the map has inseparable paths: units group them */
     for (step = 0; step < 400; step++) {
         uint32_t v = (uint32_t)(ctxprof_test_rand(&rng) % s.nv);
         int32_t dl = (int32_t)(ctxprof_test_rand(&rng) % 7) - 3;
-        size_t precise = 0, over = 0, i;
+        size_t precise, over;
         if (s.x[v] + dl < 0)
             dl = -s.x[v];
         ctxprof__icpp_apply(&s, v, dl);
-        for (p = 0; p < d->np; p++) { /* heights from the pads, path by path */
-            h[p] = d->pheight[p];
-            for (n = d->pnode[p]; n != 0; n = d->nparent[n])
-                h[p] += 16u * (uint64_t)s.x[nvar[n]];
-            CHECK_EQ(s.u[s.punit[p]].h, h[p]);
-            over += h[p] > maxh * 3 / 2;
-        }
-        for (p = 0; p < d->np; p++) { /* unique CIDs, counted the slow way */
-            for (i = 0; i < d->np; i++)
-                if (i != p && h[i] == h[p] && d->nfunc[d->pnode[i]] == d->nfunc[d->pnode[p]])
-                    break;
-            precise += i == d->np;
-        }
+        precise = icpp_evalfix_recount(&fx, &s, limit, &over);
         CHECK_EQ(ctxprof__icpp_precise(&s), precise);
         CHECK_EQ(s.over != 0, over != 0);
     }
     ctxprof__icpp_ps_free(&s);
-    ctxprof__strtab_deinit(&vars);
-    free(fvar);
-    free(nvar);
-    free(h);
-    free(key);
-    ctxprof_icpp_map_deinit(&m);
-    free(text);
+    icpp_evalfix_free(&fx);
 }
 
 /* Pass 2 of ours, its parts: the order by units is a permutation by
@@ -1077,34 +1119,22 @@ static void icpp_pad_incremental(void)
    it, only lowering pads, with the precise count still exact. */
 static void icpp_pad_repair(void)
 {
-    size_t len, f, n, p, round;
-    char *text = icpp_synth(5, 30, 15, 12, 500, &len);
-    ctxprof_icpp_map m;
-    ctxprof_error err;
-    ctxprof__strtab vars;
+    size_t len, f, round;
+    char *text;
+    icpp_evalfix fx;
     ctxprof__icpp_ps s;
-    uint32_t *fvar, *nvar, *ord;
-    uint64_t *h, maxh = 0, rng = 7, limit;
+    uint32_t *ord;
+    uint64_t rng = 7, limit;
     int32_t *before;
-    const struct ctxprof__icpp_mapdata *d;
-    memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "synth", &err), CTXPROF_OK);
-    d = m.d;
-    ctxprof__strtab_init(&vars, NULL);
-    fvar = (uint32_t *)calloc(d->names.n + 1, sizeof *fvar);
-    nvar = (uint32_t *)calloc(d->nn + 1, sizeof *nvar);
-    h = (uint64_t *)calloc(d->np + 1, sizeof *h);
-    for (f = 0; f < d->names.n; f++)
-        REQUIRE_EQ(ctxprof__icpp_var_of(&vars, d->names.names[f], &fvar[f]), CTXPROF_OK);
-    for (n = 1; n < d->nn; n++)
-        nvar[n] = fvar[d->nfunc[n]];
-    for (p = 0; p < d->np; p++)
-        maxh = d->pheight[p] > maxh ? d->pheight[p] : maxh;
-    limit = maxh * 6 / 5;
-    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, d, nvar, vars.n, d->pheight, UINT64_MAX, 64), CTXPROF_OK);
+    text = icpp_synth(5, 30, 15, 12, 500, &len);
+    if (!icpp_evalfix_init(&fx, text, len))
+        return;
+    limit = fx.maxh * 6 / 5;
+    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, fx.d, fx.nvar, fx.vars.n, fx.d->pheight, UINT64_MAX, 64),
+               CTXPROF_OK);
     before = (int32_t *)calloc(s.nv + 1, sizeof *before);
     ord = ctxprof__icpp_order_by_units(&s);
-    REQUIRE(ord != NULL);
+    REQUIRE(before != NULL && ord != NULL);
     for (f = 0; f < s.nv; f++) {
         size_t k;
         for (k = 0; k < s.nv && ord[k] != f; k++)
@@ -1115,7 +1145,7 @@ static void icpp_pad_repair(void)
                   s.vfirst[ord[f] + 1] - s.vfirst[ord[f]]);
     }
     for (round = 0; round < 5; round++) {
-        size_t over = 0, precise = 0, i, v;
+        size_t over, precise, v;
         ctxprof__icpp_set_limit(&s, UINT64_MAX);
         for (v = 0; v < s.nv; v++) {
             int32_t want = (int32_t)(ctxprof_test_rand(&rng) % 12);
@@ -1123,38 +1153,21 @@ static void icpp_pad_repair(void)
             before[v] = s.x[v];
         }
         ctxprof__icpp_set_limit(&s, limit);
-        for (p = 0; p < d->np; p++)
-            over += s.u[s.punit[p]].h > limit;
+        icpp_evalfix_recount(&fx, &s, limit, &over);
         CHECK_LT(0, over); /* the pads break the cap */
         CHECK_EQ(s.over != 0, over != 0);
         ctxprof__icpp_repair(&s);
         CHECK_EQ(s.over, 0);
         for (v = 0; v < s.nv; v++)
             CHECK(s.x[v] >= 0 && s.x[v] <= before[v]);
-        for (p = 0; p < d->np; p++) { /* heights from the pads, path by path */
-            h[p] = d->pheight[p];
-            for (n = d->pnode[p]; n != 0; n = d->nparent[n])
-                h[p] += 16u * (uint64_t)s.x[nvar[n]];
-            CHECK_EQ(s.u[s.punit[p]].h, h[p]);
-            CHECK(h[p] <= limit);
-        }
-        for (p = 0; p < d->np; p++) {
-            for (i = 0; i < d->np; i++)
-                if (i != p && h[i] == h[p] && d->nfunc[d->pnode[i]] == d->nfunc[d->pnode[p]])
-                    break;
-            precise += i == d->np;
-        }
+        precise = icpp_evalfix_recount(&fx, &s, limit, &over);
+        CHECK_EQ(over, 0); /* every path under the cap */
         CHECK_EQ(ctxprof__icpp_precise(&s), precise);
     }
     ctxprof__free(ord, NULL);
     ctxprof__icpp_ps_free(&s);
-    ctxprof__strtab_deinit(&vars);
-    free(fvar);
-    free(nvar);
-    free(h);
     free(before);
-    ctxprof_icpp_map_deinit(&m);
-    free(text);
+    icpp_evalfix_free(&fx);
 }
 
 /* Call-site wrapping (5.2): wraps separate the permutation pair padding
