@@ -1016,12 +1016,20 @@ CTXPROF__HCCT_FN void ctxprof__hcct_peak(ctxprof_hcct *t, uint32_t nfree)
 
 /* A free node id, or 0 when the node bound is reached. The free list is
    LIFO: a replacement that prunes its victim reuses that node, still in
-   cache, for the next new context. */
+   cache, for the next new context. Most victims have children and free
+   nothing, so most new contexts take older free nodes, whose lines have
+   left the caches: the next one's node and aux lines are fetched now,
+   while the program runs until the next replacement (zipfwalk: -0.9 ns a
+   call, 7 of 7 alternating runs). */
 CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
 {
     uint32_t v = t->free_head;
     if (CTXPROF__LIKELY(v != 0)) {
-        t->free_head = t->nodes[v].sibling;
+        uint32_t next = t->nodes[v].sibling;
+        t->free_head = next;
+        CTXPROF__HCCT_PREFETCH(&t->nodes[next]);
+        if (t->aux)
+            CTXPROF__HCCT_PREFETCH(&t->aux[next]);
         return v;
     }
     if (t->n_nodes >= t->max_nodes)
