@@ -1020,7 +1020,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_peak(ctxprof_hcct *t, uint32_t nfree)
    cache, for the next new context. Most victims have children and free
    nothing, so most new contexts take older free nodes, whose lines have
    left the caches: the next one's node and aux lines are fetched now,
-   while the program runs until the next replacement (zipfwalk: -0.9 ns a
+   while the program runs until the next replacement (zipfwalk: -1.0 ns a
    call, 7 of 7 alternating runs). */
 CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_alloc_node(ctxprof_hcct *t)
 {
