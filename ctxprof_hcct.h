@@ -1050,6 +1050,11 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
 {
     ctxprof_hcct_node *n = t->nodes;
     uint32_t p = t->aux[v].parent, *link = &n[p].child;
+    /* pruning goes on to p when it is left an unmonitored leaf: its parent
+       link (a line apart from its node's) is fetched with the node's line
+       (callgrind's cache model: half of these reads missed the last level;
+       zipfwalk paired runs: bursting 1.44x -> 1.33x, 6 of 6 pairs) */
+    CTXPROF__HCCT_PREFETCH(&t->aux[p]);
     while (*link != v && *link != 0)
         link = &n[*link].sibling;
     if (*link == v)
