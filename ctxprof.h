@@ -4055,6 +4055,8 @@ CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__sbuf_printf(ctxprof__sbuf *b, 
     char small[256];
     va_list ap;
     int n;
+    if (b->failed) /* keep the first failure: the sink's (2) is no out of memory */
+        return;
     va_start(ap, fmt);
     n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
@@ -4066,8 +4068,7 @@ CTXPROF__PRIV CTXPROF__PRINTF(2, 3) void ctxprof__sbuf_printf(ctxprof__sbuf *b, 
         ctxprof__sbuf_put(b, small, (size_t)n);
         return;
     }
-    if (b->failed ||
-        ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + (size_t)n + 1, 1, b->ud)) {
+    if (ctxprof__reserve((void **)&b->p, &b->cap, b->len, b->len + (size_t)n + 1, 1, b->ud)) {
         b->failed = 1;
         return;
     }

@@ -221,6 +221,40 @@ static void core_atomic_write(void)
     CHECK_EQ(ctxprof__write_file_atomic("/nonexistent/dir/x", "a", 1, &e), CTXPROF_ERR_SYS);
 }
 
+/* The text buffer with a sink: a failed sink sticks as status 2 (a write
+   failure), whatever is printed after it, short or long. */
+static int core_sbuf_fail_sink(void *user, const char *data, size_t len)
+{
+    (void)data;
+    *(size_t *)user += len;
+    return -1;
+}
+
+static void core_sbuf(void)
+{
+    ctxprof__sbuf b;
+    size_t seen = 0, i;
+    char big[2000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    memset(&b, 0, sizeof b);
+    b.sink = core_sbuf_fail_sink;
+    b.sink_user = &seen;
+    ctxprof__sbuf_printf(&b, "%s %d", "short", 1);
+    CHECK_EQ(b.failed, 0);
+    ctxprof__sbuf_flush(&b);
+    CHECK_EQ(b.failed, 2);
+    CHECK_EQ(seen, 7u);
+    for (i = 0; i < 2; i++) { /* a short, then a long (past the stack buffer) printf */
+        ctxprof__sbuf_printf(&b, "%s", i ? big : "a");
+        CHECK_EQ(b.failed, 2);
+    }
+    ctxprof__sbuf_put(&b, "b", 1);
+    CHECK_EQ(b.failed, 2);
+    CHECK_EQ(b.len, 0u);
+    ctxprof__free(b.p, NULL);
+}
+
 static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_strerror", core_strerror},
     {"core_hash", core_hash},
@@ -228,4 +262,5 @@ static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_strtab", core_strtab},
     {"core_blob", core_blob},
     {"core_atomic_write", core_atomic_write},
+    {"core_sbuf", core_sbuf},
     {0, 0}};
