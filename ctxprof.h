@@ -11118,9 +11118,9 @@ CTXPROF__PRIV void ctxprof__icpp_ours(ctxprof__icpp_ps *s, double target, uint64
     }
     end = s->work + extra;
     for (k = 0; k < sizeof loose / sizeof loose[0]; k++) {
-        ctxprof__icpp_set_limit(s, (uint64_t)((double)limit * loose[k]));
-        if (s->limit < limit || k + 1 == sizeof loose / sizeof loose[0])
-            ctxprof__icpp_set_limit(s, limit);
+        uint64_t at = k + 1 < sizeof loose / sizeof loose[0] ? (uint64_t)((double)limit * loose[k])
+                                                             : limit; /* last: the cap exactly */
+        ctxprof__icpp_set_limit(s, at > limit ? at : limit);
         ctxprof__icpp_repair(s);
         ctxprof__icpp_sweep(s, target, end);
     }
