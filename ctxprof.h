@@ -10039,6 +10039,16 @@ CTXPROF__PRIV void ctxprof__icpp_ps_free(ctxprof__icpp_ps *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Sets the height limit, recounting the units above it. */
+CTXPROF__PRIV void ctxprof__icpp_set_limit(ctxprof__icpp_ps *s, uint64_t limit)
+{
+    size_t u;
+    s->limit = limit;
+    s->over = 0;
+    for (u = 0; u < s->nu; u++)
+        s->over += s->u[u].h > limit;
+}
+
 /* Builds s for map d with node -> variable nvar (nv variables) and path
    heights h0: the units, each variable's unit list, the CID multiset.
    Two paths share a unit only when their leaf, height and variable
@@ -10148,9 +10158,7 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
             s->vunit[at] = (uint32_t)p;
             s->vmul[at] = emul[i];
         }
-    for (p = 0; p < s->nu; p++)
-        if (s->u[p].h > limit)
-            s->over++;
+    ctxprof__icpp_set_limit(s, limit); /* counts the units above it */
     built = 1;
 out: /* temporaries freed on every path */
     ctxprof__free(slots, NULL);
@@ -11002,16 +11010,6 @@ CTXPROF__PRIV int ctxprof__icpp_edges(const struct ctxprof__icpp_mapdata *d, con
     ctxprof__free(ids, NULL);
     r->nedges = ne;
     return CTXPROF_OK;
-}
-
-/* Sets the height limit, recounting the units above it. */
-CTXPROF__PRIV void ctxprof__icpp_set_limit(ctxprof__icpp_ps *s, uint64_t limit)
-{
-    size_t u;
-    s->limit = limit;
-    s->over = 0;
-    for (u = 0; u < s->nu; u++)
-        s->over += s->u[u].h > limit;
 }
 
 /* Brings every unit under the limit: while one is above, lowers by one
