@@ -2751,12 +2751,13 @@ CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxpro
     uint64_t cfa_off;
     uint32_t frames;
     size_t n = 0, i, np;
+    long leaf;
     int cut;
     np = ctxprof__pebs_user_chain(s, top, top_ra, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames,
                                   &cfa_off, &cut);
-    if (cut || np == 0 || ctxprof_icpp_map_func_of_pc(m, pcs[0]) < 0)
+    if (cut || np == 0 || (leaf = ctxprof_icpp_map_func_of_pc(m, pcs[0])) < 0)
         return 0;
-    for (i = np; i-- > 0;) { /* root first */
+    for (i = np; i-- > 1;) { /* root first; the leaf, looked up above, last */
         long f = ctxprof_icpp_map_func_of_pc(m, pcs[i]);
         if (f >= 0) {
             if (n == max)
@@ -2764,6 +2765,9 @@ CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxpro
             out[n++] = (uint32_t)f;
         }
     }
+    if (n == max)
+        return 0;
+    out[n++] = (uint32_t)leaf;
     return n;
 }
 
