@@ -2632,13 +2632,8 @@ CTXPROF_DEF void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p)
     }
 }
 
-/* Whether rbp is still the caller's at the sample: a function's first
-   instructions, its return, a leaf built without a frame (gcc 12 and
-   clang 14 omit it where no stack is needed, -mno-omit-leaf-frame-pointer
-   or not). The stack copy's top word is then a return address (returns
-   1), or rbp just pushed under one (returns 2); the return address goes
-   to *ra, the leaf's CFA is sp + 8 * the result. 0 otherwise, or without
-   the words. Code is what st knows, else the bound map m. */
+/* Whether ra can be a return address: ra - 1 (inside the call) lies in a
+   function st knows, else one of the bound map m. */
 CTXPROF__PRIV int ctxprof__pebs_is_code(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
                                         uint64_t ra)
 {
@@ -2648,6 +2643,13 @@ CTXPROF__PRIV int ctxprof__pebs_is_code(const ctxprof_symtab *st, const ctxprof_
               : ctxprof_icpp_map_func_of_pc(m, (uintptr_t)ra - 1) >= 0;
 }
 
+/* Whether rbp is still the caller's at the sample: a function's first
+   instructions, its return, a leaf built without a frame (gcc 12 and
+   clang 14 omit it where no stack is needed, -mno-omit-leaf-frame-pointer
+   or not). The stack copy's top word is then a return address (returns
+   1), or rbp just pushed under one (returns 2); the return address goes
+   to *ra, the leaf's CFA is sp + 8 * the result. 0 otherwise, or without
+   the words. Code is what st knows, else the bound map m. */
 CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
                                             const ctxprof_pebs_sample *s, uint64_t *ra)
 {
