@@ -744,12 +744,10 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_end(ctxprof_hcct_scope *s)
 #endif
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 

@@ -2632,13 +2632,8 @@ CTXPROF_DEF void ctxprof_pebs_paths_deinit(ctxprof_pebs_paths *p)
     }
 }
 
-/* Whether rbp is still the caller's at the sample: a function's first
-   instructions, its return, a leaf built without a frame (gcc 12 and
-   clang 14 omit it where no stack is needed, -mno-omit-leaf-frame-pointer
-   or not). The stack copy's top word is then a return address (returns
-   1), or rbp just pushed under one (returns 2); the return address goes
-   to *ra, the leaf's CFA is sp + 8 * the result. 0 otherwise, or without
-   the words. Code is what st knows, else the bound map m. */
+/* Whether ra can be a return address: ra - 1 (inside the call) lies in a
+   function st knows, else one of the bound map m. */
 CTXPROF__PRIV int ctxprof__pebs_is_code(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
                                         uint64_t ra)
 {
@@ -2648,6 +2643,13 @@ CTXPROF__PRIV int ctxprof__pebs_is_code(const ctxprof_symtab *st, const ctxprof_
               : ctxprof_icpp_map_func_of_pc(m, (uintptr_t)ra - 1) >= 0;
 }
 
+/* Whether rbp is still the caller's at the sample: a function's first
+   instructions, its return, a leaf built without a frame (gcc 12 and
+   clang 14 omit it where no stack is needed, -mno-omit-leaf-frame-pointer
+   or not). The stack copy's top word is then a return address (returns
+   1), or rbp just pushed under one (returns 2); the return address goes
+   to *ra, the leaf's CFA is sp + 8 * the result. 0 otherwise, or without
+   the words. Code is what st knows, else the bound map m. */
 CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
                                             const ctxprof_pebs_sample *s, uint64_t *ra)
 {
@@ -2751,12 +2753,13 @@ CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxpro
     uint64_t cfa_off;
     uint32_t frames;
     size_t n = 0, i, np;
+    long leaf;
     int cut;
     np = ctxprof__pebs_user_chain(s, top, top_ra, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames,
                                   &cfa_off, &cut);
-    if (cut || np == 0 || ctxprof_icpp_map_func_of_pc(m, pcs[0]) < 0)
+    if (cut || np == 0 || (leaf = ctxprof_icpp_map_func_of_pc(m, pcs[0])) < 0)
         return 0;
-    for (i = np; i-- > 0;) { /* root first */
+    for (i = np; i-- > 1;) { /* root first; the leaf, looked up above, last */
         long f = ctxprof_icpp_map_func_of_pc(m, pcs[i]);
         if (f >= 0) {
             if (n == max)
@@ -2764,6 +2767,9 @@ CTXPROF__PRIV size_t ctxprof__pebs_truth(const ctxprof_icpp_map *m, const ctxpro
             out[n++] = (uint32_t)f;
         }
     }
+    if (n == max)
+        return 0;
+    out[n++] = (uint32_t)leaf;
     return n;
 }
 

@@ -18,12 +18,9 @@
 #include "../ctxprof.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define GEN_EXIT_INPUT 1
 #define GEN_EXIT_USAGE 2
