@@ -33,6 +33,16 @@ static int gen_write(const char *path, const char *text)
     return fclose(f);
 }
 
+/* The text of the file d/name, NUL-terminated, from malloc (its length in
+   *len unless len is NULL), or NULL if it cannot be read. */
+static char *gen_read(const char *d, const char *name, size_t *len)
+{
+    char path[600];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", d, name);
+    return (char *)ctxprof_test_slurp(path, len ? len : &n);
+}
+
 /* Each malformed text input fails with its file:line message and leaves
    the graph as it was. */
 static void gen_text_errors(void)
@@ -558,8 +568,7 @@ static void gen_header_compiles(void)
                          "-Wundef -I%s drv.c -o drv_c > drv_c.log 2>&1 && ./drv_c > drv_c.out",
                          d, CTXPROF_TEST_CC, cwd);
     CHECK_EQ(rc, 0);
-    snprintf(path, sizeof path, "%s/drv_c.out", d);
-    if (ctxprof__read_file(path, &out, &len, NULL, &err) == CTXPROF_OK) {
+    if ((out = gen_read(d, "drv_c.out", NULL)) != NULL) {
         CHECK_STR(out, expect);
         free(out);
     }
@@ -568,8 +577,7 @@ static void gen_header_compiles(void)
                          "-o drv_cpp > drv_cpp.log 2>&1 && ./drv_cpp > drv_cpp.out",
                          d, cxx, cwd);
     CHECK_EQ(rc, 0);
-    snprintf(path, sizeof path, "%s/drv_cpp.out", d);
-    if (ctxprof__read_file(path, &out, &len, NULL, &err) == CTXPROF_OK) {
+    if ((out = gen_read(d, "drv_cpp.out", NULL)) != NULL) {
         CHECK_STR(out, expect);
         free(out);
     }
@@ -577,8 +585,7 @@ static void gen_header_compiles(void)
                          "> drv32.log 2>&1",
                          d, CTXPROF_TEST_CC, cwd);
     CHECK_NE(rc, 0);
-    snprintf(path, sizeof path, "%s/drv32.log", d);
-    if (ctxprof__read_file(path, &out, &len, NULL, &err) == CTXPROF_OK) {
+    if ((out = gen_read(d, "drv32.log", NULL)) != NULL) {
         CHECK_CONTAINS(out, "generated for CTXPROF_CTX_BITS 64");
         free(out);
     }
@@ -618,8 +625,7 @@ static void gen_call_site_floor(void)
                             "int plain(int x) { return h(x) + 1; }\n") == 0);
     REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -O2 -S -I%s fl.c -o fl.s", d, CTXPROF_TEST_CC, cwd),
                0);
-    snprintf(path, sizeof path, "%s/fl.s", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &as, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((as = gen_read(d, "fl.s", NULL)) != NULL);
     for (fn = 0; fn < 2; fn++) {
         const char *start = strstr(as, fn == 0 ? "\nsite_pcce:" : "\nsite_val:"), *p;
         int fs_ops = 0, narrow = 0, adds = 0, subs = 0, xors = 0;
@@ -669,8 +675,7 @@ static void gen_cli(void)
     if (access(tool, X_OK) != 0)
         SKIP("build/ctxprof-gen not built (make builds it)");
     CHECK_EQ(ctxprof_test_sh("%s stats tests/data/fig3.txt > %s/stats.out", tool, d), 0);
-    snprintf(path, sizeof path, "%s/stats.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "stats.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "nodes=10\nedges=18\nsccs=6\ncomplex_sccs=2\ncyclic_edges=7\n");
     CHECK_CONTAINS(out, "pcce_bits=");
     CHECK_CONTAINS(out, "\nvalence_bits=");
@@ -680,8 +685,7 @@ static void gen_cli(void)
        bits) and Valence level 4 ("Valence uses four bits ... at node I");
        the graph is acyclic, so HCCE is PCCE */
     CHECK_EQ(ctxprof_test_sh("%s stats tests/data/fig1.txt > %s/stats1.out", tool, d), 0);
-    snprintf(path, sizeof path, "%s/stats1.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "stats1.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "nodes=10\nedges=14\nsccs=10\ncomplex_sccs=0\ncyclic_edges=0\n"
                         "pcce_bits=3\nvalence_bits=4\nhcce_bits=3\n");
     free(out);
@@ -689,8 +693,7 @@ static void gen_cli(void)
                              "%s/check.out",
                              tool, d),
              0);
-    snprintf(path, sizeof path, "%s/check.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "check.out", NULL)) != NULL);
     {
         unsigned long long steps = 0, dec[4] = {0, 0, 0, 0};
         const char *p = strstr(out, "steps=");
@@ -716,16 +719,14 @@ static void gen_cli(void)
        a dead "#if ... < 1" asking for ACYC_WORDS=1) */
     CHECK(strstr(golden, "CTXPROF_ENC_ACYC_WORDS <") == NULL);
     CHECK_EQ(ctxprof_test_sh("%s --all-schemes -o %s/fig3_ctx.h tests/data/fig3.txt", tool, d), 0);
-    snprintf(path, sizeof path, "%s/fig3_ctx.h", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "fig3_ctx.h", &len)) != NULL);
     CHECK(len == lg && memcmp(out, golden, len) == 0);
     free(out);
     CHECK_EQ(ctxprof_test_sh("%s --all-schemes --guard FIG3_CTX_H_INCLUDED tests/data/fig3.txt "
                              "> %s/stdout.h",
                              tool, d),
              0);
-    snprintf(path, sizeof path, "%s/stdout.h", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "stdout.h", &len)) != NULL);
     CHECK(len == lg && memcmp(out, golden, len) == 0);
     free(out);
     free(golden);
@@ -740,8 +741,7 @@ static void gen_cli(void)
     snprintf(path, sizeof path, "%s/bad.txt", d);
     REQUIRE(gen_write(path, "ctxprof-callgraph 1\ncal a b\n") == 0);
     CHECK_EQ(ctxprof_test_sh("%s stats %s 2> %s/err.out", tool, path, d), 1);
-    snprintf(path, sizeof path, "%s/err.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "err.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "bad.txt:2: error: unknown keyword 'cal'");
     free(out);
     CHECK_EQ(ctxprof_test_sh("%s 2>/dev/null", tool), 2);
@@ -762,8 +762,7 @@ static void gen_cli(void)
     CHECK_EQ(ctxprof_test_sh("%s -o /nonexistent/dir/x.h tests/data/fig3.txt 2>/dev/null", tool),
              2);
     CHECK_EQ(ctxprof_test_sh("%s --help > %s/help.out", tool, d), 0);
-    snprintf(path, sizeof path, "%s/help.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "help.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "ctxprof-callgraph 1");
     CHECK_CONTAINS(out, "call CALLER CALLEE [site=LABEL]");
     CHECK_CONTAINS(out, "-fcallgraph-info=su");
@@ -780,8 +779,6 @@ static void gen_many_inputs(void)
 {
     const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
     char path[600], *out = NULL;
-    size_t len;
-    ctxprof_error err;
     int i;
     if (access(tool, X_OK) != 0)
         SKIP("build/ctxprof-gen not built (make builds it)");
@@ -794,8 +791,7 @@ static void gen_many_inputs(void)
         REQUIRE(gen_write(path, text) == 0);
     }
     REQUIRE_EQ(ctxprof_test_sh("%s stats %s/many/in*.txt > %s/many.out", tool, d, d), 0);
-    snprintf(path, sizeof path, "%s/many.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "many.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "nodes=301\nedges=300\n");
     free(out);
 }
@@ -809,7 +805,6 @@ static void gen_callgraph_from_paths(void)
     const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
     char path[600], *out = NULL;
     size_t len;
-    ctxprof_error err;
     ctxprof_graph g;
     if (access(tool, X_OK) != 0)
         SKIP("build/ctxprof-gen not built (make builds it)");
@@ -819,7 +814,7 @@ static void gen_callgraph_from_paths(void)
                             "path 1 32 main helper\n") == 0);
     REQUIRE_EQ(ctxprof_test_sh("%s callgraph %s -o %s/dyn.callgraph", tool, path, d), 0);
     snprintf(path, sizeof path, "%s/dyn.callgraph", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = (char *)ctxprof_test_slurp(path, &len)) != NULL);
     CHECK(strncmp(out, "ctxprof-callgraph 1\nroot main\n", 30) == 0);
     CHECK_CONTAINS(out, "\ncall main parse\n");
     CHECK_CONTAINS(out, "\ncall parse expr\n");
@@ -858,8 +853,7 @@ static void gen_check_auto(void)
     char path[600], cmd[900], *out = NULL;
     static const char *const gen_shapes[4] = {"lay200", "site100", "siteself100", "tail"};
     const char *graphs[10];
-    size_t len, k;
-    ctxprof_error err;
+    size_t k;
     FILE *f;
     int i;
     if (access(tool, X_OK) != 0)
@@ -909,8 +903,7 @@ static void gen_check_auto(void)
                                    "2> %s/chk.err",
                                    tool, cmd, k >= 6 ? 60 : 300, k >= 6 ? 250 : 64, k, d, d),
                    0);
-        snprintf(path, sizeof path, "%s/chk.out", d);
-        REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+        REQUIRE((out = gen_read(d, "chk.out", NULL)) != NULL);
         steps = gen_key(out, "steps");
         CHECK(steps > 1000);
         CHECK_EQ(gen_key(out, "checked"), steps);
@@ -944,9 +937,7 @@ static void gen_check_auto(void)
 static void gen_check_depth(void)
 {
     const char *cc = gen_ci_cc(), *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
-    char path[600], *out = NULL;
-    size_t len;
-    ctxprof_error err;
+    char *out = NULL;
     if (access(tool, X_OK) != 0)
         SKIP("build/ctxprof-gen not built (make builds it)");
     if (!cc)
@@ -959,8 +950,7 @@ static void gen_check_depth(void)
                                "> %s/d.out",
                                tool, d, d),
                0);
-    snprintf(path, sizeof path, "%s/d.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "d.out", NULL)) != NULL);
     CHECK_EQ(gen_key(out, "max_depth"), 120);
     CHECK_EQ(gen_key(out, "checked"), gen_key(out, "steps"));
     CHECK_EQ(gen_key(out, "decoded_auto"), gen_key(out, "steps"));
@@ -970,15 +960,14 @@ static void gen_check_depth(void)
                                "> %s/d.out 2> %s/d.err",
                                tool, d, d, d),
                0);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "d.out", NULL)) != NULL);
     CHECK(gen_key(out, "max_depth") > 25000);
     CHECK(gen_key(out, "checked") < gen_key(out, "steps"));
     CHECK(gen_key(out, "checked") > 0);
     CHECK_EQ(gen_key(out, "decoded_pcce"), gen_key(out, "checked"));
     CHECK_EQ(gen_key(out, "decoded_auto"), gen_key(out, "checked"));
     free(out);
-    snprintf(path, sizeof path, "%s/d.err", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "d.err", NULL)) != NULL);
     CHECK_CONTAINS(out, "note: decoded every step up to depth 256 and a sample of ");
     free(out);
 }
@@ -991,9 +980,7 @@ static void gen_check_wide(void)
 {
     const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
     char path[600], *out = NULL;
-    size_t len;
     ctxprof__sbuf b;
-    ctxprof_error err;
     if (access(tool, X_OK) != 0)
         SKIP("build/ctxprof-gen not built (make builds it)");
     memset(&b, 0, sizeof b);
@@ -1005,8 +992,7 @@ static void gen_check_wide(void)
     REQUIRE_EQ(
         ctxprof_test_sh("%s check %s --walks 20 --depth 200 > %s/w.out 2>/dev/null", tool, path, d),
         0);
-    snprintf(path, sizeof path, "%s/w.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "w.out", NULL)) != NULL);
     CHECK(gen_key(out, "steps") > 1000);
     CHECK_EQ(gen_key(out, "checked"), gen_key(out, "steps"));
     CHECK_EQ(gen_key(out, "decoded_valence"), gen_key(out, "steps"));
@@ -1023,14 +1009,11 @@ static void gen_check_wide(void)
 static void gen_example_encoders(void)
 {
     const char *d = ctxprof_test_tmpdir(), *ex = "build/examples/encoders";
-    char path[600], *out = NULL;
-    size_t len;
-    ctxprof_error err;
+    char *out = NULL;
     if (access("build/examples/encoders/expr", X_OK) != 0)
         SKIP("examples not built (make builds them)");
     REQUIRE_EQ(ctxprof_test_sh("%s/expr '(7?)' '1+2*3?' > %s/expr.out", ex, d), 0);
-    snprintf(path, sizeof path, "%s/expr.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "expr.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "    main -> run -> parse_expr -> parse_term -> parse_factor -> parse_expr "
                         "-> parse_term -> parse_factor -> parse_number -> where_am_i\n  = 7\n");
     CHECK_CONTAINS(out, "    main -> run -> parse_expr -> parse_term#1 -> parse_factor#1 -> "
@@ -1039,8 +1022,7 @@ static void gen_example_encoders(void)
     CHECK_EQ(ctxprof_test_sh("%s/expr '1+' > /dev/null 2>&1", ex), 1);
     CHECK_EQ(ctxprof_test_sh("%s/unit_test | tail -n 1 | grep -qx 'unit test passed'", ex), 0);
     CHECK_EQ(ctxprof_test_sh("sh examples/encoders/demo.sh > %s/demo.out 2>&1", d), 0);
-    snprintf(path, sizeof path, "%s/demo.out", d);
-    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, &err), CTXPROF_OK);
+    REQUIRE((out = gen_read(d, "demo.out", NULL)) != NULL);
     {
         unsigned long steps = 0, dec[4] = {0, 0, 0, 0};
         const char *p = strstr(out, " steps; decoded to the true path: ");
