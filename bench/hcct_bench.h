@@ -293,16 +293,6 @@ static void hb_free(hb_bench *b)
             ctxprof_hcct_profile_deinit(&b->res[c].prof);
 }
 
-/* The empty hooks of the "empty hooks" copy (symbols renamed by objcopy). */
-void hb_empty_enter(void *fn, void *site) __attribute__((noinline, no_instrument_function));
-void hb_empty_exit(void *fn, void *site) __attribute__((noinline, no_instrument_function));
-void hb_empty_enter(void *fn, void *site)
-{
-    __asm__ volatile("" ::"r"(fn), "r"(site));
-}
-void hb_empty_exit(void *fn, void *site)
-{
-    __asm__ volatile("" ::"r"(fn), "r"(site));
-}
+#include "hb_empty.h"
 
 #endif
