@@ -214,7 +214,18 @@ $(B)/bench/zw_empty.o: bench/zipfwalk_workers.c
 	@mkdir -p $(@D)
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwe_ -c $< -o $@.tmp.o
 	$(HCCT_EMPTY) $@.tmp.o $@ && rm -f $@.tmp.o
-$(B)/bench/zipfwalk: bench/zipfwalk.c bench/hcct_bench.h $(B)/bench/zw_plain.o \
+# zw_layout: identical copies of the instrumented workers, only their
+# addresses differ (what code placement alone moves)
+ZWL_OBJS := $(foreach k,0 1 2 3 4 5,$(B)/bench/zwl$(k).o)
+$(ZWL_OBJS): $(B)/bench/zwl%.o: bench/zipfwalk_workers.c
+	@mkdir -p $(@D)
+	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwl$*_ -c $< -o $@
+$(B)/bench/zw_layout: bench/zw_layout.c bench/zipfwalk.h bench/hb_empty.h bench/bench.h \
+                      $(B)/bench/zw_plain.o $(B)/bench/zw_empty.o $(ZWL_OBJS) ctxprof.h ctxprof_hcct.h
+	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_empty.o $(ZWL_OBJS) \
+	    -o $@ $(LDFLAGS) $(LDLIBS)
+$(B)/bench/zipfwalk: bench/zipfwalk.c bench/hcct_bench.h bench/zipfwalk.h bench/hb_empty.h \
+                     $(B)/bench/zw_plain.o \
                      $(B)/bench/zw_inst.o $(B)/bench/zw_empty.o ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o \
 	    $(B)/bench/zw_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
@@ -229,12 +240,12 @@ $(B)/bench/cp_empty.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_empty \
 	    -c $< -o $@.tmp.o
 	$(HCCT_EMPTY) $@.tmp.o $@ && rm -f $@.tmp.o
-$(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h examples/hotpaths/cparse.h \
+$(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h bench/hb_empty.h examples/hotpaths/cparse.h \
                          $(B)/bench/cp_plain.o \
                          $(B)/bench/cp_inst.o $(B)/bench/cp_empty.o ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/cp_plain.o $(B)/bench/cp_inst.o \
 	    $(B)/bench/cp_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
-BENCHES += $(B)/bench/zipfwalk $(B)/bench/cparse_bench
+BENCHES += $(B)/bench/zipfwalk $(B)/bench/zw_layout $(B)/bench/cparse_bench
 BENCH_RUNS += bench/hcct.sh
 
 # examples/hotpaths: a C parser profiled through the hooks (only the parser
