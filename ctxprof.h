@@ -10893,22 +10893,14 @@ CTXPROF__PRIV int ctxprof__icpp_capped_bound(ctxprof__icpp_ps *s, double *out)
     for (n = d->nn; n-- > 1;) /* preorder: children after their parent */
         if (maxh[n] > maxh[d->nparent[n]])
             maxh[d->nparent[n]] = maxh[n];
-    /* each variable's largest pad: the paths through it must fit */
-    for (v = 0; v < s->nv; v++)
+    /* each variable's largest pad: the units through it must fit */
+    for (v = 0; v < s->nv; v++) {
         vmax[v] = s->frozen[v] ? 0 : s->max_units;
-    for (p = 0; p < s->np; p++) {
-        uint64_t left = s->limit >= d->pheight[p] ? (s->limit - d->pheight[p]) / 16 : 0;
-        size_t k = 0;
-        if (maxh[d->pnode[p]] != d->pheight[p])
-            continue; /* a deeper path through the same nodes limits more */
-        for (n = d->pnode[p]; n != 0; n = d->nparent[n])
-            if (s->cnt[s->nvar[n]]++ == 0)
-                s->list[k++] = s->nvar[n];
-        for (i = 0; i < k; i++) {
-            uint64_t most = left / (uint64_t)s->cnt[s->list[i]];
-            if (most < vmax[s->list[i]])
-                vmax[s->list[i]] = most;
-            s->cnt[s->list[i]] = 0;
+        for (i = s->vfirst[v]; i < s->vfirst[v + 1]; i++) {
+            uint64_t h0 = d->pheight[s->urep[s->vunit[i]]];
+            uint64_t most = s->limit >= h0 ? (s->limit - h0) / 16 / s->vmul[i] : 0;
+            if (most < vmax[v])
+                vmax[v] = most;
         }
     }
     /* room[n]: the most a path ending at n can pad, summed down the trie */
