@@ -11010,19 +11010,20 @@ CTXPROF__PRIV int ctxprof__icpp_edges(const struct ctxprof__icpp_mapdata *d, con
 CTXPROF__PRIV void ctxprof__icpp_repair(ctxprof__icpp_ps *s)
 {
     while (s->over && !s->nomem) {
-        size_t u, top = 0;
-        uint32_t n, bestv = CTXPROF__ICPP_NONE;
+        size_t u, top = 0, nl, k;
+        uint32_t bestv = CTXPROF__ICPP_NONE;
         long bestd = 0;
         for (u = 1; u < s->nu; u++)
             if (s->u[u].h > s->u[top].h)
                 top = u;
-        for (n = s->d->pnode[s->urep[top]]; n != 0; n = s->d->nparent[n]) {
-            uint32_t v = s->nvar[n];
+        nl = ctxprof__icpp_unit_vars(s, (uint32_t)top, 0, 1); /* each variable once */
+        for (k = 0; k < nl; k++) {
+            uint32_t v = s->list[k];
             size_t before = s->uniq;
             long dd;
-            if (s->x[v] <= 0 || s->frozen[v] || s->cnt[v])
+            s->cnt[v] = 0;
+            if (s->x[v] <= 0 || s->frozen[v])
                 continue;
-            s->cnt[v] = 1;
             ctxprof__icpp_apply(s, v, -1);
             dd = (long)s->uniq - (long)before;
             ctxprof__icpp_apply(s, v, 1);
@@ -11032,8 +11033,6 @@ CTXPROF__PRIV void ctxprof__icpp_repair(ctxprof__icpp_ps *s)
                 bestd = dd;
             }
         }
-        for (n = s->d->pnode[s->urep[top]]; n != 0; n = s->d->nparent[n])
-            s->cnt[s->nvar[n]] = 0;
         if (bestv == CTXPROF__ICPP_NONE)
             break; /* cannot happen: unpadded heights fit */
         ctxprof__icpp_apply(s, bestv, -1);
