@@ -11107,9 +11107,8 @@ CTXPROF__PRIV void ctxprof__icpp_ours(ctxprof__icpp_ps *s, double target, uint64
     }
     end = s->work + extra;
     for (k = 0; k < sizeof loose / sizeof loose[0]; k++) {
-        uint64_t at = k + 1 < sizeof loose / sizeof loose[0] ? (uint64_t)((double)limit * loose[k])
-                                                             : limit; /* last: the cap exactly */
-        ctxprof__icpp_set_limit(s, at > limit ? at : limit);
+        /* limit < 2^52 is exact in a double: no step is below the cap, the last is the cap */
+        ctxprof__icpp_set_limit(s, (uint64_t)((double)limit * loose[k]));
         ctxprof__icpp_repair(s);
         ctxprof__icpp_sweep(s, target, end);
     }
