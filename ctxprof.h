@@ -9877,7 +9877,6 @@ typedef struct ctxprof__icpp_ps {
     uint64_t limit;
     uint64_t work;                    /* unit moves so far: the searches' budget */
     unsigned max_units;
-    uint32_t *order;
     unsigned long moves;
     int nomem;
 } ctxprof__icpp_ps;
@@ -10299,16 +10298,17 @@ CTXPROF__PRIV int ctxprof__icpp_useful(const ctxprof__icpp_ps *s, uint32_t v)
    relevant unit, scan its values 0..max_units (one incremental step each,
    stopping at the first value that breaks the height limit: heights only
    grow with a pad) and keep the value with the most precise paths (ties:
-   the smaller pad), in the order s->order (NULL: by id). Sweeps repeat
+   the smaller pad), in the order `order` (NULL: by id). Sweeps repeat
    until one improves nothing or the work count reaches `until`. */
-CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, double target, uint64_t until)
+CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, const uint32_t *order, double target,
+                                       uint64_t until)
 {
     size_t i;
     int sweep;
     for (sweep = 0; sweep < 32 && !s->nomem && s->work < until; sweep++) {
         size_t gained = 0;
         for (i = 0; i < s->nv && !s->nomem && s->work < until; i++) {
-            uint32_t v = s->order ? s->order[i] : (uint32_t)i;
+            uint32_t v = order ? order[i] : (uint32_t)i;
             int32_t cur = s->x[v], val, best_val = 0;
             size_t best, start = s->uniq;
             if (!ctxprof__icpp_useful(s, v))
@@ -11084,18 +11084,18 @@ CTXPROF__PRIV void ctxprof__icpp_ours(ctxprof__icpp_ps *s, double target, uint64
     uint64_t start = s->work, end = start + budget, limit = s->limit;
     size_t first, v, k;
     int32_t *keep;
-    ctxprof__icpp_sweep(s, target, end);
+    uint32_t *order;
+    ctxprof__icpp_sweep(s, NULL, target, end);
     if (s->work < end)
         ctxprof__icpp_anneal(s, target, end - s->work, seed, mem, best_x);
-    ctxprof__icpp_sweep(s, target, end);
+    ctxprof__icpp_sweep(s, NULL, target, end);
     if (!extra || limit >= (uint64_t)1 << 52 || ctxprof__icpp_reached(s, target) || s->nomem)
         return;
     keep = (int32_t *)ctxprof__alloc(s->nv + 1, sizeof *keep, NULL);
-    s->order = ctxprof__icpp_order_by_units(s);
-    if (!keep || !s->order) {
+    order = ctxprof__icpp_order_by_units(s);
+    if (!keep || !order) {
         ctxprof__free(keep, NULL);
-        ctxprof__free(s->order, NULL);
-        s->order = NULL;
+        ctxprof__free(order, NULL);
         s->nomem = 1;
         return;
     }
@@ -11110,13 +11110,12 @@ CTXPROF__PRIV void ctxprof__icpp_ours(ctxprof__icpp_ps *s, double target, uint64
         /* limit < 2^52 is exact in a double: no step is below the cap, the last is the cap */
         ctxprof__icpp_set_limit(s, (uint64_t)((double)limit * loose[k]));
         ctxprof__icpp_repair(s);
-        ctxprof__icpp_sweep(s, target, end);
+        ctxprof__icpp_sweep(s, order, target, end);
     }
     if (s->uniq <= first) /* pass 1 was as good: back to it */
         ctxprof__icpp_restore(s, keep);
     ctxprof__free(keep, NULL);
-    ctxprof__free(s->order, NULL);
-    s->order = NULL;
+    ctxprof__free(order, NULL);
 }
 
 CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
