@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
+
 enum { HB_PLAIN, HB_EMPTY, HB_CCT, HB_LSS, HB_BURST, HB_NCONF };
 static const char *const hb_short[HB_NCONF] = {"plain", "empty", "cct", "lss", "burst"};
 static const char *const hb_names[HB_NCONF] = {"uninstrumented", "empty hooks", "exact CCT",
@@ -52,13 +54,6 @@ typedef struct hb_bench {
     uint64_t calls; /* instrumented calls per run (for ns per call); set by run */
     hb_result res[HB_NCONF];
 } hb_bench;
-
-static double hb_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double hb_wall(void)
 {
@@ -159,11 +154,11 @@ static int hb_run_all(hb_bench *b)
                 ctxprof_hcct_bind(&t);
             }
             w0 = hb_wall();
-            c0 = hb_cpu();
+            c0 = bench_cpu_s();
             bad = b->run(b->ctx,
                          c == HB_PLAIN ? HB_COPY_PLAIN : c == HB_EMPTY ? HB_COPY_EMPTY : HB_COPY_HOOKS,
                          round == 0 && c == HB_PLAIN);
-            c1 = hb_cpu();
+            c1 = bench_cpu_s();
             w1 = hb_wall();
             if (round == 0)
                 b->res[c].rss_kb = hb_rss_kb(); /* the tree still allocated */
