@@ -79,12 +79,6 @@ static long hb_rss_kb(void)
     return kb;
 }
 
-static int hb_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void hb_die(const char *what, const ctxprof_error *e)
 {
     fprintf(stderr, "bench: %s: %s\n", what, ctxprof_error_message(e));
@@ -194,12 +188,12 @@ static void hb_table(hb_bench *b)
         if (!b->res[c].n)
             continue;
         memcpy(tmp, b->res[c].cpu, (size_t)b->res[c].n * sizeof tmp[0]);
-        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], hb_cmp_double);
+        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], bench_cmp_double);
         med[c] = tmp[b->res[c].n / 2];
         lo[c] = tmp[0];
         hi[c] = tmp[b->res[c].n - 1];
         memcpy(tmp, b->res[c].wall, (size_t)b->res[c].n * sizeof tmp[0]);
-        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], hb_cmp_double);
+        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], bench_cmp_double);
         wmed[c] = tmp[b->res[c].n / 2];
         if (c == HB_PLAIN)
             base = med[c];
