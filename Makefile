@@ -224,7 +224,8 @@ $(B)/bench/zw_layout: bench/zw_layout.c bench/zipfwalk.h bench/hb_empty.h bench/
                       $(B)/bench/zw_plain.o $(B)/bench/zw_empty.o $(ZWL_OBJS) ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_empty.o $(ZWL_OBJS) \
 	    -o $@ $(LDFLAGS) $(LDLIBS)
-$(B)/bench/zipfwalk: bench/zipfwalk.c bench/hcct_bench.h bench/zipfwalk.h bench/hb_empty.h \
+$(B)/bench/zipfwalk: bench/zipfwalk.c bench/hcct_bench.h bench/bench.h bench/zipfwalk.h \
+                     bench/hb_empty.h \
                      $(B)/bench/zw_plain.o \
                      $(B)/bench/zw_inst.o $(B)/bench/zw_empty.o ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_inst.o \
@@ -240,7 +241,8 @@ $(B)/bench/cp_empty.o: examples/hotpaths/cparse.c examples/hotpaths/cparse.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DCPARSE_ENTRY=cparse_empty \
 	    -c $< -o $@.tmp.o
 	$(HCCT_EMPTY) $@.tmp.o $@ && rm -f $@.tmp.o
-$(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h bench/hb_empty.h examples/hotpaths/cparse.h \
+$(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h bench/bench.h bench/hb_empty.h \
+                         examples/hotpaths/cparse.h \
                          $(B)/bench/cp_plain.o \
                          $(B)/bench/cp_inst.o $(B)/bench/cp_empty.o ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/cp_plain.o $(B)/bench/cp_inst.o \

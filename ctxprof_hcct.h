@@ -1210,10 +1210,10 @@ CTXPROF__HCCT_FN void ctxprof__hcct_q_rescan(ctxprof_hcct *t)
 }
 
 /* Removes the first id of bucket b, whose first slot is s, and prefetches
-   the next victims: they are known (SPE'16 sec. 4.2 finds them one by one),
-   so their node and aux lines, and the parent of a nearer one (its aux
-   line is in by now, and pruning needs the parent), can be fetched while
-   the program runs the calls in between. */
+   a later victim: the next victims are known (SPE'16 sec. 4.2 finds them
+   one by one), so the node and aux lines of the one CTXPROF__HCCT_AHEAD
+   places on are fetched while the program runs the calls in between (its
+   parent's lines too gained nothing: README). */
 CTXPROF__HCCT_INLINE void ctxprof__hcct_q_drop(ctxprof_hcct *t, uint32_t b, uint32_t s)
 {
     const uint32_t qb = CTXPROF__HCCT_QB;

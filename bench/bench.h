@@ -1,6 +1,7 @@
 /* bench.h - timing helpers shared by the benchmark programs: a monotonic
-   clock and medians. Benchmarks report medians of repeated runs and ratios
-   measured in the same run, never a lone time (see MEASURING.md). */
+   clock, the process CPU-time clock and medians. Benchmarks report medians
+   of repeated runs and ratios measured in the same run, never a lone time
+   (see MEASURING.md). */
 #ifndef CTXPROF_BENCH_H_INCLUDED
 #define CTXPROF_BENCH_H_INCLUDED
 
@@ -13,6 +14,14 @@ static inline double bench_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Seconds of CPU time the process has used (all its threads). */
+static inline double bench_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static inline int bench_cmp_double(const void *a, const void *b)

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
+
 enum { HB_PLAIN, HB_EMPTY, HB_CCT, HB_LSS, HB_BURST, HB_NCONF };
 static const char *const hb_short[HB_NCONF] = {"plain", "empty", "cct", "lss", "burst"};
 static const char *const hb_names[HB_NCONF] = {"uninstrumented", "empty hooks", "exact CCT",
@@ -53,13 +55,6 @@ typedef struct hb_bench {
     hb_result res[HB_NCONF];
 } hb_bench;
 
-static double hb_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double hb_wall(void)
 {
     struct timespec ts;
@@ -82,12 +77,6 @@ static long hb_rss_kb(void)
         }
     fclose(f);
     return kb;
-}
-
-static int hb_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static void hb_die(const char *what, const ctxprof_error *e)
@@ -159,11 +148,11 @@ static int hb_run_all(hb_bench *b)
                 ctxprof_hcct_bind(&t);
             }
             w0 = hb_wall();
-            c0 = hb_cpu();
+            c0 = bench_cpu_s();
             bad = b->run(b->ctx,
                          c == HB_PLAIN ? HB_COPY_PLAIN : c == HB_EMPTY ? HB_COPY_EMPTY : HB_COPY_HOOKS,
                          round == 0 && c == HB_PLAIN);
-            c1 = hb_cpu();
+            c1 = bench_cpu_s();
             w1 = hb_wall();
             if (round == 0)
                 b->res[c].rss_kb = hb_rss_kb(); /* the tree still allocated */
@@ -199,12 +188,12 @@ static void hb_table(hb_bench *b)
         if (!b->res[c].n)
             continue;
         memcpy(tmp, b->res[c].cpu, (size_t)b->res[c].n * sizeof tmp[0]);
-        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], hb_cmp_double);
+        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], bench_cmp_double);
         med[c] = tmp[b->res[c].n / 2];
         lo[c] = tmp[0];
         hi[c] = tmp[b->res[c].n - 1];
         memcpy(tmp, b->res[c].wall, (size_t)b->res[c].n * sizeof tmp[0]);
-        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], hb_cmp_double);
+        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], bench_cmp_double);
         wmed[c] = tmp[b->res[c].n / 2];
         if (c == HB_PLAIN)
             base = med[c];

@@ -43,13 +43,6 @@ enum { ZWL_PLAIN, ZWL_EMPTY, ZWL_FIRST, ZWL_N = ZWL_FIRST + ZWL_COPIES };
 static const zw_run_fn zwl_runs[ZWL_N] = {zwp_run,  zwe_run,  zwl0_run, zwl1_run,
                                           zwl2_run, zwl3_run, zwl4_run, zwl5_run};
 
-static double zwl_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs every round; t[c][r] is copy c's CPU time in round r. Returns
    nonzero when a copy's result differs from the uninstrumented one's. */
 static int zwl_measure(const uint32_t *ranks, size_t s, size_t chunk, int rounds, int lss,
@@ -89,9 +82,9 @@ static int zwl_measure(const uint32_t *ranks, size_t s, size_t chunk, int rounds
             c = order[i];
             memset(&w, 0, sizeof w);
             ctxprof_hcct_bind(c >= ZWL_FIRST ? &trees[c] : NULL);
-            c0 = zwl_cpu();
+            c0 = bench_cpu_s();
             zwl_runs[c](chunk_ranks, chunk, chunk, 0x85EBCA77u, &w);
-            t[c][r] = zwl_cpu() - c0;
+            t[c][r] = bench_cpu_s() - c0;
             ctxprof_hcct_bind(NULL);
             if (i > 0 && (w.calls != calls || w.acc != acc))
                 bad = 1;
