@@ -33,8 +33,8 @@ static int gen_write(const char *path, const char *text)
     return fclose(f);
 }
 
-/* The text of the file d/name, NUL-terminated, from malloc (its length in
-   *len unless len is NULL), or NULL if it cannot be read. */
+/* The text of the file d/name, NUL-terminated, from malloc, or NULL if it
+   cannot be read; its length goes to *len unless len is NULL. */
 static char *gen_read(const char *d, const char *name, size_t *len)
 {
     char path[600];

@@ -2014,7 +2014,6 @@ static void icpp_hooks_end_to_end(void)
     const char *dir = ctxprof_test_tmpdir();
     char path[600], flags[700], rep[4096], *hit;
     ctxprof_icpp_map m, m2;
-    ctxprof_error err;
     double predicted;
     const char *excl = strstr(CTXPROF_TEST_CC, "clang")
                            ? ""
@@ -2038,8 +2037,7 @@ static void icpp_hooks_end_to_end(void)
                              "the path is longer'",
                              dir, dir),
              0);
-    snprintf(path, sizeof path, "%s/h0.paths", dir);
-    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(icpp_load(&m, "h0.paths"), CTXPROF_OK);
     CHECK_GE(m.paths, 20);
     /* the expected deep path is there, rooted at main */
     for (p = 0; p < m.paths; p++) {
@@ -2087,8 +2085,7 @@ static void icpp_hooks_end_to_end(void)
     REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/h1.paths %s/icpp_h1 train x >/dev/null", dir,
                                dir),
                0);
-    snprintf(path, sizeof path, "%s/h1.paths", dir);
-    REQUIRE_EQ(ctxprof_icpp_map_load(&m2, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(icpp_load(&m2, "h1.paths"), CTXPROF_OK);
     CHECK_EQ(m2.paths, m.paths);
     CHECK_NEAR(icpp_precise_share(&m2), predicted, 0.00005);
     CHECK_NEAR(icpp_precise_share(&m), atof(strstr(rep, "precise_before=") + 15), 0.00005);

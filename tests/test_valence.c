@@ -246,7 +246,7 @@ static void val_gen_graph(const char *name, ctxprof__sbuf *b)
         ctxprof__sbuf_printf(b, "call main a0\ncall main b0\n");
         for (i = 1; i < n; i++)
             ctxprof__sbuf_printf(b, "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n",
-                    i - 1, i, i - 1, i, i - 1, i, i - 1, i);
+                                 i - 1, i, i - 1, i, i - 1, i, i - 1, i);
     } else if (strncmp(name, "site", 4) == 0) {
         ctxprof__sbuf_printf(b, "call main f0\n");
         for (i = 1; i < n; i++)
@@ -268,7 +268,7 @@ static void val_gen_graph(const char *name, ctxprof__sbuf *b)
                 ctxprof__sbuf_printf(b, "call f%d f%d\n", i, i);
             if (i + 1 < n && name[0] == 'p')
                 ctxprof__sbuf_printf(b, "call f%d f%d site=l\ncall f%d f%d site=r\n", i, i + 1, i,
-                        i + 1);
+                                     i + 1);
             else if (i + 1 < n)
                 ctxprof__sbuf_printf(b, "call f%d f%d\n", i, i + 1);
             if (i + 1 < n && name[2] == 'b')
@@ -303,31 +303,27 @@ static void val_auto_never_longer(void)
         memset(&b, 0, sizeof b);
         ctxprof__sbuf_printf(&b, "ctxprof-callgraph 1\nroot main\n");
         if (strcmp(name, "rdp") == 0)
-            ctxprof__sbuf_printf(&b,
-                    "call main parse\ncall parse expr\ncall expr term\n"
-                    "call expr expr site=a\ncall term factor\n"
-                    "call term term site=m\ncall factor number\n"
-                    "call factor expr site=p\ncall factor call\n"
-                    "call call expr site=arg\ncall main print\n");
+            ctxprof__sbuf_printf(&b, "call main parse\ncall parse expr\ncall expr term\n"
+                                     "call expr expr site=a\ncall term factor\n"
+                                     "call term term site=m\ncall factor number\n"
+                                     "call factor expr site=p\ncall factor call\n"
+                                     "call call expr site=arg\ncall main print\n");
         else if (strcmp(name, "interp") == 0) {
             ctxprof__sbuf_printf(&b, "call main eval\n");
             for (i = 0; i < 60; i++)
-                ctxprof__sbuf_printf(&b, "call eval op%d\ncall op%d eval\ncall op%d gc\n", i, i,
-                        i);
+                ctxprof__sbuf_printf(&b, "call eval op%d\ncall op%d eval\ncall op%d gc\n", i, i, i);
         } else if (strcmp(name, "ring") == 0 || strcmp(name, "ring1") == 0) {
             for (i = 0; i < 60; i++)
                 ctxprof__sbuf_printf(&b, "call r%d r%d\n", i, (i + 1) % 60);
             for (i = 0; i < (name[4] ? 1 : 60); i++)
                 ctxprof__sbuf_printf(&b, "call main r%d\n", i);
         } else if (strcmp(name, "self") == 0) {
-            ctxprof__sbuf_printf(&b,
-                    "call main fib\ncall fib fib site=a\ncall fib fib site=b\n");
+            ctxprof__sbuf_printf(&b, "call main fib\ncall fib fib site=a\ncall fib fib site=b\n");
         } else if (strcmp(name, "diamond") == 0) { /* 2^40 contexts, and a way back */
             ctxprof__sbuf_printf(&b, "call main a0\ncall main b0\ncall b39 a10\n");
             for (i = 1; i < 40; i++)
-                ctxprof__sbuf_printf(&b,
-                        "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n", i - 1, i, i - 1,
-                        i, i - 1, i, i - 1, i);
+                ctxprof__sbuf_printf(&b, "call a%d a%d\ncall a%d b%d\ncall b%d a%d\ncall b%d b%d\n",
+                                     i - 1, i, i - 1, i, i - 1, i, i - 1, i);
         } else if (!(name[0] == 'r' && name[1] >= '1' && name[1] <= '9') &&
                    strcmp(name, "fig3") != 0) {
             b.len = 0;
