@@ -221,7 +221,8 @@ $(ZWL_OBJS): $(B)/bench/zwl%.o: bench/zipfwalk_workers.c
 	@mkdir -p $(@D)
 	$(CC) $(HCCT_BFLAGS) $(STRICT) -finstrument-functions -DZW_PFX=zwl$*_ -c $< -o $@
 $(B)/bench/zw_layout: bench/zw_layout.c bench/zipfwalk.h bench/hb_empty.h bench/bench.h \
-                      $(B)/bench/zw_plain.o $(B)/bench/zw_empty.o $(ZWL_OBJS) ctxprof.h ctxprof_hcct.h
+                      $(B)/bench/zw_plain.o $(B)/bench/zw_empty.o $(ZWL_OBJS) \
+                      ctxprof.h ctxprof_hcct.h
 	$(CC) $(HCCT_BFLAGS) $(STRICT) $< $(B)/bench/zw_plain.o $(B)/bench/zw_empty.o $(ZWL_OBJS) \
 	    -o $@ $(LDFLAGS) $(LDLIBS)
 $(B)/bench/zipfwalk: bench/zipfwalk.c bench/hcct_bench.h bench/bench.h bench/zipfwalk.h \

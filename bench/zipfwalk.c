@@ -17,9 +17,7 @@
 #include "hcct_bench.h"
 #include "zipfwalk.h"
 
-void zwp_run(const uint32_t *ranks, size_t n, size_t change, uint64_t mult2, struct zw_state *w);
 void zwi_run(const uint32_t *ranks, size_t n, size_t change, uint64_t mult2, struct zw_state *w);
-void zwe_run(const uint32_t *ranks, size_t n, size_t change, uint64_t mult2, struct zw_state *w);
 
 typedef struct zw_ctx {
     const uint32_t *ranks;

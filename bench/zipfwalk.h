@@ -15,6 +15,9 @@ struct zw_state {
     uint64_t acc, calls;
 };
 typedef void (*zw_run_fn)(const uint32_t *, size_t, size_t, uint64_t, struct zw_state *);
+/* the uninstrumented copy and the one with empty hooks (Makefile) */
+void zwp_run(const uint32_t *ranks, size_t n, size_t change, uint64_t mult2, struct zw_state *w);
+void zwe_run(const uint32_t *ranks, size_t n, size_t change, uint64_t mult2, struct zw_state *w);
 
 /* splitmix64 as the workload specifies: state += golden, then mix. */
 static uint64_t zw_rng;

@@ -27,8 +27,6 @@
 #define ZWL_COPIES 6
 #define ZWL_MAX_ROUNDS 1000
 
-void zwp_run(const uint32_t *ranks, size_t n, size_t change, uint64_t mult2, struct zw_state *w);
-void zwe_run(const uint32_t *ranks, size_t n, size_t change, uint64_t mult2, struct zw_state *w);
 #define ZWL_DECL(k)                                                                                \
     void zwl##k##_run(const uint32_t *ranks, size_t n, size_t change, uint64_t mult2,              \
                       struct zw_state *w)
@@ -48,7 +46,7 @@ static const zw_run_fn zwl_runs[ZWL_N] = {zwp_run,  zwe_run,  zwl0_run, zwl1_run
 static int zwl_measure(const uint32_t *ranks, size_t s, size_t chunk, int rounds, int lss,
                        double t[ZWL_N][ZWL_MAX_ROUNDS])
 {
-    static ctxprof_hcct trees[ZWL_N];
+    static ctxprof_hcct trees[ZWL_COPIES];
     ctxprof_hcct_desc d;
     ctxprof_error e;
     int c, r, bad = 0;
@@ -61,7 +59,7 @@ static int zwl_measure(const uint32_t *ranks, size_t s, size_t chunk, int rounds
         d.burst_length_us = 1000;
     }
     for (c = ZWL_FIRST; c < ZWL_N; c++)
-        if (ctxprof_hcct_init(&trees[c], &d, &e)) {
+        if (ctxprof_hcct_init(&trees[c - ZWL_FIRST], &d, &e)) {
             fprintf(stderr, "zw_layout: %s\n", e.detail);
             exit(1);
         }
@@ -81,7 +79,7 @@ static int zwl_measure(const uint32_t *ranks, size_t s, size_t chunk, int rounds
             double c0;
             c = order[i];
             memset(&w, 0, sizeof w);
-            ctxprof_hcct_bind(c >= ZWL_FIRST ? &trees[c] : NULL);
+            ctxprof_hcct_bind(c >= ZWL_FIRST ? &trees[c - ZWL_FIRST] : NULL);
             c0 = bench_cpu_s();
             zwl_runs[c](chunk_ranks, chunk, chunk, 0x85EBCA77u, &w);
             t[c][r] = bench_cpu_s() - c0;
@@ -93,7 +91,7 @@ static int zwl_measure(const uint32_t *ranks, size_t s, size_t chunk, int rounds
         }
     }
     for (c = ZWL_FIRST; c < ZWL_N; c++)
-        ctxprof_hcct_deinit(&trees[c]);
+        ctxprof_hcct_deinit(&trees[c - ZWL_FIRST]);
     return bad;
 }
 
