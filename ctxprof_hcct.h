@@ -303,13 +303,15 @@ typedef struct ctxprof_hcct_desc {
 
 /* One shadow-stack frame. sp is a stack address at entry: deeper frames
    have smaller values, which is how skipped frames are recognized. site is
-   the call site as given (the node key masks it in routine-only mode). */
+   the call site as given (the node key masks it in routine-only mode).
+   point tells apart activations entered at the same sp (see
+   ctxprof__hcct_enter_at). */
 typedef struct ctxprof_hcct_frame {
     uintptr_t sp;
     uintptr_t routine;
     uintptr_t site;
-    uint32_t node; /* tree node, 0 = not tracked (outside a burst, or dropped) */
-    uint32_t reserved;
+    uint32_t node;  /* tree node, 0 = not tracked (outside a burst, or dropped) */
+    uint32_t point; /* low bits of the entry point: the hook's return address, the scope */
 } ctxprof_hcct_frame;
 
 /* A tree node, first-child/next-sibling (SPE'16 sec. 4.1): the 32 bytes an
@@ -546,7 +548,7 @@ CTXPROF_API ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t);
 
 /* Slow paths of the inline functions (private). */
 CTXPROF_API void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
-                                          uintptr_t sp);
+                                          uintptr_t sp, uint32_t point);
 CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t, int64_t cd);
 CTXPROF_API void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp);
 CTXPROF_API void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t node);
@@ -559,12 +561,25 @@ CTXPROF_API CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL;
 
 #define CTXPROF__HCCT_CD_BUSY (INT64_MIN / 2) /* countdown while the profiler updates */
 
-/* Enters routine, called from site (the return address: hooks and macros
-   pass it), at stack address sp (the same at the matching exit, lower for
-   deeper frames: a frame address). Never fails; O(children scanned) when
-   the context is known. */
-CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
-                                             uintptr_t sp)
+/* The entry point given to ctxprof__hcct_enter_at: CTXPROF__HCCT_PT_CFA
+   says that sp is a hook's canonical frame address, with the hook's
+   return address under it, read where it is used (so that it holds no
+   register on the fast path). */
+#define CTXPROF__HCCT_PT_CFA 1u
+CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_pt(uintptr_t sp, uint32_t point)
+{
+    return point == CTXPROF__HCCT_PT_CFA ? (uint32_t)((const uintptr_t *)sp)[-1] : point;
+}
+
+/* ctxprof_hcct_enter with the activation's entry point: the place of the
+   enter event within its machine frame (the hook's return address, the
+   scope variable's address). A callee inlined into its caller is entered
+   at the caller's sp with the caller's site; when it is the same routine
+   (recursion the compiler inlined into itself) only the point tells it
+   from a new call of the routine at the same place after a longjmp out of
+   the old one: a different point nests, the same point replaces. */
+CTXPROF__HCCT_INLINE void ctxprof__hcct_enter_at(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                                 uintptr_t sp, uint32_t point)
 {
     ctxprof_hcct_frame *f = t->top;
     ctxprof_hcct_node *n;
@@ -574,9 +589,12 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
     /* every other case is a tail call, so the fast path saves no registers */
     if (CTXPROF__UNLIKELY(cd < 0 || sp >= f->sp)) {
         /* the same stack address: a callee inlined into the top frame's
-           function (same call site, another routine) stays here; anything
-           else may be a frame left by a longjmp */
-        if (cd < 0 || sp != f->sp || site != f->site || routine == f->routine)
+           function (same call site, another routine or entry point) stays
+           here; anything else may be a frame left by a longjmp, and
+           deeper inlining is checked in full by the slow path */
+        if (cd < 0 || sp != f->sp || site != f->site ||
+            (routine == f->routine && ctxprof__hcct_pt(sp, point) == f->point) ||
+            f == t->frames || f[-1].sp == sp)
             goto slow;
     }
     /* Parked for the lookup, the count and the frame's writes (the busy
@@ -585,6 +603,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
        write the frame being written. */
     CTXPROF__HCCT_WR(t->countdown, CTXPROF__HCCT_CD_BUSY);
     CTXPROF__HCCT_FENCE();
+    f[1].point = ctxprof__hcct_pt(sp, point); /* first: then it holds no register */
     n = t->nodes;
     c = f->node;
     if (CTXPROF__LIKELY(c != 0)) { /* tracked: find the child */
@@ -622,7 +641,19 @@ miss:
     return;
 slow:
     CTXPROF__HCCT_WR(t->countdown, cd);
-    ctxprof__hcct_enter_slow(t, routine, site, sp);
+    ctxprof__hcct_enter_slow(t, routine, site, sp, ctxprof__hcct_pt(sp, point));
+}
+
+/* Enters routine, called from site (the return address: hooks and macros
+   pass it), at stack address sp (the same at the matching exit, lower for
+   deeper frames: a frame address). Never fails; O(children scanned) when
+   the context is known. A second entry of the same routine at the same sp
+   and site is taken for a new call after a longjmp (the hooks and the
+   macros also tell recursion inlined into itself apart). */
+CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
+                                             uintptr_t sp)
+{
+    ctxprof__hcct_enter_at(t, routine, site, sp, 0);
 }
 
 /* Exits routine; sp as given to the matching enter. Frames above it that
@@ -675,7 +706,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_begin(ctxprof_hcct_scope *s, uintpt
     s->routine = routine;
     s->sp = sp;
     if (t)
-        ctxprof_hcct_enter(t, routine, site, sp);
+        ctxprof__hcct_enter_at(t, routine, site, sp, (uint32_t)(uintptr_t)s);
 }
 
 CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_end(ctxprof_hcct_scope *s)
@@ -1530,7 +1561,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
 
 /* Pushes a frame (room is guaranteed by the countdown). */
 CTXPROF__HCCT_FN void ctxprof__hcct_push_frame(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
-                                               uintptr_t sp, uint32_t node)
+                                               uintptr_t sp, uint32_t point, uint32_t node)
 {
     ctxprof_hcct_frame *f = t->top + 1;
     size_t d;
@@ -1538,6 +1569,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_push_frame(ctxprof_hcct *t, uintptr_t routin
     f->routine = routine;
     f->site = site;
     f->node = node;
+    f->point = point;
     CTXPROF__HCCT_WR(t->top, f);
     d = (size_t)(f - t->frames);
     if (d > t->st.depth_peak)
@@ -1795,10 +1827,35 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_miss(ctxprof_hcct *t, int64_t cd)
     CTXPROF__HCCT_END(t, cd);
 }
 
+/* Whether the top frame cannot be live when routine is entered at (sp,
+   site, point). One recorded deeper than sp is dead. At the same address,
+   a live frame is one that the new routine was inlined into: then both
+   were entered from the same machine frame and have the same call site
+   (gcc and clang pass the caller's return address for inlined callees).
+   A different call site means a sibling call after a longjmp back into
+   the caller; so does an entry point that a frame of that machine frame
+   already has (the very same entry again), and the frames above it are
+   dead with it. An unknown point (0) is checked against the top only. */
+CTXPROF__HCCT_FN int ctxprof__hcct_top_dead(const ctxprof_hcct *t, uintptr_t routine,
+                                            uintptr_t site, uintptr_t sp, uint32_t point)
+{
+    const ctxprof_hcct_frame *g = t->top;
+    if (g->sp != sp)
+        return g->sp < sp;
+    if (g->site != site)
+        return 1;
+    if (point == 0)
+        return g->routine == routine;
+    for (; g > t->frames && g->sp == sp && g->site == site; g--)
+        if (g->routine == routine && g->point == point)
+            return 1;
+    return 0;
+}
+
 /* Enter events the fast path cannot take: tick due, a frame above that
    looks dead (longjmp), the frame array full, re-entry. */
 CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
-                                                uintptr_t sp)
+                                                uintptr_t sp, uint32_t point)
 {
     int64_t cd;
     size_t room;
@@ -1814,16 +1871,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
         }
         ctxprof__hcct_excess_clear(t, 1);
     }
-    /* Discard frames that cannot be live. One recorded deeper than the
-       current stack address is dead. At the same address, a live frame is
-       one that the new routine was inlined into: then both were entered
-       from the same machine frame and have the same call site (gcc and
-       clang pass the caller's return address for inlined callees). A
-       different call site, or the very same call again, means a sibling
-       call after a longjmp back into the caller. */
-    while (t->top > t->frames &&
-           (t->top->sp < sp || (t->top->sp == sp && (t->top->site != site ||
-                                                      t->top->routine == routine)))) {
+    while (t->top > t->frames && ctxprof__hcct_top_dead(t, routine, site, sp, point)) {
         ctxprof__hcct_pop_frame(t);
         CTXPROF__HCCT_WR(t->st.unwound, t->st.unwound + 1);
     }
@@ -1835,7 +1883,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
         CTXPROF__HCCT_WR(t->st.dropped_depth, t->st.dropped_depth + 1);
         goto out;
     }
-    ctxprof__hcct_push_frame(t, routine, site, sp,
+    ctxprof__hcct_push_frame(t, routine, site, sp, point,
                              ctxprof__hcct_resolve(t, t->top->node, routine, site));
 out:
     room = ctxprof__hcct_room(t);
@@ -1856,6 +1904,17 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routin
     while (t->top > t->frames && t->top->sp < sp) {
         ctxprof__hcct_pop_frame(t);
         CTXPROF__HCCT_WR(t->st.unwound, t->st.unwound + 1);
+    }
+    if (t->top > t->frames && t->top->sp == sp && t->top->routine != routine) {
+        /* callees inlined into the exiting routine that a longjmp left:
+           the frames above its own at the same address */
+        const ctxprof_hcct_frame *g = t->top;
+        while (g > t->frames && g->sp == sp && g->routine != routine)
+            g--;
+        while (g > t->frames && g->sp == sp && t->top > g) {
+            ctxprof__hcct_pop_frame(t);
+            CTXPROF__HCCT_WR(t->st.unwound, t->st.unwound + 1);
+        }
     }
     if (t->top > t->frames && t->top->routine == routine)
         ctxprof__hcct_pop_frame(t); /* top->sp > sp: alloca moved the stack pointer */
@@ -4038,21 +4097,30 @@ void __cyg_profile_func_exit(void *fn, void *site) CTXPROF__HCCT_NOINSTR CTXPROF
 #define CTXPROF__HCCT_HOOK_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
 CTXPROF__HCCT_FN CTXPROF__NOINLINE void ctxprof__hcct_hook_first(uintptr_t fn, uintptr_t site,
-                                                                 uintptr_t sp)
+                                                                 uintptr_t sp, uint32_t point)
 {
     ctxprof_hcct *t = ctxprof__hcct_attach();
     if (t)
-        ctxprof_hcct_enter(t, fn, site, sp);
+        ctxprof__hcct_enter_at(t, fn, site, sp, point);
 }
+
+/* The entry point is the hook's return address: each inlined copy of a
+   routine calls the hook from its own place. On x86-64 it lies just under
+   the CFA. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CTXPROF__HCCT_HOOK_POINT() CTXPROF__HCCT_PT_CFA
+#else
+#define CTXPROF__HCCT_HOOK_POINT() ((uint32_t)(uintptr_t)__builtin_return_address(0))
+#endif
 
 void __cyg_profile_func_enter(void *fn, void *site)
 {
     ctxprof_hcct *t = ctxprof__hcct_tls;
     uintptr_t sp = CTXPROF__HCCT_HOOK_SP();
     if (CTXPROF__UNLIKELY(t == NULL))
-        ctxprof__hcct_hook_first((uintptr_t)fn, (uintptr_t)site, sp);
+        ctxprof__hcct_hook_first((uintptr_t)fn, (uintptr_t)site, sp, CTXPROF__HCCT_HOOK_POINT());
     else
-        ctxprof_hcct_enter(t, (uintptr_t)fn, (uintptr_t)site, sp);
+        ctxprof__hcct_enter_at(t, (uintptr_t)fn, (uintptr_t)site, sp, CTXPROF__HCCT_HOOK_POINT());
 }
 
 /* gcc may emit the exit hook as a tail call, after the epilogue: the hook

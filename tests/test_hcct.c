@@ -2644,6 +2644,91 @@ static void hcct_hooks_longjmp_deep(void)
     ctxprof__free(txt, NULL);
 }
 
+/* Recursion that the compiler inlines into itself (gcc -O2 does, for a
+   small static function): each inlined copy calls the hooks from its own
+   place in the same machine frame, with the outer call's site. Such a
+   copy nests; a new call at the same place (after a longjmp out of the
+   recursion) replaces the dead frame. The program checks the calls per
+   recursion depth against a plain recursion that counts them. */
+static const char hcct_prog_inl[] =
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <setjmp.h>\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "static volatile int sink;\n"
+    "static jmp_buf jb;\n"
+    "static unsigned leaves, trigger;\n"
+    "static int fib(int n) { if (n < 2) { sink++; return n; } return fib(n - 1) + fib(n - 2); }\n"
+    "static int fibj(int n)\n"
+    "{ if (n < 2) { if (++leaves == trigger) longjmp(jb, 1); return n; }\n"
+    "  return fibj(n - 1) + fibj(n - 2); }\n"
+    "__attribute__((noinline)) void run(void) { sink += fib(16); }\n"
+    "__attribute__((noinline)) void jumps(void)\n"
+    "{ volatile int i; for (i = 0; i < 50; i++) { trigger = leaves + 1 + (unsigned)(i * 7) % 89;\n"
+    "  if (setjmp(jb) == 0) sink += fibj(10); } }\n"
+    "__attribute__((no_instrument_function))\n"
+    "static void expect(int n, int d, unsigned long *c)\n"
+    "{ c[d]++; if (n >= 2) { expect(n - 1, d + 1, c); expect(n - 2, d + 1, c); } }\n"
+    "__attribute__((no_instrument_function))\n"
+    "static const char *namer(void *u, uintptr_t r, char *b, size_t c)\n"
+    "{ (void)u; (void)b; (void)c; return r == (uintptr_t)fib ? \"fib\" : r == (uintptr_t)fibj ?\n"
+    "  \"fibj\" : r == (uintptr_t)run ? \"run\" : r == (uintptr_t)jumps ? \"jumps\" : NULL; }\n"
+    "__attribute__((no_instrument_function))\n"
+    "static unsigned child(const ctxprof_hcct_profile *p, unsigned x, const char *name)\n"
+    "{ unsigned c; for (c = p->nodes[x].child; c; c = p->nodes[c].sibling)\n"
+    "  if (!strcmp(ctxprof_hcct_profile_name(p, c), name)) return c; return 0; }\n"
+    "int main(void)\n"
+    "{\n"
+    "    ctxprof_error e; ctxprof_hcct_desc d; ctxprof_hcct_profile p; ctxprof_hcct_stats st;\n"
+    "    unsigned long want[32]; unsigned x, n, bad = 0;\n"
+    "    memset(&e, 0, sizeof e); memset(&d, 0, sizeof d); memset(want, 0, sizeof want);\n"
+    "    d.mode = CTXPROF_HCCT_CCT; d.namer = namer; d.flags = CTXPROF_HCCT_ROUTINE_ONLY;\n"
+    "    if (ctxprof_hcct_start(&d, &e)) { puts(e.detail); return 1; }\n"
+    "    run();\n"
+    "    jumps();\n"
+    "    ctxprof_hcct_stats_get(ctxprof_hcct_thread(), &st);\n"
+    "    printf(\"depth %zu unmatched %llu\", st.depth, (unsigned long long)st.unmatched);\n"
+    "    if (ctxprof_hcct_snapshot(-1, &p, &e)) { puts(e.detail); return 1; }\n"
+    "    expect(16, 0, want);\n"
+    "    x = child(&p, 0, \"run\");\n"
+    "    for (n = 0; x && (x = child(&p, x, \"fib\")) != 0; n++) bad += p.nodes[x].count != want[n];\n"
+    "    printf(\" fib levels %u bad %u\", n, bad);\n"
+    "    x = child(&p, 0, \"jumps\");\n"
+    "    x = x ? child(&p, x, \"fibj\") : 0;\n"
+    "    printf(\" fibj %llu\\n\", (unsigned long long)(x ? p.nodes[x].count : 0));\n"
+    "    ctxprof_hcct_profile_deinit(&p);\n"
+    "    return 0;\n"
+    "}\n";
+
+static void hcct_hooks_inline_recursion(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char *txt = NULL;
+    size_t len;
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir); /* hcct_hooks_program's, if built */
+    snprintf(mainc, sizeof mainc, "%s/hooks3_main.c", dir);
+    snprintf(exe, sizeof exe, "%s/hooks3_prog", dir);
+    snprintf(out, sizeof out, "%s/hooks3.out", dir);
+    REQUIRE(hcct_write_file(mainc, hcct_prog_inl) == 0);
+    if (access(impl, R_OK) != 0)
+        REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
+    if (ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s -std=gnu11 -O2 "
+                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
+                        impl, CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
+                        exe) != 0)
+        SKIP("cannot compile the hooks program");
+    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    /* fib(16) called once: 16 levels, each with its calls; fibj called 50
+       times from jumps, whatever its longjmps skipped */
+    CHECK_CONTAINS(txt, "depth 0 unmatched 0 fib levels 16 bad 0 fibj 50\n");
+    ctxprof__free(txt, NULL);
+}
+
 /* Hand-written instrumentation: names from the macros, the portable form. */
 static __attribute__((noinline)) int hcct_m_leaf(int x)
 {
@@ -2683,6 +2768,68 @@ static void hcct_macros(void)
     CHECK_EQ(x->count, 100);
     CHECK_EQ(p.nodes[p.nodes[0].child].count, 50);
     CHECK(t.top == t.frames);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* Entries at one stack address and call site, as from callees inlined into
+   one machine frame (macros pass their scope variable as the entry point):
+   the same routine from another scope nests (recursion inlined into
+   itself); the same scope again is a new call after a longjmp, which
+   discards the frames from it up; an exit finds its frame under inlined
+   callees that a longjmp left. */
+static void hcct_same_frame(void)
+{
+    static const ctxprof_hcct_routine rr = {"r", __FILE__, __LINE__};
+    static const ctxprof_hcct_routine rq = {"q", __FILE__, __LINE__};
+    static const char *const rrr[] = {"r", "r", "r"}, *const rrq[] = {"r", "r", "q"};
+    static const char *const rq_[] = {"r", "q"};
+    const uintptr_t r = (uintptr_t)&rr | CTXPROF_HCCT_NAMED, q = (uintptr_t)&rq | CTXPROF_HCCT_NAMED;
+    const uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 4096, site = 0x1000;
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_stats st;
+    ctxprof_hcct_scope s[4];
+    ctxprof_error e;
+    const ctxprof_hcct_pnode *x;
+    memset(&e, 0, sizeof e);
+    d.flags = CTXPROF_HCCT_ROUTINE_ONLY;
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    ctxprof_hcct_bind(&t);
+    /* r, with r inlined into it twice over */
+    ctxprof_hcct_scope_begin(&s[0], r, site, sp);
+    ctxprof_hcct_scope_begin(&s[1], r, site, sp);
+    ctxprof_hcct_scope_begin(&s[2], r, site, sp);
+    ctxprof_hcct_scope_end(&s[2]);
+    ctxprof_hcct_scope_end(&s[1]);
+    ctxprof_hcct_scope_end(&s[0]);
+    /* r > r (inlined) > q (a real call), then s[1] again after a longjmp */
+    ctxprof_hcct_scope_begin(&s[0], r, site, sp);
+    ctxprof_hcct_scope_begin(&s[1], r, site, sp);
+    ctxprof_hcct_scope_begin(&s[3], q, site + 8, sp - 64);
+    ctxprof_hcct_scope_begin(&s[1], r, site, sp);
+    ctxprof_hcct_scope_end(&s[1]);
+    /* q inlined into r, left by a longjmp; then r exits */
+    ctxprof_hcct_scope_begin(&s[2], q, site, sp);
+    ctxprof_hcct_scope_end(&s[0]);
+    ctxprof_hcct_bind(NULL);
+    ctxprof_hcct_stats_get(&t, &st);
+    CHECK_EQ(st.depth, 0);
+    CHECK_EQ(st.unmatched, 0);
+    CHECK_EQ(st.unwound, 3); /* q and the first s[1] at the re-entry, the inlined q at r's exit */
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    CHECK_EQ(p.total, 8);
+    x = hcct_find_path(&p, rrr, 1);
+    CHECK(x != NULL && x->count == 2);
+    x = hcct_find_path(&p, rrr, 2);
+    CHECK(x != NULL && x->count == 3);
+    x = hcct_find_path(&p, rrr, 3);
+    CHECK(x != NULL && x->count == 1);
+    x = hcct_find_path(&p, rrq, 3);
+    CHECK(x != NULL && x->count == 1);
+    x = hcct_find_path(&p, rq_, 2);
+    CHECK(x != NULL && x->count == 1);
     ctxprof_hcct_profile_deinit(&p);
     ctxprof_hcct_deinit(&t);
 }
@@ -2975,7 +3122,9 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_exit_oom", hcct_session_exit_oom},
     {"hcct_hooks_program", hcct_hooks_program},
     {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
+    {"hcct_hooks_inline_recursion", hcct_hooks_inline_recursion},
     {"hcct_macros", hcct_macros},
+    {"hcct_same_frame", hcct_same_frame},
     {"hcct_robust_files", hcct_robust_files},
     {"hcct_robust_bounds", hcct_robust_bounds},
     {"hcct_robust_signals", hcct_robust_signals},
