@@ -1488,7 +1488,7 @@ CTXPROF_API uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab 
 CTXPROF_API void ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired);
 CTXPROF_API void ctxprof__icpp_exit_here(uintptr_t func, uintptr_t site);
 CTXPROF_API void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site, uintptr_t sp,
-                                          int paired);
+                                          uint32_t point, int paired);
 CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site, uintptr_t sp);
 CTXPROF_API int ctxprof__icpp_training; /* read relaxed on every entry */
 
@@ -8169,6 +8169,14 @@ extern "C" {
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__NOINSTR __attribute__((no_instrument_function))
 #define CTXPROF__ICPP_CFA() ((uintptr_t)__builtin_dwarf_cfa())
+/* The entry point of a hook or of ctxprof__icpp_enter_here: its return
+   address, read under its CFA (also from a function it calls), 0 where
+   unknown. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CTXPROF__ICPP_POINT(cfa) ((cfa) ? (uint32_t)((const uintptr_t *)(cfa))[-1] : 0u)
+#else
+#define CTXPROF__ICPP_POINT(cfa) 0u
+#endif
 /* Functions that read their own CFA must stay out of line and unchanged
    (gcc would inline or clone hooks defined in the instrumented TU). */
 #if defined(__clang__)
@@ -8179,6 +8187,7 @@ extern "C" {
 #else
 #define CTXPROF__NOINSTR
 #define CTXPROF__ICPP_CFA() ((uintptr_t)0)
+#define CTXPROF__ICPP_POINT(cfa) 0u
 #define CTXPROF__ICPP_OWNFRAME
 #endif
 #define CTXPROF__ICPP_NONE UINT32_MAX
@@ -8278,13 +8287,18 @@ CTXPROF_DEF void ctxprof_icpp_thread_end(void)
    The shadow stack holds (node, SP) per active instrumented frame; frames
    are popped by SP (a returned frame's SP is <= a later entry's SP), which
    also repairs longjmp (Froyd et al., as in paper 4.2). With paired exits
-   an entry at the same SP as the top is a callee inlined into it and gets
-   no node of its own. */
+   an entry at the same SP and call site as the top is a callee inlined
+   into it and gets no node of its own (ctxprof__icpp_top_dead). */
+
+typedef struct ctxprof__icpp_sframe {
+    uint32_t node;  /* node, or NONE when not recorded */
+    uint32_t point; /* low bits of the entry point (see ctxprof__icpp_top_dead), 0 unknown */
+    uintptr_t sp;   /* SP at entry */
+    uintptr_t func, site;
+} ctxprof__icpp_sframe;
 
 typedef struct ctxprof__icpp_ts {
-    uint32_t *snode;             /* shadow stack: node, or NONE when not recorded */
-    uintptr_t *ssp;              /* shadow stack: SP at entry */
-    uintptr_t *sfunc, *ssite;    /* shadow stack: function and call site */
+    ctxprof__icpp_sframe *stack; /* shadow stack */
     size_t depth, scap;
     uintptr_t *nfunc;            /* node -> function */
     uint32_t *nparent;           /* node -> parent */
@@ -8447,8 +8461,37 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_is_sigreturn(uintptr_t site)
 #endif
 }
 
+/* Whether the top frame cannot be live when func is entered at (sp, site,
+   point) with paired exits. One recorded deeper than sp is dead. At the
+   same SP, a live frame is one that func was inlined into: both were
+   entered from the same machine frame, with its call site (gcc and clang
+   pass the caller's return address for inlined callees). A different
+   call site means a sibling call after a longjmp back into the caller; so
+   does an entry point that a frame of that machine frame already has (the
+   very same entry again: recursion inlined into itself enters from
+   another place), and the frames above it are dead with it. */
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_top_dead(const ctxprof__icpp_ts *t, uintptr_t func,
+                                                          uintptr_t site, uintptr_t sp,
+                                                          uint32_t point)
+{
+    size_t i = t->depth;
+    const ctxprof__icpp_sframe *g = &t->stack[i - 1];
+    if (g->sp != sp)
+        return g->sp < sp;
+    if (g->site != site)
+        return 1;
+    if (point == 0)
+        return 0;
+    for (; i > 0 && t->stack[i - 1].sp == sp && t->stack[i - 1].site == site; i--)
+        if (t->stack[i - 1].func == func && t->stack[i - 1].point == point)
+            return 1;
+    return 0;
+}
+
+/* point: the entry's place in its machine frame (the return address of
+   the hook or of ctxprof__icpp_enter_here), 0 if unknown. */
 CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site,
-                                                           uintptr_t sp, int paired)
+                                                           uintptr_t sp, uint32_t point, int paired)
 {
     ctxprof__icpp_ts *t;
     uintptr_t base;
@@ -8470,10 +8513,11 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         t->no_base++;
         goto out;
     }
-    while (t->depth && t->ssp[t->depth - 1] < sp) /* deeper frames that are gone */
-        t->depth--;
-    if (!paired)
-        while (t->depth && t->ssp[t->depth - 1] <= sp)
+    if (paired)
+        while (t->depth && ctxprof__icpp_top_dead(t, func, site, sp, point))
+            t->depth--;
+    else /* returned frames, by SP alone */
+        while (t->depth && t->stack[t->depth - 1].sp <= sp)
             t->depth--;
     if (t->depth >= ctxprof__icpp_max_depth) {
         t->dropped_depth++;
@@ -8481,28 +8525,17 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     }
     if (t->depth >= t->scap) {
         size_t nc = t->scap ? 2 * t->scap : 256;
-        uint32_t *sn;
-        uintptr_t *ss;
-        uintptr_t *sf, *si;
-        sn = (uint32_t *)ctxprof__icpp_grow(t->snode, nc, sizeof *sn);
-        if (sn)
-            t->snode = sn;
-        ss = sn ? (uintptr_t *)ctxprof__icpp_grow(t->ssp, nc, sizeof *ss) : NULL;
-        if (ss)
-            t->ssp = ss;
-        sf = ss ? (uintptr_t *)ctxprof__icpp_grow(t->sfunc, nc, sizeof *sf) : NULL;
-        if (sf)
-            t->sfunc = sf;
-        si = sf ? (uintptr_t *)ctxprof__icpp_grow(t->ssite, nc, sizeof *si) : NULL;
-        if (!si) {
+        ctxprof__icpp_sframe *st =
+            (ctxprof__icpp_sframe *)ctxprof__icpp_grow(t->stack, nc, sizeof *st);
+        if (!st) {
             t->dropped_depth++;
             goto out;
         }
-        t->ssite = si;
+        t->stack = st;
         t->scap = nc;
     }
-    parent = t->depth ? t->snode[t->depth - 1] : 0;
-    if (paired && t->depth && t->ssp[t->depth - 1] == sp) {
+    parent = t->depth ? t->stack[t->depth - 1].node : 0;
+    if (paired && t->depth && t->stack[t->depth - 1].sp == sp) {
         node = parent; /* inlined into the frame on top */
     } else {
         node = parent == CTXPROF__ICPP_NONE
@@ -8515,10 +8548,11 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
             t->entries++;
         }
     }
-    t->snode[t->depth] = node;
-    t->ssp[t->depth] = sp;
-    t->sfunc[t->depth] = func;
-    t->ssite[t->depth] = site;
+    t->stack[t->depth].node = node;
+    t->stack[t->depth].point = point;
+    t->stack[t->depth].sp = sp;
+    t->stack[t->depth].func = func;
+    t->stack[t->depth].site = site;
     t->depth++;
     __atomic_store_n(&t->cur, node == CTXPROF__ICPP_NONE ? 0 : node, __ATOMIC_RELAXED);
 out:
@@ -8527,13 +8561,15 @@ out:
 
 /* Frames deeper than sp are gone (an exit hook that gcc emits as a tail
    call, after the frame is torn down, sees its caller's SP); the top is
-   the exiting frame only if function and call site match as well. */
+   the exiting frame only if function and call site match as well. Frames
+   above it at the same SP are callees inlined into it that a longjmp
+   left. */
 CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site,
                                                           uintptr_t sp)
 {
     ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
     uint32_t cur;
-    size_t top;
+    size_t i;
     if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp)) { /* in a handler: nothing of it recorded */
         if (sp >= ctxprof__icpp_sig_sp)
             ctxprof__icpp_sig_sp = 0; /* its own exit */
@@ -8541,12 +8577,14 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintpt
     }
     if (!t || t->busy)
         return;
-    while (t->depth && t->ssp[t->depth - 1] < sp)
+    while (t->depth && t->stack[t->depth - 1].sp < sp)
         t->depth--;
-    top = t->depth - 1;
-    if (t->depth && t->ssp[top] == sp && t->sfunc[top] == func && t->ssite[top] == site)
-        t->depth--;
-    cur = t->depth ? t->snode[t->depth - 1] : 0;
+    for (i = t->depth; i > 0 && t->stack[i - 1].sp == sp; i--)
+        if (t->stack[i - 1].func == func && t->stack[i - 1].site == site) {
+            t->depth = i - 1;
+            break;
+        }
+    cur = t->depth ? t->stack[t->depth - 1].node : 0;
     __atomic_store_n(&t->cur, cur == CTXPROF__ICPP_NONE ? 0 : cur, __ATOMIC_RELAXED);
 }
 
@@ -8554,7 +8592,8 @@ CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void
 ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired)
 {
     uintptr_t sp = CTXPROF__ICPP_CFA();
-    ctxprof__icpp_enter_slow(func, site, sp ? sp : ctxprof_icpp_sp(), paired);
+    ctxprof__icpp_enter_slow(func, site, sp ? sp : ctxprof_icpp_sp(), CTXPROF__ICPP_POINT(sp),
+                             paired);
 }
 
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_exit_here(uintptr_t func,
@@ -8589,17 +8628,13 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
     ctxprof__icpp_ts *t;
     for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
         /* the struct stays (threads keep a pointer to it); its data goes */
-        CTXPROF_FREE(t->snode, NULL);
-        CTXPROF_FREE(t->ssp, NULL);
-        CTXPROF_FREE(t->sfunc, NULL);
-        CTXPROF_FREE(t->ssite, NULL);
+        CTXPROF_FREE(t->stack, NULL);
         CTXPROF_FREE(t->nfunc, NULL);
         CTXPROF_FREE(t->nparent, NULL);
         CTXPROF_FREE(t->nheight, NULL);
         CTXPROF_FREE(t->ncount, NULL);
         CTXPROF_FREE(t->slots, NULL);
-        t->snode = NULL;
-        t->ssp = t->sfunc = t->ssite = NULL;
+        t->stack = NULL;
         t->nfunc = NULL;
         t->nparent = NULL;
         t->nheight = t->ncount = NULL;
@@ -11553,7 +11588,7 @@ ctxprof__icpp_hook_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
     if (!ctxprof__icpp_base) /* a new thread: same rule in every run */
         ctxprof__icpp_set_base(sp);
     if (__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED))
-        ctxprof__icpp_enter_slow(fn, site, sp, 1);
+        ctxprof__icpp_enter_slow(fn, site, sp, CTXPROF__ICPP_POINT(sp), 1);
 }
 
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_enter(void *fn, void *site)

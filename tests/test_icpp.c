@@ -2009,6 +2009,39 @@ static double icpp_precise_share(const ctxprof_icpp_map *m)
 /* Whole-program training with -finstrument-functions and no annotations;
    the generator's table, rebuilt in, gives the precision it predicted;
    heights agree between separate runs (ASLR on). */
+/* Training with the hooks across longjmp (tests/data/icpp_jmp.c): frames
+   left at the SP of a live one (callees inlined into it, or a sibling
+   called after the jump from another site) are recognised as dead, so the
+   shadow stack does not grow with each jump and the second call is
+   counted. */
+static void icpp_hooks_longjmp(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], *txt = NULL, *line;
+    size_t len;
+    unsigned count = 0;
+    ctxprof_error e;
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fno-omit-frame-pointer -finstrument-functions "
+                               "tests/data/icpp_jmp.c -o %s/icpp_jmp -lpthread -ldl -lrt",
+                               CTXPROF_TEST_CC, dir),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/icpp_jmp %s/jmp.paths > %s/jmp.out", dir, dir, dir), 0);
+    snprintf(path, sizeof path, "%s/jmp.out", dir);
+    REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
+    CHECK_CONTAINS(txt, "dropped_depth 0 dropped_paths 0\n");
+    ctxprof__free(txt, NULL);
+    snprintf(path, sizeof path, "%s/jmp.paths", dir);
+    REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
+    line = strstr(txt, " sib thrower\n"); /* both calls of thrower */
+    REQUIRE(line != NULL);
+    while (line > txt && line[-1] != '\n')
+        line--;
+    CHECK(sscanf(line, "path %u", &count) == 1 && count == 2);
+    CHECK(strstr(txt, "thrower thrower") == NULL);
+    CHECK_CONTAINS(txt, " jumps fibj\n");
+    ctxprof__free(txt, NULL);
+}
+
 static void icpp_hooks_end_to_end(void)
 {
     const char *dir = ctxprof_test_tmpdir();
@@ -2660,6 +2693,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
+    {"icpp_hooks_longjmp", icpp_hooks_longjmp},
     {"icpp_sampler_live", icpp_sampler_live},
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
     {"icpp_train_signal", icpp_train_signal},
