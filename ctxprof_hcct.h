@@ -115,8 +115,9 @@
      once a query saw their counts, the owner issues a release fence
      between the two (atomic_thread_fence(memory_order_release)) and the
      querying thread an acquire fence after the query.
-     After fork() the child keeps copies of the parent's trees; with the
-     environment variable, use %p in out= for one profile per process.
+     After fork() the child keeps copies of the parent's trees (fork waits
+     for a merge or snapshot in progress); with the environment variable,
+     use %p in out= for one profile per process.
 
    BOUNDS
 
@@ -3949,10 +3950,34 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     return t;
 }
 
+/* fork(): a thread that held the session's locks (a thread exiting, its
+   tree being merged; a snapshot) does not exist in the child, which would
+   wait for them forever (at its exit, writing CTXPROF_HCCT's profile).
+   fork waits until they are free, in the order snapshots take them. */
+static pthread_once_t ctxprof__hcct_fork_once = PTHREAD_ONCE_INIT;
+
+CTXPROF__HCCT_FN void ctxprof__hcct_fork_prepare(void)
+{
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    pthread_mutex_lock(&ctxprof__hcct_symmu);
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_fork_done(void)
+{
+    pthread_mutex_unlock(&ctxprof__hcct_symmu);
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_fork_init(void)
+{
+    pthread_atfork(ctxprof__hcct_fork_prepare, ctxprof__hcct_fork_done, ctxprof__hcct_fork_done);
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_error *err)
 {
     ctxprof_hcct_desc d;
     int rc = CTXPROF_OK;
+    pthread_once(&ctxprof__hcct_fork_once, ctxprof__hcct_fork_init);
     pthread_mutex_lock(&ctxprof__hcct_mu);
     if (!desc) {
         if (ctxprof__hcct_state == 0)

@@ -2729,6 +2729,66 @@ static void hcct_hooks_inline_recursion(void)
     ctxprof__free(txt, NULL);
 }
 
+/* fork() while threads come and go (each exiting thread merges its tree
+   under the session's lock): every child writes its profile at exit
+   (CTXPROF_HCCT with %p) and none waits forever for a lock that a thread
+   of the parent held at the fork. */
+static const char hcct_prog_fork[] =
+    "#include <pthread.h>\n"
+    "#include <signal.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <sys/wait.h>\n"
+    "#include <unistd.h>\n"
+    "__attribute__((noinline)) int w(int x) { return x + 1; }\n"
+    "static void *body(void *a) { int s = 0, i; for (i = 0; i < 50; i++) s += w(i);\n"
+    "  return (void *)(long)s; }\n"
+    "static void *spawner(void *a)\n"
+    "{ for (;;) { pthread_t t; pthread_create(&t, 0, body, 0); pthread_join(t, 0); } return a; }\n"
+    "int main(void)\n"
+    "{\n"
+    "    pthread_t s1, s2; int k, hung = 0;\n"
+    "    pthread_create(&s1, 0, spawner, 0); pthread_create(&s2, 0, spawner, 0);\n"
+    "    for (k = 0; k < 60; k++) {\n"
+    "        int st, t, done = 0; pid_t p = fork();\n"
+    "        if (p == 0) { w(1); exit(0); }\n"
+    "        for (t = 0; t < 2000 && !done; t++) {\n"
+    "            if (waitpid(p, &st, WNOHANG) == p) done = 1; else usleep(1000); }\n"
+    "        if (!done) { hung++; kill(p, SIGKILL); waitpid(p, &st, 0); }\n"
+    "    }\n"
+    "    printf(\"hung %d\\n\", hung); fflush(stdout);\n"
+    "    _exit(0);\n"
+    "}\n";
+
+static void hcct_hooks_fork(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char *txt = NULL;
+    size_t len;
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir); /* hcct_hooks_program's, if built */
+    snprintf(mainc, sizeof mainc, "%s/hooks4_main.c", dir);
+    snprintf(exe, sizeof exe, "%s/hooks4_prog", dir);
+    snprintf(out, sizeof out, "%s/hooks4.out", dir);
+    REQUIRE(hcct_write_file(mainc, hcct_prog_fork) == 0);
+    if (access(impl, R_OK) != 0)
+        REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
+    if (ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s -std=gnu11 -O2 "
+                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
+                        impl, CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
+                        exe) != 0)
+        SKIP("cannot compile the hooks program");
+    REQUIRE(ctxprof_test_sh("mkdir -p %s/fork && CTXPROF_HCCT=out=%s/fork/f.%%p.folded %s > %s &&"
+                            " ls %s/fork | wc -l >> %s",
+                            dir, dir, exe, out, dir, out) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    CHECK_CONTAINS(txt, "hung 0\n60\n"); /* 60 children, each with its profile */
+    ctxprof__free(txt, NULL);
+}
+
 /* Hand-written instrumentation: names from the macros, the portable form. */
 static __attribute__((noinline)) int hcct_m_leaf(int x)
 {
@@ -3123,6 +3183,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_hooks_program", hcct_hooks_program},
     {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_hooks_inline_recursion", hcct_hooks_inline_recursion},
+    {"hcct_hooks_fork", hcct_hooks_fork},
     {"hcct_macros", hcct_macros},
     {"hcct_same_frame", hcct_same_frame},
     {"hcct_robust_files", hcct_robust_files},
