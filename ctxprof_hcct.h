@@ -854,11 +854,20 @@ CTXPROF__HCCT_FN uint64_t ctxprof__hcct_sat_add(uint64_t a, uint64_t b)
     return b > UINT64_MAX - a ? UINT64_MAX : a + b;
 }
 
-/* Fills the defaults of a descriptor and validates it. */
+/* The nodes that a filled descriptor's max_bytes holds. */
+CTXPROF__HCCT_FN size_t ctxprof__hcct_max_nodes(const ctxprof_hcct_desc *d)
+{
+    size_t maxn = d->max_bytes / CTXPROF__HCCT_NODE_BYTES(d->mode == CTXPROF_HCCT_LSS);
+    return maxn > 0xFFFFFFF0u ? 0xFFFFFFF0u : maxn;
+}
+
+/* Fills the defaults of a descriptor and validates it (also that
+   max_bytes holds the counters' nodes). */
 CTXPROF__HCCT_FN int ctxprof__hcct_desc_fill(ctxprof_hcct_desc *d, ctxprof_error *err)
 {
     double m;
-    int given = d->counters != 0;
+    size_t maxn;
+    int given = d->counters != 0, lss;
     if (d->mode != CTXPROF_HCCT_LSS && d->mode != CTXPROF_HCCT_CCT)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: unknown mode %d", d->mode);
     if (d->metric < CTXPROF_HCCT_CALLS || d->metric > CTXPROF_HCCT_OTHER)
@@ -868,7 +877,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_desc_fill(ctxprof_hcct_desc *d, ctxprof_error
     if (!(d->phi > 0 && d->phi < 1))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
                              d->phi);
-    if (d->counters == 0) {
+    if (d->mode == CTXPROF_HCCT_CCT) {
+        /* no counters: epsilon and counters are not used */
+    } else if (d->counters == 0) {
         if (d->epsilon == 0)
             d->epsilon = d->phi / 5;
         if (!(d->epsilon > 0 && d->epsilon < 1))
@@ -904,6 +915,12 @@ CTXPROF__HCCT_FN int ctxprof__hcct_desc_fill(ctxprof_hcct_desc *d, ctxprof_error
         d->max_bytes = d->mode == CTXPROF_HCCT_CCT
                            ? (size_t)1280 << 20
                            : (d->counters * 16 + 65536) * CTXPROF__HCCT_NODE_BYTES(1);
+    lss = d->mode == CTXPROF_HCCT_LSS;
+    maxn = ctxprof__hcct_max_nodes(d);
+    if (maxn < 16 || (lss && maxn < d->counters + 3))
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                             "hcct: max_bytes %zu leaves room for %zu nodes (need %zu)",
+                             d->max_bytes, maxn, lss ? d->counters + 3 : (size_t)16);
     return CTXPROF_OK;
 }
 
@@ -938,13 +955,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
         return rc;
     ud = d.alloc_user;
     lss = d.mode == CTXPROF_HCCT_LSS;
-    maxn = d.max_bytes / CTXPROF__HCCT_NODE_BYTES(lss);
-    if (maxn > 0xFFFFFFF0u)
-        maxn = 0xFFFFFFF0u;
-    if (maxn < 16 || (lss && maxn < d.counters + 3))
-        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
-                             "hcct: max_bytes %zu leaves room for %zu nodes (need %zu)",
-                             d.max_bytes, maxn, lss ? d.counters + 3 : (size_t)16);
+    maxn = ctxprof__hcct_max_nodes(&d);
     t->desc = d;
     t->max_nodes = (uint32_t)maxn;
     /* Reserved once and never moved, so that other threads can read the
@@ -3170,8 +3181,14 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_text(ctxprof__hcct_sb *b, const ctxprof_hc
 {
     uint32_t i;
     ctxprof__hcct_w_header(b, p, "# ");
-    ctxprof__hcct_sb_puts(b, "# count: an upper bound; the true count lies in [count - err, "
-                             "count]\n#         count          err        %  context\n");
+    if (p->flags & CTXPROF_HCCT_SCALED)
+        ctxprof__hcct_sb_puts(b, "# count: an estimate (the bursts' count, scaled); err: the "
+                                 "bound on the bursts' count, scaled (not a bound on the true "
+                                 "count)\n");
+    else
+        ctxprof__hcct_sb_puts(b, "# count: an upper bound; the true count lies in [count - err, "
+                                 "count]\n");
+    ctxprof__hcct_sb_puts(b, "#         count          err        %  context\n");
     ctxprof__hcct_sb_printf(b, "%15llu %12s %8.4f  all\n", (unsigned long long)p->total, "0",
                             100.0);
     for (i = ctxprof__hcct_dfs_next(p, 0, 1); i; ) {

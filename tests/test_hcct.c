@@ -296,6 +296,11 @@ static void hcct_init_errors(void)
     d = hcct_desc_lss(0, 0);
     d.mode = 7;
     CHECK_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_ERR_INVAL);
+    /* the exact tree has no counters: any phi will do */
+    d = hcct_desc_cct();
+    d.phi = 1e-12;
+    CHECK_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_OK);
+    ctxprof_hcct_deinit(&t);
     /* defaults: phi 1e-4, epsilon phi/5, |M| = 1/epsilon */
     REQUIRE(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
     CHECK_NEAR(t.desc.phi, 1e-4, 1e-12);
@@ -1287,6 +1292,14 @@ static void hcct_bursting(void)
             unsigned dd = p.nodes[i].depth;
             CHECK((dd <= 3 && nm[2] - '0' == (int)dd) || (dd == 4 && (nm[2] == '4' || nm[2] == '5')));
         }
+        { /* the text says that scaled counts are estimates, not bounds */
+            char *txt = NULL;
+            size_t len = 0;
+            REQUIRE(ctxprof_hcct_profile_format(&p, NULL, &txt, &len, &e) == CTXPROF_OK);
+            CHECK_CONTAINS(txt, "# count: an estimate");
+            CHECK(strstr(txt, "upper bound") == NULL);
+            ctxprof_hcct_text_free(&p, txt);
+        }
         hcct_check(&t, UINT64_MAX);
         ctxprof_hcct_profile_deinit(&p);
         ctxprof_hcct_deinit(&t);
@@ -2085,6 +2098,12 @@ static void hcct_session_threads(void)
     memset(&e, 0, sizeof e);
     d.flags = CTXPROF_HCCT_ROUTINE_ONLY;
     CHECK_EQ(ctxprof_hcct_snapshot(0, &p, &e), CTXPROF_ERR_INVAL); /* not started */
+    { /* a bound too small for the counters fails at start, not in each thread */
+        ctxprof_hcct_desc small = hcct_desc_lss(1e-3, 1e-4);
+        small.max_bytes = 1000;
+        CHECK_EQ(ctxprof_hcct_start(&small, &e), CTXPROF_ERR_RANGE);
+        CHECK_CONTAINS(e.detail, "max_bytes");
+    }
     REQUIRE(ctxprof_hcct_start(&d, &e) == CTXPROF_OK);
     CHECK_EQ(ctxprof_hcct_start(&d, &e), CTXPROF_ERR_INVAL);
     for (i = 0; i < 4; i++)
