@@ -113,7 +113,9 @@
 #endif
 #ifndef CTXPROF_INLINE
 #if defined(__GNUC__) || defined(__clang__)
-#define CTXPROF_INLINE static inline __attribute__((always_inline))
+/* never instrumented: under -finstrument-functions, the hooks would see
+   the library's helpers as calls of the program's */
+#define CTXPROF_INLINE static inline __attribute__((always_inline, no_instrument_function))
 #else
 #define CTXPROF_INLINE static inline
 #endif
@@ -1489,7 +1491,8 @@ CTXPROF_API void ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int pa
 CTXPROF_API void ctxprof__icpp_exit_here(uintptr_t func, uintptr_t site);
 CTXPROF_API void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site, uintptr_t sp,
                                           uint32_t point, int paired);
-CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site, uintptr_t sp);
+CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site, uintptr_t sp,
+                                         int tail);
 CTXPROF_API int ctxprof__icpp_training; /* read relaxed on every entry */
 
 CTXPROF_INLINE int ctxprof__icpp_is_training(void)
@@ -8173,8 +8176,10 @@ extern "C" {
    address, read under its CFA (also from a function it calls), 0 where
    unknown. */
 #if defined(__x86_64__) || defined(__i386__)
-#define CTXPROF__ICPP_POINT(cfa) ((cfa) ? (uint32_t)((const uintptr_t *)(cfa))[-1] : 0u)
+#define CTXPROF__ICPP_RA(cfa) (((const uintptr_t *)(cfa))[-1])
+#define CTXPROF__ICPP_POINT(cfa) ((cfa) ? (uint32_t)CTXPROF__ICPP_RA(cfa) : 0u)
 #else
+#define CTXPROF__ICPP_RA(cfa) ((uintptr_t)0)
 #define CTXPROF__ICPP_POINT(cfa) 0u
 #endif
 /* Functions that read their own CFA must stay out of line and unchanged
@@ -8187,6 +8192,7 @@ extern "C" {
 #else
 #define CTXPROF__NOINSTR
 #define CTXPROF__ICPP_CFA() ((uintptr_t)0)
+#define CTXPROF__ICPP_RA(cfa) ((uintptr_t)0)
 #define CTXPROF__ICPP_POINT(cfa) 0u
 #define CTXPROF__ICPP_OWNFRAME
 #endif
@@ -8559,13 +8565,15 @@ out:
     t->busy = 0;
 }
 
-/* Frames deeper than sp are gone (an exit hook that gcc emits as a tail
-   call, after the frame is torn down, sees its caller's SP); the top is
-   the exiting frame only if function and call site match as well. Frames
-   above it at the same SP are callees inlined into it that a longjmp
-   left. */
+/* Frames deeper than sp are gone. tail: the exit was called as a tail
+   call, after the exiting frame was torn down (its return address is the
+   call site), so sp is the caller's SP, and the exiting frame is among
+   those below it; a frame at sp is the caller's, even when it is the same
+   function called from the same site (recursion). Otherwise the exiting
+   frame is the one at sp with this function and call site; frames above
+   it at the same SP are callees inlined into it that a longjmp left. */
 CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site,
-                                                          uintptr_t sp)
+                                                          uintptr_t sp, int tail)
 {
     ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
     uint32_t cur;
@@ -8579,7 +8587,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintpt
         return;
     while (t->depth && t->stack[t->depth - 1].sp < sp)
         t->depth--;
-    for (i = t->depth; i > 0 && t->stack[i - 1].sp == sp; i--)
+    for (i = t->depth; !tail && i > 0 && t->stack[i - 1].sp == sp; i--)
         if (t->stack[i - 1].func == func && t->stack[i - 1].site == site) {
             t->depth = i - 1;
             break;
@@ -8600,7 +8608,8 @@ CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_exit_here
                                                                               uintptr_t site)
 {
     uintptr_t sp = CTXPROF__ICPP_CFA();
-    ctxprof__icpp_exit_slow(func, site, sp ? sp : ctxprof_icpp_sp());
+    ctxprof__icpp_exit_slow(func, site, sp ? sp : ctxprof_icpp_sp(),
+                            sp && CTXPROF__ICPP_RA(sp) == site);
 }
 
 CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)
@@ -11601,7 +11610,8 @@ CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_enter(void *fn, 
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME void __cyg_profile_func_exit(void *fn, void *site)
 {
     if (CTXPROF__UNLIKELY(__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED)))
-        ctxprof__icpp_exit_slow((uintptr_t)fn, (uintptr_t)site, CTXPROF__ICPP_CFA());
+        ctxprof__icpp_exit_slow((uintptr_t)fn, (uintptr_t)site, CTXPROF__ICPP_CFA(),
+                                __builtin_return_address(0) == site);
 }
 #endif
 

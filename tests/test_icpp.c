@@ -2009,36 +2009,54 @@ static double icpp_precise_share(const ctxprof_icpp_map *m)
 /* Whole-program training with -finstrument-functions and no annotations;
    the generator's table, rebuilt in, gives the precision it predicted;
    heights agree between separate runs (ASLR on). */
-/* Training with the hooks across longjmp (tests/data/icpp_jmp.c): frames
+/* The count of the path map line ending in `tail` (" f g\n"), or -1. */
+static long icpp_map_count(const char *txt, const char *tail)
+{
+    const char *line = strstr(txt, tail);
+    unsigned long count;
+    if (!line)
+        return -1;
+    while (line > txt && line[-1] != '\n')
+        line--;
+    return sscanf(line, "path %lu", &count) == 1 ? (long)count : -1;
+}
+
+/* Training's shadow stack at its edges (tests/data/icpp_stack.c). Frames
    left at the SP of a live one (callees inlined into it, or a sibling
    called after the jump from another site) are recognised as dead, so the
    shadow stack does not grow with each jump and the second call is
-   counted. */
-static void icpp_hooks_longjmp(void)
+   counted. A tail-called exit of recursion through one call site leaves
+   the caller's frame, so every level has its calls at its own height. */
+static void icpp_train_shadow_stack(void)
 {
     const char *dir = ctxprof_test_tmpdir();
-    char path[600], *txt = NULL, *line;
+    char path[600], *txt = NULL;
     size_t len;
-    unsigned count = 0;
     ctxprof_error e;
     REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fno-omit-frame-pointer -finstrument-functions "
-                               "tests/data/icpp_jmp.c -o %s/icpp_jmp -lpthread -ldl -lrt",
+                               "tests/data/icpp_stack.c -o %s/icpp_stack -lpthread -ldl -lrt",
                                CTXPROF_TEST_CC, dir),
                0);
-    REQUIRE_EQ(ctxprof_test_sh("%s/icpp_jmp %s/jmp.paths > %s/jmp.out", dir, dir, dir), 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/icpp_stack %s/jmp.paths > %s/jmp.out", dir, dir, dir), 0);
     snprintf(path, sizeof path, "%s/jmp.out", dir);
     REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
     CHECK_CONTAINS(txt, "dropped_depth 0 dropped_paths 0\n");
     ctxprof__free(txt, NULL);
     snprintf(path, sizeof path, "%s/jmp.paths", dir);
     REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
-    line = strstr(txt, " sib thrower\n"); /* both calls of thrower */
-    REQUIRE(line != NULL);
-    while (line > txt && line[-1] != '\n')
-        line--;
-    CHECK(sscanf(line, "path %u", &count) == 1 && count == 2);
+    CHECK_EQ(icpp_map_count(txt, " sib thrower\n"), 2); /* both calls of thrower */
     CHECK(strstr(txt, "thrower thrower") == NULL);
     CHECK_CONTAINS(txt, " jumps fibj\n");
+    CHECK_EQ(icpp_map_count(txt, " rec\n"), 1);
+    CHECK_EQ(icpp_map_count(txt, " rec rec\n"), 2);
+    CHECK_EQ(icpp_map_count(txt, " rec rec rec\n"), 4);
+    CHECK_EQ(icpp_map_count(txt, " rec rec rec rec\n"), 8);
+    CHECK(strstr(txt, " rec rec rec rec rec") == NULL);
+    CHECK_EQ(icpp_map_count(txt, " recm\n"), 1);
+    CHECK_EQ(icpp_map_count(txt, " recm recm\n"), 2);
+    CHECK_EQ(icpp_map_count(txt, " recm recm recm\n"), 4);
+    CHECK_EQ(icpp_map_count(txt, " recm recm recm recm\n"), 8);
+    CHECK(strstr(txt, " recm recm recm recm recm") == NULL);
     ctxprof__free(txt, NULL);
 }
 
@@ -2693,7 +2711,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
-    {"icpp_hooks_longjmp", icpp_hooks_longjmp},
+    {"icpp_train_shadow_stack", icpp_train_shadow_stack},
     {"icpp_sampler_live", icpp_sampler_live},
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
     {"icpp_train_signal", icpp_train_signal},

@@ -1,7 +1,14 @@
-/* Training with the -finstrument-functions hooks across longjmp
-   (tests/test_icpp.c, icpp_hooks_longjmp). gcc -O2 inlines fibj into
-   itself and once into jumps, so the frames a longjmp leaves include
-   callees inlined into a live frame, at its SP. Usage: icpp_jmp MAP */
+/* Training's shadow stack at its edges (tests/test_icpp.c,
+   icpp_train_shadow_stack), with the -finstrument-functions hooks and
+   with CTXPROF_ICPP_FUNC:
+   - longjmp: gcc -O2 inlines fibj into itself and once into jumps, so the
+     frames a longjmp leaves include callees inlined into a live frame, at
+     its SP;
+   - recursion through one call site whose exit is a tail call (gcc and
+     clang -O2 end rec and recm with a jump to the exit hook, which then
+     sees the caller's SP, where the caller's frame has the same function
+     and call site).
+   Usage: icpp_stack MAP */
 #define CTXPROF_IMPLEMENTATION
 #define CTXPROF_ICPP_HOOKS
 #include "../../ctxprof.h"
@@ -49,6 +56,23 @@ __attribute__((noinline)) void sib(void)
     thrower(0);
 }
 
+__attribute__((noinline)) static void rec(int n)
+{
+    if (n > 0)
+        rec(n - 1);
+    if (n > 0)
+        rec(n - 1);
+}
+
+__attribute__((noinline, no_instrument_function)) static void recm(int n)
+{
+    CTXPROF_ICPP_FUNC(recm);
+    if (n > 0)
+        recm(n - 1);
+    if (n > 0)
+        recm(n - 1);
+}
+
 int main(int argc, char **argv)
 {
     ctxprof_icpp_train_stats st;
@@ -57,6 +81,8 @@ int main(int argc, char **argv)
         return 2;
     jumps(20000);
     sib();
+    rec(3);
+    recm(3);
     ctxprof_icpp_train_stop();
     ctxprof_icpp_train_get_stats(&st);
     printf("dropped_depth %llu dropped_paths %llu\n", (unsigned long long)st.dropped_depth,
