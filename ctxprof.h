@@ -1561,8 +1561,9 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 
 /* Grows f's frame by its table amount (activation record resizing, 5.1):
    a 16-byte-aligned local array whose address escapes into an empty asm,
-   so the optimizer must keep it; with 0 units it is removed at -O1 and
-   up. A declaration: put it first in f's body, once per function.
+   so the optimizer must keep it; with 0 units nothing. A declaration: put
+   it first in f's body, once per function; the table's amounts are
+   integer literals, as ctxprof-gen writes them.
    In a leaf that calls nothing (not even the training hooks: a plain
    build), x86-64 compilers keep up to 128 bytes of locals in the red zone
    below SP without moving SP, so a small pad there does not move the
@@ -1570,9 +1571,16 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
    ending in it alike, so it never separates two of them, and a leaf has
    no callees to move; train and sample the same build, as always. */
 #define CTXPROF_ICPP_PAD(f) CTXPROF__ICPP_PAD_N(CTXPROF_ICPP_PAD_UNITS(f))
-#define CTXPROF__ICPP_PAD_N(n)                                                                     \
-    char ctxprof__icpp_pad[(n) > 0 ? 16 * (n) : 1] CTXPROF__ICPP_ALIGN16;                          \
-    if ((n) > 0)                                                                                   \
+/* 0 units declare no object at all, so that an unpadded frame is the same
+   at -O0 (where an unused array would keep a 16-byte slot) */
+#define CTXPROF__ICPP_PAD_N(n) CTXPROF__ICPP_PAD_N_(n) /* n expanded first */
+#define CTXPROF__ICPP_PAD_N_(n) CTXPROF__ICPP_PAD_N__(n, CTXPROF__ICPP_ARG2(CTXPROF__ICPP_IS0_##n, 0, ~))
+#define CTXPROF__ICPP_IS0_0 ~, 1
+#define CTXPROF__ICPP_PAD_N__(n, zero) CTXPROF__ICPP_PAD_N___(n, zero)
+#define CTXPROF__ICPP_PAD_N___(n, zero) CTXPROF__ICPP_PAD_IF##zero(n)
+#define CTXPROF__ICPP_PAD_IF1(n) enum { ctxprof__icpp_pad_none }
+#define CTXPROF__ICPP_PAD_IF0(n)                                                                   \
+    char ctxprof__icpp_pad[16 * (n)] CTXPROF__ICPP_ALIGN16;                                        \
     CTXPROF__ICPP_KEEP(ctxprof__icpp_pad)
 
 /* Call-site wrapping (5.2): runs stmt (a call of callee from caller) with
@@ -1580,8 +1588,10 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
    with the same functions in another order get different heights. The
    frame has the same shape whatever the amount: a variable-length array of
    16 * (units + 1) bytes whose size the optimizer cannot see (so it stays
-   a run-time allocation, rounded to 16 bytes by both gcc and clang), and
-   the caller's fixed frame is the same for every amount. So put the macro
+   a run-time allocation, rounded to 16 bytes by both gcc and clang; the
+   size is materialized at the site, inside an asm on x86, so that equal
+   amounts are never kept in one register), and the caller's fixed frame
+   is the same for every amount. So put the macro
    at the edge's call sites before training: a site wrapped with 0 units
    lowers its callee by 16 bytes in the training build too, and a table's
    u units lower it by exactly 16 * u more, as the generator predicts
@@ -1594,19 +1604,28 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
    (PC, SP) alone. */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L &&          \
     !defined(__STDC_NO_VLA__)
-#if defined(__GNUC__) || defined(__clang__)
-#define CTXPROF__ICPP_OPAQUE(n) __asm__("" : "+r"(n))
-#else
-#define CTXPROF__ICPP_OPAQUE(n)                                                                    \
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+/* the constant is materialized inside the asm, so that no register
+   holds it across the function whatever its value */
+#define CTXPROF__ICPP_SIZE(var, k) __asm__ volatile("mov %1, %0" : "=r"(var) : "i"(k))
+#elif defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__ICPP_SIZE(var, k)                                                                 \
     do {                                                                                           \
-        volatile size_t ctxprof__icpp_v = (n);                                                     \
-        (n) = ctxprof__icpp_v;                                                                     \
+        (var) = (k);                                                                               \
+        __asm__ volatile("" : "+r"(var));                                                          \
+    } while (0)
+#else
+#define CTXPROF__ICPP_SIZE(var, k)                                                                 \
+    do {                                                                                           \
+        volatile size_t ctxprof__icpp_v = (k);                                                     \
+        (var) = ctxprof__icpp_v;                                                                   \
     } while (0)
 #endif
 #define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
     do {                                                                                           \
-        size_t ctxprof__icpp_n = 16 * ((size_t)CTXPROF_ICPP_WRAP_UNITS(caller, callee) + 1);      \
-        CTXPROF__ICPP_OPAQUE(ctxprof__icpp_n);                                                     \
+        size_t ctxprof__icpp_n;                                                                    \
+        CTXPROF__ICPP_SIZE(ctxprof__icpp_n,                                                        \
+                           16 * ((size_t)CTXPROF_ICPP_WRAP_UNITS(caller, callee) + 1));            \
         {                                                                                          \
             char ctxprof__icpp_wrap[ctxprof__icpp_n];                                              \
             CTXPROF__ICPP_KEEP(ctxprof__icpp_wrap);                                                \
@@ -8570,8 +8589,9 @@ out:
    call site), so sp is the caller's SP, and the exiting frame is among
    those below it; a frame at sp is the caller's, even when it is the same
    function called from the same site (recursion). Otherwise the exiting
-   frame is the one at sp with this function and call site; frames above
-   it at the same SP are callees inlined into it that a longjmp left. */
+   frame is the top one with this function and call site, at sp or above
+   it; frames above it at its SP are callees inlined into it that a
+   longjmp left. */
 CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site,
                                                           uintptr_t sp, int tail)
 {
@@ -8587,11 +8607,16 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintpt
         return;
     while (t->depth && t->stack[t->depth - 1].sp < sp)
         t->depth--;
-    for (i = t->depth; !tail && i > 0 && t->stack[i - 1].sp == sp; i--)
-        if (t->stack[i - 1].func == func && t->stack[i - 1].site == site) {
-            t->depth = i - 1;
-            break;
-        }
+    if (!tail && t->depth) {
+        /* the top's SP, which may lie above sp: a variable-length array
+           (a CTXPROF_ICPP_CALL wrap) or alloca still allocated at the exit */
+        uintptr_t top = t->stack[t->depth - 1].sp;
+        for (i = t->depth; i > 0 && t->stack[i - 1].sp == top; i--)
+            if (t->stack[i - 1].func == func && t->stack[i - 1].site == site) {
+                t->depth = i - 1;
+                break;
+            }
+    }
     cur = t->depth ? t->stack[t->depth - 1].node : 0;
     __atomic_store_n(&t->cur, cur == CTXPROF__ICPP_NONE ? 0 : cur, __ATOMIC_RELAXED);
 }
@@ -11481,7 +11506,11 @@ CTXPROF_DEF int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
         }
     qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
     if (n)
-        ctxprof__sbuf_printf(&b, "\n/* call-site wraps: CTXPROF_ICPP_CALL(caller, callee, ...) */\n");
+        ctxprof__sbuf_printf(&b, "\n/* call-site wraps: each takes effect where the training build "
+                                 "already had\n   CTXPROF_ICPP_CALL(caller, callee, ...) at every "
+                                 "call site of its edge; the\n   precision predicted assumes all "
+                                 "of them (drop a line whose sites are plain\n   calls, or wrap "
+                                 "them, and retrain) */\n");
     for (i = 0; i < n; i++)
         ctxprof__sbuf_printf(&b, "#define CTXPROF_WRAP_%s__%s ~, %u\n", list[i].a, list[i].b,
                              list[i].units);

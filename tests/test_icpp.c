@@ -2006,6 +2006,59 @@ static double icpp_precise_share(const ctxprof_icpp_map *m)
     return m->paths ? (double)u / (double)m->paths : 1;
 }
 
+/* What the generator predicts is what the rebuilt program measures
+   (tests/data/icpp_wrap.c, where every call is wrapped): train, `pad
+   --wrap -o`, rebuild with the table, train again; the new map's precise
+   share equals precise_after_wrap, with gcc and clang at -O2 and -O0. The
+   wraps' sizes differ from function to function and from the training
+   build's, the pads' too (none at all unpadded, also at -O0), and a
+   function exits with a wrap's array still allocated. */
+static void icpp_wrap_predicted(void)
+{
+    static const char *const ccs[] = {"gcc", "clang"}, *const opts[] = {"-O2", "-O0"};
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], *txt = NULL, *hit;
+    size_t c, o, len, built = 0;
+    ctxprof_error e;
+    for (c = 0; c < 2; c++) {
+        if (ctxprof_test_sh("command -v %s >/dev/null 2>&1", ccs[c]) != 0)
+            continue;
+        for (o = 0; o < 2; o++) {
+            ctxprof_icpp_map m;
+            double predicted = -1;
+            const char *cc = ccs[c], *opt = opts[o];
+            memset(&m, 0, sizeof m);
+            REQUIRE_EQ(ctxprof_test_sh("%s %s -fno-omit-frame-pointer -finstrument-functions "
+                                       "-DCTXPROF_ICPP_HOOKS tests/data/icpp_wrap.c -o %s/wr0 -lpthread"
+                                       " -ldl && CTXPROF_ICPP_TRAIN=%s/wr0.paths %s/wr0 > /dev/null",
+                                       cc, opt, dir, dir, dir),
+                       0);
+            REQUIRE_EQ(ctxprof_test_sh("build/ctxprof-gen pad --wrap -o %s/wr_pads.h %s/wr0.paths >"
+                                       " %s/wr.rep",
+                                       dir, dir, dir),
+                       0);
+            snprintf(path, sizeof path, "%s/wr.rep", dir);
+            REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
+            hit = strstr(txt, "\nprecise_after_wrap=");
+            CHECK(hit != NULL && sscanf(hit, "\nprecise_after_wrap=%lf", &predicted) == 1);
+            ctxprof__free(txt, NULL);
+            REQUIRE_EQ(ctxprof_test_sh("%s %s -fno-omit-frame-pointer -finstrument-functions "
+                                       "-DCTXPROF_ICPP_HOOKS -include %s/wr_pads.h "
+                                       "tests/data/icpp_wrap.c -o %s/wr1 -lpthread -ldl && "
+                                       "CTXPROF_ICPP_TRAIN=%s/wr1.paths %s/wr1 > /dev/null",
+                                       cc, opt, dir, dir, dir, dir),
+                       0);
+            REQUIRE_EQ(icpp_load(&m, "wr1.paths"), CTXPROF_OK);
+            CHECK_GE(m.paths, 100);
+            CHECK_NEAR(icpp_precise_share(&m), predicted, 1e-4);
+            ctxprof_icpp_map_deinit(&m);
+            built++;
+        }
+    }
+    if (!built)
+        SKIP("neither gcc nor clang found");
+}
+
 /* Whole-program training with -finstrument-functions and no annotations;
    the generator's table, rebuilt in, gives the precision it predicted;
    heights agree between separate runs (ASLR on). */
@@ -2710,6 +2763,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
+    {"icpp_wrap_predicted", icpp_wrap_predicted},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
     {"icpp_train_shadow_stack", icpp_train_shadow_stack},
     {"icpp_sampler_live", icpp_sampler_live},
