@@ -2513,6 +2513,25 @@ done:
    starts a comment, blank lines are skipped, tokens are separated by blanks.
    The buffer is modified in place (tokens are NUL-terminated). */
 
+/* A NUL byte in a text input (which C string functions would silently
+   cut the line at): CTXPROF_ERR_PARSE with its place, saying that the
+   input is not a `what`. */
+CTXPROF__PRIV int ctxprof__text_nul(const char *buf, size_t len, const char *path,
+                                    const char *what, ctxprof_error *err)
+{
+    const char *nul = (const char *)memchr(buf, '\0', len), *s;
+    unsigned line = 1, col = 1;
+    if (!nul)
+        return CTXPROF_OK;
+    for (s = buf; s < nul; s++, col++)
+        if (*s == '\n') {
+            line++;
+            col = 0;
+        }
+    return ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: NUL byte in the input (not %s)",
+                         path, line, col, what);
+}
+
 typedef struct ctxprof__lines {
     char *p, *end;    /* unread part of the buffer */
     const char *path; /* for messages */
@@ -5112,21 +5131,11 @@ CTXPROF__PRIV int ctxprof__graph_input(ctxprof_graph *g, char *buf, size_t len, 
     uint32_t ri = P->root_input;
     const char *s = buf;
     int st;
-    const char *nul = (const char *)memchr(buf, '\0', len);
     P->n_undo = 0;
     P->input++;
     ctxprof__error_clear(&g->error);
-    if (nul) { /* C string functions would silently cut the line there */
-        unsigned line = 1, col = 1;
-        for (s = buf; s < nul; s++, col++)
-            if (*s == '\n') {
-                line++;
-                col = 0;
-            }
-        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
-                             "%s:%u:%u: NUL byte in the input (not a text call graph)", path, line,
-                             col);
-    }
+    if (ctxprof__text_nul(buf, len, path, "a text call graph", &g->error))
+        return g->error.status;
     while (s < buf + len && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
         s++;
     /* VCG starts with "graph" or a C/C++ comment; the text format with its
@@ -9209,6 +9218,8 @@ CTXPROF__PRIV int ctxprof__icpp_map_parse_buf(ctxprof_icpp_map *m, char *buf, si
     char *tok;
     int rc = CTXPROF_OK;
     ctxprof__error_clear(err);
+    if (ctxprof__text_nul(buf, len, name, "a path map", err))
+        return CTXPROF_ERR_PARSE;
     ctxprof__lines_init(&L, buf, len, name);
     if (!ctxprof__lines_next(&L) || !(tok = ctxprof__lines_tok(&L)) ||
         strcmp(tok, "ctxprof-paths") != 0)

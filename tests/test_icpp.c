@@ -480,6 +480,13 @@ static void icpp_map_errors(void)
         CHECK_CONTAINS(err.detail, cases[i].msg);
         CHECK_EQ(m.paths, 6); /* unchanged */
     }
+    { /* a NUL byte would cut its line short: refused, with its place */
+        static const char nul[] = "ctxprof-paths 1\npath 1 100 main\0 f\n";
+        CHECK_EQ(ctxprof_icpp_map_parse(&m, nul, sizeof nul - 1, "bad.paths", &err),
+                 CTXPROF_ERR_PARSE);
+        CHECK_CONTAINS(err.detail, "bad.paths:2:16: NUL byte in the input (not a path map)");
+        CHECK_EQ(m.paths, 6);
+    }
     CHECK_EQ(ctxprof_icpp_map_load(&m, "/nonexistent/x.paths", &err), CTXPROF_ERR_SYS);
     CHECK_CONTAINS(err.detail, "/nonexistent/x.paths");
     CHECK_EQ(m.paths, 6);
@@ -1257,7 +1264,8 @@ static char *icpp_gen_pad(const char *path, const char *options)
 static void icpp_gen_pad_cli(void)
 {
     const char *dir = ctxprof_test_tmpdir();
-    static const char *const bad[] = {"--budget 0", "--max-units 0", "--max-growth 0.5",
+    static const char *const bad[] = {"--budget 0",         "--budget 2.5",     "--budget 1e30",
+                                      "--max-units 0",      "--max-growth 0.5", "--max-growth nan",
                                       "--search best"};
     char path[600], *rep, want[64];
     size_t len, k;
@@ -1283,7 +1291,7 @@ static void icpp_gen_pad_cli(void)
     g = atof(strstr(rep, "max_stack_growth=") + 17);
     CHECK(g > 1 && g <= 1.1 + 1e-4);
     free(rep);
-    rep = icpp_gen_pad(path, "--search ours --max-growth inf --budget 100000 --max-units 8");
+    rep = icpp_gen_pad(path, "--search ours --max-growth inf --budget 1e5 --max-units 8");
     REQUIRE(rep != NULL);
     CHECK_CONTAINS(rep, "walk_reads_mean=");
     free(rep);

@@ -644,6 +644,20 @@ static double gen_frame_growth(const char *path, const ctxprof_icpp_pads *pads, 
     return worst;
 }
 
+/* A positive count, as digits or in the form the help gives (2e8). */
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    double v;
+    if (ctxprof__parse_u64(s, out) == 0)
+        return *out ? 0 : -1;
+    v = strtod(s, &end);
+    if (end == s || *end || !(v >= 1 && v < 18446744073709551616.0) || (double)(uint64_t)v != v)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
 /* ctxprof-gen pad: frame padding from a path map (ICPP). */
 static int cmd_pad(int argc, char **argv)
 {
@@ -677,7 +691,7 @@ static int cmd_pad(int argc, char **argv)
         } else if (strcmp(a, "--max-growth") == 0 && i + 1 < argc) {
             char *end;
             desc.max_growth = strtod(argv[++i], &end);
-            if (*end || desc.max_growth < 1) {
+            if (*end || end == argv[i] || !(desc.max_growth >= 1)) {
                 fprintf(stderr, "ctxprof-gen pad: --max-growth wants a number >= 1\n");
                 return 2;
             }
@@ -690,8 +704,9 @@ static int cmd_pad(int argc, char **argv)
             desc.max_units = (unsigned)v;
         } else if (strcmp(a, "--budget") == 0 && i + 1 < argc) {
             uint64_t v;
-            if (ctxprof__parse_u64(argv[++i], &v) || v == 0) {
-                fprintf(stderr, "ctxprof-gen pad: bad --budget\n");
+            if (parse_count(argv[++i], &v)) {
+                fprintf(stderr, "ctxprof-gen pad: --budget wants a positive whole number "
+                                "(200000000 or 2e8)\n");
                 return 2;
             }
             desc.budget = v;
