@@ -66,7 +66,7 @@
        ctxprof_pebs_attach(&pb, 0, 0);              (this thread; others too)
        ... work ...
        ctxprof_pebs_close(&pb);                      (final drain, then free)
-       fprintf(stderr, "%s\n", ctxprof_pebs_explain(&pb));  (valid until close)
+       fprintf(stderr, "%s\n", ctxprof_pebs_explain(&pb));  (also after close)
 
    CONSUMPTION MODES (desc.mode)
 
@@ -294,7 +294,8 @@ typedef struct ctxprof_pebs_desc {
     X(threads_exited, "attached threads whose exit was seen")                                      \
     X(time_enabled, "ns the events were enabled, over detached threads")                           \
     X(time_running, "ns the events were counting, over detached threads")                          \
-    X(never_ran, "detached threads whose event was enabled but never counted")
+    X(never_ran, "detached threads whose event was enabled but never counted")                     \
+    X(attach_failed, "attach calls that failed (but for threads that had exited)")
 
 #define CTXPROF__PEBS_STATS_FIELD(name, text) uint64_t name;
 typedef struct ctxprof_pebs_stats {
@@ -349,7 +350,10 @@ CTXPROF_API int ctxprof_pebs_drain(ctxprof_pebs *pb);
    frees everything. Safe on a zeroed or failed object; idempotent. */
 CTXPROF_API void ctxprof_pebs_close(ctxprof_pebs *pb);
 
-/* Counters so far (live rings included). */
+/* Counters so far (live rings included). Samples count once read from
+   their ring: by the reader thread at its wakeup (a quarter of the ring),
+   by a drain, at a thread's exit or at close; call ctxprof_pebs_drain()
+   first for an up-to-date count. */
 CTXPROF_API void ctxprof_pebs_stats_get(const ctxprof_pebs *pb, ctxprof_pebs_stats *out);
 
 /* The probe's story, one line: each level tried and why it failed or what
@@ -717,7 +721,8 @@ struct ctxprof__pebs_impl {
     int reader_tid;
     int stop;
     uint64_t drain_req, drain_done;
-    ctxprof_pebs_stats closed; /* counters of closed rings (under mu) */
+    ctxprof_pebs_stats closed; /* counters of closed rings, failed attaches (under mu) */
+    char attach_err[200];      /* why the last failed attach failed */
     pid_t owner;               /* getpid() at open: another pid is a forked child */
     int forked;                /* set in the child by the atfork handler */
     int sig_installed;
@@ -2280,8 +2285,10 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     unsigned i;
     if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
         return rc;
-    if (tid < 0)
-        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: tid %d", tid);
+    if (tid < 0) {
+        rc = ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: tid %d", tid);
+        goto failed;
+    }
     self = tid == 0 || tid == ctxprof__pebs_gettid();
     if (tid == 0)
         tid = ctxprof__pebs_gettid();
@@ -2299,8 +2306,9 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     pthread_mutex_lock(&I->mu);
     if (tid == I->reader_tid) {
         pthread_mutex_unlock(&I->mu);
-        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
-                             "ctxprof_pebs: thread %d is the reader thread", tid);
+        rc = ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                           "ctxprof_pebs: thread %d is the reader thread", tid);
+        goto failed;
     }
     for (i = 0; i < I->nrings; i++) {
         ctxprof__pebs_ring *r = &I->rings[i];
@@ -2313,9 +2321,10 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     }
     if (!slot) {
         pthread_mutex_unlock(&I->mu);
-        return ctxprof__fail(&pb->error, CTXPROF_ERR_FULL, 0,
-                             "ctxprof_pebs: %u threads already attached (desc.max_threads)",
-                             I->nrings);
+        rc = ctxprof__fail(&pb->error, CTXPROF_ERR_FULL, 0,
+                           "ctxprof_pebs: %u threads already attached (desc.max_threads)",
+                           I->nrings);
+        goto failed;
     }
     rc = ctxprof__pebs_ring_open(pb, I, slot, tid);
     if (rc == CTXPROF_OK) {
@@ -2327,8 +2336,17 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
         __atomic_store_n(&slot->fd, -1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&I->mu);
-    if (rc != CTXPROF_OK)
-        ctxprof__pebs_log(I, CTXPROF_LOG_WARN, pb->error.detail);
+    if (rc == CTXPROF_OK)
+        return rc;
+    ctxprof__pebs_log(I, CTXPROF_LOG_WARN, pb->error.detail);
+failed:
+    /* counted for explain(), which otherwise tells only the probe's story */
+    if (pb->error.sys_errno != ESRCH) {
+        pthread_mutex_lock(&I->mu);
+        I->closed.attach_failed++;
+        snprintf(I->attach_err, sizeof I->attach_err, "%s", pb->error.detail);
+        pthread_mutex_unlock(&I->mu);
+    }
     return rc;
 }
 
@@ -2497,6 +2515,10 @@ CTXPROF__PRIV void ctxprof__pebs_compose(const struct ctxprof__pebs_impl *I,
     if (st->array_full)
         ctxprof__pebs_cat(buf, n, "; %llu samples beyond the array's capacity",
                           (unsigned long long)st->array_full);
+    if (st->attach_failed)
+        ctxprof__pebs_cat(buf, n, "; WARNING: %llu attach%s failed (the last: %s)",
+                          (unsigned long long)st->attach_failed,
+                          st->attach_failed == 1 ? "" : "es", I->attach_err);
 }
 
 CTXPROF_DEF const char *ctxprof_pebs_explain(const ctxprof_pebs *pb)

@@ -2657,7 +2657,8 @@ static void pebs_mlock(void)
     PEBS_HAS(out, "a 36 KiB ring"); /* halved down to 8 data pages first */
 }
 
-/* Out of file descriptors: the attach fails with EMFILE and the limit. */
+/* Out of file descriptors: the attach fails with EMFILE and the limit,
+   and explain() says so (before and after close), with the count. */
 static void pebs_emfile_child(int fd, void *arg)
 {
     ctxprof_pebs pb;
@@ -2677,6 +2678,15 @@ static void pebs_emfile_child(int fd, void *arg)
     rc = ctxprof_pebs_attach(&pb, 0, 0);
     pebs_put(fd, "rc=%d errno=%d\nerror=%s\n", rc, pb.error.sys_errno,
              ctxprof_error_message(&pb.error));
+    ctxprof_pebs_attach(&pb, 0, 0);
+    {
+        ctxprof_pebs_stats st;
+        ctxprof_pebs_stats_get(&pb, &st);
+        pebs_put(fd, "failed=%llu\nexplain=%s\n", (unsigned long long)st.attach_failed,
+                 ctxprof_pebs_explain(&pb));
+    }
+    ctxprof_pebs_close(&pb);
+    pebs_put(fd, "closed=%s\n", ctxprof_pebs_explain(&pb));
 }
 
 static void pebs_emfile(void)
@@ -2689,6 +2699,11 @@ static void pebs_emfile(void)
         SKIP("perf_event unusable here");
     PEBS_HAS(out, "rc=-6 errno=24\n"); /* CTXPROF_ERR_SYS, EMFILE */
     PEBS_HAS(out, "out of file descriptors, one per sampled thread (EMFILE, RLIMIT_NOFILE=");
+    PEBS_HAS(out, "failed=2\n");
+    PEBS_HAS(out, "; WARNING: 2 attaches failed (the last: ctxprof_pebs: thread ");
+    CHECK(strstr(strstr(out, "explain="), "out of file descriptors") != NULL);
+    PEBS_HAS(out, "closed=");
+    CHECK(strstr(strstr(out, "closed="), "; WARNING: 2 attaches failed") != NULL);
 }
 
 /* ---- cross-check against perf ---- */
