@@ -314,10 +314,11 @@ static int cmd_stats(int argc, char **argv)
            (unsigned long)s.complex_sccs, (unsigned long)s.cyclic_edges, (unsigned)s.pcce_bits,
            (unsigned)s.valence_bits, (unsigned)s.hcce_bits);
     printf("auto_bits=%u\nback_edges=%lu\nroots=%lu\nunreachable=%lu\nindirect_sites=%lu\n"
-           "valence_rec_bits=%u\nauto_rec_bits_max=%u\npcce_push_edges=%lu\n"
+           "indirect_open=%lu\nvalence_rec_bits=%u\nauto_rec_bits_max=%u\npcce_push_edges=%lu\n"
            "hcce_push_edges=%lu\nauto_push_edges=%lu\n",
            (unsigned)s.auto_bits, (unsigned long)s.back_edges, (unsigned long)s.roots,
            (unsigned long)g.n_unreachable, (unsigned long)g.n_indirect,
+           (unsigned long)g.n_indirect_open,
            (unsigned)s.valence_rec_bits, (unsigned)s.auto_rec_bits_max,
            (unsigned long)s.pcce_push_edges, (unsigned long)s.hcce_push_edges,
            (unsigned long)s.auto_push_edges);
