@@ -47,9 +47,16 @@
        ctxprof_hcct_add_path(t, ids, sites, n, weight)   a whole path, root first
                                                  (samples, e.g. from ctxprof_pebs.h)
 
-     enter/exit take the stack pointer so that a longjmp (or an exception,
-     or a coroutine switch back) is detected and the frames it skipped are
-     discarded; push/pop are the same without that check. Queries return a
+     enter/exit take the stack pointer so that a longjmp (or an exception
+     whose unwinding runs no exit hooks) is detected and the frames it
+     skipped are discarded; push/pop are the same without that check.
+     Limits of that recovery: a callee inlined into the frame that a
+     longjmp returns to, entered after its setjmp, stays on the shadow
+     stack (nothing in the hooks' arguments tells it from a live one:
+     calls after the jump appear under it); and coroutines that switch
+     stacks (swapcontext) share one shadow stack per thread, so their
+     contexts mix (counts stay exact). Bind one tree per coroutine
+     (ctxprof_hcct_bind) at each switch for separate profiles. Queries return a
      ctxprof_hcct_profile: the (phi, epsilon)-HCCT of SPE'16 sec. 3.2, each
      node with its count, its error bound and whether it was monitored.
 
@@ -821,8 +828,15 @@ extern "C" {
 #define CTXPROF__HCCT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CTXPROF__HCCT_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define CTXPROF__HCCT_REL(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#if defined(__SANITIZE_THREAD__) && (defined(__x86_64__) || defined(__i386__))
+/* gcc's ThreadSanitizer does not support thread fences (-Wtsan); on x86
+   an acquire or release fence only orders the compiler, as these do */
+#define CTXPROF__HCCT_FENCE_ACQ() __atomic_signal_fence(__ATOMIC_ACQUIRE)
+#define CTXPROF__HCCT_FENCE_REL() __atomic_signal_fence(__ATOMIC_RELEASE)
+#else
 #define CTXPROF__HCCT_FENCE_ACQ() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define CTXPROF__HCCT_FENCE_REL() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
 #else
 #define CTXPROF__HCCT_RD(x) (x)
 #define CTXPROF__HCCT_ACQ(x) (x)
