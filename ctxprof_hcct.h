@@ -161,7 +161,8 @@
      bound with ctxprof_hcct_bind(), or the session's. With the environment
      variable CTXPROF_HCCT set, a constructor starts the session and writes
      the profile at exit. Comma-separated options: out=FILE (%p = pid; the
-     extension picks the format: .txt .folded .json .svg .hcct (binary)),
+     extension picks the format: .txt .folded .json .svg .hcct (binary),
+     none for text; another one is refused),
      mode=lss|cct, phi=, eps=, counters=, burst=PERIOD_US:LENGTH_US,
      sites=0 (routine-only contexts), depth=MAX_FRAMES, mem=MAX_BYTES.
 
@@ -4060,7 +4061,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
     pthread_mutex_lock(&ctxprof__hcct_mu);
     if (ctxprof__hcct_state == 0) {
         pthread_mutex_unlock(&ctxprof__hcct_mu);
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: the session was never started");
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no session (never started, or shut down)");
     }
     if (phi == 0)
         phi = ctxprof__hcct_sdesc.phi;
@@ -4317,8 +4318,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_auto_parse(char *s, ctxprof_hcct_desc *d, ctx
         }
     }
     {
-        const char *dot = strrchr(ctxprof__hcct_auto_out, '.');
-        ctxprof__hcct_auto_fmt = CTXPROF_HCCT_TEXT;
+        const char *base = strrchr(ctxprof__hcct_auto_out, '/');
+        const char *dot = strrchr(base ? base : ctxprof__hcct_auto_out, '.');
+        ctxprof__hcct_auto_fmt = CTXPROF_HCCT_TEXT; /* also without an extension */
         if (dot && strcmp(dot, ".svg") == 0)
             ctxprof__hcct_auto_fmt = CTXPROF_HCCT_SVG;
         else if (dot && strcmp(dot, ".json") == 0)
@@ -4327,6 +4329,11 @@ CTXPROF__HCCT_FN int ctxprof__hcct_auto_parse(char *s, ctxprof_hcct_desc *d, ctx
             ctxprof__hcct_auto_fmt = CTXPROF_HCCT_COLLAPSED;
         else if (dot && strcmp(dot, ".hcct") == 0)
             ctxprof__hcct_auto_fmt = CTXPROF_HCCT_BINARY;
+        else if (dot && strcmp(dot, ".txt") != 0)
+            return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0,
+                                 "CTXPROF_HCCT: out=%s: unknown format '%s' (.txt .folded "
+                                 ".collapsed .json .svg .hcct, or no extension for text)",
+                                 ctxprof__hcct_auto_out, dot);
     }
     return CTXPROF_OK;
 }

@@ -2564,6 +2564,20 @@ static void hcct_hooks_program(void)
         CHECK_CONTAINS(txt, "ctxprof: CTXPROF_HCCT: bad option 'bogus=1'");
         ctxprof__free(txt, NULL);
     }
+    /* so is an output format it does not know (a directory's dot is not one) */
+    REQUIRE(ctxprof_test_sh("CTXPROF_HCCT=out=%s/p.xyz %s 2> %s.err", dir, exe, out) == 0);
+    {
+        char errp[700];
+        snprintf(errp, sizeof errp, "%s.err", out);
+        REQUIRE(ctxprof__read_file(errp, &txt, &len, NULL, &e) == CTXPROF_OK);
+        CHECK_CONTAINS(txt, "p.xyz: unknown format '.xyz'");
+        ctxprof__free(txt, NULL);
+    }
+    snprintf(out, sizeof out, "%s/d.x/prof", dir);
+    REQUIRE(ctxprof_test_sh("mkdir -p %s/d.x && CTXPROF_HCCT=out=%s %s", dir, out, exe) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    CHECK_CONTAINS(txt, "# ctxprof hcct: "); /* text */
+    ctxprof__free(txt, NULL);
 }
 
 /* The hooks in a program compiled with -finstrument-functions (gcc -O2
