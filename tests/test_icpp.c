@@ -1299,6 +1299,52 @@ static void icpp_gen_pad_cli(void)
         CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad %s %s 2>/dev/null", bad[k], path), 2);
 }
 
+/* ctxprof-gen pad FRAMES: gcc's .su lines or a call graph's func lines
+   give the frame sizes of the map's functions (others are not counted);
+   a file in neither form is refused with its line. */
+static void icpp_gen_pad_frames(void)
+{
+    static const char map[] = "ctxprof-paths 1\npath 1 16 main\npath 1 48 main a\n"
+                              "path 1 48 main b\npath 1 80 main a c\npath 1 80 main b c\n";
+    static const struct {
+        const char *name, *text, *want;
+        int rc;
+    } cases[] = {
+        {"f.su", "x.c:1:5:main\t32\tstatic\nx.c:2:5:a\t48\tdynamic,bounded\nx.c:9:1:other\t16\tstatic\n",
+         "frames_known=2\n", 0},
+        {"f.callgraph", "ctxprof-callgraph 1\nfunc a frame=48\nfunc b frame=32\nfunc zz frame=8\n"
+                        "call a b\n",
+         "frames_known=2\n", 0},
+        {"g.su", "garbage line\n", "g.su:1: not a frame size line", 1},
+        {"m.su", map, "m.su:1: not a frame size line", 1},
+        {"h.su", "x.c:1:5:main\t32\tstatic\nx.c:2:5:a\tlots\tstatic\n", "h.su:2: bad frame size 'lots'",
+         1},
+    };
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], out[600], *txt;
+    size_t k, len;
+    ctxprof_error e;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/fr.paths", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(map, f);
+    fclose(f);
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(out, sizeof out, "%s/%s", dir, cases[k].name);
+        f = fopen(out, "w");
+        REQUIRE(f != NULL);
+        fputs(cases[k].text, f);
+        fclose(f);
+        CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad %s %s > %s/fr.out 2>&1", path, out, dir),
+                 cases[k].rc);
+        snprintf(out, sizeof out, "%s/fr.out", dir);
+        REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+        CHECK_CONTAINS(txt, cases[k].want);
+        ctxprof__free(txt, NULL);
+    }
+}
+
 /* The generated header compiles, and its macros read back the pads. */
 static void icpp_pad_emit(void)
 {
@@ -2763,6 +2809,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_repair", icpp_pad_repair},
     {"icpp_pad_wrap", icpp_pad_wrap},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
+    {"icpp_gen_pad_frames", icpp_gen_pad_frames},
     {"icpp_pad_emit", icpp_pad_emit},
     {"icpp_pad_pairs_report", icpp_pad_pairs_report},
     {"icpp_resolve_walk", icpp_resolve_walk},

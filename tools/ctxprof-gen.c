@@ -596,14 +596,17 @@ static const char gen_help_cmds[] =
 /* Frame sizes from a .su file ("file.c:12:5:name<TAB>48<TAB>static") or a
    ctxprof-callgraph file ("func NAME frame=BYTES"); returns the largest
    ratio (frame + pad) / frame over padded functions with a known frame,
-   or 0 when none is known; -1 on bad input. */
-static double gen_frame_growth(const char *path, const ctxprof_icpp_pads *pads, size_t *known)
+   or 0 when none is known; -1 on bad input. *known counts the map's
+   functions with a frame size. */
+static double gen_frame_growth(const char *path, const ctxprof_icpp_map *map,
+                               const ctxprof_icpp_pads *pads, size_t *known)
 {
     char *buf;
     size_t len;
     ctxprof_error err;
     ctxprof__lines L;
     double worst = 0;
+    int graph = -1; /* the format, from the first line */
     *known = 0;
     if (ctxprof__read_file(path, &buf, &len, NULL, &err)) {
         fprintf(stderr, "ctxprof-gen: %s\n", ctxprof_error_message(&err));
@@ -613,9 +616,12 @@ static double gen_frame_growth(const char *path, const ctxprof_icpp_pads *pads, 
     while (ctxprof__lines_next(&L)) {
         char *a = ctxprof__lines_tok(&L), *b = ctxprof__lines_tok(&L), *name = NULL;
         uint64_t frame = 0;
-        if (a && strcmp(a, "ctxprof-callgraph") == 0)
-            continue;
-        if (a && strcmp(a, "func") == 0 && b) {
+        if (graph < 0) {
+            graph = a && strcmp(a, "ctxprof-callgraph") == 0;
+            if (graph)
+                continue;
+        }
+        if (graph && a && strcmp(a, "func") == 0 && b) {
             char *f;
             name = b;
             while ((f = ctxprof__lines_tok(&L)) != NULL)
@@ -624,7 +630,19 @@ static double gen_frame_growth(const char *path, const ctxprof_icpp_pads *pads, 
                     free(buf);
                     return -1;
                 }
-        } else if (a && b && strchr(a, ':')) { /* .su: name after the last ':' */
+        } else if (!graph) { /* .su: name after the last ':' */
+            char *kind = ctxprof__lines_tok(&L);
+            if (!a || !b || !strchr(a, ':') || !kind ||
+                (strcmp(kind, "static") != 0 && strcmp(kind, "dynamic") != 0 &&
+                 strcmp(kind, "bounded") != 0 && strncmp(kind, "dynamic,", 8) != 0)) {
+                fprintf(stderr,
+                        "%s:%u: not a frame size line (FILE:LINE:COL:NAME BYTES "
+                        "static|dynamic|bounded, as gcc -fstack-usage writes; or a "
+                        "ctxprof-callgraph file)\n",
+                        path, L.line);
+                free(buf);
+                return -1;
+            }
             name = strrchr(a, ':') + 1;
             if (ctxprof__parse_u64(b, &frame) != 0) {
                 fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, b);
@@ -634,7 +652,7 @@ static double gen_frame_growth(const char *path, const ctxprof_icpp_pads *pads, 
         } else {
             continue; /* other call-graph lines */
         }
-        if (name && frame) {
+        if (name && frame && ctxprof_icpp_map_func(map, name) >= 0) {
             unsigned u = ctxprof_icpp_pads_units(pads, name);
             (*known)++;
             if (u && (double)(frame + 16u * u) / (double)frame > worst)
@@ -767,7 +785,7 @@ static int cmd_pad(int argc, char **argv)
     ctxprof_icpp_pads_report_text(&pads, max_pairs, text, need + 1);
     fprintf(rep, "functions=%zu\n", map.funcs);
     if (frames) {
-        double g = gen_frame_growth(frames, &pads, &known);
+        double g = gen_frame_growth(frames, &map, &pads, &known);
         if (g < 0) {
             rc = 1;
             goto done;
