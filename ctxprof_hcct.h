@@ -485,7 +485,7 @@ CTXPROF_API int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc
 /* Frees a tree (a zeroed or failed tree is fine). */
 CTXPROF_API void ctxprof_hcct_deinit(ctxprof_hcct *t);
 /* Adds weight to the current context (a Space Saving update when it is not
-   monitored). Owner thread only. */
+   monitored). Owner thread only. Counts saturate at 2^63 - 1. */
 CTXPROF_API void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight);
 /* Adds weight to the context routines[0] -> ... -> routines[n-1] (root
    first), with sites[i] the call site of routines[i] (sites may be NULL).
@@ -513,7 +513,10 @@ CTXPROF_API int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
                                            ctxprof_error *err);
 /* dst += src: counts and error bounds add; a context missing on one side
    counts that side's absent bound. Contexts match by (routine, site), or
-   by name with CTXPROF_HCCT_BY_NAME (profiles of different runs). */
+   by name with CTXPROF_HCCT_BY_NAME (profiles of different runs): a
+   context is then its path of names, and siblings of one name (calls from
+   several sites) become one. A zeroed dst is an empty accumulator, a
+   zeroed src adds nothing. */
 CTXPROF_API int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
                                            const ctxprof_hcct_profile *src, unsigned flags,
                                            ctxprof_error *err);
@@ -1985,6 +1988,8 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
     c = t->top->node;
     if (c == 0 || weight == 0)
         return; /* outside a burst, or a dropped context */
+    if (weight > CTXPROF__HCCT_CMASK)
+        weight = CTXPROF__HCCT_CMASK; /* counts saturate at 2^63 - 1 */
     CTXPROF__HCCT_BEGIN(t, cd);
     ctxprof__hcct_count(t, c, weight, c);
     CTXPROF__HCCT_END(t, cd);
@@ -2002,6 +2007,8 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
     }
     if (weight == 0 || (n > 0 && !routines))
         return;
+    if (weight > CTXPROF__HCCT_CMASK)
+        weight = CTXPROF__HCCT_CMASK; /* counts saturate at 2^63 - 1 */
     CTXPROF__HCCT_BEGIN(t, cd);
     keep = ctxprof__hcct_cursor(t);
     for (i = 0; i + 1 < n && c; i++)
@@ -2824,6 +2831,11 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
     ctxprof_hcct_profile p;
     const ctxprof__strtab *st = ctxprof__hcct_names(src);
     size_t i;
+    if (src->n == 0) { /* a zeroed profile */
+        memset(dst, 0, sizeof *dst);
+        dst->alloc_user = src->alloc_user;
+        return CTXPROF_OK;
+    }
     if (ctxprof__hcct_prof_init(&p, src->alloc_user, src->n))
         goto nomem;
     for (i = 1; st && i < st->n; i++)
@@ -2914,16 +2926,41 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
     uint32_t *map = NULL;
     unsigned char *hit = NULL;
     size_t i, nd0;
-    uint64_t dabs = ctxprof__hcct_absent(dst), sabs = ctxprof__hcct_absent(src);
+    uint64_t dabs = dst->n ? ctxprof__hcct_absent(dst) : 0, sabs = ctxprof__hcct_absent(src);
     int by_name = (flags & CTXPROF_HCCT_BY_NAME) != 0, rc;
-    if (dst->metric != src->metric)
+    if (src->n == 0) /* a zeroed profile: nothing to add */
+        return CTXPROF_OK;
+    if (dst->n && dst->metric != src->metric)
         return ctxprof__fail(err, CTXPROF_ERR_MISMATCH, 0,
                              "hcct: cannot merge profiles of metrics %d and %d", dst->metric,
                              src->metric);
-    /* work on a copy so that dst is unchanged on failure */
-    rc = ctxprof_hcct_profile_copy(&p, dst, err);
-    if (rc)
+    if (by_name && dst->n && !(dst->flags & CTXPROF_HCCT_BY_NAME)) {
+        /* dst's own siblings of one name (several call sites) become one
+           context first: each of src's contexts then has one match */
+        ctxprof_hcct_profile c;
+        memset(&c, 0, sizeof c);
+        c.alloc_user = dst->alloc_user;
+        rc = ctxprof_hcct_profile_merge(&c, dst, CTXPROF_HCCT_BY_NAME, err);
+        if (!rc)
+            rc = ctxprof_hcct_profile_merge(&c, src, flags, err);
+        if (rc) {
+            ctxprof_hcct_profile_deinit(&c);
+            return rc;
+        }
+        ctxprof_hcct_profile_deinit(dst);
+        *dst = c;
+        return CTXPROF_OK;
+    }
+    /* work on a copy so that dst is unchanged on failure; a zeroed dst is
+       an empty accumulator of src's kind */
+    if (dst->n == 0) {
+        if (ctxprof__hcct_prof_init(&p, dst->alloc_user, src->n))
+            goto nomem_p;
+        p.metric = src->metric;
+        p.mode = src->mode;
+    } else if ((rc = ctxprof_hcct_profile_copy(&p, dst, err)) != CTXPROF_OK) {
         return rc;
+    }
     memset(&ix, 0, sizeof ix);
     ix.ud = p.alloc_user;
     nd0 = p.n;
@@ -2998,6 +3035,7 @@ nomem:
     ctxprof__hcct_ix_free(&ix);
     ctxprof__free(map, p.alloc_user);
     ctxprof__free(hit, p.alloc_user);
+nomem_p:
     ctxprof_hcct_profile_deinit(&p);
     return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory merging profiles");
 }

@@ -816,6 +816,41 @@ static void hcct_weighted(void)
     ctxprof_hcct_deinit(&b);
 }
 
+/* Weights of 2^63 and more saturate at 2^63 - 1 (the count's top bit is
+   the monitored flag), in both modes, through add_path and add. */
+static void hcct_weight_saturates(void)
+{
+    int mode, via;
+    for (mode = 0; mode < 2; mode++)
+        for (via = 0; via < 2; via++) {
+            ctxprof_hcct t;
+            ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.01, 0);
+            ctxprof_hcct_profile p;
+            ctxprof_error e;
+            static const uintptr_t path[] = {7, 8};
+            const ctxprof_hcct_pnode *x;
+            memset(&e, 0, sizeof e);
+            d.metric = CTXPROF_HCCT_BYTES;
+            REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+            if (via) {
+                ctxprof_hcct_push(&t, 7, 0);
+                ctxprof_hcct_push(&t, 8, 0);
+                ctxprof_hcct_add(&t, ((uint64_t)1 << 63) + 5);
+                ctxprof_hcct_pop(&t);
+                ctxprof_hcct_pop(&t);
+            } else {
+                ctxprof_hcct_add_path(&t, path, NULL, 2, ((uint64_t)1 << 63) + 5);
+            }
+            REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+            x = &p.nodes[p.n - 1];
+            CHECK_EQ(x->routine, 8);
+            CHECK_EQ(x->count, ((uint64_t)1 << 63) - 1);
+            CHECK_EQ(p.total, ((uint64_t)1 << 63) - 1);
+            ctxprof_hcct_profile_deinit(&p);
+            ctxprof_hcct_deinit(&t);
+        }
+}
+
 /* Large weights (nanoseconds, cycles, samples): new counts land far from
    the minimum, and a window of W count values would be used up after a
    few replacements, each followed by a walk of the whole tree. The queue
@@ -1749,6 +1784,60 @@ static void hcct_read_bounded(void)
 
 /* Merging: exact profiles add up to the exact profile of both streams;
    approximate ones keep the guarantees over the union. */
+/* Merging into a zeroed profile (an accumulator) gives the source; a
+   zeroed source adds nothing; by name, one routine called from two sites
+   is one context, in dst as in src. */
+static void hcct_merge_edges(void)
+{
+    static const ctxprof_hcct_routine rf = {"f", "t.c", 1}, rg = {"g", "t.c", 2};
+    const uintptr_t f = (uintptr_t)&rf | CTXPROF_HCCT_NAMED, g = (uintptr_t)&rg | CTXPROF_HCCT_NAMED;
+    static const char *const pf[] = {"f"}, *const pfg[] = {"f", "g"};
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p, acc, zero, q;
+    const ctxprof_hcct_pnode *x;
+    ctxprof_error e;
+    size_t i;
+    int k;
+    memset(&e, 0, sizeof e);
+    memset(&zero, 0, sizeof zero);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (k = 0; k < 15; k++) { /* f from two sites, 10 and 5 times, calling g */
+        ctxprof_hcct_push(&t, f, k < 10 ? 0x100 : 0x200);
+        ctxprof_hcct_push(&t, g, 0x300);
+        ctxprof_hcct_pop(&t);
+        ctxprof_hcct_pop(&t);
+    }
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    CHECK_EQ(p.n, 5);
+    memset(&acc, 0, sizeof acc);
+    REQUIRE(ctxprof_hcct_profile_merge(&acc, &p, 0, &e) == CTXPROF_OK);
+    REQUIRE_EQ(acc.n, p.n);
+    for (i = 0; i < p.n; i++) {
+        CHECK_EQ(acc.nodes[i].routine, p.nodes[i].routine);
+        CHECK_EQ(acc.nodes[i].site, p.nodes[i].site);
+        CHECK_EQ(acc.nodes[i].count, p.nodes[i].count);
+        CHECK_EQ(acc.nodes[i].parent, p.nodes[i].parent);
+        CHECK_STR(ctxprof_hcct_profile_name(&acc, i), ctxprof_hcct_profile_name(&p, i));
+    }
+    CHECK_EQ(acc.total, 30);
+    REQUIRE(ctxprof_hcct_profile_merge(&acc, &zero, 0, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.total, 30);
+    REQUIRE(ctxprof_hcct_profile_copy(&q, &zero, &e) == CTXPROF_OK);
+    CHECK_EQ(q.n, 0);
+    /* by name: p + p, f once with all its calls, g under it */
+    REQUIRE(ctxprof_hcct_profile_merge(&acc, &p, CTXPROF_HCCT_BY_NAME, &e) == CTXPROF_OK);
+    CHECK_EQ(acc.n, 3);
+    x = hcct_find_path(&acc, pf, 1);
+    CHECK(x != NULL && x->count == 30 && x->err == 0);
+    x = hcct_find_path(&acc, pfg, 2);
+    CHECK(x != NULL && x->count == 30);
+    CHECK_EQ(acc.total, 60);
+    ctxprof_hcct_profile_deinit(&acc);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
 static void hcct_merge(void)
 {
     ctxprof_hcct a1, a2, b1, b2, ball;
@@ -3193,6 +3282,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_exact_cct", hcct_exact_cct},
     {"hcct_weighted", hcct_weighted},
     {"hcct_weighted_large", hcct_weighted_large},
+    {"hcct_weight_saturates", hcct_weight_saturates},
     {"hcct_longjmp_explicit", hcct_longjmp_explicit},
     {"hcct_longjmp_real", hcct_longjmp_real},
     {"hcct_depth_bound", hcct_depth_bound},
@@ -3206,6 +3296,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_read_bounded", hcct_read_bounded},
     {"hcct_merge", hcct_merge},
+    {"hcct_merge_edges", hcct_merge_edges},
     {"hcct_merge_pruned", hcct_merge_pruned},
     {"hcct_compare_negative", hcct_compare_negative},
     {"hcct_query_concurrent", hcct_query_concurrent},
