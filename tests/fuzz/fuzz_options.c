@@ -29,9 +29,11 @@ static void hcct_env(char *s)
             abort();
         return;
     }
-    if (!(d.phi > 0 && d.phi < 1) || !(d.epsilon > 0 && d.epsilon <= 1) || d.counters < 1 ||
-        d.counters > ((size_t)1 << 30) || d.max_depth < 2 || d.max_bytes == 0 ||
+    if (!(d.phi > 0 && d.phi < 1) || d.max_depth < 2 || d.max_bytes == 0 ||
         d.burst_length_us > d.burst_period_us)
+        abort();
+    if (d.mode == CTXPROF_HCCT_LSS && /* the exact tree has no counters */
+        (!(d.epsilon > 0 && d.epsilon <= 1) || d.counters < 1 || d.counters > ((size_t)1 << 30)))
         abort();
 }
 
