@@ -299,9 +299,10 @@ typedef struct ctxprof_hcct_desc {
     int metric;               /* CTXPROF_HCCT_CALLS ... (label + whether enters count) */
     double phi;               /* hotness threshold of queries: 1e-4 */
     double epsilon;           /* Space Saving error: phi / 5; |M| = ceil(1/epsilon) */
-    size_t counters;          /* |M| directly (overrides epsilon) */
+    size_t counters;          /* |M| directly (overrides epsilon; then 1/|M| may exceed
+                                 phi, and contexts above phi N may be missed) */
     size_t max_bytes;         /* node memory: LSS 48 B * (16 |M| + 65536), CCT 1.25 GiB */
-    size_t max_depth;         /* shadow-stack frames: 1 << 20 */
+    size_t max_depth;         /* shadow-stack frames, the root's included: 1 << 20 */
     uint32_t burst_period_us; /* static bursting: a burst starts every period... */
     uint32_t burst_length_us; /* ...and lasts this long; 0 = always on */
     unsigned flags;           /* CTXPROF_HCCT_ROUTINE_ONLY, CTXPROF_HCCT_CODE_ADDRESSES */
@@ -427,7 +428,8 @@ typedef struct ctxprof_hcct_profile {
     size_t n;
     uint64_t total;     /* N: total of the metric */
     uint64_t threshold; /* hot: count > threshold = floor(phi * total) */
-    uint64_t absent;    /* contexts not in the profile have true count <= absent */
+    uint64_t absent;    /* contexts not in the profile have true count <= absent (what
+                           the node and depth bounds kept out included) */
     uint64_t events;    /* enter events seen */
     uint64_t sampled;   /* enter events counted (bursting: fewer than events) */
     uint64_t dropped;   /* events lost to the node or depth bound */
@@ -500,7 +502,11 @@ CTXPROF_API void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *routine
    O(nodes); does not allocate. */
 CTXPROF_API void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out);
 /* The (phi, epsilon)-HCCT of a tree: phi 0 = desc.phi, phi < 0 = the whole
-   MCCT (CCT). Any thread, any time; out must be zeroed or deinitialized. */
+   MCCT (CCT). Any thread, any time; out must be zeroed or deinitialized.
+   From another thread while the owner runs, the copy leaves out nodes
+   replaced during it, and the total is summed while the owner counts
+   (a count moved by a replacement meanwhile may be missed or seen
+   twice): two such queries' totals can differ either way. */
 CTXPROF_API int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
                                    ctxprof_error *err);
 
@@ -938,7 +944,8 @@ CTXPROF__HCCT_FN int ctxprof__hcct_desc_fill(ctxprof_hcct_desc *d, ctxprof_error
     if (maxn < 16 || (lss && maxn < d->counters + 3))
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
                              "hcct: max_bytes %zu leaves room for %zu nodes (need %zu)",
-                             d->max_bytes, maxn, lss ? d->counters + 3 : (size_t)16);
+                             d->max_bytes, maxn,
+                             lss && d->counters + 3 > 16 ? d->counters + 3 : (size_t)16);
     return CTXPROF_OK;
 }
 
@@ -2698,6 +2705,15 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     }
     if (thr > mn)
         mn = thr;
+    {
+        /* a context left out may also have counts in "[dropped]" (the node
+           bound) or in frames deeper than max_depth, which no node holds */
+        uint64_t lost = CTXPROF__HCCT_RD(t->st.dropped_depth) * t->unit;
+        if (CTXPROF__HCCT_RD(CTXPROF__HCCT_PARENT(t, CTXPROF__HCCT_DROP)) != CTXPROF__HCCT_FREE)
+            lost = ctxprof__hcct_sat_add(
+                lost, CTXPROF__HCCT_RD(t->nodes[CTXPROF__HCCT_DROP].count) & CTXPROF__HCCT_CMASK);
+        mn = ctxprof__hcct_sat_add(mn, lost);
+    }
     p.absent = scale != 1.0 ? (uint64_t)((double)mn * scale + 0.5) : mn;
     p.events = events;
     p.sampled = sampled;

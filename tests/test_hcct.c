@@ -816,6 +816,49 @@ static void hcct_weighted(void)
     ctxprof_hcct_deinit(&b);
 }
 
+/* A node bound too small for the stream: the events it keeps out go to
+   "[dropped]", and a context they hide (here a hot one) is still covered
+   by absent, in both modes, pruned or not. */
+static void hcct_absent_with_drops(void)
+{
+    int mode, i, k;
+    for (mode = 0; mode < 2; mode++) {
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.2, 0);
+        ctxprof_hcct_profile p;
+        ctxprof_error e;
+        const ctxprof_hcct_pnode *x;
+        double phi;
+        size_t j;
+        memset(&e, 0, sizeof e);
+        d.counters = mode ? 0 : 8;
+        d.max_bytes = 16 * (size_t)CTXPROF__HCCT_NODE_BYTES(!mode);
+        REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+        for (i = 0; i < 12; i++)
+            ctxprof_hcct_push(&t, (uintptr_t)(10 + i), 0);
+        for (k = 0; k < 12; k++) {
+            ctxprof_hcct_push(&t, (uintptr_t)(50 + k), 0);
+            ctxprof_hcct_pop(&t);
+        }
+        for (k = 0; k < 1000; k++) {
+            ctxprof_hcct_push(&t, 99, 0);
+            ctxprof_hcct_pop(&t);
+        }
+        for (i = 0; i < 12; i++)
+            ctxprof_hcct_pop(&t);
+        for (phi = -1; phi < 0.5; phi += 1.2) { /* unpruned, then at 0.2 */
+            REQUIRE(ctxprof_hcct_query(&t, phi, &p, &e) == CTXPROF_OK);
+            CHECK(p.dropped > 0);
+            for (x = NULL, j = 1; j < p.n; j++) /* the hot context: 10 > ... > 21 > 99 */
+                if (p.nodes[j].routine == 99 && p.nodes[j].depth == 13)
+                    x = &p.nodes[j];
+            CHECK((x != NULL && x->count >= 1000) || p.absent >= 1000);
+            ctxprof_hcct_profile_deinit(&p);
+        }
+        ctxprof_hcct_deinit(&t);
+    }
+}
+
 /* Weights of 2^63 and more saturate at 2^63 - 1 (the count's top bit is
    the monitored flag), in both modes, through add_path and add. */
 static void hcct_weight_saturates(void)
@@ -3283,6 +3326,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_weighted", hcct_weighted},
     {"hcct_weighted_large", hcct_weighted_large},
     {"hcct_weight_saturates", hcct_weight_saturates},
+    {"hcct_absent_with_drops", hcct_absent_with_drops},
     {"hcct_longjmp_explicit", hcct_longjmp_explicit},
     {"hcct_longjmp_real", hcct_longjmp_real},
     {"hcct_depth_bound", hcct_depth_bound},
