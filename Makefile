@@ -25,7 +25,7 @@ LDLIBS  := -lpthread -ldl -lrt -lm
 
 B := build
 HEADERS := ctxprof.h ctxprof_hcct.h ctxprof_pebs.h
-# The strict set of STYLE.md section 6, for library, tools and examples.
+# The strict warnings for library, tools and examples.
 STRICT  := -Wall -Wextra -Werror -pedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wconversion -Wsign-conversion -Wundef
 CXXSTRICT := -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wsign-conversion -Wundef

@@ -24,7 +24,7 @@
      valence    variable-length encoding and HCCE (Zhou et al., CC'19)
      icpp       inferred call path profiling (Mytkowicz et al., OOPSLA'09)
 
-   CONFIGURATION (define before including; see STYLE.md section 3)
+   CONFIGURATION (define before including)
 
      CTXPROF_CTX_BITS       64    32 or 64: width of ctxprof_ctx (global)
      CTXPROF_SITE_SEED      0     build seed mixed into every call-site id
@@ -36,7 +36,10 @@
      CTXPROF_TLS_DYNAMIC    off   use the general-dynamic TLS model (see THREADS)
      CTXPROF_NO_TLS         off   single-threaded build: per-thread state is static
      CTXPROF_DEBUG          off   asserts on internal invariants
-     CTXPROF_API/DEF/STATIC/INLINE    linkage (STATIC embeds a private copy)
+     CTXPROF_API/DEF/STATIC/INLINE    linkage (STATIC embeds a private copy: each
+                                  file that includes a header also includes its
+                                  implementation; API sets visibility, e.g.
+                                  extern __attribute__((visibility("default"))))
 
    THREADS AND SIGNALS
 
@@ -69,6 +72,9 @@
 */
 #ifndef CTXPROF_H_INCLUDED
 #define CTXPROF_H_INCLUDED
+#if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#error "ctxprof: needs C99 or later (or C++11): compile with -std=c99, gnu99 or newer"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -97,16 +103,24 @@
 #define CTXPROF_VERSION_PATCH 0
 #define CTXPROF_VERSION_STRING "0.1.0"
 
+/* CTXPROF_STATIC: every function is static to the file that includes the
+   implementation (a private copy), and those it does not call raise no
+   warning. */
+#if defined(CTXPROF_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#define CTXPROF__STATIC static __attribute__((unused))
+#else
+#define CTXPROF__STATIC static
+#endif
 #ifndef CTXPROF_API
 #if defined(CTXPROF_STATIC)
-#define CTXPROF_API static
+#define CTXPROF_API CTXPROF__STATIC
 #else
 #define CTXPROF_API extern
 #endif
 #endif
 #ifndef CTXPROF_DEF
 #if defined(CTXPROF_STATIC)
-#define CTXPROF_DEF static
+#define CTXPROF_DEF CTXPROF__STATIC
 #else
 #define CTXPROF_DEF
 #endif
@@ -1312,10 +1326,10 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_enc_hash(ctxprof_enc *st, uint32_t base, uint
    the one of its scheme. A thread that recursed deeply may free its stack
    with ctxprof_enc_deinit(&ctxprof_..._tls) before it exits. */
 #if !defined(CTXPROF_STATIC)
-extern CTXPROF_TLS ctxprof_enc ctxprof_pcce_tls CTXPROF__TLS_MODEL;
-extern CTXPROF_TLS ctxprof_enc ctxprof_val_tls CTXPROF__TLS_MODEL;
-extern CTXPROF_TLS ctxprof_enc ctxprof_val_hcce_tls CTXPROF__TLS_MODEL;
-extern CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
+CTXPROF_API CTXPROF_TLS ctxprof_enc ctxprof_pcce_tls CTXPROF__TLS_MODEL;
+CTXPROF_API CTXPROF_TLS ctxprof_enc ctxprof_val_tls CTXPROF__TLS_MODEL;
+CTXPROF_API CTXPROF_TLS ctxprof_enc ctxprof_val_hcce_tls CTXPROF__TLS_MODEL;
+CTXPROF_API CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
 #else
 CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_pcce_tls CTXPROF__TLS_MODEL;
 CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_tls CTXPROF__TLS_MODEL;
@@ -1959,8 +1973,10 @@ CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
     !defined(CTXPROF__CORE_IMPL_DONE)
 #define CTXPROF__CORE_IMPL_DONE
 
-#if defined(__STRICT_ANSI__) && !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE) &&          \
-    !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE)
+#if (defined(__STRICT_ANSI__) && !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE) &&         \
+     !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE)) ||                                        \
+    (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE < 200809L && !defined(_GNU_SOURCE)) ||             \
+    (defined(_XOPEN_SOURCE) && _XOPEN_SOURCE < 700 && !defined(_GNU_SOURCE))
 #error "ctxprof: the implementation needs POSIX.1-2008; compile this TU with -std=gnu11 (or gnu99), or define _POSIX_C_SOURCE 200809L before any #include"
 #endif
 #include <errno.h>
@@ -7931,6 +7947,16 @@ CTXPROF__PRIV void ctxprof__emit_tables(ctxprof__sbuf *b, const ctxprof_enc_tabl
     ctxprof__sbuf_printf(b, "};\n");
 }
 
+/* A scheme's name in capitals ("VALENCE"): up to 15 letters. */
+CTXPROF__PRIV void ctxprof__enc_scheme_upper(int scheme, char out[16])
+{
+    const char *name = ctxprof_enc_scheme_name(scheme);
+    size_t i, len = strlen(name);
+    for (i = 0; i < len && i < 15; i++)
+        out[i] = (char)(name[i] - 'a' + 'A');
+    out[i] = '\0';
+}
+
 CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_desc *desc,
                                  char **out, size_t *out_len, ctxprof_error *err)
 {
@@ -8033,9 +8059,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         char SN[16];
         if (!(mask >> s & 1))
             continue;
-        for (i = 0; sn[i] && i + 1 < sizeof SN; i++)
-            SN[i] = (char)(sn[i] - 'a' + 'A');
-        SN[i] = '\0';
+        ctxprof__enc_scheme_upper(s, SN);
         if (t->acyc_words > 1) /* a state always holds one word */
             ctxprof__sbuf_printf(&b,
                                  "#if CTXPROF_ENC_ACYC_WORDS < %u\n#error \"the %s encoding of "
@@ -8065,9 +8089,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         char SN[16], base[96];
         if (!(mask >> s & 1))
             continue;
-        for (i = 0; sn[i] && i + 1 < sizeof SN; i++)
-            SN[i] = (char)(sn[i] - 'a' + 'A');
-        SN[i] = '\0';
+        ctxprof__enc_scheme_upper(s, SN);
         snprintf(base, sizeof base, "%s%s_BASE", U, SN);
         ctxprof__sbuf_printf(&b, "\n/* %s call macros, one per edge */\n", sn);
         for (e = 0; e < m; e++) {
@@ -8086,9 +8108,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     {
         const char *dn = ctxprof_enc_scheme_name(def);
         char DN[16];
-        for (i = 0; dn[i] && i + 1 < sizeof DN; i++)
-            DN[i] = (char)(dn[i] - 'a' + 'A');
-        DN[i] = '\0';
+        ctxprof__enc_scheme_upper(def, DN);
         ctxprof__sbuf_printf(
             &b,
             "\n/* %s is the scheme of %sCALL */\n"

@@ -2102,6 +2102,7 @@ CTXPROF__PRIV void ctxprof__pebs_free(struct ctxprof__pebs_impl *I)
 CTXPROF__PRIV int ctxprof__pebs_live(ctxprof_pebs *pb, struct ctxprof__pebs_impl **out)
 {
     struct ctxprof__pebs_impl *I = pb ? pb->impl : NULL;
+    *out = I; /* set on every path (gcc -O3 -Wmaybe-uninitialized otherwise) */
     if (!I)
         return pb ? ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: not open")
                   : CTXPROF_ERR_INVAL;

@@ -37,6 +37,10 @@ for cc in "$CC" "$CLANG"; do
         -c tests/compile_c99.c -o build/test/c11-notls.o
     compile_case "headers-c11-site64-$cc" $cc -std=c11 $STRICT -DCTXPROF_SITE_BITS=64 \
         -c tests/compile_c99.c -o build/test/c11-site64.o
+    compile_case "headers-c11-O3-$cc" $cc -std=c11 $STRICT -O3 \
+        -c tests/compile_c99.c -o build/test/c11-o3.o
+    compile_case "headers-c11-static-$cc" $cc -std=c11 $STRICT -DCTXPROF_STATIC \
+        -c tests/compile_c99.c -o build/test/c11-static.o
 done
 for cxx in "$CXX" "$CLANGXX"; do
     compile_case "headers-c++11-$cxx" $cxx -std=c++11 $CXXSTRICT -c tests/compile_cpp.cpp \
