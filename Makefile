@@ -35,8 +35,19 @@ TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all tool tools examples bench bench-build demo test check format clean install \
-        uninstall deps fuzz fuzz-build memcheck stress robustness
+        uninstall deps fuzz fuzz-build memcheck stress robustness help
 all: tools examples bench-build
+
+help:
+	@echo "make            tools, examples and benchmarks into build/"
+	@echo "make demo       every capability at work on a real workload"
+	@echo "make test       header checks, unit tests (gcc, clang, ASan+UBSan), fuzz replays"
+	@echo "make bench      the benchmark tables (minutes)"
+	@echo "make stress     threads under ThreadSanitizer (STRESS_SECONDS, STRESS_THREADS)"
+	@echo "make fuzz       libFuzzer on every parser (FUZZ_SECONDS)"
+	@echo "make robustness write faults, bounds and signal storms; make memcheck: valgrind"
+	@echo "make install    PREFIX=... DESTDIR=...; make uninstall"
+	@echo "make deps       what the optional builds need (libpfm4); make format; make clean"
 
 # Filled by the module blocks below.
 TEST_CFLAGS :=

@@ -2190,7 +2190,8 @@ CTXPROF__PRIV int ctxprof__write_all(int fd, const unsigned char *p, size_t len)
    file gets 0666 less the umask; a replaced one keeps its mode. A symbolic
    link is followed (its target is replaced, the link kept). An existing
    path that is not a regular file (/dev/null, a FIFO, a terminal) is
-   written in place: there is nothing to replace atomically. */
+   written in place: there is nothing to replace atomically; so are
+   /dev/stdout and /dev/stderr, through the process's own descriptor. */
 typedef struct ctxprof__atomic_file {
     int fd;
     char tmp[4096]; /* empty when writing in place */
@@ -2212,6 +2213,13 @@ CTXPROF__PRIV int ctxprof__atomic_open(ctxprof__atomic_file *af, const char *pat
     if (strlen(path) >= sizeof af->dst)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: path too long", path);
     strcpy(af->dst, path);
+    if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0) {
+        /* the process's own stream, whatever it is (a pipe's link leads to
+           "pipe:[...]", and a file must not be replaced under its shell) */
+        af->fd = dup(strcmp(path, "/dev/stdout") == 0 ? 1 : 2);
+        return af->fd < 0 ? ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s: write failed", path)
+                          : CTXPROF_OK;
+    }
     for (hops = 0; hops < 16 && lstat(af->dst, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
         ssize_t n = readlink(af->dst, link, sizeof link - 1);
         char *slash = strrchr(af->dst, '/');

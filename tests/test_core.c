@@ -215,6 +215,44 @@ static void core_atomic_write(void)
         REQUIRE_EQ(stat("/dev/null", &sb), 0);
         CHECK(S_ISCHR(sb.st_mode));
     }
+    {
+        /* /dev/stdout is the process's stdout: a pipe (its link names no
+           file), or a file that goes on at its offset, never replaced */
+        int pfd[2], st;
+        char got[32], out[512];
+        ssize_t n;
+        pid_t pid;
+        REQUIRE_EQ(pipe(pfd), 0);
+        pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            dup2(pfd[1], 1);
+            _exit(ctxprof__write_file_atomic("/dev/stdout", "through", 7, &e) == CTXPROF_OK ? 0
+                                                                                           : 1);
+        }
+        close(pfd[1]);
+        n = read(pfd[0], got, sizeof got - 1);
+        close(pfd[0]);
+        REQUIRE_EQ(waitpid(pid, &st, 0), pid);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        CHECK_EQ(n, 7);
+        got[n > 0 ? n : 0] = '\0';
+        CHECK_STR(got, "through");
+        snprintf(out, sizeof out, "%s/stdout.txt", ctxprof_test_tmpdir());
+        pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (fd < 0 || dup2(fd, 1) < 0 || write(1, "A", 1) != 1)
+                _exit(2);
+            _exit(ctxprof__write_file_atomic("/dev/stdout", "B", 1, &e) == CTXPROF_OK ? 0 : 1);
+        }
+        REQUIRE_EQ(waitpid(pid, &st, 0), pid);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        REQUIRE_EQ(ctxprof__read_file(out, &buf, &len, NULL, &e), CTXPROF_OK);
+        CHECK_STR(buf, "AB");
+        free(buf);
+    }
     CHECK_EQ(ctxprof__read_file("/nonexistent/x", &buf, &len, NULL, &e), CTXPROF_ERR_SYS);
     CHECK_EQ(e.sys_errno, ENOENT);
     CHECK_CONTAINS(e.detail, "/nonexistent/x");
