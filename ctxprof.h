@@ -2733,6 +2733,7 @@ CTXPROF__PRIV long ctxprof__strtab_intern(ctxprof__strtab *t, const char *s)
 
 struct ctxprof__sym {
     uintptr_t start, end; /* [start, end) in this process */
+    uintptr_t cap;        /* sizeless: where its section ends (0 unknown) */
     uintptr_t func;       /* function id: start, or the parent's start for "f.cold" */
     uint32_t name;        /* offset in the name pool */
     uint32_t obj;         /* index in objs */
@@ -2936,8 +2937,16 @@ CTXPROF__PRIV long ctxprof__symtab_add_elf(ctxprof_symtab *st, const ctxprof__el
                 {
                     struct ctxprof__sym *e = &st->syms[st->count];
                     uint64_t sz = ctxprof__get64(y + 16);
+                    uint64_t sec = ctxprof__get16(y + 6);
                     e->start = addr;
                     e->end = sz && sz <= (uint64_t)(UINTPTR_MAX - addr) ? addr + (uintptr_t)sz : 0;
+                    e->cap = 0;
+                    if (!e->end && sec < shnum) { /* e.g. _init: .init, not the .plt after it */
+                        uint64_t sa = ctxprof__get64(sh + sec * 64 + 16);
+                        uint64_t ss = ctxprof__get64(sh + sec * 64 + 32);
+                        if (value >= sa && value - sa < ss && sa + ss <= UINTPTR_MAX - bias)
+                            e->cap = (uintptr_t)(sa + ss) + bias;
+                    }
                     e->name = ctxprof__symtab_str(st, nm, (size_t)(nul - nm));
                     e->obj = obj;
                     e->rank = ctxprof__sym_rank(nm, bind);
@@ -3020,7 +3029,8 @@ CTXPROF__PRIV int ctxprof__symname_cmp(const void *a, const void *b)
 }
 
 /* Sorts, merges aliases (one entry per address, the preferred name), gives
-   sizeless symbols the extent up to the next one, and points each gcc cold
+   sizeless symbols the extent up to the next one (or their section's end,
+   if that comes first), and points each gcc cold
    part "f.cold[.N]" at its parent f. Returns 0 or CTXPROF_ERR_NOMEM. */
 CTXPROF__PRIV int ctxprof__symtab_finish(ctxprof_symtab *st)
 {
@@ -3033,16 +3043,21 @@ CTXPROF__PRIV int ctxprof__symtab_finish(ctxprof_symtab *st)
         if (n && st->syms[n - 1].start == st->syms[i].start) {
             if (st->syms[i].end > st->syms[n - 1].end)
                 st->syms[n - 1].end = st->syms[i].end;
+            if (st->syms[i].cap > st->syms[n - 1].cap)
+                st->syms[n - 1].cap = st->syms[i].cap;
             continue;
         }
         st->syms[n++] = st->syms[i];
     }
     st->count = n;
     for (i = 0; i < n; i++)
-        if (!st->syms[i].end)
+        if (!st->syms[i].end) {
             st->syms[i].end = i + 1 < n && st->syms[i + 1].obj == st->syms[i].obj
                                   ? st->syms[i + 1].start
                                   : st->syms[i].start + 1;
+            if (st->syms[i].cap && st->syms[i].cap < st->syms[i].end)
+                st->syms[i].end = st->syms[i].cap; /* not past its section */
+        }
     for (i = 0; i < n; i++)
         if (strstr(st->names + st->syms[i].name, ".cold"))
             ncold++;

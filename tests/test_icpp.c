@@ -174,7 +174,7 @@ static size_t icpp_make_elf(unsigned char *buf, size_t cap, const char *strs, si
                             const icpp_elfsym *syms, size_t n)
 {
     size_t stroff = 64, symoff = (64 + strsize + 7) & ~(size_t)7, shoff = symoff + 24 * (n + 1);
-    size_t total = shoff + 3 * 64, i;
+    size_t total = shoff + 4 * 64, i;
     if (total > cap)
         return 0;
     memset(buf, 0, total);
@@ -187,7 +187,7 @@ static size_t icpp_make_elf(unsigned char *buf, size_t cap, const char *strs, si
     icpp_put(buf + 40, shoff, 8); /* e_shoff */
     icpp_put(buf + 52, 64, 2);
     icpp_put(buf + 58, 64, 2); /* e_shentsize */
-    icpp_put(buf + 60, 3, 2);  /* e_shnum */
+    icpp_put(buf + 60, 4, 2);  /* e_shnum */
     icpp_put(buf + 62, 2, 2);
     memcpy(buf + stroff, strs, strsize);
     for (i = 0; i < n; i++) {
@@ -208,6 +208,10 @@ static size_t icpp_make_elf(unsigned char *buf, size_t cap, const char *strs, si
     icpp_put(buf + shoff + 128 + 4, 3, 4);
     icpp_put(buf + shoff + 128 + 24, stroff, 8);
     icpp_put(buf + shoff + 128 + 32, strsize, 8);
+    /* section 3: code at 0x4000-0x4100 (like .init, a .plt after it) */
+    icpp_put(buf + shoff + 192 + 4, 1, 4);
+    icpp_put(buf + shoff + 192 + 16, 0x4000, 8);
+    icpp_put(buf + shoff + 192 + 32, 0x100, 8);
     return total;
 }
 
@@ -267,6 +271,16 @@ static void icpp_symtab_crafted(void)
     n = icpp_make_elf(img, sizeof img, strs, sizeof strs - 1, syms, 9);
     REQUIRE_EQ(icpp_load_mem(&st, img, n), 5);
     CHECK(ctxprof_symtab_lookup(&st, b + 0x5000, NULL, NULL) == NULL);
+    ctxprof_symtab_deinit(&st);
+
+    /* a sizeless symbol ends with its section (as _init's .init ends
+       where the .plt begins), not at the next symbol */
+    syms[4].shndx = 3;
+    n = icpp_make_elf(img, sizeof img, strs, sizeof strs, syms, 9);
+    REQUIRE_EQ(icpp_load_mem(&st, img, n), 6);
+    CHECK_STR(ctxprof_symtab_lookup(&st, b + 0x40ff, NULL, NULL), "bar");
+    CHECK(ctxprof_symtab_lookup(&st, b + 0x4100, NULL, NULL) == NULL);
+    CHECK(ctxprof_symtab_lookup(&st, b + 0x4fff, NULL, NULL) == NULL);
     ctxprof_symtab_deinit(&st);
 }
 
