@@ -1406,7 +1406,10 @@ CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
 /* Records the calling thread's base, the caller's SP at this call, unless
    one is recorded already; returns the base. Call it first thing in a
    thread's start routine (not needed with the hooks, nor on the main
-   thread). Registers the thread id for ctxprof_icpp_base_of_tid. */
+   thread), and at the same place in the runs that train and sample: the
+   SP at the call depends on what the compiler has pushed by then, and
+   every height is measured from it. Registers the thread id for
+   ctxprof_icpp_base_of_tid. */
 CTXPROF_API uintptr_t ctxprof_icpp_thread_begin(void);
 /* Forgets the calling thread's base (call before the thread exits). */
 CTXPROF_API void ctxprof_icpp_thread_end(void);
@@ -1463,7 +1466,9 @@ typedef struct ctxprof_icpp_train_desc {
 
 typedef struct ctxprof_icpp_train_stats {
     size_t threads;         /* threads that entered an instrumented function */
-    size_t nodes;           /* distinct (path, height) nodes over all threads */
+    size_t nodes;           /* (path, height) nodes, summed over the threads' trees (a
+                               path two threads took counts twice; the saved map
+                               merges them) */
     uint64_t entries;       /* function entries recorded */
     uint64_t dropped_paths; /* entries not recorded: a thread's max_paths reached */
     uint64_t dropped_depth; /* entries not recorded: max_depth reached */
@@ -1949,14 +1954,16 @@ CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
 /* Starts a CPU-time timer for the calling thread (timer_create with
    CLOCK_THREAD_CPUTIME_ID, signal directed to this thread). */
 CTXPROF_API int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_error *err);
-/* Stops the calling thread's timer. */
+/* Stops the calling thread's timer. A thread that exits without it leaves
+   a timer that the next attach or deinit deletes. */
 CTXPROF_API void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s);
 /* Samples written so far (ready ones; the buffer never wraps). */
 CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
 /* Samples dropped because the buffer was full. */
 CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s);
 /* Deactivates (the handler stays installed and ignores late signals) and
-   frees. Detach every thread first. */
+   frees. Detach every live thread first; the timers of threads that exited
+   without a detach are deleted here. */
 CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
 #ifdef __cplusplus
@@ -11749,6 +11756,48 @@ static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS long ctxprof__icpp_timer_tid CTXPROF__TLS_MODEL; /* no syscall per sample */
 
+/* Every thread's timer, so that those of threads that exited without a
+   detach (their timer_t was in their TLS) are deleted: at the next
+   attach and at deinit. Under a spin lock (attach and detach are rare). */
+static struct ctxprof__icpp_tmr {
+    long tid;
+    timer_t tm;
+} *ctxprof__icpp_tmrs;
+static size_t ctxprof__icpp_ntmr, ctxprof__icpp_tmrcap;
+static int ctxprof__icpp_tmrlock;
+
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_lock(int lock)
+{
+    if (!lock) {
+        __atomic_store_n(&ctxprof__icpp_tmrlock, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_exchange_n(&ctxprof__icpp_tmrlock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+/* Removes entry i (deleting its timer when del). Locked. */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_drop(size_t i, int del)
+{
+    if (del)
+        timer_delete(ctxprof__icpp_tmrs[i].tm);
+    ctxprof__icpp_tmrs[i] = ctxprof__icpp_tmrs[--ctxprof__icpp_ntmr];
+}
+
+/* Deletes the timers of threads that are gone (all with everyone). */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_reap(int everyone)
+{
+    size_t i = 0;
+    char path[64];
+    while (i < ctxprof__icpp_ntmr) {
+        snprintf(path, sizeof path, "/proc/self/task/%ld", ctxprof__icpp_tmrs[i].tid);
+        if (everyone || access(path, F_OK) != 0)
+            ctxprof__icpp_tmr_drop(i, 1);
+        else
+            i++;
+    }
+}
+
 /* Registers of the interrupted context. The layout is the kernel's signal
    frame ABI; glibc names the register array only under _GNU_SOURCE, so we
    index it ourselves. */
@@ -11898,6 +11947,14 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: sampler not initialised");
     if (ctxprof__icpp_has_timer)
         return CTXPROF_OK;
+    ctxprof__icpp_tmr_lock(1);
+    ctxprof__icpp_tmr_reap(0);
+    if (ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap, ctxprof__icpp_ntmr,
+                         ctxprof__icpp_ntmr + 1, sizeof *ctxprof__icpp_tmrs, NULL)) {
+        ctxprof__icpp_tmr_lock(0);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    }
+    ctxprof__icpp_tmr_lock(0);
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = 4; /* SIGEV_THREAD_ID: to this thread, not the process */
     sev.sigev_signo = s->desc.signo;
@@ -11926,13 +11983,28 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     ctxprof__icpp_timer = tm;
     ctxprof__icpp_has_timer = 1;
     ctxprof__icpp_timer_tid = ctxprof__gettid();
+    ctxprof__icpp_tmr_lock(1);
+    if (ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap, ctxprof__icpp_ntmr,
+                         ctxprof__icpp_ntmr + 1, sizeof *ctxprof__icpp_tmrs, NULL) == 0) {
+        ctxprof__icpp_tmrs[ctxprof__icpp_ntmr].tid = ctxprof__icpp_timer_tid;
+        ctxprof__icpp_tmrs[ctxprof__icpp_ntmr++].tm = tm;
+    }
+    ctxprof__icpp_tmr_lock(0);
     return CTXPROF_OK;
 }
 
 CTXPROF_DEF void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s)
 {
+    size_t i;
     (void)s;
     if (ctxprof__icpp_has_timer) {
+        ctxprof__icpp_tmr_lock(1);
+        for (i = 0; i < ctxprof__icpp_ntmr; i++)
+            if (ctxprof__icpp_tmrs[i].tid == ctxprof__icpp_timer_tid) {
+                ctxprof__icpp_tmr_drop(i, 0);
+                break;
+            }
+        ctxprof__icpp_tmr_lock(0);
         timer_delete(ctxprof__icpp_timer);
         ctxprof__icpp_has_timer = 0;
     }
@@ -11962,6 +12034,12 @@ CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
     if (!s)
         return;
     ctxprof_icpp_sampler_detach(s);
+    ctxprof__icpp_tmr_lock(1); /* threads that did not detach */
+    ctxprof__icpp_tmr_reap(1);
+    ctxprof__free(ctxprof__icpp_tmrs, NULL);
+    ctxprof__icpp_tmrs = NULL;
+    ctxprof__icpp_tmrcap = 0;
+    ctxprof__icpp_tmr_lock(0);
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) == s) {
         __atomic_store_n(&ctxprof__icpp_active, (ctxprof_icpp_sampler *)NULL, __ATOMIC_SEQ_CST);
         /* a handler that saw s before the store finishes before we free */

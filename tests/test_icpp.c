@@ -2425,6 +2425,55 @@ static int icpp_timer_fail_child(void *arg, void *shared)
     return 0;
 }
 
+/* Threads that attach the sampler and exit without detaching: their
+   timers (whose ids were in their TLS) are deleted at the next attach and
+   at deinit, so none is left behind (/proc/self/timers). */
+static void *icpp_attach_and_go(void *arg)
+{
+    ctxprof_error err;
+    *(int *)arg = ctxprof_icpp_sampler_attach(ctxprof__icpp_active, &err);
+    return NULL;
+}
+
+static int icpp_count_timers(void)
+{
+    char *txt = NULL, *c;
+    size_t len;
+    int n = 0;
+    if (ctxprof__read_file("/proc/self/timers", &txt, &len, NULL, NULL) != CTXPROF_OK)
+        return -1;
+    for (c = txt; (c = strstr(c, "ID: ")) != NULL; c++)
+        n++;
+    ctxprof__free(txt, NULL);
+    return n;
+}
+
+static void icpp_sampler_thread_exit(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    pthread_t th;
+    int before = icpp_count_timers(), rc, i, during = 0;
+    if (before < 0)
+        SKIP("no /proc/self/timers here");
+    memset(&d, 0, sizeof d);
+    d.hz = 100;
+    d.wall = 1;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+    for (i = 0; i < 20; i++) {
+        rc = -1;
+        REQUIRE_EQ(pthread_create(&th, NULL, icpp_attach_and_go, &rc), 0);
+        REQUIRE_EQ(pthread_join(th, NULL), 0);
+        CHECK_EQ(rc, CTXPROF_OK);
+        if (icpp_count_timers() > during)
+            during = icpp_count_timers();
+    }
+    CHECK_LE(during, before + 2); /* the last exited thread's, until the next attach */
+    ctxprof_icpp_sampler_deinit(&s);
+    CHECK_EQ(icpp_count_timers(), before);
+}
+
 static void icpp_sampler_timer_error(void)
 {
     char *out = (char *)ctxprof_test_in_child(icpp_timer_fail_child, NULL, 1024);
@@ -2837,6 +2886,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_train_shadow_stack", icpp_train_shadow_stack},
     {"icpp_sampler_live", icpp_sampler_live},
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
+    {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
