@@ -2520,6 +2520,29 @@ static int hcct_count_lines(const char *text, const char *line)
     return k;
 }
 
+/* Builds SOURCE, a program compiled with -finstrument-functions against
+   the library's hooks (hcct_prog_impl, compiled once per test run), as the
+   test directory's NAME (its path in exe); 0, or -1 if it cannot be built. */
+static int hcct_hooks_build(const char *name, const char *source, char *exe, size_t cap)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char impl[600], mainc[600], cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return -1;
+    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir);
+    snprintf(mainc, sizeof mainc, "%s/%s.c", dir, name);
+    snprintf(exe, cap, "%s/%s", dir, name);
+    if (hcct_write_file(mainc, source) != 0 ||
+        (access(impl, R_OK) != 0 && hcct_write_file(impl, hcct_prog_impl) != 0))
+        return -1;
+    return ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s "
+                           "-std=gnu11 -O2 -finstrument-functions -I%s %s %s.o -o %s -lpthread",
+                           impl, CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc,
+                           impl, exe) == 0
+               ? 0
+               : -1;
+}
+
 /* A thread's exit when memory runs out: the program below fails the k-th
    allocation that the exiting thread makes after its events (the pthread
    key destructor's copy, merge and reduction of its tree), for every k
@@ -2640,22 +2663,13 @@ static void hcct_session_exit_oom(void)
 static void hcct_hooks_program(void)
 {
     const char *dir = ctxprof_test_tmpdir();
-    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char exe[600], out[600];
     char *txt = NULL;
     size_t len;
     ctxprof_error e;
     memset(&e, 0, sizeof e);
-    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
-    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir);
-    snprintf(mainc, sizeof mainc, "%s/hooks_main.c", dir);
-    snprintf(exe, sizeof exe, "%s/hooks_prog", dir);
     snprintf(out, sizeof out, "%s/hooks.folded", dir);
-    REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
-    REQUIRE(hcct_write_file(mainc, hcct_prog_main) == 0);
-    if (ctxprof_test_sh("%s -std=gnu11 -O2 -I%s -c %s -o %s.o && %s -std=gnu11 -O2 "
-                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
-                        CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
-                        exe) != 0)
+    if (hcct_hooks_build("hooks_prog", hcct_prog_main, exe, sizeof exe) != 0)
         SKIP("cannot compile the hooks program");
     REQUIRE(ctxprof_test_sh("%s %s session > %s.log", exe, out, out) == 0);
     REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
@@ -2777,23 +2791,13 @@ static const char hcct_prog_jmp[] =
 static void hcct_hooks_longjmp_deep(void)
 {
     const char *dir = ctxprof_test_tmpdir();
-    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char exe[600], out[600];
     char *txt = NULL;
     size_t len;
     ctxprof_error e;
     memset(&e, 0, sizeof e);
-    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
-    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir); /* hcct_hooks_program's, if built */
-    snprintf(mainc, sizeof mainc, "%s/hooks2_main.c", dir);
-    snprintf(exe, sizeof exe, "%s/hooks2_prog", dir);
     snprintf(out, sizeof out, "%s/hooks2.out", dir);
-    REQUIRE(hcct_write_file(mainc, hcct_prog_jmp) == 0);
-    if (access(impl, R_OK) != 0)
-        REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
-    if (ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s -std=gnu11 -O2 "
-                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
-                        impl, CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
-                        exe) != 0)
+    if (hcct_hooks_build("hooks2_prog", hcct_prog_jmp, exe, sizeof exe) != 0)
         SKIP("cannot compile the hooks program");
     REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
     REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
@@ -2868,23 +2872,13 @@ static const char hcct_prog_inl[] =
 static void hcct_hooks_inline_recursion(void)
 {
     const char *dir = ctxprof_test_tmpdir();
-    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char exe[600], out[600];
     char *txt = NULL;
     size_t len;
     ctxprof_error e;
     memset(&e, 0, sizeof e);
-    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
-    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir); /* hcct_hooks_program's, if built */
-    snprintf(mainc, sizeof mainc, "%s/hooks3_main.c", dir);
-    snprintf(exe, sizeof exe, "%s/hooks3_prog", dir);
     snprintf(out, sizeof out, "%s/hooks3.out", dir);
-    REQUIRE(hcct_write_file(mainc, hcct_prog_inl) == 0);
-    if (access(impl, R_OK) != 0)
-        REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
-    if (ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s -std=gnu11 -O2 "
-                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
-                        impl, CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
-                        exe) != 0)
+    if (hcct_hooks_build("hooks3_prog", hcct_prog_inl, exe, sizeof exe) != 0)
         SKIP("cannot compile the hooks program");
     REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
     REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
@@ -2928,23 +2922,13 @@ static const char hcct_prog_fork[] =
 static void hcct_hooks_fork(void)
 {
     const char *dir = ctxprof_test_tmpdir();
-    char impl[600], mainc[600], exe[600], out[600], cwd[4096];
+    char exe[600], out[600];
     char *txt = NULL;
     size_t len;
     ctxprof_error e;
     memset(&e, 0, sizeof e);
-    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
-    snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir); /* hcct_hooks_program's, if built */
-    snprintf(mainc, sizeof mainc, "%s/hooks4_main.c", dir);
-    snprintf(exe, sizeof exe, "%s/hooks4_prog", dir);
     snprintf(out, sizeof out, "%s/hooks4.out", dir);
-    REQUIRE(hcct_write_file(mainc, hcct_prog_fork) == 0);
-    if (access(impl, R_OK) != 0)
-        REQUIRE(hcct_write_file(impl, hcct_prog_impl) == 0);
-    if (ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s -std=gnu11 -O2 "
-                        "-finstrument-functions -I%s %s %s.o -o %s -lpthread",
-                        impl, CTXPROF_TEST_CC, cwd, impl, impl, CTXPROF_TEST_CC, cwd, mainc, impl,
-                        exe) != 0)
+    if (hcct_hooks_build("hooks4_prog", hcct_prog_fork, exe, sizeof exe) != 0)
         SKIP("cannot compile the hooks program");
     REQUIRE(ctxprof_test_sh("mkdir -p %s/fork && CTXPROF_HCCT=out=%s/fork/f.%%p.folded %s > %s &&"
                             " ls %s/fork | wc -l >> %s",
