@@ -59,7 +59,10 @@
      call per access instead).
      Every function also exists over an explicit state struct, so the TLS
      variables are only a convenience. Functions marked "signal-safe" may be
-     called from a signal handler; the others may not.
+     called from a signal handler; the others may not. A PCC context set's
+     writers (training, reports, save, merge) take a spin lock: fork() while
+     another thread holds it leaves the child waiting, so fork from a
+     quiet point or use the set in the child only through lookups.
 
    ERRORS
 
@@ -560,7 +563,9 @@ typedef struct ctxprof_pcc_set_desc {
     void *report_user;
     unsigned reports_per_sec; /* rate limit of report calls (0: 16; burst the same) */
     unsigned backtrace_depth; /* frames per report (0: 32, at most 64) */
-    size_t max_reported;      /* new contexts remembered to report once (0: 65536) */
+    size_t max_reported;      /* new contexts remembered to report once (0: 65536); beyond
+                                 it a new context is not reported, only counted in
+                                 dropped at each check */
     void *alloc_user;         /* passed to CTXPROF_MALLOC/FREE */
 } ctxprof_pcc_set_desc;
 
@@ -886,8 +891,13 @@ CTXPROF_API void ctxprof_graph_free_buffer(void *p, void *alloc_user);
    were lost. Nothing ever crashes on deep recursion.
 
    Hot path: no allocation except the slow path that grows the stack, no
-   locks, no syscalls; signal-safe readers (ctxprof_enc_hash) see a
-   consistent state. */
+   locks, no syscalls. ctxprof_enc_query, _hash and the decoders are
+   signal-safe (they allocate nothing and never crash), but a signal
+   handler on the thread itself that interrupts a call site between the
+   stores of a push or pop sees the state half-updated: its view may then
+   decode to nothing or, rarely, to another context (a few percent of
+   timer samples in a call-heavy loop). Query at query points, or treat
+   values taken in a handler as samples that can be wrong. */
 
 #ifndef CTXPROF_ENC_ACYC_WORDS
 #define CTXPROF_ENC_ACYC_WORDS 8 /* words of acyclic id a state holds (Valence may need > 1) */
@@ -918,6 +928,7 @@ typedef struct ctxprof_enc {
     uint64_t max_words; /* stack words kept at most (0 = CTXPROF_ENC_MAX_WORDS) */
     uint64_t dropped;   /* stack words lost at the limit (saturating count) */
     void *alloc_user;   /* passed to CTXPROF_MALLOC/FREE */
+    int zeroed;         /* cur came back from a word lost at the limit: not decodable */
 } ctxprof_enc;
 
 typedef struct ctxprof_enc_desc {
@@ -1210,17 +1221,24 @@ CTXPROF_INLINE void ctxprof__enc_query_at(ctxprof_enc *st, const uint64_t *acyc,
 {
     uint32_t a = base / 64, r = base % 64, i;
     uint64_t low = r ? (UINT64_C(1) << r) - 1 : 0, *w;
-    if (st->depth == 0) {
+    if (st->depth == 0 || !st->buf) {
+        /* (depth > 0 without a stack: every spilled word was lost) */
         w = inl;
-        v->n_bits = (uint64_t)base + st->n;
-        v->truncated = 0;
+        v->n_bits = st->depth ? (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n
+                              : (uint64_t)base + st->n;
+        v->truncated = st->depth != 0 || (st->zeroed && st->n != 0);
         for (i = 0; i < a; i++)
             w[i] = acyc[i];
         w[a] = (st->cur << r) | (r ? acyc[a] & low : 0);
+        if (st->depth) {
+            v->n_words = a; /* the acyclic words alone */
+            v->words = w;
+            return;
+        }
     } else {
         w = st->buf;
         v->n_bits = (uint64_t)base + (64 - r) + (st->depth - 1) * 64 + st->n;
-        v->truncated = (uint64_t)a + st->depth + 1 > st->capw;
+        v->truncated = (uint64_t)a + st->depth + 1 > st->capw || st->zeroed;
         for (i = 0; i < a; i++)
             w[i] = acyc[i];
         if (r)
@@ -5793,6 +5811,7 @@ CTXPROF_DEF void ctxprof_enc_reset(ctxprof_enc *st)
     st->n = 0;
     st->room = 0;
     st->depth = 0;
+    st->zeroed = 0;
 }
 
 /* Moves the full newest word below it: stores it at buf[a + depth] when
@@ -5876,8 +5895,10 @@ CTXPROF_DEF void ctxprof_enc_pop_slow(ctxprof_enc *st, uint32_t base, uint32_t k
     }
     need = k - st->n;
     st->depth--;
-    /* a word that was dropped at the limit comes back as zeros */
-    w = (uint64_t)a + st->depth + 2 <= st->capw ? st->buf[a + st->depth] : 0;
+    /* a word that was dropped at the limit comes back as zeros, and the
+       query says so until a stored word comes back */
+    st->zeroed = !((uint64_t)a + st->depth + 2 <= st->capw);
+    w = st->zeroed ? 0 : st->buf[a + st->depth];
     if (st->depth == 0) {
         st->room = 64 - r;
         st->cur = r ? w >> r : w;

@@ -680,7 +680,10 @@ static void pcce_bitstack_reference(void)
 }
 
 /* A stack limit: pushes beyond it are counted, the query says truncated,
-   and after returning below the limit the encoding decodes again. */
+   and after returning below the limit the encoding decodes again; at every
+   depth on the way back, a view either decodes to the true path or says
+   truncated (a word lost at the limit comes back as zeros). Also with
+   limits of 1 to 3 words, where no stack memory may be kept at all. */
 static void pcce_stack_limit(void)
 {
     ctxprof_graph g;
@@ -697,7 +700,31 @@ static void pcce_stack_limit(void)
     e_entry = pcce_edge(&g, "main", "f", 0);
     e_rec = pcce_edge(&g, "f", "f", 0);
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
+        unsigned lim;
         REQUIRE_EQ(ctxprof_enc_build(&g, s, &t, &err), CTXPROF_OK);
+        for (lim = 1; lim <= 3; lim++) {
+            size_t bad = 0;
+            memset(&d, 0, sizeof d);
+            d.max_words = lim;
+            ctxprof_enc_init(&st, &d);
+            path[0] = e_entry;
+            saved[0] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e_entry]);
+            for (i = 1; i < 300; i++) {
+                path[i] = e_rec;
+                saved[i] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e_rec]);
+            }
+            for (i = 300; i-- > 1;) {
+                ctxprof_enc_query(&st, t.acyc_bits, &v);
+                if (v.truncated ? ctxprof_enc_decode_view(&t, &v, pcce_node(&g, "f"), out, 600,
+                                                          &n, &err) != CTXPROF_ERR_RANGE
+                                : !pcce_decodes_to(&t, &st, pcce_node(&g, "f"), path, i + 1))
+                    bad++;
+                ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[e_rec], saved[i]);
+            }
+            CHECK_EQ(bad, 0);
+            ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[e_entry], saved[0]);
+            ctxprof_enc_deinit(&st);
+        }
         memset(&d, 0, sizeof d);
         d.max_words = 4;
         ctxprof_enc_init(&st, &d);
