@@ -2543,6 +2543,21 @@ static int hcct_hooks_build(const char *name, const char *source, char *exe, siz
                : -1;
 }
 
+/* Builds NAME from SOURCE (hcct_hooks_build), runs it and reads what it
+   printed into *txt (ctxprof__free it); 1 when it cannot be built. */
+static int hcct_hooks_output(const char *name, const char *source, char **txt)
+{
+    char exe[600], out[700];
+    size_t len;
+    *txt = NULL;
+    if (hcct_hooks_build(name, source, exe, sizeof exe) != 0)
+        return 1;
+    snprintf(out, sizeof out, "%s.out", exe);
+    if (ctxprof_test_sh("%s > %s", exe, out) != 0)
+        return -1;
+    return ctxprof__read_file(out, txt, &len, NULL, NULL) == CTXPROF_OK ? 0 : -1;
+}
+
 /* A thread's exit when memory runs out: the program below fails the k-th
    allocation that the exiting thread makes after its events (the pthread
    key destructor's copy, merge and reduction of its tree), for every k
@@ -2726,6 +2741,13 @@ static void hcct_hooks_program(void)
     ctxprof__free(txt, NULL);
 }
 
+/* For the programs below: the child of profile node x named name, or 0. */
+#define HCCT_PROG_CHILD                                                                            \
+    "__attribute__((no_instrument_function))\n"                                                    \
+    "static unsigned child(const ctxprof_hcct_profile *p, unsigned x, const char *name)\n"          \
+    "{ unsigned c; for (c = p->nodes[x].child; c; c = p->nodes[c].sibling)\n"                      \
+    "  if (!strcmp(ctxprof_hcct_profile_name(p, c), name)) return c; return 0; }\n"
+
 /* The hooks in a program compiled with -finstrument-functions (gcc -O2
    tail-calls the exit hook): longjmp out of 21 nested calls, 100 times,
    then a call from the frame jumped to; recursion 100,000 deep on a thread
@@ -2753,10 +2775,7 @@ static const char hcct_prog_jmp[] =
     "{ (void)u; (void)b; (void)c; return r == (uintptr_t)deep ? \"deep\" : r == (uintptr_t)leaf ?\n"
     "  \"leaf\" : r == (uintptr_t)top ? \"top\" : r == (uintptr_t)rec ? \"rec\" : r == (uintptr_t)big\n"
     "  ? \"big\" : NULL; }\n"
-    "__attribute__((no_instrument_function))\n"
-    "static unsigned child(const ctxprof_hcct_profile *p, unsigned x, const char *name)\n"
-    "{ unsigned c; for (c = p->nodes[x].child; c; c = p->nodes[c].sibling)\n"
-    "  if (!strcmp(ctxprof_hcct_profile_name(p, c), name)) return c; return 0; }\n"
+    HCCT_PROG_CHILD
     "int main(void)\n"
     "{\n"
     "    ctxprof_error e; ctxprof_hcct_desc d; ctxprof_hcct_profile p; ctxprof_hcct_stats st;\n"
@@ -2790,17 +2809,11 @@ static const char hcct_prog_jmp[] =
 
 static void hcct_hooks_longjmp_deep(void)
 {
-    const char *dir = ctxprof_test_tmpdir();
-    char exe[600], out[600];
     char *txt = NULL;
-    size_t len;
-    ctxprof_error e;
-    memset(&e, 0, sizeof e);
-    snprintf(out, sizeof out, "%s/hooks2.out", dir);
-    if (hcct_hooks_build("hooks2_prog", hcct_prog_jmp, exe, sizeof exe) != 0)
+    int rc = hcct_hooks_output("hooks2_prog", hcct_prog_jmp, &txt);
+    if (rc > 0)
         SKIP("cannot compile the hooks program");
-    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
-    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    REQUIRE(rc == 0);
     /* each longjmp skips 21 frames; they are discarded at the next call
        (leaf) from top, so the shadow stack ends empty and no exit misses */
     CHECK_CONTAINS(txt, "jmp: depth 0 unwound 2100 unmatched 0\n");
@@ -2842,10 +2855,7 @@ static const char hcct_prog_inl[] =
     "static const char *namer(void *u, uintptr_t r, char *b, size_t c)\n"
     "{ (void)u; (void)b; (void)c; return r == (uintptr_t)fib ? \"fib\" : r == (uintptr_t)fibj ?\n"
     "  \"fibj\" : r == (uintptr_t)run ? \"run\" : r == (uintptr_t)jumps ? \"jumps\" : NULL; }\n"
-    "__attribute__((no_instrument_function))\n"
-    "static unsigned child(const ctxprof_hcct_profile *p, unsigned x, const char *name)\n"
-    "{ unsigned c; for (c = p->nodes[x].child; c; c = p->nodes[c].sibling)\n"
-    "  if (!strcmp(ctxprof_hcct_profile_name(p, c), name)) return c; return 0; }\n"
+    HCCT_PROG_CHILD
     "int main(void)\n"
     "{\n"
     "    ctxprof_error e; ctxprof_hcct_desc d; ctxprof_hcct_profile p; ctxprof_hcct_stats st;\n"
@@ -2871,17 +2881,11 @@ static const char hcct_prog_inl[] =
 
 static void hcct_hooks_inline_recursion(void)
 {
-    const char *dir = ctxprof_test_tmpdir();
-    char exe[600], out[600];
     char *txt = NULL;
-    size_t len;
-    ctxprof_error e;
-    memset(&e, 0, sizeof e);
-    snprintf(out, sizeof out, "%s/hooks3.out", dir);
-    if (hcct_hooks_build("hooks3_prog", hcct_prog_inl, exe, sizeof exe) != 0)
+    int rc = hcct_hooks_output("hooks3_prog", hcct_prog_inl, &txt);
+    if (rc > 0)
         SKIP("cannot compile the hooks program");
-    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
-    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    REQUIRE(rc == 0);
     /* fib(16) called once: 16 levels, each with its calls; fibj called 50
        times from jumps, whatever its longjmps skipped */
     CHECK_CONTAINS(txt, "depth 0 unmatched 0 fib levels 16 bad 0 fibj 50\n");
