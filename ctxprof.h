@@ -2969,7 +2969,8 @@ CTXPROF__PRIV long ctxprof__symtab_add_elf(ctxprof_symtab *st, const ctxprof__el
                     if (!e->end && sec < shnum) { /* e.g. _init: .init, not the .plt after it */
                         uint64_t sa = ctxprof__get64(sh + sec * 64 + 16);
                         uint64_t ss = ctxprof__get64(sh + sec * 64 + 32);
-                        if (value >= sa && value - sa < ss && sa + ss <= UINTPTR_MAX - bias)
+                        if (value >= sa && value - sa < ss && ss <= UINT64_MAX - sa &&
+                            sa + ss <= UINTPTR_MAX - bias)
                             e->cap = (uintptr_t)(sa + ss) + bias;
                     }
                     e->name = ctxprof__symtab_str(st, nm, (size_t)(nul - nm));
