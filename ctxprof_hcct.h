@@ -1437,6 +1437,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_ss_update(ctxprof_hcct *t, uint32_t x, uint6
         CTXPROF__HCCT_WR(t->used, t->used + 1);
         t->lean = t->used == t->nslots && t->unit != 0;
         CTXPROF__HCCT_WR(t->aux[x].err, 0);
+        w = ctxprof__hcct_cadd(0, w); /* saturates like every count */
         CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | w);
         ctxprof__hcct_q_push(t, x, w);
         return;
@@ -1995,8 +1996,6 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
     c = t->top->node;
     if (c == 0 || weight == 0)
         return; /* outside a burst, or a dropped context */
-    if (weight > CTXPROF__HCCT_CMASK)
-        weight = CTXPROF__HCCT_CMASK; /* counts saturate at 2^63 - 1 */
     CTXPROF__HCCT_BEGIN(t, cd);
     ctxprof__hcct_count(t, c, weight, c);
     CTXPROF__HCCT_END(t, cd);
@@ -2014,8 +2013,6 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
     }
     if (weight == 0 || (n > 0 && !routines))
         return;
-    if (weight > CTXPROF__HCCT_CMASK)
-        weight = CTXPROF__HCCT_CMASK; /* counts saturate at 2^63 - 1 */
     CTXPROF__HCCT_BEGIN(t, cd);
     keep = ctxprof__hcct_cursor(t);
     for (i = 0; i + 1 < n && c; i++)
