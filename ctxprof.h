@@ -11969,14 +11969,6 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: sampler not initialised");
     if (ctxprof__icpp_has_timer)
         return CTXPROF_OK;
-    ctxprof__icpp_tmr_lock(1);
-    ctxprof__icpp_tmr_reap(0);
-    if (ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap, ctxprof__icpp_ntmr,
-                         ctxprof__icpp_ntmr + 1, sizeof *ctxprof__icpp_tmrs, NULL)) {
-        ctxprof__icpp_tmr_lock(0);
-        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
-    }
-    ctxprof__icpp_tmr_lock(0);
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = 4; /* SIGEV_THREAD_ID: to this thread, not the process */
     sev.sigev_signo = s->desc.signo;
@@ -12002,15 +11994,19 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
         timer_delete(tm);
         return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: timer_settime");
     }
+    ctxprof__icpp_tmr_lock(1);
+    ctxprof__icpp_tmr_reap(0);
+    if (ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap, ctxprof__icpp_ntmr,
+                         ctxprof__icpp_ntmr + 1, sizeof *ctxprof__icpp_tmrs, NULL)) {
+        ctxprof__icpp_tmr_lock(0);
+        timer_delete(tm);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    }
     ctxprof__icpp_timer = tm;
     ctxprof__icpp_has_timer = 1;
     ctxprof__icpp_timer_tid = ctxprof__gettid();
-    ctxprof__icpp_tmr_lock(1);
-    if (ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap, ctxprof__icpp_ntmr,
-                         ctxprof__icpp_ntmr + 1, sizeof *ctxprof__icpp_tmrs, NULL) == 0) {
-        ctxprof__icpp_tmrs[ctxprof__icpp_ntmr].tid = ctxprof__icpp_timer_tid;
-        ctxprof__icpp_tmrs[ctxprof__icpp_ntmr++].tm = tm;
-    }
+    ctxprof__icpp_tmrs[ctxprof__icpp_ntmr].tid = ctxprof__icpp_timer_tid;
+    ctxprof__icpp_tmrs[ctxprof__icpp_ntmr++].tm = tm;
     ctxprof__icpp_tmr_lock(0);
     return CTXPROF_OK;
 }
