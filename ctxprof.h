@@ -1610,11 +1610,12 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 #define CTXPROF_ICPP_PAD(f) CTXPROF__ICPP_PAD_N(CTXPROF_ICPP_PAD_UNITS(f))
 /* 0 units declare no object at all, so that an unpadded frame is the same
    at -O0 (where an unused array would keep a 16-byte slot) */
-#define CTXPROF__ICPP_PAD_N(n) CTXPROF__ICPP_PAD_N_(n) /* n expanded first */
-#define CTXPROF__ICPP_PAD_N_(n) CTXPROF__ICPP_PAD_N__(n, CTXPROF__ICPP_ARG2(CTXPROF__ICPP_IS0_##n, 0, ~))
+#define CTXPROF__ICPP_PAD_N(n)                                                                     \
+    CTXPROF__ICPP_CAT(CTXPROF__ICPP_PAD_IF,                                                        \
+                      CTXPROF__ICPP_ARG2(CTXPROF__ICPP_CAT(CTXPROF__ICPP_IS0_, n), 0, ~))(n)
 #define CTXPROF__ICPP_IS0_0 ~, 1
-#define CTXPROF__ICPP_PAD_N__(n, zero) CTXPROF__ICPP_PAD_N___(n, zero)
-#define CTXPROF__ICPP_PAD_N___(n, zero) CTXPROF__ICPP_PAD_IF##zero(n)
+#define CTXPROF__ICPP_CAT(a, b) CTXPROF__ICPP_CAT_(a, b) /* a and b expanded first */
+#define CTXPROF__ICPP_CAT_(a, b) a##b
 #define CTXPROF__ICPP_PAD_IF1(n) enum { ctxprof__icpp_pad_none }
 #define CTXPROF__ICPP_PAD_IF0(n)                                                                   \
     char ctxprof__icpp_pad[16 * (n)] CTXPROF__ICPP_ALIGN16;                                        \
