@@ -699,6 +699,9 @@ static void pcce_stack_limit(void)
     REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main f\ncall f f\n") == 0);
     e_entry = pcce_edge(&g, "main", "f", 0);
     e_rec = pcce_edge(&g, "f", "f", 0);
+    path[0] = e_entry; /* main > f > f > ... */
+    for (i = 1; i < 600; i++)
+        path[i] = e_rec;
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         unsigned lim;
         REQUIRE_EQ(ctxprof_enc_build(&g, s, &t, &err), CTXPROF_OK);
@@ -707,12 +710,7 @@ static void pcce_stack_limit(void)
             memset(&d, 0, sizeof d);
             d.max_words = lim;
             ctxprof_enc_init(&st, &d);
-            path[0] = e_entry;
-            saved[0] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e_entry]);
-            for (i = 1; i < 300; i++) {
-                path[i] = e_rec;
-                saved[i] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e_rec]);
-            }
+            pcce_enter_path(&t, &st, path, 300, saved);
             for (i = 300; i-- > 1;) {
                 ctxprof_enc_query(&st, t.acyc_bits, &v);
                 if (v.truncated ? ctxprof_enc_decode_view(&t, &v, pcce_node(&g, "f"), out, 600,
@@ -728,12 +726,7 @@ static void pcce_stack_limit(void)
         memset(&d, 0, sizeof d);
         d.max_words = 4;
         ctxprof_enc_init(&st, &d);
-        path[0] = e_entry;
-        saved[0] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e_entry]);
-        for (i = 1; i < 600; i++) {
-            path[i] = e_rec;
-            saved[i] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e_rec]);
-        }
+        pcce_enter_path(&t, &st, path, 600, saved);
         ctxprof_enc_query(&st, t.acyc_bits, &v);
         CHECK(v.truncated); /* every scheme spends >= 1 bit per recursive call */
         CHECK(v.n_bits >= 599);
