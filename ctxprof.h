@@ -60,9 +60,8 @@
      Every function also exists over an explicit state struct, so the TLS
      variables are only a convenience. Functions marked "signal-safe" may be
      called from a signal handler; the others may not. A PCC context set's
-     writers (training, reports, save, merge) take a spin lock: fork() while
-     another thread holds it leaves the child waiting, so fork from a
-     quiet point or use the set in the child only through lookups.
+     writers (training, reports, save, merge) take a spin lock; a child of
+     fork() takes over one that another thread held at the fork.
 
    ERRORS
 
@@ -602,7 +601,8 @@ typedef struct ctxprof_pcc_set {
     ctxprof__pcc_table *retired;   /* replaced tables, freed by reclaim or deinit (lock) */
     uint64_t retired_bytes;
     int mode;                      /* atomic copy of the mode */
-    int lock;                      /* spin lock for inserts, loads and reports */
+    int lock;                      /* spin lock for inserts, loads and reports: 0, or the
+                                      holder's process generation * 2 + 1 */
     uint64_t tokens_ns;            /* rate limiter: time when the bucket was last full */
     uint64_t new_seen, reported_count, suppressed, dropped;
     void *symtab;                  /* symbol table for backtraces, loaded on first report */
@@ -2008,6 +2008,7 @@ CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -3569,11 +3570,42 @@ CTXPROF__PRIV int ctxprof__pcc_table_put(ctxprof__pcc_table *t, ctxprof_ctx v)
     return 1;
 }
 
+/* fork(): a set's lock held by another thread at the fork would be held
+   for ever in the child, where that thread does not exist. The lock word
+   holds its holder's process generation (+1 in each child), and a child
+   takes over a lock of an older one. What the holder left half done is
+   safe to take over: readers never lock, so every table is consistent at
+   every instant (at worst a count one short, or a table being built
+   aside, leaked). */
+static unsigned ctxprof__pcc_forkgen;
+static pthread_once_t ctxprof__pcc_fork_once = PTHREAD_ONCE_INIT;
+
+CTXPROF__PRIV void ctxprof__pcc_fork_child(void)
+{
+    __atomic_add_fetch(&ctxprof__pcc_forkgen, 1, __ATOMIC_RELAXED);
+}
+
+CTXPROF__PRIV void ctxprof__pcc_fork_init(void)
+{
+    pthread_atfork(NULL, NULL, ctxprof__pcc_fork_child);
+}
+
 CTXPROF__PRIV void ctxprof__pcc_lock(ctxprof_pcc_set *set)
 {
-    while (__atomic_exchange_n(&set->lock, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(&set->lock, __ATOMIC_RELAXED))
-            sched_yield();
+    int mine, held;
+    pthread_once(&ctxprof__pcc_fork_once, ctxprof__pcc_fork_init);
+    mine = (int)(((__atomic_load_n(&ctxprof__pcc_forkgen, __ATOMIC_RELAXED) & 0x3fffffffu) << 1) |
+                 1u);
+    for (;;) {
+        held = 0;
+        if (__atomic_compare_exchange_n(&set->lock, &held, mine, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return;
+        if (held != mine && __atomic_compare_exchange_n(&set->lock, &held, mine, 0,
+                                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return; /* held in the parent at the fork */
+        sched_yield();
+    }
 }
 
 CTXPROF__PRIV void ctxprof__pcc_unlock(ctxprof_pcc_set *set)
@@ -11799,6 +11831,26 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_lock(int lock)
         sched_yield();
 }
 
+/* fork(): the child has none of the parent's timers (timers are not
+   inherited) and only the forking thread, so it forgets them all, and the
+   lock, which another thread may have held, and handlers that other
+   threads were running. */
+static pthread_once_t ctxprof__icpp_fork_once = PTHREAD_ONCE_INIT;
+
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_fork_child(void)
+{
+    ctxprof__icpp_ntmr = 0;
+    ctxprof__icpp_has_timer = 0;
+    ctxprof__icpp_timer_tid = 0;
+    __atomic_store_n(&ctxprof__icpp_inflight, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctxprof__icpp_tmrlock, 0, __ATOMIC_RELEASE);
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_fork_init(void)
+{
+    pthread_atfork(NULL, NULL, ctxprof__icpp_fork_child);
+}
+
 /* Removes entry i (deleting its timer when del). Locked. */
 CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_drop(size_t i, int del)
 {
@@ -11932,6 +11984,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                              "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: another sampler is active");
+    pthread_once(&ctxprof__icpp_fork_once, ctxprof__icpp_fork_init);
     /* zeroed now, so the handler never faults in fresh pages */
     buf = (ctxprof_icpp_sample *)ctxprof__zalloc(dd.capacity, sizeof *buf, NULL);
     if (!buf)

@@ -2442,7 +2442,7 @@ static int icpp_count_timers(void)
     int n = 0;
     if (ctxprof__read_file("/proc/self/timers", &txt, &len, NULL, NULL) != CTXPROF_OK)
         return -1;
-    for (c = txt; (c = strstr(c, "ID: ")) != NULL; c++)
+    for (c = txt; (c = strstr(c, "\nnotify: ")) != NULL; c++) /* one line per timer */
         n++;
     ctxprof__free(txt, NULL);
     return n;
@@ -2469,9 +2469,81 @@ static void icpp_sampler_thread_exit(void)
         if (icpp_count_timers() > during)
             during = icpp_count_timers();
     }
-    CHECK_LE(during, before + 2); /* the last exited thread's, until the next attach */
+    CHECK_LE(during, before + 1); /* the last exited thread's, until the next attach */
     ctxprof_icpp_sampler_deinit(&s);
     CHECK_EQ(icpp_count_timers(), before);
+}
+
+/* fork(): timers are not inherited, so a child that attaches gets a timer
+   of its own (the parent's thread state said it had one), and samples
+   again; another parent thread that held the timer registry's lock at the
+   fork does not hold it in the child; detach and deinit in the child
+   return. */
+static void *icpp_hold_tmr_lock(void *arg)
+{
+    int *state = (int *)arg;
+    ctxprof__icpp_tmr_lock(1);
+    __atomic_store_n(&state[0], 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&state[1], __ATOMIC_ACQUIRE))
+        sched_yield();
+    ctxprof__icpp_tmr_lock(0);
+    return NULL;
+}
+
+static int icpp_fork_child(void *arg, void *shared)
+{
+    ctxprof_icpp_sampler *s = (ctxprof_icpp_sampler *)arg;
+    int *out = (int *)shared;
+    size_t before = ctxprof_icpp_sampler_count(s);
+    double t0;
+    out[0] = icpp_count_timers();                   /* 0: none inherited */
+    out[1] = ctxprof_icpp_sampler_attach(s, NULL);  /* 0: ok */
+    out[2] = icpp_count_timers();                   /* 1: the child's own */
+    t0 = icpp_cpu_now();
+    while (ctxprof_icpp_sampler_count(s) == before && icpp_cpu_now() - t0 < 2)
+        ;
+    out[3] = ctxprof_icpp_sampler_count(s) > before; /* 1: it samples */
+    ctxprof_icpp_sampler_detach(s);
+    out[4] = icpp_count_timers();                   /* 0 */
+    ctxprof_icpp_sampler_deinit(s);
+    return 0;
+}
+
+static void icpp_sampler_fork(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    pthread_t th;
+    int state[2] = {0, 0}, sig, rc;
+    int *out = (int *)ctxprof_test_shared(5 * sizeof(int));
+    REQUIRE(out != NULL);
+    if (icpp_count_timers() != 0)
+        SKIP("no /proc/self/timers here, or timers already in use");
+    memset(&d, 0, sizeof d);
+    d.hz = 1000;
+    d.wall = 1;
+    d.capacity = 4096;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s, &err), CTXPROF_OK);
+    REQUIRE_EQ(pthread_create(&th, NULL, icpp_hold_tmr_lock, state), 0);
+    while (!__atomic_load_n(&state[0], __ATOMIC_ACQUIRE))
+        sched_yield();
+    memset(out, -1, 5 * sizeof(int));
+    rc = ctxprof_test_child(icpp_fork_child, &s, out, 20, &sig);
+    __atomic_store_n(&state[1], 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(out[0], 0);
+    CHECK_EQ(out[1], CTXPROF_OK);
+    CHECK_EQ(out[2], 1);
+    CHECK_EQ(out[3], 1);
+    CHECK_EQ(out[4], 0);
+    CHECK_EQ(icpp_count_timers(), 1); /* the parent's is still there */
+    ctxprof_icpp_sampler_deinit(&s);
+    CHECK_EQ(icpp_count_timers(), 0);
+    munmap(out, 5 * sizeof(int));
 }
 
 static void icpp_sampler_timer_error(void)
@@ -2887,6 +2959,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_live", icpp_sampler_live},
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
     {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
+    {"icpp_sampler_fork", icpp_sampler_fork},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},

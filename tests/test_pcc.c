@@ -1059,7 +1059,7 @@ static int pcc_locked_checks(void *arg, void *shared)
 {
     ctxprof_pcc_set *set = (ctxprof_pcc_set *)arg;
     int *seen = (int *)shared, i;
-    __atomic_store_n(&set->lock, 1, __ATOMIC_RELAXED);
+    ctxprof__pcc_lock(set); /* held by this process: not taken over */
     for (i = 0; i < 1000; i++) {
         seen[0] += ctxprof_pcc_set_check(set, 42, CTXPROF_PCC_LOC) == 1;
         seen[1] += ctxprof_pcc_set_check(set, 43, CTXPROF_PCC_LOC) == 0;
@@ -1091,6 +1091,77 @@ static void pcc_check_new_lock_free(void)
     CHECK_EQ(st.new_seen, 2);
     ctxprof_pcc_set_deinit(&set);
     munmap(seen, 3 * sizeof(int));
+}
+
+/* fork() while another thread holds the set's lock (an insert, a load, a
+   save in progress): the child takes the lock over and trains, saves and
+   loads; the parent's holder still owns it in the parent. A child that
+   waited for the holder, which does not exist in it, would spin until its
+   alarm. */
+typedef struct pcc_holder {
+    ctxprof_pcc_set *set;
+    int held, release;
+} pcc_holder;
+
+static void *pcc_hold_lock(void *arg)
+{
+    pcc_holder *h = (pcc_holder *)arg;
+    ctxprof__pcc_lock(h->set);
+    __atomic_store_n(&h->held, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
+        sched_yield();
+    ctxprof__pcc_unlock(h->set);
+    return NULL;
+}
+
+static int pcc_fork_child_trains(void *arg, void *shared)
+{
+    ctxprof_pcc_set *set = (ctxprof_pcc_set *)arg;
+    char path[256];
+    int *out = (int *)shared;
+    (void)snprintf(path, sizeof path, "%s/pcc_fork.set", ctxprof_test_tmpdir());
+    out[0] = ctxprof_pcc_set_add(set, 43);                                  /* 1: added */
+    out[1] = ctxprof_pcc_set_check(set, 44, CTXPROF_PCC_LOC);               /* 0: trained */
+    out[2] = ctxprof_pcc_set_save(set, path);                               /* 0: ok */
+    out[3] = ctxprof_pcc_set_load(set, path);                               /* 0: ok */
+    out[4] = (int)ctxprof_pcc_set_count(set);                               /* 3 */
+    return 0;
+}
+
+static void pcc_fork_takes_over_lock(void)
+{
+    ctxprof_pcc_set set;
+    ctxprof_pcc_set_desc desc;
+    pcc_holder h;
+    pthread_t th;
+    int *out = (int *)ctxprof_test_shared(5 * sizeof(int)), sig, rc;
+    REQUIRE(out != NULL);
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_TRAIN;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&set, &desc), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_add(&set, 42), 1);
+    memset(&h, 0, sizeof h);
+    h.set = &set;
+    REQUIRE_EQ(pthread_create(&th, NULL, pcc_hold_lock, &h), 0);
+    while (!__atomic_load_n(&h.held, __ATOMIC_ACQUIRE))
+        sched_yield();
+    memset(out, -1, 5 * sizeof(int));
+    rc = ctxprof_test_child(pcc_fork_child_trains, &set, out, 20, &sig);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(out[0], 1);
+    CHECK_EQ(out[1], 0);
+    CHECK_EQ(out[2], CTXPROF_OK);
+    CHECK_EQ(out[3], CTXPROF_OK);
+    CHECK_EQ(out[4], 3);
+    /* the parent's lock is still the holder's; the child's values are not here */
+    CHECK(__atomic_load_n(&set.lock, __ATOMIC_RELAXED) != 0);
+    __atomic_store_n(&h.release, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    CHECK_EQ(ctxprof_pcc_set_count(&set), 1);
+    CHECK_EQ(ctxprof_pcc_set_add(&set, 43), 1);
+    ctxprof_pcc_set_deinit(&set);
+    munmap(out, 5 * sizeof(int));
 }
 
 /* While one thread replaces the set again and again, alternately from a
@@ -1888,6 +1959,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_set_concurrent", pcc_set_concurrent},
     {"pcc_report_once", pcc_report_once},
     {"pcc_check_new_lock_free", pcc_check_new_lock_free},
+    {"pcc_fork_takes_over_lock", pcc_fork_takes_over_lock},
     {"pcc_zero_with_table", pcc_zero_with_table},
     {"pcc_train_while_checking", pcc_train_while_checking},
     {"pcc_report_rate_limit", pcc_report_rate_limit},
