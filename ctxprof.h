@@ -480,17 +480,54 @@ CTXPROF_INLINE void ctxprof_pcc_pop_site(ctxprof_pcc *s, ctxprof_ctx site)
    or a scope whose calls are all compiled out): no -Wunused-variable. */
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__PCC_UNUSED __attribute__((unused))
+#define CTXPROF__PCC_DTOR __attribute__((always_inline, no_instrument_function))
 #else
 #define CTXPROF__PCC_UNUSED
+#define CTXPROF__PCC_DTOR
+#endif
+/* The local of an annotated function, and a restore in a call's statement,
+   may hide those of an enclosing one (an annotated lambda, a nested call):
+   no -Wshadow for them. C++ ends the pragma with a declaration that takes
+   the statement's semicolon. */
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#define CTXPROF__PCC_NOSHADOW_BEGIN                                                                \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wshadow\"")
+#define CTXPROF__PCC_NOSHADOW_END _Pragma("GCC diagnostic pop")
+#define CTXPROF__PCC_LOCAL(decl)                                                                   \
+    CTXPROF__PCC_NOSHADOW_BEGIN decl;                                                              \
+    CTXPROF__PCC_NOSHADOW_END static_assert(1, "")
+#else
+#define CTXPROF__PCC_NOSHADOW_BEGIN
+#define CTXPROF__PCC_NOSHADOW_END
+#define CTXPROF__PCC_LOCAL(decl) decl
 #endif
 #define CTXPROF_PCC_FUNC()                                                                         \
-    ctxprof_ctx const ctxprof__pcc_here CTXPROF__PCC_UNUSED = ctxprof_pcc_tls.v
-#define CTXPROF_PCC_CALL(site, stmt)                                                               \
+    CTXPROF__PCC_LOCAL(ctxprof_ctx const ctxprof__pcc_here CTXPROF__PCC_UNUSED = ctxprof_pcc_tls.v)
+/* The statement may contain commas (template arguments). In C++ the value
+   is also restored when it throws, so that code after a catch sees its
+   function's context again; in C, after a longjmp, CTXPROF_PCC_RESYNC(). */
+#if defined(__cplusplus)
+struct ctxprof__pcc_restore {
+    ctxprof_ctx v;
+    CTXPROF__PCC_DTOR ~ctxprof__pcc_restore() { ctxprof_pcc_tls.v = v; }
+};
+#define CTXPROF_PCC_CALL(site, ...)                                                                \
+    do {                                                                                           \
+        CTXPROF__PCC_NOSHADOW_BEGIN                                                                \
+        ctxprof__pcc_restore const ctxprof__pcc_r = {ctxprof__pcc_here};                           \
+        CTXPROF__PCC_NOSHADOW_END                                                                  \
+        ctxprof_pcc_tls.v = ctxprof_pcc_next(ctxprof__pcc_here, (site));                           \
+        __VA_ARGS__;                                                                               \
+        (void)ctxprof__pcc_r;                                                                      \
+    } while (0)
+#else
+#define CTXPROF_PCC_CALL(site, ...)                                                                \
     do {                                                                                           \
         ctxprof_pcc_tls.v = ctxprof_pcc_next(ctxprof__pcc_here, (site));                           \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
         ctxprof_pcc_tls.v = ctxprof__pcc_here;                                                     \
     } while (0)
+#endif
 #define CTXPROF_PCC_ARG(site, expr)                                                                \
     ((void)(ctxprof_pcc_tls.v = ctxprof_pcc_next(ctxprof__pcc_here, (site))), (expr))
 #define CTXPROF_PCC_HERE(site) ctxprof_pcc_next(ctxprof__pcc_here, (site))
@@ -501,8 +538,8 @@ CTXPROF_INLINE void ctxprof__pcc_scope_exit(const ctxprof_ctx *saved)
     ctxprof_pcc_tls.v = *saved;
 }
 #define CTXPROF_PCC_SCOPE()                                                                        \
-    ctxprof_ctx const ctxprof__pcc_here CTXPROF__PCC_UNUSED                                        \
-        __attribute__((cleanup(ctxprof__pcc_scope_exit))) = ctxprof_pcc_tls.v
+    CTXPROF__PCC_LOCAL(ctxprof_ctx const ctxprof__pcc_here CTXPROF__PCC_UNUSED                     \
+                           __attribute__((cleanup(ctxprof__pcc_scope_exit))) = ctxprof_pcc_tls.v)
 #define CTXPROF_PCC_HAVE_SCOPE 1
 #endif
 /* Query point outside an annotated function: f(V, site) with the thread's V. */

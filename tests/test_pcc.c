@@ -158,6 +158,35 @@ static void pcc_site_ids_long_names(void)
     }
 }
 
+/* PCC from C++ (tests/data/pcc_cxx.cpp, built with the C++ compiler of this
+   configuration's C compiler, -Wshadow -Werror, at -O0 and -O2): a callee
+   that throws through CTXPROF_PCC_CALL and CTXPROF_PCC_SCOPE, caught, leaves
+   no stale context behind (the program sees no new context where it
+   trained on the same contexts without the throw); an annotated lambda in
+   an annotated function compiles; a template call with a comma runs. */
+static void pcc_cxx(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    const char *cxx = strstr(CTXPROF_TEST_CC, "clang") ? "clang++" : "g++";
+    char root[1024], out[600], *txt;
+    size_t len;
+    int opt;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    snprintf(out, sizeof out, "%s/pcc_cxx.out", d);
+    for (opt = 0; opt <= 2; opt += 2) {
+        REQUIRE_EQ(ctxprof_test_sh("%s -std=c++11 -O%d -Wall -Wextra -Werror -Wshadow -pedantic -I%s "
+                                   "tests/data/pcc_cxx.cpp -o %s/pcc_cxx && %s/pcc_cxx > %s",
+                                   cxx, opt, root, d, d, out),
+                   0);
+        REQUIRE_EQ(ctxprof__read_file(out, &txt, &len, NULL, NULL), CTXPROF_OK);
+        CHECK_CONTAINS(txt, "call 0\n");
+        CHECK_CONTAINS(txt, "scope 0\n");
+        CHECK_CONTAINS(txt, "sum 387\n"); /* (42 + 86 + 1) * 3 */
+        ctxprof__free(txt, NULL);
+    }
+}
+
 /* Two builds from different directories (different __FILE__ paths), each
    run as its own PIE process under ASLR, print the same ids, and so does a
    build by the other compiler; a different seed gives different ids. */
@@ -1942,6 +1971,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_expected_formula", pcc_expected_formula},
     {"pcc_site_ids", pcc_site_ids},
     {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
+    {"pcc_cxx", pcc_cxx},
     {"pcc_site_ids_long_names", pcc_site_ids_long_names},
     {"pcc_site_folds", pcc_site_folds},
     {"pcc_call_site_floor", pcc_call_site_floor},
