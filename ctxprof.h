@@ -211,7 +211,7 @@ typedef uint32_t ctxprof_ctx;
     X(CTXPROF_ERR_PARSE, -5, "malformed input")                                                    \
     X(CTXPROF_ERR_SYS, -6, "system call failed")                                                   \
     X(CTXPROF_ERR_UNSUPPORTED, -7, "not supported on this system")                                 \
-    X(CTXPROF_ERR_CORRUPT, -8, "file truncated or corrupt")                                        \
+    X(CTXPROF_ERR_CORRUPT, -8, "data truncated or corrupt")                                        \
     X(CTXPROF_ERR_MISMATCH, -9, "file made with other parameters or version")
 
 #define CTXPROF__STATUS_ENUM(name, value, text) name = value,

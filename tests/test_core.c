@@ -4,7 +4,7 @@
 static void core_strerror(void)
 {
     CHECK_STR(ctxprof_strerror(CTXPROF_OK), "ok");
-    CHECK_STR(ctxprof_strerror(CTXPROF_ERR_CORRUPT), "file truncated or corrupt");
+    CHECK_STR(ctxprof_strerror(CTXPROF_ERR_CORRUPT), "data truncated or corrupt"); /* files and encodings */
     CHECK_STR(ctxprof_strerror(12345), "unknown status");
     CHECK_STR(ctxprof_error_message(NULL), "no error record");
     {
