@@ -302,6 +302,13 @@ CTXPROF_API const char *ctxprof_symtab_lookup(const ctxprof_symtab *st, uintptr_
 CTXPROF_API uintptr_t ctxprof_symtab_func(const ctxprof_symtab *st, uintptr_t pc);
 /* Name of the function whose id (start address) is func, or NULL. Signal-safe. */
 CTXPROF_API const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t func);
+/* A C++ symbol name (Itanium-mangled, "_Z...") as source spells it, in buf
+   ("ns::Widget::work(int)"), when the process has the C++ runtime's
+   demangler (any program with libstdc++ or libc++ loaded); otherwise, and
+   for other names, name itself. A name longer than cap is cut. For display
+   only: path maps and the tables keep the symbol's own name. Allocates;
+   not signal-safe. */
+CTXPROF_API const char *ctxprof_demangle(const char *name, char *buf, size_t cap);
 
 /* ==== pcc: declarations ====
 
@@ -3414,6 +3421,34 @@ CTXPROF_DEF const char *ctxprof_symtab_name(const ctxprof_symtab *st, uintptr_t 
     return e && e->start == func ? st->names + e->name : NULL;
 }
 
+/* The C++ runtime's demangler, if the process has one (weak: a C program
+   links without it). Under its own name, so no declaration of <cxxabi.h>
+   can clash. */
+#if defined(__GNUC__) || defined(__clang__)
+extern char *ctxprof__cxa_demangle(const char *mangled, char *out, size_t *len, int *status)
+    __asm__("__cxa_demangle") __attribute__((weak));
+#define CTXPROF__HAVE_DEMANGLER() (ctxprof__cxa_demangle != NULL)
+#else
+#define CTXPROF__HAVE_DEMANGLER() 0
+#define ctxprof__cxa_demangle(m, o, l, s) ((char *)NULL)
+#endif
+
+CTXPROF_DEF const char *ctxprof_demangle(const char *name, char *buf, size_t cap)
+{
+    char *d;
+    int status = -1;
+    if (!name || name[0] != '_' || name[1] != 'Z' || !CTXPROF__HAVE_DEMANGLER() || !cap)
+        return name;
+    d = ctxprof__cxa_demangle(name, NULL, NULL, &status);
+    if (!d || status != 0) {
+        free(d); /* the demangler's own allocation */
+        return name;
+    }
+    snprintf(buf, cap, "%s", d);
+    free(d);
+    return buf;
+}
+
 /* ==== pcc: implementation ==== */
 
 CTXPROF_DEF CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
@@ -3536,7 +3571,10 @@ CTXPROF__PRIV void ctxprof__pcc_symbolize(ctxprof_pcc_set *set, void *const *fra
         uintptr_t pc = (uintptr_t)frames[i], off = 0;
         const char *obj = NULL, *fn = st && pc ? ctxprof_symtab_lookup(st, pc - 1, &off, &obj) : NULL;
         const char *base = obj ? strrchr(obj, '/') : NULL;
+        char dm[512];
         int w;
+        if (fn)
+            fn = ctxprof_demangle(fn, dm, sizeof dm);
         if (fn)
             w = snprintf(out + used, cap - used, "#%zu 0x%lx %s+0x%lx (%s)\n", i,
                          (unsigned long)pc, fn, (unsigned long)(off + 1),

@@ -2450,6 +2450,8 @@ CTXPROF__HCCT_FN const char *ctxprof__hcct_symbol(uintptr_t r, char *buf, size_t
                 name = ctxprof_symtab_lookup(&ctxprof__hcct_syms, r, &off, NULL);
         }
         if (name) {
+            char dm[1024];
+            name = ctxprof_demangle(name, dm, sizeof dm);
             if (off)
                 snprintf(buf, cap, "%s+0x%llx", name, (unsigned long long)off);
             else
@@ -2476,7 +2478,7 @@ CTXPROF__HCCT_FN long ctxprof__hcct_name_of(ctxprof_hcct_profile *p, ctxprof__hc
     uint64_t h = ctxprof_mix64((uint64_t)r);
     size_t pos = SIZE_MAX;
     uint32_t v;
-    char buf[256];
+    char buf[1024];
     const char *name = NULL;
     long id;
     while ((v = ctxprof__hcct_ix_next(&nc->ix, h, &pos)) != CTXPROF_HCCT_NONE)

@@ -4,7 +4,8 @@
 static void core_strerror(void)
 {
     CHECK_STR(ctxprof_strerror(CTXPROF_OK), "ok");
-    CHECK_STR(ctxprof_strerror(CTXPROF_ERR_CORRUPT), "data truncated or corrupt"); /* files and encodings */
+    /* files, and encodings that are no path */
+    CHECK_STR(ctxprof_strerror(CTXPROF_ERR_CORRUPT), "data truncated or corrupt");
     CHECK_STR(ctxprof_strerror(12345), "unknown status");
     CHECK_STR(ctxprof_error_message(NULL), "no error record");
     {
@@ -16,6 +17,22 @@ static void core_strerror(void)
         CHECK_EQ(e.sys_errno, ENOENT);
         CHECK_CONTAINS(ctxprof_error_message(&e), "x.txt:3: open: ");
     }
+}
+
+/* ctxprof_demangle leaves alone what is not a C++ symbol, and what the
+   demangler refuses (pcc_cxx and hcct_hooks_cxx check real C++ names in
+   C++ programs). */
+static void core_demangle(void)
+{
+    char buf[64];
+    const char *c = "sys_open", *bad = "_Z!!", *cxx = "_ZN2ns6Widget4workEi";
+    const char *d = ctxprof_demangle(cxx, buf, sizeof buf);
+    CHECK(ctxprof_demangle(c, buf, sizeof buf) == c);
+    CHECK(ctxprof_demangle(bad, buf, sizeof buf) == bad);
+    CHECK(ctxprof_demangle(cxx, buf, 0) == cxx);
+    CHECK(ctxprof_demangle(NULL, buf, sizeof buf) == NULL);
+    CHECK(d == cxx || strcmp(d, "ns::Widget::work(int)") == 0); /* with a C++ runtime here */
+    CHECK(ctxprof_demangle(cxx, buf, 8) == cxx || strcmp(buf, "ns::Wid") == 0);
 }
 
 /* The hash must depend on every byte, the length and the seed. */
@@ -295,6 +312,7 @@ static void core_sbuf(void)
 
 static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_strerror", core_strerror},
+    {"core_demangle", core_demangle},
     {"core_hash", core_hash},
     {"core_lines", core_lines},
     {"core_strtab", core_strtab},

@@ -2892,6 +2892,33 @@ static void hcct_hooks_inline_recursion(void)
     ctxprof__free(txt, NULL);
 }
 
+/* A C++ program (tests/data/hcct_cxx.cpp, built with the C++ compiler of
+   this configuration) profiled whole with the hooks: the collapsed stacks
+   name a member function and a template instance as C++ source spells
+   them, not as their symbols (_ZN2ns6Widget4workEi). */
+static void hcct_hooks_cxx(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    const char *cxx = strstr(CTXPROF_TEST_CC, "clang") ? "clang++" : "g++";
+    char exe[600], out[700], *txt;
+    size_t len;
+    PLAIN_BUILD_ONLY();
+    REQUIRE_EQ(hcct_hooks_build("hooks_cxx_unused", "int main(void) { return 0; }\n", exe,
+                                sizeof exe),
+               0); /* the hooks' implementation object, hooks_impl.c.o */
+    snprintf(exe, sizeof exe, "%s/hooks_cxx", d);
+    snprintf(out, sizeof out, "%s/hooks_cxx.folded", d);
+    REQUIRE_EQ(ctxprof_test_sh("%s -O2 -finstrument-functions tests/data/hcct_cxx.cpp "
+                               "%s/hooks_impl.c.o -o %s -lpthread && CTXPROF_HCCT=out=%s %s > "
+                               "/dev/null",
+                               cxx, d, exe, out, exe),
+               0);
+    REQUIRE_EQ(ctxprof__read_file(out, &txt, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_CONTAINS(txt, "main;ns::Widget::work(int) 1000\n");
+    CHECK_CONTAINS(txt, "main;long twice<long>(long) 1000\n");
+    ctxprof__free(txt, NULL);
+}
+
 /* fork() while threads come and go (each exiting thread merges its tree
    under the session's lock): every child writes its profile at exit
    (CTXPROF_HCCT with %p) and none waits forever for a lock that a thread
@@ -3340,6 +3367,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_hooks_inline_recursion", hcct_hooks_inline_recursion},
     {"hcct_hooks_fork", hcct_hooks_fork},
+    {"hcct_hooks_cxx", hcct_hooks_cxx},
     {"hcct_macros", hcct_macros},
     {"hcct_same_frame", hcct_same_frame},
     {"hcct_robust_files", hcct_robust_files},

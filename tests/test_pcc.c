@@ -163,7 +163,8 @@ static void pcc_site_ids_long_names(void)
    that throws through CTXPROF_PCC_CALL and CTXPROF_PCC_SCOPE, caught, leaves
    no stale context behind (the program sees no new context where it
    trained on the same contexts without the throw); an annotated lambda in
-   an annotated function compiles; a template call with a comma runs. */
+   an annotated function compiles; a template call with a comma runs; a
+   report's backtrace names "seen()", not "_ZL4seenv". */
 static void pcc_cxx(void)
 {
     const char *d = ctxprof_test_tmpdir();
@@ -183,6 +184,7 @@ static void pcc_cxx(void)
         CHECK_CONTAINS(txt, "call 0\n");
         CHECK_CONTAINS(txt, "scope 0\n");
         CHECK_CONTAINS(txt, "sum 387\n"); /* (42 + 86 + 1) * 3 */
+        CHECK_CONTAINS(txt, "demangled 1\n");
         ctxprof__free(txt, NULL);
     }
 }

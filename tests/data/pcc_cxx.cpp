@@ -3,25 +3,35 @@
 // contexts in which a callee throws and is caught. Prints the new contexts
 // each part saw: a context value left stale by the unwinding shows up as
 // new. Also compiles an annotated lambda inside an annotated function
-// (-Wshadow) and a template call with a comma in CTXPROF_PCC_CALL.
+// (-Wshadow) and a template call with a comma in CTXPROF_PCC_CALL, and
+// prints whether a report's backtrace names functions as C++ spells them.
 #define CTXPROF_IMPLEMENTATION
 #include "ctxprof.h"
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #define SITE CTXPROF_PCC_SITE()
 
 static ctxprof_pcc_set set;
+static int demangled = -1;
+static volatile int checks;
+
+static void on_report(void *, const ctxprof_pcc_report *r)
+{
+    demangled = std::strstr(r->backtrace, " seen()+0x") && std::strstr(r->backtrace, " main+0x") &&
+                !std::strstr(r->backtrace, "_ZL4seenv");
+}
 
 template <typename A, typename B> static B conv(A a)
 {
     return static_cast<B>(a) + 1;
 }
 
-static void seen()
+__attribute__((noinline)) static void seen()
 {
     CTXPROF_PCC_FUNC();
-    ctxprof_pcc_set_check(&set, CTXPROF_PCC_HERE(SITE), CTXPROF_PCC_LOC);
+    checks += ctxprof_pcc_set_check(&set, CTXPROF_PCC_HERE(SITE), CTXPROF_PCC_LOC); /* no tail call */
 }
 
 static void thrower(bool thr)
@@ -81,10 +91,12 @@ static unsigned long long new_contexts()
 
 int main()
 {
+    CTXPROF_PCC_FUNC();
     ctxprof_pcc_set_desc d = ctxprof_pcc_set_desc();
     long sum = 0;
     unsigned long long base;
     d.mode = CTXPROF_PCC_TRAIN;
+    d.report = on_report;
     if (ctxprof_pcc_set_init(&set, &d) != CTXPROF_OK)
         return 2;
     sum += after_call(false) + after_scope(false);
@@ -97,6 +109,8 @@ int main()
     sum += after_scope(true);
     std::printf("scope %llu\n", new_contexts() - base);
     std::printf("sum %ld\n", sum);
+    CTXPROF_PCC_CALL(SITE, seen()); /* a context not trained: reported */
+    std::printf("demangled %d\n", demangled);
     ctxprof_pcc_set_deinit(&set);
     return 0;
 }
