@@ -393,7 +393,7 @@ typedef struct ctxprof_hcct {
     uint32_t n_nodes; /* nodes ever used (high-water mark) */
     uint32_t max_nodes;
     uint32_t free_head;
-    int busy, sampling, paused, session;
+    int busy, sampling, paused, session; /* session: 1 a session tree, 2 left by a shutdown */
     uintptr_t excess_sp;
     int64_t cd_assigned;
     uint64_t events_base, sampled;
@@ -556,7 +556,10 @@ CTXPROF_API void ctxprof_hcct_stop(void);
 /* Merged profile of all session threads, live and exited, pruned at phi
    (0 = desc.phi, < 0 = unpruned). Thread-safe; does not stop the threads. */
 CTXPROF_API int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out, ctxprof_error *err);
-/* Frees the session. Only when no other thread runs instrumented code. */
+/* Frees the session. Only when no other thread runs instrumented code;
+   a thread parked inside it (a pool waiting for work) keeps its tree,
+   inert, until its next enter frees it (it leaks if the thread exits
+   first); after a new start its events count in the new session. */
 CTXPROF_API void ctxprof_hcct_shutdown(void);
 /* The calling thread's tree (created if the session runs), or NULL. */
 CTXPROF_API ctxprof_hcct *ctxprof_hcct_thread(void);
@@ -1597,6 +1600,8 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         (t)->busy = 0;                                                                             \
     } while (0)
 
+CTXPROF__HCCT_FN void ctxprof__hcct_bury(ctxprof_hcct *t);
+
 /* Pushes a frame (room is guaranteed by the countdown). */
 CTXPROF__HCCT_FN void ctxprof__hcct_push_frame(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
                                                uintptr_t sp, uint32_t point, uint32_t node)
@@ -1897,6 +1902,10 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 {
     int64_t cd;
     size_t room;
+    if (CTXPROF__UNLIKELY(t->session == 2)) { /* a shutdown left it: drop it */
+        ctxprof__hcct_bury(t);
+        return;
+    }
     CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
     if (cd < 0)
         cd = ctxprof__hcct_tick(t, cd);
@@ -3904,6 +3913,7 @@ static int ctxprof__hcct_state; /* 0 never started, 1 running, 2 stopped */
 static uint64_t ctxprof__hcct_gen;
 static ctxprof_hcct_desc ctxprof__hcct_sdesc;
 static ctxprof_hcct *ctxprof__hcct_list;
+static ctxprof_hcct *ctxprof__hcct_left; /* trees of live threads a shutdown left */
 static ctxprof_hcct_profile ctxprof__hcct_retired;
 static int ctxprof__hcct_have_retired;
 static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated or merged */
@@ -3968,6 +3978,24 @@ CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
     }
     if (ctxprof__hcct_sdesc.mode == CTXPROF_HCCT_LSS)
         ctxprof__hcct_reduce(&ctxprof__hcct_retired, ctxprof__hcct_sdesc.counters);
+}
+
+/* Frees the calling thread's tree t that a shutdown left (unmerged: its
+   session is gone); the thread's next event may attach to a new session. */
+CTXPROF__HCCT_FN void ctxprof__hcct_bury(ctxprof_hcct *t)
+{
+    ctxprof_hcct **pp;
+    void *ud = t->desc.alloc_user;
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    for (pp = &ctxprof__hcct_left; *pp && *pp != t; pp = &(*pp)->next_thread)
+        ;
+    if (*pp)
+        *pp = t->next_thread;
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    if (ctxprof__hcct_tls == t)
+        ctxprof__hcct_tls = NULL;
+    ctxprof_hcct_deinit(t);
+    ctxprof__free(t, ud);
 }
 
 /* pthread key destructor: the thread exits; its tree is merged and freed. */
@@ -4155,10 +4183,20 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
     for (t = ctxprof__hcct_list; t; t = next) {
         void *ud = t->desc.alloc_user;
         next = t->next_thread;
-        if (ctxprof__hcct_tls == t)
+        if (ctxprof__hcct_tls == t) {
             ctxprof__hcct_tls = NULL;
-        ctxprof_hcct_deinit(t);
-        ctxprof__free(t, ud);
+            ctxprof_hcct_deinit(t);
+            ctxprof__free(t, ud);
+            continue;
+        }
+        /* Another live thread's: it may be parked inside instrumented code
+           that it returns through later, so the tree stays (inert: every
+           event is dropped) until that thread's next enter frees it. */
+        t->session = 2;
+        t->busy = 1;
+        CTXPROF__HCCT_WR(t->countdown, CTXPROF__HCCT_CD_BUSY);
+        t->next_thread = ctxprof__hcct_left;
+        ctxprof__hcct_left = t;
     }
     ctxprof__hcct_list = NULL;
     if (ctxprof__hcct_have_retired)

@@ -2283,6 +2283,87 @@ static void hcct_session_threads(void)
     CHECK(ctxprof_hcct_thread() == NULL);
 }
 
+/* Shutdown while a pool thread is parked inside instrumented code, and a
+   new session: the thread returns through its scope (its old tree was
+   freed by the shutdown: a use after free) and runs again, counted in the
+   new session once its first event has let the old tree go. */
+typedef struct hcct_parked {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int phase; /* 1 parked, 2 go on, 3 done */
+} hcct_parked;
+
+static void hcct_park_set(hcct_parked *k, int phase)
+{
+    pthread_mutex_lock(&k->mu);
+    k->phase = phase;
+    pthread_cond_broadcast(&k->cv);
+    pthread_mutex_unlock(&k->mu);
+}
+
+static void hcct_park_wait(hcct_parked *k, int phase)
+{
+    pthread_mutex_lock(&k->mu);
+    while (k->phase < phase)
+        pthread_cond_wait(&k->cv, &k->mu);
+    pthread_mutex_unlock(&k->mu);
+}
+
+static void *hcct_parked_body(void *arg)
+{
+    hcct_parked *k = (hcct_parked *)arg;
+    int i;
+    {
+        CTXPROF_HCCT_SCOPE("pool");
+        hcct_t_body((void *)(intptr_t)10);
+        hcct_park_set(k, 1);
+        hcct_park_wait(k, 2);
+        hcct_t_body((void *)(intptr_t)100);
+    }
+    for (i = 0; i < 100; i++)
+        hcct_t_inner();
+    hcct_park_set(k, 3);
+    return NULL;
+}
+
+static void hcct_session_shutdown_parked(void)
+{
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    hcct_parked k;
+    pthread_t th;
+    static const char *const inner[] = {"inner"}, *const outer[] = {"outer"};
+    const ctxprof_hcct_pnode *x;
+    memset(&e, 0, sizeof e);
+    memset(&k, 0, sizeof k);
+    pthread_mutex_init(&k.mu, NULL);
+    pthread_cond_init(&k.cv, NULL);
+    d.flags = CTXPROF_HCCT_ROUTINE_ONLY;
+    REQUIRE(ctxprof_hcct_start(&d, &e) == CTXPROF_OK);
+    REQUIRE(pthread_create(&th, NULL, hcct_parked_body, &k) == 0);
+    hcct_park_wait(&k, 1);
+    ctxprof_hcct_shutdown();
+    REQUIRE(ctxprof_hcct_start(&d, &e) == CTXPROF_OK);
+    hcct_park_set(&k, 2);
+    hcct_park_wait(&k, 3);
+    REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    /* the first enter after the restart (an outer) lets the old tree go
+       and is dropped; what follows counts in a new tree, the dropped
+       outer's two inner calls at its root */
+    x = hcct_find_path(&p, outer, 1);
+    REQUIRE(x != NULL);
+    CHECK_EQ(x->count, 99);
+    x = hcct_find_path(&p, inner, 1);
+    REQUIRE(x != NULL);
+    CHECK_EQ(x->count, 100 + 2);
+    ctxprof_hcct_profile_deinit(&p);
+    pthread_join(th, NULL);
+    ctxprof_hcct_shutdown();
+    pthread_cond_destroy(&k.cv);
+    pthread_mutex_destroy(&k.mu);
+}
+
 /* Thread churn in an LSS session: many threads, each with a shared hot
    set and cold contexts of its own, exit one after the other. The merged
    profile of the exited threads stays about |M| nodes (it kept every
@@ -3360,6 +3441,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_compare_negative", hcct_compare_negative},
     {"hcct_query_concurrent", hcct_query_concurrent},
     {"hcct_session_threads", hcct_session_threads},
+    {"hcct_session_shutdown_parked", hcct_session_shutdown_parked},
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
     {"hcct_session_exit_oom", hcct_session_exit_oom},
