@@ -3920,6 +3920,21 @@ static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated
 static pthread_key_t ctxprof__hcct_tkey;
 static int ctxprof__hcct_tkey_ok;
 static CTXPROF_TLS int ctxprof__hcct_tstate CTXPROF__TLS_MODEL; /* 1 attaching, 2 retired */
+/* The calling thread holds ctxprof__hcct_mu: an instrumented signal
+   handler that interrupts it must not attach (it would lock it again). */
+static CTXPROF_TLS int ctxprof__hcct_holding CTXPROF__TLS_MODEL;
+
+CTXPROF__HCCT_FN void ctxprof__hcct_lock(void)
+{
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_holding = 1;
+}
+
+CTXPROF__HCCT_FN void ctxprof__hcct_unlock(void)
+{
+    ctxprof__hcct_holding = 0;
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+}
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__HCCT_LOAD_STATE() __atomic_load_n(&ctxprof__hcct_state, __ATOMIC_ACQUIRE)
@@ -3986,12 +4001,12 @@ CTXPROF__HCCT_FN void ctxprof__hcct_bury(ctxprof_hcct *t)
 {
     ctxprof_hcct **pp;
     void *ud = t->desc.alloc_user;
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     for (pp = &ctxprof__hcct_left; *pp && *pp != t; pp = &(*pp)->next_thread)
         ;
     if (*pp)
         *pp = t->next_thread;
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
     if (ctxprof__hcct_tls == t)
         ctxprof__hcct_tls = NULL;
     ctxprof_hcct_deinit(t);
@@ -4005,7 +4020,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
     if (ctxprof__hcct_tls == t)
         ctxprof__hcct_tls = NULL;
     ctxprof__hcct_tstate = 2; /* events after this (other destructors) are ignored */
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     for (pp = &ctxprof__hcct_list; *pp && *pp != t; pp = &(*pp)->next_thread)
         ;
     if (*pp) {
@@ -4014,7 +4029,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
     } else {
         t = NULL; /* freed by ctxprof_hcct_shutdown */
     }
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
     if (t) {
         void *ud = t->desc.alloc_user;
         ctxprof_hcct_deinit(t);
@@ -4026,28 +4041,28 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
 {
     ctxprof_hcct *t;
     ctxprof_hcct_desc d;
-    if (ctxprof__hcct_tstate || CTXPROF__HCCT_LOAD_STATE() != 1)
-        return NULL;
+    if (ctxprof__hcct_tstate || ctxprof__hcct_holding || CTXPROF__HCCT_LOAD_STATE() != 1)
+        return NULL; /* the thread's own events while it attaches or holds the lock: dropped */
     ctxprof__hcct_tstate = 1; /* allocation below may run instrumented code */
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     d = ctxprof__hcct_sdesc;
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
     t = (ctxprof_hcct *)ctxprof__alloc(1, sizeof *t, d.alloc_user);
     if (!t || ctxprof_hcct_init(t, &d, NULL)) {
         /* typically the node reservation (1.25 GiB in CCT mode) under
            strict overcommit: counted, and shown in every profile */
         ctxprof__free(t, d.alloc_user);
         ctxprof__hcct_tstate = 2; /* give up for this thread */
-        pthread_mutex_lock(&ctxprof__hcct_mu);
+        ctxprof__hcct_lock();
         ctxprof__hcct_lost++;
-        pthread_mutex_unlock(&ctxprof__hcct_mu);
+        ctxprof__hcct_unlock();
         return NULL;
     }
     t->session = 1;
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     t->gen = CTXPROF__HCCT_ACQ(ctxprof__hcct_gen);
     if (ctxprof__hcct_state != 1) {
-        pthread_mutex_unlock(&ctxprof__hcct_mu);
+        ctxprof__hcct_unlock();
         ctxprof_hcct_deinit(t);
         ctxprof__free(t, d.alloc_user);
         ctxprof__hcct_tstate = 0;
@@ -4057,7 +4072,7 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     ctxprof__hcct_list = t;
     if (ctxprof__hcct_tkey_ok)
         pthread_setspecific(ctxprof__hcct_tkey, t);
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
     ctxprof__hcct_tls = t;
     ctxprof__hcct_tstate = 0;
     return t;
@@ -4071,14 +4086,14 @@ static pthread_once_t ctxprof__hcct_fork_once = PTHREAD_ONCE_INIT;
 
 CTXPROF__HCCT_FN void ctxprof__hcct_fork_prepare(void)
 {
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     pthread_mutex_lock(&ctxprof__hcct_symmu);
 }
 
 CTXPROF__HCCT_FN void ctxprof__hcct_fork_done(void)
 {
     pthread_mutex_unlock(&ctxprof__hcct_symmu);
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
 }
 
 CTXPROF__HCCT_FN void ctxprof__hcct_fork_init(void)
@@ -4091,7 +4106,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
     ctxprof_hcct_desc d;
     int rc = CTXPROF_OK;
     pthread_once(&ctxprof__hcct_fork_once, ctxprof__hcct_fork_init);
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     if (!desc) {
         if (ctxprof__hcct_state == 0)
             rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
@@ -4119,18 +4134,18 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
     }
     if (!rc)
         CTXPROF__HCCT_BUMP_GEN();
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
     return rc;
 }
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_stop(void)
 {
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     if (ctxprof__hcct_state == 1) {
         ctxprof__hcct_state = 2;
         CTXPROF__HCCT_BUMP_GEN();
     }
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
 }
 
 CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out,
@@ -4139,9 +4154,9 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
     ctxprof_hcct_profile acc, p;
     ctxprof_hcct *t;
     int rc = CTXPROF_OK;
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     if (ctxprof__hcct_state == 0) {
-        pthread_mutex_unlock(&ctxprof__hcct_mu);
+        ctxprof__hcct_unlock();
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no session (never started, or shut down)");
     }
     if (phi == 0)
@@ -4165,7 +4180,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
     }
     if (!rc)
         acc.lost_threads = ctxprof__hcct_lost;
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
     if (!rc && phi > 0)
         rc = ctxprof_hcct_profile_prune(&acc, phi, err);
     if (rc) {
@@ -4179,7 +4194,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
 CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
 {
     ctxprof_hcct *t, *next;
-    pthread_mutex_lock(&ctxprof__hcct_mu);
+    ctxprof__hcct_lock();
     for (t = ctxprof__hcct_list; t; t = next) {
         void *ud = t->desc.alloc_user;
         next = t->next_thread;
@@ -4210,7 +4225,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
     ctxprof__hcct_tkey_ok = 0;
     ctxprof__hcct_state = 0;
     CTXPROF__HCCT_BUMP_GEN();
-    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    ctxprof__hcct_unlock();
     ctxprof__hcct_tstate = 0;
     pthread_mutex_lock(&ctxprof__hcct_symmu);
     if (ctxprof__hcct_syms_state == 1)

@@ -2364,6 +2364,73 @@ static void hcct_session_shutdown_parked(void)
     pthread_mutex_destroy(&k.mu);
 }
 
+/* An instrumented signal handler that interrupts a thread without a tree
+   while it holds the session's lock (a snapshot): the handler's events
+   are dropped; it attached, which locked the lock again and hung. In a
+   forked child under an alarm. */
+static int hcct_usr1_seen;
+
+static void hcct_on_usr1(int sig)
+{
+    (void)sig;
+    hcct_t_inner();
+    __atomic_store_n(&hcct_usr1_seen, 1, __ATOMIC_RELEASE);
+}
+
+/* a new thread each round, so the handler's first event has no tree */
+static void *hcct_snapshotter(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&hcct_usr1_seen, __ATOMIC_ACQUIRE)) {
+        ctxprof_hcct_profile p;
+        if (ctxprof_hcct_snapshot(-1, &p, NULL) == CTXPROF_OK)
+            ctxprof_hcct_profile_deinit(&p);
+    }
+    return NULL;
+}
+
+static int hcct_signal_in_lock_child(void *arg, void *shared)
+{
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    pthread_t th;
+    int round;
+    uintptr_t k;
+    struct sigaction sa;
+    (void)arg;
+    (void)shared;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hcct_on_usr1;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGUSR1, &sa, NULL) != 0 || ctxprof_hcct_start(&d, NULL) != CTXPROF_OK)
+        return 1;
+    {
+        ctxprof_hcct *t = ctxprof_hcct_thread(); /* a tree that takes a while to copy */
+        for (k = 1; k <= 20000; k++) {
+            ctxprof_hcct_push(t, k, 0);
+            ctxprof_hcct_pop(t);
+        }
+    }
+    for (round = 0; round < 50; round++) {
+        __atomic_store_n(&hcct_usr1_seen, 0, __ATOMIC_RELEASE);
+        if (pthread_create(&th, NULL, hcct_snapshotter, NULL) != 0)
+            return 2;
+        while (!__atomic_load_n(&hcct_usr1_seen, __ATOMIC_ACQUIRE)) {
+            pthread_kill(th, SIGUSR1);
+            usleep(200);
+        }
+        pthread_join(th, NULL);
+    }
+    ctxprof_hcct_shutdown();
+    return 0;
+}
+
+static void hcct_session_signal_in_lock(void)
+{
+    int sig, rc = ctxprof_test_child(hcct_signal_in_lock_child, NULL, NULL, 30, &sig);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(rc, 0);
+}
+
 /* Thread churn in an LSS session: many threads, each with a shared hot
    set and cold contexts of its own, exit one after the other. The merged
    profile of the exited threads stays about |M| nodes (it kept every
@@ -3442,6 +3509,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_query_concurrent", hcct_query_concurrent},
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_session_shutdown_parked", hcct_session_shutdown_parked},
+    {"hcct_session_signal_in_lock", hcct_session_signal_in_lock},
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
     {"hcct_session_exit_oom", hcct_session_exit_oom},
