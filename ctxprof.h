@@ -3342,6 +3342,85 @@ CTXPROF_DEF void ctxprof_symtab_deinit(ctxprof_symtab *st)
     memset(st, 0, sizeof *st);
 }
 
+#if defined(CTXPROF__HAVE_SYMTAB)
+struct ctxprof__span {
+    uintptr_t a, end;
+    int found;
+};
+
+CTXPROF__PRIV int ctxprof__span_in(struct ctxprof__dl_info *in, size_t size, void *data)
+{
+    struct ctxprof__span *q = (struct ctxprof__span *)data;
+    uint16_t i;
+    (void)size;
+    for (i = 0; i < in->phnum; i++) {
+        const ctxprof__phdr *h = &in->phdr[i];
+        uintptr_t lo = in->addr + (uintptr_t)h->vaddr;
+        if (h->type == 1 /* PT_LOAD */ && q->a >= lo && q->end <= lo + (uintptr_t)h->memsz)
+            return q->found = 1;
+    }
+    return 0;
+}
+#endif
+
+#if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+/* syscall(2) is declared only under _DEFAULT_SOURCE; this is its symbol. */
+extern long ctxprof__syscall(long number, ...) __asm__("syscall");
+#if defined(__x86_64__)
+#define CTXPROF__SYS_PROCESS_VM_READV 310
+#elif defined(__aarch64__)
+#define CTXPROF__SYS_PROCESS_VM_READV 270
+#endif
+#endif
+
+/* Copies n bytes at src, which may not be mapped, to dst: returns the
+   bytes copied (fewer from the first unmapped one), or -1 where that
+   cannot be checked (process_vm_readv(2) on the process itself refused). */
+CTXPROF__PRIV long ctxprof__copy_checked(void *dst, uintptr_t src, size_t n)
+{
+#if defined(CTXPROF__SYS_PROCESS_VM_READV)
+    struct {
+        void *base;
+        size_t len;
+    } l, r; /* struct iovec */
+    long got;
+    l.base = dst;
+    l.len = n;
+    r.base = (void *)src;
+    r.len = n;
+    got = ctxprof__syscall(CTXPROF__SYS_PROCESS_VM_READV, (long)getpid(), &l, 1L, &r, 1L, 0L);
+    if (got >= 0)
+        return got;
+    return errno == EFAULT ? 0 : -1;
+#else
+    (void)dst;
+    (void)src;
+    (void)n;
+    return -1;
+#endif
+}
+
+/* Whether [a, a + len) lies in a segment of a loaded object: a pointer
+   into a library that dlclose unloaded does not (1 where that cannot be
+   known). Takes the dynamic linker's lock; not signal-safe. */
+CTXPROF__PRIV int ctxprof__addr_loaded(uintptr_t a, size_t len)
+{
+#if defined(CTXPROF__HAVE_SYMTAB)
+    struct ctxprof__span q;
+    q.a = a;
+    q.end = a + len;
+    q.found = 0;
+    if (q.end < a)
+        return 0;
+    ctxprof__dl_iterate_phdr(ctxprof__span_in, &q);
+    return q.found;
+#else
+    (void)a;
+    (void)len;
+    return 1;
+#endif
+}
+
 CTXPROF_DEF int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err)
 {
     int rc;
@@ -8412,8 +8491,6 @@ CTXPROF_DEF int ctxprof__icpp_training;
 /* --- thread ids and the tid -> base registry --------------------------- */
 
 #if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
-/* syscall(2) is declared only under _DEFAULT_SOURCE; this is its symbol. */
-extern long ctxprof__syscall(long number, ...) __asm__("syscall");
 #if defined(__x86_64__)
 #define CTXPROF__SYS_GETTID 186
 #elif defined(__aarch64__)

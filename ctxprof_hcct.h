@@ -88,6 +88,11 @@
      sessions), from the process's symbols (ctxprof_symtab, reloaded once per
      query when an address is unknown, e.g. after dlopen); else in hex. The
      profile keeps the names, so it can be written and read elsewhere.
+     Names are read when the profile is made: a descriptor in a library
+     that dlclose unloaded before that is not read ("[unloaded 0x...]"), and
+     a code address there is named after what is loaded there now, if
+     anything (take a snapshot before a dlclose to keep its names). C++
+     symbols are demangled (ctxprof_demangle).
 
    GUARANTEES (LSS mode, per tree; N = total of the metric)
 
@@ -2430,6 +2435,23 @@ CTXPROF__HCCT_FN const char *ctxprof__hcct_default_name(uintptr_t r, char *buf, 
 {
     if (r & CTXPROF_HCCT_NAMED) {
         const ctxprof_hcct_routine *d = (const ctxprof_hcct_routine *)(r & ~CTXPROF_HCCT_NAMED);
+        if (d && !ctxprof__addr_loaded((uintptr_t)d, sizeof *d)) {
+            /* on the heap, or in a library that dlclose unloaded: copied
+               with checks where the system can check */
+            ctxprof_hcct_routine c;
+            long got = ctxprof__copy_checked(&c, (uintptr_t)d, sizeof c);
+            if (got >= 0 && got < (long)sizeof c) {
+                snprintf(buf, cap, "[unloaded 0x%llx]", (unsigned long long)(uintptr_t)d);
+                return buf;
+            }
+            if (got > 0 && cap > 1) {
+                got = c.name ? ctxprof__copy_checked(buf, (uintptr_t)c.name, cap - 1) : 0;
+                if (got >= 0) {
+                    buf[got] = '\0';
+                    return buf[0] ? buf : "?";
+                }
+            }
+        }
         return d && d->name && d->name[0] ? d->name : "?";
     }
     snprintf(buf, cap, "0x%llx", (unsigned long long)r);

@@ -2431,6 +2431,64 @@ static void hcct_session_signal_in_lock(void)
     CHECK_EQ(rc, 0);
 }
 
+/* Routine descriptors that the profile names at snapshot time: one on the
+   heap is read as it is; one in a library that dlclose unloaded is not
+   read (it crashed the snapshot) and shows as "[unloaded 0x...]". */
+static void hcct_names_unloaded(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char src[600], so[600];
+    ctxprof_hcct t;
+    ctxprof_hcct_desc desc = hcct_desc_cct();
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_routine *heap;
+    uintptr_t (*get)(void);
+    uintptr_t in_lib;
+    void *h;
+    int i, unloaded = 0, named = 0;
+    FILE *f;
+    PLAIN_BUILD_ONLY();
+    snprintf(src, sizeof src, "%s/plug.c", d);
+    snprintf(so, sizeof so, "%s/libplug.so", d);
+    f = fopen(src, "w");
+    REQUIRE(f);
+    fputs("#include <stdint.h>\n"
+          "struct r { const char *name, *file; int line; };\n"
+          "static const struct r plug_routine = {\"plug_work\", \"plug.c\", 3};\n"
+          "uintptr_t plug_routine_id(void) { return (uintptr_t)&plug_routine; }\n",
+          f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_test_sh("%s -O2 -shared -fPIC %s -o %s", CTXPROF_TEST_CC, src, so), 0);
+    h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(h != NULL);
+    *(void **)&get = dlsym(h, "plug_routine_id");
+    REQUIRE(get != NULL);
+    in_lib = get();
+    heap = (ctxprof_hcct_routine *)malloc(sizeof *heap);
+    REQUIRE(heap != NULL);
+    heap->name = strdup("heap_work");
+    heap->file = "x.c";
+    heap->line = 1;
+    REQUIRE_EQ(ctxprof_hcct_init(&t, &desc, NULL), CTXPROF_OK);
+    ctxprof_hcct_push(&t, in_lib | CTXPROF_HCCT_NAMED, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_push(&t, (uintptr_t)heap | CTXPROF_HCCT_NAMED, 0);
+    ctxprof_hcct_pop(&t);
+    REQUIRE_EQ(dlclose(h), 0);
+    REQUIRE_EQ(ctxprof_hcct_query(&t, -1, &p, NULL), CTXPROF_OK);
+    for (i = 1; i < (int)p.n; i++) {
+        const char *nm = ctxprof_hcct_profile_name(&p, p.nodes[i].name);
+        unloaded += strncmp(nm, "[unloaded 0x", 12) == 0;
+        named += strcmp(nm, "heap_work") == 0;
+    }
+    CHECK_EQ(unloaded, 1);
+    CHECK_EQ(named, 1);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    free((void *)heap->name);
+    free(heap);
+}
+
 /* Thread churn in an LSS session: many threads, each with a shared hot
    set and cold contexts of its own, exit one after the other. The merged
    profile of the exited threads stays about |M| nodes (it kept every
@@ -3510,6 +3568,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_session_shutdown_parked", hcct_session_shutdown_parked},
     {"hcct_session_signal_in_lock", hcct_session_signal_in_lock},
+    {"hcct_names_unloaded", hcct_names_unloaded},
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
     {"hcct_session_exit_oom", hcct_session_exit_oom},
