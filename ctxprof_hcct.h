@@ -116,7 +116,10 @@
      are thread-safe.
      Events from a signal handler that interrupts the profiler (a slow path,
      or the fast path between its lookup and its push) are dropped and
-     counted (stats.reentrant); the others are counted exactly. Nothing is
+     counted in the thread's tree (stats.reentrant, not in profiles: a
+     handler that runs often over call-heavy code can lose most of its
+     events; read each thread's stats to see it); the others are counted
+     exactly. Nothing is
      async-signal-safe except that the tree never crashes or corrupts itself
      on such re-entry (stats.events may then miss a few events).
      Queries and stats_get read the live tree with relaxed atomic loads,
