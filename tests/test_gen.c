@@ -1081,6 +1081,131 @@ static void gen_gcc_sized(void)
     ctxprof_graph_deinit(&g);
 }
 
+/* C++: gcc titles an inline function, a template or an in-class member
+   function like a static one, "cp_a.cpp:_Z4hinli" and "cp_b.cpp:_Z4hinli",
+   but the linker keeps one copy (COMDAT): the tool makes one node of them,
+   so the one call site in the header has one encoding and both paths
+   through it decode (the program is built and run in the plain
+   configurations). Internal names (static, anonymous or namespace-static
+   functions) stay one per file. */
+static void gen_ci_cpp_inline(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char cwd[512], path[600], *out = NULL;
+    int k;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    if (ctxprof_test_sh("cd %s && echo 'int main(){return 0;}' > cprobe.cpp && g++ -O0 "
+                        "-fcallgraph-info=su -c cprobe.cpp 2>/dev/null",
+                        d) != 0)
+        SKIP("no g++ with -fcallgraph-info=su");
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/ci_tmpl.h", d);
+    REQUIRE(gen_write(path, "#ifdef BOOTSTRAP\n#define CTXPROF_CALL(e, s) s\n#else\n"
+                            "#include \"cp_ctx.h\"\n#endif\nint where_am_i(int tag);\n"
+                            "inline int hinl(int x)\n{\n    int r;\n"
+                            "    CTXPROF_CALL(CTXPROF_EDGE(int_hinl_int_, int_where_am_i_int_, 0), "
+                            "r = where_am_i(x));\n    return r;\n}\n") == 0);
+    snprintf(path, sizeof path, "%s/cp_a.cpp", d);
+    REQUIRE(gen_write(path, "#include \"ci_tmpl.h\"\nint top_a(int k);\n"
+                            "int top_a(int k) { int r; CTXPROF_CALL(CTXPROF_EDGE(int_top_a_int_, "
+                            "int_hinl_int_, 0), r = hinl(k)); return r; }\n") == 0);
+    snprintf(path, sizeof path, "%s/cp_b.cpp", d);
+    REQUIRE(gen_write(path, "#include \"ci_tmpl.h\"\nint top_b(int k);\n"
+                            "int top_b(int k) { int r; CTXPROF_CALL(CTXPROF_EDGE(int_top_b_int_, "
+                            "int_hinl_int_, 0), r = hinl(k)); return r; }\n"
+                            "int top_a(int k);\nint main()\n{\n    int r;\n"
+                            "    CTXPROF_CALL(CTXPROF_EDGE(int_main__, int_top_a_int_, 0), "
+                            "r = top_a(1));\n"
+                            "    CTXPROF_CALL(CTXPROF_EDGE(int_main__, int_top_b_int_, 0), "
+                            "r += top_b(2));\n    return r == 2 ? 0 : 1;\n}\n") == 0);
+    snprintf(path, sizeof path, "%s/cp_w.cpp", d);
+    REQUIRE(gen_write(path, "#ifdef BOOTSTRAP\nint where_am_i(int tag);\n"
+                            "int where_am_i(int tag) { return tag > 0; }\n#else\n"
+                            "#define CTXPROF_IMPLEMENTATION\n#include \"cp_ctx.h\"\n"
+                            "#include <cstdio>\nint where_am_i(int tag);\n"
+                            "int where_am_i(int tag)\n{\n"
+                            "    const ctxprof_enc_tables *t = ctxprof_gen_tables(CTXPROF_GEN_SCHEME);\n"
+                            "    ctxprof_enc_view v;\n    ctxprof_error err;\n"
+                            "    uint32_t path[64];\n    size_t n;\n    char text[512];\n"
+                            "    ctxprof_enc_query(CTXPROF_GEN_TLS, CTXPROF_GEN_BASE, &v);\n"
+                            "    if (ctxprof_enc_decode_view(t, &v, "
+                            "CTXPROF_NODE(int_where_am_i_int_), path, 64, &n, &err))\n"
+                            "        return 0;\n"
+                            "    ctxprof_enc_format(t, 0, path, n, text, sizeof text);\n"
+                            "    std::printf(\"[%d] %s\\n\", tag, text);\n    return 1;\n}\n"
+                            "#endif\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && g++ -O0 -fcallgraph-info=su -DBOOTSTRAP -c cp_a.cpp "
+                               "cp_b.cpp cp_w.cpp",
+                               d),
+               0);
+    /* one node for hinl: main, top_a, top_b, hinl, where_am_i */
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s/%s stats cp_a.ci cp_b.ci cp_w.ci > cp.stats", d, cwd,
+                               tool),
+               0);
+    REQUIRE((out = gen_read(d, "cp.stats", NULL)) != NULL);
+    CHECK_CONTAINS(out, "nodes=5\nedges=5\n");
+    free(out);
+    /* a training run's "call _Z5top_ai _Z4hinli" names that node */
+    snprintf(path, sizeof path, "%s/cp.dyn", d);
+    REQUIRE(gen_write(path, "ctxprof-callgraph 1\nroot main\ncall _Z5top_ai _Z4hinli\n"
+                            "call _Z4hinli _Z10where_am_ii\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s/%s -o cp_ctx.h cp_a.ci cp_b.ci cp_w.ci cp.dyn "
+                               "2> cp.err",
+                               d, cwd, tool),
+               0);
+    REQUIRE((out = gen_read(d, "cp.err", NULL)) != NULL);
+    CHECK_STR(out, "");
+    free(out);
+    REQUIRE((out = gen_read(d, "cp_ctx.h", NULL)) != NULL);
+    CHECK_CONTAINS(out, "ctxprof_gen_n_int_hinl_int_ = ");
+    CHECK(strstr(out, "cpp__Z4hinli") == NULL);
+    CHECK(strstr(out, "\"cp_a.cpp:") == NULL);
+    CHECK_CONTAINS(out, "\"_Z4hinli\"");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s check cp_a.ci cp_b.ci cp_w.ci cp.dyn --walks 50 "
+                             "> /dev/null",
+                             d, cwd, tool),
+             0);
+    /* internal linkage stays per file: a static, an anonymous-namespace and
+       a namespace-static function; a template, an in-class member and its
+       lambda merge */
+    for (k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/cp_i%d.cpp", d, k);
+        REQUIRE(gen_write(path, "static int sfoo(int x) { return x; }\n"
+                                "namespace { int anon(int x) { return x + 1; } }\n"
+                                "namespace ns { static int nsf(int x) { return x + 2; } }\n"
+                                "template <typename T> T tw(T x) { return x; }\n"
+                                "struct S { int m(int x) { auto l = [](int y) { return y + 3; }; "
+                                "return l(x); } };\n"
+                                "int USE(int k);\n"
+                                "int USE(int k) { S s; return sfoo(k) + anon(k) + ns::nsf(k) + "
+                                "tw(k) + s.m(k); }\n") == 0);
+    }
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && g++ -O0 -fcallgraph-info=su -DUSE=use0 -c cp_i0.cpp && "
+                               "g++ -O0 -fcallgraph-info=su -DUSE=use1 -c cp_i1.cpp && "
+                               "%s/%s stats --root _Z4use0i cp_i0.ci cp_i1.ci > cp_i.stats "
+                               "2>/dev/null",
+                               d, cwd, tool),
+               0);
+    REQUIRE((out = gen_read(d, "cp_i.stats", NULL)) != NULL);
+    CHECK_CONTAINS(out, "nodes=11\n"); /* 2 x (use, sfoo, anon, nsf) + tw, S::m, lambda */
+    free(out);
+    if (ctxprof_test_under_valgrind())
+        return;
+#if !defined(CTXPROF_TEST_SANITIZED)
+    /* the program: both paths through hinl decode */
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && g++ -O0 -I%s cp_a.cpp cp_b.cpp cp_w.cpp -o cp "
+                               "> cp.log 2>&1 && ./cp > cp.out",
+                               d, cwd),
+               0);
+    REQUIRE((out = gen_read(d, "cp.out", NULL)) != NULL);
+    CHECK_STR(out, "[1] main -> _Z5top_ai -> _Z4hinli -> _Z10where_am_ii\n"
+                   "[2] main -> _Z5top_bi -> _Z4hinli -> _Z10where_am_ii\n");
+    free(out);
+#endif
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_vcg_errors", gen_vcg_errors},
@@ -1098,4 +1223,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_callgraph_from_paths", gen_callgraph_from_paths},
     {"gen_example_encoders", gen_example_encoders},
     {"gen_gcc_sized", gen_gcc_sized},
+    {"gen_ci_cpp_inline", gen_ci_cpp_inline},
     {0, 0}};

@@ -160,6 +160,159 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
     return 0;
 }
 
+/* ==== gcc titles ====
+
+   gcc titles a function "FILE:NAME" (FILE: the main source file of the
+   translation unit) when it is not public, or weak and defined there, so
+   that the static functions of two files stay apart. Some such titles name
+   one function of the linked program; they are rewritten here, in the
+   text, before the library reads a .ci file:
+
+   - C++ inline functions, templates and in-class member functions (vague
+     linkage: weak, COMDAT) are titled "a.cpp:_Z4hinli" in every file that
+     uses them, but the linker keeps one copy. A NAME that is an
+     Itanium-mangled name with external linkage becomes the title, so the
+     files' nodes merge into one (edges: the union; frame: the largest).
+
+   A rewritten title keeps its length: the text after it moves by nothing
+   (the freed bytes become blanks after the closing quote), so line and
+   column numbers in messages stay right. */
+
+/* Whether the mangled name s[0..n) has external linkage: "_Z...", with no
+   internal-linkage source name ("L" before it: _ZL3foov, _ZN2nsL1fEv, or
+   a local entity of one, _ZZL3foovE...), no anonymous namespace
+   (_GLOBAL__N_) and no clone suffix (".constprop.0", ".part.0": a copy
+   local to its file). Identifiers are skipped by their length prefix, so
+   an "L1" inside one does not count; an "L<digit>" that is not a linkage
+   mark (an enum literal argument, rare) keeps the function per file,
+   which is the safe side. */
+static int gen_mangled_external(const char *s, size_t n)
+{
+    size_t i = 2;
+    if (n < 3 || s[0] != '_' || s[1] != 'Z')
+        return 0;
+    while (i < n) {
+        char c = s[i], prev = s[i - 1];
+        if (c == '.')
+            return 0;
+        if (c == 'L' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
+            return 0;
+        if (c >= '1' && c <= '9' &&
+            (prev == 'Z' || prev == 'N' || prev == 'E' || prev == 'K' || prev == 'V')) {
+            size_t len = 0;
+            while (i < n && s[i] >= '0' && s[i] <= '9' && len < n)
+                len = len * 10 + (size_t)(s[i++] - '0');
+            if (len > n - i)
+                return 0;
+            if (len >= 10 && memcmp(s + i, "_GLOBAL__N", 10) == 0)
+                return 0;
+            i += len;
+            /* a nested name continues with the next identifier */
+            while (i < n && s[i] >= '1' && s[i] <= '9') {
+                len = 0;
+                while (i < n && s[i] >= '0' && s[i] <= '9' && len < n)
+                    len = len * 10 + (size_t)(s[i++] - '0');
+                if (len > n - i)
+                    return 0;
+                if (len >= 10 && memcmp(s + i, "_GLOBAL__N", 10) == 0)
+                    return 0;
+                i += len;
+            }
+            continue;
+        }
+        i++;
+    }
+    return 1;
+}
+
+/* The offset in a title's text t[0..n) of the name it should have (0: as
+   it is). */
+static size_t gen_title_keep(const char *t, size_t n)
+{
+    size_t c = n;
+    while (c > 0 && t[c - 1] != ':')
+        c--;
+    if (c == 0 || c == n || memchr(t, '\\', n))
+        return 0;
+    if (gen_mangled_external(t + c, n - c))
+        return c;
+    return 0;
+}
+
+/* Rewrites the titles of one .ci text in place (see above). */
+static void gen_ci_titles(char *buf, size_t len)
+{
+    size_t i = 0, key = 0, keylen = 0;
+    while (i < len) {
+        char c = buf[i];
+        if (c == '"') {
+            size_t s = ++i, k;
+            while (i < len && buf[i] != '"')
+                i += buf[i] == '\\' && i + 1 < len ? 2 : 1;
+            if (i >= len)
+                return; /* unterminated: the library reports it */
+            if (((keylen == 5 && memcmp(buf + key, "title", 5) == 0) ||
+                 (keylen == 10 && memcmp(buf + key, "sourcename", 10) == 0) ||
+                 (keylen == 10 && memcmp(buf + key, "targetname", 10) == 0)) &&
+                (k = gen_title_keep(buf + s, i - s)) > 0) {
+                memmove(buf + s, buf + s + k, i - s - k);
+                buf[i - k] = '"';
+                memset(buf + i - k + 1, ' ', k);
+            }
+            keylen = 0;
+            i++;
+        } else if (c == '/' && i + 1 < len && buf[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(buf[i] == '*' && buf[i + 1] == '/'); i++)
+                ;
+            i += 2;
+        } else if (c == '/' && i + 1 < len && buf[i + 1] == '/') {
+            while (i < len && buf[i] != '\n')
+                i++;
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+            key = i;
+            while (i < len && ((buf[i] >= 'a' && buf[i] <= 'z') || (buf[i] >= 'A' && buf[i] <= 'Z') ||
+                               (buf[i] >= '0' && buf[i] <= '9') || buf[i] == '_'))
+                i++;
+            keylen = i - key;
+        } else {
+            i++;
+        }
+    }
+}
+
+/* Whether text[0..len) is a gcc .ci graph (the library's test: "graph" or
+   a comment first). */
+static int gen_is_vcg(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    return (len - i >= 5 && memcmp(s + i, "graph", 5) == 0) ||
+           (len - i >= 2 && s[i] == '/' && (s[i + 1] == '/' || s[i + 1] == '*'));
+}
+
+/* Reads one input into g, gcc titles rewritten; prints errors. */
+static int gen_load_one(ctxprof_graph *g, const char *path)
+{
+    char *buf;
+    size_t len;
+    ctxprof_error err;
+    int st;
+    if (ctxprof__read_file(path, &buf, &len, NULL, &err) != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        return GEN_EXIT_USAGE;
+    }
+    if (gen_is_vcg(buf, len))
+        gen_ci_titles(buf, len);
+    st = ctxprof_graph_parse(g, buf, len, strcmp(path, "-") == 0 ? "<stdin>" : path);
+    free(buf);
+    if (st != CTXPROF_OK) {
+        gen_error(ctxprof_graph_last_error(g));
+        return st == CTXPROF_ERR_SYS || st == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+    }
+    return 0;
+}
+
 /* Reads and analyses the inputs; prints errors. */
 static int gen_load(const gen_opts *o, ctxprof_graph *g)
 {
@@ -173,12 +326,9 @@ static int gen_load(const gen_opts *o, ctxprof_graph *g)
         return GEN_EXIT_USAGE;
     }
     for (i = 0; i < o->n_inputs; i++) {
-        int st = ctxprof_graph_load(g, o->inputs[i]);
-        if (st != CTXPROF_OK) {
-            gen_error(ctxprof_graph_last_error(g));
-            return st == CTXPROF_ERR_SYS || st == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE
-                                                                    : GEN_EXIT_INPUT;
-        }
+        int rc = gen_load_one(g, o->inputs[i]);
+        if (rc)
+            return rc;
     }
     if (ctxprof_graph_finish(g) != CTXPROF_OK) {
         gen_error(ctxprof_graph_last_error(g));
