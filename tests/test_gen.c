@@ -1206,6 +1206,123 @@ static void gen_ci_cpp_inline(void)
 #endif
 }
 
+/* LTO: gcc titles the functions of an LTO unit "/tmp/ccXXXX.ltrans0.o:name"
+   (a temporary file): the tool drops that prefix, so two builds give the
+   same header and no temporary name shows; a static function two units
+   each keep under one name stays two functions. */
+static void gen_ci_lto(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen", *cc = gen_ci_cc();
+    char cwd[512], path[600], *out = NULL, *o2 = NULL;
+    size_t n1, n2;
+    int k;
+    static const char *const tmp[2] = {"/tmp/ccOjb59w.ltrans0.o", "/dev/shm/cc9Zq1xA.ltrans0.o"};
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    /* gcc -flto of: static int g(int x) { ... } int h(int x) { return g(g(x)) + TWICE(x); } */
+    for (k = 0; k < 2; k++) {
+        char text[2000];
+        const char *t = tmp[k];
+        snprintf(path, sizeof path, "%s/lto%d", d, k);
+        mkdir(path, 0777);
+        snprintf(text, sizeof text,
+                 "graph: { title: \"%s\"\n"
+                 "node: { title: \"%s:g\" label: \"g\\nff.c:1:12\\n16 bytes (static)\" }\n"
+                 "node: { title: \"%s:h\" label: \"h\\nff.c:3:5\\n40 bytes (static)\" }\n"
+                 "edge: { sourcename: \"%s:h\" targetname: \"%s:g\" label: \"ff.c:3:23\" }\n"
+                 "edge: { sourcename: \"%s:h\" targetname: \"%s:g\" label: \"ff.c:3:23\" }\n"
+                 "edge: { sourcename: \"%s:h\" targetname: \"%s:g\" label: \"ff.c:3:33\" }\n"
+                 "node: { title: \"main\" label: \"main\\nff.c:4:5\\n32 bytes (static)\" }\n"
+                 "edge: { sourcename: \"main\" targetname: \"%s:h\" label: \"ff.c:4:45\" }\n}\n",
+                 t, t, t, t, t, t, t, t, t, t);
+        snprintf(path, sizeof path, "%s/lto%d/ff.ltrans0.ltrans.ci", d, k);
+        REQUIRE(gen_write(path, text) == 0);
+        CHECK_EQ(ctxprof_test_sh("cd %s/lto%d && %s/%s --all-schemes -o ff_ctx.h "
+                                 "ff.ltrans0.ltrans.ci 2> err.txt",
+                                 d, k, cwd, tool),
+                 0);
+    }
+    snprintf(path, sizeof path, "%s/lto0/ff_ctx.h", d);
+    REQUIRE((out = (char *)ctxprof_test_slurp(path, &n1)) != NULL);
+    snprintf(path, sizeof path, "%s/lto1/ff_ctx.h", d);
+    REQUIRE((o2 = (char *)ctxprof_test_slurp(path, &n2)) != NULL);
+    CHECK(n1 == n2 && memcmp(out, o2, n1) == 0);
+    CHECK(strstr(out, "ltrans0.o") == NULL);
+    CHECK_CONTAINS(out, "ctxprof_gen_n_h = ");
+    CHECK_CONTAINS(out, "\n    \"g\",\n");
+    CHECK_CONTAINS(out, "ctxprof_gen_e_h__g__1 = "); /* ff.c:3:23 and ff.c:3:33 */
+    free(out);
+    free(o2);
+    REQUIRE((out = gen_read(d, "lto0/err.txt", NULL)) != NULL);
+    CHECK_STR(out, "");
+    free(out);
+    /* two units that each keep a static "helper" */
+    snprintf(path, sizeof path, "%s/lto0/p.ltrans0.ltrans.ci", d);
+    REQUIRE(gen_write(path, "graph: { title: \"/tmp/ccA.ltrans0.o\"\n"
+                            "node: { title: \"/tmp/ccA.ltrans0.o:helper\" label: "
+                            "\"helper\\na.c:1:12\\n16 bytes (static)\" }\n"
+                            "node: { title: \"main\" label: \"main\\na.c:2:5\\n32 bytes (static)\" }\n"
+                            "edge: { sourcename: \"main\" targetname: \"/tmp/ccA.ltrans0.o:helper\" "
+                            "label: \"a.c:2:20\" }\n"
+                            "node: { title: \"f\" label: \"f\\nb.c:2:5\" shape : ellipse }\n"
+                            "edge: { sourcename: \"main\" targetname: \"f\" label: \"a.c:2:30\" }\n"
+                            "}\n") == 0);
+    snprintf(path, sizeof path, "%s/lto0/p.ltrans1.ltrans.ci", d);
+    REQUIRE(gen_write(path, "graph: { title: \"/tmp/ccA.ltrans1.o\"\n"
+                            "node: { title: \"/tmp/ccA.ltrans1.o:helper\" label: "
+                            "\"helper\\nb.c:1:12\\n16 bytes (static)\" }\n"
+                            "node: { title: \"f\" label: \"f\\nb.c:2:5\\n32 bytes (static)\" }\n"
+                            "edge: { sourcename: \"f\" targetname: \"/tmp/ccA.ltrans1.o:helper\" "
+                            "label: \"b.c:2:20\" }\n}\n") == 0);
+    CHECK_EQ(ctxprof_test_sh("cd %s/lto0 && %s/%s -o p.h p.ltrans0.ltrans.ci p.ltrans1.ltrans.ci "
+                             "2> p.err",
+                             d, cwd, tool),
+             0);
+    REQUIRE((out = gen_read(d, "lto0/p.err", NULL)) != NULL);
+    CHECK_CONTAINS(out, "p.ltrans1.ltrans.ci: static 'helper' is defined in two LTO units; this "
+                        "one is called ltrans1.o:helper");
+    free(out);
+    REQUIRE((out = gen_read(d, "lto0/p.h", NULL)) != NULL);
+    CHECK_CONTAINS(out, "\n    \"helper\",\n");
+    CHECK_CONTAINS(out, "\n    \"ltrans1.o:helper\",\n");
+    CHECK(strstr(out, "ccA") == NULL);
+    free(out);
+    /* real LTO builds, twice: the same header; the static helpers of two
+       files (gcc: helper.lto_priv.0 and .1) stay apart */
+    if (!cc || ctxprof_test_sh("cd %s && %s -O0 -flto -flto-partition=one -fcallgraph-info=su "
+                               "probe.c -o probe_lto > /dev/null 2>&1",
+                               d, cc) != 0)
+        SKIP("no gcc with -flto and -fcallgraph-info=su");
+    snprintf(path, sizeof path, "%s/lto_a.c", d);
+    REQUIRE(gen_write(path, "static int helper(int x) { return x + 1; }\n"
+                            "int fa(int x);\nint fa(int x) { return helper(x); }\n") == 0);
+    snprintf(path, sizeof path, "%s/lto_b.c", d);
+    REQUIRE(gen_write(path, "static int helper(int x) { return x * 2; }\nint fa(int x);\n"
+                            "int fb(int x);\nint fb(int x) { return helper(x) + fa(x); }\n"
+                            "int main(int c, char **v) { (void)v; return fb(c); }\n") == 0);
+    for (k = 0; k < 2; k++)
+        REQUIRE_EQ(ctxprof_test_sh("cd %s && mkdir -p lb%d && cd lb%d && %s -O0 -flto "
+                                   "-flto-partition=one -fcallgraph-info=su ../lto_a.c ../lto_b.c "
+                                   "-o prog > /dev/null 2>&1 && %s/%s -o prog_ctx.h "
+                                   "prog.ltrans0.ltrans.ci && %s/%s stats prog.ltrans0.ltrans.ci "
+                                   "> stats.txt",
+                                   d, k, k, cc, cwd, tool, cwd, tool),
+                   0);
+    snprintf(path, sizeof path, "%s/lb0/prog_ctx.h", d);
+    REQUIRE((out = (char *)ctxprof_test_slurp(path, &n1)) != NULL);
+    snprintf(path, sizeof path, "%s/lb1/prog_ctx.h", d);
+    REQUIRE((o2 = (char *)ctxprof_test_slurp(path, &n2)) != NULL);
+    CHECK(n1 == n2 && memcmp(out, o2, n1) == 0);
+    CHECK(strstr(out, "ltrans0.o") == NULL);
+    CHECK_CONTAINS(out, "\n    \"fb\",\n");
+    free(out);
+    free(o2);
+    REQUIRE((out = gen_read(d, "lb0/stats.txt", NULL)) != NULL);
+    CHECK_CONTAINS(out, "nodes=5\nedges=4\n"); /* main fb fa and two helpers */
+    free(out);
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_vcg_errors", gen_vcg_errors},
@@ -1224,4 +1341,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_example_encoders", gen_example_encoders},
     {"gen_gcc_sized", gen_gcc_sized},
     {"gen_ci_cpp_inline", gen_ci_cpp_inline},
+    {"gen_ci_lto", gen_ci_lto},
     {0, 0}};

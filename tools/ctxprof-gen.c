@@ -173,6 +173,12 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
      uses them, but the linker keeps one copy. A NAME that is an
      Itanium-mangled name with external linkage becomes the title, so the
      files' nodes merge into one (edges: the union; frame: the largest).
+   - With -flto, FILE is the LTO unit's temporary object,
+     "/tmp/ccXXXX.ltrans0.o": it is dropped, so names, messages and the
+     header do not change from one build to the next. LTO keeps distinct
+     functions distinct by itself (it renames static functions whose names
+     clash, name.lto_priv.0, .1, ...); a static name that two units each
+     keep is the one case left: the later unit's is "ltrans<N>.o:name".
 
    A rewritten title keeps its length: the text after it moves by nothing
    (the freed bytes become blanks after the closing quote), so line and
@@ -225,40 +231,77 @@ static int gen_mangled_external(const char *s, size_t n)
     return 1;
 }
 
+/* The offset in the FILE part f[0..n) of a title of the "ltrans<N>" of an
+   LTO unit's object ("/tmp/ccXXXX.ltrans0.o", with -save-temps
+   "prog.ltrans0.ltrans.o"), or n when f is not one. */
+static size_t gen_ltrans_unit(const char *f, size_t n)
+{
+    size_t e = n, d;
+    if (e < 2 || memcmp(f + e - 2, ".o", 2) != 0)
+        return n;
+    e -= 2;
+    if (e > 8 && memcmp(f + e - 7, ".ltrans", 7) == 0 && f[e - 8] >= '0' && f[e - 8] <= '9')
+        e -= 7;
+    for (d = e; d > 0 && f[d - 1] >= '0' && f[d - 1] <= '9'; d--)
+        ;
+    if (d == e || d < 7 || memcmp(f + d - 7, ".ltrans", 7) != 0 || memchr(f + d, '/', n - d))
+        return n;
+    return d - 6;
+}
+
+/* One .ci text's rewriting: the bare names of this LTO unit's functions
+   that an earlier unit defines too (they keep "ltrans<N>.o:"). */
+typedef struct gen_ci_fix {
+    ctxprof_graph *g;
+    const char *path;
+    char *buf;
+    size_t (*keep)[2]; /* (offset, length) of each such NAME in buf */
+    size_t n_keep, cap_keep;
+    int nomem;
+    /* the node block being read (pass 1) */
+    size_t title, title_len;
+    int in_node, ellipse;
+} gen_ci_fix;
+
 /* The offset in a title's text t[0..n) of the name it should have (0: as
    it is). */
-static size_t gen_title_keep(const char *t, size_t n)
+static size_t gen_title_keep(const gen_ci_fix *F, const char *t, size_t n)
 {
-    size_t c = n;
+    size_t c = n, u, i;
     while (c > 0 && t[c - 1] != ':')
         c--;
     if (c == 0 || c == n || memchr(t, '\\', n))
         return 0;
     if (gen_mangled_external(t + c, n - c))
         return c;
-    return 0;
+    u = gen_ltrans_unit(t, c - 1);
+    if (u == c - 1)
+        return 0;
+    for (i = 0; F && i < F->n_keep; i++)
+        if (F->keep[i][1] == n - c && memcmp(F->buf + F->keep[i][0], t + c, n - c) == 0)
+            return u;
+    return c;
 }
 
-/* Rewrites the titles of one .ci text in place (see above). */
-static void gen_ci_titles(char *buf, size_t len)
+/* Walks the blocks and strings of a VCG text: fn(user, kind, key, keylen,
+   s, n) for each string value (kind '"', key: the word before it, s: the
+   text between the quotes), each unquoted word ('w') and each '{' and '}'
+   (key: the word before it). Comments are skipped. */
+typedef void (*gen_vcg_fn)(void *user, int kind, const char *key, size_t keylen, char *s,
+                           size_t n);
+
+static void gen_vcg_walk(char *buf, size_t len, gen_vcg_fn fn, void *user)
 {
     size_t i = 0, key = 0, keylen = 0;
     while (i < len) {
         char c = buf[i];
         if (c == '"') {
-            size_t s = ++i, k;
+            size_t s = ++i;
             while (i < len && buf[i] != '"')
                 i += buf[i] == '\\' && i + 1 < len ? 2 : 1;
             if (i >= len)
                 return; /* unterminated: the library reports it */
-            if (((keylen == 5 && memcmp(buf + key, "title", 5) == 0) ||
-                 (keylen == 10 && memcmp(buf + key, "sourcename", 10) == 0) ||
-                 (keylen == 10 && memcmp(buf + key, "targetname", 10) == 0)) &&
-                (k = gen_title_keep(buf + s, i - s)) > 0) {
-                memmove(buf + s, buf + s + k, i - s - k);
-                buf[i - k] = '"';
-                memset(buf + i - k + 1, ' ', k);
-            }
+            fn(user, '"', buf + key, keylen, buf + s, i - s);
             keylen = 0;
             i++;
         } else if (c == '/' && i + 1 < len && buf[i + 1] == '*') {
@@ -269,15 +312,117 @@ static void gen_ci_titles(char *buf, size_t len)
             while (i < len && buf[i] != '\n')
                 i++;
         } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
-            key = i;
+            size_t w = i;
             while (i < len && ((buf[i] >= 'a' && buf[i] <= 'z') || (buf[i] >= 'A' && buf[i] <= 'Z') ||
                                (buf[i] >= '0' && buf[i] <= '9') || buf[i] == '_'))
                 i++;
-            keylen = i - key;
+            fn(user, 'w', buf + key, keylen, buf + w, i - w);
+            key = w;
+            keylen = i - w;
         } else {
+            if (c == '{' || c == '}')
+                fn(user, c, buf + key, keylen, buf + i, 0);
             i++;
         }
     }
+}
+
+static int gen_key_is(const char *key, size_t keylen, const char *word)
+{
+    return keylen == strlen(word) && memcmp(key, word, keylen) == 0;
+}
+
+/* Pass 1: this LTO unit's functions with a body whose bare name an earlier
+   input defines with a body. gcc renames the static functions whose names
+   clash inside one unit (name.lto_priv.0, .1, ...) and makes the ones
+   called from another unit public, but two units can each keep a static
+   function of one name: those stay apart, the later as "ltrans<N>.o:name". */
+static void gen_ci_pass1(void *user, int kind, const char *key, size_t keylen, char *s, size_t n)
+{
+    gen_ci_fix *F = (gen_ci_fix *)user;
+    if (kind == '{') {
+        F->in_node = gen_key_is(key, keylen, "node");
+        F->title_len = 0;
+        F->ellipse = 0;
+    } else if (kind == '"' && F->in_node && gen_key_is(key, keylen, "title")) {
+        F->title = (size_t)(s - F->buf);
+        F->title_len = n;
+    } else if (kind == 'w' && F->in_node && gen_key_is(key, keylen, "shape")) {
+        F->ellipse = n == 7 && memcmp(s, "ellipse", 7) == 0;
+    } else if (kind == '}' && F->in_node) {
+        const char *t = F->buf + F->title;
+        size_t c = F->title_len, u;
+        char *name;
+        long id;
+        F->in_node = 0;
+        if (!F->title_len || F->ellipse || memchr(t, '\\', F->title_len))
+            return;
+        while (c > 0 && t[c - 1] != ':')
+            c--;
+        if (c == 0 || c == F->title_len || gen_mangled_external(t + c, F->title_len - c) ||
+            (u = gen_ltrans_unit(t, c - 1)) == c - 1)
+            return;
+        if (!(name = (char *)malloc(F->title_len - c + 1))) {
+            F->nomem = 1;
+            return;
+        }
+        memcpy(name, t + c, F->title_len - c);
+        name[F->title_len - c] = '\0';
+        id = ctxprof_graph_find(F->g, name);
+        if (id >= 0 && (F->g->nodes[id].flags & CTXPROF_GRAPH_NODE_DEFINED) &&
+            !(F->g->nodes[id].flags & CTXPROF_GRAPH_NODE_EXTERN)) {
+            if (F->n_keep == F->cap_keep) {
+                size_t cap = F->cap_keep ? 2 * F->cap_keep : 8;
+                size_t(*more)[2] = (size_t(*)[2])realloc(F->keep, cap * sizeof *more);
+                if (!more) {
+                    F->nomem = 1;
+                    free(name);
+                    return;
+                }
+                F->keep = more;
+                F->cap_keep = cap;
+            }
+            F->keep[F->n_keep][0] = F->title + c;
+            F->keep[F->n_keep][1] = F->title_len - c;
+            F->n_keep++;
+            fprintf(stderr,
+                    "%s: note: %s: static '%s' is defined in two LTO units; this one is "
+                    "called %.*s\n",
+                    gen_prog, F->path, name, (int)(F->title_len - u), t + u);
+        }
+        free(name);
+    }
+}
+
+/* Pass 2: rewrites the titles in place. */
+static void gen_ci_pass2(void *user, int kind, const char *key, size_t keylen, char *s, size_t n)
+{
+    gen_ci_fix *F = (gen_ci_fix *)user;
+    size_t k;
+    if (kind == '"' &&
+        (gen_key_is(key, keylen, "title") || gen_key_is(key, keylen, "sourcename") ||
+         gen_key_is(key, keylen, "targetname")) &&
+        (k = gen_title_keep(F, s, n)) > 0) {
+        memmove(s, s + k, n - k);
+        s[n - k] = '"';
+        memset(s + n - k + 1, ' ', k);
+    }
+}
+
+/* Rewrites the titles of one .ci text in place (see above); -1 when out
+   of memory. */
+static int gen_ci_titles(ctxprof_graph *g, const char *path, char *buf, size_t len)
+{
+    gen_ci_fix F;
+    memset(&F, 0, sizeof F);
+    F.g = g;
+    F.path = path;
+    F.buf = buf;
+    gen_vcg_walk(buf, len, gen_ci_pass1, &F);
+    if (!F.nomem)
+        gen_vcg_walk(buf, len, gen_ci_pass2, &F);
+    free(F.keep);
+    return F.nomem ? -1 : 0;
 }
 
 /* Whether text[0..len) is a gcc .ci graph (the library's test: "graph" or
@@ -294,6 +439,7 @@ static int gen_is_vcg(const char *s, size_t len)
 /* Reads one input into g, gcc titles rewritten; prints errors. */
 static int gen_load_one(ctxprof_graph *g, const char *path)
 {
+    const char *name;
     char *buf;
     size_t len;
     ctxprof_error err;
@@ -302,9 +448,13 @@ static int gen_load_one(ctxprof_graph *g, const char *path)
         gen_error(ctxprof_error_message(&err));
         return GEN_EXIT_USAGE;
     }
-    if (gen_is_vcg(buf, len))
-        gen_ci_titles(buf, len);
-    st = ctxprof_graph_parse(g, buf, len, strcmp(path, "-") == 0 ? "<stdin>" : path);
+    name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    if (gen_is_vcg(buf, len) && gen_ci_titles(g, name, buf, len)) {
+        free(buf);
+        fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+        return GEN_EXIT_USAGE;
+    }
+    st = ctxprof_graph_parse(g, buf, len, name);
     free(buf);
     if (st != CTXPROF_OK) {
         gen_error(ctxprof_graph_last_error(g));
