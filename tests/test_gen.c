@@ -1323,6 +1323,63 @@ static void gen_ci_lto(void)
     free(out);
 }
 
+/* pad reads frame sizes from gcc's .ci files too (and from several
+   FRAMES files), and a run that fails prints no partial report. */
+static void gen_pad_frames(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *out = NULL;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    snprintf(path, sizeof path, "%s/pf.paths", d);
+    REQUIRE(gen_write(path, "ctxprof-paths 1\npath 1 32 main\npath 5 96 main parse helper\n"
+                            "path 4 96 main lex helper\npath 2 64 main parse\n"
+                            "path 2 64 main lex\n") == 0);
+    snprintf(path, sizeof path, "%s/pf.ci", d);
+    REQUIRE(gen_write(path, "graph: { title: \"p.c\"\n"
+                            "node: { title: \"main\" label: \"main\\np.c:9:5\\n32 bytes (static)\" }\n"
+                            "node: { title: \"p.c:helper\" label: \"helper\\np.c:1:12\\n"
+                            "32 bytes (static)\" }\n"
+                            "node: { title: \"parse\" label: \"parse\\np.c:3:5\\n32 bytes (static)\" }\n"
+                            "edge: { sourcename: \"main\" targetname: \"parse\" label: \"p.c:9:20\" }\n"
+                            "edge: { sourcename: \"parse\" targetname: \"p.c:helper\" label: "
+                            "\"p.c:3:20\" }\n}\n") == 0);
+    snprintf(path, sizeof path, "%s/pf.su", d);
+    REQUIRE(gen_write(path, "l.c:2:5:lex\t32\tstatic\n") == 0);
+    snprintf(path, sizeof path, "%s/pf_bad.su", d);
+    REQUIRE(gen_write(path, "junk\n") == 0);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths pf.ci > pf1.out 2> pf1.err", d,
+                             getcwd(path, sizeof path), tool),
+             0);
+    REQUIRE((out = gen_read(d, "pf1.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "functions=4\nframes_known=3\nmax_frame_growth=");
+    CHECK_CONTAINS(out, "\nprecise_after=");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad -o pf.h pf.paths pf.ci pf.su > pf2.out "
+                             "2> pf2.err",
+                             d, getcwd(path, sizeof path), tool),
+             0);
+    REQUIRE((out = gen_read(d, "pf2.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "functions=4\nframes_known=4\n");
+    free(out);
+    /* a bad FRAMES file: exit 1, the line at fault, and no report */
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths pf.ci pf_bad.su > pf3.out 2> pf3.err",
+                             d, getcwd(path, sizeof path), tool),
+             1);
+    REQUIRE((out = gen_read(d, "pf3.out", NULL)) != NULL);
+    CHECK_STR(out, "");
+    free(out);
+    REQUIRE((out = gen_read(d, "pf3.err", NULL)) != NULL);
+    CHECK_CONTAINS(out, "pf_bad.su:1: not a frame size line");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths nonexistent.su > pf4.out 2>/dev/null",
+                             d, getcwd(path, sizeof path), tool),
+             2);
+    REQUIRE((out = gen_read(d, "pf4.out", NULL)) != NULL);
+    CHECK_STR(out, "");
+    free(out);
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_vcg_errors", gen_vcg_errors},
@@ -1342,4 +1399,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_gcc_sized", gen_gcc_sized},
     {"gen_ci_cpp_inline", gen_ci_cpp_inline},
     {"gen_ci_lto", gen_ci_lto},
+    {"gen_pad_frames", gen_pad_frames},
     {0, 0}};

@@ -803,10 +803,11 @@ static const char gen_help_pad[] =
     "first (naming an edge whose call sites a wrap separates them by), then\n"
     "identical edges (only cloning, 5.3, does); the common prefix of the two\n"
     "paths is printed once, elided as FIRST>[N]>LAST.\n"
-    "FRAMES (optional): gcc -fstack-usage output (.su, a line\n"
-    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function) or a\n"
-    "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds the largest\n"
-    "frame growth.\n";
+    "FRAMES (optional, any number): gcc -fstack-usage output (.su, a line\n"
+    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function), gcc\n"
+    "-fcallgraph-info=su output (.ci, 'N bytes (static)' per function) or a\n"
+    "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds frames_known\n"
+    "and the largest frame growth. A run that fails prints no report.\n";
 
 static const char gen_help[] =
     "usage: ctxprof-gen [options] GRAPH...           write the header\n"
@@ -817,7 +818,7 @@ static const char gen_help[] =
     "                                                 dynamic call graph of a training run\n"
     "       ctxprof-gen pad [-o OUT.h] [--search ours|random|none] [--max-growth X]\n"
     "                       [--budget N] [--max-units N] [--seed N] [--wrap] [--pairs N]\n"
-    "                       PATHMAP [FRAMES]\n"
+    "                       PATHMAP [FRAMES...]\n"
     "                                                 ICPP frame padding (key=value)\n"
     "       ctxprof-gen --help | --version\n"
     "\n"
@@ -893,24 +894,50 @@ static const char gen_help_cmds[] =
     "\n"
     "Exit status: 0 ok, 1 bad input or failed check, 2 usage or I/O error.\n";
 
-/* Frame sizes from a .su file ("file.c:12:5:name<TAB>48<TAB>static") or a
-   ctxprof-callgraph file ("func NAME frame=BYTES"); returns the largest
-   ratio (frame + pad) / frame over padded functions with a known frame,
-   or 0 when none is known; -1 on bad input. *known counts the map's
-   functions with a frame size. */
-static double gen_frame_growth(const char *path, const ctxprof_icpp_map *map,
-                               const ctxprof_icpp_pads *pads, size_t *known)
+/* Records a frame size for the map's function name (the largest wins:
+   a static name can be in several files). */
+static void gen_frame_note(const ctxprof_icpp_map *map, uint64_t *frames, const char *name,
+                           uint64_t frame)
+{
+    long f = name && frame ? ctxprof_icpp_map_func(map, name) : -1;
+    if (f >= 0 && frame > frames[f])
+        frames[f] = frame;
+}
+
+/* Frame sizes from a .su file ("file.c:12:5:name<TAB>48<TAB>static"), a
+   gcc .ci file ("N bytes (static)" in a node's label; a static function
+   "file.c:name" is the map's "name") or a ctxprof-callgraph file ("func
+   NAME frame=BYTES") into frames[] (one per map function). Returns 0, or
+   the exit status after printing the error. */
+static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64_t *frames)
 {
     char *buf;
     size_t len;
     ctxprof_error err;
     ctxprof__lines L;
-    double worst = 0;
     int graph = -1; /* the format, from the first line */
-    *known = 0;
     if (ctxprof__read_file(path, &buf, &len, NULL, &err)) {
-        fprintf(stderr, "ctxprof-gen: %s\n", ctxprof_error_message(&err));
-        return -1;
+        gen_error(ctxprof_error_message(&err));
+        return err.status == CTXPROF_ERR_NOMEM || err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE
+                                                                                : GEN_EXIT_INPUT;
+    }
+    if (gen_is_vcg(buf, len)) {
+        ctxprof_graph g;
+        size_t v;
+        int rc;
+        free(buf);
+        memset(&g, 0, sizeof g);
+        if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK) {
+            fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+            return GEN_EXIT_USAGE;
+        }
+        rc = gen_load_one(&g, path);
+        for (v = 0; rc == 0 && v < g.n_nodes; v++) {
+            const char *name = g.nodes[v].name, *c = strrchr(name, ':');
+            gen_frame_note(map, frames, c && c[1] ? c + 1 : name, g.nodes[v].frame);
+        }
+        ctxprof_graph_deinit(&g);
+        return rc;
     }
     ctxprof__lines_init(&L, buf, len, path);
     while (ctxprof__lines_next(&L)) {
@@ -928,7 +955,7 @@ static double gen_frame_growth(const char *path, const ctxprof_icpp_map *map,
                 if (strncmp(f, "frame=", 6) == 0 && ctxprof__parse_u64(f + 6, &frame) != 0) {
                     fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, f);
                     free(buf);
-                    return -1;
+                    return GEN_EXIT_INPUT;
                 }
         } else if (!graph) { /* .su: name after the last ':' */
             char *kind = ctxprof__lines_tok(&L);
@@ -937,30 +964,25 @@ static double gen_frame_growth(const char *path, const ctxprof_icpp_map *map,
                  strcmp(kind, "bounded") != 0 && strncmp(kind, "dynamic,", 8) != 0)) {
                 fprintf(stderr,
                         "%s:%u: not a frame size line (FILE:LINE:COL:NAME BYTES "
-                        "static|dynamic|bounded, as gcc -fstack-usage writes; or a "
-                        "ctxprof-callgraph file)\n",
+                        "static|dynamic|bounded, as gcc -fstack-usage writes; or a gcc .ci "
+                        "or ctxprof-callgraph file)\n",
                         path, L.line);
                 free(buf);
-                return -1;
+                return GEN_EXIT_INPUT;
             }
             name = strrchr(a, ':') + 1;
             if (ctxprof__parse_u64(b, &frame) != 0) {
                 fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, b);
                 free(buf);
-                return -1;
+                return GEN_EXIT_INPUT;
             }
         } else {
             continue; /* other call-graph lines */
         }
-        if (name && frame && ctxprof_icpp_map_func(map, name) >= 0) {
-            unsigned u = ctxprof_icpp_pads_units(pads, name);
-            (*known)++;
-            if (u && (double)(frame + 16u * u) / (double)frame > worst)
-                worst = (double)(frame + 16u * u) / (double)frame;
-        }
+        gen_frame_note(map, frames, name, frame);
     }
     free(buf);
-    return worst;
+    return 0;
 }
 
 /* A positive count, as digits or in the form the help gives (2e8). */
@@ -984,10 +1006,13 @@ static int cmd_pad(int argc, char **argv)
     ctxprof_icpp_map map;
     ctxprof_icpp_pads pads;
     ctxprof_error err;
-    const char *out = NULL, *in = NULL, *frames = NULL;
-    size_t max_pairs = 0, need, known = 0;
+    const char *out = NULL, *in = NULL;
+    const char **frames = (const char **)argv; /* FRAMES, gathered at the front of argv */
+    size_t max_pairs = 0, need, known = 0, n_frames = 0, f;
     char *text = NULL, *header = NULL;
-    size_t hlen;
+    size_t hlen = 0;
+    uint64_t *fsize = NULL;
+    double worst = 0;
     int i, rc = 0;
     FILE *rep = stdout;
     memset(&desc, 0, sizeof desc);
@@ -1054,11 +1079,8 @@ static int cmd_pad(int argc, char **argv)
             return 2;
         } else if (!in) {
             in = a;
-        } else if (!frames) {
-            frames = a;
         } else {
-            fprintf(stderr, "ctxprof-gen pad: too many arguments\n");
-            return 2;
+            frames[n_frames++] = a;
         }
     }
     if (!in) {
@@ -1076,33 +1098,50 @@ static int cmd_pad(int argc, char **argv)
     }
     if (out && strcmp(out, "-") == 0)
         rep = stderr;
+    /* everything that can fail comes first: a failed run prints no report */
+    if (n_frames) {
+        if (!(fsize = (uint64_t *)calloc(map.funcs + 1, sizeof *fsize))) {
+            fprintf(stderr, "ctxprof-gen pad: out of memory\n");
+            rc = 2;
+            goto done;
+        }
+        for (f = 0; f < n_frames; f++)
+            if ((rc = gen_frames_read(frames[f], &map, fsize)) != 0)
+                goto done;
+        for (f = 0; f < map.funcs; f++) {
+            unsigned u;
+            if (!fsize[f])
+                continue;
+            known++;
+            u = ctxprof_icpp_pads_units(&pads, ctxprof_icpp_map_func_name(&map, (uint32_t)f));
+            if (u && (double)(fsize[f] + 16u * u) / (double)fsize[f] > worst)
+                worst = (double)(fsize[f] + 16u * u) / (double)fsize[f];
+        }
+    }
     need = ctxprof_icpp_pads_report_text(&pads, max_pairs, NULL, 0);
     text = (char *)malloc(need + 1);
     if (!text) {
+        fprintf(stderr, "ctxprof-gen pad: out of memory\n");
         rc = 2;
         goto done;
     }
     ctxprof_icpp_pads_report_text(&pads, max_pairs, text, need + 1);
-    fprintf(rep, "functions=%zu\n", map.funcs);
-    if (frames) {
-        double g = gen_frame_growth(frames, &map, &pads, &known);
-        if (g < 0) {
-            rc = 1;
-            goto done;
-        }
-        fprintf(rep, "frames_known=%zu\nmax_frame_growth=%.4f\n", known, g);
-    }
-    fputs(text, rep);
     if (out) {
         if (ctxprof_icpp_pads_emit(&pads, in, out, &header, &hlen, &err) ||
             ctxprof__write_out(out, header, hlen, &err)) {
             fprintf(stderr, "ctxprof-gen pad: %s\n", ctxprof_error_message(&err));
             rc = 2;
+            goto done;
         }
     }
+    fprintf(rep, "functions=%zu\n", map.funcs);
+    if (n_frames)
+        fprintf(rep, "frames_known=%zu\nmax_frame_growth=%.4f\n", known, worst);
+    fputs(text, rep);
 done:
     if (fflush(rep) != 0)
         rc = 2;
+    free(fsize);
     free(text);
     free(header);
     ctxprof_icpp_pads_deinit(&pads);
