@@ -1380,6 +1380,38 @@ static void gen_pad_frames(void)
     free(out);
 }
 
+/* gcc gives every call inside a nested or macro call the same label
+   (g(g(x)), TWICE(x)): one call site each, sites numbered by label in
+   input order; stats counts the repeats it merged. */
+static void gen_ci_duplicate_calls(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen", *cc = gen_ci_cc();
+    char cwd[512], path[600], *out = NULL;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    if (!cc)
+        SKIP("no compiler with -fcallgraph-info=su");
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/dup.c", d);
+    REQUIRE(gen_write(path, "static int g(int x) { return x + 1; }\n"
+                            "#define TWICE(x) (g(x) + g(x))\n"
+                            "int h(int x);\nint h(int x) { return g(g(x)) + TWICE(x); }\n"
+                            "int main(int c, char **v) { (void)v; return h(c); }\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -O0 -fcallgraph-info=su -c dup.c && %s/%s stats "
+                               "dup.ci > dup.stats && %s/%s -o dup_ctx.h dup.ci",
+                               d, cc, cwd, tool, cwd, tool),
+               0);
+    REQUIRE((out = gen_read(d, "dup.stats", NULL)) != NULL);
+    CHECK_CONTAINS(out, "nodes=3\nedges=3\n");
+    CHECK_CONTAINS(out, "\nci_merged_calls=2\n");
+    free(out);
+    REQUIRE((out = gen_read(d, "dup_ctx.h", NULL)) != NULL);
+    CHECK_CONTAINS(out, "ctxprof_gen_e_h__g__0 = 0, /* dup.c:4:");
+    CHECK_CONTAINS(out, "ctxprof_gen_e_h__g__1 = 1, /* dup.c:4:");
+    CHECK(strstr(out, "ctxprof_gen_e_h__g__2") == NULL);
+    free(out);
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_vcg_errors", gen_vcg_errors},
@@ -1400,4 +1432,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_ci_cpp_inline", gen_ci_cpp_inline},
     {"gen_ci_lto", gen_ci_lto},
     {"gen_pad_frames", gen_pad_frames},
+    {"gen_ci_duplicate_calls", gen_ci_duplicate_calls},
     {0, 0}};

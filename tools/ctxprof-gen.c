@@ -261,7 +261,18 @@ typedef struct gen_ci_fix {
     /* the node block being read (pass 1) */
     size_t title, title_len;
     int in_node, ellipse;
+    /* the edge block being read (pass 2), and a hash of each edge */
+    int in_edge;
+    uint64_t src, dst, label;
+    uint64_t *edges;
+    size_t n_edges, cap_edges;
 } gen_ci_fix;
+
+/* Calls in .ci inputs that repeated an earlier call of their file: gcc
+   gives every call inside a nested or macro call (g(g(x)), a macro that
+   calls g twice) and every copy of an inlined body the same
+   "file:line:col" label, so they are one call site to the library. */
+static size_t gen_ci_merged;
 
 /* The offset in a title's text t[0..n) of the name it should have (0: as
    it is). */
@@ -399,14 +410,45 @@ static void gen_ci_pass2(void *user, int kind, const char *key, size_t keylen, c
 {
     gen_ci_fix *F = (gen_ci_fix *)user;
     size_t k;
-    if (kind == '"' &&
-        (gen_key_is(key, keylen, "title") || gen_key_is(key, keylen, "sourcename") ||
-         gen_key_is(key, keylen, "targetname")) &&
-        (k = gen_title_keep(F, s, n)) > 0) {
-        memmove(s, s + k, n - k);
-        s[n - k] = '"';
-        memset(s + n - k + 1, ' ', k);
+    if (kind == '{') {
+        F->in_edge = gen_key_is(key, keylen, "edge") || gen_key_is(key, keylen, "nearedge") ||
+                     gen_key_is(key, keylen, "bentnearedge") ||
+                     gen_key_is(key, keylen, "backedge");
+        F->src = F->dst = F->label = 0;
+    } else if (kind == '}' && F->in_edge) {
+        F->in_edge = 0;
+        if (F->n_edges == F->cap_edges) {
+            size_t cap = F->cap_edges ? 2 * F->cap_edges : 64;
+            uint64_t *more = (uint64_t *)realloc(F->edges, cap * sizeof *more);
+            if (!more) {
+                F->nomem = 1;
+                return;
+            }
+            F->edges = more;
+            F->cap_edges = cap;
+        }
+        if (F->dst != ctxprof_hash_bytes("__indirect_call", 15, 1)) /* counted by the library */
+            F->edges[F->n_edges++] = ctxprof_mix64(F->src ^ ctxprof_mix64(F->dst + F->label));
+    } else if (kind == '"' &&
+               (gen_key_is(key, keylen, "title") || gen_key_is(key, keylen, "sourcename") ||
+                gen_key_is(key, keylen, "targetname"))) {
+        if ((k = gen_title_keep(F, s, n)) > 0) {
+            memmove(s, s + k, n - k);
+            s[n - k] = '"';
+            memset(s + n - k + 1, ' ', k);
+            n -= k;
+        }
+        if (F->in_edge && keylen == 10)
+            *(key[0] == 's' ? &F->src : &F->dst) = ctxprof_hash_bytes(s, n, 1);
+    } else if (kind == '"' && F->in_edge && gen_key_is(key, keylen, "label")) {
+        F->label = ctxprof_hash_bytes(s, n, 2);
     }
+}
+
+static int gen_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 /* Rewrites the titles of one .ci text in place (see above); -1 when out
@@ -421,6 +463,13 @@ static int gen_ci_titles(ctxprof_graph *g, const char *path, char *buf, size_t l
     gen_vcg_walk(buf, len, gen_ci_pass1, &F);
     if (!F.nomem)
         gen_vcg_walk(buf, len, gen_ci_pass2, &F);
+    if (!F.nomem && F.n_edges > 1) {
+        size_t i;
+        qsort(F.edges, F.n_edges, sizeof *F.edges, gen_u64_cmp);
+        for (i = 1; i < F.n_edges; i++)
+            gen_ci_merged += F.edges[i] == F.edges[i - 1];
+    }
+    free(F.edges);
     free(F.keep);
     return F.nomem ? -1 : 0;
 }
@@ -615,13 +664,13 @@ static int cmd_stats(int argc, char **argv)
            (unsigned)s.valence_bits, (unsigned)s.hcce_bits);
     printf("auto_bits=%u\nback_edges=%lu\nroots=%lu\nunreachable=%lu\nindirect_sites=%lu\n"
            "indirect_open=%lu\nvalence_rec_bits=%u\nauto_rec_bits_max=%u\npcce_push_edges=%lu\n"
-           "hcce_push_edges=%lu\nauto_push_edges=%lu\n",
+           "hcce_push_edges=%lu\nauto_push_edges=%lu\nci_merged_calls=%lu\n",
            (unsigned)s.auto_bits, (unsigned long)s.back_edges, (unsigned long)s.roots,
            (unsigned long)g.n_unreachable, (unsigned long)g.n_indirect,
            (unsigned long)g.n_indirect_open,
            (unsigned)s.valence_rec_bits, (unsigned)s.auto_rec_bits_max,
            (unsigned long)s.pcce_push_edges, (unsigned long)s.hcce_push_edges,
-           (unsigned long)s.auto_push_edges);
+           (unsigned long)s.auto_push_edges, (unsigned long)gen_ci_merged);
 out:
     ctxprof_graph_deinit(&g);
     return rc;
