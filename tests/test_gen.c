@@ -1081,6 +1081,337 @@ static void gen_gcc_sized(void)
     ctxprof_graph_deinit(&g);
 }
 
+/* C++: gcc titles an inline function, a template or an in-class member
+   function like a static one, "cp_a.cpp:_Z4hinli" and "cp_b.cpp:_Z4hinli",
+   but the linker keeps one copy (COMDAT): the tool makes one node of them,
+   so the one call site in the header has one encoding and both paths
+   through it decode (the program is built and run in the plain
+   configurations). Internal names (static, anonymous or namespace-static
+   functions) stay one per file. */
+static void gen_ci_cpp_inline(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char cwd[512], path[600], *out = NULL;
+    int k;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    if (ctxprof_test_sh("cd %s && echo 'int main(){return 0;}' > cprobe.cpp && g++ -O0 "
+                        "-fcallgraph-info=su -c cprobe.cpp 2>/dev/null",
+                        d) != 0)
+        SKIP("no g++ with -fcallgraph-info=su");
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/ci_tmpl.h", d);
+    REQUIRE(gen_write(path, "#ifdef BOOTSTRAP\n#define CTXPROF_CALL(e, s) s\n#else\n"
+                            "#include \"cp_ctx.h\"\n#endif\nint where_am_i(int tag);\n"
+                            "inline int hinl(int x)\n{\n    int r;\n"
+                            "    CTXPROF_CALL(CTXPROF_EDGE(int_hinl_int_, int_where_am_i_int_, 0), "
+                            "r = where_am_i(x));\n    return r;\n}\n") == 0);
+    snprintf(path, sizeof path, "%s/cp_a.cpp", d);
+    REQUIRE(gen_write(path, "#include \"ci_tmpl.h\"\nint top_a(int k);\n"
+                            "int top_a(int k) { int r; CTXPROF_CALL(CTXPROF_EDGE(int_top_a_int_, "
+                            "int_hinl_int_, 0), r = hinl(k)); return r; }\n") == 0);
+    snprintf(path, sizeof path, "%s/cp_b.cpp", d);
+    REQUIRE(gen_write(path, "#include \"ci_tmpl.h\"\nint top_b(int k);\n"
+                            "int top_b(int k) { int r; CTXPROF_CALL(CTXPROF_EDGE(int_top_b_int_, "
+                            "int_hinl_int_, 0), r = hinl(k)); return r; }\n"
+                            "int top_a(int k);\nint main()\n{\n    int r;\n"
+                            "    CTXPROF_CALL(CTXPROF_EDGE(int_main__, int_top_a_int_, 0), "
+                            "r = top_a(1));\n"
+                            "    CTXPROF_CALL(CTXPROF_EDGE(int_main__, int_top_b_int_, 0), "
+                            "r += top_b(2));\n    return r == 2 ? 0 : 1;\n}\n") == 0);
+    snprintf(path, sizeof path, "%s/cp_w.cpp", d);
+    REQUIRE(gen_write(path, "#ifdef BOOTSTRAP\nint where_am_i(int tag);\n"
+                            "int where_am_i(int tag) { return tag > 0; }\n#else\n"
+                            "#define CTXPROF_IMPLEMENTATION\n#include \"cp_ctx.h\"\n"
+                            "#include <cstdio>\nint where_am_i(int tag);\n"
+                            "int where_am_i(int tag)\n{\n"
+                            "    const ctxprof_enc_tables *t = ctxprof_gen_tables(CTXPROF_GEN_SCHEME);\n"
+                            "    ctxprof_enc_view v;\n    ctxprof_error err;\n"
+                            "    uint32_t path[64];\n    size_t n;\n    char text[512];\n"
+                            "    ctxprof_enc_query(CTXPROF_GEN_TLS, CTXPROF_GEN_BASE, &v);\n"
+                            "    if (ctxprof_enc_decode_view(t, &v, "
+                            "CTXPROF_NODE(int_where_am_i_int_), path, 64, &n, &err))\n"
+                            "        return 0;\n"
+                            "    ctxprof_enc_format(t, 0, path, n, text, sizeof text);\n"
+                            "    std::printf(\"[%d] %s\\n\", tag, text);\n    return 1;\n}\n"
+                            "#endif\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && g++ -O0 -fcallgraph-info=su -DBOOTSTRAP -c cp_a.cpp "
+                               "cp_b.cpp cp_w.cpp",
+                               d),
+               0);
+    /* one node for hinl: main, top_a, top_b, hinl, where_am_i */
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s/%s stats cp_a.ci cp_b.ci cp_w.ci > cp.stats", d, cwd,
+                               tool),
+               0);
+    REQUIRE((out = gen_read(d, "cp.stats", NULL)) != NULL);
+    CHECK_CONTAINS(out, "nodes=5\nedges=5\n");
+    free(out);
+    /* a training run's "call _Z5top_ai _Z4hinli" names that node */
+    snprintf(path, sizeof path, "%s/cp.dyn", d);
+    REQUIRE(gen_write(path, "ctxprof-callgraph 1\nroot main\ncall _Z5top_ai _Z4hinli\n"
+                            "call _Z4hinli _Z10where_am_ii\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s/%s -o cp_ctx.h cp_a.ci cp_b.ci cp_w.ci cp.dyn "
+                               "2> cp.err",
+                               d, cwd, tool),
+               0);
+    REQUIRE((out = gen_read(d, "cp.err", NULL)) != NULL);
+    CHECK_STR(out, "");
+    free(out);
+    REQUIRE((out = gen_read(d, "cp_ctx.h", NULL)) != NULL);
+    CHECK_CONTAINS(out, "ctxprof_gen_n_int_hinl_int_ = ");
+    CHECK(strstr(out, "cpp__Z4hinli") == NULL);
+    CHECK(strstr(out, "\"cp_a.cpp:") == NULL);
+    CHECK_CONTAINS(out, "\"_Z4hinli\"");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s check cp_a.ci cp_b.ci cp_w.ci cp.dyn --walks 50 "
+                             "> /dev/null",
+                             d, cwd, tool),
+             0);
+    /* internal linkage stays per file: a static, an anonymous-namespace and
+       a namespace-static function; a template, an in-class member and its
+       lambda merge */
+    for (k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/cp_i%d.cpp", d, k);
+        REQUIRE(gen_write(path, "static int sfoo(int x) { return x; }\n"
+                                "namespace { int anon(int x) { return x + 1; } }\n"
+                                "namespace ns { static int nsf(int x) { return x + 2; } }\n"
+                                "template <typename T> T tw(T x) { return x; }\n"
+                                "struct S { int m(int x) { auto l = [](int y) { return y + 3; }; "
+                                "return l(x); } };\n"
+                                "int USE(int k);\n"
+                                "int USE(int k) { S s; return sfoo(k) + anon(k) + ns::nsf(k) + "
+                                "tw(k) + s.m(k); }\n") == 0);
+    }
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && g++ -O0 -fcallgraph-info=su -DUSE=use0 -c cp_i0.cpp && "
+                               "g++ -O0 -fcallgraph-info=su -DUSE=use1 -c cp_i1.cpp && "
+                               "%s/%s stats --root _Z4use0i cp_i0.ci cp_i1.ci > cp_i.stats "
+                               "2>/dev/null",
+                               d, cwd, tool),
+               0);
+    REQUIRE((out = gen_read(d, "cp_i.stats", NULL)) != NULL);
+    CHECK_CONTAINS(out, "nodes=11\n"); /* 2 x (use, sfoo, anon, nsf) + tw, S::m, lambda */
+    free(out);
+    if (ctxprof_test_under_valgrind())
+        return;
+#if !defined(CTXPROF_TEST_SANITIZED)
+    /* the program: both paths through hinl decode */
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && g++ -O0 -I%s cp_a.cpp cp_b.cpp cp_w.cpp -o cp "
+                               "> cp.log 2>&1 && ./cp > cp.out",
+                               d, cwd),
+               0);
+    REQUIRE((out = gen_read(d, "cp.out", NULL)) != NULL);
+    CHECK_STR(out, "[1] main -> _Z5top_ai -> _Z4hinli -> _Z10where_am_ii\n"
+                   "[2] main -> _Z5top_bi -> _Z4hinli -> _Z10where_am_ii\n");
+    free(out);
+#endif
+}
+
+/* LTO: gcc titles the functions of an LTO unit "/tmp/ccXXXX.ltrans0.o:name"
+   (a temporary file): the tool drops that prefix, so two builds give the
+   same header and no temporary name shows; a static function two units
+   each keep under one name stays two functions. */
+static void gen_ci_lto(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen", *cc = gen_ci_cc();
+    char cwd[512], path[600], *out = NULL, *o2 = NULL;
+    size_t n1, n2;
+    int k;
+    static const char *const tmp[2] = {"/tmp/ccOjb59w.ltrans0.o", "/dev/shm/cc9Zq1xA.ltrans0.o"};
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    /* gcc -flto of: static int g(int x) { ... } int h(int x) { return g(g(x)) + TWICE(x); } */
+    for (k = 0; k < 2; k++) {
+        char text[2000];
+        const char *t = tmp[k];
+        snprintf(path, sizeof path, "%s/lto%d", d, k);
+        mkdir(path, 0777);
+        snprintf(text, sizeof text,
+                 "graph: { title: \"%s\"\n"
+                 "node: { title: \"%s:g\" label: \"g\\nff.c:1:12\\n16 bytes (static)\" }\n"
+                 "node: { title: \"%s:h\" label: \"h\\nff.c:3:5\\n40 bytes (static)\" }\n"
+                 "edge: { sourcename: \"%s:h\" targetname: \"%s:g\" label: \"ff.c:3:23\" }\n"
+                 "edge: { sourcename: \"%s:h\" targetname: \"%s:g\" label: \"ff.c:3:23\" }\n"
+                 "edge: { sourcename: \"%s:h\" targetname: \"%s:g\" label: \"ff.c:3:33\" }\n"
+                 "node: { title: \"main\" label: \"main\\nff.c:4:5\\n32 bytes (static)\" }\n"
+                 "edge: { sourcename: \"main\" targetname: \"%s:h\" label: \"ff.c:4:45\" }\n}\n",
+                 t, t, t, t, t, t, t, t, t, t);
+        snprintf(path, sizeof path, "%s/lto%d/ff.ltrans0.ltrans.ci", d, k);
+        REQUIRE(gen_write(path, text) == 0);
+        CHECK_EQ(ctxprof_test_sh("cd %s/lto%d && %s/%s --all-schemes -o ff_ctx.h "
+                                 "ff.ltrans0.ltrans.ci 2> err.txt",
+                                 d, k, cwd, tool),
+                 0);
+    }
+    snprintf(path, sizeof path, "%s/lto0/ff_ctx.h", d);
+    REQUIRE((out = (char *)ctxprof_test_slurp(path, &n1)) != NULL);
+    snprintf(path, sizeof path, "%s/lto1/ff_ctx.h", d);
+    REQUIRE((o2 = (char *)ctxprof_test_slurp(path, &n2)) != NULL);
+    CHECK(n1 == n2 && memcmp(out, o2, n1) == 0);
+    CHECK(strstr(out, "ltrans0.o") == NULL);
+    CHECK_CONTAINS(out, "ctxprof_gen_n_h = ");
+    CHECK_CONTAINS(out, "\n    \"g\",\n");
+    CHECK_CONTAINS(out, "ctxprof_gen_e_h__g__1 = "); /* ff.c:3:23 and ff.c:3:33 */
+    free(out);
+    free(o2);
+    REQUIRE((out = gen_read(d, "lto0/err.txt", NULL)) != NULL);
+    CHECK_STR(out, "");
+    free(out);
+    /* two units that each keep a static "helper" */
+    snprintf(path, sizeof path, "%s/lto0/p.ltrans0.ltrans.ci", d);
+    REQUIRE(gen_write(path, "graph: { title: \"/tmp/ccA.ltrans0.o\"\n"
+                            "node: { title: \"/tmp/ccA.ltrans0.o:helper\" label: "
+                            "\"helper\\na.c:1:12\\n16 bytes (static)\" }\n"
+                            "node: { title: \"main\" label: \"main\\na.c:2:5\\n32 bytes (static)\" }\n"
+                            "edge: { sourcename: \"main\" targetname: \"/tmp/ccA.ltrans0.o:helper\" "
+                            "label: \"a.c:2:20\" }\n"
+                            "node: { title: \"f\" label: \"f\\nb.c:2:5\" shape : ellipse }\n"
+                            "edge: { sourcename: \"main\" targetname: \"f\" label: \"a.c:2:30\" }\n"
+                            "}\n") == 0);
+    snprintf(path, sizeof path, "%s/lto0/p.ltrans1.ltrans.ci", d);
+    REQUIRE(gen_write(path, "graph: { title: \"/tmp/ccA.ltrans1.o\"\n"
+                            "node: { title: \"/tmp/ccA.ltrans1.o:helper\" label: "
+                            "\"helper\\nb.c:1:12\\n16 bytes (static)\" }\n"
+                            "node: { title: \"f\" label: \"f\\nb.c:2:5\\n32 bytes (static)\" }\n"
+                            "edge: { sourcename: \"f\" targetname: \"/tmp/ccA.ltrans1.o:helper\" "
+                            "label: \"b.c:2:20\" }\n}\n") == 0);
+    CHECK_EQ(ctxprof_test_sh("cd %s/lto0 && %s/%s -o p.h p.ltrans0.ltrans.ci p.ltrans1.ltrans.ci "
+                             "2> p.err",
+                             d, cwd, tool),
+             0);
+    REQUIRE((out = gen_read(d, "lto0/p.err", NULL)) != NULL);
+    CHECK_CONTAINS(out, "p.ltrans1.ltrans.ci: static 'helper' is defined in two LTO units; this "
+                        "one is called ltrans1.o:helper");
+    free(out);
+    REQUIRE((out = gen_read(d, "lto0/p.h", NULL)) != NULL);
+    CHECK_CONTAINS(out, "\n    \"helper\",\n");
+    CHECK_CONTAINS(out, "\n    \"ltrans1.o:helper\",\n");
+    CHECK(strstr(out, "ccA") == NULL);
+    free(out);
+    /* real LTO builds, twice: the same header; the static helpers of two
+       files (gcc: helper.lto_priv.0 and .1) stay apart */
+    if (!cc || ctxprof_test_sh("cd %s && %s -O0 -flto -flto-partition=one -fcallgraph-info=su "
+                               "probe.c -o probe_lto > /dev/null 2>&1",
+                               d, cc) != 0)
+        SKIP("no gcc with -flto and -fcallgraph-info=su");
+    snprintf(path, sizeof path, "%s/lto_a.c", d);
+    REQUIRE(gen_write(path, "static int helper(int x) { return x + 1; }\n"
+                            "int fa(int x);\nint fa(int x) { return helper(x); }\n") == 0);
+    snprintf(path, sizeof path, "%s/lto_b.c", d);
+    REQUIRE(gen_write(path, "static int helper(int x) { return x * 2; }\nint fa(int x);\n"
+                            "int fb(int x);\nint fb(int x) { return helper(x) + fa(x); }\n"
+                            "int main(int c, char **v) { (void)v; return fb(c); }\n") == 0);
+    for (k = 0; k < 2; k++)
+        REQUIRE_EQ(ctxprof_test_sh("cd %s && mkdir -p lb%d && cd lb%d && %s -O0 -flto "
+                                   "-flto-partition=one -fcallgraph-info=su ../lto_a.c ../lto_b.c "
+                                   "-o prog > /dev/null 2>&1 && %s/%s -o prog_ctx.h "
+                                   "prog.ltrans0.ltrans.ci && %s/%s stats prog.ltrans0.ltrans.ci "
+                                   "> stats.txt",
+                                   d, k, k, cc, cwd, tool, cwd, tool),
+                   0);
+    snprintf(path, sizeof path, "%s/lb0/prog_ctx.h", d);
+    REQUIRE((out = (char *)ctxprof_test_slurp(path, &n1)) != NULL);
+    snprintf(path, sizeof path, "%s/lb1/prog_ctx.h", d);
+    REQUIRE((o2 = (char *)ctxprof_test_slurp(path, &n2)) != NULL);
+    CHECK(n1 == n2 && memcmp(out, o2, n1) == 0);
+    CHECK(strstr(out, "ltrans0.o") == NULL);
+    CHECK_CONTAINS(out, "\n    \"fb\",\n");
+    free(out);
+    free(o2);
+    REQUIRE((out = gen_read(d, "lb0/stats.txt", NULL)) != NULL);
+    CHECK_CONTAINS(out, "nodes=5\nedges=4\n"); /* main fb fa and two helpers */
+    free(out);
+}
+
+/* pad reads frame sizes from gcc's .ci files too (and from several
+   FRAMES files), and a run that fails prints no partial report. */
+static void gen_pad_frames(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    char path[600], *out = NULL;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    snprintf(path, sizeof path, "%s/pf.paths", d);
+    REQUIRE(gen_write(path, "ctxprof-paths 1\npath 1 32 main\npath 5 96 main parse helper\n"
+                            "path 4 96 main lex helper\npath 2 64 main parse\n"
+                            "path 2 64 main lex\n") == 0);
+    snprintf(path, sizeof path, "%s/pf.ci", d);
+    REQUIRE(gen_write(path, "graph: { title: \"p.c\"\n"
+                            "node: { title: \"main\" label: \"main\\np.c:9:5\\n32 bytes (static)\" }\n"
+                            "node: { title: \"p.c:helper\" label: \"helper\\np.c:1:12\\n"
+                            "32 bytes (static)\" }\n"
+                            "node: { title: \"parse\" label: \"parse\\np.c:3:5\\n32 bytes (static)\" }\n"
+                            "edge: { sourcename: \"main\" targetname: \"parse\" label: \"p.c:9:20\" }\n"
+                            "edge: { sourcename: \"parse\" targetname: \"p.c:helper\" label: "
+                            "\"p.c:3:20\" }\n}\n") == 0);
+    snprintf(path, sizeof path, "%s/pf.su", d);
+    REQUIRE(gen_write(path, "l.c:2:5:lex\t32\tstatic\n") == 0);
+    snprintf(path, sizeof path, "%s/pf_bad.su", d);
+    REQUIRE(gen_write(path, "junk\n") == 0);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths pf.ci > pf1.out 2> pf1.err", d,
+                             getcwd(path, sizeof path), tool),
+             0);
+    REQUIRE((out = gen_read(d, "pf1.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "functions=4\nframes_known=3\nmax_frame_growth=");
+    CHECK_CONTAINS(out, "\nprecise_after=");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad -o pf.h pf.paths pf.ci pf.su > pf2.out "
+                             "2> pf2.err",
+                             d, getcwd(path, sizeof path), tool),
+             0);
+    REQUIRE((out = gen_read(d, "pf2.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "functions=4\nframes_known=4\n");
+    free(out);
+    /* a bad FRAMES file: exit 1, the line at fault, and no report */
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths pf.ci pf_bad.su > pf3.out 2> pf3.err",
+                             d, getcwd(path, sizeof path), tool),
+             1);
+    REQUIRE((out = gen_read(d, "pf3.out", NULL)) != NULL);
+    CHECK_STR(out, "");
+    free(out);
+    REQUIRE((out = gen_read(d, "pf3.err", NULL)) != NULL);
+    CHECK_CONTAINS(out, "pf_bad.su:1: not a frame size line");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths nonexistent.su > pf4.out 2>/dev/null",
+                             d, getcwd(path, sizeof path), tool),
+             2);
+    REQUIRE((out = gen_read(d, "pf4.out", NULL)) != NULL);
+    CHECK_STR(out, "");
+    free(out);
+}
+
+/* gcc gives every call inside a nested or macro call the same label
+   (g(g(x)), TWICE(x)): one call site each, sites numbered by label in
+   input order; stats counts the repeats it merged. */
+static void gen_ci_duplicate_calls(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen", *cc = gen_ci_cc();
+    char cwd[512], path[600], *out = NULL;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    if (!cc)
+        SKIP("no compiler with -fcallgraph-info=su");
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/dup.c", d);
+    REQUIRE(gen_write(path, "static int g(int x) { return x + 1; }\n"
+                            "#define TWICE(x) (g(x) + g(x))\n"
+                            "int h(int x);\nint h(int x) { return g(g(x)) + TWICE(x); }\n"
+                            "int main(int c, char **v) { (void)v; return h(c); }\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -O0 -fcallgraph-info=su -c dup.c && %s/%s stats "
+                               "dup.ci > dup.stats && %s/%s -o dup_ctx.h dup.ci",
+                               d, cc, cwd, tool, cwd, tool),
+               0);
+    REQUIRE((out = gen_read(d, "dup.stats", NULL)) != NULL);
+    CHECK_CONTAINS(out, "nodes=3\nedges=3\n");
+    CHECK_CONTAINS(out, "\nci_merged_calls=2\n");
+    free(out);
+    REQUIRE((out = gen_read(d, "dup_ctx.h", NULL)) != NULL);
+    CHECK_CONTAINS(out, "ctxprof_gen_e_h__g__0 = 0, /* dup.c:4:");
+    CHECK_CONTAINS(out, "ctxprof_gen_e_h__g__1 = 1, /* dup.c:4:");
+    CHECK(strstr(out, "ctxprof_gen_e_h__g__2") == NULL);
+    free(out);
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_vcg_errors", gen_vcg_errors},
@@ -1098,4 +1429,8 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_callgraph_from_paths", gen_callgraph_from_paths},
     {"gen_example_encoders", gen_example_encoders},
     {"gen_gcc_sized", gen_gcc_sized},
+    {"gen_ci_cpp_inline", gen_ci_cpp_inline},
+    {"gen_ci_lto", gen_ci_lto},
+    {"gen_pad_frames", gen_pad_frames},
+    {"gen_ci_duplicate_calls", gen_ci_duplicate_calls},
     {0, 0}};

@@ -160,6 +160,358 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
     return 0;
 }
 
+/* ==== gcc titles ====
+
+   gcc titles a function "FILE:NAME" (FILE: the main source file of the
+   translation unit) when it is not public, or weak and defined there, so
+   that the static functions of two files stay apart. Some such titles name
+   one function of the linked program; they are rewritten here, in the
+   text, before the library reads a .ci file:
+
+   - C++ inline functions, templates and in-class member functions (vague
+     linkage: weak, COMDAT) are titled "a.cpp:_Z4hinli" in every file that
+     uses them, but the linker keeps one copy. A NAME that is an
+     Itanium-mangled name with external linkage becomes the title, so the
+     files' nodes merge into one (edges: the union; frame: the largest).
+   - With -flto, FILE is the LTO unit's temporary object,
+     "/tmp/ccXXXX.ltrans0.o": it is dropped, so names, messages and the
+     header do not change from one build to the next. LTO keeps distinct
+     functions distinct by itself (it renames static functions whose names
+     clash, name.lto_priv.0, .1, ...); a static name that two units each
+     keep is the one case left: the later unit's is "ltrans<N>.o:name".
+
+   A rewritten title keeps its length: the text after it moves by nothing
+   (the freed bytes become blanks after the closing quote), so line and
+   column numbers in messages stay right. */
+
+/* Whether the mangled name s[0..n) has external linkage: "_Z...", with no
+   internal-linkage source name ("L" before it: _ZL3foov, _ZN2nsL1fEv, or
+   a local entity of one, _ZZL3foovE...), no anonymous namespace
+   (_GLOBAL__N_) and no clone suffix (".constprop.0", ".part.0": a copy
+   local to its file). Identifiers are skipped by their length prefix, so
+   an "L1" inside one does not count; an "L<digit>" that is not a linkage
+   mark (an enum literal argument, rare) keeps the function per file,
+   which is the safe side. */
+static int gen_mangled_external(const char *s, size_t n)
+{
+    size_t i = 2;
+    if (n < 3 || s[0] != '_' || s[1] != 'Z')
+        return 0;
+    while (i < n) {
+        char c = s[i], prev = s[i - 1];
+        if (c == '.')
+            return 0;
+        if (c == 'L' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
+            return 0;
+        if (c >= '1' && c <= '9' &&
+            (prev == 'Z' || prev == 'N' || prev == 'E' || prev == 'K' || prev == 'V')) {
+            size_t len = 0;
+            while (i < n && s[i] >= '0' && s[i] <= '9' && len < n)
+                len = len * 10 + (size_t)(s[i++] - '0');
+            if (len > n - i)
+                return 0;
+            if (len >= 10 && memcmp(s + i, "_GLOBAL__N", 10) == 0)
+                return 0;
+            i += len;
+            /* a nested name continues with the next identifier */
+            while (i < n && s[i] >= '1' && s[i] <= '9') {
+                len = 0;
+                while (i < n && s[i] >= '0' && s[i] <= '9' && len < n)
+                    len = len * 10 + (size_t)(s[i++] - '0');
+                if (len > n - i)
+                    return 0;
+                if (len >= 10 && memcmp(s + i, "_GLOBAL__N", 10) == 0)
+                    return 0;
+                i += len;
+            }
+            continue;
+        }
+        i++;
+    }
+    return 1;
+}
+
+/* The offset in the FILE part f[0..n) of a title of the "ltrans<N>" of an
+   LTO unit's object ("/tmp/ccXXXX.ltrans0.o", with -save-temps
+   "prog.ltrans0.ltrans.o"), or n when f is not one. */
+static size_t gen_ltrans_unit(const char *f, size_t n)
+{
+    size_t e = n, d;
+    if (e < 2 || memcmp(f + e - 2, ".o", 2) != 0)
+        return n;
+    e -= 2;
+    if (e > 8 && memcmp(f + e - 7, ".ltrans", 7) == 0 && f[e - 8] >= '0' && f[e - 8] <= '9')
+        e -= 7;
+    for (d = e; d > 0 && f[d - 1] >= '0' && f[d - 1] <= '9'; d--)
+        ;
+    if (d == e || d < 7 || memcmp(f + d - 7, ".ltrans", 7) != 0 || memchr(f + d, '/', n - d))
+        return n;
+    return d - 6;
+}
+
+/* One .ci text's rewriting: the bare names of this LTO unit's functions
+   that an earlier unit defines too (they keep "ltrans<N>.o:"). */
+typedef struct gen_ci_fix {
+    ctxprof_graph *g;
+    const char *path;
+    char *buf;
+    size_t (*keep)[2]; /* (offset, length) of each such NAME in buf */
+    size_t n_keep, cap_keep;
+    int nomem;
+    /* the node block being read (pass 1) */
+    size_t title, title_len;
+    int in_node, ellipse;
+    /* the edge block being read (pass 2), and a hash of each edge */
+    int in_edge;
+    uint64_t src, dst, label;
+    uint64_t *edges;
+    size_t n_edges, cap_edges;
+} gen_ci_fix;
+
+/* Calls in .ci inputs that repeated an earlier call of their file: gcc
+   gives every call inside a nested or macro call (g(g(x)), a macro that
+   calls g twice) and every copy of an inlined body the same
+   "file:line:col" label, so they are one call site to the library. */
+static size_t gen_ci_merged;
+
+/* The offset in a title's text t[0..n) of the name it should have (0: as
+   it is). */
+static size_t gen_title_keep(const gen_ci_fix *F, const char *t, size_t n)
+{
+    size_t c = n, u, i;
+    while (c > 0 && t[c - 1] != ':')
+        c--;
+    if (c == 0 || c == n || memchr(t, '\\', n))
+        return 0;
+    if (gen_mangled_external(t + c, n - c))
+        return c;
+    u = gen_ltrans_unit(t, c - 1);
+    if (u == c - 1)
+        return 0;
+    for (i = 0; F && i < F->n_keep; i++)
+        if (F->keep[i][1] == n - c && memcmp(F->buf + F->keep[i][0], t + c, n - c) == 0)
+            return u;
+    return c;
+}
+
+/* Walks the blocks and strings of a VCG text: fn(user, kind, key, keylen,
+   s, n) for each string value (kind '"', key: the word before it, s: the
+   text between the quotes), each unquoted word ('w') and each '{' and '}'
+   (key: the word before it). Comments are skipped. */
+typedef void (*gen_vcg_fn)(void *user, int kind, const char *key, size_t keylen, char *s,
+                           size_t n);
+
+static void gen_vcg_walk(char *buf, size_t len, gen_vcg_fn fn, void *user)
+{
+    size_t i = 0, key = 0, keylen = 0;
+    while (i < len) {
+        char c = buf[i];
+        if (c == '"') {
+            size_t s = ++i;
+            while (i < len && buf[i] != '"')
+                i += buf[i] == '\\' && i + 1 < len ? 2 : 1;
+            if (i >= len)
+                return; /* unterminated: the library reports it */
+            fn(user, '"', buf + key, keylen, buf + s, i - s);
+            keylen = 0;
+            i++;
+        } else if (c == '/' && i + 1 < len && buf[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(buf[i] == '*' && buf[i + 1] == '/'); i++)
+                ;
+            i += 2;
+        } else if (c == '/' && i + 1 < len && buf[i + 1] == '/') {
+            while (i < len && buf[i] != '\n')
+                i++;
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+            size_t w = i;
+            while (i < len && ((buf[i] >= 'a' && buf[i] <= 'z') || (buf[i] >= 'A' && buf[i] <= 'Z') ||
+                               (buf[i] >= '0' && buf[i] <= '9') || buf[i] == '_'))
+                i++;
+            fn(user, 'w', buf + key, keylen, buf + w, i - w);
+            key = w;
+            keylen = i - w;
+        } else {
+            if (c == '{' || c == '}')
+                fn(user, c, buf + key, keylen, buf + i, 0);
+            i++;
+        }
+    }
+}
+
+static int gen_key_is(const char *key, size_t keylen, const char *word)
+{
+    return keylen == strlen(word) && memcmp(key, word, keylen) == 0;
+}
+
+/* Pass 1: this LTO unit's functions with a body whose bare name an earlier
+   input defines with a body. gcc renames the static functions whose names
+   clash inside one unit (name.lto_priv.0, .1, ...) and makes the ones
+   called from another unit public, but two units can each keep a static
+   function of one name: those stay apart, the later as "ltrans<N>.o:name". */
+static void gen_ci_pass1(void *user, int kind, const char *key, size_t keylen, char *s, size_t n)
+{
+    gen_ci_fix *F = (gen_ci_fix *)user;
+    if (kind == '{') {
+        F->in_node = gen_key_is(key, keylen, "node");
+        F->title_len = 0;
+        F->ellipse = 0;
+    } else if (kind == '"' && F->in_node && gen_key_is(key, keylen, "title")) {
+        F->title = (size_t)(s - F->buf);
+        F->title_len = n;
+    } else if (kind == 'w' && F->in_node && gen_key_is(key, keylen, "shape")) {
+        F->ellipse = n == 7 && memcmp(s, "ellipse", 7) == 0;
+    } else if (kind == '}' && F->in_node) {
+        const char *t = F->buf + F->title;
+        size_t c = F->title_len, u;
+        char *name;
+        long id;
+        F->in_node = 0;
+        if (!F->title_len || F->ellipse || memchr(t, '\\', F->title_len))
+            return;
+        while (c > 0 && t[c - 1] != ':')
+            c--;
+        if (c == 0 || c == F->title_len || gen_mangled_external(t + c, F->title_len - c) ||
+            (u = gen_ltrans_unit(t, c - 1)) == c - 1)
+            return;
+        if (!(name = (char *)malloc(F->title_len - c + 1))) {
+            F->nomem = 1;
+            return;
+        }
+        memcpy(name, t + c, F->title_len - c);
+        name[F->title_len - c] = '\0';
+        id = ctxprof_graph_find(F->g, name);
+        if (id >= 0 && (F->g->nodes[id].flags & CTXPROF_GRAPH_NODE_DEFINED) &&
+            !(F->g->nodes[id].flags & CTXPROF_GRAPH_NODE_EXTERN)) {
+            if (F->n_keep == F->cap_keep) {
+                size_t cap = F->cap_keep ? 2 * F->cap_keep : 8;
+                size_t(*more)[2] = (size_t(*)[2])realloc(F->keep, cap * sizeof *more);
+                if (!more) {
+                    F->nomem = 1;
+                    free(name);
+                    return;
+                }
+                F->keep = more;
+                F->cap_keep = cap;
+            }
+            F->keep[F->n_keep][0] = F->title + c;
+            F->keep[F->n_keep][1] = F->title_len - c;
+            F->n_keep++;
+            fprintf(stderr,
+                    "%s: note: %s: static '%s' is defined in two LTO units; this one is "
+                    "called %.*s\n",
+                    gen_prog, F->path, name, (int)(F->title_len - u), t + u);
+        }
+        free(name);
+    }
+}
+
+/* Pass 2: rewrites the titles in place. */
+static void gen_ci_pass2(void *user, int kind, const char *key, size_t keylen, char *s, size_t n)
+{
+    gen_ci_fix *F = (gen_ci_fix *)user;
+    size_t k;
+    if (kind == '{') {
+        F->in_edge = gen_key_is(key, keylen, "edge") || gen_key_is(key, keylen, "nearedge") ||
+                     gen_key_is(key, keylen, "bentnearedge") ||
+                     gen_key_is(key, keylen, "backedge");
+        F->src = F->dst = F->label = 0;
+    } else if (kind == '}' && F->in_edge) {
+        F->in_edge = 0;
+        if (F->n_edges == F->cap_edges) {
+            size_t cap = F->cap_edges ? 2 * F->cap_edges : 64;
+            uint64_t *more = (uint64_t *)realloc(F->edges, cap * sizeof *more);
+            if (!more) {
+                F->nomem = 1;
+                return;
+            }
+            F->edges = more;
+            F->cap_edges = cap;
+        }
+        if (F->dst != ctxprof_hash_bytes("__indirect_call", 15, 1)) /* counted by the library */
+            F->edges[F->n_edges++] = ctxprof_mix64(F->src ^ ctxprof_mix64(F->dst + F->label));
+    } else if (kind == '"' &&
+               (gen_key_is(key, keylen, "title") || gen_key_is(key, keylen, "sourcename") ||
+                gen_key_is(key, keylen, "targetname"))) {
+        if ((k = gen_title_keep(F, s, n)) > 0) {
+            memmove(s, s + k, n - k);
+            s[n - k] = '"';
+            memset(s + n - k + 1, ' ', k);
+            n -= k;
+        }
+        if (F->in_edge && keylen == 10)
+            *(key[0] == 's' ? &F->src : &F->dst) = ctxprof_hash_bytes(s, n, 1);
+    } else if (kind == '"' && F->in_edge && gen_key_is(key, keylen, "label")) {
+        F->label = ctxprof_hash_bytes(s, n, 2);
+    }
+}
+
+static int gen_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Rewrites the titles of one .ci text in place (see above); -1 when out
+   of memory. */
+static int gen_ci_titles(ctxprof_graph *g, const char *path, char *buf, size_t len)
+{
+    gen_ci_fix F;
+    memset(&F, 0, sizeof F);
+    F.g = g;
+    F.path = path;
+    F.buf = buf;
+    gen_vcg_walk(buf, len, gen_ci_pass1, &F);
+    if (!F.nomem)
+        gen_vcg_walk(buf, len, gen_ci_pass2, &F);
+    if (!F.nomem && F.n_edges > 1) {
+        size_t i;
+        qsort(F.edges, F.n_edges, sizeof *F.edges, gen_u64_cmp);
+        for (i = 1; i < F.n_edges; i++)
+            gen_ci_merged += F.edges[i] == F.edges[i - 1];
+    }
+    free(F.edges);
+    free(F.keep);
+    return F.nomem ? -1 : 0;
+}
+
+/* Whether text[0..len) is a gcc .ci graph (the library's test: "graph" or
+   a comment first). */
+static int gen_is_vcg(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    return (len - i >= 5 && memcmp(s + i, "graph", 5) == 0) ||
+           (len - i >= 2 && s[i] == '/' && (s[i + 1] == '/' || s[i + 1] == '*'));
+}
+
+/* Reads one input into g, gcc titles rewritten; prints errors. */
+static int gen_load_one(ctxprof_graph *g, const char *path)
+{
+    const char *name;
+    char *buf;
+    size_t len;
+    ctxprof_error err;
+    int st;
+    if (ctxprof__read_file(path, &buf, &len, NULL, &err) != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        return GEN_EXIT_USAGE;
+    }
+    name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    if (gen_is_vcg(buf, len) && gen_ci_titles(g, name, buf, len)) {
+        free(buf);
+        fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+        return GEN_EXIT_USAGE;
+    }
+    st = ctxprof_graph_parse(g, buf, len, name);
+    free(buf);
+    if (st != CTXPROF_OK) {
+        gen_error(ctxprof_graph_last_error(g));
+        return st == CTXPROF_ERR_SYS || st == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+    }
+    return 0;
+}
+
 /* Reads and analyses the inputs; prints errors. */
 static int gen_load(const gen_opts *o, ctxprof_graph *g)
 {
@@ -173,12 +525,9 @@ static int gen_load(const gen_opts *o, ctxprof_graph *g)
         return GEN_EXIT_USAGE;
     }
     for (i = 0; i < o->n_inputs; i++) {
-        int st = ctxprof_graph_load(g, o->inputs[i]);
-        if (st != CTXPROF_OK) {
-            gen_error(ctxprof_graph_last_error(g));
-            return st == CTXPROF_ERR_SYS || st == CTXPROF_ERR_NOMEM ? GEN_EXIT_USAGE
-                                                                    : GEN_EXIT_INPUT;
-        }
+        int rc = gen_load_one(g, o->inputs[i]);
+        if (rc)
+            return rc;
     }
     if (ctxprof_graph_finish(g) != CTXPROF_OK) {
         gen_error(ctxprof_graph_last_error(g));
@@ -315,13 +664,13 @@ static int cmd_stats(int argc, char **argv)
            (unsigned)s.valence_bits, (unsigned)s.hcce_bits);
     printf("auto_bits=%u\nback_edges=%lu\nroots=%lu\nunreachable=%lu\nindirect_sites=%lu\n"
            "indirect_open=%lu\nvalence_rec_bits=%u\nauto_rec_bits_max=%u\npcce_push_edges=%lu\n"
-           "hcce_push_edges=%lu\nauto_push_edges=%lu\n",
+           "hcce_push_edges=%lu\nauto_push_edges=%lu\nci_merged_calls=%lu\n",
            (unsigned)s.auto_bits, (unsigned long)s.back_edges, (unsigned long)s.roots,
            (unsigned long)g.n_unreachable, (unsigned long)g.n_indirect,
            (unsigned long)g.n_indirect_open,
            (unsigned)s.valence_rec_bits, (unsigned)s.auto_rec_bits_max,
            (unsigned long)s.pcce_push_edges, (unsigned long)s.hcce_push_edges,
-           (unsigned long)s.auto_push_edges);
+           (unsigned long)s.auto_push_edges, (unsigned long)gen_ci_merged);
 out:
     ctxprof_graph_deinit(&g);
     return rc;
@@ -503,10 +852,11 @@ static const char gen_help_pad[] =
     "first (naming an edge whose call sites a wrap separates them by), then\n"
     "identical edges (only cloning, 5.3, does); the common prefix of the two\n"
     "paths is printed once, elided as FIRST>[N]>LAST.\n"
-    "FRAMES (optional): gcc -fstack-usage output (.su, a line\n"
-    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function) or a\n"
-    "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds the largest\n"
-    "frame growth.\n";
+    "FRAMES (optional, any number): gcc -fstack-usage output (.su, a line\n"
+    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function), gcc\n"
+    "-fcallgraph-info=su output (.ci, 'N bytes (static)' per function) or a\n"
+    "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds frames_known\n"
+    "and the largest frame growth. A run that fails prints no report.\n";
 
 static const char gen_help[] =
     "usage: ctxprof-gen [options] GRAPH...           write the header\n"
@@ -517,7 +867,7 @@ static const char gen_help[] =
     "                                                 dynamic call graph of a training run\n"
     "       ctxprof-gen pad [-o OUT.h] [--search ours|random|none] [--max-growth X]\n"
     "                       [--budget N] [--max-units N] [--seed N] [--wrap] [--pairs N]\n"
-    "                       PATHMAP [FRAMES]\n"
+    "                       PATHMAP [FRAMES...]\n"
     "                                                 ICPP frame padding (key=value)\n"
     "       ctxprof-gen --help | --version\n"
     "\n"
@@ -593,24 +943,50 @@ static const char gen_help_cmds[] =
     "\n"
     "Exit status: 0 ok, 1 bad input or failed check, 2 usage or I/O error.\n";
 
-/* Frame sizes from a .su file ("file.c:12:5:name<TAB>48<TAB>static") or a
-   ctxprof-callgraph file ("func NAME frame=BYTES"); returns the largest
-   ratio (frame + pad) / frame over padded functions with a known frame,
-   or 0 when none is known; -1 on bad input. *known counts the map's
-   functions with a frame size. */
-static double gen_frame_growth(const char *path, const ctxprof_icpp_map *map,
-                               const ctxprof_icpp_pads *pads, size_t *known)
+/* Records a frame size for the map's function name (the largest wins:
+   a static name can be in several files). */
+static void gen_frame_note(const ctxprof_icpp_map *map, uint64_t *frames, const char *name,
+                           uint64_t frame)
+{
+    long f = name && frame ? ctxprof_icpp_map_func(map, name) : -1;
+    if (f >= 0 && frame > frames[f])
+        frames[f] = frame;
+}
+
+/* Frame sizes from a .su file ("file.c:12:5:name<TAB>48<TAB>static"), a
+   gcc .ci file ("N bytes (static)" in a node's label; a static function
+   "file.c:name" is the map's "name") or a ctxprof-callgraph file ("func
+   NAME frame=BYTES") into frames[] (one per map function). Returns 0, or
+   the exit status after printing the error. */
+static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64_t *frames)
 {
     char *buf;
     size_t len;
     ctxprof_error err;
     ctxprof__lines L;
-    double worst = 0;
     int graph = -1; /* the format, from the first line */
-    *known = 0;
     if (ctxprof__read_file(path, &buf, &len, NULL, &err)) {
-        fprintf(stderr, "ctxprof-gen: %s\n", ctxprof_error_message(&err));
-        return -1;
+        gen_error(ctxprof_error_message(&err));
+        return err.status == CTXPROF_ERR_NOMEM || err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE
+                                                                                : GEN_EXIT_INPUT;
+    }
+    if (gen_is_vcg(buf, len)) {
+        ctxprof_graph g;
+        size_t v;
+        int rc;
+        free(buf);
+        memset(&g, 0, sizeof g);
+        if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK) {
+            fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+            return GEN_EXIT_USAGE;
+        }
+        rc = gen_load_one(&g, path);
+        for (v = 0; rc == 0 && v < g.n_nodes; v++) {
+            const char *name = g.nodes[v].name, *c = strrchr(name, ':');
+            gen_frame_note(map, frames, c && c[1] ? c + 1 : name, g.nodes[v].frame);
+        }
+        ctxprof_graph_deinit(&g);
+        return rc;
     }
     ctxprof__lines_init(&L, buf, len, path);
     while (ctxprof__lines_next(&L)) {
@@ -628,7 +1004,7 @@ static double gen_frame_growth(const char *path, const ctxprof_icpp_map *map,
                 if (strncmp(f, "frame=", 6) == 0 && ctxprof__parse_u64(f + 6, &frame) != 0) {
                     fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, f);
                     free(buf);
-                    return -1;
+                    return GEN_EXIT_INPUT;
                 }
         } else if (!graph) { /* .su: name after the last ':' */
             char *kind = ctxprof__lines_tok(&L);
@@ -637,30 +1013,25 @@ static double gen_frame_growth(const char *path, const ctxprof_icpp_map *map,
                  strcmp(kind, "bounded") != 0 && strncmp(kind, "dynamic,", 8) != 0)) {
                 fprintf(stderr,
                         "%s:%u: not a frame size line (FILE:LINE:COL:NAME BYTES "
-                        "static|dynamic|bounded, as gcc -fstack-usage writes; or a "
-                        "ctxprof-callgraph file)\n",
+                        "static|dynamic|bounded, as gcc -fstack-usage writes; or a gcc .ci "
+                        "or ctxprof-callgraph file)\n",
                         path, L.line);
                 free(buf);
-                return -1;
+                return GEN_EXIT_INPUT;
             }
             name = strrchr(a, ':') + 1;
             if (ctxprof__parse_u64(b, &frame) != 0) {
                 fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, b);
                 free(buf);
-                return -1;
+                return GEN_EXIT_INPUT;
             }
         } else {
             continue; /* other call-graph lines */
         }
-        if (name && frame && ctxprof_icpp_map_func(map, name) >= 0) {
-            unsigned u = ctxprof_icpp_pads_units(pads, name);
-            (*known)++;
-            if (u && (double)(frame + 16u * u) / (double)frame > worst)
-                worst = (double)(frame + 16u * u) / (double)frame;
-        }
+        gen_frame_note(map, frames, name, frame);
     }
     free(buf);
-    return worst;
+    return 0;
 }
 
 /* A positive count, as digits or in the form the help gives (2e8). */
@@ -684,10 +1055,13 @@ static int cmd_pad(int argc, char **argv)
     ctxprof_icpp_map map;
     ctxprof_icpp_pads pads;
     ctxprof_error err;
-    const char *out = NULL, *in = NULL, *frames = NULL;
-    size_t max_pairs = 0, need, known = 0;
+    const char *out = NULL, *in = NULL;
+    const char **frames = (const char **)argv; /* FRAMES, gathered at the front of argv */
+    size_t max_pairs = 0, need, known = 0, n_frames = 0, f;
     char *text = NULL, *header = NULL;
-    size_t hlen;
+    size_t hlen = 0;
+    uint64_t *fsize = NULL;
+    double worst = 0;
     int i, rc = 0;
     FILE *rep = stdout;
     memset(&desc, 0, sizeof desc);
@@ -754,11 +1128,8 @@ static int cmd_pad(int argc, char **argv)
             return 2;
         } else if (!in) {
             in = a;
-        } else if (!frames) {
-            frames = a;
         } else {
-            fprintf(stderr, "ctxprof-gen pad: too many arguments\n");
-            return 2;
+            frames[n_frames++] = a;
         }
     }
     if (!in) {
@@ -776,33 +1147,50 @@ static int cmd_pad(int argc, char **argv)
     }
     if (out && strcmp(out, "-") == 0)
         rep = stderr;
+    /* everything that can fail comes first: a failed run prints no report */
+    if (n_frames) {
+        if (!(fsize = (uint64_t *)calloc(map.funcs + 1, sizeof *fsize))) {
+            fprintf(stderr, "ctxprof-gen pad: out of memory\n");
+            rc = 2;
+            goto done;
+        }
+        for (f = 0; f < n_frames; f++)
+            if ((rc = gen_frames_read(frames[f], &map, fsize)) != 0)
+                goto done;
+        for (f = 0; f < map.funcs; f++) {
+            unsigned u;
+            if (!fsize[f])
+                continue;
+            known++;
+            u = ctxprof_icpp_pads_units(&pads, ctxprof_icpp_map_func_name(&map, (uint32_t)f));
+            if (u && (double)(fsize[f] + 16u * u) / (double)fsize[f] > worst)
+                worst = (double)(fsize[f] + 16u * u) / (double)fsize[f];
+        }
+    }
     need = ctxprof_icpp_pads_report_text(&pads, max_pairs, NULL, 0);
     text = (char *)malloc(need + 1);
     if (!text) {
+        fprintf(stderr, "ctxprof-gen pad: out of memory\n");
         rc = 2;
         goto done;
     }
     ctxprof_icpp_pads_report_text(&pads, max_pairs, text, need + 1);
-    fprintf(rep, "functions=%zu\n", map.funcs);
-    if (frames) {
-        double g = gen_frame_growth(frames, &map, &pads, &known);
-        if (g < 0) {
-            rc = 1;
-            goto done;
-        }
-        fprintf(rep, "frames_known=%zu\nmax_frame_growth=%.4f\n", known, g);
-    }
-    fputs(text, rep);
     if (out) {
         if (ctxprof_icpp_pads_emit(&pads, in, out, &header, &hlen, &err) ||
             ctxprof__write_out(out, header, hlen, &err)) {
             fprintf(stderr, "ctxprof-gen pad: %s\n", ctxprof_error_message(&err));
             rc = 2;
+            goto done;
         }
     }
+    fprintf(rep, "functions=%zu\n", map.funcs);
+    if (n_frames)
+        fprintf(rep, "frames_known=%zu\nmax_frame_growth=%.4f\n", known, worst);
+    fputs(text, rep);
 done:
     if (fflush(rep) != 0)
         rc = 2;
+    free(fsize);
     free(text);
     free(header);
     ctxprof_icpp_pads_deinit(&pads);
