@@ -2486,8 +2486,9 @@ CTXPROF__HCCT_FN const char *ctxprof__hcct_symbol(uintptr_t r, char *buf, size_t
         if (name) {
             char dm[1024];
             name = ctxprof_demangle(name, dm, sizeof dm);
-            if (off)
-                snprintf(buf, cap, "%s+0x%llx", name, (unsigned long long)off);
+            if (off) /* (a name cut to leave room for the offset) */
+                snprintf(buf, cap, "%.*s+0x%llx", (int)(cap > 24 ? cap - 24 : 0), name,
+                         (unsigned long long)off);
             else
                 snprintf(buf, cap, "%s", name);
             name = buf;
