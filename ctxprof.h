@@ -278,6 +278,7 @@ typedef struct ctxprof_symtab {
     struct ctxprof__symobj *objs; /* object table */
     char *names;                  /* name pool: function names and object paths */
     size_t syms_cap, objs_cap, names_len, names_cap;
+    uint64_t dl_changes; /* the dynamic linker's loads + unloads when read */
 } ctxprof_symtab;
 
 /* Loads the function symbols (.symtab, else .dynsym; a separate debug file
@@ -649,7 +650,8 @@ typedef struct ctxprof_pcc_set {
                                       holder's process generation * 2 + 1 */
     uint64_t tokens_ns;            /* rate limiter: time when the bucket was last full */
     uint64_t new_seen, reported_count, suppressed, dropped;
-    void *symtab;                  /* symbol table for backtraces, loaded on first report */
+    void *symtab;                  /* symbol tables for backtraces: loaded on the first report,
+                                      again after a dlopen or dlclose (older ones kept) */
     struct {
         uint64_t n;
         char pad[56];
@@ -3278,6 +3280,8 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
 }
 
 /* Loads every object of the process into st (zeroed by the caller). */
+CTXPROF__PRIV uint64_t ctxprof__dl_changes(void);
+
 CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
 {
     ctxprof__loadlist L;
@@ -3285,6 +3289,7 @@ CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
     int rc = CTXPROF_OK;
     memset(&L, 0, sizeof L);
     L.st = st;
+    st->dl_changes = ctxprof__dl_changes(); /* before: a change during the walk shows later */
     ctxprof__dl_iterate_phdr(ctxprof__symtab_collect, &L);
     if (L.nomem) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");
@@ -3419,6 +3424,33 @@ CTXPROF__PRIV int ctxprof__addr_loaded(uintptr_t a, size_t len)
     (void)len;
     return 1;
 #endif
+}
+
+#if defined(CTXPROF__HAVE_SYMTAB)
+struct ctxprof__dl_info_counts { /* struct dl_phdr_info up to dlpi_subs */
+    struct ctxprof__dl_info head;
+    unsigned long long adds, subs;
+};
+
+CTXPROF__PRIV int ctxprof__dl_count(struct ctxprof__dl_info *in, size_t size, void *data)
+{
+    const struct ctxprof__dl_info_counts *c = (const struct ctxprof__dl_info_counts *)in;
+    if (size >= sizeof *c)
+        *(uint64_t *)data = (uint64_t)(c->adds + c->subs);
+    return 1; /* every entry has the same counts */
+}
+#endif
+
+/* The dynamic linker's count of objects loaded and unloaded so far: a
+   symbol table read at another count may name addresses wrongly.
+   UINT64_MAX when unknown. Takes the dynamic linker's lock. */
+CTXPROF__PRIV uint64_t ctxprof__dl_changes(void)
+{
+    uint64_t n = UINT64_MAX;
+#if defined(CTXPROF__HAVE_SYMTAB)
+    ctxprof__dl_iterate_phdr(ctxprof__dl_count, &n);
+#endif
+    return n;
 }
 
 CTXPROF_DEF int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err)
@@ -3606,36 +3638,55 @@ CTXPROF_DEF double ctxprof_pcc_expected_conflicts(double n, unsigned bits)
 
 /* ---- pcc: the open-addressing table ---- */
 
-/* The set's symbol table, loaded on the first report (outside the lock;
-   a thread that loses the race frees its copy). NULL if none can be read. */
+/* The set's symbol table, loaded on the first report and again after an
+   object was loaded or unloaded (dlopen, dlclose), outside the lock: a
+   thread that loses the race frees its copy. A replaced table stays until
+   the set is freed, since another report may still read it. NULL if none
+   can be read. */
+typedef struct ctxprof__pcc_syms {
+    ctxprof_symtab st;
+    struct ctxprof__pcc_syms *older;
+} ctxprof__pcc_syms;
+
+CTXPROF__PRIV void ctxprof__pcc_syms_free(ctxprof__pcc_syms *y, void *ud)
+{
+    while (y) {
+        ctxprof__pcc_syms *older = y->older;
+        ctxprof_symtab_deinit(&y->st);
+        ctxprof__free(y, ud);
+        y = older;
+    }
+}
+
 CTXPROF__PRIV const ctxprof_symtab *ctxprof__pcc_symbols(ctxprof_pcc_set *set)
 {
-    ctxprof_symtab *st = (ctxprof_symtab *)__atomic_load_n(&set->symtab, __ATOMIC_ACQUIRE);
-    void *expected = NULL;
-    if (st)
-        return st->count ? st : NULL;
-    st = (ctxprof_symtab *)ctxprof__zalloc(1, sizeof *st, set->desc.alloc_user);
-    if (!st)
-        return NULL;
-    if (ctxprof_symtab_init(st, NULL) != CTXPROF_OK)
-        memset(st, 0, sizeof *st); /* remembered as "no symbols" */
-    if (!__atomic_compare_exchange_n(&set->symtab, &expected, (void *)st, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
-        ctxprof_symtab_deinit(st);
-        ctxprof__free(st, set->desc.alloc_user);
-        st = (ctxprof_symtab *)expected;
+    ctxprof__pcc_syms *cur = (ctxprof__pcc_syms *)__atomic_load_n(&set->symtab, __ATOMIC_ACQUIRE);
+    ctxprof__pcc_syms *y;
+    void *expected = cur;
+    uint64_t now = ctxprof__dl_changes();
+    if (cur && (now == UINT64_MAX || now == cur->st.dl_changes)) /* (unknown: kept) */
+        return cur->st.count ? &cur->st : NULL;
+    y = (ctxprof__pcc_syms *)ctxprof__zalloc(1, sizeof *y, set->desc.alloc_user);
+    if (!y)
+        return cur && cur->st.count ? &cur->st : NULL;
+    if (ctxprof_symtab_init(&y->st, NULL) != CTXPROF_OK) {
+        memset(&y->st, 0, sizeof y->st); /* remembered as "no symbols" */
+        y->st.dl_changes = now;
     }
-    return st->count ? st : NULL;
+    y->older = cur;
+    if (!__atomic_compare_exchange_n(&set->symtab, &expected, (void *)y, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        y->older = NULL;
+        ctxprof__pcc_syms_free(y, set->desc.alloc_user);
+        y = (ctxprof__pcc_syms *)expected;
+    }
+    return y->st.count ? &y->st : NULL;
 }
 
 CTXPROF__PRIV void ctxprof__pcc_symtab_free(ctxprof_pcc_set *set)
 {
-    ctxprof_symtab *st = (ctxprof_symtab *)set->symtab;
-    if (st) {
-        ctxprof_symtab_deinit(st);
-        ctxprof__free(st, set->desc.alloc_user);
-        set->symtab = NULL;
-    }
+    ctxprof__pcc_syms_free((ctxprof__pcc_syms *)set->symtab, set->desc.alloc_user);
+    set->symtab = NULL;
 }
 
 /* Renders frames one per line: "#i 0xADDR function+0xOFF (object)". A

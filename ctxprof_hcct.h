@@ -85,8 +85,8 @@
      A routine id is named, when a profile is made, by desc.namer if set;
      else, with CTXPROF_HCCT_NAMED set, by the ctxprof_hcct_routine it points
      to (what the macros pass); else, with CTXPROF_HCCT_CODE_ADDRESSES (on in
-     sessions), from the process's symbols (ctxprof_symtab, reloaded once per
-     query when an address is unknown, e.g. after dlopen); else in hex. The
+     sessions), from the process's symbols (ctxprof_symtab, read again by a
+     query when objects were loaded or unloaded since); else in hex. The
      profile keeps the names, so it can be written and read elsewhere.
      Names are read when the profile is made: a descriptor in a library
      that dlclose unloaded before that is not read ("[unloaded 0x...]"), and
@@ -2477,12 +2477,13 @@ CTXPROF__HCCT_FN const char *ctxprof__hcct_symbol(uintptr_t r, char *buf, size_t
     if (ctxprof__hcct_syms_state == 0)
         ctxprof__hcct_syms_state = ctxprof_symtab_init(&ctxprof__hcct_syms, NULL) ? -1 : 1;
     if (ctxprof__hcct_syms_state == 1) {
-        name = ctxprof_symtab_lookup(&ctxprof__hcct_syms, r, &off, NULL);
-        if (!name && !*reloaded) { /* an object loaded since (dlopen)? once per query */
+        if (!*reloaded) { /* objects loaded or unloaded since (dlopen, dlclose)? once per query */
+            uint64_t now = ctxprof__dl_changes();
             *reloaded = 1;
-            if (ctxprof_symtab_reload(&ctxprof__hcct_syms, NULL) == CTXPROF_OK)
-                name = ctxprof_symtab_lookup(&ctxprof__hcct_syms, r, &off, NULL);
+            if (now == UINT64_MAX || now != ctxprof__hcct_syms.dl_changes)
+                ctxprof_symtab_reload(&ctxprof__hcct_syms, NULL);
         }
+        name = ctxprof_symtab_lookup(&ctxprof__hcct_syms, r, &off, NULL);
         if (name) {
             char dm[1024];
             name = ctxprof_demangle(name, dm, sizeof dm);

@@ -1,5 +1,6 @@
 /* PCC: context values, call-site ids, annotation macros, context sets and
    their files. Included by test_main.c. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
 
@@ -187,6 +188,64 @@ static void pcc_cxx(void)
         CHECK_CONTAINS(txt, "demangled 1\n");
         ctxprof__free(txt, NULL);
     }
+}
+
+/* A report's backtrace after dlclose of a library and dlopen of another
+   (often at the same address) names the new library's function: the
+   set's symbol table is read again when objects were loaded or unloaded
+   (it named the unloaded library's function, or nothing). */
+static ctxprof_pcc_set pcc_dl_set;
+static char pcc_dl_bt[4096];
+static ctxprof_ctx pcc_dl_next = 1000;
+
+static void pcc_dl_report(void *user, const ctxprof_pcc_report *r)
+{
+    (void)user;
+    snprintf(pcc_dl_bt, sizeof pcc_dl_bt, "%s", r->backtrace);
+}
+
+static __attribute__((noinline)) void pcc_dl_check(void)
+{
+    ctxprof_pcc_set_check(&pcc_dl_set, pcc_dl_next++, CTXPROF_PCC_LOC);
+    __asm__ volatile("");
+}
+
+static void pcc_dl_reports(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    static const char *const names[2] = {"a", "b"};
+    ctxprof_pcc_set_desc desc;
+    int k;
+    PLAIN_BUILD_ONLY();
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    desc.report = pcc_dl_report;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&pcc_dl_set, &desc), CTXPROF_OK);
+    for (k = 0; k < 2; k++) {
+        char src[600], so[600], sym[64];
+        void (*handler)(void (*)(void));
+        void *h;
+        FILE *f;
+        snprintf(src, sizeof src, "%s/plug_%s.c", d, names[k]);
+        snprintf(so, sizeof so, "%s/libplug_%s.so", d, names[k]);
+        snprintf(sym, sizeof sym, "plugin_%s_handler", names[k]);
+        f = fopen(src, "w");
+        REQUIRE(f);
+        fprintf(f, "__attribute__((noinline)) void %s(void (*cb)(void)) { cb(); "
+                   "__asm__ volatile(\"\"); }\n", sym);
+        fclose(f);
+        REQUIRE_EQ(ctxprof_test_sh("%s -O2 -shared -fPIC %s -o %s", CTXPROF_TEST_CC, src, so), 0);
+        h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+        REQUIRE(h != NULL);
+        *(void **)&handler = dlsym(h, sym);
+        REQUIRE(handler != NULL);
+        pcc_dl_bt[0] = '\0';
+        handler(pcc_dl_check);
+        CHECK_CONTAINS(pcc_dl_bt, sym);
+        CHECK(strstr(pcc_dl_bt, k ? "plugin_a_handler" : "plugin_b_handler") == NULL);
+        dlclose(h);
+    }
+    ctxprof_pcc_set_deinit(&pcc_dl_set);
 }
 
 /* Two builds from different directories (different __FILE__ paths), each
@@ -1974,6 +2033,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_site_ids", pcc_site_ids},
     {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
     {"pcc_cxx", pcc_cxx},
+    {"pcc_dl_reports", pcc_dl_reports},
     {"pcc_site_ids_long_names", pcc_site_ids_long_names},
     {"pcc_site_folds", pcc_site_folds},
     {"pcc_call_site_floor", pcc_call_site_floor},
