@@ -192,6 +192,19 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
    an "L1" inside one does not count; an "L<digit>" that is not a linkage
    mark (an enum literal argument, rare) keeps the function per file,
    which is the safe side. */
+/* Skips the <length><identifier> at s[*i]; 0 when it runs past the end
+   or is the anonymous namespace. */
+static int gen_source_name(const char *s, size_t n, size_t *i)
+{
+    size_t len = 0;
+    while (*i < n && s[*i] >= '0' && s[*i] <= '9' && len < n)
+        len = len * 10 + (size_t)(s[(*i)++] - '0');
+    if (len > n - *i || (len >= 10 && memcmp(s + *i, "_GLOBAL__N", 10) == 0))
+        return 0;
+    *i += len;
+    return 1;
+}
+
 static int gen_mangled_external(const char *s, size_t n)
 {
     size_t i = 2;
@@ -205,25 +218,10 @@ static int gen_mangled_external(const char *s, size_t n)
             return 0;
         if (c >= '1' && c <= '9' &&
             (prev == 'Z' || prev == 'N' || prev == 'E' || prev == 'K' || prev == 'V')) {
-            size_t len = 0;
-            while (i < n && s[i] >= '0' && s[i] <= '9' && len < n)
-                len = len * 10 + (size_t)(s[i++] - '0');
-            if (len > n - i)
-                return 0;
-            if (len >= 10 && memcmp(s + i, "_GLOBAL__N", 10) == 0)
-                return 0;
-            i += len;
-            /* a nested name continues with the next identifier */
-            while (i < n && s[i] >= '1' && s[i] <= '9') {
-                len = 0;
-                while (i < n && s[i] >= '0' && s[i] <= '9' && len < n)
-                    len = len * 10 + (size_t)(s[i++] - '0');
-                if (len > n - i)
+            do { /* a nested name continues with the next identifier */
+                if (!gen_source_name(s, n, &i))
                     return 0;
-                if (len >= 10 && memcmp(s + i, "_GLOBAL__N", 10) == 0)
-                    return 0;
-                i += len;
-            }
+            } while (i < n && s[i] >= '1' && s[i] <= '9');
             continue;
         }
         i++;
