@@ -1323,6 +1323,17 @@ static void gen_ci_lto(void)
     free(out);
 }
 
+/* Runs "TOOL pad ARGS" in d: its standard output (free it; standard error
+   is in d/pad.err), or NULL when its exit status is not rc. */
+static char *gen_pad_run(const char *d, const char *tool, const char *args, int rc)
+{
+    char cwd[512];
+    if (!getcwd(cwd, sizeof cwd) ||
+        ctxprof_test_sh("cd %s && %s/%s pad %s > pad.out 2> pad.err", d, cwd, tool, args) != rc)
+        return NULL;
+    return gen_read(d, "pad.out", NULL);
+}
+
 /* pad reads frame sizes from gcc's .ci files too (and from several
    FRAMES files), and a run that fails prints no partial report. */
 static void gen_pad_frames(void)
@@ -1348,34 +1359,21 @@ static void gen_pad_frames(void)
     REQUIRE(gen_write(path, "l.c:2:5:lex\t32\tstatic\n") == 0);
     snprintf(path, sizeof path, "%s/pf_bad.su", d);
     REQUIRE(gen_write(path, "junk\n") == 0);
-    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths pf.ci > pf1.out 2> pf1.err", d,
-                             getcwd(path, sizeof path), tool),
-             0);
-    REQUIRE((out = gen_read(d, "pf1.out", NULL)) != NULL);
+    REQUIRE((out = gen_pad_run(d, tool, "pf.paths pf.ci", 0)) != NULL);
     CHECK_CONTAINS(out, "functions=4\nframes_known=3\nmax_frame_growth=");
     CHECK_CONTAINS(out, "\nprecise_after=");
     free(out);
-    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad -o pf.h pf.paths pf.ci pf.su > pf2.out "
-                             "2> pf2.err",
-                             d, getcwd(path, sizeof path), tool),
-             0);
-    REQUIRE((out = gen_read(d, "pf2.out", NULL)) != NULL);
+    REQUIRE((out = gen_pad_run(d, tool, "-o pf.h pf.paths pf.ci pf.su", 0)) != NULL);
     CHECK_CONTAINS(out, "functions=4\nframes_known=4\n");
     free(out);
     /* a bad FRAMES file: exit 1, the line at fault, and no report */
-    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths pf.ci pf_bad.su > pf3.out 2> pf3.err",
-                             d, getcwd(path, sizeof path), tool),
-             1);
-    REQUIRE((out = gen_read(d, "pf3.out", NULL)) != NULL);
+    REQUIRE((out = gen_pad_run(d, tool, "pf.paths pf.ci pf_bad.su", 1)) != NULL);
     CHECK_STR(out, "");
     free(out);
-    REQUIRE((out = gen_read(d, "pf3.err", NULL)) != NULL);
+    REQUIRE((out = gen_read(d, "pad.err", NULL)) != NULL);
     CHECK_CONTAINS(out, "pf_bad.su:1: not a frame size line");
     free(out);
-    CHECK_EQ(ctxprof_test_sh("cd %s && %s/%s pad pf.paths nonexistent.su > pf4.out 2>/dev/null",
-                             d, getcwd(path, sizeof path), tool),
-             2);
-    REQUIRE((out = gen_read(d, "pf4.out", NULL)) != NULL);
+    REQUIRE((out = gen_pad_run(d, tool, "pf.paths nonexistent.su", 2)) != NULL);
     CHECK_STR(out, "");
     free(out);
 }
