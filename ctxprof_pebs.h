@@ -135,7 +135,10 @@
      open and close from one thread while no other call is running. The drain
      path (ring parsing and the array sink) allocates nothing, takes no lock
      and is async-signal-safe. ctxprof_pebs_close() after fork() in the child
-     only frees memory: the child never touches the parent's events.
+     only frees memory: the child never touches the parent's events. In
+     signal mode the child gets the signal's previous disposition back at
+     fork() (or at that close, if no atfork handler ran) and may open a
+     signal-mode sampler of its own.
 
    ERRORS
 
@@ -2024,7 +2027,28 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
    the parent's threads sampled into rings nobody reads. The child handler
    closes them (never ioctl: that would disable the parent's events; the
    rings themselves are VM_DONTCOPY, absent from the child) and marks the
-   object; the child can only close it, which then frees memory only. */
+   object; the child can only close it, which then frees memory only. A
+   signal-mode sampler also gives the child back the signal's previous
+   disposition and the signal-mode slot at once: the handler inherited with
+   the address space would otherwise serve an object the child cannot use
+   (and frees at close), swallowing the signal, and keep the child from
+   opening a signal-mode sampler of its own. */
+
+/* In a process that is not the opener (a forked child): restores the
+   previous disposition of I's signal and frees the signal-mode slot, when
+   I holds them. Async-signal-safe (sigaction and atomics only). */
+CTXPROF__PRIV void ctxprof__pebs_sig_forget(struct ctxprof__pebs_impl *I)
+{
+    struct ctxprof__pebs_impl *mine = I;
+    if (!I->sig_installed)
+        return;
+    I->sig_installed = 0;
+    if (__atomic_load_n(&ctxprof__pebs_sig_owner, __ATOMIC_SEQ_CST) != I)
+        return;
+    sigaction(I->d.signo, &I->old_sa, NULL); /* nothing is pending: a child starts with none */
+    __atomic_compare_exchange_n(&ctxprof__pebs_sig_owner, &mine, (struct ctxprof__pebs_impl *)NULL,
+                                0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
 
 static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct ctxprof__pebs_impl *ctxprof__pebs_reg_head;
@@ -2054,7 +2078,10 @@ CTXPROF__PRIV void ctxprof__pebs_fork_child(void)
             close(I->efd);
         I->efd = -1;
         I->forked = 1;
+        ctxprof__pebs_sig_forget(I);
     }
+    /* handlers that ran in the parent's other threads do not exist here */
+    __atomic_store_n(&ctxprof__pebs_sig_active, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
 }
 
@@ -2568,6 +2595,7 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
            now). Only free memory: the mutex may have been held by a thread
            that does not exist here. */
         ctxprof__pebs_register(I, 0);
+        ctxprof__pebs_sig_forget(I); /* done at fork already, unless no atfork handler ran */
         if (!I->forked) /* no atfork handler ran (raw clone): the fds are still ours */
             for (i = 0; i < I->nrings; i++)
                 if (I->rings[i].state != CTXPROF__PEBS_FREE)

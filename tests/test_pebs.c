@@ -2004,6 +2004,92 @@ static void pebs_signal_restore(void)
     munmap(r, sizeof *r);
 }
 
+/* Signal mode and fork(): the child gets the signal's previous disposition
+   back (the sampler's handler would read the object the child frees at
+   close), closing the parent's sampler there only frees memory, and the
+   child can open a signal-mode sampler of its own. After that one's close
+   the signal's default action (terminate) works in the child again. The
+   parent, in a child of the test under an alarm, keeps sampling. */
+typedef struct pebs_sigfork {
+    int skipped, parent_rc, child_sig, child_rc;
+    int dfl_at_fork, closed, dfl_after_close, open_rc, attach_rc, dfl_after_own;
+    uint64_t child_samples, parent_samples;
+    char err[200];
+} pebs_sigfork;
+
+static int pebs_sigfork_child(void *arg, void *shared)
+{
+    ctxprof_pebs *pb = (ctxprof_pebs *)arg, own;
+    pebs_sigfork *r = (pebs_sigfork *)shared;
+    ctxprof_pebs_desc d;
+    struct sigaction now;
+    sigaction(SIGIO, NULL, &now);
+    r->dfl_at_fork = now.sa_handler == SIG_DFL;
+    ctxprof_pebs_close(pb);
+    r->closed = pb->impl == NULL;
+    sigaction(SIGIO, NULL, &now);
+    r->dfl_after_close = now.sa_handler == SIG_DFL;
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 100000);
+    r->open_rc = ctxprof_pebs_open(&own, &d);
+    snprintf(r->err, sizeof r->err, "%s", ctxprof_error_message(&own.error));
+    if (r->open_rc == CTXPROF_OK) {
+        r->attach_rc = ctxprof_pebs_attach(&own, 0, 0);
+        if (r->attach_rc == CTXPROF_OK)
+            PEBS_UNTIL(pebs_samples_so_far(&own) >= 20, pebs_hot(1000000));
+        ctxprof_pebs_close(&own);
+        r->child_samples = own.final_stats.samples;
+    }
+    sigaction(SIGIO, NULL, &now);
+    r->dfl_after_own = now.sa_handler == SIG_DFL;
+    raise(SIGIO); /* the default action: the child ends here */
+    return 0;
+}
+
+static int pebs_sigfork_parent(void *arg, void *shared)
+{
+    pebs_sigfork *r = (pebs_sigfork *)shared;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    (void)arg;
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 100000);
+    if (ctxprof_pebs_open(&pb, &d) == CTXPROF_ERR_UNSUPPORTED) {
+        r->skipped = 1;
+        return 0;
+    }
+    if (ctxprof_pebs_attach(&pb, 0, 0) != CTXPROF_OK)
+        return 1;
+    PEBS_UNTIL(pebs_samples_so_far(&pb) >= 5, pebs_hot(1000000));
+    r->child_rc = ctxprof_test_child(pebs_sigfork_child, &pb, r, 60, &r->child_sig);
+    PEBS_UNTIL(pebs_samples_so_far(&pb) >= 50, pebs_hot(1000000));
+    ctxprof_pebs_close(&pb);
+    r->parent_samples = pb.final_stats.samples;
+    return 0;
+}
+
+static void pebs_signal_fork(void)
+{
+    pebs_sigfork *r =
+        (pebs_sigfork *)ctxprof_test_in_child(pebs_sigfork_parent, NULL, sizeof(pebs_sigfork));
+    REQUIRE(r != NULL);
+    if (r->skipped) {
+        munmap(r, sizeof *r);
+        SKIP("perf_event unusable here");
+    }
+    CHECK_EQ(r->dfl_at_fork, 1);
+    CHECK_EQ(r->closed, 1);
+    CHECK_EQ(r->dfl_after_close, 1);
+    CHECK_EQ(r->open_rc, CTXPROF_OK);
+    if (r->open_rc != CTXPROF_OK)
+        fprintf(stderr, "  child's open: %s\n", r->err);
+    CHECK_EQ(r->attach_rc, CTXPROF_OK);
+    CHECK_GE(r->child_samples, 20);
+    CHECK_EQ(r->dfl_after_own, 1);
+    CHECK_EQ(r->child_rc, -1);
+    CHECK_EQ(r->child_sig, SIGIO); /* not swallowed by a handler left behind */
+    CHECK_GE(r->parent_samples, 50);
+    munmap(r, sizeof *r);
+}
+
 /* attach_all picks up every thread of the process but the reader. */
 typedef struct pebs_park {
     pthread_mutex_t mu;
@@ -3738,6 +3824,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
     {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_signal_restore", pebs_signal_restore},
+    {"pebs_signal_fork", pebs_signal_fork},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
