@@ -78,14 +78,22 @@
      CTXPROF_PEBS_MANUAL  no thread: rings are read by ctxprof_pebs_drain()
                and at detach/close (short single-threaded runs; size the ring
                for the run or drain periodically). Sinks run on the caller.
-     CTXPROF_PEBS_SIGNAL  opt-in: each sample raises desc.signo (default
-               SIGIO) on the sampled thread, whose handler drains its own
-               ring. One signal per sample (the kernel ignores wakeup batching
-               for fasync), EINTR in the program's syscalls: use it only where
-               no thread can be hosted. Sinks run in signal handlers on any
-               thread and must be async-signal-safe and thread-safe. Close
-               restores the signal's previous disposition, after discarding
-               the instances of it still pending in any thread.
+     CTXPROF_PEBS_SIGNAL  opt-in: desc.signo (default SIGIO) is raised on
+               the sampled thread, whose handler drains its own ring. With a
+               software period of 1 ms or more each sample raises it (the
+               kernel ignores wakeup batching for fasync); with a shorter one,
+               and at the hardware levels, a per-thread ticker (a second
+               task-clock event, one more fd per thread) raises it once per
+               1 ms of the thread's CPU time (a quarter of the hardware
+               period in ns if longer) and the handler drains the batch:
+               a signal costs up to 25 us in a VM, and one per sample at
+               10 us would keep the thread in its handler for good.
+               explain() says when the ticker is used. EINTR in the
+               program's syscalls: use it only where no thread can be
+               hosted. Sinks run in signal handlers on any thread and must
+               be async-signal-safe and thread-safe. Close restores the
+               signal's previous disposition, after discarding the
+               instances of it still pending in any thread.
 
      In every mode a sink must not call back into its own sampler (attach,
      detach, drain, stats_get, explain, close): at detach, at close, at a
@@ -205,7 +213,7 @@ typedef enum ctxprof_pebs_level {
 typedef enum ctxprof_pebs_mode {
     CTXPROF_PEBS_READER = 0, /* internal reader thread with poll() (default) */
     CTXPROF_PEBS_MANUAL = 1, /* ctxprof_pebs_drain() and detach/close only */
-    CTXPROF_PEBS_SIGNAL = 2  /* opt-in: a signal per sample drains the thread's ring */
+    CTXPROF_PEBS_SIGNAL = 2  /* opt-in: a signal per sample or batch drains the thread ring */
 } ctxprof_pebs_mode;
 
 /* desc.flags */
@@ -656,6 +664,17 @@ struct ctxprof__pebs_owner {                  /* struct f_owner_ex */
    and perf_swevent_hrtimer() (kernel/events/core.c) use max(10000, period). */
 #define CTXPROF__PEBS_MIN_NS 10000u
 
+/* Signal mode: the shortest interval between two signals to a thread, ns of
+   its CPU time. The kernel raises the fasync signal at every overflow
+   (__perf_event_overflow() ignores wakeup_events and watermark for it), and
+   a signal costs 2-25 us: one per sample at 10 us kept a thread in its
+   handler for good. Shorter periods (and hardware levels, whose period is
+   in events) get a per-thread ticker: a task-clock event of this period,
+   without ring, that raises the signal instead; its handler drains the
+   batch of samples the ring gathered meanwhile. At most 1000 signals per
+   second of CPU time: 25 us each is 2.5%. */
+#define CTXPROF__PEBS_SIG_TICK_NS 1000000u
+
 enum {
     CTXPROF__PEBS_FREE = 0,   /* slot unused */
     CTXPROF__PEBS_ACTIVE = 1, /* ring mapped and enabled */
@@ -687,8 +706,9 @@ typedef struct ctxprof__pebs_sink {
    reader of the ring and the only writer of data_tail. */
 typedef struct ctxprof__pebs_ring {
     int fd;
-    int state; /* CTXPROF__PEBS_*, atomic */
-    int busy;  /* atomic consumer flag */
+    int tick_fd; /* signal mode: the ticker event that raises the signal, or -1 */
+    int state;   /* CTXPROF__PEBS_*, atomic */
+    int busy;    /* atomic consumer flag */
     int tid;
     uint64_t stack_base;
     int base_pending; /* waiting for the thread's ICPP base; a nonzero stack_base
@@ -708,6 +728,7 @@ struct ctxprof__pebs_impl {
     struct perf_event_attr attr; /* template of the chosen level */
     ctxprof__pebs_fmt fmt;
     uint64_t asked_ns; /* desc.period_ns when raised to the kernel's minimum, else 0 */
+    uint64_t tick_ns;  /* signal mode: ticker period (ns of thread CPU time), 0 = none */
     ctxprof__pebs_sink sink;
     size_t nsamples;
     ctxprof__pebs_ring *rings;
@@ -1819,24 +1840,56 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
     }
     if (pages < I->d.ring_pages && (I->min_pages_used == 0 || pages < I->min_pages_used))
         I->min_pages_used = pages;
+    r->tick_fd = -1;
     if (I->d.mode == CTXPROF_PEBS_SIGNAL) {
         struct ctxprof__pebs_owner own;
+        int sfd = fd; /* the event that raises the signal */
+        if (I->tick_ns) {
+            struct perf_event_attr t;
+            memset(&t, 0, sizeof t);
+            t.size = (uint32_t)sizeof t;
+            t.type = PERF_TYPE_SOFTWARE;
+            t.config = PERF_COUNT_SW_TASK_CLOCK;
+            t.sample_period = I->tick_ns;
+            t.disabled = 1;
+            t.exclude_kernel = 1;
+            t.exclude_hv = 1;
+            sfd = ctxprof__pebs_open_event(&t, tid, &e);
+            if (sfd < 0) {
+                munmap(map, r->map_len);
+                close(fd);
+                ctxprof__pebs_facts_get(&facts, 0);
+                ctxprof__pebs_reason(why, sizeof why, e, 0, &facts);
+                ctxprof__fail(&pb->error, e == ESRCH ? CTXPROF_ERR_INVAL : CTXPROF_ERR_SYS, 0,
+                              "ctxprof_pebs: thread %d: signal ticker: %s", tid, why);
+                pb->error.sys_errno = e;
+                return pb->error.status;
+            }
+        }
         own.type = CTXPROF__PEBS_F_OWNER_TID;
         own.pid = tid;
-        if (fcntl(fd, CTXPROF__PEBS_F_SETOWN_EX, &own) != 0 ||
-            fcntl(fd, CTXPROF__PEBS_F_SETSIG, I->d.signo) != 0 ||
-            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) != 0) {
+        if (fcntl(sfd, CTXPROF__PEBS_F_SETOWN_EX, &own) != 0 ||
+            fcntl(sfd, CTXPROF__PEBS_F_SETSIG, I->d.signo) != 0 ||
+            fcntl(sfd, F_SETFL, fcntl(sfd, F_GETFL) | O_ASYNC) != 0) {
             e = errno;
             munmap(map, r->map_len);
             close(fd);
+            if (sfd != fd)
+                close(sfd);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                                  "ctxprof_pebs: thread %d: signal delivery setup failed", tid);
         }
+        if (sfd != fd)
+            r->tick_fd = sfd;
     }
-    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0 ||
+        (r->tick_fd >= 0 && ioctl(r->tick_fd, PERF_EVENT_IOC_ENABLE, 0) != 0)) {
         e = errno;
         munmap(map, r->map_len);
         close(fd);
+        if (r->tick_fd >= 0)
+            close(r->tick_fd);
+        r->tick_fd = -1;
         return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                              "ctxprof_pebs: thread %d: cannot enable the event", tid);
     }
@@ -1850,12 +1903,21 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
                                             int exited)
 {
     ctxprof_pebs_stats tot;
+    int tfd = r->tick_fd;
     if (!exited) {
-        if (I->d.mode == CTXPROF_PEBS_SIGNAL)
-            fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_ASYNC);
+        if (I->d.mode == CTXPROF_PEBS_SIGNAL) {
+            int sfd = tfd >= 0 ? tfd : r->fd;
+            fcntl(sfd, F_SETFL, fcntl(sfd, F_GETFL) & ~O_ASYNC);
+        }
         ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
     }
+    if (tfd >= 0) {
+        close(tfd);
+        r->tick_fd = -1;
+    }
     ctxprof__pebs_ring_acquire(r, 1);
+    if (!exited && I->d.mode == CTXPROF_PEBS_SIGNAL)
+        ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0); /* a handler may have re-enabled it */
     ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
     memset(&tot, 0, sizeof tot);
     ctxprof__pebs_stats_load(&tot, &r->st);
@@ -1998,11 +2060,20 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
         for (i = 0; i < I->nrings; i++) {
             ctxprof__pebs_ring *r = &I->rings[i];
             if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE &&
-                __atomic_load_n(&r->fd, __ATOMIC_RELAXED) == si->si_fd) {
+                (__atomic_load_n(&r->fd, __ATOMIC_RELAXED) == si->si_fd ||
+                 __atomic_load_n(&r->tick_fd, __ATOMIC_RELAXED) == si->si_fd)) {
                 if (ctxprof__pebs_ring_acquire(r, 0)) {
                     if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE) {
+                        /* The handler's own time is not sampled: its samples
+                           would be the profiler's, and with a drain costing
+                           about a period per sample (sanitizers, a slow sink)
+                           each batch would make the next one as large. */
+                        int fd = __atomic_load_n(&r->fd, __ATOMIC_RELAXED);
+                        int off = ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) == 0;
                         ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
                         __atomic_fetch_add(&r->st.wakeups, (uint64_t)1, __ATOMIC_RELAXED);
+                        if (off)
+                            ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
                     }
                     ctxprof__pebs_ring_release(r);
                 }
@@ -2072,6 +2143,9 @@ CTXPROF__PRIV void ctxprof__pebs_fork_child(void)
         for (i = 0; i < I->nrings; i++)
             if (I->rings[i].state != CTXPROF__PEBS_FREE) {
                 close(I->rings[i].fd);
+                if (I->rings[i].tick_fd >= 0)
+                    close(I->rings[i].tick_fd);
+                I->rings[i].tick_fd = -1;
                 I->rings[i].state = CTXPROF__PEBS_FREE;
             }
         if (I->efd >= 0)
@@ -2232,7 +2306,7 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
         return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
     }
     for (i = 0; i < I->nrings; i++)
-        I->rings[i].fd = -1;
+        I->rings[i].fd = I->rings[i].tick_fd = -1;
     I->sink.fn = d.on_sample;
     I->sink.user = d.user;
     I->sink.arr = d.samples;
@@ -2247,6 +2321,17 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
         return rc;
     }
     ctxprof__pebs_log(I, CTXPROF_LOG_INFO, I->probe);
+    if (d.mode == CTXPROF_PEBS_SIGNAL) {
+        /* a period in ns of at least the tick signals per sample, as often
+           as a ticker would; a hardware period (events) is at least a
+           quarter as many ns at up to 4 GHz: no need to tick faster */
+        if (I->level != CTXPROF_PEBS_LEVEL_SW)
+            I->tick_ns = I->attr.sample_period / 4 > CTXPROF__PEBS_SIG_TICK_NS
+                             ? I->attr.sample_period / 4
+                             : CTXPROF__PEBS_SIG_TICK_NS;
+        else if (I->attr.sample_period < CTXPROF__PEBS_SIG_TICK_NS)
+            I->tick_ns = CTXPROF__PEBS_SIG_TICK_NS;
+    }
 
     if (pthread_mutex_init(&I->mu, NULL) != 0 || pthread_cond_init(&I->cv, NULL) != 0) {
         ctxprof__pebs_free(I);
@@ -2510,6 +2595,11 @@ CTXPROF__PRIV void ctxprof__pebs_compose(const struct ctxprof__pebs_impl *I,
                                          const ctxprof_pebs_stats *st, char *buf, size_t n)
 {
     snprintf(buf, n, "%s", I->probe);
+    if (I->tick_ns)
+        ctxprof__pebs_cat(buf, n,
+                          "; signal mode: one signal per %llu ns of a thread's CPU time drains "
+                          "its samples (one per sample would livelock at short periods)",
+                          (unsigned long long)I->tick_ns);
     if (I->min_pages_used)
         ctxprof__pebs_cat(buf, n, "; ring reduced to %u pages by the locked-memory budget",
                           I->min_pages_used);
@@ -2598,8 +2688,11 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
         ctxprof__pebs_sig_forget(I); /* done at fork already, unless no atfork handler ran */
         if (!I->forked) /* no atfork handler ran (raw clone): the fds are still ours */
             for (i = 0; i < I->nrings; i++)
-                if (I->rings[i].state != CTXPROF__PEBS_FREE)
+                if (I->rings[i].state != CTXPROF__PEBS_FREE) {
                     close(I->rings[i].fd);
+                    if (I->rings[i].tick_fd >= 0)
+                        close(I->rings[i].tick_fd);
+                }
         I->sync_init = 0;
         if (I->efd >= 0)
             close(I->efd);

@@ -1279,8 +1279,14 @@ static void pebs_live_hot_mode(int mode)
     CHECK(st.time_running > 0);
     if (pb.level == CTXPROF_PEBS_LEVEL_SW) /* at most one sample per period of running */
         CHECK_GE(st.time_running * 2, (h.all - 1) * 100000);
-    if (mode == CTXPROF_PEBS_SIGNAL)
+    if (mode == CTXPROF_PEBS_SIGNAL && pb.impl->tick_ns == 0)
         CHECK_GE(st.wakeups, h.all / 2); /* a signal (almost) per sample */
+    if (mode == CTXPROF_PEBS_SIGNAL && pb.level == CTXPROF_PEBS_LEVEL_SW) {
+        /* 100 us is under the 1 ms tick: a signal per batch of about 10 */
+        CHECK_EQ(pb.impl->tick_ns, CTXPROF__PEBS_SIG_TICK_NS);
+        CHECK_GE(st.wakeups, 1);
+        CHECK_LE(st.wakeups * 3, h.all);
+    }
     ctxprof_pebs_close(&pb);
 }
 
@@ -2087,6 +2093,138 @@ static void pebs_signal_fork(void)
     CHECK_EQ(r->child_rc, -1);
     CHECK_EQ(r->child_sig, SIGIO); /* not swallowed by a handler left behind */
     CHECK_GE(r->parent_samples, 50);
+    munmap(r, sizeof *r);
+}
+
+/* Signal mode at the shortest period (10 us) cannot livelock the program: a
+   signal costs more than that in a VM (about 25 us), and one signal per
+   sample kept every thread in the handler for good. The same fixed CPU work
+   of two sampled threads finishes, and yields samples; the alarm of the
+   child catches a livelock. Its cost (thread CPU time, handlers included)
+   stays within a small factor of the same run in reader mode, which pays
+   for the sampling alone: a 10 us timer interrupt costs about as much as
+   its period in a VM, so sampling there multiplies any program's CPU time
+   whatever the mode. */
+#define PEBS_FIXED_ROUNDS 1500u
+static void pebs_fixed_work(void)
+{
+    unsigned k, i;
+    for (k = 0; k < PEBS_FIXED_ROUNDS; k++)
+        for (i = 0; i < 20000; i++)
+            pebs_sink_v += i;
+}
+
+typedef struct pebs_fast {
+    ctxprof_pebs *pb;
+    int rc;
+    uint64_t cpu_ns;
+} pebs_fast;
+
+static void *pebs_fast_main(void *arg)
+{
+    pebs_fast *t = (pebs_fast *)arg;
+    uint64_t t0;
+    t->rc = t->pb ? ctxprof_pebs_attach(t->pb, 0, 0) : CTXPROF_OK;
+    t0 = pebs_cpu_ns();
+    pebs_fixed_work();
+    t->cpu_ns = pebs_cpu_ns() - t0;
+    if (t->pb && t->rc == CTXPROF_OK)
+        ctxprof_pebs_detach(t->pb, 0);
+    return NULL;
+}
+
+typedef struct pebs_fastres {
+    int skipped, failed_at;
+    uint64_t base_ns[2], reader_ns[2], sampled_ns[2], samples, sunk;
+    char explain[768];
+} pebs_fastres;
+
+static uint64_t pebs_fast_sunk;
+static void pebs_fast_sink(void *user, const ctxprof_pebs_sample *s)
+{
+    (void)user;
+    (void)s;
+    __atomic_fetch_add(&pebs_fast_sunk, (uint64_t)1, __ATOMIC_RELAXED);
+}
+
+static int pebs_fast_run(ctxprof_pebs *pb, uint64_t *ns)
+{
+    pebs_fast t[2];
+    pthread_t th[2];
+    int k;
+    for (k = 0; k < 2; k++) {
+        t[k].pb = pb;
+        t[k].rc = -100;
+        if (pthread_create(&th[k], NULL, pebs_fast_main, &t[k]) != 0)
+            return -1;
+    }
+    for (k = 0; k < 2; k++) {
+        pthread_join(th[k], NULL);
+        ns[k] = t[k].cpu_ns;
+        if (t[k].rc != CTXPROF_OK)
+            return -2;
+    }
+    return 0;
+}
+
+static int pebs_fast_child(void *arg, void *shared)
+{
+    pebs_fastres *r = (pebs_fastres *)shared;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    (void)arg;
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 10000);
+    if (pebs_fast_run(NULL, r->base_ns) != 0)
+        return r->failed_at = 1;
+    if (ctxprof_pebs_open(&pb, &d) == CTXPROF_ERR_UNSUPPORTED) {
+        r->skipped = 1;
+        return 0;
+    }
+    if (pebs_fast_run(&pb, r->reader_ns) != 0)
+        return r->failed_at = 2;
+    ctxprof_pebs_close(&pb);
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 10000);
+    d.on_sample = pebs_fast_sink;
+    if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK)
+        return r->failed_at = 3;
+    if (pebs_fast_run(&pb, r->sampled_ns) != 0)
+        return r->failed_at = 4;
+    ctxprof_pebs_close(&pb);
+    r->samples = pb.final_stats.samples;
+    r->sunk = __atomic_load_n(&pebs_fast_sunk, __ATOMIC_RELAXED);
+    snprintf(r->explain, sizeof r->explain, "%s", ctxprof_pebs_explain(&pb));
+    return 0;
+}
+
+static void pebs_signal_fast(void)
+{
+    pebs_fastres *r = (pebs_fastres *)ctxprof_test_shared(sizeof *r);
+    int sig = 0, rc, k;
+    REQUIRE(r != NULL);
+    rc = ctxprof_test_child(pebs_fast_child, NULL, r, ctxprof_test_under_valgrind() ? 300 : 30,
+                            &sig);
+    if (sig == SIGALRM)
+        fprintf(stderr, "  the sampled work never finished: signal mode livelocked\n");
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(rc, 0);
+    if (r->skipped) {
+        munmap(r, sizeof *r);
+        SKIP("perf_event unusable here");
+    }
+    CHECK_EQ(r->failed_at, 0);
+    for (k = 0; k < 2; k++) {
+        CHECK(r->base_ns[k] > 0);
+        CHECK_LE(r->sampled_ns[k], 3 * r->reader_ns[k] + 50000000u);
+    }
+    CHECK_GE(r->samples, 100);
+    CHECK_EQ(r->sunk, r->samples);
+    CHECK_CONTAINS(r->explain, "; signal mode: one signal per 1000000 ns of a thread's CPU time");
+    printf("  pebs: 10 us period, ms of CPU per thread: signal mode %.0f/%.0f, reader mode "
+           "%.0f/%.0f, unsampled %.0f/%.0f; %llu samples\n",
+           (double)r->sampled_ns[0] / 1e6, (double)r->sampled_ns[1] / 1e6,
+           (double)r->reader_ns[0] / 1e6, (double)r->reader_ns[1] / 1e6,
+           (double)r->base_ns[0] / 1e6, (double)r->base_ns[1] / 1e6,
+           (unsigned long long)r->samples);
     munmap(r, sizeof *r);
 }
 
@@ -3825,6 +3963,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_signal_restore", pebs_signal_restore},
     {"pebs_signal_fork", pebs_signal_fork},
+    {"pebs_signal_fast", pebs_signal_fast},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
