@@ -343,7 +343,9 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
    or not at all (height 0) when attached by id; from then on from the ICPP
    base, unflagged: each sample says which base its height used.
    Attaching an attached thread is a no-op. Retries with a smaller ring when
-   the locked-memory budget refuses the mapping. */
+   the locked-memory budget refuses the mapping. When desc.max_threads
+   threads hold a slot, first reaps those that exited (final drain; counted
+   in threads_exited), as ctxprof_pebs_drain() does, so slots are reused. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
 
 /* Attaches every thread of the process (from /proc/self/task) except the
@@ -1933,9 +1935,10 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
     ctxprof__pebs_ring_release(r);
 }
 
-/* Drains every ring, and closes those whose thread has exited (POLLHUP).
-   Caller holds I->mu (manual and signal modes). */
-CTXPROF__PRIV void ctxprof__pebs_drain_all_locked(struct ctxprof__pebs_impl *I)
+/* Closes the rings whose thread has exited (POLLHUP), after their final
+   drain, and with drain also drains every other ring. Caller holds I->mu
+   (manual and signal modes: the reader thread does this in reader mode). */
+CTXPROF__PRIV void ctxprof__pebs_reap_locked(struct ctxprof__pebs_impl *I, int drain)
 {
     unsigned i, n = 0;
     for (i = 0; i < I->nrings; i++)
@@ -1952,7 +1955,7 @@ CTXPROF__PRIV void ctxprof__pebs_drain_all_locked(struct ctxprof__pebs_impl *I)
         ctxprof__pebs_ring *r = &I->rings[I->pidx[i]];
         if (I->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
             ctxprof__pebs_ring_close(I, r, 1);
-        else
+        else if (drain)
             ctxprof__pebs_consume(I, r, 1);
     }
 }
@@ -2394,7 +2397,7 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
 {
     struct ctxprof__pebs_impl *I;
     ctxprof__pebs_ring *slot = NULL;
-    int self, rc, pending = 0;
+    int self, rc, pending = 0, pass;
     unsigned i;
     if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
         return rc;
@@ -2423,14 +2426,26 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
                            "ctxprof_pebs: thread %d is the reader thread", tid);
         goto failed;
     }
-    for (i = 0; i < I->nrings; i++) {
-        ctxprof__pebs_ring *r = &I->rings[i];
-        if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
-            pthread_mutex_unlock(&I->mu);
-            return CTXPROF_OK; /* already sampled */
+    for (pass = 0; pass < 2 && !slot; pass++) {
+        if (pass == 1) { /* the table is full: reap the threads that exited */
+            if (I->d.mode != CTXPROF_PEBS_READER) {
+                ctxprof__pebs_reap_locked(I, 0);
+            } else { /* one pass of the reader, which sees their POLLHUP */
+                uint64_t req = ++I->drain_req;
+                ctxprof__pebs_wake(I);
+                while (I->drain_done < req && !I->stop)
+                    pthread_cond_wait(&I->cv, &I->mu);
+            }
         }
-        if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
-            slot = r;
+        for (i = 0; i < I->nrings; i++) {
+            ctxprof__pebs_ring *r = &I->rings[i];
+            if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
+                pthread_mutex_unlock(&I->mu);
+                return CTXPROF_OK; /* already sampled */
+            }
+            if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
+                slot = r;
+        }
     }
     if (!slot) {
         pthread_mutex_unlock(&I->mu);
@@ -2545,7 +2560,7 @@ CTXPROF_DEF int ctxprof_pebs_drain(ctxprof_pebs *pb)
         while (I->drain_done < req && !I->stop)
             pthread_cond_wait(&I->cv, &I->mu);
     } else {
-        ctxprof__pebs_drain_all_locked(I);
+        ctxprof__pebs_reap_locked(I, 1);
     }
     pthread_mutex_unlock(&I->mu);
     return CTXPROF_OK;
@@ -2709,6 +2724,8 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
         pthread_join(I->reader, NULL);
     }
     pthread_mutex_lock(&I->mu);
+    if (!I->reader_started)
+        ctxprof__pebs_reap_locked(I, 0); /* exited threads count as such */
     for (i = 0; i < I->nrings; i++)
         if (I->rings[i].state != CTXPROF__PEBS_FREE)
             ctxprof__pebs_ring_close(I, &I->rings[i], 0);

@@ -2228,6 +2228,63 @@ static void pebs_signal_fast(void)
     munmap(r, sizeof *r);
 }
 
+/* Threads that exited give their slot back: with max_threads = 2, six
+   short-lived threads attach one after another (each exits before the next
+   starts, none detaches); every attach succeeds and every exit is counted,
+   in each mode. No drain is called: attach reaps when the table is full. */
+typedef struct pebs_churn {
+    ctxprof_pebs *pb;
+    int rc;
+    char msg[200];
+} pebs_churn;
+
+static void *pebs_churn_main(void *arg)
+{
+    pebs_churn *c = (pebs_churn *)arg;
+    c->rc = ctxprof_pebs_attach(c->pb, 0, 0);
+    if (c->rc != CTXPROF_OK)
+        snprintf(c->msg, sizeof c->msg, "%s", ctxprof_error_message(&c->pb->error));
+    pebs_hot(2000000);
+    return NULL;
+}
+
+static void pebs_slots_reuse_mode(int mode)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pebs_churn c;
+    pthread_t th;
+    int k, ok = 0;
+    pebs_desc_fill(&d, mode, 100000);
+    d.max_threads = 2;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    for (k = 0; k < 6; k++) {
+        c.pb = &pb;
+        c.rc = -100;
+        c.msg[0] = '\0';
+        REQUIRE_EQ(pthread_create(&th, NULL, pebs_churn_main, &c), 0);
+        pthread_join(th, NULL);
+        if (c.rc != CTXPROF_OK)
+            fprintf(stderr, "  mode %d, thread %d: %s\n", mode, k, c.msg);
+        ok += c.rc == CTXPROF_OK;
+    }
+    ctxprof_pebs_close(&pb);
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_EQ(ok, 6);
+    CHECK_EQ(st.threads, 6);
+    CHECK_EQ(st.threads_exited, 6);
+    CHECK_EQ(st.attach_failed, 0);
+    CHECK(st.samples > 0);
+}
+
+static void pebs_slots_reuse(void)
+{
+    pebs_slots_reuse_mode(CTXPROF_PEBS_MANUAL);
+    pebs_slots_reuse_mode(CTXPROF_PEBS_SIGNAL);
+    pebs_slots_reuse_mode(CTXPROF_PEBS_READER);
+}
+
 /* attach_all picks up every thread of the process but the reader. */
 typedef struct pebs_park {
     pthread_mutex_t mu;
@@ -3964,6 +4021,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_signal_restore", pebs_signal_restore},
     {"pebs_signal_fork", pebs_signal_fork},
     {"pebs_signal_fast", pebs_signal_fast},
+    {"pebs_slots_reuse", pebs_slots_reuse},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
