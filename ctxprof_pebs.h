@@ -329,7 +329,9 @@ typedef struct ctxprof_pebs {
 
 /* Probes the sampling level on the calling thread, allocates the per-thread
    slots and starts the reader thread. Attaches nothing. On failure pb->error
-   and ctxprof_pebs_explain() say why; close is still safe. Not signal-safe. */
+   and ctxprof_pebs_explain() say why (explain: each level's reason when no
+   level works, else "ctxprof_pebs: open failed: " and the error, with what
+   the probe had found); close is still safe. Not signal-safe. */
 CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc);
 
 /* Starts sampling thread tid of this process (0 = the calling thread) into
@@ -2218,16 +2220,16 @@ CTXPROF__PRIV int ctxprof__pebs_live(ctxprof_pebs *pb, struct ctxprof__pebs_impl
     return CTXPROF_OK;
 }
 
-CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc)
+/* ctxprof_pebs_open without the explanation of a failure; *out_told = 1
+   when a failed probe left in pb->explain_text each level's reason. */
+CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc,
+                                     int *out_told)
 {
     struct ctxprof__pebs_impl *I;
     ctxprof_pebs_desc d;
     uint64_t asked_ns = 0;
     int forced, rc;
     unsigned i;
-    if (!pb)
-        return CTXPROF_ERR_INVAL;
-    memset(pb, 0, sizeof *pb);
     if (desc)
         d = *desc;
     else
@@ -2319,6 +2321,7 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     rc = ctxprof__pebs_probe(pb, I, forced);
     snprintf(pb->explain_text, sizeof pb->explain_text, "%s", I->probe);
     if (rc != CTXPROF_OK) {
+        *out_told = I->probe[0] != '\0';
         ctxprof__pebs_log(I, CTXPROF_LOG_ERROR, pb->error.detail);
         ctxprof__pebs_free(I);
         return rc;
@@ -2391,6 +2394,29 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     pb->impl = I;
     pb->level = I->level;
     return CTXPROF_OK;
+}
+
+CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc)
+{
+    int rc, told = 0;
+    if (!pb)
+        return CTXPROF_ERR_INVAL;
+    memset(pb, 0, sizeof *pb);
+    rc = ctxprof__pebs_open(pb, desc, &told);
+    if (rc != CTXPROF_OK && !told) {
+        /* explain() says why this open failed, not "not open" nor the story
+           of a probe that worked before something else failed */
+        char probe[sizeof pb->explain_text];
+        const char *why = ctxprof_error_message(&pb->error);
+        snprintf(probe, sizeof probe, "%s", pb->explain_text);
+        if (strncmp(why, "ctxprof_pebs: ", 14) == 0)
+            why += 14;
+        snprintf(pb->explain_text, sizeof pb->explain_text, "ctxprof_pebs: open failed: %s", why);
+        if (probe[0])
+            ctxprof__pebs_cat(pb->explain_text, sizeof pb->explain_text,
+                              " (the probe had found: %s)", probe);
+    }
+    return rc;
 }
 
 CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base)

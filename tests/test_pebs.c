@@ -2285,6 +2285,53 @@ static void pebs_slots_reuse(void)
     pebs_slots_reuse_mode(CTXPROF_PEBS_READER);
 }
 
+/* explain() after a failed open says why that open failed, whatever failed:
+   a bad CTXPROF_PEBS_LEVEL, a descriptor field, a software event with a
+   hardware level forced, and signal mode already taken (whose probe had
+   worked: its "ok" alone would contradict the failure). */
+static void pebs_explain_failed(void)
+{
+    ctxprof_pebs pb, other;
+    ctxprof_pebs_desc d;
+    const char *old = getenv("CTXPROF_PEBS_LEVEL");
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", old ? old : "");
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.flags = 0; /* read the environment */
+    setenv("CTXPROF_PEBS_LEVEL", "foo", 1);
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    if (old)
+        setenv("CTXPROF_PEBS_LEVEL", saved, 1);
+    else
+        unsetenv("CTXPROF_PEBS_LEVEL");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "CTXPROF_PEBS_LEVEL='foo': expected pebs, hw, sw");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "open failed");
+    ctxprof_pebs_close(&pb);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "CTXPROF_PEBS_LEVEL='foo'"); /* also after close */
+
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.ring_pages = 3;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "ring_pages=3 must be a power of two");
+
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.event = "task-clock";
+    d.level = CTXPROF_PEBS_LEVEL_HW;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb),
+                   "event 'task-clock' is a software event but level hardware was forced");
+
+    PEBS_USABLE_OR_SKIP();
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 0);
+    REQUIRE_EQ(ctxprof_pebs_open(&other, &d), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_error_message(&pb.error), "another sampler already uses signal mode");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "open failed: another sampler already uses signal mode");
+    CHECK(strncmp(ctxprof_pebs_explain(&pb), "ctxprof_pebs: open failed", 25) == 0);
+    ctxprof_pebs_close(&pb);
+    ctxprof_pebs_close(&other);
+}
+
 /* attach_all picks up every thread of the process but the reader. */
 typedef struct pebs_park {
     pthread_mutex_t mu;
@@ -4022,6 +4069,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_signal_fork", pebs_signal_fork},
     {"pebs_signal_fast", pebs_signal_fast},
     {"pebs_slots_reuse", pebs_slots_reuse},
+    {"pebs_explain_failed", pebs_explain_failed},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
