@@ -2222,8 +2222,7 @@ CTXPROF__PRIV int ctxprof__pebs_live(ctxprof_pebs *pb, struct ctxprof__pebs_impl
 
 /* ctxprof_pebs_open without the explanation of a failure; *out_told = 1
    when a failed probe left in pb->explain_text each level's reason. */
-CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc,
-                                     int *out_told)
+CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc, int *out_told)
 {
     struct ctxprof__pebs_impl *I;
     ctxprof_pebs_desc d;

@@ -2326,7 +2326,8 @@ static void pebs_explain_failed(void)
     REQUIRE_EQ(ctxprof_pebs_open(&other, &d), CTXPROF_OK);
     CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
     CHECK_CONTAINS(ctxprof_error_message(&pb.error), "another sampler already uses signal mode");
-    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "open failed: another sampler already uses signal mode");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb),
+                   "open failed: another sampler already uses signal mode");
     CHECK(strncmp(ctxprof_pebs_explain(&pb), "ctxprof_pebs: open failed", 25) == 0);
     ctxprof_pebs_close(&pb);
     ctxprof_pebs_close(&other);
