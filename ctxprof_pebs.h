@@ -262,7 +262,9 @@ typedef struct ctxprof_pebs_desc {
     const char *event;    /* NULL = "cycles"; "instructions", "task-clock", "cpu-clock",
                              "rHEX" (raw), or a libpfm4 name with CTXPROF_HAVE_LIBPFM (its
                              u/k/h privilege modifiers are overridden: user mode only unless
-                             flags has CTXPROF_PEBS_KERNEL) */
+                             flags has CTXPROF_PEBS_KERNEL; a name libpfm cannot encode on
+                             this machine fails the hardware levels like a PMU that refuses
+                             it: task-clock stands in unless a hardware level is forced) */
     uint64_t period;      /* hardware levels: events per sample; default 1000003 */
     uint64_t period_ns;   /* software level: ns of thread CPU time per sample; default 1000000
                              (1 kHz: a software sample is a timer interrupt, 13-18 us each in
@@ -1691,6 +1693,38 @@ CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_imp
     int first, last, lv, rc;
     memset(&ev, 0, sizeof ev);
     rc = ctxprof_pebs_encode_event(evname, &ev, &pb->error);
+#if defined(CTXPROF__PEBS_LIBPFM)
+    if (rc == CTXPROF_ERR_UNSUPPORTED) {
+        /* libpfm cannot encode it here (not in its tables for this PMU, or
+           no such event): a hardware level that does not work, like a PMU
+           that refuses an event; the software level stands in unless the
+           caller forced a hardware level */
+        if (forced && forced != CTXPROF_PEBS_LEVEL_SW) {
+            char why[sizeof pb->error.detail];
+            snprintf(why, sizeof why, "%s", pb->error.detail);
+            ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s: %s", ctxprof_pebs_level_name(forced),
+                              why);
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0,
+                                 "ctxprof_pebs: level %s forced, but %.150s",
+                                 ctxprof_pebs_level_name(forced), why);
+        }
+        if (!forced)
+            ctxprof__pebs_cat(I->probe, sizeof I->probe, "PEBS, hardware: %s", pb->error.detail);
+        ctxprof__error_clear(&pb->error);
+        memset(&ev, 0, sizeof ev);
+        ev.type = PERF_TYPE_HARDWARE; /* the software level uses task-clock instead */
+        rc = ctxprof__pebs_try_level(pb, I, &ev, CTXPROF_PEBS_LEVEL_SW, evname);
+        if (rc < 0)
+            return pb->error.status;
+        if (rc > 0) {
+            if (forced)
+                ctxprof__pebs_cat(I->probe, sizeof I->probe, " [forced]");
+            return CTXPROF_OK;
+        }
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0,
+                             "ctxprof_pebs: no level works: %s", I->probe);
+    }
+#endif
     if (rc != CTXPROF_OK)
         return rc;
     if (ev.type == PERF_TYPE_SOFTWARE) {

@@ -1106,8 +1106,54 @@ static void pebs_libpfm(void)
         PEBS_HAS(out, "open=0 level=");
     }
 }
+
+/* An event libpfm cannot encode on this machine (not in the tables of its
+   PMU, or no such event) is a hardware level that does not work: the probe
+   says why and the software level stands in, as it does when the PMU
+   refuses an event; only a forced hardware level fails, saying why. */
+static void pebs_libpfm_degrade(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    struct perf_event_attr a;
+    ctxprof_error e;
+    char want[200];
+    PEBS_USABLE_OR_SKIP();
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.event = "NO_SUCH_EVENT_XYZ";
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
+    snprintf(want, sizeof want, "PEBS, hardware: libpfm: event 'NO_SUCH_EVENT_XYZ': %s; ",
+             pfm_strerror(PFM_ERR_NOTFOUND));
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), want);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "software task-clock: ok (period 1000000 ns)");
+    ctxprof_pebs_close(&pb);
+    d.level = CTXPROF_PEBS_LEVEL_SW;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    ctxprof_pebs_close(&pb);
+    d.level = CTXPROF_PEBS_LEVEL_HW; /* the hardware level only: fail, clearly */
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(ctxprof_error_message(&pb.error),
+                   "level hardware forced, but libpfm: event 'NO_SUCH_EVENT_XYZ': ");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "libpfm: event 'NO_SUCH_EVENT_XYZ': ");
+    /* the README's example, where this machine's libpfm tables lack it */
+    memset(&a, 0, sizeof a);
+    if (ctxprof_pebs_encode_event("INST_RETIRED:ANY_P:c=8:i", &a, &e) != CTXPROF_OK) {
+        d.level = CTXPROF_PEBS_AUTO;
+        d.event = "INST_RETIRED:ANY_P:c=8:i";
+        CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+        CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
+        CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "PEBS, hardware: libpfm: event "
+                                                  "'INST_RETIRED:ANY_P:c=8:i': ");
+        ctxprof_pebs_close(&pb);
+    }
+}
 #else
 static void pebs_libpfm(void)
+{
+    SKIP("built without libpfm (install libpfm4-dev; the Makefile detects it)");
+}
+static void pebs_libpfm_degrade(void)
 {
     SKIP("built without libpfm (install libpfm4-dev; the Makefile detects it)");
 }
@@ -1220,7 +1266,9 @@ static void pebs_desc_checks(void)
     d.max_stack = 1000;
     CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
     pebs_desc_fill(&d, 0, 0);
-    d.event = "no-such-event:xyz";
+    /* a known event with a modifier it lacks: an error in the name, not an
+       event this machine lacks (which degrades: pebs_libpfm_degrade) */
+    d.event = "perf::TASK-CLOCK:nosuchmod";
     CHECK(ctxprof_pebs_open(&pb, &d) != CTXPROF_OK);
     CHECK(pb.impl == NULL);
     ctxprof_pebs_close(&pb);
@@ -4062,6 +4110,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_attr_levels", pebs_attr_levels},
     {"pebs_encode_builtin", pebs_encode_builtin},
     {"pebs_libpfm", pebs_libpfm},
+    {"pebs_libpfm_degrade", pebs_libpfm_degrade},
     {"pebs_desc_checks", pebs_desc_checks},
     {"pebs_live_explain", pebs_live_explain},
     PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
