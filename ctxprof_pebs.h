@@ -152,7 +152,8 @@
 
      Functions return ctxprof_status; pb.error has the detail and the errno.
      Causes named in messages: kernel.perf_event_paranoid (with its value),
-     seccomp (with /proc/self/status's Seccomp value), the locked-memory
+     seccomp (with /proc/self/status's Seccomp value, for EPERM, and for
+     EACCES and ENOSYS when a filter is installed and paranoid allows it), the locked-memory
      budget (the ring is halved down to 8 pages before giving up), no PMU,
      RLIMIT_NOFILE. Counted, not failed: lost samples (PERF_RECORD_LOST and
      LOST_SAMPLES), throttling, malformed records, ring desyncs (resumed at
@@ -923,6 +924,11 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
                      "kernel.perf_event_paranoid=%ld forbids unprivileged perf_event_open; "
                      "sysctl kernel.perf_event_paranoid=2 suffices, or CAP_SYS_ADMIN (EACCES)",
                      f->paranoid);
+        else if (f->seccomp > 0 && f->paranoid != -100)
+            snprintf(buf, n,
+                     "denied although kernel.perf_event_paranoid=%ld allows it: a seccomp filter "
+                     "(Seccomp: %d in /proc/self/status) or an LSM (EACCES)",
+                     f->paranoid, f->seccomp);
         else
             snprintf(buf, n,
                      "denied at kernel.perf_event_paranoid=%ld: an LSM, or a thread of another "
@@ -939,9 +945,16 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
             snprintf(buf, n, "perf_event_open refused by an LSM or kernel lockdown (EPERM)");
         break;
     case ENOSYS:
-        snprintf(buf, n,
-                 "perf_event_open not available: kernel without CONFIG_PERF_EVENTS "
-                 "or a sandbox without the syscall (ENOSYS)");
+        /* the sysctl exists: the kernel has perf events, the filter said no */
+        if (f->seccomp > 0 && f->paranoid != -100)
+            snprintf(buf, n,
+                     "perf_event_open blocked by seccomp (Seccomp: %d in /proc/self/status); "
+                     "allow it in the sandbox's seccomp profile (ENOSYS)",
+                     f->seccomp);
+        else
+            snprintf(buf, n,
+                     "perf_event_open not available: kernel without CONFIG_PERF_EVENTS "
+                     "or a sandbox without the syscall (ENOSYS)");
         break;
     case EMFILE:
     case ENFILE:

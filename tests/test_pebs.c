@@ -950,6 +950,21 @@ static void pebs_messages(void)
     CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, EMFILE, 0, &f),
                    "out of file descriptors, one per sampled thread (EMFILE, RLIMIT_NOFILE=64)");
     CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, ENOSYS, 0, &f), "(ENOSYS)");
+    CHECK_CONTAINS(buf, "kernel without CONFIG_PERF_EVENTS");
+    f.seccomp = 2; /* a filter, and the kernel has perf events (paranoid is known) */
+    CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, ENOSYS, 0, &f),
+              "perf_event_open blocked by seccomp (Seccomp: 2 in /proc/self/status); allow it in "
+              "the sandbox's seccomp profile (ENOSYS)");
+    f.paranoid = 2;
+    f.kernel = 0;
+    CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EACCES, 0, &f),
+              "denied although kernel.perf_event_paranoid=2 allows it: a seccomp filter "
+              "(Seccomp: 2 in /proc/self/status) or an LSM (EACCES)");
+    f.paranoid = -100; /* no perf events in this kernel: its ENOSYS is not the filter's */
+    CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, ENOSYS, 0, &f),
+                   "kernel without CONFIG_PERF_EVENTS");
+    f.paranoid = 3;
+    f.seccomp = 0;
     f.have_pmu = 1;
     CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EOPNOTSUPP, 1, &f),
               "event not supported by this PMU (EOPNOTSUPP)");
@@ -2953,6 +2968,58 @@ static void pebs_seccomp(void)
     PEBS_HAS(out, "impl=0 fds=0 tasks=0 attach=-1\n"); /* CTXPROF_ERR_INVAL: not open */
 }
 
+/* A seccomp filter that fails perf_event_open with errno err (0 on success). */
+static int pebs_deny_perf(int err)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)__NR_perf_event_open, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((uint32_t)err & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog;
+    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
+    prog.filter = f;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+        return -1;
+    return 0;
+}
+
+static void pebs_seccomp_errno_child(int fd, void *arg)
+{
+    ctxprof_pebs_desc d;
+    if (pebs_deny_perf(*(const int *)arg) != 0) {
+        pebs_put(fd, "no seccomp: %s\n", strerror(errno));
+        return;
+    }
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    pebs_report_open(fd, &d);
+}
+
+/* Seccomp filters answer EACCES or ENOSYS too (EPERM: pebs_seccomp): with a
+   filter installed (Seccomp: 2) and a kernel that has perf events, the
+   message names seccomp rather than only paranoid, an LSM or the kernel. */
+static void pebs_seccomp_errnos(void)
+{
+    char out[2048];
+    int err = ENOSYS;
+    long par = -100;
+    REQUIRE_EQ(pebs_in_child(pebs_seccomp_errno_child, &err, out, sizeof out), 0);
+    if (strstr(out, "no seccomp"))
+        SKIP("seccomp filters unavailable here");
+    PEBS_HAS(out, "rc=-7 errno=38\n");
+    PEBS_HAS(out, "error=ctxprof_pebs: perf_event_open blocked by seccomp (Seccomp: 2 in "
+                  "/proc/self/status)");
+    PEBS_HAS(out, "(ENOSYS)\n");
+    ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &par);
+    err = EACCES;
+    REQUIRE_EQ(pebs_in_child(pebs_seccomp_errno_child, &err, out, sizeof out), 0);
+    PEBS_HAS(out, "rc=-7 errno=13\n");
+    if (par < 3)
+        PEBS_HAS(out, "a seccomp filter (Seccomp: 2 in /proc/self/status) or an LSM (EACCES)\n");
+}
+
 static void pebs_paranoid_child(int fd, void *arg)
 {
     ctxprof_pebs_desc d;
@@ -4126,6 +4193,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_open_matrix", pebs_open_matrix},
     {"pebs_live_nobody", pebs_live_nobody},
     {"pebs_seccomp", pebs_seccomp},
+    {"pebs_seccomp_errnos", pebs_seccomp_errnos},
     {"pebs_paranoid", pebs_paranoid},
     {"pebs_mlock", pebs_mlock},
     {"pebs_emfile", pebs_emfile},
