@@ -758,7 +758,10 @@ struct ctxprof__pebs_impl {
     int forked;                /* set in the child by the atfork handler */
     int sig_installed;
     struct sigaction old_sa;
-    char probe[512];                 /* per-level story of the probe */
+    char probe[512];       /* per-level story of the probe */
+    char fail_name[4][40]; /* the levels that failed, in probe order, */
+    char fail_why[4][240]; /* and why: "no level works" merges equal reasons */
+    unsigned nfail;
     char text[768];                  /* explain() output while open */
     struct ctxprof__pebs_impl *next; /* fork registry */
 };
@@ -972,6 +975,33 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
         break;
     }
     return buf;
+}
+
+/* ctxprof__fail for texts that may exceed err->detail (200 bytes): a
+   text too long is cut at its last "; " clause that fits (else at a space)
+   and says where the rest is, rather than ending mid-word. */
+CTXPROF__PRIV CTXPROF__PRINTF(3, 4) int ctxprof__pebs_fail_fit(ctxprof_error *err, int status,
+                                                               const char *fmt, ...)
+{
+    static const char more[] = " ... (more in ctxprof_pebs_explain())";
+    char big[1024];
+    size_t len, cut = 0, i;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(big, sizeof big, fmt, ap);
+    va_end(ap);
+    len = strlen(big);
+    if (len >= sizeof err->detail) {
+        /* the last "; " (kept: "...(E2); ...") that leaves room, else a space */
+        for (i = 0; i + sizeof more < sizeof err->detail && i < len; i++)
+            if (big[i] == ';' && big[i + 1] == ' ')
+                cut = i + 1;
+        for (i = 0; cut == 0 && i + sizeof more <= sizeof err->detail && i < len; i++)
+            if (big[i] == ' ')
+                cut = i;
+        snprintf(big + cut, sizeof big - cut, "%s", more);
+    }
+    return ctxprof__fail(err, status, 0, "%s", big);
 }
 
 /* Appends to a fixed buffer, truncating; never overflows. */
@@ -1597,6 +1627,18 @@ CTXPROF__PRIV int ctxprof__pebs_choose(struct ctxprof__pebs_impl *I, int level,
     return 0;
 }
 
+/* Records in the probe's story that levels `name` do not work, and why. */
+CTXPROF__PRIV void ctxprof__pebs_probe_fail(struct ctxprof__pebs_impl *I, const char *name,
+                                            const char *why)
+{
+    ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: %s", I->probe[0] ? "; " : "", name, why);
+    if (I->nfail < 4) {
+        snprintf(I->fail_name[I->nfail], sizeof I->fail_name[0], "%s", name);
+        snprintf(I->fail_why[I->nfail], sizeof I->fail_why[0], "%s", why);
+        I->nfail++;
+    }
+}
+
 /* Tries one level on the calling thread: 1 = works (chosen), 0 = try the
    next level, <0 = a cause that no level can avoid (pb->error set). */
 CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I,
@@ -1622,13 +1664,13 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
             ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu_core/caps/max_precise",
                                     &maxp);
         if (pmu == 1 && !ctxprof__pebs_is_intel()) {
-            ctxprof__pebs_cat(I->probe, sizeof I->probe,
-                              "%sPEBS: not an Intel CPU (AMD IBS gives an interrupt-time SP)", sep);
+            ctxprof__pebs_probe_fail(I, "PEBS",
+                                     "not an Intel CPU (AMD IBS gives an interrupt-time SP)");
             return 0;
         }
         if (pmu == 1 && maxp == 0) {
-            ctxprof__pebs_cat(I->probe, sizeof I->probe,
-                              "%sPEBS: PMU without precise sampling (caps/max_precise=0)", sep);
+            ctxprof__pebs_probe_fail(I, "PEBS",
+                                     "PMU without precise sampling (caps/max_precise=0)");
             return 0;
         }
         precise = ev->precise_ip ? ev->precise_ip : (unsigned)I->d.precise;
@@ -1636,7 +1678,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
             precise = (unsigned)maxp;
         use_intr = 1;
 #else
-        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%sPEBS: Intel x86 only", sep);
+        ctxprof__pebs_probe_fail(I, "PEBS", "Intel x86 only");
         return 0;
 #endif
     }
@@ -1659,8 +1701,12 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
         }
         ctxprof__pebs_facts_get(&facts, (I->d.flags & CTXPROF_PEBS_KERNEL) != 0);
         ctxprof__pebs_reason(why, sizeof why, e, hw, &facts);
-        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s%s: %s", sep,
-                          level == CTXPROF_PEBS_LEVEL_SW ? "software " : "", name, why);
+        {
+            char full[48];
+            snprintf(full, sizeof full, "%s%s", level == CTXPROF_PEBS_LEVEL_SW ? "software " : "",
+                     name);
+            ctxprof__pebs_probe_fail(I, full, why);
+        }
         if (ctxprof__pebs_errno_global(e)) {
             ctxprof__fail(&pb->error,
                           e == EMFILE || e == ENFILE || e == ENOMEM ? CTXPROF_ERR_SYS
@@ -1673,8 +1719,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
     }
     close(fd);
     if (ctxprof__pebs_choose(I, level, &a, use_intr) != 0) {
-        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: no register layout for this CPU", sep,
-                          name);
+        ctxprof__pebs_probe_fail(I, name, "no register layout for this CPU");
         return 0;
     }
     if (level == CTXPROF_PEBS_LEVEL_SW) {
@@ -1696,6 +1741,25 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
         ctxprof__pebs_cat(I->probe, sizeof I->probe,
                           " [REGS_INTR refused (kernel lockdown?): SP has skid]");
     return 1;
+}
+
+/* Fails the probe: every level's reason, once for levels that failed the
+   same way ("PEBS, hardware, software task-clock: ... (EINVAL)"), fitted
+   to pb->error.detail; explain() has the whole story. */
+CTXPROF__PRIV int ctxprof__pebs_no_level(ctxprof_pebs *pb, const struct ctxprof__pebs_impl *I)
+{
+    char text[1024];
+    unsigned k, j;
+    snprintf(text, sizeof text, "ctxprof_pebs: no level works: ");
+    for (k = 0; k < I->nfail; k = j) {
+        ctxprof__pebs_cat(text, sizeof text, "%s%s", k ? "; " : "", I->fail_name[k]);
+        for (j = k + 1; j < I->nfail && strcmp(I->fail_why[j], I->fail_why[k]) == 0; j++)
+            ctxprof__pebs_cat(text, sizeof text, ", %s", I->fail_name[j]);
+        ctxprof__pebs_cat(text, sizeof text, ": %s", I->fail_why[k]);
+    }
+    if (I->nfail == 0)
+        ctxprof__pebs_cat(text, sizeof text, "%s", I->probe);
+    return ctxprof__pebs_fail_fit(&pb->error, CTXPROF_ERR_UNSUPPORTED, "%s", text);
 }
 
 /* Probes the levels in order (or the forced one). */
@@ -1722,7 +1786,7 @@ CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_imp
                                  ctxprof_pebs_level_name(forced), why);
         }
         if (!forced)
-            ctxprof__pebs_cat(I->probe, sizeof I->probe, "PEBS, hardware: %s", pb->error.detail);
+            ctxprof__pebs_probe_fail(I, "PEBS, hardware", pb->error.detail);
         ctxprof__error_clear(&pb->error);
         memset(&ev, 0, sizeof ev);
         ev.type = PERF_TYPE_HARDWARE; /* the software level uses task-clock instead */
@@ -1734,8 +1798,7 @@ CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_imp
                 ctxprof__pebs_cat(I->probe, sizeof I->probe, " [forced]");
             return CTXPROF_OK;
         }
-        return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0,
-                             "ctxprof_pebs: no level works: %s", I->probe);
+        return ctxprof__pebs_no_level(pb, I);
     }
 #endif
     if (rc != CTXPROF_OK)
@@ -1760,8 +1823,7 @@ CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_imp
             return CTXPROF_OK;
         }
     }
-    return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0, "ctxprof_pebs: no level works: %s",
-                         I->probe);
+    return ctxprof__pebs_no_level(pb, I);
 }
 
 /* ---- pebs: per-thread rings ---- */

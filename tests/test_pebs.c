@@ -3020,6 +3020,41 @@ static void pebs_seccomp_errnos(void)
         PEBS_HAS(out, "a seccomp filter (Seccomp: 2 in /proc/self/status) or an LSM (EACCES)\n");
 }
 
+/* pb.error.detail holds 200 bytes: the story of a failed open fits whole.
+   A filter failing perf_event_open with EINVAL fails every level the same
+   way, said once for all of them; a story too long for any merging is cut
+   at a clause, and says where the rest is. */
+static void pebs_error_fits(void)
+{
+    static const char want[] = "ctxprof_pebs: no level works: PEBS, hardware, software "
+                               "task-clock: attributes refused by this PMU or kernel (EINVAL)\n";
+    ctxprof_error e;
+    char out[2048], *err;
+    int inval = EINVAL;
+    size_t len;
+    REQUIRE_EQ(pebs_in_child(pebs_seccomp_errno_child, &inval, out, sizeof out), 0);
+    if (strstr(out, "no seccomp"))
+        SKIP("seccomp filters unavailable here");
+    PEBS_HAS(out, "rc=-7 errno=0\n");
+    err = strstr(out, "error=");
+    REQUIRE(err != NULL);
+    CHECK(strncmp(err + 6, want, sizeof want - 1) == 0);
+    if (strncmp(err + 6, want, sizeof want - 1) != 0)
+        fprintf(stderr, "  output was: %s\n", out);
+    /* no merging helps: three long, different reasons */
+    memset(&e, 0, sizeof e);
+    ctxprof__pebs_fail_fit(&e, CTXPROF_ERR_UNSUPPORTED,
+                           "ctxprof_pebs: no level works: PEBS: %s; hardware: %s; software: %s",
+                           "first reason, long enough to fill the detail (E1)",
+                           "second reason, long enough to fill the detail (E2)",
+                           "third reason, long enough to fill the detail (E3)");
+    len = strlen(e.detail);
+    CHECK_LT(len, sizeof e.detail - 1); /* not cut by the buffer */
+    CHECK_CONTAINS(e.detail, "hardware: second reason, long enough to fill the detail (E2); ...");
+    CHECK(len > 32 && strcmp(e.detail + len - 32, "(more in ctxprof_pebs_explain())") == 0);
+    CHECK_EQ(e.status, CTXPROF_ERR_UNSUPPORTED);
+}
+
 static void pebs_paranoid_child(int fd, void *arg)
 {
     ctxprof_pebs_desc d;
@@ -4194,6 +4229,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_nobody", pebs_live_nobody},
     {"pebs_seccomp", pebs_seccomp},
     {"pebs_seccomp_errnos", pebs_seccomp_errnos},
+    {"pebs_error_fits", pebs_error_fits},
     {"pebs_paranoid", pebs_paranoid},
     {"pebs_mlock", pebs_mlock},
     {"pebs_emfile", pebs_emfile},
