@@ -544,10 +544,14 @@ CTXPROF_API int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_peb
 CTXPROF_API void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sample *s);
 /* The trained path map (replacing *out; bind it before resolving). Per leaf
    function only the entries at its body's frame offset (the most sampled
-   one) and with at least min_count samples are kept. Allocates. */
+   one) and with at least min_count samples are kept. Allocates. Fails
+   (CTXPROF_ERR_INVAL, the counts of why in err) when samples came but
+   none trained a path: e.g. a stripped binary, whose PCs are in no
+   function of the symbol table; *out is then left alone. */
 CTXPROF_API int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *out,
                                        ctxprof_error *err);
-/* The same, written as a ctxprof-paths file ("-" = stdout; atomic replace). */
+/* The same, written as a ctxprof-paths file ("-" = stdout; atomic replace);
+   nothing is written when the map fails. */
 CTXPROF_API int ctxprof_pebs_train_save(ctxprof_pebs_train *t, const char *path,
                                         ctxprof_error *err);
 CTXPROF_API void ctxprof_pebs_train_deinit(ctxprof_pebs_train *t);
@@ -3472,6 +3476,13 @@ CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *
     ctxprof__error_clear(err);
     if (!t || !t->nfunc || !out)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_train: no sink or map");
+    if (t->st.samples > 0 && t->st.used == 0) /* an empty map would look like a trained one */
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs_train: none of the %llu samples trained a path: %llu "
+                             "outside the symbol table's functions (a stripped binary?), %llu "
+                             "without callchain, %llu without ICPP base",
+                             (unsigned long long)t->st.samples, (unsigned long long)t->st.outside,
+                             (unsigned long long)t->st.no_chain, (unsigned long long)t->st.nobase);
     ne = t->entries;
     v = (ctxprof__pebs_tsort *)ctxprof__alloc(ne ? ne : 1, sizeof *v, t->d.alloc_user);
     keep = (unsigned char *)ctxprof__zalloc(ne ? ne : 1, 1, t->d.alloc_user);

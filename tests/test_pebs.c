@@ -3764,6 +3764,54 @@ static void pebs_train_unit(void)
    its own SP; and a fresh sampling run of the same build, resolved with
    that map, gets at least 95% of its samples right against the kernel's
    callchain. */
+/* Samples of a binary without a symbol table (stripped) fall in no known
+   function: training from them gives no path at all. Map and save fail and
+   say why, instead of writing an empty map; nothing is written. */
+static void pebs_train_stripped(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#else
+    ctxprof_pebs_train t;
+    ctxprof_pebs_train_desc td;
+    ctxprof_symtab st;
+    ctxprof_pebs_sample s;
+    ctxprof_error err;
+    ctxprof_icpp_map m;
+    uint64_t chain[4];
+    char path[300];
+    int i;
+    memset(&td, 0, sizeof td);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    td.symtab = &st;
+    REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    s = pebs_mk((uintptr_t)pebs_hot_t0, 200, 1);
+    s.ip = 0x1230; /* no function there: what every PC of a stripped binary looks like */
+    chain[0] = (uint64_t)PERF_CONTEXT_USER;
+    chain[1] = s.ip;
+    chain[2] = 0x4560;
+    s.callchain = chain;
+    s.callchain_nr = 3;
+    for (i = 0; i < 10; i++)
+        ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.samples, 10);
+    CHECK_EQ(t.st.used, 0);
+    CHECK_EQ(t.st.outside, 10);
+    memset(&m, 0, sizeof m);
+    CHECK(ctxprof_pebs_train_map(&t, &m, &err) != CTXPROF_OK);
+    CHECK_CONTAINS(err.detail, "none of the 10 samples trained a path: 10 outside the symbol "
+                               "table's functions (a stripped binary?)");
+    ctxprof_icpp_map_deinit(&m);
+    snprintf(path, sizeof path, "%s/pebs_stripped.paths", ctxprof_test_tmpdir());
+    unlink(path);
+    CHECK(ctxprof_pebs_train_save(&t, path, &err) != CTXPROF_OK);
+    CHECK_CONTAINS(err.detail, "a stripped binary?");
+    CHECK(access(path, F_OK) != 0); /* nothing written */
+    ctxprof_pebs_train_deinit(&t);
+    ctxprof_symtab_deinit(&st);
+#endif
+}
+
 static int pebs_map_has(const ctxprof_icpp_map *m, const char *str, uint64_t height)
 {
     size_t i;
@@ -4237,6 +4285,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_paths_unit", pebs_paths_unit},
     {"pebs_paths_e2e", pebs_paths_e2e},
     {"pebs_train_unit", pebs_train_unit},
+    {"pebs_train_stripped", pebs_train_stripped},
     {"pebs_train_plain", pebs_train_plain},
     {"pebs_drain_noalloc", pebs_drain_noalloc},
     {"pebs_probe_once", pebs_probe_once},
