@@ -78,14 +78,22 @@
      CTXPROF_PEBS_MANUAL  no thread: rings are read by ctxprof_pebs_drain()
                and at detach/close (short single-threaded runs; size the ring
                for the run or drain periodically). Sinks run on the caller.
-     CTXPROF_PEBS_SIGNAL  opt-in: each sample raises desc.signo (default
-               SIGIO) on the sampled thread, whose handler drains its own
-               ring. One signal per sample (the kernel ignores wakeup batching
-               for fasync), EINTR in the program's syscalls: use it only where
-               no thread can be hosted. Sinks run in signal handlers on any
-               thread and must be async-signal-safe and thread-safe. Close
-               restores the signal's previous disposition, after discarding
-               the instances of it still pending in any thread.
+     CTXPROF_PEBS_SIGNAL  opt-in: desc.signo (default SIGIO) is raised on
+               the sampled thread, whose handler drains its own ring. With a
+               software period of 1 ms or more each sample raises it (the
+               kernel ignores wakeup batching for fasync); with a shorter one,
+               and at the hardware levels, a per-thread ticker (a second
+               task-clock event, one more fd per thread) raises it once per
+               1 ms of the thread's CPU time (a quarter of the hardware
+               period in ns if longer) and the handler drains the batch:
+               a signal costs up to 25 us in a VM, and one per sample at
+               10 us would keep the thread in its handler for good.
+               explain() says when the ticker is used. EINTR in the
+               program's syscalls: use it only where no thread can be
+               hosted. Sinks run in signal handlers on any thread and must
+               be async-signal-safe and thread-safe. Close restores the
+               signal's previous disposition, after discarding the
+               instances of it still pending in any thread.
 
      In every mode a sink must not call back into its own sampler (attach,
      detach, drain, stats_get, explain, close): at detach, at close, at a
@@ -135,13 +143,17 @@
      open and close from one thread while no other call is running. The drain
      path (ring parsing and the array sink) allocates nothing, takes no lock
      and is async-signal-safe. ctxprof_pebs_close() after fork() in the child
-     only frees memory: the child never touches the parent's events.
+     only frees memory: the child never touches the parent's events. In
+     signal mode the child gets the signal's previous disposition back at
+     fork() (or at that close, if no atfork handler ran) and may open a
+     signal-mode sampler of its own.
 
    ERRORS
 
      Functions return ctxprof_status; pb.error has the detail and the errno.
      Causes named in messages: kernel.perf_event_paranoid (with its value),
-     seccomp (with /proc/self/status's Seccomp value), the locked-memory
+     seccomp (with /proc/self/status's Seccomp value, for EPERM, and for
+     EACCES and ENOSYS when a filter is installed and paranoid allows it), the locked-memory
      budget (the ring is halved down to 8 pages before giving up), no PMU,
      RLIMIT_NOFILE. Counted, not failed: lost samples (PERF_RECORD_LOST and
      LOST_SAMPLES), throttling, malformed records, ring desyncs (resumed at
@@ -202,7 +214,7 @@ typedef enum ctxprof_pebs_level {
 typedef enum ctxprof_pebs_mode {
     CTXPROF_PEBS_READER = 0, /* internal reader thread with poll() (default) */
     CTXPROF_PEBS_MANUAL = 1, /* ctxprof_pebs_drain() and detach/close only */
-    CTXPROF_PEBS_SIGNAL = 2  /* opt-in: a signal per sample drains the thread's ring */
+    CTXPROF_PEBS_SIGNAL = 2  /* opt-in: a signal per sample or batch drains the thread ring */
 } ctxprof_pebs_mode;
 
 /* desc.flags */
@@ -251,7 +263,9 @@ typedef struct ctxprof_pebs_desc {
     const char *event;    /* NULL = "cycles"; "instructions", "task-clock", "cpu-clock",
                              "rHEX" (raw), or a libpfm4 name with CTXPROF_HAVE_LIBPFM (its
                              u/k/h privilege modifiers are overridden: user mode only unless
-                             flags has CTXPROF_PEBS_KERNEL) */
+                             flags has CTXPROF_PEBS_KERNEL; a name libpfm cannot encode on
+                             this machine fails the hardware levels like a PMU that refuses
+                             it: task-clock stands in unless a hardware level is forced) */
     uint64_t period;      /* hardware levels: events per sample; default 1000003 */
     uint64_t period_ns;   /* software level: ns of thread CPU time per sample; default 1000000
                              (1 kHz: a software sample is a timer interrupt, 13-18 us each in
@@ -318,7 +332,9 @@ typedef struct ctxprof_pebs {
 
 /* Probes the sampling level on the calling thread, allocates the per-thread
    slots and starts the reader thread. Attaches nothing. On failure pb->error
-   and ctxprof_pebs_explain() say why; close is still safe. Not signal-safe. */
+   and ctxprof_pebs_explain() say why (explain: each level's reason when no
+   level works, else "ctxprof_pebs: open failed: " and the error, with what
+   the probe had found); close is still safe. Not signal-safe. */
 CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc);
 
 /* Starts sampling thread tid of this process (0 = the calling thread) into
@@ -332,7 +348,9 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
    or not at all (height 0) when attached by id; from then on from the ICPP
    base, unflagged: each sample says which base its height used.
    Attaching an attached thread is a no-op. Retries with a smaller ring when
-   the locked-memory budget refuses the mapping. */
+   the locked-memory budget refuses the mapping. When desc.max_threads
+   threads hold a slot, first reaps those that exited (final drain; counted
+   in threads_exited), as ctxprof_pebs_drain() does, so slots are reused. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
 
 /* Attaches every thread of the process (from /proc/self/task) except the
@@ -526,10 +544,14 @@ CTXPROF_API int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_peb
 CTXPROF_API void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sample *s);
 /* The trained path map (replacing *out; bind it before resolving). Per leaf
    function only the entries at its body's frame offset (the most sampled
-   one) and with at least min_count samples are kept. Allocates. */
+   one) and with at least min_count samples are kept. Allocates. Fails
+   (CTXPROF_ERR_INVAL, the counts of why in err) when samples came but
+   none trained a path: e.g. a stripped binary, whose PCs are in no
+   function of the symbol table; *out is then left alone. */
 CTXPROF_API int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *out,
                                        ctxprof_error *err);
-/* The same, written as a ctxprof-paths file ("-" = stdout; atomic replace). */
+/* The same, written as a ctxprof-paths file ("-" = stdout; atomic replace);
+   nothing is written when the map fails. */
 CTXPROF_API int ctxprof_pebs_train_save(ctxprof_pebs_train *t, const char *path,
                                         ctxprof_error *err);
 CTXPROF_API void ctxprof_pebs_train_deinit(ctxprof_pebs_train *t);
@@ -653,6 +675,17 @@ struct ctxprof__pebs_owner {                  /* struct f_owner_ex */
    and perf_swevent_hrtimer() (kernel/events/core.c) use max(10000, period). */
 #define CTXPROF__PEBS_MIN_NS 10000u
 
+/* Signal mode: the shortest interval between two signals to a thread, ns of
+   its CPU time. The kernel raises the fasync signal at every overflow
+   (__perf_event_overflow() ignores wakeup_events and watermark for it), and
+   a signal costs 2-25 us: one per sample at 10 us kept a thread in its
+   handler for good. Shorter periods (and hardware levels, whose period is
+   in events) get a per-thread ticker: a task-clock event of this period,
+   without ring, that raises the signal instead; its handler drains the
+   batch of samples the ring gathered meanwhile. At most 1000 signals per
+   second of CPU time: 25 us each is 2.5%. */
+#define CTXPROF__PEBS_SIG_TICK_NS 1000000u
+
 enum {
     CTXPROF__PEBS_FREE = 0,   /* slot unused */
     CTXPROF__PEBS_ACTIVE = 1, /* ring mapped and enabled */
@@ -684,8 +717,9 @@ typedef struct ctxprof__pebs_sink {
    reader of the ring and the only writer of data_tail. */
 typedef struct ctxprof__pebs_ring {
     int fd;
-    int state; /* CTXPROF__PEBS_*, atomic */
-    int busy;  /* atomic consumer flag */
+    int tick_fd; /* signal mode: the ticker event that raises the signal, or -1 */
+    int state;   /* CTXPROF__PEBS_*, atomic */
+    int busy;    /* atomic consumer flag */
     int tid;
     uint64_t stack_base;
     int base_pending; /* waiting for the thread's ICPP base; a nonzero stack_base
@@ -705,6 +739,7 @@ struct ctxprof__pebs_impl {
     struct perf_event_attr attr; /* template of the chosen level */
     ctxprof__pebs_fmt fmt;
     uint64_t asked_ns; /* desc.period_ns when raised to the kernel's minimum, else 0 */
+    uint64_t tick_ns;  /* signal mode: ticker period (ns of thread CPU time), 0 = none */
     ctxprof__pebs_sink sink;
     size_t nsamples;
     ctxprof__pebs_ring *rings;
@@ -727,7 +762,10 @@ struct ctxprof__pebs_impl {
     int forked;                /* set in the child by the atfork handler */
     int sig_installed;
     struct sigaction old_sa;
-    char probe[512];                 /* per-level story of the probe */
+    char probe[512];       /* per-level story of the probe */
+    char fail_name[4][40]; /* the levels that failed, in probe order, */
+    char fail_why[4][240]; /* and why: "no level works" merges equal reasons */
+    unsigned nfail;
     char text[768];                  /* explain() output while open */
     struct ctxprof__pebs_impl *next; /* fork registry */
 };
@@ -893,6 +931,11 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
                      "kernel.perf_event_paranoid=%ld forbids unprivileged perf_event_open; "
                      "sysctl kernel.perf_event_paranoid=2 suffices, or CAP_SYS_ADMIN (EACCES)",
                      f->paranoid);
+        else if (f->seccomp > 0 && f->paranoid != -100)
+            snprintf(buf, n,
+                     "denied although kernel.perf_event_paranoid=%ld allows it: a seccomp filter "
+                     "(Seccomp: %d in /proc/self/status) or an LSM (EACCES)",
+                     f->paranoid, f->seccomp);
         else
             snprintf(buf, n,
                      "denied at kernel.perf_event_paranoid=%ld: an LSM, or a thread of another "
@@ -909,9 +952,16 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
             snprintf(buf, n, "perf_event_open refused by an LSM or kernel lockdown (EPERM)");
         break;
     case ENOSYS:
-        snprintf(buf, n,
-                 "perf_event_open not available: kernel without CONFIG_PERF_EVENTS "
-                 "or a sandbox without the syscall (ENOSYS)");
+        /* the sysctl exists: the kernel has perf events, the filter said no */
+        if (f->seccomp > 0 && f->paranoid != -100)
+            snprintf(buf, n,
+                     "perf_event_open blocked by seccomp (Seccomp: %d in /proc/self/status); "
+                     "allow it in the sandbox's seccomp profile (ENOSYS)",
+                     f->seccomp);
+        else
+            snprintf(buf, n,
+                     "perf_event_open not available: kernel without CONFIG_PERF_EVENTS "
+                     "or a sandbox without the syscall (ENOSYS)");
         break;
     case EMFILE:
     case ENFILE:
@@ -929,6 +979,33 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
         break;
     }
     return buf;
+}
+
+/* ctxprof__fail for texts that may exceed err->detail (200 bytes): a
+   text too long is cut at its last "; " clause that fits (else at a space)
+   and says where the rest is, rather than ending mid-word. */
+CTXPROF__PRIV CTXPROF__PRINTF(3, 4) int ctxprof__pebs_fail_fit(ctxprof_error *err, int status,
+                                                               const char *fmt, ...)
+{
+    static const char more[] = " ... (more in ctxprof_pebs_explain())";
+    char big[1024];
+    size_t len, cut = 0, i;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(big, sizeof big, fmt, ap);
+    va_end(ap);
+    len = strlen(big);
+    if (len >= sizeof err->detail) {
+        /* the last "; " (kept: "...(E2); ...") that leaves room, else a space */
+        for (i = 0; i + sizeof more < sizeof err->detail && i < len; i++)
+            if (big[i] == ';' && big[i + 1] == ' ')
+                cut = i + 1;
+        for (i = 0; cut == 0 && i + sizeof more <= sizeof err->detail && i < len; i++)
+            if (big[i] == ' ')
+                cut = i;
+        snprintf(big + cut, sizeof big - cut, "%s", more);
+    }
+    return ctxprof__fail(err, status, 0, "%s", big);
 }
 
 /* Appends to a fixed buffer, truncating; never overflows. */
@@ -1554,6 +1631,18 @@ CTXPROF__PRIV int ctxprof__pebs_choose(struct ctxprof__pebs_impl *I, int level,
     return 0;
 }
 
+/* Records in the probe's story that levels `name` do not work, and why. */
+CTXPROF__PRIV void ctxprof__pebs_probe_fail(struct ctxprof__pebs_impl *I, const char *name,
+                                            const char *why)
+{
+    ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: %s", I->probe[0] ? "; " : "", name, why);
+    if (I->nfail < 4) {
+        snprintf(I->fail_name[I->nfail], sizeof I->fail_name[0], "%s", name);
+        snprintf(I->fail_why[I->nfail], sizeof I->fail_why[0], "%s", why);
+        I->nfail++;
+    }
+}
+
 /* Tries one level on the calling thread: 1 = works (chosen), 0 = try the
    next level, <0 = a cause that no level can avoid (pb->error set). */
 CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I,
@@ -1579,13 +1668,13 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
             ctxprof__pebs_read_long("/sys/bus/event_source/devices/cpu_core/caps/max_precise",
                                     &maxp);
         if (pmu == 1 && !ctxprof__pebs_is_intel()) {
-            ctxprof__pebs_cat(I->probe, sizeof I->probe,
-                              "%sPEBS: not an Intel CPU (AMD IBS gives an interrupt-time SP)", sep);
+            ctxprof__pebs_probe_fail(I, "PEBS",
+                                     "not an Intel CPU (AMD IBS gives an interrupt-time SP)");
             return 0;
         }
         if (pmu == 1 && maxp == 0) {
-            ctxprof__pebs_cat(I->probe, sizeof I->probe,
-                              "%sPEBS: PMU without precise sampling (caps/max_precise=0)", sep);
+            ctxprof__pebs_probe_fail(I, "PEBS",
+                                     "PMU without precise sampling (caps/max_precise=0)");
             return 0;
         }
         precise = ev->precise_ip ? ev->precise_ip : (unsigned)I->d.precise;
@@ -1593,7 +1682,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
             precise = (unsigned)maxp;
         use_intr = 1;
 #else
-        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%sPEBS: Intel x86 only", sep);
+        ctxprof__pebs_probe_fail(I, "PEBS", "Intel x86 only");
         return 0;
 #endif
     }
@@ -1616,8 +1705,12 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
         }
         ctxprof__pebs_facts_get(&facts, (I->d.flags & CTXPROF_PEBS_KERNEL) != 0);
         ctxprof__pebs_reason(why, sizeof why, e, hw, &facts);
-        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s%s: %s", sep,
-                          level == CTXPROF_PEBS_LEVEL_SW ? "software " : "", name, why);
+        {
+            char full[48];
+            snprintf(full, sizeof full, "%s%s", level == CTXPROF_PEBS_LEVEL_SW ? "software " : "",
+                     name);
+            ctxprof__pebs_probe_fail(I, full, why);
+        }
         if (ctxprof__pebs_errno_global(e)) {
             ctxprof__fail(&pb->error,
                           e == EMFILE || e == ENFILE || e == ENOMEM ? CTXPROF_ERR_SYS
@@ -1630,8 +1723,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
     }
     close(fd);
     if (ctxprof__pebs_choose(I, level, &a, use_intr) != 0) {
-        ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: no register layout for this CPU", sep,
-                          name);
+        ctxprof__pebs_probe_fail(I, name, "no register layout for this CPU");
         return 0;
     }
     if (level == CTXPROF_PEBS_LEVEL_SW) {
@@ -1655,6 +1747,25 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
     return 1;
 }
 
+/* Fails the probe: every level's reason, once for levels that failed the
+   same way ("PEBS, hardware, software task-clock: ... (EINVAL)"), fitted
+   to pb->error.detail; explain() has the whole story. */
+CTXPROF__PRIV int ctxprof__pebs_no_level(ctxprof_pebs *pb, const struct ctxprof__pebs_impl *I)
+{
+    char text[1024];
+    unsigned k, j;
+    snprintf(text, sizeof text, "ctxprof_pebs: no level works: ");
+    for (k = 0; k < I->nfail; k = j) {
+        ctxprof__pebs_cat(text, sizeof text, "%s%s", k ? "; " : "", I->fail_name[k]);
+        for (j = k + 1; j < I->nfail && strcmp(I->fail_why[j], I->fail_why[k]) == 0; j++)
+            ctxprof__pebs_cat(text, sizeof text, ", %s", I->fail_name[j]);
+        ctxprof__pebs_cat(text, sizeof text, ": %s", I->fail_why[k]);
+    }
+    if (I->nfail == 0)
+        ctxprof__pebs_cat(text, sizeof text, "%s", I->probe);
+    return ctxprof__pebs_fail_fit(&pb->error, CTXPROF_ERR_UNSUPPORTED, "%s", text);
+}
+
 /* Probes the levels in order (or the forced one). */
 CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I, int forced)
 {
@@ -1663,6 +1774,37 @@ CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_imp
     int first, last, lv, rc;
     memset(&ev, 0, sizeof ev);
     rc = ctxprof_pebs_encode_event(evname, &ev, &pb->error);
+#if defined(CTXPROF__PEBS_LIBPFM)
+    if (rc == CTXPROF_ERR_UNSUPPORTED) {
+        /* libpfm cannot encode it here (not in its tables for this PMU, or
+           no such event): a hardware level that does not work, like a PMU
+           that refuses an event; the software level stands in unless the
+           caller forced a hardware level */
+        if (forced && forced != CTXPROF_PEBS_LEVEL_SW) {
+            char why[sizeof pb->error.detail];
+            snprintf(why, sizeof why, "%s", pb->error.detail);
+            ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s: %s", ctxprof_pebs_level_name(forced),
+                              why);
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0,
+                                 "ctxprof_pebs: level %s forced, but %.150s",
+                                 ctxprof_pebs_level_name(forced), why);
+        }
+        if (!forced)
+            ctxprof__pebs_probe_fail(I, "PEBS, hardware", pb->error.detail);
+        ctxprof__error_clear(&pb->error);
+        memset(&ev, 0, sizeof ev);
+        ev.type = PERF_TYPE_HARDWARE; /* the software level uses task-clock instead */
+        rc = ctxprof__pebs_try_level(pb, I, &ev, CTXPROF_PEBS_LEVEL_SW, evname);
+        if (rc < 0)
+            return pb->error.status;
+        if (rc > 0) {
+            if (forced)
+                ctxprof__pebs_cat(I->probe, sizeof I->probe, " [forced]");
+            return CTXPROF_OK;
+        }
+        return ctxprof__pebs_no_level(pb, I);
+    }
+#endif
     if (rc != CTXPROF_OK)
         return rc;
     if (ev.type == PERF_TYPE_SOFTWARE) {
@@ -1685,8 +1827,7 @@ CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_imp
             return CTXPROF_OK;
         }
     }
-    return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0, "ctxprof_pebs: no level works: %s",
-                         I->probe);
+    return ctxprof__pebs_no_level(pb, I);
 }
 
 /* ---- pebs: per-thread rings ---- */
@@ -1816,24 +1957,56 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
     }
     if (pages < I->d.ring_pages && (I->min_pages_used == 0 || pages < I->min_pages_used))
         I->min_pages_used = pages;
+    r->tick_fd = -1;
     if (I->d.mode == CTXPROF_PEBS_SIGNAL) {
         struct ctxprof__pebs_owner own;
+        int sfd = fd; /* the event that raises the signal */
+        if (I->tick_ns) {
+            struct perf_event_attr t;
+            memset(&t, 0, sizeof t);
+            t.size = (uint32_t)sizeof t;
+            t.type = PERF_TYPE_SOFTWARE;
+            t.config = PERF_COUNT_SW_TASK_CLOCK;
+            t.sample_period = I->tick_ns;
+            t.disabled = 1;
+            t.exclude_kernel = 1;
+            t.exclude_hv = 1;
+            sfd = ctxprof__pebs_open_event(&t, tid, &e);
+            if (sfd < 0) {
+                munmap(map, r->map_len);
+                close(fd);
+                ctxprof__pebs_facts_get(&facts, 0);
+                ctxprof__pebs_reason(why, sizeof why, e, 0, &facts);
+                ctxprof__fail(&pb->error, e == ESRCH ? CTXPROF_ERR_INVAL : CTXPROF_ERR_SYS, 0,
+                              "ctxprof_pebs: thread %d: signal ticker: %s", tid, why);
+                pb->error.sys_errno = e;
+                return pb->error.status;
+            }
+        }
         own.type = CTXPROF__PEBS_F_OWNER_TID;
         own.pid = tid;
-        if (fcntl(fd, CTXPROF__PEBS_F_SETOWN_EX, &own) != 0 ||
-            fcntl(fd, CTXPROF__PEBS_F_SETSIG, I->d.signo) != 0 ||
-            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) != 0) {
+        if (fcntl(sfd, CTXPROF__PEBS_F_SETOWN_EX, &own) != 0 ||
+            fcntl(sfd, CTXPROF__PEBS_F_SETSIG, I->d.signo) != 0 ||
+            fcntl(sfd, F_SETFL, fcntl(sfd, F_GETFL) | O_ASYNC) != 0) {
             e = errno;
             munmap(map, r->map_len);
             close(fd);
+            if (sfd != fd)
+                close(sfd);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                                  "ctxprof_pebs: thread %d: signal delivery setup failed", tid);
         }
+        if (sfd != fd)
+            r->tick_fd = sfd;
     }
-    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0 ||
+        (r->tick_fd >= 0 && ioctl(r->tick_fd, PERF_EVENT_IOC_ENABLE, 0) != 0)) {
         e = errno;
         munmap(map, r->map_len);
         close(fd);
+        if (r->tick_fd >= 0)
+            close(r->tick_fd);
+        r->tick_fd = -1;
         return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                              "ctxprof_pebs: thread %d: cannot enable the event", tid);
     }
@@ -1847,12 +2020,21 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
                                             int exited)
 {
     ctxprof_pebs_stats tot;
+    int tfd = r->tick_fd;
     if (!exited) {
-        if (I->d.mode == CTXPROF_PEBS_SIGNAL)
-            fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_ASYNC);
+        if (I->d.mode == CTXPROF_PEBS_SIGNAL) {
+            int sfd = tfd >= 0 ? tfd : r->fd;
+            fcntl(sfd, F_SETFL, fcntl(sfd, F_GETFL) & ~O_ASYNC);
+        }
         ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
     }
+    if (tfd >= 0) {
+        close(tfd);
+        r->tick_fd = -1;
+    }
     ctxprof__pebs_ring_acquire(r, 1);
+    if (!exited && I->d.mode == CTXPROF_PEBS_SIGNAL)
+        ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0); /* a handler may have re-enabled it */
     ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
     memset(&tot, 0, sizeof tot);
     ctxprof__pebs_stats_load(&tot, &r->st);
@@ -1868,9 +2050,10 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
     ctxprof__pebs_ring_release(r);
 }
 
-/* Drains every ring, and closes those whose thread has exited (POLLHUP).
-   Caller holds I->mu (manual and signal modes). */
-CTXPROF__PRIV void ctxprof__pebs_drain_all_locked(struct ctxprof__pebs_impl *I)
+/* Closes the rings whose thread has exited (POLLHUP), after their final
+   drain, and with drain also drains every other ring. Caller holds I->mu
+   (manual and signal modes: the reader thread does this in reader mode). */
+CTXPROF__PRIV void ctxprof__pebs_reap_locked(struct ctxprof__pebs_impl *I, int drain)
 {
     unsigned i, n = 0;
     for (i = 0; i < I->nrings; i++)
@@ -1887,7 +2070,7 @@ CTXPROF__PRIV void ctxprof__pebs_drain_all_locked(struct ctxprof__pebs_impl *I)
         ctxprof__pebs_ring *r = &I->rings[I->pidx[i]];
         if (I->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
             ctxprof__pebs_ring_close(I, r, 1);
-        else
+        else if (drain)
             ctxprof__pebs_consume(I, r, 1);
     }
 }
@@ -1995,11 +2178,20 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
         for (i = 0; i < I->nrings; i++) {
             ctxprof__pebs_ring *r = &I->rings[i];
             if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE &&
-                __atomic_load_n(&r->fd, __ATOMIC_RELAXED) == si->si_fd) {
+                (__atomic_load_n(&r->fd, __ATOMIC_RELAXED) == si->si_fd ||
+                 __atomic_load_n(&r->tick_fd, __ATOMIC_RELAXED) == si->si_fd)) {
                 if (ctxprof__pebs_ring_acquire(r, 0)) {
                     if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CTXPROF__PEBS_ACTIVE) {
+                        /* The handler's own time is not sampled: its samples
+                           would be the profiler's, and with a drain costing
+                           about a period per sample (sanitizers, a slow sink)
+                           each batch would make the next one as large. */
+                        int fd = __atomic_load_n(&r->fd, __ATOMIC_RELAXED);
+                        int off = ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) == 0;
                         ctxprof__pebs_ring_read(r, &I->fmt, &I->sink);
                         __atomic_fetch_add(&r->st.wakeups, (uint64_t)1, __ATOMIC_RELAXED);
+                        if (off)
+                            ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
                     }
                     ctxprof__pebs_ring_release(r);
                 }
@@ -2024,7 +2216,28 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
    the parent's threads sampled into rings nobody reads. The child handler
    closes them (never ioctl: that would disable the parent's events; the
    rings themselves are VM_DONTCOPY, absent from the child) and marks the
-   object; the child can only close it, which then frees memory only. */
+   object; the child can only close it, which then frees memory only. A
+   signal-mode sampler also gives the child back the signal's previous
+   disposition and the signal-mode slot at once: the handler inherited with
+   the address space would otherwise serve an object the child cannot use
+   (and frees at close), swallowing the signal, and keep the child from
+   opening a signal-mode sampler of its own. */
+
+/* In a process that is not the opener (a forked child): restores the
+   previous disposition of I's signal and frees the signal-mode slot, when
+   I holds them. Async-signal-safe (sigaction and atomics only). */
+CTXPROF__PRIV void ctxprof__pebs_sig_forget(struct ctxprof__pebs_impl *I)
+{
+    struct ctxprof__pebs_impl *mine = I;
+    if (!I->sig_installed)
+        return;
+    I->sig_installed = 0;
+    if (__atomic_load_n(&ctxprof__pebs_sig_owner, __ATOMIC_SEQ_CST) != I)
+        return;
+    sigaction(I->d.signo, &I->old_sa, NULL); /* nothing is pending: a child starts with none */
+    __atomic_compare_exchange_n(&ctxprof__pebs_sig_owner, &mine, (struct ctxprof__pebs_impl *)NULL,
+                                0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
 
 static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct ctxprof__pebs_impl *ctxprof__pebs_reg_head;
@@ -2048,13 +2261,19 @@ CTXPROF__PRIV void ctxprof__pebs_fork_child(void)
         for (i = 0; i < I->nrings; i++)
             if (I->rings[i].state != CTXPROF__PEBS_FREE) {
                 close(I->rings[i].fd);
+                if (I->rings[i].tick_fd >= 0)
+                    close(I->rings[i].tick_fd);
+                I->rings[i].tick_fd = -1;
                 I->rings[i].state = CTXPROF__PEBS_FREE;
             }
         if (I->efd >= 0)
             close(I->efd);
         I->efd = -1;
         I->forked = 1;
+        ctxprof__pebs_sig_forget(I);
     }
+    /* handlers that ran in the parent's other threads do not exist here */
+    __atomic_store_n(&ctxprof__pebs_sig_active, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
 }
 
@@ -2114,16 +2333,15 @@ CTXPROF__PRIV int ctxprof__pebs_live(ctxprof_pebs *pb, struct ctxprof__pebs_impl
     return CTXPROF_OK;
 }
 
-CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc)
+/* ctxprof_pebs_open without the explanation of a failure; *out_told = 1
+   when a failed probe left in pb->explain_text each level's reason. */
+CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc, int *out_told)
 {
     struct ctxprof__pebs_impl *I;
     ctxprof_pebs_desc d;
     uint64_t asked_ns = 0;
     int forced, rc;
     unsigned i;
-    if (!pb)
-        return CTXPROF_ERR_INVAL;
-    memset(pb, 0, sizeof *pb);
     if (desc)
         d = *desc;
     else
@@ -2205,7 +2423,7 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
         return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
     }
     for (i = 0; i < I->nrings; i++)
-        I->rings[i].fd = -1;
+        I->rings[i].fd = I->rings[i].tick_fd = -1;
     I->sink.fn = d.on_sample;
     I->sink.user = d.user;
     I->sink.arr = d.samples;
@@ -2215,11 +2433,23 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     rc = ctxprof__pebs_probe(pb, I, forced);
     snprintf(pb->explain_text, sizeof pb->explain_text, "%s", I->probe);
     if (rc != CTXPROF_OK) {
+        *out_told = I->probe[0] != '\0';
         ctxprof__pebs_log(I, CTXPROF_LOG_ERROR, pb->error.detail);
         ctxprof__pebs_free(I);
         return rc;
     }
     ctxprof__pebs_log(I, CTXPROF_LOG_INFO, I->probe);
+    if (d.mode == CTXPROF_PEBS_SIGNAL) {
+        /* a period in ns of at least the tick signals per sample, as often
+           as a ticker would; a hardware period (events) is at least a
+           quarter as many ns at up to 4 GHz: no need to tick faster */
+        if (I->level != CTXPROF_PEBS_LEVEL_SW)
+            I->tick_ns = I->attr.sample_period / 4 > CTXPROF__PEBS_SIG_TICK_NS
+                             ? I->attr.sample_period / 4
+                             : CTXPROF__PEBS_SIG_TICK_NS;
+        else if (I->attr.sample_period < CTXPROF__PEBS_SIG_TICK_NS)
+            I->tick_ns = CTXPROF__PEBS_SIG_TICK_NS;
+    }
 
     if (pthread_mutex_init(&I->mu, NULL) != 0 || pthread_cond_init(&I->cv, NULL) != 0) {
         ctxprof__pebs_free(I);
@@ -2278,11 +2508,34 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     return CTXPROF_OK;
 }
 
+CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc)
+{
+    int rc, told = 0;
+    if (!pb)
+        return CTXPROF_ERR_INVAL;
+    memset(pb, 0, sizeof *pb);
+    rc = ctxprof__pebs_open(pb, desc, &told);
+    if (rc != CTXPROF_OK && !told) {
+        /* explain() says why this open failed, not "not open" nor the story
+           of a probe that worked before something else failed */
+        char probe[sizeof pb->explain_text];
+        const char *why = ctxprof_error_message(&pb->error);
+        snprintf(probe, sizeof probe, "%s", pb->explain_text);
+        if (strncmp(why, "ctxprof_pebs: ", 14) == 0)
+            why += 14;
+        snprintf(pb->explain_text, sizeof pb->explain_text, "ctxprof_pebs: open failed: %s", why);
+        if (probe[0])
+            ctxprof__pebs_cat(pb->explain_text, sizeof pb->explain_text,
+                              " (the probe had found: %s)", probe);
+    }
+    return rc;
+}
+
 CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base)
 {
     struct ctxprof__pebs_impl *I;
     ctxprof__pebs_ring *slot = NULL;
-    int self, rc, pending = 0;
+    int self, rc, pending = 0, pass;
     unsigned i;
     if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
         return rc;
@@ -2311,14 +2564,26 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
                            "ctxprof_pebs: thread %d is the reader thread", tid);
         goto failed;
     }
-    for (i = 0; i < I->nrings; i++) {
-        ctxprof__pebs_ring *r = &I->rings[i];
-        if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
-            pthread_mutex_unlock(&I->mu);
-            return CTXPROF_OK; /* already sampled */
+    for (pass = 0; pass < 2 && !slot; pass++) {
+        if (pass == 1) { /* the table is full: reap the threads that exited */
+            if (I->d.mode != CTXPROF_PEBS_READER) {
+                ctxprof__pebs_reap_locked(I, 0);
+            } else { /* one pass of the reader, which sees their POLLHUP */
+                uint64_t req = ++I->drain_req;
+                ctxprof__pebs_wake(I);
+                while (I->drain_done < req && !I->stop)
+                    pthread_cond_wait(&I->cv, &I->mu);
+            }
         }
-        if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
-            slot = r;
+        for (i = 0; i < I->nrings; i++) {
+            ctxprof__pebs_ring *r = &I->rings[i];
+            if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
+                pthread_mutex_unlock(&I->mu);
+                return CTXPROF_OK; /* already sampled */
+            }
+            if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
+                slot = r;
+        }
     }
     if (!slot) {
         pthread_mutex_unlock(&I->mu);
@@ -2433,7 +2698,7 @@ CTXPROF_DEF int ctxprof_pebs_drain(ctxprof_pebs *pb)
         while (I->drain_done < req && !I->stop)
             pthread_cond_wait(&I->cv, &I->mu);
     } else {
-        ctxprof__pebs_drain_all_locked(I);
+        ctxprof__pebs_reap_locked(I, 1);
     }
     pthread_mutex_unlock(&I->mu);
     return CTXPROF_OK;
@@ -2483,6 +2748,11 @@ CTXPROF__PRIV void ctxprof__pebs_compose(const struct ctxprof__pebs_impl *I,
                                          const ctxprof_pebs_stats *st, char *buf, size_t n)
 {
     snprintf(buf, n, "%s", I->probe);
+    if (I->tick_ns)
+        ctxprof__pebs_cat(buf, n,
+                          "; signal mode: one signal per %llu ns of a thread's CPU time drains "
+                          "its samples (one per sample would livelock at short periods)",
+                          (unsigned long long)I->tick_ns);
     if (I->min_pages_used)
         ctxprof__pebs_cat(buf, n, "; ring reduced to %u pages by the locked-memory budget",
                           I->min_pages_used);
@@ -2568,10 +2838,14 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
            now). Only free memory: the mutex may have been held by a thread
            that does not exist here. */
         ctxprof__pebs_register(I, 0);
+        ctxprof__pebs_sig_forget(I); /* done at fork already, unless no atfork handler ran */
         if (!I->forked) /* no atfork handler ran (raw clone): the fds are still ours */
             for (i = 0; i < I->nrings; i++)
-                if (I->rings[i].state != CTXPROF__PEBS_FREE)
+                if (I->rings[i].state != CTXPROF__PEBS_FREE) {
                     close(I->rings[i].fd);
+                    if (I->rings[i].tick_fd >= 0)
+                        close(I->rings[i].tick_fd);
+                }
         I->sync_init = 0;
         if (I->efd >= 0)
             close(I->efd);
@@ -2588,6 +2862,8 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
         pthread_join(I->reader, NULL);
     }
     pthread_mutex_lock(&I->mu);
+    if (!I->reader_started)
+        ctxprof__pebs_reap_locked(I, 0); /* exited threads count as such */
     for (i = 0; i < I->nrings; i++)
         if (I->rings[i].state != CTXPROF__PEBS_FREE)
             ctxprof__pebs_ring_close(I, &I->rings[i], 0);
@@ -3200,6 +3476,13 @@ CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *
     ctxprof__error_clear(err);
     if (!t || !t->nfunc || !out)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs_train: no sink or map");
+    if (t->st.samples > 0 && t->st.used == 0) /* an empty map would look like a trained one */
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs_train: none of the %llu samples trained a path: %llu "
+                             "outside the symbol table's functions (a stripped binary?), %llu "
+                             "without callchain, %llu without ICPP base",
+                             (unsigned long long)t->st.samples, (unsigned long long)t->st.outside,
+                             (unsigned long long)t->st.no_chain, (unsigned long long)t->st.nobase);
     ne = t->entries;
     v = (ctxprof__pebs_tsort *)ctxprof__alloc(ne ? ne : 1, sizeof *v, t->d.alloc_user);
     keep = (unsigned char *)ctxprof__zalloc(ne ? ne : 1, 1, t->d.alloc_user);

@@ -950,6 +950,21 @@ static void pebs_messages(void)
     CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, EMFILE, 0, &f),
                    "out of file descriptors, one per sampled thread (EMFILE, RLIMIT_NOFILE=64)");
     CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, ENOSYS, 0, &f), "(ENOSYS)");
+    CHECK_CONTAINS(buf, "kernel without CONFIG_PERF_EVENTS");
+    f.seccomp = 2; /* a filter, and the kernel has perf events (paranoid is known) */
+    CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, ENOSYS, 0, &f),
+              "perf_event_open blocked by seccomp (Seccomp: 2 in /proc/self/status); allow it in "
+              "the sandbox's seccomp profile (ENOSYS)");
+    f.paranoid = 2;
+    f.kernel = 0;
+    CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EACCES, 0, &f),
+              "denied although kernel.perf_event_paranoid=2 allows it: a seccomp filter "
+              "(Seccomp: 2 in /proc/self/status) or an LSM (EACCES)");
+    f.paranoid = -100; /* no perf events in this kernel: its ENOSYS is not the filter's */
+    CHECK_CONTAINS(ctxprof__pebs_reason(buf, sizeof buf, ENOSYS, 0, &f),
+                   "kernel without CONFIG_PERF_EVENTS");
+    f.paranoid = 3;
+    f.seccomp = 0;
     f.have_pmu = 1;
     CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EOPNOTSUPP, 1, &f),
               "event not supported by this PMU (EOPNOTSUPP)");
@@ -1106,8 +1121,54 @@ static void pebs_libpfm(void)
         PEBS_HAS(out, "open=0 level=");
     }
 }
+
+/* An event libpfm cannot encode on this machine (not in the tables of its
+   PMU, or no such event) is a hardware level that does not work: the probe
+   says why and the software level stands in, as it does when the PMU
+   refuses an event; only a forced hardware level fails, saying why. */
+static void pebs_libpfm_degrade(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    struct perf_event_attr a;
+    ctxprof_error e;
+    char want[200];
+    PEBS_USABLE_OR_SKIP();
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.event = "NO_SUCH_EVENT_XYZ";
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
+    snprintf(want, sizeof want, "PEBS, hardware: libpfm: event 'NO_SUCH_EVENT_XYZ': %s; ",
+             pfm_strerror(PFM_ERR_NOTFOUND));
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), want);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "software task-clock: ok (period 1000000 ns)");
+    ctxprof_pebs_close(&pb);
+    d.level = CTXPROF_PEBS_LEVEL_SW;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    ctxprof_pebs_close(&pb);
+    d.level = CTXPROF_PEBS_LEVEL_HW; /* the hardware level only: fail, clearly */
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(ctxprof_error_message(&pb.error),
+                   "level hardware forced, but libpfm: event 'NO_SUCH_EVENT_XYZ': ");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "libpfm: event 'NO_SUCH_EVENT_XYZ': ");
+    /* the README's example, where this machine's libpfm tables lack it */
+    memset(&a, 0, sizeof a);
+    if (ctxprof_pebs_encode_event("INST_RETIRED:ANY_P:c=8:i", &a, &e) != CTXPROF_OK) {
+        d.level = CTXPROF_PEBS_AUTO;
+        d.event = "INST_RETIRED:ANY_P:c=8:i";
+        CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+        CHECK_EQ(pb.level, CTXPROF_PEBS_LEVEL_SW);
+        CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "PEBS, hardware: libpfm: event "
+                                                  "'INST_RETIRED:ANY_P:c=8:i': ");
+        ctxprof_pebs_close(&pb);
+    }
+}
 #else
 static void pebs_libpfm(void)
+{
+    SKIP("built without libpfm (install libpfm4-dev; the Makefile detects it)");
+}
+static void pebs_libpfm_degrade(void)
 {
     SKIP("built without libpfm (install libpfm4-dev; the Makefile detects it)");
 }
@@ -1220,7 +1281,9 @@ static void pebs_desc_checks(void)
     d.max_stack = 1000;
     CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
     pebs_desc_fill(&d, 0, 0);
-    d.event = "no-such-event:xyz";
+    /* a known event with a modifier it lacks: an error in the name, not an
+       event this machine lacks (which degrades: pebs_libpfm_degrade) */
+    d.event = "perf::TASK-CLOCK:nosuchmod";
     CHECK(ctxprof_pebs_open(&pb, &d) != CTXPROF_OK);
     CHECK(pb.impl == NULL);
     ctxprof_pebs_close(&pb);
@@ -1279,8 +1342,14 @@ static void pebs_live_hot_mode(int mode)
     CHECK(st.time_running > 0);
     if (pb.level == CTXPROF_PEBS_LEVEL_SW) /* at most one sample per period of running */
         CHECK_GE(st.time_running * 2, (h.all - 1) * 100000);
-    if (mode == CTXPROF_PEBS_SIGNAL)
+    if (mode == CTXPROF_PEBS_SIGNAL && pb.impl->tick_ns == 0)
         CHECK_GE(st.wakeups, h.all / 2); /* a signal (almost) per sample */
+    if (mode == CTXPROF_PEBS_SIGNAL && pb.level == CTXPROF_PEBS_LEVEL_SW) {
+        /* 100 us is under the 1 ms tick: a signal per batch of about 10 */
+        CHECK_EQ(pb.impl->tick_ns, CTXPROF__PEBS_SIG_TICK_NS);
+        CHECK_GE(st.wakeups, 1);
+        CHECK_LE(st.wakeups * 3, h.all);
+    }
     ctxprof_pebs_close(&pb);
 }
 
@@ -2004,6 +2073,329 @@ static void pebs_signal_restore(void)
     munmap(r, sizeof *r);
 }
 
+/* Signal mode and fork(): the child gets the signal's previous disposition
+   back (the sampler's handler would read the object the child frees at
+   close), closing the parent's sampler there only frees memory, and the
+   child can open a signal-mode sampler of its own. After that one's close
+   the signal's default action (terminate) works in the child again. The
+   parent, in a child of the test under an alarm, keeps sampling. */
+typedef struct pebs_sigfork {
+    int skipped, parent_rc, child_sig, child_rc;
+    int dfl_at_fork, closed, dfl_after_close, open_rc, attach_rc, dfl_after_own;
+    uint64_t child_samples, parent_samples;
+    char err[200];
+} pebs_sigfork;
+
+static int pebs_sigfork_child(void *arg, void *shared)
+{
+    ctxprof_pebs *pb = (ctxprof_pebs *)arg, own;
+    pebs_sigfork *r = (pebs_sigfork *)shared;
+    ctxprof_pebs_desc d;
+    struct sigaction now;
+    sigaction(SIGIO, NULL, &now);
+    r->dfl_at_fork = now.sa_handler == SIG_DFL;
+    ctxprof_pebs_close(pb);
+    r->closed = pb->impl == NULL;
+    sigaction(SIGIO, NULL, &now);
+    r->dfl_after_close = now.sa_handler == SIG_DFL;
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 100000);
+    r->open_rc = ctxprof_pebs_open(&own, &d);
+    snprintf(r->err, sizeof r->err, "%s", ctxprof_error_message(&own.error));
+    if (r->open_rc == CTXPROF_OK) {
+        r->attach_rc = ctxprof_pebs_attach(&own, 0, 0);
+        if (r->attach_rc == CTXPROF_OK)
+            PEBS_UNTIL(pebs_samples_so_far(&own) >= 20, pebs_hot(1000000));
+        ctxprof_pebs_close(&own);
+        r->child_samples = own.final_stats.samples;
+    }
+    sigaction(SIGIO, NULL, &now);
+    r->dfl_after_own = now.sa_handler == SIG_DFL;
+    raise(SIGIO); /* the default action: the child ends here */
+    return 0;
+}
+
+static int pebs_sigfork_parent(void *arg, void *shared)
+{
+    pebs_sigfork *r = (pebs_sigfork *)shared;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    (void)arg;
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 100000);
+    if (ctxprof_pebs_open(&pb, &d) == CTXPROF_ERR_UNSUPPORTED) {
+        r->skipped = 1;
+        return 0;
+    }
+    if (ctxprof_pebs_attach(&pb, 0, 0) != CTXPROF_OK)
+        return 1;
+    PEBS_UNTIL(pebs_samples_so_far(&pb) >= 5, pebs_hot(1000000));
+    r->child_rc = ctxprof_test_child(pebs_sigfork_child, &pb, r, 60, &r->child_sig);
+    PEBS_UNTIL(pebs_samples_so_far(&pb) >= 50, pebs_hot(1000000));
+    ctxprof_pebs_close(&pb);
+    r->parent_samples = pb.final_stats.samples;
+    return 0;
+}
+
+static void pebs_signal_fork(void)
+{
+    pebs_sigfork *r =
+        (pebs_sigfork *)ctxprof_test_in_child(pebs_sigfork_parent, NULL, sizeof(pebs_sigfork));
+    REQUIRE(r != NULL);
+    if (r->skipped) {
+        munmap(r, sizeof *r);
+        SKIP("perf_event unusable here");
+    }
+    CHECK_EQ(r->dfl_at_fork, 1);
+    CHECK_EQ(r->closed, 1);
+    CHECK_EQ(r->dfl_after_close, 1);
+    CHECK_EQ(r->open_rc, CTXPROF_OK);
+    if (r->open_rc != CTXPROF_OK)
+        fprintf(stderr, "  child's open: %s\n", r->err);
+    CHECK_EQ(r->attach_rc, CTXPROF_OK);
+    CHECK_GE(r->child_samples, 20);
+    CHECK_EQ(r->dfl_after_own, 1);
+    CHECK_EQ(r->child_rc, -1);
+    CHECK_EQ(r->child_sig, SIGIO); /* not swallowed by a handler left behind */
+    CHECK_GE(r->parent_samples, 50);
+    munmap(r, sizeof *r);
+}
+
+/* Signal mode at the shortest period (10 us) cannot livelock the program: a
+   signal costs more than that in a VM (about 25 us), and one signal per
+   sample kept every thread in the handler for good. The same fixed CPU work
+   of two sampled threads finishes, and yields samples; the alarm of the
+   child catches a livelock. Its cost (thread CPU time, handlers included)
+   stays within a small factor of the same run in reader mode, which pays
+   for the sampling alone: a 10 us timer interrupt costs about as much as
+   its period in a VM, so sampling there multiplies any program's CPU time
+   whatever the mode. */
+#define PEBS_FIXED_ROUNDS 1500u
+static void pebs_fixed_work(void)
+{
+    unsigned k, i;
+    for (k = 0; k < PEBS_FIXED_ROUNDS; k++)
+        for (i = 0; i < 20000; i++)
+            pebs_sink_v += i;
+}
+
+typedef struct pebs_fast {
+    ctxprof_pebs *pb;
+    int rc;
+    uint64_t cpu_ns;
+} pebs_fast;
+
+static void *pebs_fast_main(void *arg)
+{
+    pebs_fast *t = (pebs_fast *)arg;
+    uint64_t t0;
+    t->rc = t->pb ? ctxprof_pebs_attach(t->pb, 0, 0) : CTXPROF_OK;
+    t0 = pebs_cpu_ns();
+    pebs_fixed_work();
+    t->cpu_ns = pebs_cpu_ns() - t0;
+    if (t->pb && t->rc == CTXPROF_OK)
+        ctxprof_pebs_detach(t->pb, 0);
+    return NULL;
+}
+
+typedef struct pebs_fastres {
+    int skipped, failed_at;
+    uint64_t base_ns[2], reader_ns[2], sampled_ns[2], samples, sunk;
+    char explain[768];
+} pebs_fastres;
+
+static uint64_t pebs_fast_sunk;
+static void pebs_fast_sink(void *user, const ctxprof_pebs_sample *s)
+{
+    (void)user;
+    (void)s;
+    __atomic_fetch_add(&pebs_fast_sunk, (uint64_t)1, __ATOMIC_RELAXED);
+}
+
+static int pebs_fast_run(ctxprof_pebs *pb, uint64_t *ns)
+{
+    pebs_fast t[2];
+    pthread_t th[2];
+    int k;
+    for (k = 0; k < 2; k++) {
+        t[k].pb = pb;
+        t[k].rc = -100;
+        if (pthread_create(&th[k], NULL, pebs_fast_main, &t[k]) != 0)
+            return -1;
+    }
+    for (k = 0; k < 2; k++) {
+        pthread_join(th[k], NULL);
+        ns[k] = t[k].cpu_ns;
+        if (t[k].rc != CTXPROF_OK)
+            return -2;
+    }
+    return 0;
+}
+
+static int pebs_fast_child(void *arg, void *shared)
+{
+    pebs_fastres *r = (pebs_fastres *)shared;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    (void)arg;
+    pebs_desc_fill(&d, CTXPROF_PEBS_READER, 10000);
+    if (pebs_fast_run(NULL, r->base_ns) != 0)
+        return r->failed_at = 1;
+    if (ctxprof_pebs_open(&pb, &d) == CTXPROF_ERR_UNSUPPORTED) {
+        r->skipped = 1;
+        return 0;
+    }
+    if (pebs_fast_run(&pb, r->reader_ns) != 0)
+        return r->failed_at = 2;
+    ctxprof_pebs_close(&pb);
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 10000);
+    d.on_sample = pebs_fast_sink;
+    if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK)
+        return r->failed_at = 3;
+    if (pebs_fast_run(&pb, r->sampled_ns) != 0)
+        return r->failed_at = 4;
+    ctxprof_pebs_close(&pb);
+    r->samples = pb.final_stats.samples;
+    r->sunk = __atomic_load_n(&pebs_fast_sunk, __ATOMIC_RELAXED);
+    snprintf(r->explain, sizeof r->explain, "%s", ctxprof_pebs_explain(&pb));
+    return 0;
+}
+
+static void pebs_signal_fast(void)
+{
+    pebs_fastres *r = (pebs_fastres *)ctxprof_test_shared(sizeof *r);
+    int sig = 0, rc, k;
+    REQUIRE(r != NULL);
+    rc = ctxprof_test_child(pebs_fast_child, NULL, r, ctxprof_test_under_valgrind() ? 300 : 30,
+                            &sig);
+    if (sig == SIGALRM)
+        fprintf(stderr, "  the sampled work never finished: signal mode livelocked\n");
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(rc, 0);
+    if (r->skipped) {
+        munmap(r, sizeof *r);
+        SKIP("perf_event unusable here");
+    }
+    CHECK_EQ(r->failed_at, 0);
+    for (k = 0; k < 2; k++) {
+        CHECK(r->base_ns[k] > 0);
+        CHECK_LE(r->sampled_ns[k], 3 * r->reader_ns[k] + 50000000u);
+    }
+    CHECK_GE(r->samples, 100);
+    CHECK_EQ(r->sunk, r->samples);
+    CHECK_CONTAINS(r->explain, "; signal mode: one signal per 1000000 ns of a thread's CPU time");
+    printf("  pebs: 10 us period, ms of CPU per thread: signal mode %.0f/%.0f, reader mode "
+           "%.0f/%.0f, unsampled %.0f/%.0f; %llu samples\n",
+           (double)r->sampled_ns[0] / 1e6, (double)r->sampled_ns[1] / 1e6,
+           (double)r->reader_ns[0] / 1e6, (double)r->reader_ns[1] / 1e6,
+           (double)r->base_ns[0] / 1e6, (double)r->base_ns[1] / 1e6,
+           (unsigned long long)r->samples);
+    munmap(r, sizeof *r);
+}
+
+/* Threads that exited give their slot back: with max_threads = 2, six
+   short-lived threads attach one after another (each exits before the next
+   starts, none detaches); every attach succeeds and every exit is counted,
+   in each mode. No drain is called: attach reaps when the table is full. */
+typedef struct pebs_churn {
+    ctxprof_pebs *pb;
+    int rc;
+    char msg[200];
+} pebs_churn;
+
+static void *pebs_churn_main(void *arg)
+{
+    pebs_churn *c = (pebs_churn *)arg;
+    c->rc = ctxprof_pebs_attach(c->pb, 0, 0);
+    if (c->rc != CTXPROF_OK)
+        snprintf(c->msg, sizeof c->msg, "%s", ctxprof_error_message(&c->pb->error));
+    pebs_hot(2000000);
+    return NULL;
+}
+
+static void pebs_slots_reuse_mode(int mode)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pebs_churn c;
+    pthread_t th;
+    int k, ok = 0;
+    pebs_desc_fill(&d, mode, 100000);
+    d.max_threads = 2;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    for (k = 0; k < 6; k++) {
+        c.pb = &pb;
+        c.rc = -100;
+        c.msg[0] = '\0';
+        REQUIRE_EQ(pthread_create(&th, NULL, pebs_churn_main, &c), 0);
+        pthread_join(th, NULL);
+        if (c.rc != CTXPROF_OK)
+            fprintf(stderr, "  mode %d, thread %d: %s\n", mode, k, c.msg);
+        ok += c.rc == CTXPROF_OK;
+    }
+    ctxprof_pebs_close(&pb);
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_EQ(ok, 6);
+    CHECK_EQ(st.threads, 6);
+    CHECK_EQ(st.threads_exited, 6);
+    CHECK_EQ(st.attach_failed, 0);
+    CHECK(st.samples > 0);
+}
+
+static void pebs_slots_reuse(void)
+{
+    pebs_slots_reuse_mode(CTXPROF_PEBS_MANUAL);
+    pebs_slots_reuse_mode(CTXPROF_PEBS_SIGNAL);
+    pebs_slots_reuse_mode(CTXPROF_PEBS_READER);
+}
+
+/* explain() after a failed open says why that open failed, whatever failed:
+   a bad CTXPROF_PEBS_LEVEL, a descriptor field, a software event with a
+   hardware level forced, and signal mode already taken (whose probe had
+   worked: its "ok" alone would contradict the failure). */
+static void pebs_explain_failed(void)
+{
+    ctxprof_pebs pb, other;
+    ctxprof_pebs_desc d;
+    const char *old = getenv("CTXPROF_PEBS_LEVEL");
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", old ? old : "");
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.flags = 0; /* read the environment */
+    setenv("CTXPROF_PEBS_LEVEL", "foo", 1);
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    if (old)
+        setenv("CTXPROF_PEBS_LEVEL", saved, 1);
+    else
+        unsetenv("CTXPROF_PEBS_LEVEL");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "CTXPROF_PEBS_LEVEL='foo': expected pebs, hw, sw");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "open failed");
+    ctxprof_pebs_close(&pb);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "CTXPROF_PEBS_LEVEL='foo'"); /* also after close */
+
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.ring_pages = 3;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "ring_pages=3 must be a power of two");
+
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.event = "task-clock";
+    d.level = CTXPROF_PEBS_LEVEL_HW;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb),
+                   "event 'task-clock' is a software event but level hardware was forced");
+
+    PEBS_USABLE_OR_SKIP();
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 0);
+    REQUIRE_EQ(ctxprof_pebs_open(&other, &d), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_error_message(&pb.error), "another sampler already uses signal mode");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb),
+                   "open failed: another sampler already uses signal mode");
+    CHECK(strncmp(ctxprof_pebs_explain(&pb), "ctxprof_pebs: open failed", 25) == 0);
+    ctxprof_pebs_close(&pb);
+    ctxprof_pebs_close(&other);
+}
+
 /* attach_all picks up every thread of the process but the reader. */
 typedef struct pebs_park {
     pthread_mutex_t mu;
@@ -2574,6 +2966,93 @@ static void pebs_seccomp(void)
     PEBS_HAS(out, "explain=PEBS: perf_event_open blocked by seccomp (Seccomp: 2 in "
                   "/proc/self/status); allow it in the sandbox's seccomp profile (EPERM)\n");
     PEBS_HAS(out, "impl=0 fds=0 tasks=0 attach=-1\n"); /* CTXPROF_ERR_INVAL: not open */
+}
+
+/* A seccomp filter that fails perf_event_open with errno err (0 on success). */
+static int pebs_deny_perf(int err)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)__NR_perf_event_open, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((uint32_t)err & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog;
+    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
+    prog.filter = f;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+        return -1;
+    return 0;
+}
+
+static void pebs_seccomp_errno_child(int fd, void *arg)
+{
+    ctxprof_pebs_desc d;
+    if (pebs_deny_perf(*(const int *)arg) != 0) {
+        pebs_put(fd, "no seccomp: %s\n", strerror(errno));
+        return;
+    }
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    pebs_report_open(fd, &d);
+}
+
+/* Seccomp filters answer EACCES or ENOSYS too (EPERM: pebs_seccomp): with a
+   filter installed (Seccomp: 2) and a kernel that has perf events, the
+   message names seccomp rather than only paranoid, an LSM or the kernel. */
+static void pebs_seccomp_errnos(void)
+{
+    char out[2048];
+    int err = ENOSYS;
+    long par = -100;
+    REQUIRE_EQ(pebs_in_child(pebs_seccomp_errno_child, &err, out, sizeof out), 0);
+    if (strstr(out, "no seccomp"))
+        SKIP("seccomp filters unavailable here");
+    PEBS_HAS(out, "rc=-7 errno=38\n");
+    PEBS_HAS(out, "error=ctxprof_pebs: perf_event_open blocked by seccomp (Seccomp: 2 in "
+                  "/proc/self/status)");
+    PEBS_HAS(out, "(ENOSYS)\n");
+    ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_paranoid", &par);
+    err = EACCES;
+    REQUIRE_EQ(pebs_in_child(pebs_seccomp_errno_child, &err, out, sizeof out), 0);
+    PEBS_HAS(out, "rc=-7 errno=13\n");
+    if (par < 3)
+        PEBS_HAS(out, "a seccomp filter (Seccomp: 2 in /proc/self/status) or an LSM (EACCES)\n");
+}
+
+/* pb.error.detail holds 200 bytes: the story of a failed open fits whole.
+   A filter failing perf_event_open with EINVAL fails every level the same
+   way, said once for all of them; a story too long for any merging is cut
+   at a clause, and says where the rest is. */
+static void pebs_error_fits(void)
+{
+    static const char want[] = "ctxprof_pebs: no level works: PEBS, hardware, software "
+                               "task-clock: attributes refused by this PMU or kernel (EINVAL)\n";
+    ctxprof_error e;
+    char out[2048], *err;
+    int inval = EINVAL;
+    size_t len;
+    REQUIRE_EQ(pebs_in_child(pebs_seccomp_errno_child, &inval, out, sizeof out), 0);
+    if (strstr(out, "no seccomp"))
+        SKIP("seccomp filters unavailable here");
+    PEBS_HAS(out, "rc=-7 errno=0\n");
+    err = strstr(out, "error=");
+    REQUIRE(err != NULL);
+    CHECK(strncmp(err + 6, want, sizeof want - 1) == 0);
+    if (strncmp(err + 6, want, sizeof want - 1) != 0)
+        fprintf(stderr, "  output was: %s\n", out);
+    /* no merging helps: three long, different reasons */
+    memset(&e, 0, sizeof e);
+    ctxprof__pebs_fail_fit(&e, CTXPROF_ERR_UNSUPPORTED,
+                           "ctxprof_pebs: no level works: PEBS: %s; hardware: %s; software: %s",
+                           "first reason, long enough to fill the detail (E1)",
+                           "second reason, long enough to fill the detail (E2)",
+                           "third reason, long enough to fill the detail (E3)");
+    len = strlen(e.detail);
+    CHECK_LT(len, sizeof e.detail - 1); /* not cut by the buffer */
+    CHECK_CONTAINS(e.detail, "hardware: second reason, long enough to fill the detail (E2); ...");
+    CHECK(len > 32 && strcmp(e.detail + len - 32, "(more in ctxprof_pebs_explain())") == 0);
+    CHECK_EQ(e.status, CTXPROF_ERR_UNSUPPORTED);
 }
 
 static void pebs_paranoid_child(int fd, void *arg)
@@ -3285,6 +3764,54 @@ static void pebs_train_unit(void)
    its own SP; and a fresh sampling run of the same build, resolved with
    that map, gets at least 95% of its samples right against the kernel's
    callchain. */
+/* Samples of a binary without a symbol table (stripped) fall in no known
+   function: training from them gives no path at all. Map and save fail and
+   say why, instead of writing an empty map; nothing is written. */
+static void pebs_train_stripped(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#else
+    ctxprof_pebs_train t;
+    ctxprof_pebs_train_desc td;
+    ctxprof_symtab st;
+    ctxprof_pebs_sample s;
+    ctxprof_error err;
+    ctxprof_icpp_map m;
+    uint64_t chain[4];
+    char path[300];
+    int i;
+    memset(&td, 0, sizeof td);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    td.symtab = &st;
+    REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    s = pebs_mk((uintptr_t)pebs_hot_t0, 200, 1);
+    s.ip = 0x1230; /* no function there: what every PC of a stripped binary looks like */
+    chain[0] = (uint64_t)PERF_CONTEXT_USER;
+    chain[1] = s.ip;
+    chain[2] = 0x4560;
+    s.callchain = chain;
+    s.callchain_nr = 3;
+    for (i = 0; i < 10; i++)
+        ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.samples, 10);
+    CHECK_EQ(t.st.used, 0);
+    CHECK_EQ(t.st.outside, 10);
+    memset(&m, 0, sizeof m);
+    CHECK(ctxprof_pebs_train_map(&t, &m, &err) != CTXPROF_OK);
+    CHECK_CONTAINS(err.detail, "none of the 10 samples trained a path: 10 outside the symbol "
+                               "table's functions (a stripped binary?)");
+    ctxprof_icpp_map_deinit(&m);
+    snprintf(path, sizeof path, "%s/pebs_stripped.paths", ctxprof_test_tmpdir());
+    unlink(path);
+    CHECK(ctxprof_pebs_train_save(&t, path, &err) != CTXPROF_OK);
+    CHECK_CONTAINS(err.detail, "a stripped binary?");
+    CHECK(access(path, F_OK) != 0); /* nothing written */
+    ctxprof_pebs_train_deinit(&t);
+    ctxprof_symtab_deinit(&st);
+#endif
+}
+
 static int pebs_map_has(const ctxprof_icpp_map *m, const char *str, uint64_t height)
 {
     size_t i;
@@ -3733,17 +4260,24 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_attr_levels", pebs_attr_levels},
     {"pebs_encode_builtin", pebs_encode_builtin},
     {"pebs_libpfm", pebs_libpfm},
+    {"pebs_libpfm_degrade", pebs_libpfm_degrade},
     {"pebs_desc_checks", pebs_desc_checks},
     {"pebs_live_explain", pebs_live_explain},
     PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
     {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_signal_restore", pebs_signal_restore},
+    {"pebs_signal_fork", pebs_signal_fork},
+    {"pebs_signal_fast", pebs_signal_fast},
+    {"pebs_slots_reuse", pebs_slots_reuse},
+    {"pebs_explain_failed", pebs_explain_failed},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
     {"pebs_open_matrix", pebs_open_matrix},
     {"pebs_live_nobody", pebs_live_nobody},
     {"pebs_seccomp", pebs_seccomp},
+    {"pebs_seccomp_errnos", pebs_seccomp_errnos},
+    {"pebs_error_fits", pebs_error_fits},
     {"pebs_paranoid", pebs_paranoid},
     {"pebs_mlock", pebs_mlock},
     {"pebs_emfile", pebs_emfile},
@@ -3751,6 +4285,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_paths_unit", pebs_paths_unit},
     {"pebs_paths_e2e", pebs_paths_e2e},
     {"pebs_train_unit", pebs_train_unit},
+    {"pebs_train_stripped", pebs_train_stripped},
     {"pebs_train_plain", pebs_train_plain},
     {"pebs_drain_noalloc", pebs_drain_noalloc},
     {"pebs_probe_once", pebs_probe_once},
