@@ -1637,8 +1637,11 @@ CTXPROF__PRIV void ctxprof__pebs_probe_fail(struct ctxprof__pebs_impl *I, const 
 {
     ctxprof__pebs_cat(I->probe, sizeof I->probe, "%s%s: %s", I->probe[0] ? "; " : "", name, why);
     if (I->nfail < 4) {
-        snprintf(I->fail_name[I->nfail], sizeof I->fail_name[0], "%s", name);
-        snprintf(I->fail_why[I->nfail], sizeof I->fail_why[0], "%s", why);
+        /* (cut to the field: the story above has them whole) */
+        snprintf(I->fail_name[I->nfail], sizeof I->fail_name[0], "%.*s",
+                 (int)sizeof I->fail_name[0] - 1, name);
+        snprintf(I->fail_why[I->nfail], sizeof I->fail_why[0], "%.*s",
+                 (int)sizeof I->fail_why[0] - 1, why);
         I->nfail++;
     }
 }
