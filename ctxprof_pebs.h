@@ -1797,15 +1797,8 @@ CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_imp
         ctxprof__error_clear(&pb->error);
         memset(&ev, 0, sizeof ev);
         ev.type = PERF_TYPE_HARDWARE; /* the software level uses task-clock instead */
-        rc = ctxprof__pebs_try_level(pb, I, &ev, CTXPROF_PEBS_LEVEL_SW, evname);
-        if (rc < 0)
-            return pb->error.status;
-        if (rc > 0) {
-            if (forced)
-                ctxprof__pebs_cat(I->probe, sizeof I->probe, " [forced]");
-            return CTXPROF_OK;
-        }
-        return ctxprof__pebs_no_level(pb, I);
+        first = last = CTXPROF_PEBS_LEVEL_SW;
+        goto levels;
     }
 #endif
     if (rc != CTXPROF_OK)
@@ -1820,6 +1813,9 @@ CTXPROF__PRIV int ctxprof__pebs_probe(ctxprof_pebs *pb, struct ctxprof__pebs_imp
         first = forced ? forced : CTXPROF_PEBS_LEVEL_PEBS;
         last = forced ? forced : CTXPROF_PEBS_LEVEL_SW;
     }
+#if defined(CTXPROF__PEBS_LIBPFM)
+levels:
+#endif
     for (lv = first; lv <= last; lv++) {
         rc = ctxprof__pebs_try_level(pb, I, &ev, lv, evname);
         if (rc < 0)

@@ -195,8 +195,8 @@ const char *ctxprof_test_tmpdir(void);
 /* Runs a shell command, returns its exit status (or -1). */
 int ctxprof_test_sh(const char *fmt, ...);
 /* Installs a seccomp filter in the calling process (a forked child) that
-   fails system call nr with EPERM; 0, or -1 with errno set. */
-int ctxprof_test_deny_syscall(long nr);
+   fails system call nr with errno err; 0, or -1 with errno set. */
+int ctxprof_test_deny_syscall(long nr, int err);
 
 /* ---- fault injection (robustness cases of each module) ----
 

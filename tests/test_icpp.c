@@ -2405,7 +2405,7 @@ static int icpp_timer_fail_child(void *arg, void *shared)
     char *out = (char *)shared;
     int wall;
     (void)arg;
-    if (ctxprof_test_deny_syscall(__NR_timer_create) != 0) {
+    if (ctxprof_test_deny_syscall(__NR_timer_create, EPERM) != 0) {
         snprintf(out, 1024, "no seccomp");
         return 0;
     }

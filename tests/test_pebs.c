@@ -2933,7 +2933,7 @@ static void pebs_seccomp_child(int fd, void *arg)
 {
     ctxprof_pebs_desc d;
     (void)arg;
-    if (ctxprof_test_deny_syscall(__NR_perf_event_open) != 0) {
+    if (ctxprof_test_deny_syscall(__NR_perf_event_open, EPERM) != 0) {
         pebs_put(fd, "no seccomp: %s\n", strerror(errno));
         return;
     }
@@ -2968,28 +2968,10 @@ static void pebs_seccomp(void)
     PEBS_HAS(out, "impl=0 fds=0 tasks=0 attach=-1\n"); /* CTXPROF_ERR_INVAL: not open */
 }
 
-/* A seccomp filter that fails perf_event_open with errno err (0 on success). */
-static int pebs_deny_perf(int err)
-{
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)__NR_perf_event_open, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((uint32_t)err & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog;
-    prog.len = (unsigned short)(sizeof f / sizeof f[0]);
-    prog.filter = f;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
-        return -1;
-    return 0;
-}
-
 static void pebs_seccomp_errno_child(int fd, void *arg)
 {
     ctxprof_pebs_desc d;
-    if (pebs_deny_perf(*(const int *)arg) != 0) {
+    if (ctxprof_test_deny_syscall(__NR_perf_event_open, *(const int *)arg) != 0) {
         pebs_put(fd, "no seccomp: %s\n", strerror(errno));
         return;
     }
