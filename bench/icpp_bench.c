@@ -439,9 +439,10 @@ static int synth(const char *kind, uint64_t seed, size_t want, const char *out)
             size_t span = nf / 16 + 2;
             if (rec && syn_next() % 10 == 0) /* an earlier function: recursion */
                 callee[i][k] = (unsigned)(syn_next() % (i + 1));
-            else
-                callee[i][k] = (unsigned)(i + 1 + syn_next() % span < nf ? i + 1 + syn_next() % span
-                                                                         : nf - 1);
+            else { /* a later function, at most nf - 1 */
+                size_t to = i + 1 + (size_t)(syn_next() % span);
+                callee[i][k] = (unsigned)(to < nf ? to : nf - 1);
+            }
         }
     }
     /* node 0: main's path */
