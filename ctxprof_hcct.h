@@ -116,10 +116,10 @@
      are thread-safe.
      Events from a signal handler that interrupts the profiler (a slow path,
      or the fast path between its lookup and its push) are dropped and
-     counted in the thread's tree (stats.reentrant, not in profiles: a
-     handler that runs often over call-heavy code can lose most of its
-     events; read each thread's stats to see it); the others are counted
-     exactly. Nothing is
+     counted in the thread's tree (stats.reentrant) and in its profiles
+     (profile.reentrant, summed when trees merge, shown in every output:
+     a handler that runs often over call-heavy code can lose most of its
+     events); the others are counted exactly. Nothing is
      async-signal-safe except that the tree never crashes or corrupts itself
      on such re-entry (stats.events may then miss a few events).
      Queries and stats_get read the live tree with relaxed atomic loads,
@@ -441,6 +441,8 @@ typedef struct ctxprof_hcct_profile {
     uint64_t events;    /* enter events seen */
     uint64_t sampled;   /* enter events counted (bursting: fewer than events) */
     uint64_t dropped;   /* events lost to the node or depth bound */
+    uint64_t reentrant; /* events dropped: they interrupted the profiler (signal handlers);
+                           in no count, total or bound */
     double phi, epsilon;
     size_t counters;
     int mode, metric;
@@ -2753,6 +2755,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_snapshot(ctxprof_hcct *t, double phi, ctxprof
     p.events = events;
     p.sampled = sampled;
     p.dropped = CTXPROF__HCCT_RD(t->st.dropped_nodes) + CTXPROF__HCCT_RD(t->st.dropped_depth);
+    p.reentrant = CTXPROF__HCCT_RD(t->st.reentrant);
     p.flags = (phi >= 0 ? (unsigned)CTXPROF_HCCT_PRUNED : 0u) |
               (scale != 1.0 ? (unsigned)CTXPROF_HCCT_SCALED : 0u);
     p.threads = 1;
@@ -2900,6 +2903,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
     p.events = src->events;
     p.sampled = src->sampled;
     p.dropped = src->dropped;
+    p.reentrant = src->reentrant;
     p.phi = src->phi;
     p.epsilon = src->epsilon;
     p.counters = src->counters;
@@ -3060,6 +3064,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
     p.events = ctxprof__hcct_sat_add(p.events, src->events);
     p.sampled = ctxprof__hcct_sat_add(p.sampled, src->sampled);
     p.dropped = ctxprof__hcct_sat_add(p.dropped, src->dropped);
+    p.reentrant = ctxprof__hcct_sat_add(p.reentrant, src->reentrant);
     p.threads += src->threads;
     p.lost_threads += src->lost_threads;
     if (src->epsilon > p.epsilon)
@@ -3273,6 +3278,11 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
     if (p->dropped)
         ctxprof__hcct_sb_printf(b, "%s%llu events lost to the node or depth bound\n", lead,
                                 (unsigned long long)p->dropped);
+    if (p->reentrant)
+        ctxprof__hcct_sb_printf(b,
+                                "%s%llu events dropped: signal handlers interrupted the "
+                                "profiler (not in any count)\n",
+                                lead, (unsigned long long)p->reentrant);
     if (p->lost_threads)
         ctxprof__hcct_sb_printf(b,
                                 "%s%u thread%s not profiled: no memory for a tree (desc.max_bytes "
@@ -3419,12 +3429,13 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_json(ctxprof__hcct_sb *b, const ctxprof_hc
         b,
         "{\"format\":\"ctxprof-hcct\",\"version\":1,\"mode\":\"%s\",\"metric\":\"%s\",\n"
         " \"total\":%llu,\"threshold\":%llu,\"absent\":%llu,\"events\":%llu,\"sampled\":%llu,"
-        "\"dropped\":%llu,\n \"phi\":%.17g,\"epsilon\":%.17g,\"counters\":%zu,\"threads\":%u,"
+        "\"dropped\":%llu,\"reentrant\":%llu,\n \"phi\":%.17g,\"epsilon\":%.17g,\"counters\":%zu,\"threads\":%u,"
         "\"lost_threads\":%u,\"pruned\":%s,\"scaled\":%s,\n \"nodes\":[\n",
         p->mode == CTXPROF_HCCT_LSS ? "lss" : "cct", ctxprof__hcct_metric_name(p->metric),
         (unsigned long long)p->total, (unsigned long long)p->threshold,
         (unsigned long long)p->absent, (unsigned long long)p->events,
-        (unsigned long long)p->sampled, (unsigned long long)p->dropped, p->phi, p->epsilon,
+        (unsigned long long)p->sampled, (unsigned long long)p->dropped,
+        (unsigned long long)p->reentrant, p->phi, p->epsilon,
         p->counters, (unsigned)p->threads, (unsigned)p->lost_threads,
         (p->flags & CTXPROF_HCCT_PRUNED) ? "true" : "false",
         (p->flags & CTXPROF_HCCT_SCALED) ? "true" : "false");
@@ -3652,14 +3663,15 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_top(ctxprof__hcct_sb *b, const ctxprof_hcct
 }
 
 /* Binary profile (container kind CTXPROF__KIND_HCCT_PROFILE), little-endian:
-     header  16 u64: nodes, names, total, threshold, absent, events, sampled,
+     header  17 u64: nodes, names, total, threshold, absent, events, sampled,
              dropped, phi bits, epsilon bits, counters, mode, metric, flags,
-             threads, lost_threads (reserved, 0, before)
+             threads, lost_threads, reentrant (version 1: the first 16; it
+             had no reentrant field, read as 0)
      names   u64 length + bytes, for names 1..names-1 (name 0 is "<root>")
      nodes   7 u64 each: count, err, routine, site, parent, name, flags
    Parents precede children (checked when reading). */
-#define CTXPROF__HCCT_BIN_VERSION 1
-#define CTXPROF__HCCT_BIN_HDR 16
+#define CTXPROF__HCCT_BIN_VERSION 2
+#define CTXPROF__HCCT_BIN_HDR 17
 
 CTXPROF__HCCT_FN uint64_t ctxprof__hcct_dbits(double v)
 {
@@ -3708,6 +3720,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_binary(ctxprof__hcct_sb *b, const ctxprof_
     hdr[13] = p->flags;
     hdr[14] = p->threads;
     hdr[15] = p->lost_threads;
+    hdr[16] = p->reentrant;
     for (i = 0; i < CTXPROF__HCCT_BIN_HDR; i++)
         ctxprof__hcct_sb_u64(b, hdr[i]);
     for (i = 1; st && i < st->n; i++) {
@@ -3812,6 +3825,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     size_t size = 0, len = 0, off, i;
     const unsigned char *pl = NULL;
     uint64_t params[4], hdr[CTXPROF__HCCT_BIN_HDR], nn, nnames;
+    size_t nh;
     ctxprof_hcct_profile p;
     int rc;
     memset(&p, 0, sizeof p);
@@ -3821,22 +3835,25 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     rc = ctxprof__blob_open(buf, size, CTXPROF__KIND_HCCT_PROFILE, params, &pl, &len, path, err);
     if (rc)
         goto done;
-    if (params[0] != CTXPROF__HCCT_BIN_VERSION || params[1] != sizeof(uintptr_t) * 8) {
+    if (params[0] < 1 || params[0] > CTXPROF__HCCT_BIN_VERSION ||
+        params[1] != sizeof(uintptr_t) * 8) {
         rc = ctxprof__fail(err, CTXPROF_ERR_MISMATCH, 0,
                            "%s: hcct profile version %llu for %llu-bit addresses; this library "
-                           "reads version %d, %d-bit",
+                           "reads versions 1-%d, %d-bit",
                            path, (unsigned long long)params[0], (unsigned long long)params[1],
                            CTXPROF__HCCT_BIN_VERSION, (int)(sizeof(uintptr_t) * 8));
         goto done;
     }
     rc = CTXPROF_ERR_CORRUPT;
-    if (len < 8 * CTXPROF__HCCT_BIN_HDR) {
+    nh = params[0] == 1 ? CTXPROF__HCCT_BIN_HDR - 1 : CTXPROF__HCCT_BIN_HDR;
+    if (len < 8 * nh) {
         ctxprof__fail(err, rc, 0, "%s: truncated hcct header", path);
         goto done;
     }
-    for (i = 0; i < CTXPROF__HCCT_BIN_HDR; i++)
+    hdr[CTXPROF__HCCT_BIN_HDR - 1] = 0;
+    for (i = 0; i < nh; i++)
         hdr[i] = ctxprof__get64(pl + 8 * i);
-    off = 8 * CTXPROF__HCCT_BIN_HDR;
+    off = 8 * nh;
     nn = hdr[0];
     nnames = hdr[1];
     if (nn < 1 || nn > (len - off) / 56 || nnames < 1 || nnames > len) {
@@ -3917,6 +3934,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     p.flags = (unsigned)hdr[13];
     p.threads = (uint32_t)hdr[14];
     p.lost_threads = (uint32_t)hdr[15];
+    p.reentrant = hdr[16];
     if (ctxprof__hcct_prof_finish(&p)) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;

@@ -1555,7 +1555,8 @@ static int hcct_same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_p
         a->absent != b->absent || a->events != b->events || a->sampled != b->sampled ||
         a->dropped != b->dropped || a->phi != b->phi || a->epsilon != b->epsilon ||
         a->counters != b->counters || a->mode != b->mode || a->metric != b->metric ||
-        a->flags != b->flags || a->threads != b->threads || a->lost_threads != b->lost_threads)
+        a->flags != b->flags || a->threads != b->threads || a->lost_threads != b->lost_threads ||
+        a->reentrant != b->reentrant)
         return 0;
     for (i = 0; i < a->n; i++) {
         const ctxprof_hcct_pnode *x = &a->nodes[i], *y = &b->nodes[i];
@@ -1636,6 +1637,7 @@ static void hcct_binary_roundtrip(void)
     REQUIRE(ctxprof_hcct_query(&t, 0.01, &p, &e) == CTXPROF_OK);
     CHECK(p.n > 5);
     p.lost_threads = 3; /* as a session's profile may say */
+    p.reentrant = 5;
     snprintf(path, sizeof path, "%s/hcct.bin", ctxprof_test_tmpdir());
     snprintf(bad, sizeof bad, "%s/hcct-bad.bin", ctxprof_test_tmpdir());
     REQUIRE(ctxprof_hcct_profile_write(&p, path, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
@@ -1684,7 +1686,7 @@ static void hcct_binary_roundtrip(void)
     }
     /* a well-sealed file whose second node names a later parent */
     {
-        uint64_t params[4] = {1, sizeof(uintptr_t) * 8, 0, 0};
+        uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
         size_t nn = p.n, off = len - nn * 56 + 56 + 32;
         ctxprof__put64((unsigned char *)buf + off, 3);
         ctxprof__blob_seal((unsigned char *)buf, CTXPROF__KIND_HCCT_PROFILE, params,
@@ -1695,6 +1697,39 @@ static void hcct_binary_roundtrip(void)
         fclose(f);
         CHECK_EQ(ctxprof_hcct_profile_read(&q, bad, NULL, &e), CTXPROF_ERR_CORRUPT);
         CHECK_CONTAINS(e.detail, "node 1 is inconsistent");
+    }
+    /* a version 1 file (16 header words, no reentrant count) still reads */
+    {
+        uint64_t params[4] = {1, sizeof(uintptr_t) * 8, 0, 0};
+        size_t hdr = CTXPROF__BLOB_HDR + 16 * 8;
+        ctxprof_hcct_profile v1;
+        ctxprof_hcct_text_free(&p, buf);
+        REQUIRE_EQ(ctxprof_hcct_profile_format(
+                       &p, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0}, &buf,
+                       &len, &e),
+                   CTXPROF_OK);
+        memmove(buf + hdr, buf + hdr + 8, len - hdr - 8);
+        ctxprof__blob_seal((unsigned char *)buf, CTXPROF__KIND_HCCT_PROFILE, params,
+                           len - 8 - CTXPROF__BLOB_HDR);
+        f = fopen(bad, "wb");
+        REQUIRE(f != NULL);
+        fwrite(buf, 1, len - 8, f);
+        fclose(f);
+        REQUIRE_EQ(ctxprof_hcct_profile_read(&v1, bad, NULL, &e), CTXPROF_OK);
+        CHECK_EQ(v1.reentrant, 0);
+        v1.reentrant = p.reentrant;
+        CHECK(hcct_same_profile(&p, &v1));
+        ctxprof_hcct_profile_deinit(&v1);
+        /* and version 3 does not */
+        params[0] = 3;
+        ctxprof__blob_seal((unsigned char *)buf, CTXPROF__KIND_HCCT_PROFILE, params,
+                           len - 8 - CTXPROF__BLOB_HDR);
+        f = fopen(bad, "wb");
+        REQUIRE(f != NULL);
+        fwrite(buf, 1, len - 8, f);
+        fclose(f);
+        CHECK_EQ(ctxprof_hcct_profile_read(&q, bad, NULL, &e), CTXPROF_ERR_MISMATCH);
+        CHECK_CONTAINS(e.detail, "version 3");
     }
     CHECK_EQ(ctxprof_hcct_profile_read(&q, "/nonexistent/x.hcct", NULL, &e), CTXPROF_ERR_SYS);
     CHECK(q.nodes == keep.nodes);
@@ -3435,7 +3470,8 @@ static void hcct_robust_bounds(void)
    exactly and nothing deadlocks (a forked child under an alarm). */
 typedef struct hcct_storm {
     uint64_t handled, sent, refused, main_events, total, reentrant, unmatched, depth;
-    int ok;
+    uint64_t prof_reentrant; /* what the tree's profile says */
+    int ok, text_says;       /* its text output names the dropped events */
 } hcct_storm;
 
 static ctxprof_hcct *hcct_storm_tree;
@@ -3513,6 +3549,20 @@ static int hcct_storm_child(void *arg, void *shared)
     r->unmatched = st.unmatched;
     r->depth = st.depth;
     r->ok = hcct_check(&t, st.total) == 0;
+    {
+        ctxprof_hcct_profile p;
+        char *txt, want[96];
+        if (ctxprof_hcct_query(&t, 0, &p, &e) != CTXPROF_OK)
+            return 3;
+        r->prof_reentrant = p.reentrant;
+        txt = hcct_fmt(&p, CTXPROF_HCCT_TEXT);
+        snprintf(want, sizeof want, "# %llu events dropped: signal handlers interrupted",
+                 (unsigned long long)st.reentrant);
+        r->text_says = txt && (st.reentrant ? strstr(txt, want) != NULL
+                                            : strstr(txt, "events dropped: signal") == NULL);
+        ctxprof_hcct_text_free(&p, txt);
+        ctxprof_hcct_profile_deinit(&p);
+    }
     ctxprof_hcct_deinit(&t);
     return 0;
 }
@@ -3528,6 +3578,8 @@ static void hcct_robust_signals(void)
     CHECK_EQ(r->unmatched, 0);
     CHECK_EQ(r->depth, 0);
     CHECK(r->ok);
+    CHECK_EQ(r->prof_reentrant, r->reentrant);
+    CHECK(r->text_says);
     printf("  hcct: %llu signals handled (%llu refused by a full queue), %llu handler events "
            "dropped as re-entrant, %llu main events\n",
            (unsigned long long)r->handled, (unsigned long long)r->refused,
