@@ -1134,63 +1134,6 @@ static void icpp_pad_incremental(void)
     icpp_evalfix_free(&fx);
 }
 
-/* Pass 2 of ours, its parts: the order by units is a permutation by
-   falling unit count; after random pads under no limit, setting a 1.2x
-   limit counts the units above it, and the repair brings every path under
-   it, only lowering pads, with the precise count still exact. */
-static void icpp_pad_repair(void)
-{
-    size_t len, f, round;
-    char *text;
-    icpp_evalfix fx;
-    ctxprof__icpp_ps s;
-    uint32_t *ord;
-    uint64_t rng = 7, limit;
-    int32_t *before;
-    text = icpp_synth(5, 30, 15, 12, 500, &len);
-    if (!icpp_evalfix_init(&fx, text, len))
-        return;
-    limit = fx.maxh * 6 / 5;
-    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, fx.d, fx.nvar, fx.vars.n, fx.d->pheight, UINT64_MAX, 64),
-               CTXPROF_OK);
-    before = (int32_t *)calloc(s.nv + 1, sizeof *before);
-    ord = ctxprof__icpp_order_by_units(&s);
-    REQUIRE(before != NULL && ord != NULL);
-    for (f = 0; f < s.nv; f++) {
-        size_t k;
-        for (k = 0; k < s.nv && ord[k] != f; k++)
-            ;
-        CHECK_LT(k, s.nv); /* each variable once */
-        if (f > 0)
-            CHECK(s.vfirst[ord[f - 1] + 1] - s.vfirst[ord[f - 1]] >=
-                  s.vfirst[ord[f] + 1] - s.vfirst[ord[f]]);
-    }
-    for (round = 0; round < 5; round++) {
-        size_t over, precise, v;
-        ctxprof__icpp_set_limit(&s, UINT64_MAX);
-        for (v = 0; v < s.nv; v++) {
-            int32_t want = (int32_t)(ctxprof_test_rand(&rng) % 12);
-            ctxprof__icpp_apply(&s, (uint32_t)v, want - s.x[v]);
-            before[v] = s.x[v];
-        }
-        ctxprof__icpp_set_limit(&s, limit);
-        icpp_evalfix_recount(&fx, &s, limit, &over);
-        CHECK_LT(0, over); /* the pads break the cap */
-        CHECK_EQ(s.over != 0, over != 0);
-        ctxprof__icpp_repair(&s);
-        CHECK_EQ(s.over, 0);
-        for (v = 0; v < s.nv; v++)
-            CHECK(s.x[v] >= 0 && s.x[v] <= before[v]);
-        precise = icpp_evalfix_recount(&fx, &s, limit, &over);
-        CHECK_EQ(over, 0); /* every path under the cap */
-        CHECK_EQ(ctxprof__icpp_precise(&s), precise);
-    }
-    ctxprof__free(ord, NULL);
-    ctxprof__icpp_ps_free(&s);
-    free(before);
-    icpp_evalfix_free(&fx);
-}
-
 /* Call-site wrapping (5.2): wraps separate the permutation pair padding
    cannot, and not the pair with identical edges; the report agrees with
    heights recomputed from the pads and wraps. */
@@ -2941,7 +2884,6 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_incremental", icpp_pad_incremental},
     {"icpp_pad_bound_pigeonhole", icpp_pad_bound_pigeonhole},
     {"icpp_pad_bound_exhaustive", icpp_pad_bound_exhaustive},
-    {"icpp_pad_repair", icpp_pad_repair},
     {"icpp_pad_wrap", icpp_pad_wrap},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_gen_pad_frames", icpp_gen_pad_frames},
