@@ -8402,7 +8402,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
             "\n/* %s is the scheme of %sCALL */\n"
             "#define %sEDGE(caller, callee, site) caller##__##callee##__##site\n"
             "#define %s_CAT3(a, b, c) a##b##c\n"
-            "#define %s_CALL_(e, s, st, stmt) %s_CAT3(%sc_, e, s)(st, stmt)\n"
+            "#define %s_CALL_(e, s, st, stmt) %s_CAT3(%sc_, e, s)(((void)%s_EID(e), st), stmt)\n"
             "#define %s_EID(e) %s_CAT3(%se_, e, )\n"
             "#define %sEDGE_ID(caller, callee, site) %s_EID(%sEDGE(caller, callee, site))\n"
             "#define %sNODE(f) %sn_##f\n"
@@ -8411,7 +8411,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
             "#define %sTLS (&%s)\n"
             "#define %sCALL_ST(st, e, stmt) %sCALL_%s_ST(st, e, stmt)\n"
             "#define %sCALL(e, stmt) %sCALL_%s(e, stmt)\n",
-            dn, U, U, U, U, U, P, U, U, P, U, U, U, U, P, U, DN, U, U, DN, U, tls[def], U, U, DN,
+            dn, U, U, U, U, U, P, U, U, U, P, U, U, U, U, P, U, DN, U, U, DN, U, tls[def], U, U, DN,
             U, U, DN);
         ctxprof__sbuf_printf(&b,
                              "#ifndef CTXPROF_EDGE /* short names, for the first generated "

@@ -589,6 +589,23 @@ static void gen_header_compiles(void)
         CHECK_CONTAINS(out, "generated for CTXPROF_CTX_BITS 64");
         free(out);
     }
+    /* an edge the graph lacks is a compile error with default flags (it
+       was an implicit declaration: a warning, then a link error), in every
+       scheme's macro */
+    REQUIRE(gen_write(path, "#include \"fig3_ctx.h\"\n"
+                            "int F(int k);\n"
+                            "int E(int k) { int r; CTXPROF_GEN_CALL_PCCE(CTXPROF_EDGE(E, F, 5), "
+                            "r = F(k)); return r; }\n"
+                            "int H(int k) { int r; CTXPROF_CALL(CTXPROF_EDGE(H, I, 0), "
+                            "r = F(k)); return r; }\n") == 0);
+    rc = ctxprof_test_sh("cd %s && %s -I%s -c drv.c -o bad.o > bad.log 2>&1", d,
+                         CTXPROF_TEST_CC, cwd);
+    CHECK_NE(rc, 0);
+    if ((out = gen_read(d, "bad.log", NULL)) != NULL) {
+        CHECK_CONTAINS(out, "ctxprof_gen_e_E__F__5");
+        CHECK_CONTAINS(out, "ctxprof_gen_e_H__I__0");
+        free(out);
+    }
     ctxprof_graph_free_buffer(hdr, NULL);
     ctxprof_graph_deinit(&g);
 }

@@ -147,7 +147,7 @@ enum {
 /* auto is the scheme of CTXPROF_GEN_CALL */
 #define CTXPROF_GEN_EDGE(caller, callee, site) caller##__##callee##__##site
 #define CTXPROF_GEN__CAT3(a, b, c) a##b##c
-#define CTXPROF_GEN__CALL_(e, s, st, stmt) CTXPROF_GEN__CAT3(ctxprof_gen_c_, e, s)(st, stmt)
+#define CTXPROF_GEN__CALL_(e, s, st, stmt) CTXPROF_GEN__CAT3(ctxprof_gen_c_, e, s)(((void)CTXPROF_GEN__EID(e), st), stmt)
 #define CTXPROF_GEN__EID(e) CTXPROF_GEN__CAT3(ctxprof_gen_e_, e, )
 #define CTXPROF_GEN_EDGE_ID(caller, callee, site) CTXPROF_GEN__EID(CTXPROF_GEN_EDGE(caller, callee, site))
 #define CTXPROF_GEN_NODE(f) ctxprof_gen_n_##f
