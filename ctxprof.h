@@ -36,6 +36,10 @@
      CTXPROF_TLS_DYNAMIC    off   use the general-dynamic TLS model (see THREADS)
      CTXPROF_NO_TLS         off   single-threaded build: per-thread state is static
      CTXPROF_DEBUG          off   asserts on internal invariants
+     CTXPROF_ICPP_HOOKS     off   define the -finstrument-functions hooks for ICPP
+                                  training (implementation TU; implies ICPP_ENV)
+     CTXPROF_ICPP_ENV       off   honour CTXPROF_ICPP_TRAIN=FILE without the hooks
+                                  (hand-written CTXPROF_ICPP_FUNC entries)
      CTXPROF_API/DEF/STATIC/INLINE    linkage (STATIC embeds a private copy: each
                                   file that includes a header also includes its
                                   implementation; API sets visibility, e.g.

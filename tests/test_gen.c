@@ -761,6 +761,21 @@ static void gen_cli(void)
     REQUIRE((out = gen_read(d, "err.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "bad.txt:2: error: unknown keyword 'cal'");
     free(out);
+    /* the same form from pad and callgraph, which read path maps */
+    snprintf(path, sizeof path, "%s/bad.paths", d);
+    REQUIRE(gen_write(path, "ctxprof-paths 1\nbogus 1 2 main\n") == 0);
+    CHECK_EQ(ctxprof_test_sh("%s pad %s 2> %s/err.out", tool, path, d), 1);
+    REQUIRE((out = gen_read(d, "err.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "bad.paths:2: error: unknown keyword 'bogus'");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("%s callgraph %s 2> %s/err.out", tool, path, d), 1);
+    REQUIRE((out = gen_read(d, "err.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "bad.paths:2: error: unknown keyword 'bogus'");
+    free(out);
+    CHECK_EQ(ctxprof_test_sh("%s callgraph 2> %s/err.out", tool, d), 2);
+    REQUIRE((out = gen_read(d, "err.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "no path map given");
+    free(out);
     CHECK_EQ(ctxprof_test_sh("%s 2>/dev/null", tool), 2);
     CHECK_EQ(ctxprof_test_sh("%s --frobnicate tests/data/fig3.txt 2>/dev/null", tool), 2);
     /* an unknown option last is unknown, not short of a value */
@@ -1388,7 +1403,7 @@ static void gen_pad_frames(void)
     CHECK_STR(out, "");
     free(out);
     REQUIRE((out = gen_read(d, "pad.err", NULL)) != NULL);
-    CHECK_CONTAINS(out, "pf_bad.su:1: not a frame size line");
+    CHECK_CONTAINS(out, "pf_bad.su:1: error: not a frame size line");
     free(out);
     REQUIRE((out = gen_pad_run(d, tool, "pf.paths nonexistent.su", 2)) != NULL);
     CHECK_STR(out, "");

@@ -1272,9 +1272,9 @@ static void icpp_gen_pad_frames(void)
         {"f.callgraph", "ctxprof-callgraph 1\nfunc a frame=48\nfunc b frame=32\nfunc zz frame=8\n"
                         "call a b\n",
          "frames_known=2\n", 0},
-        {"g.su", "garbage line\n", "g.su:1: not a frame size line", 1},
-        {"m.su", map, "m.su:1: not a frame size line", 1},
-        {"h.su", "x.c:1:5:main\t32\tstatic\nx.c:2:5:a\tlots\tstatic\n", "h.su:2: bad frame size 'lots'",
+        {"g.su", "garbage line\n", "g.su:1: error: not a frame size line", 1},
+        {"m.su", map, "m.su:1: error: not a frame size line", 1},
+        {"h.su", "x.c:1:5:main\t32\tstatic\nx.c:2:5:a\tlots\tstatic\n", "h.su:2: error: bad frame size 'lots'",
          1},
     };
     const char *dir = ctxprof_test_tmpdir();

@@ -70,6 +70,7 @@ static int gen_usage_error(const char *fmt, const char *arg)
 /* Options shared by the subcommands. */
 typedef struct gen_opts {
     const char *out, *prefix, *root, *guard;
+    const char *input_kind; /* what an input is, for "no ... given" (NULL: a call graph) */
     const char **inputs; /* the inputs, gathered at the front of argv (no limit) */
     size_t n_inputs;
     unsigned bits;
@@ -156,7 +157,7 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
         }
     }
     if (!o->n_inputs)
-        return gen_usage_error("%s", "no call graph given");
+        return gen_usage_error("no %s given", o->input_kind ? o->input_kind : "call graph");
     return 0;
 }
 
@@ -760,6 +761,7 @@ static int cmd_callgraph(int argc, char **argv)
     int rc;
     memset(&o, 0, sizeof o);
     o.out = "-";
+    o.input_kind = "path map";
     if ((rc = gen_parse(argc, argv, "o root", &o)) != 0)
         return rc;
     if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK)
@@ -998,7 +1000,7 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
             name = b;
             while ((f = ctxprof__lines_tok(&L)) != NULL)
                 if (strncmp(f, "frame=", 6) == 0 && ctxprof__parse_u64(f + 6, &frame) != 0) {
-                    fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, f);
+                    fprintf(stderr, "%s:%u: error: bad frame size '%s'\n", path, L.line, f);
                     free(buf);
                     return GEN_EXIT_INPUT;
                 }
@@ -1008,7 +1010,7 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
                 (strcmp(kind, "static") != 0 && strcmp(kind, "dynamic") != 0 &&
                  strcmp(kind, "bounded") != 0 && strncmp(kind, "dynamic,", 8) != 0)) {
                 fprintf(stderr,
-                        "%s:%u: not a frame size line (FILE:LINE:COL:NAME BYTES "
+                        "%s:%u: error: not a frame size line (FILE:LINE:COL:NAME BYTES "
                         "static|dynamic|bounded, as gcc -fstack-usage writes; or a gcc .ci "
                         "or ctxprof-callgraph file)\n",
                         path, L.line);
@@ -1017,7 +1019,7 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
             }
             name = strrchr(a, ':') + 1;
             if (ctxprof__parse_u64(b, &frame) != 0) {
-                fprintf(stderr, "%s:%u: bad frame size '%s'\n", path, L.line, b);
+                fprintf(stderr, "%s:%u: error: bad frame size '%s'\n", path, L.line, b);
                 free(buf);
                 return GEN_EXIT_INPUT;
             }
@@ -1133,11 +1135,11 @@ static int cmd_pad(int argc, char **argv)
         return 2;
     }
     if (ctxprof_icpp_map_load(&map, in, &err)) {
-        fprintf(stderr, "%s\n", ctxprof_error_message(&err));
+        gen_error(ctxprof_error_message(&err));
         return err.status == CTXPROF_ERR_SYS ? 2 : 1;
     }
     if (ctxprof_icpp_pad_compute(&map, &desc, &pads, &err)) {
-        fprintf(stderr, "ctxprof-gen pad: %s\n", ctxprof_error_message(&err));
+        gen_error(ctxprof_error_message(&err));
         ctxprof_icpp_map_deinit(&map);
         return 2;
     }
@@ -1174,7 +1176,7 @@ static int cmd_pad(int argc, char **argv)
     if (out) {
         if (ctxprof_icpp_pads_emit(&pads, in, out, &header, &hlen, &err) ||
             ctxprof__write_out(out, header, hlen, &err)) {
-            fprintf(stderr, "ctxprof-gen pad: %s\n", ctxprof_error_message(&err));
+            gen_error(ctxprof_error_message(&err));
             rc = 2;
             goto done;
         }
