@@ -47,7 +47,7 @@ help:
 	@echo "make fuzz       libFuzzer on every parser (FUZZ_SECONDS)"
 	@echo "make robustness write faults, bounds and signal storms; make memcheck: valgrind"
 	@echo "make install    PREFIX=... DESTDIR=...; make uninstall"
-	@echo "make deps       what the optional builds need (libpfm4); make format; make clean"
+	@echo "make deps       what the optional builds need (libpfm4, libunwind); make format; make clean"
 
 # Filled by the module blocks below.
 TEST_CFLAGS :=

@@ -764,7 +764,7 @@ CTXPROF_INLINE int ctxprof_pcc_set_check(ctxprof_pcc_set *set, ctxprof_ctx value
    The call-graph model shared by ctxprof-gen and the run time: nodes are
    functions, edges are call sites (caller, callee, site). Inputs:
 
-   - the ctxprof-callgraph 1 text format (DESIGN.md):
+   - the ctxprof-callgraph 1 text format (docs/ctxprof-gen.md):
          ctxprof-callgraph 1
          root main
          func NAME [frame=BYTES]
@@ -1550,7 +1550,7 @@ CTXPROF_API int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ct
 /* Stops recording; the data stays until reset. */
 CTXPROF_API void ctxprof_icpp_train_stop(void);
 /* Writes the merged paths of every thread as a path map (function names
-   from the process's symbols; DESIGN.md format; atomic replace). Run it
+   from the process's symbols; the ctxprof-paths format; atomic replace). Run it
    when other training threads are quiescent. */
 CTXPROF_API int ctxprof_icpp_train_save(const char *path, ctxprof_error *err);
 /* Frees all training data (no thread may be inside instrumented code). */

@@ -163,8 +163,8 @@
 
      Mytkowicz et al., Inferred call path profiling, OOPSLA 2009, sec. 6.3, 8.
      perf_event_open(2); kernel/events/ring_buffer.c (barrier pairing);
-     include/uapi/linux/perf_event.h (record layouts); PEBS-NOTES.md of the
-     ctxprof repository for the research behind every choice here.
+     include/uapi/linux/perf_event.h (record layouts); docs/pebs-notes-errata.md
+     for what the research notes behind it got wrong, with the evidence.
 */
 #ifndef CTXPROF_PEBS_H_INCLUDED
 #define CTXPROF_PEBS_H_INCLUDED

@@ -1398,6 +1398,12 @@ static void gen_pad_frames(void)
     REQUIRE((out = gen_pad_run(d, tool, "-o pf.h pf.paths pf.ci pf.su", 0)) != NULL);
     CHECK_CONTAINS(out, "functions=4\nframes_known=4\n");
     free(out);
+    /* nothing to pad: no frame grows (1, not 0) */
+    snprintf(path, sizeof path, "%s/pf_one.paths", d);
+    REQUIRE(gen_write(path, "ctxprof-paths 1\npath 1 32 main\npath 2 64 main parse\n") == 0);
+    REQUIRE((out = gen_pad_run(d, tool, "pf_one.paths pf.ci", 0)) != NULL);
+    CHECK_CONTAINS(out, "frames_known=2\nmax_frame_growth=1.0000\n");
+    free(out);
     /* a bad FRAMES file: exit 1, the line at fault, and no report */
     REQUIRE((out = gen_pad_run(d, tool, "pf.paths pf.ci pf_bad.su", 1)) != NULL);
     CHECK_STR(out, "");

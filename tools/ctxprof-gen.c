@@ -1059,7 +1059,7 @@ static int cmd_pad(int argc, char **argv)
     char *text = NULL, *header = NULL;
     size_t hlen = 0;
     uint64_t *fsize = NULL;
-    double worst = 0;
+    double worst = 1; /* nothing padded: no frame grows */
     int i, rc = 0;
     FILE *rep = stdout;
     memset(&desc, 0, sizeof desc);
