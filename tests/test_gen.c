@@ -772,6 +772,11 @@ static void gen_cli(void)
     REQUIRE((out = gen_read(d, "err.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "bad.paths:2: error: unknown keyword 'bogus'");
     free(out);
+    REQUIRE(gen_write(path, "ctxprof-paths 1\n") == 0);
+    CHECK_EQ(ctxprof_test_sh("%s pad %s 2> %s/err.out", tool, path, d), 1);
+    REQUIRE((out = gen_read(d, "err.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "bad.paths: error: no paths");
+    free(out);
     CHECK_EQ(ctxprof_test_sh("%s callgraph 2> %s/err.out", tool, d), 2);
     REQUIRE((out = gen_read(d, "err.out", NULL)) != NULL);
     CHECK_CONTAINS(out, "no path map given");

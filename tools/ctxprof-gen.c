@@ -1138,6 +1138,12 @@ static int cmd_pad(int argc, char **argv)
         gen_error(ctxprof_error_message(&err));
         return err.status == CTXPROF_ERR_SYS ? 2 : 1;
     }
+    if (map.paths == 0) { /* nothing to pad: an empty or failed training run */
+        fprintf(stderr, "%s: error: no paths (did the training run enter an instrumented "
+                        "function?)\n", in);
+        ctxprof_icpp_map_deinit(&map);
+        return 1;
+    }
     if (ctxprof_icpp_pad_compute(&map, &desc, &pads, &err)) {
         gen_error(ctxprof_error_message(&err));
         ctxprof_icpp_map_deinit(&map);
