@@ -283,6 +283,8 @@ typedef struct ctxprof_symtab {
     char *names;                  /* name pool: function names and object paths */
     size_t syms_cap, objs_cap, names_len, names_cap;
     uint64_t dl_changes; /* the dynamic linker's loads + unloads when read */
+    unsigned char build_id[40]; /* the executable's GNU build id (path maps name it) */
+    size_t build_id_len;
 } ctxprof_symtab;
 
 /* Loads the function symbols (.symtab, else .dynsym; a separate debug file
@@ -3293,6 +3295,10 @@ CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
     L.st = st;
     st->dl_changes = ctxprof__dl_changes(); /* before: a change during the walk shows later */
     ctxprof__dl_iterate_phdr(ctxprof__symtab_collect, &L);
+    if (L.n && L.v[0].build_id_len) { /* the executable is listed first */
+        memcpy(st->build_id, L.v[0].build_id, L.v[0].build_id_len);
+        st->build_id_len = L.v[0].build_id_len;
+    }
     if (L.nomem) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");
         goto done;
@@ -9100,7 +9106,17 @@ struct ctxprof__icpp_mapdata {
     size_t cmask;
     ctxprof__icpp_pcrange *pcs; /* bound: PC ranges -> function */
     size_t npcs;
+    char build[81];             /* the training executable's build id in hex, or "" */
 };
+
+/* The executable's build id as the hex a path map's "build" line holds. */
+CTXPROF__PRIV void ctxprof__icpp_build_hex(const ctxprof_symtab *st, char *out)
+{
+    size_t k;
+    out[0] = '\0';
+    for (k = 0; st && k < st->build_id_len && k < 40; k++)
+        snprintf(out + 2 * k, 3, "%02x", st->build_id[k]);
+}
 
 CTXPROF__PRIV void ctxprof__icpp_md_free(struct ctxprof__icpp_mapdata *d)
 {
@@ -9549,6 +9565,26 @@ CTXPROF__PRIV int ctxprof__icpp_map_parse_buf(ctxprof_icpp_map *m, char *buf, si
         uint32_t node = 0;
         char *c, *h;
         tok = ctxprof__lines_tok(&L);
+        if (strcmp(tok, "build") == 0) { /* the training executable's build id */
+            char *id = ctxprof__lines_tok(&L);
+            size_t k, n = id ? strlen(id) : 0;
+            for (k = 0; k < n && ((id[k] >= '0' && id[k] <= '9') ||
+                                  (id[k] >= 'a' && id[k] <= 'f') || (id[k] >= 'A' && id[k] <= 'F'));
+                 k++)
+                ;
+            if (!id || n == 0 || n % 2 || n >= sizeof d->build || k < n || d->build[0] ||
+                ctxprof__lines_tok(&L)) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0,
+                                   "%s:%u: expected one 'build HEX' line (an even number of "
+                                   "hex digits, at most 80)",
+                                   L.path, L.line);
+                goto fail;
+            }
+            for (k = 0; k < n; k++)
+                d->build[k] = (char)(id[k] >= 'A' && id[k] <= 'F' ? id[k] - 'A' + 'a' : id[k]);
+            d->build[n] = '\0';
+            continue;
+        }
         if (strcmp(tok, "path") != 0) {
             rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: unknown keyword '%.40s'",
                                L.path, L.line, tok);
@@ -9646,6 +9682,8 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, 
     if (!stack)
         return CTXPROF_ERR_NOMEM;
     ctxprof__sbuf_printf(b, "ctxprof-paths 1\n");
+    if (d->build[0])
+        ctxprof__sbuf_printf(b, "build %s\n", d->build);
     for (v = 1; v < d->nn; v++) {
         stack[d->ndepth[v] - 1] = d->nfunc[v];
         for (p = d->nfirst[v]; p < d->nfirst[v + 1]; p++) {
@@ -9792,9 +9830,17 @@ CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab 
     struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
     ctxprof__icpp_pcrange *r;
     size_t i, n = 0;
+    char here[81];
     ctxprof__error_clear(err);
     if (!d || !st)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: bind needs a loaded map and symbols");
+    ctxprof__icpp_build_hex(st, here);
+    if (d->build[0] && here[0] && strcmp(d->build, here) != 0)
+        return ctxprof__fail(err, CTXPROF_ERR_MISMATCH, 0,
+                             "icpp: the path map was trained by another build (build id "
+                             "%.12s..., this executable %.12s...): heights belong to one "
+                             "build; retrain this one",
+                             d->build, here);
     r = (ctxprof__icpp_pcrange *)ctxprof__alloc(st->count ? st->count : 1, sizeof *r, NULL);
     if (!r)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
@@ -9808,6 +9854,13 @@ CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab 
         r[n].end = e->end;
         r[n].func = (uint32_t)f;
         n++;
+    }
+    if (n == 0 && d->names.n > 0) {
+        ctxprof__free(r, NULL);
+        return ctxprof__fail(err, CTXPROF_ERR_MISMATCH, 0,
+                             "icpp: none of the path map's %zu functions is in this process "
+                             "(a map of another program?)",
+                             d->names.n);
     }
     ctxprof__free(d->pcs, NULL);
     d->pcs = r;
@@ -11784,6 +11837,8 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
+    if (have_st)
+        ctxprof__icpp_build_hex(&st, d->build);
     for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
         uint32_t *bn;
         size_t k, nn = t->nn;

@@ -3488,6 +3488,7 @@ CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *
     md = ctxprof__icpp_md_new();
     if (!v || !keep || !md)
         goto nomem;
+    ctxprof__icpp_build_hex(t->d.symtab, md->build);
     for (a = 0; a < ne; a++) {
         v[a].func = t->nfunc[t->enode[a]];
         v[a].off = t->eoff[a];

@@ -480,6 +480,13 @@ static void icpp_map_errors(void)
          CTXPROF_ERR_PARSE},
         {"ctxprof-paths 1\npath 1 16 # main\n", "bad.paths:2: path without functions",
          CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\nbuild xyz\n", "bad.paths:2: expected one 'build HEX'", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\nbuild abc\n", "bad.paths:2: expected one 'build HEX'", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\nbuild\n", "bad.paths:2: expected one 'build HEX'", CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\nbuild ab cd\n", "bad.paths:2: expected one 'build HEX'",
+         CTXPROF_ERR_PARSE},
+        {"ctxprof-paths 1\nbuild ab\nbuild ab\n", "bad.paths:3: expected one 'build HEX'",
+         CTXPROF_ERR_PARSE},
     };
     ctxprof_icpp_map m;
     ctxprof_error err;
@@ -1441,6 +1448,57 @@ static int icpp_fake_process(ctxprof_symtab *st, ctxprof_icpp_map *m, const char
     if (ctxprof_icpp_map_parse(m, text, len, "t", &err) != CTXPROF_OK)
         return -1;
     return ctxprof_icpp_map_bind(m, st, &err) == CTXPROF_OK ? 0 : -1;
+}
+
+/* A map names the build that trained it: binding it in another build (or
+   another program) is refused, and the map stays as it was; a map without
+   a build line (older, or hand-written) binds. The line survives a save. */
+static void icpp_map_build_id(void)
+{
+    ctxprof_symtab st;
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char hex[81], text[256], path[600], *saved = NULL;
+    size_t len;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    ctxprof__icpp_build_hex(&st, hex);
+    REQUIRE(hex[0] != '\0'); /* Debian's gcc and clang link with --build-id */
+    /* another build */
+    snprintf(text, sizeof text, "ctxprof-paths 1\nbuild %s\npath 1 16 icpp_map_build_id\n",
+             hex[0] == '0' ? "11" : "00");
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, strlen(text), "other", &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_ERR_MISMATCH);
+    CHECK_CONTAINS(err.detail, "trained by another build");
+    CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, (uintptr_t)icpp_map_build_id), -1); /* not bound */
+    /* this build, in upper case: binds, and main maps to its function */
+    snprintf(text, sizeof text, "ctxprof-paths 1\nbuild %s\npath 1 16 icpp_map_build_id\n", hex);
+    { /* upper-case hex reads the same */
+        char *c = text + strlen("ctxprof-paths 1\nbuild ");
+        if (*c >= 'a' && *c <= 'f')
+            *c = (char)(*c - 'a' + 'A');
+    }
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, strlen(text), "this", &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, (uintptr_t)icpp_map_build_id), ctxprof_icpp_map_func(&m, "icpp_map_build_id"));
+    snprintf(path, sizeof path, "%s/build.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof__read_file(path, &saved, &len, NULL, &err), CTXPROF_OK);
+    snprintf(text, sizeof text, "ctxprof-paths 1\nbuild %s\npath 1 16 icpp_map_build_id\n", hex);
+    CHECK_STR(saved, text);
+    ctxprof__free(saved, NULL);
+    /* no build line: binds */
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, "ctxprof-paths 1\npath 1 16 icpp_map_build_id\n", 44, "old", &err),
+               CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    /* none of its functions in this process: refused */
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, "ctxprof-paths 1\npath 1 16 zz_not_here\n", 38, "x",
+                                      &err),
+               CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_ERR_MISMATCH);
+    CHECK_CONTAINS(err.detail, "none of the path map's 1 functions");
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
 }
 
 static void icpp_resolve_walk(void)
@@ -2870,6 +2928,7 @@ static void icpp_robust_signals(void)
 }
 
 static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp_symtab_self},
+                                                        {"icpp_map_build_id", icpp_map_build_id},
                                                        {"icpp_symtab_libc", icpp_symtab_libc},
                                                        {"icpp_symtab_unknown", icpp_symtab_unknown},
                                                        {"icpp_symtab_threads", icpp_symtab_threads},
