@@ -9665,6 +9665,14 @@ CTXPROF_DEF int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctx
     rc = ctxprof__read_file(path, &buf, &len, NULL, err);
     if (rc)
         return rc;
+    if (len && buf[len - 1] != '\n') { /* a file cut short: its last path would be wrong */
+        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           "%s: truncated: the last line has no end of line (training writes "
+                           "whole lines)",
+                           strcmp(path, "-") ? path : "<stdin>");
+        ctxprof__free(buf, NULL);
+        return rc;
+    }
     rc = ctxprof__icpp_map_parse_buf(m, buf, len, strcmp(path, "-") ? path : "<stdin>", err);
     ctxprof__free(buf, NULL);
     return rc;

@@ -1491,6 +1491,16 @@ static void icpp_map_build_id(void)
     REQUIRE_EQ(ctxprof_icpp_map_parse(&m, "ctxprof-paths 1\npath 1 16 icpp_map_build_id\n", 44, "old", &err),
                CTXPROF_OK);
     CHECK_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    /* a file cut mid-line is refused (its last function would be a piece of a name) */
+    {
+        FILE *f = fopen(path, "w");
+        REQUIRE(f != NULL);
+        fputs("ctxprof-paths 1\npath 1 16 icpp_map_build_id\npath 1 32 icpp_map_bu", f);
+        fclose(f);
+        CHECK_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(err.detail, "truncated: the last line has no end of line");
+        CHECK_EQ(m.paths, 1); /* unchanged */
+    }
     /* none of its functions in this process: refused */
     REQUIRE_EQ(ctxprof_icpp_map_parse(&m, "ctxprof-paths 1\npath 1 16 zz_not_here\n", 38, "x",
                                       &err),
