@@ -174,7 +174,7 @@ ICPP_HOOKFLAGS := -fno-omit-frame-pointer -finstrument-functions -DCTXPROF_ICPP_
     $(if $(findstring clang,$(CC)),,-finstrument-functions-exclude-file-list=ctxprof.h)
 EXAMPLES += $(B)/examples/icpp/calc
 DEMOS += examples/icpp/demo.sh
-$(B)/examples/icpp/calc: examples/icpp/calc.c ctxprof.h
+$(B)/examples/icpp/calc: examples/icpp/calc.c examples/icpp/step.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
 
@@ -197,10 +197,10 @@ $(B)/bench/icpp_train: bench/icpp_train.c $(B)/bench/icpp_cparse.o $(B)/bench/ic
 	    $(B)/bench/icpp_zw.o -o $@ $(LDFLAGS) $(LDLIBS)
 # calc without the hooks (plain) and hand-annotated (CTXPROF_ICPP_FUNC): what
 # the hooks build costs with training off (bench/icpp_bench.sh).
-$(B)/bench/calc_plain: examples/icpp/calc.c ctxprof.h
+$(B)/bench/calc_plain: examples/icpp/calc.c examples/icpp/step.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) $(ICPP_BFLAGS) -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
-$(B)/bench/calc_func: examples/icpp/calc.c ctxprof.h
+$(B)/bench/calc_func: examples/icpp/calc.c examples/icpp/step.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) $(ICPP_BFLAGS) -DCALC_FUNC -Wall -Wextra -Werror $< -o $@ $(LDFLAGS) $(LDLIBS)
 BENCHES += $(B)/bench/icpp_bench $(B)/bench/icpp_train $(B)/examples/icpp/calc \
@@ -317,7 +317,7 @@ $(B)/examples/pebs/hotfuncs: examples/pebs/hotfuncs.c $(HEADERS)
 # walks follow up to 64 frames of each sample's 4 KiB stack copy.
 ifneq ($(wildcard examples/icpp/calc.c),)
 EXAMPLES += $(B)/examples/pebs/calc_pebs
-$(B)/examples/pebs/calc_pebs: examples/pebs/calc_pebs.c examples/icpp/calc.c ctxprof.h \
+$(B)/examples/pebs/calc_pebs: examples/pebs/calc_pebs.c examples/icpp/calc.c examples/icpp/step.h ctxprof.h \
                               ctxprof_pebs.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g $(ICPP_HOOKFLAGS) -DCTXPROF_ICPP_FRAMES=64 \
@@ -326,7 +326,7 @@ $(B)/examples/pebs/calc_pebs: examples/pebs/calc_pebs.c examples/icpp/calc.c ctx
 # and built plain (no hooks; frame pointers, leaves included): trained from
 # the kernel's callchains of its own samples (ctxprof_pebs_train)
 EXAMPLES += $(B)/examples/pebs/calc_pebs_plain
-$(B)/examples/pebs/calc_pebs_plain: examples/pebs/calc_pebs.c examples/icpp/calc.c ctxprof.h \
+$(B)/examples/pebs/calc_pebs_plain: examples/pebs/calc_pebs.c examples/icpp/calc.c examples/icpp/step.h ctxprof.h \
                                     ctxprof_pebs.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \

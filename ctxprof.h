@@ -1760,6 +1760,7 @@ typedef struct ctxprof_icpp_map {
     size_t nodes;        /* distinct call paths, prefixes included */
     size_t cids;         /* distinct context identifiers */
     uint64_t max_height; /* largest height */
+    size_t cfa_funcs;    /* after bind: functions whose heights come from the CFA (below) */
     /* private: */
     struct ctxprof__icpp_mapdata *d;
 } ctxprof_icpp_map;
@@ -1810,6 +1811,19 @@ CTXPROF_API int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab 
                                       ctxprof_error *err);
 /* Map function id of the function containing pc (bound map), or -1. Signal-safe. */
 CTXPROF_API long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_t pc);
+/* A sample's height, as ctxprof_icpp_resolve takes it. bind reads the CFA
+   rules of the map's functions (DWARF call frame information, .eh_frame of
+   the loaded objects), and a sample in such a function has the height
+   base - CFA + the function's body offset (CFA - SP where training
+   measured it: the most common step from a caller's height in the map),
+   exact at every instruction: prologue, epilogue and argument pushes
+   included. Elsewhere (no rules, no body offset, or CFA use turned off)
+   it is base - SP, the paper's, right only in the body.
+   CTXPROF_ICPP_NO_HEIGHT without a base. Signal-safe. */
+CTXPROF_API uint64_t ctxprof_icpp_map_height(const ctxprof_icpp_map *m, uintptr_t pc,
+                                             uintptr_t sp, uintptr_t fp, uintptr_t base);
+/* Heights from the CFA (on, the default after bind) or base - SP (0). */
+CTXPROF_API void ctxprof_icpp_map_use_cfa(ctxprof_icpp_map *m, int on);
 
 /* --- resolving samples (paper 7, partial walks of 6.4) ----------------- */
 
@@ -9083,6 +9097,12 @@ typedef struct ctxprof__icpp_pcrange {
     uint32_t func;
 } ctxprof__icpp_pcrange;
 
+typedef struct ctxprof__icpp_cfa { /* a CFA rule (below: call frame information) */
+    uintptr_t pc; /* from pc until the next row */
+    int32_t off;  /* CFA = reg + off */
+    uint32_t reg; /* CTXPROF__CFA_SP, _FP or _NONE */
+} ctxprof__icpp_cfa;
+
 struct ctxprof__icpp_mapdata {
     ctxprof__strtab names;      /* function id <-> name */
     uint32_t *nfunc, *nparent;  /* trie */
@@ -9106,6 +9126,10 @@ struct ctxprof__icpp_mapdata {
     size_t cmask;
     ctxprof__icpp_pcrange *pcs; /* bound: PC ranges -> function */
     size_t npcs;
+    ctxprof__icpp_cfa *cfa;     /* bound: CFA rules of the functions' code, by pc */
+    size_t ncfa;
+    uint32_t *fbody;            /* bound: function -> body offset (CFA - SP), 0 unknown */
+    int no_cfa;                 /* ctxprof_icpp_map_use_cfa(m, 0) */
     char build[81];             /* the training executable's build id in hex, or "" */
 };
 
@@ -9140,6 +9164,8 @@ CTXPROF__PRIV void ctxprof__icpp_md_free(struct ctxprof__icpp_mapdata *d)
     ctxprof__free(d->cand, NULL);
     ctxprof__free(d->cslots, NULL);
     ctxprof__free(d->pcs, NULL);
+    ctxprof__free(d->cfa, NULL);
+    ctxprof__free(d->fbody, NULL);
     ctxprof__free(d, NULL);
 }
 
@@ -9830,7 +9856,544 @@ CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t
     return total;
 }
 
+/* --- call frame information: the CFA at every instruction --------------
+
+   A function's SP is its body's only between its prologue and its
+   epilogue, and not while it pushes arguments; its CFA (the caller's SP at
+   the call) is the same at every instruction. bind reads the CFA rules of
+   the map's functions from the loaded objects' .eh_frame, in memory
+   (PT_GNU_EH_FRAME; every read bounded by the segment that holds it, so a
+   malformed entry ends that object's table, never reads outside it), as
+   rows "from pc on, CFA = SP or FP + off" (DWARF 5 sec. 6.4, the subset
+   compilers emit for x86-64; a CFA expression or another register leaves
+   the rule unknown). A sample's height is then base - CFA + its
+   function's body offset (CFA - SP where training measured), whatever
+   instruction it interrupted. */
+
+#define CTXPROF__CFA_NONE 0u /* unknown, or past a function's end */
+#define CTXPROF__CFA_FP 6u   /* DWARF register numbers, x86-64 */
+#define CTXPROF__CFA_SP 7u
+
+typedef struct ctxprof__cfi_rd { /* a reader that never passes end */
+    const unsigned char *p, *end;
+    int bad;
+} ctxprof__cfi_rd;
+
+CTXPROF__PRIV uint64_t ctxprof__cfi_u(ctxprof__cfi_rd *r, unsigned n)
+{
+    uint64_t v = 0;
+    unsigned i;
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = 1;
+        return 0;
+    }
+    for (i = 0; i < n; i++)
+        v |= (uint64_t)r->p[i] << (8 * i);
+    r->p += n;
+    return v;
+}
+
+/* LEB128, signed when sign is set. */
+CTXPROF__PRIV uint64_t ctxprof__cfi_leb(ctxprof__cfi_rd *r, int sign)
+{
+    uint64_t v = 0;
+    unsigned sh = 0, b;
+    do {
+        if (r->bad || r->p >= r->end) {
+            r->bad = 1;
+            return 0;
+        }
+        b = *r->p++;
+        if (sh < 64)
+            v |= (uint64_t)(b & 0x7fu) << sh;
+        sh += 7;
+    } while (b & 0x80u);
+    if (sign && sh < 64 && (b & 0x40u))
+        v |= ~(uint64_t)0 << sh;
+    return v;
+}
+
+/* Skips a block: a ULEB128 length and that many bytes. */
+CTXPROF__PRIV void ctxprof__cfi_skip(ctxprof__cfi_rd *r)
+{
+    uint64_t n = ctxprof__cfi_leb(r, 0);
+    if (r->bad || n > (uint64_t)(r->end - r->p))
+        r->bad = 1;
+    else
+        r->p += n;
+}
+
+/* A pointer in DW_EH_PE encoding enc: absolute, relative to where it is
+   stored (pcrel) or to data (datarel: the .eh_frame_hdr). */
+CTXPROF__PRIV uintptr_t ctxprof__cfi_ptr(ctxprof__cfi_rd *r, unsigned enc, uintptr_t data)
+{
+    uintptr_t at = (uintptr_t)r->p;
+    uint64_t v;
+    switch (enc & 0x0fu) {
+    case 0x00: case 0x04: case 0x0c: v = ctxprof__cfi_u(r, 8); break;
+    case 0x01: v = ctxprof__cfi_leb(r, 0); break;
+    case 0x02: v = ctxprof__cfi_u(r, 2); break;
+    case 0x03: v = ctxprof__cfi_u(r, 4); break;
+    case 0x09: v = ctxprof__cfi_leb(r, 1); break;
+    case 0x0a: v = (uint64_t)(int64_t)(int16_t)(uint16_t)ctxprof__cfi_u(r, 2); break;
+    case 0x0b: v = (uint64_t)(int64_t)(int32_t)(uint32_t)ctxprof__cfi_u(r, 4); break;
+    default: r->bad = 1; return 0;
+    }
+    if ((enc & 0x70u) == 0x10u)
+        v += at;
+    else if ((enc & 0x70u) == 0x30u)
+        v += data;
+    else if (enc & 0xf0u) /* text- or function-relative, indirect: not for code ranges */
+        r->bad = 1;
+    return (uintptr_t)v;
+}
+
+typedef struct ctxprof__cfi_cie {
+    uint64_t code_align;
+    int64_t data_align;
+    unsigned fde_enc;
+    int aug_z;
+    const unsigned char *insn, *end; /* initial instructions */
+} ctxprof__cfi_cie;
+
+/* The CIE at p (inside [lo, hi)); 0, or -1 when malformed or unknown. */
+CTXPROF__PRIV int ctxprof__cfi_cie_at(const unsigned char *p, const unsigned char *hi,
+                                      ctxprof__cfi_cie *c)
+{
+    ctxprof__cfi_rd r;
+    uint64_t len;
+    const unsigned char *aug;
+    unsigned ver;
+    r.p = p;
+    r.end = hi;
+    r.bad = 0;
+    len = ctxprof__cfi_u(&r, 4);
+    if (len == 0xffffffffu)
+        len = ctxprof__cfi_u(&r, 8);
+    if (r.bad || len < 4 || len > (uint64_t)(hi - r.p))
+        return -1;
+    r.end = r.p + len;
+    if (ctxprof__cfi_u(&r, 4) != 0)
+        return -1; /* not a CIE */
+    ver = (unsigned)ctxprof__cfi_u(&r, 1);
+    aug = r.p;
+    while (r.p < r.end && *r.p)
+        r.p++;
+    if (r.p >= r.end || (ver != 1 && ver != 3) || (aug[0] && aug[0] != 'z'))
+        return -1; /* an "eh" augmentation (pre-2000 gcc) or another version */
+    r.p++;
+    c->code_align = ctxprof__cfi_leb(&r, 0);
+    c->data_align = (int64_t)ctxprof__cfi_leb(&r, 1);
+    if (ver == 1)
+        ctxprof__cfi_u(&r, 1); /* return address register */
+    else
+        ctxprof__cfi_leb(&r, 0);
+    c->fde_enc = 0;
+    c->aug_z = aug[0] == 'z';
+    if (c->aug_z) {
+        uint64_t alen = ctxprof__cfi_leb(&r, 0);
+        const unsigned char *aend;
+        size_t k;
+        if (r.bad || alen > (uint64_t)(r.end - r.p))
+            return -1;
+        aend = r.p + alen;
+        for (k = 1; aug[k] && !r.bad; k++) {
+            if (aug[k] == 'R')
+                c->fde_enc = (unsigned)ctxprof__cfi_u(&r, 1);
+            else if (aug[k] == 'P') /* personality: its size only */
+                ctxprof__cfi_ptr(&r, (unsigned)ctxprof__cfi_u(&r, 1) & 0x0fu, 0);
+            else if (aug[k] == 'L')
+                ctxprof__cfi_u(&r, 1);
+            else if (aug[k] != 'S' && aug[k] != 'B')
+                break; /* unknown: the length skips its data */
+        }
+        if (r.bad || r.p > aend)
+            return -1;
+        r.p = aend;
+    }
+    c->insn = r.p;
+    c->end = r.end;
+    return r.bad || c->code_align == 0 ? -1 : 0;
+}
+
+typedef struct ctxprof__cfi_rows {
+    ctxprof__icpp_cfa *row;
+    size_t n, cap, first; /* first: the current FDE's first row */
+    int nomem;
+} ctxprof__cfi_rows;
+
+/* The rule reg + off from pc on (replacing a row of the same FDE at the
+   same pc; nothing when the rule does not change). */
+CTXPROF__PRIV void ctxprof__cfi_emit(ctxprof__cfi_rows *o, uintptr_t pc, uint32_t reg, int64_t off)
+{
+    ctxprof__icpp_cfa *last = o->n > o->first ? &o->row[o->n - 1] : NULL;
+    if (reg == CTXPROF__CFA_NONE || off < INT32_MIN || off > INT32_MAX) {
+        reg = CTXPROF__CFA_NONE;
+        off = 0;
+    }
+    if (last && last->pc == pc) {
+        last->reg = reg;
+        last->off = (int32_t)off;
+        return;
+    }
+    if (last && last->reg == reg && last->off == off)
+        return;
+    if (ctxprof__reserve((void **)&o->row, &o->cap, o->n, o->n + 1, sizeof *o->row, NULL)) {
+        o->nomem = 1;
+        return;
+    }
+    o->row[o->n].pc = pc;
+    o->row[o->n].reg = reg;
+    o->row[o->n].off = (int32_t)off;
+    o->n++;
+}
+
+CTXPROF__PRIV uint32_t ctxprof__cfi_reg(uint64_t dwarf)
+{
+    return dwarf == CTXPROF__CFA_SP || dwarf == CTXPROF__CFA_FP ? (uint32_t)dwarf
+                                                                  : CTXPROF__CFA_NONE;
+}
+
+/* Runs CFA instructions (the CIE's initial ones with o NULL: the rule
+   only); with o, emits a row at each advance of *loc. Returns 0, or -1
+   at an instruction it cannot follow. */
+CTXPROF__PRIV int ctxprof__cfi_run(ctxprof__cfi_rd *r, const ctxprof__cfi_cie *c, uintptr_t data,
+                                   uintptr_t *loc, uint32_t *reg, int64_t *off,
+                                   ctxprof__cfi_rows *o)
+{
+    uint32_t sreg[8];
+    int64_t soff[8];
+    unsigned ns = 0;
+    while (r->p < r->end && !r->bad) {
+        unsigned op = *r->p++;
+        uint64_t adv;
+        if (op >> 6 == 1u) {
+            adv = op & 0x3fu; /* advance_loc */
+        } else if (op >> 6 == 2u) {
+            ctxprof__cfi_leb(r, 0); /* offset: where a register is saved */
+            continue;
+        } else if (op >> 6 == 3u) {
+            continue; /* restore a register's rule */
+        } else {
+            switch (op) {
+            case 0x00: continue; /* nop */
+            case 0x01: { /* set_loc */
+                uintptr_t to = ctxprof__cfi_ptr(r, c->fde_enc, data);
+                if (o)
+                    ctxprof__cfi_emit(o, *loc, *reg, *off);
+                *loc = to;
+                continue;
+            }
+            case 0x02: adv = ctxprof__cfi_u(r, 1); break; /* advance_loc1..4 */
+            case 0x03: adv = ctxprof__cfi_u(r, 2); break;
+            case 0x04: adv = ctxprof__cfi_u(r, 4); break;
+            case 0x05: case 0x09: case 0x14: case 0x2f: /* register rules: two ULEB128 */
+                ctxprof__cfi_leb(r, 0);
+                ctxprof__cfi_leb(r, 0);
+                continue;
+            case 0x11: case 0x15: /* offset_extended_sf, val_offset_sf */
+                ctxprof__cfi_leb(r, 0);
+                ctxprof__cfi_leb(r, 1);
+                continue;
+            case 0x06: case 0x07: case 0x08: case 0x2e: /* one ULEB128; GNU_args_size */
+                ctxprof__cfi_leb(r, 0);
+                continue;
+            case 0x10: case 0x16: /* (val_)expression: a register and a block */
+                ctxprof__cfi_leb(r, 0);
+                ctxprof__cfi_skip(r);
+                continue;
+            case 0x0a: /* remember_state */
+                if (ns == 8)
+                    return -1;
+                sreg[ns] = *reg;
+                soff[ns++] = *off;
+                continue;
+            case 0x0b: /* restore_state */
+                if (ns == 0)
+                    return -1;
+                *reg = sreg[--ns];
+                *off = soff[ns];
+                continue;
+            case 0x0c: /* def_cfa */
+                *reg = ctxprof__cfi_reg(ctxprof__cfi_leb(r, 0));
+                *off = (int64_t)ctxprof__cfi_leb(r, 0);
+                continue;
+            case 0x12: /* def_cfa_sf */
+                *reg = ctxprof__cfi_reg(ctxprof__cfi_leb(r, 0));
+                *off = (int64_t)ctxprof__cfi_leb(r, 1) * c->data_align;
+                continue;
+            case 0x0d: /* def_cfa_register */
+                *reg = ctxprof__cfi_reg(ctxprof__cfi_leb(r, 0));
+                continue;
+            case 0x0e: /* def_cfa_offset */
+                *off = (int64_t)ctxprof__cfi_leb(r, 0);
+                continue;
+            case 0x13: /* def_cfa_offset_sf */
+                *off = (int64_t)ctxprof__cfi_leb(r, 1) * c->data_align;
+                continue;
+            case 0x0f: /* def_cfa_expression: computed, unknown here */
+                *reg = CTXPROF__CFA_NONE;
+                ctxprof__cfi_skip(r);
+                continue;
+            default:
+                return -1;
+            }
+        }
+        if (o)
+            ctxprof__cfi_emit(o, *loc, *reg, *off);
+        *loc += (uintptr_t)(adv * c->code_align);
+    }
+    return r->bad ? -1 : 0;
+}
+
+typedef struct ctxprof__cfi_ctx {
+    const ctxprof__icpp_pcrange *pcs; /* the map's functions, by start */
+    size_t npcs;
+    ctxprof__cfi_rows out;
+} ctxprof__cfi_ctx;
+
+/* Whether [lo, hi) overlaps a map function. */
+CTXPROF__PRIV int ctxprof__cfi_wanted(const ctxprof__cfi_ctx *x, uintptr_t lo, uintptr_t hi)
+{
+    size_t a = 0, b = x->npcs;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (x->pcs[mid].end <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a < x->npcs && x->pcs[a].start < hi;
+}
+
+/* The rows of the FDEs in .eh_frame at p, inside [lo, hi), that cover a
+   map function; hdr: the .eh_frame_hdr (datarel base). */
+CTXPROF__PRIV void ctxprof__cfi_eh_frame(ctxprof__cfi_ctx *x, const unsigned char *p,
+                                         const unsigned char *lo, const unsigned char *hi,
+                                         uintptr_t hdr)
+{
+    while ((size_t)(hi - p) >= 8 && !x->out.nomem) {
+        ctxprof__cfi_rd r;
+        ctxprof__cfi_cie c;
+        uint64_t len, id;
+        const unsigned char *idp;
+        uintptr_t begin, range, loc;
+        uint32_t reg = CTXPROF__CFA_NONE;
+        int64_t off = 0;
+        r.p = p;
+        r.end = hi;
+        r.bad = 0;
+        len = ctxprof__cfi_u(&r, 4);
+        if (len == 0)
+            break; /* the terminator */
+        if (len == 0xffffffffu)
+            len = ctxprof__cfi_u(&r, 8);
+        if (r.bad || len < 4 || len > (uint64_t)(hi - r.p))
+            break;
+        p = r.p + len;
+        r.end = p;
+        idp = r.p;
+        id = ctxprof__cfi_u(&r, 4);
+        if (id == 0 || id > (uint64_t)(idp - lo) || ctxprof__cfi_cie_at(idp - id, hi, &c))
+            continue; /* a CIE, or an FDE without a usable one */
+        begin = ctxprof__cfi_ptr(&r, c.fde_enc, hdr);
+        range = ctxprof__cfi_ptr(&r, c.fde_enc & 0x0fu, 0);
+        if (r.bad || range == 0 || begin + range < begin ||
+            !ctxprof__cfi_wanted(x, begin, begin + range))
+            continue;
+        if (c.aug_z)
+            ctxprof__cfi_skip(&r);
+        {
+            ctxprof__cfi_rd ci;
+            ci.p = c.insn;
+            ci.end = c.end;
+            ci.bad = 0;
+            loc = begin;
+            if (ctxprof__cfi_run(&ci, &c, hdr, &loc, &reg, &off, NULL))
+                continue;
+        }
+        x->out.first = x->out.n;
+        if (ctxprof__cfi_run(&r, &c, hdr, &loc, &reg, &off, &x->out) == 0 && loc < begin + range)
+            ctxprof__cfi_emit(&x->out, loc, reg, off);
+        else if (loc < begin + range) /* rules unknown from where they stopped */
+            ctxprof__cfi_emit(&x->out, loc, CTXPROF__CFA_NONE, 0);
+        ctxprof__cfi_emit(&x->out, begin + range, CTXPROF__CFA_NONE, 0);
+    }
+}
+
+#if defined(CTXPROF__HAVE_SYMTAB)
+/* The readable loaded segment of object `in` holding a: [*lo, *hi). */
+CTXPROF__PRIV int ctxprof__cfi_segment(const struct ctxprof__dl_info *in, uintptr_t a,
+                                       const unsigned char **lo, const unsigned char **hi)
+{
+    uint16_t i;
+    for (i = 0; i < in->phnum; i++) {
+        const ctxprof__phdr *ph = &in->phdr[i];
+        uintptr_t s = in->addr + (uintptr_t)ph->vaddr;
+        if (ph->type == 1 && (ph->flags & 4u) && a >= s && a - s < ph->memsz) { /* PT_LOAD, PF_R */
+            *lo = (const unsigned char *)s;
+            *hi = (const unsigned char *)(s + (uintptr_t)ph->memsz);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+CTXPROF__PRIV int ctxprof__cfi_object(struct ctxprof__dl_info *in, size_t size, void *data)
+{
+    ctxprof__cfi_ctx *x = (ctxprof__cfi_ctx *)data;
+    const unsigned char *lo, *hi;
+    ctxprof__cfi_rd r;
+    uintptr_t hdr = 0, eh;
+    uint16_t i;
+    (void)size;
+    for (i = 0; i < in->phnum; i++)
+        if (in->phdr[i].type == 0x6474e550u) /* PT_GNU_EH_FRAME: the .eh_frame_hdr */
+            hdr = in->addr + (uintptr_t)in->phdr[i].vaddr;
+    if (!hdr || !ctxprof__cfi_segment(in, hdr, &lo, &hi))
+        return 0;
+    r.p = (const unsigned char *)hdr;
+    r.end = hi;
+    r.bad = 0;
+    if (ctxprof__cfi_u(&r, 1) != 1)
+        return 0; /* version */
+    {
+        unsigned enc = (unsigned)ctxprof__cfi_u(&r, 1);
+        ctxprof__cfi_u(&r, 2); /* the table's encodings: its search table is not used */
+        eh = ctxprof__cfi_ptr(&r, enc, hdr);
+    }
+    if (!r.bad && ctxprof__cfi_segment(in, eh, &lo, &hi))
+        ctxprof__cfi_eh_frame(x, (const unsigned char *)eh, lo, hi, hdr);
+    return x->out.nomem;
+}
+#endif
+
+CTXPROF__PRIV int ctxprof__cfa_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_cfa *x = (const ctxprof__icpp_cfa *)a, *y = (const ctxprof__icpp_cfa *)b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    /* a function's end before the next one's start at the same address */
+    return (x->reg != CTXPROF__CFA_NONE) - (y->reg != CTXPROF__CFA_NONE);
+}
+
 /* --- binding to the process's symbols, and resolving samples ------------ */
+
+/* Each function's body offset, CFA - SP where training measured its
+   heights: the most common difference between the height of one of its
+   nodes and its parent's (the caller's SP at the call is the caller's
+   height when it pushed nothing there); 0 when no node has both. */
+CTXPROF__PRIV int ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata *d, uint32_t *fbody)
+{
+    uint64_t *kv = (uint64_t *)ctxprof__alloc(d->nn + 1, sizeof *kv, NULL);
+    size_t n, k = 0, i;
+    if (!kv)
+        return CTXPROF_ERR_NOMEM;
+    for (n = 1; n < d->nn; n++) {
+        uint32_t par = d->nparent[n];
+        uint64_t h = d->nheight[n], hp = par ? d->nheight[par] : CTXPROF_ICPP_NO_HEIGHT;
+        if (h != CTXPROF_ICPP_NO_HEIGHT && hp != CTXPROF_ICPP_NO_HEIGHT && h > hp &&
+            h - hp <= UINT32_MAX)
+            kv[k++] = ((uint64_t)d->nfunc[n] << 32) | (h - hp);
+    }
+    qsort(kv, k, sizeof *kv, ctxprof__pcc_cmp);
+    for (i = 0; i < k;) { /* per function, its longest run of one value */
+        size_t j = i, best = 0;
+        while (j < k && kv[j] >> 32 == kv[i] >> 32) {
+            size_t e = j;
+            while (e < k && kv[e] == kv[j])
+                e++;
+            if (e - j > best) {
+                best = e - j;
+                fbody[kv[j] >> 32] = (uint32_t)kv[j];
+            }
+            j = e;
+        }
+        i = j;
+    }
+    ctxprof__free(kv, NULL);
+    return CTXPROF_OK;
+}
+
+/* The CFA rule at pc: the last row at or before it (NULL: none). */
+CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__icpp_cfa_at(const struct ctxprof__icpp_mapdata *d,
+                                                           uintptr_t pc)
+{
+    size_t lo = 0, hi = d->ncfa;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->cfa[mid].pc <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? &d->cfa[lo - 1] : NULL;
+}
+
+/* Reads the CFA rules and body offsets of the bound functions pcs[0..n)
+   into d (replacing the previous ones); 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_bind_cfa(struct ctxprof__icpp_mapdata *d,
+                                         const ctxprof__icpp_pcrange *pcs, size_t n,
+                                         size_t *out_funcs)
+{
+    ctxprof__cfi_ctx x;
+    uint32_t *fbody = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *fbody, NULL);
+    uint8_t *seen = (uint8_t *)ctxprof__zalloc(d->names.n + 1, 1, NULL);
+    size_t i;
+    memset(&x, 0, sizeof x);
+    x.pcs = pcs;
+    x.npcs = n;
+    if (!fbody || !seen || ctxprof__icpp_body_offsets(d, fbody))
+        goto nomem;
+#if defined(CTXPROF__HAVE_SYMTAB)
+    ctxprof__dl_iterate_phdr(ctxprof__cfi_object, &x);
+#endif
+    if (x.out.nomem)
+        goto nomem;
+    if (x.out.n > 1)
+        qsort(x.out.row, x.out.n, sizeof *x.out.row, ctxprof__cfa_cmp);
+    ctxprof__free(d->cfa, NULL);
+    ctxprof__free(d->fbody, NULL);
+    d->cfa = x.out.row;
+    d->ncfa = x.out.n;
+    d->fbody = fbody;
+    *out_funcs = 0;
+    for (i = 0; i < n; i++) { /* functions with a body offset and a rule at their entry */
+        const ctxprof__icpp_cfa *c = ctxprof__icpp_cfa_at(d, pcs[i].start);
+        if (fbody[pcs[i].func] && c && c->reg != CTXPROF__CFA_NONE && !seen[pcs[i].func]++)
+            ++*out_funcs;
+    }
+    ctxprof__free(seen, NULL);
+    return CTXPROF_OK;
+nomem:
+    ctxprof__free(x.out.row, NULL);
+    ctxprof__free(fbody, NULL);
+    ctxprof__free(seen, NULL);
+    return CTXPROF_ERR_NOMEM;
+}
+
+/* A sample's height in map function f: base - CFA + the body offset where
+   both are known, else base - SP. */
+CTXPROF__PRIV uint64_t ctxprof__icpp_height_at(const struct ctxprof__icpp_mapdata *d, uint32_t f,
+                                               uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                                               uintptr_t base)
+{
+    uint64_t h = ctxprof_icpp_height(sp, base);
+    const ctxprof__icpp_cfa *c;
+    uintptr_t cfa;
+    if (h == CTXPROF_ICPP_NO_HEIGHT || d->no_cfa || !d->fbody || !d->fbody[f])
+        return h;
+    c = ctxprof__icpp_cfa_at(d, pc);
+    if (!c || c->reg == CTXPROF__CFA_NONE)
+        return h;
+    if (c->reg == CTXPROF__CFA_FP && (fp < sp || fp >= base))
+        return h; /* no frame of this stack in FP */
+    cfa = (c->reg == CTXPROF__CFA_SP ? sp : fp) + (uintptr_t)(intptr_t)c->off;
+    if (cfa <= sp || cfa > base)
+        return h;
+    return (uint64_t)(base - cfa) + d->fbody[f];
+}
+
 
 CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab *st,
                                       ctxprof_error *err)
@@ -9870,10 +10433,28 @@ CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab 
                              "(a map of another program?)",
                              d->names.n);
     }
+    if (ctxprof__icpp_bind_cfa(d, r, n, &m->cfa_funcs)) {
+        ctxprof__free(r, NULL);
+        return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
+    }
     ctxprof__free(d->pcs, NULL);
     d->pcs = r;
     d->npcs = n;
     return CTXPROF_OK;
+}
+
+CTXPROF_DEF void ctxprof_icpp_map_use_cfa(ctxprof_icpp_map *m, int on)
+{
+    if (m && m->d)
+        m->d->no_cfa = !on;
+}
+
+CTXPROF_DEF uint64_t ctxprof_icpp_map_height(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
+                                             uintptr_t fp, uintptr_t base)
+{
+    long f = ctxprof_icpp_map_func_of_pc(m, pc);
+    return f < 0 ? ctxprof_icpp_height(sp, base)
+                 : ctxprof__icpp_height_at(m->d, (uint32_t)f, pc, sp, fp, base);
 }
 
 CTXPROF_DEF long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_t pc)
@@ -10156,10 +10737,14 @@ CTXPROF__PRIV int ctxprof__icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc,
     if (f < 0)
         return r->kind = CTXPROF_ICPP_OUTSIDE;
     r->func = (uint32_t)f;
-    r->height = ctxprof_icpp_height(sp, base);
+    r->height = ctxprof__icpp_height_at(m->d, (uint32_t)f, pc, sp, fp, base);
     if (r->height == CTXPROF_ICPP_NO_HEIGHT)
         return r->kind = CTXPROF_ICPP_NOBASE;
     n = ctxprof_icpp_map_lookup(m, (uint32_t)f, r->height, &r->candidates);
+    if (n == 0 && r->height != ctxprof_icpp_height(sp, base)) { /* a body offset off (below) */
+        r->height = ctxprof_icpp_height(sp, base);
+        n = ctxprof_icpp_map_lookup(m, (uint32_t)f, r->height, &r->candidates);
+    }
     r->degree = r->remaining = (uint32_t)n;
     if (n == 0)
         return r->kind = CTXPROF_ICPP_MISSING;

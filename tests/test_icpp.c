@@ -2276,6 +2276,215 @@ static void icpp_hooks_end_to_end(void)
     ctxprof_icpp_map_deinit(&m2);
 }
 
+/* ---- heights from the CFA (call frame information) ---------------------- */
+
+/* Functions of this binary named in a map: a caller and its callee. */
+long icpp_cfa_probe(long x);
+long icpp_cfa_caller(long x);
+__attribute__((noinline)) long icpp_cfa_probe(long x)
+{
+    return x * 3 + 1;
+}
+__attribute__((noinline)) long icpp_cfa_caller(long x)
+{
+    return icpp_cfa_probe(x) + 2;
+}
+
+static void icpp_cfa_entry(void)
+{
+    char path[600];
+    ctxprof_icpp_map m;
+    ctxprof_symtab st;
+    ctxprof_error err;
+    uintptr_t probe = (uintptr_t)&icpp_cfa_probe, sp = 0x7f0000100000u, base = sp + 1000;
+    FILE *f;
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_cfa.paths", ctxprof_test_tmpdir());
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    /* the probe's body is 48 bytes below its caller's height */
+    fputs("ctxprof-paths 1\npath 1 200 icpp_cfa_caller\npath 1 248 icpp_cfa_caller icpp_cfa_probe\n",
+          f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_cfa_caller(1), 6);
+    /* the caller has no body offset (no parent): the probe alone */
+    CHECK_EQ(m.cfa_funcs, 1);
+    /* at a function's first instruction the CFA is SP + 8 (the return
+       address just pushed), whatever the compiler: 1000 - 8 + 48 */
+    CHECK_EQ(ctxprof_icpp_map_height(&m, probe, sp, 0, base), 1040);
+    /* the first row holds until the next instruction at least */
+    CHECK_EQ(ctxprof_icpp_map_height(&m, probe, sp + 16, 0, base), 1024);
+    /* SP heights when turned off, and for a PC in no map function */
+    ctxprof_icpp_map_use_cfa(&m, 0);
+    CHECK_EQ(ctxprof_icpp_map_height(&m, probe, sp, 0, base), 1000);
+    ctxprof_icpp_map_use_cfa(&m, 1);
+    CHECK_EQ(ctxprof_icpp_map_height(&m, (uintptr_t)&icpp_cfa_entry, sp, 0, base), 1000);
+    /* a CFA above the base is no height of this stack: base - SP */
+    CHECK_EQ(ctxprof_icpp_map_height(&m, probe, base - 4, 0, base), 4);
+    CHECK_EQ(ctxprof_icpp_map_height(&m, probe, base + 8, 0, base), CTXPROF_ICPP_NO_HEIGHT);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+}
+
+/* One CIE and one FDE in .eh_frame form: the CIE sets CFA = rsp + 8; the
+   FDE (pc-relative begin, range 0x40) pushes rbp at +1 (CFA = rsp + 16),
+   moves the CFA to rbp at +4 and back to rsp + 8 at +0x3f, the shape of
+   a frame-pointer function's prologue and epilogue. */
+static size_t icpp_cfa_blob(unsigned char *b, uintptr_t *begin_out)
+{
+    static const unsigned char cie[] = {
+        0x14, 0, 0, 0,    /* length 20 */
+        0, 0, 0, 0,       /* CIE id */
+        1, 'z', 'R', 0,   /* version, augmentation */
+        1, 0x78, 0x10,    /* code align 1, data align -8, return address r16 */
+        1, 0x1b,          /* augmentation data: FDE pointers pcrel sdata4 */
+        0x0c, 7, 8,       /* def_cfa rsp + 8 */
+        0x90, 1,          /* offset r16 at cfa - 8 */
+        0, 0};            /* padding */
+    static const unsigned char fde_insn[] = {
+        0x41, 0x0e, 0x10, /* advance 1; def_cfa_offset 16 */
+        0x86, 0x02,       /* offset rbp at cfa - 16 */
+        0x43, 0x0d, 0x06, /* advance 3; def_cfa_register rbp */
+        0x02, 0x3b,       /* advance_loc1 0x3b (to +0x3f) */
+        0x0c, 0x07, 0x08, /* def_cfa rsp + 8 */
+        0, 0, 0};         /* nops */
+    size_t n = 0, fde_len = 4 + 4 + 4 + 1 + sizeof fde_insn;
+    int32_t rel;
+    uint32_t v;
+    memcpy(b, cie, sizeof cie);
+    n = sizeof cie;
+    v = (uint32_t)fde_len;
+    memcpy(b + n, &v, 4);
+    v = (uint32_t)(n + 4); /* back to the CIE */
+    memcpy(b + n + 4, &v, 4);
+    rel = 0x1000; /* pc begin: 0x1000 past this field */
+    memcpy(b + n + 8, &rel, 4);
+    v = 0x40;
+    memcpy(b + n + 12, &v, 4);
+    b[n + 16] = 0; /* augmentation data length */
+    memcpy(b + n + 17, fde_insn, sizeof fde_insn);
+    *begin_out = (uintptr_t)(b + n + 8) + 0x1000;
+    n += 4 + fde_len;
+    memset(b + n, 0, 4); /* terminator */
+    return n + 4;
+}
+
+static void icpp_cfa_rules(void)
+{
+    static const ctxprof__icpp_pcrange all = {0, UINTPTR_MAX, 0};
+    size_t len, cut, k;
+    uintptr_t begin;
+    uint64_t rng = 12345;
+    unsigned char *b = (unsigned char *)calloc(256, 1);
+    ctxprof__cfi_ctx x;
+    REQUIRE(b != NULL);
+    len = icpp_cfa_blob(b, &begin);
+    memset(&x, 0, sizeof x);
+    x.pcs = &all;
+    x.npcs = 1;
+    ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+    REQUIRE_EQ(x.out.n, 5);
+    CHECK_EQ(x.out.row[0].pc, begin);
+    CHECK_EQ(x.out.row[0].reg, CTXPROF__CFA_SP);
+    CHECK_EQ(x.out.row[0].off, 8);
+    CHECK_EQ(x.out.row[1].pc, begin + 1);
+    CHECK_EQ(x.out.row[1].reg, CTXPROF__CFA_SP);
+    CHECK_EQ(x.out.row[1].off, 16);
+    CHECK_EQ(x.out.row[2].pc, begin + 4);
+    CHECK_EQ(x.out.row[2].reg, CTXPROF__CFA_FP);
+    CHECK_EQ(x.out.row[2].off, 16);
+    CHECK_EQ(x.out.row[3].pc, begin + 0x3f);
+    CHECK_EQ(x.out.row[3].reg, CTXPROF__CFA_SP);
+    CHECK_EQ(x.out.row[3].off, 8);
+    CHECK_EQ(x.out.row[4].pc, begin + 0x40);
+    CHECK_EQ(x.out.row[4].reg, CTXPROF__CFA_NONE);
+    free(x.out.row);
+    /* an FDE outside the map's functions gives no rows */
+    {
+        const ctxprof__icpp_pcrange none = {1, 2, 0};
+        memset(&x, 0, sizeof x);
+        x.pcs = &none;
+        x.npcs = 1;
+        ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+        CHECK_EQ(x.out.n, 0);
+    }
+    free(b);
+    /* cut anywhere and with any byte changed, the table is read inside
+       its bounds (ASan: each copy is a heap block of exactly that size)
+       and its rows end where they stop */
+    for (cut = 0; cut <= len; cut++)
+        for (k = 0; k < 12; k++) {
+            unsigned char *c = (unsigned char *)calloc(cut ? cut : 1, 1), *tmp = (unsigned char *)calloc(256, 1);
+            size_t i;
+            REQUIRE(c != NULL && tmp != NULL);
+            icpp_cfa_blob(tmp, &begin);
+            memcpy(c, tmp, cut);
+            if (k && cut) { /* a random byte changed to a random value */
+                size_t at = (size_t)(ctxprof_mix64(rng += 0x9E3779B97F4A7C15u) % cut);
+                c[at] = (unsigned char)ctxprof_mix64(rng += 0x9E3779B97F4A7C15u);
+            }
+            memset(&x, 0, sizeof x);
+            x.pcs = &all;
+            x.npcs = 1;
+            ctxprof__cfi_eh_frame(&x, c, c, c + cut, 0);
+            for (i = 0; i + 1 < x.out.n; i++)
+                CHECK(x.out.row[i].pc != x.out.row[i + 1].pc ||
+                      x.out.row[i].reg != x.out.row[i + 1].reg);
+            CHECK(x.out.n == 0 || x.out.row[x.out.n - 1].reg == CTXPROF__CFA_NONE);
+            free(x.out.row);
+            free(c);
+            free(tmp);
+        }
+}
+
+/* Every instruction of a run as a sample (examples/icpp/step.h), in the
+   test program built with the hooks: with plain calls, heights from the
+   CFA put every one on its true path, where SP heights miss the
+   prologues and epilogues; with call-site wraps (body offsets the map
+   cannot know, below the wrap) still never a wrong path, and more right. */
+static void icpp_cfa_every_instruction(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    const char *excl = strstr(CTXPROF_TEST_CC, "clang")
+                           ? ""
+                           : "-finstrument-functions-exclude-file-list=ctxprof.h";
+    char flags[700], path[600];
+    int plain;
+    for (plain = 1; plain >= 0; plain--) {
+        long sp[6], cfa[6];
+        FILE *f;
+        snprintf(flags, sizeof flags, "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS %s",
+                 excl, plain ? "-DICPP_PLAIN_CALLS" : "");
+        REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, "icpp_s", flags), 0);
+        REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/s.paths %s/icpp_s train x >/dev/null &&"
+                                   " %s/icpp_s step %s/s.paths > %s/s.out",
+                                   dir, dir, dir, dir, dir),
+                   0);
+        snprintf(path, sizeof path, "%s/s.out", dir);
+        f = fopen(path, "r");
+        REQUIRE(f != NULL);
+        REQUIRE_EQ(fscanf(f, "%ld %ld %ld %ld %ld %ld", &sp[0], &sp[1], &sp[2], &sp[3], &sp[4],
+                          &sp[5]),
+                   6);
+        REQUIRE_EQ(fscanf(f, "%ld %ld %ld %ld %ld %ld", &cfa[0], &cfa[1], &cfa[2], &cfa[3], &cfa[4],
+                          &cfa[5]),
+                   6);
+        fclose(f);
+        /* in_map, precise, ambiguous, missing, incorrect, lost */
+        CHECK_GE(cfa[0], 500);
+        CHECK_EQ(cfa[5], 0);
+        CHECK_EQ(sp[5], 0);
+        CHECK_GE(sp[3], 50); /* prologues and epilogues: no such height in the map */
+        CHECK_EQ(cfa[4], 0);
+        CHECK_LT(sp[1], cfa[1]);
+        if (plain)
+            CHECK_EQ(cfa[1], cfa[0]);
+    }
+}
+
 /* ---- the timer sampler, in this process -------------------------------- */
 
 static volatile unsigned long icpp_s_sink;
@@ -2966,6 +3175,9 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
     {"icpp_wrap_predicted", icpp_wrap_predicted},
     {"icpp_hooks_end_to_end", icpp_hooks_end_to_end},
+    {"icpp_cfa_entry", icpp_cfa_entry},
+    {"icpp_cfa_rules", icpp_cfa_rules},
+    {"icpp_cfa_every_instruction", icpp_cfa_every_instruction},
     {"icpp_train_shadow_stack", icpp_train_shadow_stack},
     {"icpp_sampler_live", icpp_sampler_live},
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},

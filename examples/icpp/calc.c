@@ -8,6 +8,9 @@
 
      calc rounds N            N rounds of work (parse + 8 evaluations): CPU ns per round
      calc run [SECS] [INPUT]  work; with CTXPROF_ICPP_TRAIN=out.paths saves the path map
+     calc step MAP            every instruction of one parse and one evaluation as a
+                              sample (step.h): resolved with heights from the CFA
+                              (the default) and from SP alone, against the true paths
      calc sample MAP [SECS] [INPUT] [chain]
                               samples itself with the timer sampler (training on,
                               for the true paths) and reports how (PC, SP) alone,
@@ -293,7 +296,7 @@ static int input_b, input_c;
 
 /* Runs for `seconds`, or work_rounds rounds when that is > 0 (a fixed
    amount of work, for instruction counts). */
-static long work_rounds;
+static long work_rounds, work_evals = 8;
 
 NOINLINE static long work(double seconds)
 {
@@ -308,7 +311,7 @@ NOINLINE static long work(double seconds)
         int k;
         parse_program(text);
         root = parse_expr();
-        for (k = 0; k < 8; k++)
+        for (k = 0; k < work_evals; k++)
             total += eval(root, input_b ? 37 + x++ % 48 : x++ % 40, 7);
         clock_gettime(CLOCK_MONOTONIC, &t);
     } while (work_rounds > 0 ? ++round < work_rounds
@@ -335,6 +338,8 @@ static int work_rounds_main(const char *arg)
 }
 
 /* ---- sampling and the report ----------------------------------------------- */
+
+#include "step.h"
 
 typedef struct tally {
     uint64_t key;
@@ -501,6 +506,31 @@ static int sample_report(void)
     return 0;
 }
 
+/* The `step` mode's setup: the map, bound; one parse and one evaluation. */
+static int step_setup(const char *mapfile)
+{
+    ctxprof_error err;
+    if (ctxprof_icpp_map_load(&m, mapfile, &err) || ctxprof_symtab_init(&st, &err) ||
+        ctxprof_icpp_map_bind(&m, &st, &err)) {
+        fprintf(stderr, "calc: %s\n", ctxprof_error_message(&err));
+        return 1;
+    }
+    work_rounds = 1;
+    work_evals = 1;
+    printf("functions with CFA rules and a body offset: %zu of %zu\n", m.cfa_funcs, m.funcs);
+    return 0;
+}
+
+static void step_report(int cfa, const step_tally *t)
+{
+    double n = t->in_map ? (double)t->in_map : 1;
+    printf("heights from %s: %ld instructions in calc's functions: correct=%.4f ambiguous=%.4f "
+           "missing=%.4f incorrect=%.4f (stack lost: %ld)\n",
+           cfa ? "the CFA" : "SP alone", t->in_map, t->kind[CTXPROF_ICPP_PRECISE] / n,
+           t->kind[CTXPROF_ICPP_AMBIGUOUS] / n, t->kind[CTXPROF_ICPP_MISSING] / n,
+           t->kind[CTXPROF_ICPP_INCORRECT] / n, t->lost);
+}
+
 int main(int argc, char **argv)
 {
     int sampling = argc >= 3 && strcmp(argv[1], "sample") == 0, a = sampling ? 3 : 2;
@@ -508,9 +538,23 @@ int main(int argc, char **argv)
     long r;
     if (argc == 3 && strcmp(argv[1], "rounds") == 0) /* fixed work: CPU ns per round */
         return work_rounds_main(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "step") == 0) { /* work called from main, as trained */
+        int cfa;
+        if (step_setup(argv[2]))
+            return 1;
+        for (cfa = 0; cfa < 2; cfa++) {
+            step_tally t;
+            ctxprof_icpp_map_use_cfa(&m, cfa);
+            step_begin(&m, "main", 64);
+            work(0);
+            step_end(&t);
+            step_report(cfa, &t);
+        }
+        return 0;
+    }
     if (!sampling && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
         fprintf(stderr, "usage: calc run [SECS] [a|b|c] | calc sample MAP [SECS] [a|b|c] [chain] | "
-                        "calc rounds N\n");
+                        "calc step MAP | calc rounds N\n");
         return 2;
     }
     input_b = argc > a + 1 && strcmp(argv[a + 1], "b") == 0;

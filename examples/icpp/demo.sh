@@ -51,3 +51,8 @@ for in in b c; do
     $B/calc_padded sample $B/train1.paths 1 $in | grep -E '^(samples|pc_sp|partial|saved)' |
         sed "s/^/   input $in: /"
 done
+
+echo "7. every instruction of one parse and one evaluation as a sample (single-stepped,"
+echo "   examples/icpp/step.h): heights from SP alone miss prologues and epilogues;"
+echo "   heights from the CFA (the .eh_frame rules, the default) are exact there too"
+$B/calc_padded step $B/train1.paths | sed 's/^/   /'

@@ -3,8 +3,13 @@
      -DICPP_HOOKS   train with -finstrument-functions hooks (no annotations)
      otherwise      train with CTXPROF_ICPP_FUNC annotations
      -include pads.h  frame padding (and call-site wraps) from a table
+     -DICPP_PLAIN_CALLS  the wrapped calls below as plain calls
 
-   Usage: icpp_prog train OUT.paths | cid
+   Usage: icpp_prog train OUT.paths | cid | step MAP
+   step: every instruction of a run as a sample (examples/icpp/step.h),
+   heights from SP alone then from the CFA; prints per pass the counts of
+   instructions in the map's functions, precise, ambiguous, missing,
+   incorrect and lost.
    A small recursive-descent evaluator: expr -> term -> factor -> (expr),
    plus two leaves reached by different paths of equal length. The calls
    factor -> left/right and term -> factor go through CTXPROF_ICPP_CALL
@@ -15,12 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../examples/icpp/step.h"
+
 #if defined(ICPP_HOOKS)
 #define FUNC(f) CTXPROF_ICPP_PAD(f)
 #else
 #define FUNC(f) CTXPROF_ICPP_FUNC(f)
 #endif
 #define NOINLINE __attribute__((noinline))
+#if defined(ICPP_PLAIN_CALLS) /* no call-site wrapping: every call a plain call */
+#undef CTXPROF_ICPP_CALL
+#define CTXPROF_ICPP_CALL(caller, callee, stmt) stmt
+#endif
 
 static const char *src;
 static volatile long sink;
@@ -130,6 +141,26 @@ int main(int argc, char **argv)
         }
 #endif
         printf("%ld\n", v);
+        return 0;
+    }
+    if (strcmp(argv[1], "step") == 0 && argc == 3) {
+        static ctxprof_icpp_map m;
+        static ctxprof_symtab st;
+        if (ctxprof_icpp_map_load(&m, argv[2], &err) || ctxprof_symtab_init(&st, &err) ||
+            ctxprof_icpp_map_bind(&m, &st, &err)) {
+            fprintf(stderr, "%s\n", ctxprof_error_message(&err));
+            return 1;
+        }
+        for (i = 0; i < 2; i++) {
+            step_tally t;
+            ctxprof_icpp_map_use_cfa(&m, i);
+            step_begin(&m, "main", 64);
+            v += run("1+2*(3+(4*5+(6)))*7+((8))");
+            step_end(&t);
+            printf("%ld %ld %ld %ld %ld %ld\n", t.in_map, t.kind[CTXPROF_ICPP_PRECISE],
+                   t.kind[CTXPROF_ICPP_AMBIGUOUS], t.kind[CTXPROF_ICPP_MISSING],
+                   t.kind[CTXPROF_ICPP_INCORRECT], t.lost);
+        }
         return 0;
     }
     if (strcmp(argv[1], "cid") == 0) {
