@@ -186,7 +186,7 @@ static int cid_table(void)
    above the noise). Variants alternate in each round; ratios are against
    the unsampled run of the same round. */
 
-static volatile long w_sink;
+static volatile uint64_t w_sink;        /* unsigned: it wraps as it accumulates */
 static const ctxprof_icpp_map *w_probe; /* set: w_leaf times resolving itself */
 static double w_probe_ns[64];
 static uint32_t w_probe_walked[64];
@@ -218,7 +218,7 @@ NOINLINE static long w_leaf(uint64_t x)
                        (uintptr_t)__builtin_frame_address(0));
     for (i = 0; i < 64; i++)
         x = x * 6364136223846793005u + 1442695040888963407u;
-    w_sink += (long)x;
+    w_sink += x;
     return (long)(x >> 60);
 }
 
