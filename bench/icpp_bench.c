@@ -349,21 +349,27 @@ static int sampler_table(void)
         }
     printf("Timer sampler overhead (%s -O2; %ld calls of an 8-deep recursion per run,\n"
            "%d rounds, variants alternating; ratio = this run / the unsampled run of the\n"
-           "same round: median [min-max]).\n\n",
-           __VERSION__, n, ROUNDS);
-    printf("| variant | samples/run | CPU time ratio | wall time ratio |\n|---|---|---|---|\n");
+           "same round; achieved rate = samples per second of the timer's clock (the\n"
+           "thread's CPU time or the wall clock) in each run; median [min-max] of the\n"
+           "%d rounds).\n\n",
+           __VERSION__, n, ROUNDS, ROUNDS);
+    printf("| variant | samples/run | achieved rate, Hz | CPU time ratio | wall time ratio |\n"
+           "|---|---|---|---|---|\n");
     for (k = 0; k < NS; k++) {
-        double rc[ROUNDS], rw[ROUNDS], sn[ROUNDS], mc, lc, hc, mw, lw, hw, ms, ls, hs;
+        double rc[ROUNDS], rw[ROUNDS], sn[ROUNDS], hz[ROUNDS], mc, lc, hc, mw, lw, hw, ms, ls, hs,
+            mh, lh, hh;
         for (r = 0; r < ROUNDS; r++) {
             rc[r] = cpu[k][r] / cpu[S_NONE][r];
             rw[r] = wall[k][r] / wall[S_NONE][r];
             sn[r] = nsamp[k][r]; /* a copy: the cost per sample below pairs rounds */
+            hz[r] = nsamp[k][r] / ((k == S_CPU ? cpu[k][r] : wall[k][r]) * 1e-9);
         }
         bench_stats(rc, ROUNDS, &mc, &lc, &hc);
         bench_stats(rw, ROUNDS, &mw, &lw, &hw);
         bench_stats(sn, ROUNDS, &ms, &ls, &hs);
-        printf("| %s | %.0f | %.4f [%.3f-%.3f] | %.4f [%.3f-%.3f] |\n", s_name[k], ms, mc, lc, hc,
-               mw, lw, hw);
+        bench_stats(hz, ROUNDS, &mh, &lh, &hh);
+        printf("| %s | %.0f | %.0f [%.0f-%.0f] | %.4f [%.3f-%.3f] | %.4f [%.3f-%.3f] |\n",
+               s_name[k], ms, mh, lh, hh, mc, lc, hc, mw, lw, hw);
     }
     {
         double d[ROUNDS], lo, hi, wk, wlo, whi, rs, rlo, rhi, fr = 0;
