@@ -5,13 +5,13 @@
 # per-call cost against no instrumentation and PCC (time and callgrind
 # instructions), and the query cost.
 set -e
-B=build
+B=${B:-build}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-$B/bench/enc_synth -o "$T/gcc.txt"
+"$B/bench/enc_synth" -o "$T/gcc.txt"
 
 echo "== generator"
-$B/bench/enc_gen_speed $B/ctxprof-gen "$T/gcc.txt"
+"$B/bench/enc_gen_speed" "$B/ctxprof-gen" "$T/gcc.txt"
 
 # an interpreter: eval calls 300 operators that call eval back (600 cyclic edges)
 awk 'BEGIN { print "ctxprof-callgraph 1\nroot main\ncall main eval\ncall main parse\ncall parse parse";
@@ -31,7 +31,7 @@ awk 'BEGIN { print "ctxprof-callgraph 1\nroot main\ncall main f0";
 
 # one row: name, walk depth
 row() {
-    $B/ctxprof-gen check "$T/$1.txt" --walks 1000 --depth "$2" --seed 1 > "$T/out" 2>/dev/null
+    "$B/ctxprof-gen" check "$T/$1.txt" --walks 1000 --depth "$2" --seed 1 > "$T/out" 2>/dev/null
     awk -v name="$1" -F= '{ v[$1] = $2 }
         END { if (v["decoded_pcce"] != v["checked"] || v["decoded_valence"] != v["checked"] ||
                   v["decoded_hcce"] != v["checked"] || v["decoded_auto"] != v["checked"]) name = name "(FAIL)";
@@ -54,8 +54,8 @@ done
 
 echo
 echo "== per-call cost"
-$B/bench/enc_cost time
-$B/bench/enc_cost query
+"$B/bench/enc_cost" time
+"$B/bench/enc_cost" query
 
 if command -v valgrind >/dev/null 2>&1; then
     echo
@@ -66,7 +66,7 @@ if command -v valgrind >/dev/null 2>&1; then
         printf "%-9s" $w
         base=""
         for v in plain pcc pcce valence hcce auto; do
-            valgrind --tool=callgrind --callgrind-out-file="$T/cg" $B/bench/enc_cost run $v $w $n \
+            valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$B/bench/enc_cost" run $v $w $n \
                 > "$T/calls" 2>"$T/vg" || { echo " valgrind failed"; break; }
             ir=$(grep -E '^(summary|totals):' "$T/cg" | head -1 | awk '{ print $2 }')
             calls=$(sed -n 's/^calls=//p' "$T/calls")
