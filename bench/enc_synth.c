@@ -85,6 +85,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "enc_synth: inconsistent sizes\n");
         return 2;
     }
+    if (complex == 0 && cyclic != 0) {
+        fprintf(stderr, "enc_synth: --complex 0 makes an acyclic graph: it needs --cyclic 0\n");
+        return 2;
+    }
     synth_state = seed;
     start = (unsigned long *)calloc(complex + 1, sizeof *start);
     len = (unsigned long *)calloc(complex + 1, sizeof *len);
@@ -142,7 +146,7 @@ int main(int argc, char **argv)
     placed = 0;
     while (left_cyc > 0 && placed < 100 * cyclic) {
         /* extra cyclic edges: mostly in the giant SCC, some in the others */
-        unsigned long kk = synth_below(10) < 8 ? 0 : 1 + synth_below(complex - 1);
+        unsigned long kk = synth_below(10) < 8 || complex == 1 ? 0 : 1 + synth_below(complex - 1);
         unsigned long a = start[kk], n = len[kk];
         placed++;
         if (n < 2 && synth_below(4))
