@@ -5,13 +5,23 @@
 # per-call cost against no instrumentation and PCC (time and callgrind
 # instructions), and the query cost.
 set -e
-B=build
+B=${B:-build}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-$B/bench/enc_synth -o "$T/gcc.txt"
+# quiet CMD...: runs CMD with its stderr (ctxprof-gen's warnings about the
+# large graphs, valgrind's banner) held back; if CMD fails, shows it and stops
+quiet() {
+    "$@" 2>"$T/err" || {
+        st=$?
+        cat "$T/err" >&2
+        echo "enc_bench.sh: exit status $st: $*" >&2
+        exit "$st"
+    }
+}
+"$B/bench/enc_synth" -o "$T/gcc.txt"
 
 echo "== generator"
-$B/bench/enc_gen_speed $B/ctxprof-gen "$T/gcc.txt"
+"$B/bench/enc_gen_speed" "$B/ctxprof-gen" "$T/gcc.txt"
 
 # an interpreter: eval calls 300 operators that call eval back (600 cyclic edges)
 awk 'BEGIN { print "ctxprof-callgraph 1\nroot main\ncall main eval\ncall main parse\ncall parse parse";
@@ -31,13 +41,14 @@ awk 'BEGIN { print "ctxprof-callgraph 1\nroot main\ncall main f0";
 
 # one row: name, walk depth
 row() {
-    $B/ctxprof-gen check "$T/$1.txt" --walks 1000 --depth "$2" --seed 1 > "$T/out" 2>/dev/null
+    quiet "$B/ctxprof-gen" check "$T/$1.txt" --walks 1000 --depth "$2" --seed 1 > "$T/out"
     awk -v name="$1" -F= '{ v[$1] = $2 }
-        END { if (v["decoded_pcce"] != v["checked"] || v["decoded_valence"] != v["checked"] ||
-                  v["decoded_hcce"] != v["checked"] || v["decoded_auto"] != v["checked"]) name = name "(FAIL)";
-              printf "%-14s %10.2f (%3d) %10.2f (%3d) %10.2f (%3d) %10.2f (%3d)\n", name,
+        END { bad = v["decoded_pcce"] != v["checked"] || v["decoded_valence"] != v["checked"] ||
+                    v["decoded_hcce"] != v["checked"] || v["decoded_auto"] != v["checked"];
+              printf "%-14s %10.2f (%3d) %10.2f (%3d) %10.2f (%3d) %10.2f (%3d)\n", name (bad ? "(FAIL)" : ""),
                 v["avg_words_pcce"], v["max_words_pcce"], v["avg_words_valence"], v["max_words_valence"],
-                v["avg_words_hcce"], v["max_words_hcce"], v["avg_words_auto"], v["max_words_auto"] }' "$T/out"
+                v["avg_words_hcce"], v["max_words_hcce"], v["avg_words_auto"], v["max_words_auto"];
+              exit bad }' "$T/out"
 }
 
 echo
@@ -54,8 +65,8 @@ done
 
 echo
 echo "== per-call cost"
-$B/bench/enc_cost time
-$B/bench/enc_cost query
+"$B/bench/enc_cost" time
+"$B/bench/enc_cost" query
 
 if command -v valgrind >/dev/null 2>&1; then
     echo
@@ -66,8 +77,8 @@ if command -v valgrind >/dev/null 2>&1; then
         printf "%-9s" $w
         base=""
         for v in plain pcc pcce valence hcce auto; do
-            valgrind --tool=callgrind --callgrind-out-file="$T/cg" $B/bench/enc_cost run $v $w $n \
-                > "$T/calls" 2>"$T/vg" || { echo " valgrind failed"; break; }
+            quiet valgrind --tool=callgrind --callgrind-out-file="$T/cg" \
+                "$B/bench/enc_cost" run $v $w $n > "$T/calls"
             ir=$(grep -E '^(summary|totals):' "$T/cg" | head -1 | awk '{ print $2 }')
             calls=$(sed -n 's/^calls=//p' "$T/calls")
             [ -z "$base" ] && base=$ir

@@ -2,7 +2,9 @@
    instrumentation and against PCC, and query cost (read + hash).
 
      enc_cost time          ns per call, medians of 101 short rounds, variants alternated
+                            (after the cross-check below)
      enc_cost query         ns per query (ctxprof_enc_hash) at recursion depths 10, 50
+                            (each encoding queried is first decoded and compared)
      enc_cost run V W N     one variant (plain pcc pcce valence hcce auto) of one
                             workload (acyclic fib) N times: for callgrind
 
@@ -10,7 +12,16 @@
    PCCE constant is not zero), "fib" is fib(n) with both recursive calls
    instrumented (cyclic edges: PCCE pushes a 64-bit word, Valence and HCCE
    a ceil(log2 C)-bit code, AUTO a per-target code). The instrumented code
-   is in enc_cost_fib.c, the callees here: another TU. */
+   is in enc_cost_fib.c, the callees here: another TU. The workloads start
+   in main's context entered into fib or outer (main's call edge, applied
+   once around the loop of calls).
+
+   The cross-check: before timing, each encoding variant runs each workload
+   once with a probe in the callees (leaf, inner) that decodes the thread's
+   encoding there with the scheme's tables; the paths decoded, in order,
+   must be the calls taken (a plain recursion lists fib's), and main's
+   context must decode to the empty path after the run. PCC keeps a hash,
+   not an encoding: it has nothing to decode. */
 #define _GNU_SOURCE
 #define CTXPROF_IMPLEMENTATION
 #include "enc_cost_ctx.h"
@@ -25,14 +36,19 @@
 #include "enc_cost.h"
 
 static volatile int bench_sink;
+static void (*probe)(uint32_t node); /* the cross-check's, at the callees; else NULL */
 
 int inner(int x)
 {
+    if (probe)
+        probe(CTXPROF_NODE(inner));
     return x ^ bench_sink;
 }
 
 int leaf(int x)
 {
+    if (probe)
+        probe(CTXPROF_NODE(leaf));
     return x + bench_sink;
 }
 
@@ -54,8 +70,30 @@ static double fib_calls(int n)
     return b;
 }
 
+/* The thread's state of a scheme's call-site macros, NULL for none (plain, pcc). */
+static ctxprof_enc *enc_state(int scheme)
+{
+    switch (scheme) {
+    case CTXPROF_ENC_PCCE:
+        return &ctxprof_pcce_tls;
+    case CTXPROF_ENC_VALENCE:
+        return &ctxprof_val_tls;
+    case CTXPROF_ENC_HCCE:
+        return &ctxprof_val_hcce_tls;
+    case CTXPROF_ENC_AUTO:
+        return &ctxprof_val_auto_tls;
+    default:
+        return NULL;
+    }
+}
+
 static double run_one(int v, int fib, long n)
 {
+    const ctxprof_enc_tables *t = ctxprof_gen_tables(ctxprof_enc_scheme_parse(variants[v]));
+    ctxprof_enc *st = t ? enc_state(t->scheme) : NULL;
+    const ctxprof_enc_op *entry =
+        t ? &t->ops[fib ? CTXPROF_EDGE_ID(main, fib, 0) : CTXPROF_EDGE_ID(main, outer, 0)] : NULL;
+    uint64_t saved = st ? ctxprof_enc_enter(st, t->acyc_bits, entry) : 0;
     double t0 = bench_now_ns();
     long i, s = 0;
     if (fib)
@@ -65,13 +103,124 @@ static double run_one(int v, int fib, long n)
         for (i = 0; i < n; i++)
             s += outers[v]((int)i);
     bench_sink = (int)s;
-    return bench_now_ns() - t0;
+    t0 = bench_now_ns() - t0;
+    if (st)
+        ctxprof_enc_leave(st, t->acyc_bits, entry, saved);
+    return t0;
+}
+
+/* ---- the cross-check ---- */
+
+static const ctxprof_enc_tables *chk_tables;
+static ctxprof_enc *chk_state;
+static uint64_t chk_fold, chk_paths;
+static char chk_error[256];
+
+/* Order-sensitive fold of one path (edge ids, root first) into acc. */
+static uint64_t fold_path(uint64_t acc, const uint32_t *path, size_t n)
+{
+    size_t i;
+    acc = ctxprof_mix64(acc ^ n);
+    for (i = 0; i < n; i++)
+        acc = ctxprof_mix64(acc ^ path[i]);
+    return acc;
+}
+
+/* Decodes st's encoding in function `node` with t: the path into path[64],
+   its length into *n; a status. */
+static int decode_now(const ctxprof_enc_tables *t, ctxprof_enc *st, uint32_t node, uint32_t *path,
+                      size_t *n, ctxprof_error *err)
+{
+    ctxprof_enc_view view;
+    *n = 0;
+    ctxprof_enc_query(st, t->acyc_bits, &view);
+    return ctxprof_enc_decode_view(t, &view, node, path, 64, n, err);
+}
+
+/* 1 if st's encoding, decoded in function `node` with t, is the path want[0 .. n). */
+static int decodes_to(const ctxprof_enc_tables *t, ctxprof_enc *st, uint32_t node,
+                      const uint32_t *want, size_t n)
+{
+    uint32_t path[64];
+    size_t got;
+    ctxprof_error err;
+    return decode_now(t, st, node, path, &got, &err) == CTXPROF_OK && got == n &&
+           (n == 0 || memcmp(path, want, n * sizeof *want) == 0);
+}
+
+/* The probe: decodes the encoding in function `node` and folds its path in. */
+static void chk_probe(uint32_t node)
+{
+    uint32_t path[64];
+    size_t n;
+    ctxprof_error err;
+    if (decode_now(chk_tables, chk_state, node, path, &n, &err) != CTXPROF_OK && !chk_error[0])
+        snprintf(chk_error, sizeof chk_error, "decoding failed: %s", ctxprof_error_message(&err));
+    chk_fold = fold_path(chk_fold, path, n);
+    chk_paths++;
+}
+
+/* The paths to fib(n)'s leaves, in call order, folded like chk_probe's:
+   path[0 .. depth) leads to this call. */
+static uint64_t fold_fib(int n, uint32_t *path, size_t depth, uint64_t acc)
+{
+    if (n < 2) {
+        path[depth] = CTXPROF_EDGE_ID(fib, leaf, 0);
+        return fold_path(acc, path, depth + 1);
+    }
+    path[depth] = CTXPROF_EDGE_ID(fib, fib, 0);
+    acc = fold_fib(n - 1, path, depth + 1, acc);
+    path[depth] = CTXPROF_EDGE_ID(fib, fib, 1);
+    return fold_fib(n - 2, path, depth + 1, acc);
+}
+
+/* Runs the cross-check; 0 when every encoding decoded to the calls taken. */
+static int cross_check(void)
+{
+    enum { ACYCLIC_CALLS = 1000 };
+    uint32_t path[64], one[2] = {CTXPROF_EDGE_ID(main, outer, 0), CTXPROF_EDGE_ID(outer, inner, 0)};
+    uint64_t expect[2] = {0, 0};
+    int v, w, i;
+    for (i = 0; i < ACYCLIC_CALLS; i++)
+        expect[0] = fold_path(expect[0], one, 2);
+    path[0] = CTXPROF_EDGE_ID(main, fib, 0);
+    expect[1] = fold_fib(24, path, 1, 0);
+    for (v = 0; v < 6; v++) {
+        chk_tables = ctxprof_gen_tables(ctxprof_enc_scheme_parse(variants[v]));
+        if (!chk_tables)
+            continue; /* plain, pcc */
+        chk_state = enc_state(chk_tables->scheme);
+        for (w = 0; w < 2; w++) {
+            chk_fold = chk_paths = 0;
+            chk_error[0] = 0;
+            probe = chk_probe;
+            run_one(v, w, w ? 1 : ACYCLIC_CALLS);
+            probe = NULL;
+            if (!chk_error[0] && chk_fold != expect[w])
+                snprintf(chk_error, sizeof chk_error,
+                         "the %llu paths decoded are not the calls taken",
+                         (unsigned long long)chk_paths);
+            if (!chk_error[0] && !decodes_to(chk_tables, chk_state, CTXPROF_NODE(main), NULL, 0))
+                snprintf(chk_error, sizeof chk_error, "main's context is not the root after it");
+            if (chk_error[0]) {
+                fprintf(stderr, "enc_cost: cross-check failed: %s, %s workload: %s\n", variants[v],
+                        w ? "fib" : "acyclic", chk_error);
+                return 1;
+            }
+        }
+    }
+    printf("cross-check: in pcce, valence, hcce and auto, the encoding decoded at every leaf of "
+           "fib(24) and at %d acyclic calls is the path of calls taken\n",
+           ACYCLIC_CALLS);
+    return 0;
 }
 
 static int cmd_time(void)
 {
     enum { ROUNDS = 101, NV = 6 };
     int w;
+    if (cross_check() != 0)
+        return 1;
     printf("per-call cost, ns per instrumented call: median and min-max of %d rounds (variants "
            "alternated in each round); ratios are medians of the per-round ratios\n",
            ROUNDS);
@@ -112,6 +261,7 @@ static int cmd_query(void)
     static const int depths[] = {10, 50};
     const uint32_t e = CTXPROF_EDGE_ID(fib, fib, 0), e0 = CTXPROF_EDGE_ID(main, fib, 0);
     size_t di;
+    uint32_t want[50];
     printf("\nquery cost, ns per ctxprof_enc_hash (median of 7 rounds of 1M), words per "
            "encoding\n");
     printf("%-8s %6s %9s %7s\n", "scheme", "depth", "ns/query", "words");
@@ -127,6 +277,15 @@ static int cmd_query(void)
             ctxprof_enc_enter(&st, t->acyc_bits, &t->ops[e0]);
             for (i = 1; i < depths[di]; i++)
                 ctxprof_enc_enter(&st, t->acyc_bits, &t->ops[e]);
+            for (i = 0; i < depths[di]; i++)
+                want[i] = i ? e : e0;
+            if (!decodes_to(t, &st, CTXPROF_NODE(fib), want, (size_t)depths[di])) {
+                fprintf(stderr,
+                        "enc_cost: cross-check failed: the %s encoding queried at depth %d is "
+                        "not main -> fib and %d recursive calls\n",
+                        ctxprof_enc_scheme_name(s), depths[di], depths[di] - 1);
+                return 1;
+            }
             for (r = 0; r < 7; r++) {
                 double t0 = bench_now_ns();
                 uint64_t h = 0;

@@ -26,8 +26,9 @@ static int speed_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Runs argv with stdout to /dev/null; wall seconds, *rss_kb, or -1. */
-static double speed_run(char *const argv[], long *rss_kb)
+/* Runs argv with stdout to /dev/null and stderr to errpath (shown if it
+   fails); wall seconds, *rss_kb, or -1. */
+static double speed_run(char *const argv[], const char *errpath, long *rss_kb)
 {
     double t0;
     struct rusage ru;
@@ -39,7 +40,7 @@ static double speed_run(char *const argv[], long *rss_kb)
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+        if (!freopen("/dev/null", "w", stdout) || !freopen(errpath, "w", stderr))
             _exit(127);
         execv(argv[0], argv);
         _exit(127);
@@ -54,13 +55,14 @@ int main(int argc, char **argv)
 {
     static const char *const what[4] = {"emit header (auto)", "emit --all-schemes",
                                         "stats (4 schemes)", "check --walks 200"};
-    char out[256];
+    char out[256], errpath[256];
     int k;
     if (argc != 3) {
         fprintf(stderr, "usage: enc_gen_speed TOOL GRAPH\n");
         return 2;
     }
     snprintf(out, sizeof out, "/tmp/enc_gen_speed_%ld.h", (long)getpid());
+    snprintf(errpath, sizeof errpath, "/tmp/enc_gen_speed_%ld.err", (long)getpid());
     printf("ctxprof-gen on %s: median of 5 runs (wall), largest resident set\n", argv[2]);
     printf("%-22s %9s %9s   %s\n", "phase", "seconds", "MiB", "target: < 2 s, < 200 MiB");
     for (k = 0; k < 4; k++) {
@@ -84,8 +86,16 @@ int main(int argc, char **argv)
         cmd[n++] = argv[2];
         cmd[n] = NULL;
         for (i = 0; i < 5; i++) {
-            if ((t[i] = speed_run(cmd, &r)) < 0) {
-                fprintf(stderr, "enc_gen_speed: %s failed\n", what[k]);
+            if ((t[i] = speed_run(cmd, errpath, &r)) < 0) {
+                FILE *e = fopen(errpath, "r");
+                int c;
+                fprintf(stderr, "enc_gen_speed: %s failed:\n", what[k]);
+                while (e && (c = getc(e)) != EOF)
+                    putc(c, stderr);
+                if (e)
+                    fclose(e);
+                unlink(errpath);
+                unlink(out);
                 return 1;
             }
             if (r > rss)
@@ -96,5 +106,6 @@ int main(int argc, char **argv)
                t[0], t[4]);
     }
     unlink(out);
+    unlink(errpath);
     return 0;
 }

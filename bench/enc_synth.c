@@ -14,7 +14,9 @@
    last 5% (large fan-in). Each complex SCC is a contiguous range of
    numbers closed by a cycle through it plus random edges inside it; all
    other edges go from a lower to a higher number, so no other cycle exists
-   and the SCC count is exact. Deterministic for a seed. */
+   and the SCC count is exact. The cyclic edges (an SCC's closing cycle,
+   the tree edges that fall inside it, the random ones) number exactly
+   --cyclic: no other edge is drawn inside an SCC. Deterministic for a seed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +51,9 @@ static int synth_arg(const char *s, unsigned long *v)
 int main(int argc, char **argv)
 {
     unsigned long nodes = 19011, edges = 131388, complex = 459, cyclic = 28330, giant = 1200;
-    unsigned long seed = 1, i, k, site = 0, left_cyc, placed, levels = 32;
+    unsigned long seed = 1, i, k, site = 0, left_cyc, placed, levels = 32, fixed_cyc = 0;
     const char *out = NULL;
-    unsigned long *start, *len;
-    unsigned char *in_scc;
+    unsigned long *start, *len, *scc, *parent;
     FILE *f = stdout;
     for (i = 1; i < (unsigned long)argc; i++) {
         unsigned long *dst = NULL;
@@ -85,16 +86,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "enc_synth: inconsistent sizes\n");
         return 2;
     }
+    if (complex == 0 && cyclic != 0) {
+        fprintf(stderr, "enc_synth: --complex 0 makes an acyclic graph: it needs --cyclic 0\n");
+        return 2;
+    }
     synth_state = seed;
     start = (unsigned long *)calloc(complex + 1, sizeof *start);
     len = (unsigned long *)calloc(complex + 1, sizeof *len);
-    in_scc = (unsigned char *)calloc(nodes, 1);
-    if (!start || !len || !in_scc)
+    scc = (unsigned long *)calloc(nodes, sizeof *scc);
+    parent = (unsigned long *)calloc(nodes, sizeof *parent);
+    if (!start || !len || !scc || !parent)
         return 2;
-    if (out && !(f = fopen(out, "w"))) {
-        perror(out);
-        return 2;
-    }
     /* SCC sizes: one giant, about half self-recursive singletons, the rest
        small cycles of 2..8; ranges placed left to right over the middle */
     for (k = 0; k < complex; k++)
@@ -110,26 +112,41 @@ int main(int argc, char **argv)
                 pos = nodes - len[k] - 1;
             start[k] = pos;
             for (i = pos; i < pos + len[k]; i++)
-                in_scc[i] = 1;
+                scc[i] = k + 1; /* 0: in no complex SCC */
             pos += len[k];
+            fixed_cyc += len[k]; /* the cycle closing it (a self-call for one function) */
         }
+    }
+    /* spanning tree: a caller one level up; its edges inside an SCC are cyclic too */
+    for (i = 1; i < nodes; i++) {
+        unsigned long l = SYNTH_LEVEL(i), p;
+        p = l == 0 ? 0 : SYNTH_FIRST(l - 1) + synth_below(SYNTH_FIRST(l) - SYNTH_FIRST(l - 1));
+        parent[i] = p < i ? p : 0;
+        if (scc[i] && scc[parent[i]] == scc[i])
+            fixed_cyc++;
+    }
+    if (fixed_cyc > cyclic) {
+        fprintf(stderr,
+                "enc_synth: the SCCs' cycles and the tree edges inside them are %lu cyclic "
+                "edges, more than --cyclic %lu\n",
+                fixed_cyc, cyclic);
+        return 2;
+    }
+    if (out && !(f = fopen(out, "w"))) {
+        perror(out);
+        return 2;
     }
     fprintf(f, "# synthetic call graph: %lu functions, %lu edges, %lu complex SCCs, %lu cyclic "
                "edges, seed %lu\nctxprof-callgraph 1\nroot f0\n",
             nodes, edges, complex, cyclic, seed);
-    /* spanning tree: a caller one level up */
-    for (i = 1; i < nodes; i++) {
-        unsigned long l = SYNTH_LEVEL(i), p;
-        p = l == 0 ? 0 : SYNTH_FIRST(l - 1) + synth_below(SYNTH_FIRST(l) - SYNTH_FIRST(l - 1));
-        fprintf(f, "call f%lu f%lu site=s%lu\n", p < i ? p : 0, i, site++);
-    }
+    for (i = 1; i < nodes; i++)
+        fprintf(f, "call f%lu f%lu site=s%lu\n", parent[i], i, site++);
     /* SCCs: close each range with a cycle, then fill with random inside edges */
-    left_cyc = cyclic;
+    left_cyc = cyclic - fixed_cyc;
     for (k = 0; k < complex; k++) {
         unsigned long a = start[k], n = len[k];
         if (n == 1) {
             fprintf(f, "call f%lu f%lu site=s%lu\n", a, a, site++);
-            left_cyc--;
             continue;
         }
         /* the tree already gives a -> a+1 ... for most; close with the back edge,
@@ -137,12 +154,11 @@ int main(int argc, char **argv)
         for (i = a; i + 1 < a + n; i++)
             fprintf(f, "call f%lu f%lu site=s%lu\n", i, i + 1, site++);
         fprintf(f, "call f%lu f%lu site=s%lu\n", a + n - 1, a, site++);
-        left_cyc -= n;
     }
     placed = 0;
     while (left_cyc > 0 && placed < 100 * cyclic) {
         /* extra cyclic edges: mostly in the giant SCC, some in the others */
-        unsigned long kk = synth_below(10) < 8 ? 0 : 1 + synth_below(complex - 1);
+        unsigned long kk = synth_below(10) < 8 || complex == 1 ? 0 : 1 + synth_below(complex - 1);
         unsigned long a = start[kk], n = len[kk];
         placed++;
         if (n < 2 && synth_below(4))
@@ -150,7 +166,8 @@ int main(int argc, char **argv)
         fprintf(f, "call f%lu f%lu site=s%lu\n", a + synth_below(n), a + synth_below(n), site++);
         left_cyc--;
     }
-    /* forward edges: one to three levels down, or a utility */
+    /* forward edges: one to three levels down, or a utility; none inside an
+       SCC (that would be one more cyclic edge) */
     while (site < edges) {
         unsigned long u = synth_below(nodes - 1), v, l = SYNTH_LEVEL(u);
         if (synth_below(100) < 30) {
@@ -162,7 +179,7 @@ int main(int argc, char **argv)
                 continue;
             v = SYNTH_FIRST(lv) + synth_below(SYNTH_FIRST(lv + 1) - SYNTH_FIRST(lv));
         }
-        if (v >= nodes || v <= u)
+        if (v >= nodes || v <= u || (scc[u] && scc[u] == scc[v]))
             continue;
         fprintf(f, "call f%lu f%lu site=s%lu\n", u, v, site++);
     }
@@ -172,6 +189,7 @@ int main(int argc, char **argv)
     }
     free(start);
     free(len);
-    free(in_scc);
+    free(scc);
+    free(parent);
     return 0;
 }

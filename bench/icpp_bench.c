@@ -58,6 +58,7 @@ static volatile ctxprof_icpp_cid q_cid_sink;
 static ctxprof_pcc_set q_pcc;
 static ctxprof_icpp_map q_map;
 static uint32_t q_fid;
+static uint64_t q_found; /* candidates found by q_cid_lookup */
 
 NOINLINE static void q_empty(ctxprof_ctx here)
 {
@@ -71,12 +72,15 @@ NOINLINE static void q_cid(ctxprof_ctx here)
     q_cid_sink = CTXPROF_ICPP_CID(q_cid);
 }
 
+/* Stores its CID like q_cid (q_measure reads the height it sees there) and
+   adds up the candidates it finds: every lookup must find q_measure's two. */
 NOINLINE static void q_cid_lookup(ctxprof_ctx here)
 {
     ctxprof_icpp_cid c = CTXPROF_ICPP_CID(q_cid_lookup);
     const uint32_t *cand;
     (void)here;
-    q_sink = ctxprof_icpp_map_lookup(&q_map, q_fid, c.height, &cand);
+    q_cid_sink = c;
+    q_found += ctxprof_icpp_map_lookup(&q_map, q_fid, c.height, &cand);
 }
 
 NOINLINE static void q_pcc_check(ctxprof_ctx here)
@@ -105,18 +109,19 @@ static int q_bt_frames;
 NOINLINE static void q_measure(ctxprof_ctx here)
 {
     int r, k, i;
-    /* a map whose candidates for this query point's CID are real */
+    /* a map with two candidates for the CID the lookups see (their query
+       point's own height, from a lookup in the still empty map) */
     char text[256];
     ctxprof_error err;
-    ctxprof_icpp_cid c;
+    uint64_t h;
     q_cid(here);
-    c = q_cid_sink;
-    q_cid_height = c.height;
+    q_cid_height = q_cid_sink.height;
+    q_cid_lookup(here);
+    h = q_cid_sink.height;
     snprintf(text, sizeof text,
              "ctxprof-paths 1\npath 1 %llu main q_cid_lookup\npath 1 %llu main other "
              "q_cid_lookup\npath 1 %llu main q_cid\n",
-             (unsigned long long)c.height, (unsigned long long)c.height,
-             (unsigned long long)c.height);
+             (unsigned long long)h, (unsigned long long)h, (unsigned long long)q_cid_height);
     if (ctxprof_icpp_map_parse(&q_map, text, strlen(text), "bench", &err) != CTXPROF_OK)
         return;
     q_fid = (uint32_t)ctxprof_icpp_map_func(&q_map, "q_cid_lookup");
@@ -155,6 +160,13 @@ static int cid_table(void)
     if (ctxprof_pcc_set_init(&q_pcc, &desc) != CTXPROF_OK)
         return 1;
     q_rec(20);
+    if (q_found != (uint64_t)ROUNDS * (uint64_t)q_calls[Q_LOOKUP] * 2) {
+        fprintf(stderr,
+                "icpp_bench cid: the path map lookups found %llu candidates, not 2 "
+                "per lookup: the timed lookups missed\n",
+                (unsigned long long)q_found);
+        return 1;
+    }
     for (q = 0; q < NQ; q++)
         bench_stats(q_ns[q], ROUNDS, &med[q], &lo[q], &hi[q]);
     printf("Context at a query point 20 frames deep (%s -O2, frame pointers; %d rounds,\n"
@@ -186,7 +198,7 @@ static int cid_table(void)
    above the noise). Variants alternate in each round; ratios are against
    the unsampled run of the same round. */
 
-static volatile long w_sink;
+static volatile uint64_t w_sink;        /* unsigned: it wraps as it accumulates */
 static const ctxprof_icpp_map *w_probe; /* set: w_leaf times resolving itself */
 static double w_probe_ns[64];
 static uint32_t w_probe_walked[64];
@@ -218,7 +230,7 @@ NOINLINE static long w_leaf(uint64_t x)
                        (uintptr_t)__builtin_frame_address(0));
     for (i = 0; i < 64; i++)
         x = x * 6364136223846793005u + 1442695040888963407u;
-    w_sink += (long)x;
+    w_sink += x;
     return (long)(x >> 60);
 }
 
@@ -337,20 +349,27 @@ static int sampler_table(void)
         }
     printf("Timer sampler overhead (%s -O2; %ld calls of an 8-deep recursion per run,\n"
            "%d rounds, variants alternating; ratio = this run / the unsampled run of the\n"
-           "same round: median [min-max]).\n\n",
-           __VERSION__, n, ROUNDS);
-    printf("| variant | samples/run | CPU time ratio | wall time ratio |\n|---|---|---|---|\n");
+           "same round; achieved rate = samples per second of the timer's clock (the\n"
+           "thread's CPU time or the wall clock) in each run; median [min-max] of the\n"
+           "%d rounds).\n\n",
+           __VERSION__, n, ROUNDS, ROUNDS);
+    printf("| variant | samples/run | achieved rate, Hz | CPU time ratio | wall time ratio |\n"
+           "|---|---|---|---|---|\n");
     for (k = 0; k < NS; k++) {
-        double rc[ROUNDS], rw[ROUNDS], mc, lc, hc, mw, lw, hw, ms, ls, hs;
+        double rc[ROUNDS], rw[ROUNDS], sn[ROUNDS], hz[ROUNDS], mc, lc, hc, mw, lw, hw, ms, ls, hs,
+            mh, lh, hh;
         for (r = 0; r < ROUNDS; r++) {
             rc[r] = cpu[k][r] / cpu[S_NONE][r];
             rw[r] = wall[k][r] / wall[S_NONE][r];
+            sn[r] = nsamp[k][r]; /* a copy: the cost per sample below pairs rounds */
+            hz[r] = nsamp[k][r] / ((k == S_CPU ? cpu[k][r] : wall[k][r]) * 1e-9);
         }
         bench_stats(rc, ROUNDS, &mc, &lc, &hc);
         bench_stats(rw, ROUNDS, &mw, &lw, &hw);
-        bench_stats(nsamp[k], ROUNDS, &ms, &ls, &hs);
-        printf("| %s | %.0f | %.4f [%.3f-%.3f] | %.4f [%.3f-%.3f] |\n", s_name[k], ms, mc, lc, hc,
-               mw, lw, hw);
+        bench_stats(sn, ROUNDS, &ms, &ls, &hs);
+        bench_stats(hz, ROUNDS, &mh, &lh, &hh);
+        printf("| %s | %.0f | %.0f [%.0f-%.0f] | %.4f [%.3f-%.3f] | %.4f [%.3f-%.3f] |\n",
+               s_name[k], ms, mh, lh, hh, mc, lc, hc, mw, lw, hw);
     }
     {
         double d[ROUNDS], lo, hi, wk, wlo, whi, rs, rlo, rhi, fr = 0;

@@ -4,7 +4,7 @@
 # real programs with the -finstrument-functions hooks (calc, the C parser of
 # examples/hotpaths over C headers, zipfwalk's workers, examples/encoders'
 # expr, the test program) and on synthetic ones (non-recursive "dag" and
-# recursive "rec", 2k to 300k paths). Maps are made once in build/bench/icpp.
+# recursive "rec", 2k to 300k paths). Maps are made once in $B/bench/icpp.
 set -e
 B=${B:-build}
 D=$B/bench/icpp

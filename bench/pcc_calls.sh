@@ -5,10 +5,14 @@
 # full-width ids (CTXPROF_SITE_BITS=64): time ratios (medians of alternating
 # rounds) and callgrind instructions per call (deterministic).
 set -e
-B=build/bench
+B=${B:-build}
+# The .so variants call through the PLT: bind every symbol at load time, or
+# the first call of each resolves it lazily inside the measured region
+# (callgrind's run_variant, the first timed round).
+export LD_BIND_NOW=1
 for bin in gcc_64 clang_64 gcc_32 clang_32 gcc_64site64 clang_64site64; do
     echo
-    $B/pcc_calls_$bin --n 25 --rounds 151
+    "$B/bench/pcc_calls_$bin" --n 25 --rounds 151
 done
 echo
 echo "callgrind: extra instructions per call over the uninstrumented build (fib(20), 21891 calls)"
@@ -19,7 +23,7 @@ for bin in gcc_64 clang_64 gcc_32 clang_32 gcc_64site64 clang_64site64; do
     base=""
     for v in plain pcc pccinv finstr pccso pccsodyn; do
         ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=run_variant \
-             $B/pcc_calls_$bin --only $v --n 20 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+             "$B/bench/pcc_calls_$bin" --only $v --n 20 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
         if [ -z "$base" ]; then base=$ir; continue; fi
         line="$line $(awk -v a="$ir" -v b="$base" 'BEGIN { printf "+%.1f Ir", (a - b) / 21891 }') |"
     done

@@ -87,18 +87,41 @@ static double time_method(int m, ctxprof_ctx here)
 
 static double results[NMETHODS];
 
-/* At the bottom of the recursion: train both sets once, then measure. */
+/* A set's checks that missed: new contexts seen in CHECK mode, or dropped. */
+static uint64_t missed(const ctxprof_pcc_set *set)
+{
+    ctxprof_pcc_stats st;
+    ctxprof_pcc_set_stats(set, &st);
+    return st.new_seen + st.dropped;
+}
+
+/* At the bottom of the recursion: round -1 trains both sets through the
+   very calls that are timed (the walk hashes the return addresses of
+   time_method's call and of fp_walk_hash's, so a check from anywhere else
+   is another context), then the timed rounds check. */
 static __attribute__((noinline)) void measure(ctxprof_ctx here)
 {
     double t[NMETHODS][ROUNDS];
     int r, m;
-    ctxprof_pcc_set_check(&pcc_set, here, CTXPROF_PCC_LOC);
-    ctxprof_pcc_set_check(&walk_set, (ctxprof_ctx)fp_walk_hash(), CTXPROF_PCC_LOC);
-    ctxprof_pcc_set_mode(&pcc_set, CTXPROF_PCC_CHECK);
-    ctxprof_pcc_set_mode(&walk_set, CTXPROF_PCC_CHECK);
-    for (r = 0; r < ROUNDS; r++)
-        for (m = 0; m < NMETHODS; m++)
-            t[(m + r) % NMETHODS][r] = time_method((m + r) % NMETHODS, here);
+    for (r = -1; r < ROUNDS; r++) {
+        for (m = 0; m < NMETHODS; m++) {
+            int k = (m + r + NMETHODS) % NMETHODS;
+            double ns = time_method(k, here);
+            if (r >= 0)
+                t[k][r] = ns;
+        }
+        if (r < 0) {
+            ctxprof_pcc_set_mode(&pcc_set, CTXPROF_PCC_CHECK);
+            ctxprof_pcc_set_mode(&walk_set, CTXPROF_PCC_CHECK);
+        }
+    }
+    if (missed(&pcc_set) || missed(&walk_set)) {
+        fprintf(stderr,
+                "pcc_query: a timed check missed its trained context (PCC %llu, FP walk "
+                "%llu new contexts)\n",
+                (unsigned long long)missed(&pcc_set), (unsigned long long)missed(&walk_set));
+        exit(1);
+    }
     for (m = 0; m < NMETHODS; m++) {
         qsort(t[m], ROUNDS, sizeof(double), bench_cmp_double);
         results[m] = t[m][ROUNDS / 2];

@@ -102,9 +102,17 @@ static const char *vrate[NV] = {"-",     "1 kHz",  "10 kHz", "50 kHz", "50 kHz",
 static const uint64_t vperiod[NV] = {0,       1000000, 100000,  20000,  20000, 20000,
                                      1000000, 100000,  1000000, 100000, 20000};
 
+/* The variants whose period runs on the wall clock (the others: the
+   sampled thread's CPU time, or its cycles). */
+static int on_wall_clock(int v)
+{
+    return v == V_WALL1K || v == V_WALL10K || v == V_WALL50K;
+}
+
 typedef struct result_row {
     double cpu;        /* process CPU time, s */
     double thread_cpu; /* the sampled thread's CPU time, s */
+    double wall;       /* wall-clock time, s */
     double reader_cpu; /* the reader thread's CPU time, s */
     uint64_t samples, lost;
     uint64_t irqs; /* local timer interrupts of the run's CPU during the run */
@@ -196,7 +204,7 @@ static void run_irq(uint64_t period_ns, result_row *r)
 static result_row run(int v)
 {
     result_row r;
-    double c0, t0;
+    double c0, t0, w0;
     memset(&r, 0, sizeof r);
     if (v == V_IRQ50K) {
         run_irq(vperiod[v], &r);
@@ -216,6 +224,7 @@ static result_row run(int v)
         d.on_sample = sum_fn;
         c0 = cpu_s();
         t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+        w0 = clock_s(CLOCK_MONOTONIC);
         if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK ||
             ctxprof_pebs_attach(&pb, 0, 0) != CTXPROF_OK) {
             fprintf(stderr, "pebs_overhead: %s\n", ctxprof_error_message(&pb.error));
@@ -230,6 +239,7 @@ static result_row run(int v)
                 r.reader_cpu = clock_s(rc);
         }
         r.thread_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
+        r.wall = clock_s(CLOCK_MONOTONIC) - w0;
         ctxprof_pebs_close(&pb);
         r.cpu = cpu_s() - c0;
         ctxprof_pebs_stats_get(&pb, &st);
@@ -243,13 +253,14 @@ static result_row run(int v)
     }
     c0 = cpu_s();
     t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    w0 = clock_s(CLOCK_MONOTONIC);
     if (v != V_NONE) {
         ctxprof_icpp_sampler s;
         ctxprof_icpp_sampler_desc sd;
         ctxprof_error err;
         memset(&sd, 0, sizeof sd);
         sd.hz = (unsigned)(1000000000u / vperiod[v]);
-        sd.wall = v == V_WALL1K || v == V_WALL10K || v == V_WALL50K;
+        sd.wall = on_wall_clock(v);
         sd.capacity = v == V_WALL50K ? 1u << 19 : 1u << 14; /* zeroed at init: sized to the run */
         if (ctxprof_icpp_sampler_init(&s, &sd, &err) || ctxprof_icpp_sampler_attach(&s, &err)) {
             fprintf(stderr, "pebs_overhead: %s\n", ctxprof_error_message(&err));
@@ -264,6 +275,7 @@ static result_row run(int v)
         workload();
     }
     r.thread_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
+    r.wall = clock_s(CLOCK_MONOTONIC) - w0;
     r.cpu = cpu_s() - c0;
     return r;
 }
@@ -297,7 +309,7 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 11, r, v;
     result_row *res;
     /* per-round values; bench_median sorts them: [0] and [rounds-1] are min and max */
-    double base[64], x[64], y[64], z[64], w[64], exitv[64], ratio[64], m;
+    double base[64], x[64], y[64], z[64], w[64], hz[64], exitv[64], ratio[64], m, mh;
     if (rounds < 3 || rounds > 64)
         rounds = 11;
     res = (result_row *)calloc((size_t)rounds * NV, sizeof *res);
@@ -315,12 +327,15 @@ int main(int argc, char **argv)
         base[r] = res[r * NV + V_NONE].cpu;
     printf("sampling overhead, %d rounds (variants alternate), workload %.3f s CPU (median)\n",
            rounds, bench_median(base, rounds));
-    printf("ctxprof_pebs level: %s (1 kHz run: %s)\n\n", ctxprof_pebs_level_name(level_used),
+    printf("ctxprof_pebs level: %s (1 kHz run: %s)\n", ctxprof_pebs_level_name(level_used),
            explain);
-    printf("| sampler           | rate   | samples/run | lost | CPU ratio (min-max)     | "
-           "ctxprof's reader, %% of the run |\n");
-    printf("|-------------------|--------|-------------|------|-------------------------|"
-           "--------------------------------|\n");
+    printf("achieved = samples per second of the sampled thread's CPU time (wall-clock timers:\n"
+           "of the wall clock) in each run, median (min-max) of the %d rounds\n\n",
+           rounds);
+    printf("| sampler           | rate   | samples/run | achieved Hz (min-max) | lost | "
+           "CPU ratio (min-max)     | ctxprof's reader, %% of the run |\n");
+    printf("|-------------------|--------|-------------|-----------------------|------|"
+           "-------------------------|--------------------------------|\n");
     for (v = 0; v < NV; v++) {
         uint64_t smp = 0, lost = 0;
         if (v == V_KERN50K || v == V_IRQ50K)
@@ -329,18 +344,20 @@ int main(int argc, char **argv)
             const result_row *q = &res[r * NV + v];
             x[r] = q->cpu / res[r * NV + V_NONE].cpu; /* ratio to the same round's unsampled */
             y[r] = 100 * q->reader_cpu / res[r * NV + V_NONE].cpu;
+            hz[r] = (double)q->samples / (on_wall_clock(v) ? q->wall : q->thread_cpu);
             smp += q->samples;
             lost += q->lost;
         }
         m = bench_median(x, rounds); /* before reading x[0]: it sorts */
         if (v == V_NONE) {
-            printf("| %-17s | %-6s | %11s | %4s | %.4f (%.4f-%.4f) | %30s |\n", vname[v], vrate[v],
-                   "-", "-", m, x[0], x[rounds - 1], "-");
+            printf("| %-17s | %-6s | %11s | %21s | %4s | %.4f (%.4f-%.4f) | %30s |\n", vname[v],
+                   vrate[v], "-", "-", "-", m, x[0], x[rounds - 1], "-");
             continue;
         }
-        printf("| %-17s | %-6s | %11llu | %4llu | %.4f (%.4f-%.4f) | ", vname[v], vrate[v],
-               (unsigned long long)(smp / (uint64_t)rounds), (unsigned long long)lost, m, x[0],
-               x[rounds - 1]);
+        mh = bench_median(hz, rounds);
+        printf("| %-17s | %-6s | %11llu | %7.0f (%5.0f-%5.0f) | %4llu | %.4f (%.4f-%.4f) | ",
+               vname[v], vrate[v], (unsigned long long)(smp / (uint64_t)rounds), mh, hz[0],
+               hz[rounds - 1], (unsigned long long)lost, m, x[0], x[rounds - 1]);
         if (v == V_PEBS1K || v == V_PEBS10K || v == V_PEBS50K) {
             m = bench_median(y, rounds);
             printf("%8.4f%% (%.4f-%.4f) |\n", m, y[0], y[rounds - 1]);
