@@ -422,7 +422,7 @@ static void pp_space(ppx *x)
         x->p += 2;
         while (x->p + 1 < x->end && !(x->p[0] == '*' && x->p[1] == '/'))
             x->p++;
-        x->p += 2;
+        x->p = x->p + 1 < x->end ? x->p + 2 : x->end; /* unterminated: the line ends it */
         pp_space(x);
     }
 }
