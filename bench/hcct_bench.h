@@ -132,6 +132,7 @@ static int hb_run_all(hb_bench *b)
             if ((c == HB_CCT && b->skip_cct) ||
                 (b->only && c != HB_PLAIN && strcmp(b->only, hb_short[c]) != 0))
                 continue;
+            memset(&t, 0, sizeof t); /* deinit is harmless on the copies without a tree */
             memset(&d, 0, sizeof d);
             d.phi = b->phi;
             d.epsilon = b->eps;
@@ -160,6 +161,7 @@ static int hb_run_all(hb_bench *b)
                 ctxprof_hcct_bind(NULL);
             if (bad) {
                 printf("MISMATCH: the %s run computed another result\n", hb_names[c]);
+                ctxprof_hcct_deinit(&t);
                 return 1;
             }
             b->res[c].wall[b->res[c].n] = w1 - w0;
@@ -171,8 +173,7 @@ static int hb_run_all(hb_bench *b)
                     hb_die("query", &e);
                 b->res[c].have_prof = 1;
             }
-            if (c >= HB_CCT)
-                ctxprof_hcct_deinit(&t);
+            ctxprof_hcct_deinit(&t);
         }
     }
     return 0;
