@@ -189,13 +189,11 @@ static void hb_table(hb_bench *b)
         if (!b->res[c].n)
             continue;
         memcpy(tmp, b->res[c].cpu, (size_t)b->res[c].n * sizeof tmp[0]);
-        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], bench_cmp_double);
-        med[c] = tmp[b->res[c].n / 2];
+        med[c] = bench_median(tmp, b->res[c].n); /* sorts tmp: min and max at its ends */
         lo[c] = tmp[0];
         hi[c] = tmp[b->res[c].n - 1];
         memcpy(tmp, b->res[c].wall, (size_t)b->res[c].n * sizeof tmp[0]);
-        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], bench_cmp_double);
-        wmed[c] = tmp[b->res[c].n / 2];
+        wmed[c] = bench_median(tmp, b->res[c].n);
         if (c == HB_PLAIN)
             base = med[c];
     }
