@@ -9,10 +9,12 @@
 
    and prints, from process CPU time: ns per call (median of the rounds),
    the overhead per call, the CPU ratio to the uninstrumented run (median
-   and min-max), the loop's CPU and wall time (medians), VmRSS at the end
-   of the loop (first round), profiler memory and tree nodes; then the
-   accuracy of both
-   HCCT configurations against the exact CCT of the same run. Include it in
+   and min-max), the loop's CPU and wall time (medians), how much VmRSS grew
+   from before the configuration's tree was made to the end of its loop
+   (first round; VmRSS itself would charge each configuration with what
+   the earlier ones left resident in the process), profiler memory (the
+   library's own count) and tree nodes; then the accuracy of both HCCT
+   configurations against the exact CCT of the same run. Include it in
    the TU that defines CTXPROF_IMPLEMENTATION and CTXPROF_HCCT_HOOKS. */
 #ifndef HCCT_BENCH_H
 #define HCCT_BENCH_H
@@ -21,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "bench.h"
 
@@ -35,7 +40,7 @@ enum { HB_COPY_PLAIN, HB_COPY_EMPTY, HB_COPY_HOOKS };
 typedef struct hb_result {
     double cpu[64], wall[64];
     int n;
-    long rss_kb;               /* VmRSS at the end of the loop, first round */
+    long rss0_kb, rss_kb;      /* VmRSS before the tree and at the end of the loop, first round */
     ctxprof_hcct_stats st;     /* first round */
     ctxprof_hcct_profile prof; /* first round: HCCT at phi; the CCT pruned below phi - eps */
     int have_prof;
@@ -77,6 +82,18 @@ static long hb_rss_kb(void)
         }
     fclose(f);
     return kb;
+}
+
+/* VmRSS in KiB (-1 if unknown) before a configuration's run, its
+   baseline: first the memory that earlier runs freed goes back to the OS
+   (glibc keeps it resident, and this run's allocations could reuse it
+   without growing VmRSS). */
+static long hb_rss_base_kb(void)
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+    return hb_rss_kb();
 }
 
 static void hb_die(const char *what, const ctxprof_error *e)
@@ -132,6 +149,9 @@ static int hb_run_all(hb_bench *b)
             if ((c == HB_CCT && b->skip_cct) ||
                 (b->only && c != HB_PLAIN && strcmp(b->only, hb_short[c]) != 0))
                 continue;
+            if (round == 0)
+                b->res[c].rss0_kb = hb_rss_base_kb();
+            memset(&t, 0, sizeof t); /* deinit is harmless on the copies without a tree */
             memset(&d, 0, sizeof d);
             d.phi = b->phi;
             d.epsilon = b->eps;
@@ -160,6 +180,7 @@ static int hb_run_all(hb_bench *b)
                 ctxprof_hcct_bind(NULL);
             if (bad) {
                 printf("MISMATCH: the %s run computed another result\n", hb_names[c]);
+                ctxprof_hcct_deinit(&t);
                 return 1;
             }
             b->res[c].wall[b->res[c].n] = w1 - w0;
@@ -171,8 +192,7 @@ static int hb_run_all(hb_bench *b)
                     hb_die("query", &e);
                 b->res[c].have_prof = 1;
             }
-            if (c >= HB_CCT)
-                ctxprof_hcct_deinit(&t);
+            ctxprof_hcct_deinit(&t);
         }
     }
     return 0;
@@ -188,18 +208,19 @@ static void hb_table(hb_bench *b)
         if (!b->res[c].n)
             continue;
         memcpy(tmp, b->res[c].cpu, (size_t)b->res[c].n * sizeof tmp[0]);
-        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], bench_cmp_double);
-        med[c] = tmp[b->res[c].n / 2];
+        med[c] = bench_median(tmp, b->res[c].n); /* sorts tmp: min and max at its ends */
         lo[c] = tmp[0];
         hi[c] = tmp[b->res[c].n - 1];
         memcpy(tmp, b->res[c].wall, (size_t)b->res[c].n * sizeof tmp[0]);
-        qsort(tmp, (size_t)b->res[c].n, sizeof tmp[0], bench_cmp_double);
-        wmed[c] = tmp[b->res[c].n / 2];
+        wmed[c] = bench_median(tmp, b->res[c].n);
         if (c == HB_PLAIN)
             base = med[c];
     }
-    printf("\n%-18s %9s %10s %9s %11s %8s %8s %10s %16s %12s\n", "configuration", "ns/call",
-           "+ns/call", "CPU ratio", "min-max", "CPU s", "wall s", "VmRSS", "profiler memory",
+    printf("\n+VmRSS: what VmRSS grew by from before the configuration's tree was made to the end "
+           "of its loop, first round (VmRSS before the first run: %.1f MiB)\n",
+           (double)b->res[HB_PLAIN].rss0_kb / 1024.0);
+    printf("%-18s %9s %10s %9s %11s %8s %8s %10s %16s %12s\n", "configuration", "ns/call",
+           "+ns/call", "CPU ratio", "min-max", "CPU s", "wall s", "+VmRSS", "profiler memory",
            "tree nodes");
     for (c = 0; c < HB_NCONF; c++) {
         char mem[32] = "-", nodes[32] = "-", rss[32] = "?";
@@ -211,8 +232,9 @@ static void hb_table(hb_bench *b)
             snprintf(mem, sizeof mem, "%.2f MiB", (double)b->res[c].st.bytes / 1048576.0);
             snprintf(nodes, sizeof nodes, "%zu", b->res[c].st.nodes_peak);
         }
-        if (b->res[c].rss_kb >= 0)
-            snprintf(rss, sizeof rss, "%.1f MiB", (double)b->res[c].rss_kb / 1024.0);
+        if (b->res[c].rss0_kb >= 0 && b->res[c].rss_kb >= 0)
+            snprintf(rss, sizeof rss, "%+.1f MiB",
+                     (double)(b->res[c].rss_kb - b->res[c].rss0_kb) / 1024.0);
         printf("%-18s %9.2f %+10.2f %9.2f %5.2f-%-5.2f %8.3f %8.3f %10s %16s %12s\n", hb_names[c],
                nsc, nsc - base * 1e9 / per, med[c] / base, lo[c] / base, hi[c] / base, med[c],
                wmed[c], rss, mem, nodes);

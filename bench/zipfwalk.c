@@ -4,8 +4,9 @@
    lazy Space Saving, and lazy Space Saving with static bursting. Prints the
    workload's validation values (section 3; the enter events checked
    against the trees' totals), the timing table (with the loop's CPU and
-   wall time and VmRSS at its end, section 2) and the accuracy of the
-   HCCTs against the exact CCT of the same run.
+   wall time, section 2; VmRSS as its growth over each configuration's
+   run, since they share one process) and the accuracy of the HCCTs
+   against the exact CCT of the same run.
 
    Usage: zipfwalk [--walks S] [--phase] [common options]
    --phase: the phase-change variant (section 4: the permutation multiplier

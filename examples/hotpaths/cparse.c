@@ -14,7 +14,10 @@
 
    Everything is static except the entry point, whose name is set with
    -DCPARSE_ENTRY=name, so that several copies (instrumented or not) can be
-   linked into one program. */
+   linked into one program, and name_init, which fills the keyword table:
+   the entry point does that on its first call, so a program that times or
+   profiles the parser calls name_init before, to keep it out of the
+   measurement. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,6 +28,9 @@
 #ifndef CPARSE_ENTRY
 #define CPARSE_ENTRY cparse_run
 #endif
+#define CPARSE_CAT2(a, b) a##b
+#define CPARSE_CAT(a, b) CPARSE_CAT2(a, b)
+#define CPARSE_INIT CPARSE_CAT(CPARSE_ENTRY, _init)
 
 enum {
     T_EOF = 0,
@@ -104,7 +110,7 @@ typedef struct {
     int cond[64];  /* #if stack: COND_* */
     int ncond;
     uint64_t symh[SYMS];
-    long symv[SYMS];          /* value of a macro defined as a number */
+    uint64_t symv[SYMS];      /* value of a macro defined as a number */
     unsigned char symk[SYMS]; /* 1 typedef, 2 macro */
     struct cparse_stats *st;
     int depth; /* nesting guard for pathological input */
@@ -191,11 +197,10 @@ static uint64_t hash_name(const char *s, size_t n)
 
 static uint64_t keyword_hash[NKEYWORDS];
 
-static void init_keywords(void)
+void CPARSE_INIT(void);
+void CPARSE_INIT(void)
 {
     size_t i;
-    if (keyword_hash[0])
-        return;
     for (i = 0; i < NKEYWORDS; i++)
         keyword_hash[i] = hash_name(keywords[i].name, strlen(keywords[i].name));
 }
@@ -219,7 +224,7 @@ static int sym_get(const parser *P, uint64_t h)
     return 0;
 }
 
-static void sym_set(parser *P, uint64_t h, int kind, long value)
+static void sym_set(parser *P, uint64_t h, int kind, uint64_t value)
 {
     size_t i = (size_t)h & (SYMS - 1), k;
     for (k = 0; k < SYMS - 1; k++, i = (i + 1) & (SYMS - 1)) {
@@ -232,7 +237,7 @@ static void sym_set(parser *P, uint64_t h, int kind, long value)
     }
 }
 
-static long sym_value(const parser *P, uint64_t h)
+static uint64_t sym_value(const parser *P, uint64_t h)
 {
     size_t i = (size_t)h & (SYMS - 1), k;
     for (k = 0; k < SYMS && P->symh[i]; k++, i = (i + 1) & (SYMS - 1))
@@ -407,10 +412,15 @@ static int is_k(const parser *P, int k)
 
 /* ---- preprocessor lines ---- */
 
-/* A small constant-expression evaluator for #if lines, over the raw text. */
+/* A small constant-expression evaluator for #if lines, over the raw text.
+   Values are intmax_t as in a compiler, held in uint64_t so that +, -, *
+   and negation wrap instead of overflowing; comparisons and division
+   read them as signed. */
 typedef struct {
     const char *p, *end;
     const parser *P;
+    int unevaluated; /* > 0 in an operand that && || ?: skip: no errors there */
+    int error;       /* a division by zero was evaluated */
 } ppx;
 
 static void pp_space(ppx *x)
@@ -422,20 +432,20 @@ static void pp_space(ppx *x)
         x->p += 2;
         while (x->p + 1 < x->end && !(x->p[0] == '*' && x->p[1] == '/'))
             x->p++;
-        x->p += 2;
+        x->p = x->p + 1 < x->end ? x->p + 2 : x->end; /* unterminated: the line ends it */
         pp_space(x);
     }
 }
 
-static long pp_cond(ppx *x);
+static uint64_t pp_cond(ppx *x);
 
-static long pp_primary(ppx *x)
+static uint64_t pp_primary(ppx *x)
 {
     pp_space(x);
     if (x->p >= x->end)
         return 0;
     if (*x->p == '(') {
-        long v;
+        uint64_t v;
         x->p++;
         v = pp_cond(x);
         pp_space(x);
@@ -449,26 +459,26 @@ static long pp_primary(ppx *x)
     }
     if (*x->p == '-') {
         x->p++;
-        return -pp_primary(x);
+        return 0 - pp_primary(x);
     }
     if (*x->p == '~') {
         x->p++;
         return ~pp_primary(x);
     }
     if (*x->p >= '0' && *x->p <= '9') {
-        long v = 0;
+        uint64_t v = 0;
         if (x->p[0] == '0' && x->p + 1 < x->end && (x->p[1] == 'x' || x->p[1] == 'X')) {
             x->p += 2;
             while (x->p < x->end && is_ident_char(*x->p)) {
                 int c = *x->p, d = c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
                 if (d >= 0 && d < 16)
-                    v = v * 16 + d;
+                    v = v * 16 + (uint64_t)d;
                 x->p++;
             }
             return v;
         }
         while (x->p < x->end && *x->p >= '0' && *x->p <= '9')
-            v = v * 10 + (*x->p++ - '0');
+            v = v * 10 + (uint64_t)(*x->p++ - '0');
         while (x->p < x->end && is_ident_char(*x->p)) /* suffixes */
             x->p++;
         return v;
@@ -521,26 +531,39 @@ static int pp_op(ppx *x, const char *op)
     return 0;
 }
 
-static long pp_mul(ppx *x)
+/* v / d or v % d, signed. Division by zero is an error where the operand
+   is evaluated (0 stands in); INT64_MIN / -1 wraps, as the other operators
+   do. */
+static uint64_t pp_div(ppx *x, uint64_t v, int mod)
 {
-    long v = pp_primary(x);
+    uint64_t d = pp_primary(x);
+    if (d == 0) {
+        x->error |= !x->unevaluated;
+        return 0;
+    }
+    if (d == UINT64_MAX) /* -1 */
+        return mod ? 0 : 0 - v;
+    return (uint64_t)(mod ? (int64_t)v % (int64_t)d : (int64_t)v / (int64_t)d);
+}
+
+static uint64_t pp_mul(ppx *x)
+{
+    uint64_t v = pp_primary(x);
     for (;;) {
         if (pp_op(x, "*"))
             v *= pp_primary(x);
-        else if (pp_op(x, "/")) {
-            long d = pp_primary(x);
-            v = d ? v / d : 0;
-        } else if (pp_op(x, "%")) {
-            long d = pp_primary(x);
-            v = d ? v % d : 0;
-        } else
+        else if (pp_op(x, "/"))
+            v = pp_div(x, v, 0);
+        else if (pp_op(x, "%"))
+            v = pp_div(x, v, 1);
+        else
             return v;
     }
 }
 
-static long pp_add(ppx *x)
+static uint64_t pp_add(ppx *x)
 {
-    long v = pp_mul(x);
+    uint64_t v = pp_mul(x);
     for (;;) {
         if (pp_op(x, "+"))
             v += pp_mul(x);
@@ -551,18 +574,18 @@ static long pp_add(ppx *x)
     }
 }
 
-static long pp_rel(ppx *x)
+static uint64_t pp_rel(ppx *x)
 {
-    long v = pp_add(x);
+    uint64_t v = pp_add(x);
     for (;;) {
         if (pp_op(x, "<="))
-            v = v <= pp_add(x);
+            v = (int64_t)v <= (int64_t)pp_add(x);
         else if (pp_op(x, ">="))
-            v = v >= pp_add(x);
+            v = (int64_t)v >= (int64_t)pp_add(x);
         else if (pp_op(x, "<"))
-            v = v < pp_add(x);
+            v = (int64_t)v < (int64_t)pp_add(x);
         else if (pp_op(x, ">"))
-            v = v > pp_add(x);
+            v = (int64_t)v > (int64_t)pp_add(x);
         else if (pp_op(x, "=="))
             v = v == pp_add(x);
         else if (pp_op(x, "!="))
@@ -572,33 +595,44 @@ static long pp_rel(ppx *x)
     }
 }
 
-static long pp_and(ppx *x)
+static uint64_t pp_and(ppx *x)
 {
-    long v = pp_rel(x);
+    uint64_t v = pp_rel(x);
     while (pp_op(x, "&&")) {
-        long w = pp_rel(x);
+        uint64_t w;
+        x->unevaluated += !v;
+        w = pp_rel(x);
+        x->unevaluated -= !v;
         v = v && w;
     }
     return v;
 }
 
-static long pp_or(ppx *x)
+static uint64_t pp_or(ppx *x)
 {
-    long v = pp_and(x);
+    uint64_t v = pp_and(x);
     while (pp_op(x, "||")) {
-        long w = pp_and(x);
+        uint64_t w;
+        x->unevaluated += !!v;
+        w = pp_and(x);
+        x->unevaluated -= !!v;
         v = v || w;
     }
     return v;
 }
 
-static long pp_cond(ppx *x)
+static uint64_t pp_cond(ppx *x)
 {
-    long v = pp_or(x);
+    uint64_t v = pp_or(x), a, b = 0;
     if (pp_op(x, "?")) {
-        long a = pp_cond(x), b = 0;
-        if (pp_op(x, ":"))
+        x->unevaluated += !v;
+        a = pp_cond(x);
+        x->unevaluated -= !v;
+        if (pp_op(x, ":")) {
+            x->unevaluated += !!v;
             b = pp_cond(x);
+            x->unevaluated -= !!v;
+        }
         return v ? a : b;
     }
     return v;
@@ -615,13 +649,23 @@ static const char *line_end(const parser *P)
     return p;
 }
 
-static long eval_line(const parser *P, const char *e)
+/* The value of the expression from P->p to e. A division by zero that is
+   evaluated makes it 0 and, when errors is not NULL, counts an error there
+   (a compiler rejects "#if 1/0"; a #define's body is only a guess). */
+static uint64_t eval_line(const parser *P, const char *e, uint64_t *errors)
 {
     ppx x;
+    uint64_t v;
+    memset(&x, 0, sizeof x);
     x.p = P->p;
     x.end = e;
     x.P = P;
-    return pp_cond(&x);
+    v = pp_cond(&x);
+    if (!x.error)
+        return v;
+    if (errors)
+        ++*errors;
+    return 0;
 }
 
 static void directive(parser *P)
@@ -640,9 +684,9 @@ static void directive(parser *P)
         (n == 6 && memcmp(s, "ifndef", 6) == 0)) {
         int c = COND_DEAD;
         if (live(P)) {
-            long v;
+            uint64_t v;
             if (n == 2) {
-                v = eval_line(P, e);
+                v = eval_line(P, e, &P->st->errors);
             } else {
                 const char *q;
                 while (P->p < e && (*P->p == ' ' || *P->p == '\t'))
@@ -661,7 +705,7 @@ static void directive(parser *P)
         if (top && *top == COND_LIVE)
             *top = COND_DONE;
         else if (top && *top == COND_WAIT)
-            *top = s[2] == 'i' && eval_line(P, e) == 0 ? COND_WAIT : COND_LIVE;
+            *top = s[2] == 'i' && eval_line(P, e, &P->st->errors) == 0 ? COND_WAIT : COND_LIVE;
     } else if (n == 5 && memcmp(s, "endif", 5) == 0) {
         if (P->ncond > 0)
             P->ncond--;
@@ -674,7 +718,7 @@ static void directive(parser *P)
             P->p++;
         if (P->p > s) {
             h = hash_name(s, (size_t)(P->p - s));
-            sym_set(P, h, 2, *P->p == '(' ? 0 : eval_line(P, e)); /* object-like: a value */
+            sym_set(P, h, 2, *P->p == '(' ? 0 : eval_line(P, e, NULL)); /* object-like: a value */
         }
     } else if (n == 5 && memcmp(s, "undef", 5) == 0 && live(P)) {
         while (P->p < e && (*P->p == ' ' || *P->p == '\t'))
@@ -1498,7 +1542,8 @@ int CPARSE_ENTRY(const char *text, size_t len, struct cparse_stats *st);
 int CPARSE_ENTRY(const char *text, size_t len, struct cparse_stats *st)
 {
     static parser P; /* one parse at a time per copy; large (the name table) */
-    init_keywords();
+    if (!keyword_hash[0])
+        CPARSE_INIT();
     memset(&P, 0, sizeof P);
     P.p = text;
     P.end = text + len;

@@ -25,6 +25,7 @@
 #include "cparse.h"
 
 int cparse_run(const char *text, size_t len, struct cparse_stats *st);
+void cparse_run_init(void);
 
 typedef struct {
     char *text;
@@ -41,17 +42,18 @@ static void parse_all(const input *in, size_t n, int passes, struct cparse_stats
             cparse_run(in[i].text, in[i].len, st);
 }
 
-static void check(int rc, const ctxprof_error *e, const char *what)
+/* Whether rc is an error (then says so). */
+static int failed(int rc, const ctxprof_error *e, const char *what)
 {
-    if (rc) {
+    if (rc)
         fprintf(stderr, "hotpaths: %s: %s (%s)\n", what, ctxprof_error_message(e),
                 ctxprof_strerror(rc));
-        exit(1);
-    }
+    return rc != 0;
 }
 
-static void write_as(const ctxprof_hcct_profile *p, const char *prefix, const char *ext,
-                     int format, const char *title)
+/* Writes prefix + ext; returns nonzero on failure (said). */
+static int write_as(const ctxprof_hcct_profile *p, const char *prefix, const char *ext, int format,
+                    const char *title)
 {
     ctxprof_hcct_write_desc w;
     ctxprof_error e;
@@ -61,15 +63,17 @@ static void write_as(const ctxprof_hcct_profile *p, const char *prefix, const ch
     w.format = format;
     w.title = title;
     snprintf(path, sizeof path, "%s%s", prefix, ext);
-    check(ctxprof_hcct_profile_write(p, path, &w, &e), &e, path);
+    if (failed(ctxprof_hcct_profile_write(p, path, &w, &e), &e, path))
+        return 1;
     printf("  wrote %s\n", path);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     const char *prefix = "hotpaths";
     double phi = 1e-3, eps = 1e-4;
-    int passes = 2, i;
+    int passes = 2, i, rc = 1;
     input *in;
     size_t nin = 0, bytes = 0;
     struct cparse_stats st, st2;
@@ -82,6 +86,9 @@ int main(int argc, char **argv)
     ctxprof_hcct_write_desc top;
 
     memset(&e, 0, sizeof e);
+    memset(&hot, 0, sizeof hot); /* zeroed: the cleanup at the end takes them on any path */
+    memset(&exact, 0, sizeof exact);
+    memset(&cct, 0, sizeof cct);
     in = (input *)calloc((size_t)argc, sizeof *in);
     if (!in)
         return 1;
@@ -101,20 +108,24 @@ int main(int argc, char **argv)
     }
     if (nin == 0) {
         fprintf(stderr, "usage: hotpaths [-o PREFIX] [-p PASSES] [--phi P] [--eps E] FILE...\n");
-        return 2;
+        rc = 2;
+        goto done;
     }
+    cparse_run_init(); /* the parser's setup, before the profile */
 
     /* 1. the whole program, profiled through the -finstrument-functions
           hooks: a lazy Space Saving tree per thread (|M| = 1/eps) */
     memset(&d, 0, sizeof d);
     d.phi = phi;
     d.epsilon = eps;
-    check(ctxprof_hcct_start(&d, &e), &e, "start");
+    if (failed(ctxprof_hcct_start(&d, &e), &e, "start"))
+        goto done;
     parse_all(in, nin, passes, &st);
     ctxprof_hcct_stop();
     mine = ctxprof_hcct_thread();
     ctxprof_hcct_stats_get(mine, &ts);
-    check(ctxprof_hcct_snapshot(phi, &hot, &e), &e, "snapshot");
+    if (failed(ctxprof_hcct_snapshot(phi, &hot, &e), &e, "snapshot"))
+        goto done;
     printf("parsed %zu files (%zu bytes) %d times: %llu tokens, %llu declarations, %llu "
            "functions, %llu statements, %llu expressions, %llu recovered errors\n",
            nin, bytes, passes, (unsigned long long)st.tokens, (unsigned long long)st.decls,
@@ -132,25 +143,29 @@ int main(int argc, char **argv)
     printf("the hottest calling contexts (phi %g: count > %llu):\n", phi,
            (unsigned long long)hot.threshold);
     fflush(stdout); /* the library writes "-" with write(2) */
-    check(ctxprof_hcct_profile_write(&hot, "-", &top, &e), &e, "stdout");
+    if (failed(ctxprof_hcct_profile_write(&hot, "-", &top, &e), &e, "stdout"))
+        goto done;
     printf("\n");
-    write_as(&hot, prefix, ".txt", CTXPROF_HCCT_TEXT, NULL);
-    write_as(&hot, prefix, ".folded", CTXPROF_HCCT_COLLAPSED, NULL);
-    write_as(&hot, prefix, ".json", CTXPROF_HCCT_JSON, NULL);
-    write_as(&hot, prefix, ".svg", CTXPROF_HCCT_SVG, "cparse: hot calling contexts");
+    if (write_as(&hot, prefix, ".txt", CTXPROF_HCCT_TEXT, NULL) ||
+        write_as(&hot, prefix, ".folded", CTXPROF_HCCT_COLLAPSED, NULL) ||
+        write_as(&hot, prefix, ".json", CTXPROF_HCCT_JSON, NULL) ||
+        write_as(&hot, prefix, ".svg", CTXPROF_HCCT_SVG, "cparse: hot calling contexts"))
+        goto done;
 
     /* 2. the same work under the exact calling context tree, bound to
           this thread instead of the session's tree, to check the HCCT */
     memset(&d, 0, sizeof d);
     d.mode = CTXPROF_HCCT_CCT;
     d.flags = CTXPROF_HCCT_CODE_ADDRESSES;
-    check(ctxprof_hcct_init(&cct, &d, &e), &e, "exact tree");
+    if (failed(ctxprof_hcct_init(&cct, &d, &e), &e, "exact tree"))
+        goto done;
     ctxprof_hcct_bind(&cct);
     parse_all(in, nin, passes, &st2);
     ctxprof_hcct_bind(mine);
     ctxprof_hcct_stats_get(&cct, &xs);
-    check(ctxprof_hcct_query(&cct, phi - eps, &exact, &e), &e, "exact query");
-    check(ctxprof_hcct_profile_compare(&hot, &exact, phi, &acc, &e), &e, "compare");
+    if (failed(ctxprof_hcct_query(&cct, phi - eps, &exact, &e), &e, "exact query") ||
+        failed(ctxprof_hcct_profile_compare(&hot, &exact, phi, &acc, &e), &e, "compare"))
+        goto done;
     printf("\nagainst the exact CCT of the same work (%zu nodes, %.1f MiB; the MCCT is %.2f%% "
            "of it):\n  %zu hot contexts, %zu reported, %zu missed, %zu false positives, "
            "largest overestimate %llu (epsilon N = %.0f): %s\n",
@@ -158,10 +173,11 @@ int main(int argc, char **argv)
            acc.hot, acc.reported, acc.missed, acc.false_positives,
            (unsigned long long)acc.max_error, eps * (double)exact.total,
            acc.equal ? "the same HCCT" : "within the guarantees");
-    if (st.checksum != st2.checksum || acc.missed || acc.bound_violations) {
+    if (st.checksum != st2.checksum || acc.missed || acc.bound_violations)
         fprintf(stderr, "hotpaths: the check failed\n");
-        return 1;
-    }
+    else
+        rc = 0;
+done:
     ctxprof_hcct_profile_deinit(&hot);
     ctxprof_hcct_profile_deinit(&exact);
     ctxprof_hcct_deinit(&cct);
@@ -170,5 +186,5 @@ int main(int argc, char **argv)
     for (i = 0; i < (int)nin; i++)
         free(in[i].text);
     free(in);
-    return 0;
+    return rc;
 }
