@@ -2966,6 +2966,16 @@ CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxp
     return 0;
 }
 
+/* Whether a frame record (saved rbp, return address) at fp lies inside the
+   sample's stack copy, 8-aligned. fp is any word (rbp may be a general
+   register): the bound is written without fp + 16, which wraps near 2^64. */
+CTXPROF__PRIV int ctxprof__pebs_in_copy(const ctxprof_pebs_sample *s, uint64_t fp)
+{
+    uint64_t lo = s->stack_addr;
+    return s->stack && s->stack_size >= 16 && fp >= lo && fp % 8 == 0 &&
+           fp - lo <= (uint64_t)s->stack_size - 16;
+}
+
 /* Frames of the sample's user-stack copy: the frame-pointer chain from bp,
    read only inside the copy (strictly upward), as ICPP's saved words.
    When rbp is still the caller's (top, top_ra: ctxprof__pebs_top_ra's
@@ -2973,7 +2983,7 @@ CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxp
 CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsigned top,
                                              uint64_t top_ra, unsigned max, ctxprof_icpp_frames *fr)
 {
-    uint64_t fp = s->bp, lo = s->stack_addr, hi = s->stack_addr + s->stack_size;
+    uint64_t fp = s->bp, lo = s->stack_addr;
     fr->n = 0;
     if (max > CTXPROF_ICPP_FRAMES)
         max = CTXPROF_ICPP_FRAMES;
@@ -2982,7 +2992,7 @@ CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsig
         fr->cfa[0] = (uintptr_t)(s->sp + 8 * top);
         fr->n = 1;
     }
-    while (fr->n < max && fp >= lo && fp % 8 == 0 && fp + 16 <= hi) {
+    while (fr->n < max && ctxprof__pebs_in_copy(s, fp)) {
         uint64_t up, ra;
         memcpy(&up, s->stack + (fp - lo), 8);
         memcpy(&ra, s->stack + (fp - lo) + 8, 8);
@@ -3423,12 +3433,11 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
        the stack copy (the words the kernel's unwinder read): a caller's SP
        at the call is its callee's CFA; its own CFA is its frame + 16 */
     {
-        uint64_t cfa = s->sp + off, fp = s->bp, lo = s->stack_addr;
-        uint64_t hi = s->stack_addr + s->stack_size, base = s->sp + s->height;
+        uint64_t cfa = s->sp + off, fp = s->bp, lo = s->stack_addr, base = s->sp + s->height;
         for (i = 1; i < np && s->stack && s->stack_addr == s->sp; i++) {
             uint64_t up, ra, ccfa;
             if (i > 1 || !top) { /* fp: this caller's callee's frame */
-                if (fp < lo || fp % 8 != 0 || fp + 16 > hi)
+                if (!ctxprof__pebs_in_copy(s, fp))
                     break;
                 memcpy(&up, s->stack + (fp - lo), 8);
                 memcpy(&ra, s->stack + (fp - lo) + 8, 8);

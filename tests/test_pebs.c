@@ -3503,6 +3503,79 @@ static void pebs_paths_unit(void)
 #endif
 }
 
+/* The partial walk reads frames only inside the sample's stack copy, whatever
+   its words hold: rbp is a general register in code built without frame
+   pointers, so a saved "rbp" (or rbp itself) may be any value. Near 2^64
+   the bound fp + 16 <= end of copy wrapped, and the walk read 16 EiB away
+   from the copy (a crash under ASan). The walk stops at such a word, and a
+   chain that fits the copy exactly is still walked to its end. */
+static void pebs_copy_frames_bounds(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#else
+    static const uint64_t wild[] = {0xfffffffffffffff0ull, 0xfffffffffffffff8ull,
+                                    0xffffffffffffffe8ull, 0x8000000000000000ull};
+    static const char text[] = "ctxprof-paths 1\npath 1 64 main\n";
+    uint64_t words[8];
+    ctxprof_pebs_sample s;
+    ctxprof_icpp_frames fr;
+    ctxprof_icpp_map m;
+    ctxprof_pebs_paths pp;
+    ctxprof_pebs_paths_desc pd;
+    ctxprof_error err;
+    size_t k;
+    memset(&s, 0, sizeof s);
+    s.sp = s.stack_addr = 0x7ffc00001000ull;
+    s.stack = (const unsigned char *)words;
+    s.stack_size = sizeof words;
+    s.ip = 0x1234;
+    s.height = 0x100;
+    for (k = 0; k < sizeof wild / sizeof wild[0]; k++) {
+        memset(words, 0, sizeof words);
+        s.bp = s.sp + 16; /* one good frame, whose saved rbp is wild */
+        words[2] = wild[k];
+        words[3] = 0x4242;
+        ctxprof__pebs_copy_frames(&s, 0, 0, 8, &fr);
+        CHECK_EQ(fr.n, 1);
+        CHECK_EQ(fr.ra[0], 0x4242);
+        CHECK_EQ(fr.cfa[0], s.sp + 32);
+        s.bp = wild[k]; /* rbp itself wild: no frame */
+        ctxprof__pebs_copy_frames(&s, 0, 0, 8, &fr);
+        CHECK_EQ(fr.n, 0);
+    }
+    /* two frames, the second in the copy's last 16 bytes, then one past it */
+    memset(words, 0, sizeof words);
+    s.bp = s.sp + 16;
+    words[2] = s.sp + 48;
+    words[3] = 0x4242;
+    words[6] = s.sp + 64; /* the end of the copy */
+    words[7] = 0x4343;
+    ctxprof__pebs_copy_frames(&s, 0, 0, 8, &fr);
+    CHECK_EQ(fr.n, 2);
+    CHECK_EQ(fr.ra[1], 0x4343);
+    s.stack_size = 8; /* a copy smaller than a frame */
+    s.bp = s.sp;
+    ctxprof__pebs_copy_frames(&s, 0, 0, 8, &fr);
+    CHECK_EQ(fr.n, 0);
+    /* the same wild word through the pipeline (the reviewer's reproducer) */
+    s.stack_size = sizeof words;
+    s.bp = s.sp + 16;
+    words[2] = 0xfffffffffffffff0ull;
+    words[3] = 0x4242;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t.paths", &err), CTXPROF_OK);
+    memset(&pd, 0, sizeof pd);
+    pd.map = &m;
+    pd.max_walk = 8;
+    REQUIRE_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_OK);
+    ctxprof_pebs_paths_sample(&pp, &s);
+    CHECK_EQ(pp.st.samples, 1);
+    ctxprof_pebs_paths_deinit(&pp);
+    ctxprof_icpp_map_deinit(&m);
+#endif
+}
+
 /* End to end in a separate program (frame pointers on): ICPP training of a
    leaf reached through two same-sized recursions, then sampling through the
    pipeline. (PC, SP) alone cannot tell the recursions apart; one frame of
@@ -4272,6 +4345,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_emfile", pebs_emfile},
     {"pebs_perf_crosscheck", pebs_perf_crosscheck},
     {"pebs_paths_unit", pebs_paths_unit},
+    {"pebs_copy_frames_bounds", pebs_copy_frames_bounds},
     {"pebs_paths_e2e", pebs_paths_e2e},
     {"pebs_train_unit", pebs_train_unit},
     {"pebs_train_stripped", pebs_train_stripped},
