@@ -347,10 +347,16 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
    CTXPROF_PEBS_SAMPLE_STACK_TOP (the paths pipeline ignores their heights),
    or not at all (height 0) when attached by id; from then on from the ICPP
    base, unflagged: each sample says which base its height used.
-   Attaching an attached thread is a no-op. Retries with a smaller ring when
-   the locked-memory budget refuses the mapping. When desc.max_threads
-   threads hold a slot, first reaps those that exited (final drain; counted
-   in threads_exited), as ctxprof_pebs_drain() does, so slots are reused. */
+   Attaching an attached thread is a no-op. Thread ids are reused, and the
+   ring of an exited thread stays until the next drain (manual and signal
+   modes) or the reader's next pass: a ring under tid whose thread has
+   exited is not taken for the new thread's, but gets its final drain and
+   is closed (counted in threads_exited), and tid is attached anew (an
+   exited tid then fails, ESRCH in pb->error.sys_errno). Retries with a
+   smaller ring when the locked-memory budget refuses the mapping. When
+   desc.max_threads threads hold a slot, first reaps those that exited
+   (final drain; counted in threads_exited), as ctxprof_pebs_drain() does,
+   so slots are reused. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
 
 /* Attaches every thread of the process (from /proc/self/task) except the
@@ -2049,6 +2055,20 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
     ctxprof__pebs_ring_release(r);
 }
 
+/* Whether the thread of an active ring has exited: from the thread's exit
+   on its event reports POLLHUP (perf_poll() once perf_event_exit_task() set
+   it to PERF_EVENT_STATE_EXIT, which happens before the thread is released
+   and its id can be reused); POLLERR or POLLNVAL: no usable event either.
+   One poll() with no wait. */
+CTXPROF__PRIV int ctxprof__pebs_ring_dead(const ctxprof__pebs_ring *r)
+{
+    struct pollfd p;
+    p.fd = r->fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
 /* Closes the rings whose thread has exited (POLLHUP), after their final
    drain, and with drain also drains every other ring. Caller holds I->mu
    (manual and signal modes: the reader thread does this in reader mode). */
@@ -2507,6 +2527,28 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     return CTXPROF_OK;
 }
 
+/* One pass of the reader thread (reader mode), which reaps the rings whose
+   thread exited (it sees their POLLHUP) and drains the others. Caller holds
+   I->mu; waits for the pass. */
+CTXPROF__PRIV void ctxprof__pebs_reader_pass_locked(struct ctxprof__pebs_impl *I)
+{
+    uint64_t req = ++I->drain_req;
+    ctxprof__pebs_wake(I);
+    while (I->drain_done < req && !I->stop)
+        pthread_cond_wait(&I->cv, &I->mu);
+}
+
+/* Closes the rings whose thread has exited, after their final drain: the
+   caller in manual and signal modes, the reader in reader mode. Caller holds
+   I->mu. */
+CTXPROF__PRIV void ctxprof__pebs_reap_exited_locked(struct ctxprof__pebs_impl *I)
+{
+    if (I->d.mode != CTXPROF_PEBS_READER)
+        ctxprof__pebs_reap_locked(I, 0);
+    else
+        ctxprof__pebs_reader_pass_locked(I);
+}
+
 CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc)
 {
     int rc, told = 0;
@@ -2564,25 +2606,38 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
         goto failed;
     }
     for (pass = 0; pass < 2 && !slot; pass++) {
-        if (pass == 1) { /* the table is full: reap the threads that exited */
-            if (I->d.mode != CTXPROF_PEBS_READER) {
-                ctxprof__pebs_reap_locked(I, 0);
-            } else { /* one pass of the reader, which sees their POLLHUP */
-                uint64_t req = ++I->drain_req;
-                ctxprof__pebs_wake(I);
-                while (I->drain_done < req && !I->stop)
-                    pthread_cond_wait(&I->cv, &I->mu);
+        int rescan;
+        if (pass == 1) /* the table is full: reap the threads that exited */
+            ctxprof__pebs_reap_exited_locked(I);
+        do {
+            rescan = 0;
+            slot = NULL;
+            for (i = 0; i < I->nrings && !rescan; i++) {
+                ctxprof__pebs_ring *r = &I->rings[i];
+                if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
+                    if (!ctxprof__pebs_ring_dead(r) || I->stop) {
+                        pthread_mutex_unlock(&I->mu);
+                        return CTXPROF_OK; /* already sampled */
+                    }
+                    /* That ring's thread has exited and tid is another
+                       thread's now (ids are reused): a ring stays active
+                       until a drain reaps it (manual and signal modes) or
+                       the reader's next pass. Reap it (final drain; counted
+                       in threads_exited), then attach anew. */
+                    if (I->d.mode != CTXPROF_PEBS_READER) {
+                        ctxprof__pebs_ring_close(I, r, 1);
+                    } else {
+                        /* the reader closes it: a pass whose poll() came
+                           after the death sees it; I->mu was released, so
+                           the table is read again */
+                        ctxprof__pebs_reader_pass_locked(I);
+                        rescan = 1;
+                    }
+                }
+                if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
+                    slot = r;
             }
-        }
-        for (i = 0; i < I->nrings; i++) {
-            ctxprof__pebs_ring *r = &I->rings[i];
-            if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
-                pthread_mutex_unlock(&I->mu);
-                return CTXPROF_OK; /* already sampled */
-            }
-            if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
-                slot = r;
-        }
+        } while (rescan);
     }
     if (!slot) {
         pthread_mutex_unlock(&I->mu);
@@ -2635,8 +2690,9 @@ CTXPROF_DEF int ctxprof_pebs_attach_all(ctxprof_pebs *pb, size_t *out_n)
         if (tid <= 0 || tid == I->reader_tid)
             continue;
         pthread_mutex_lock(&I->mu);
-        for (i = 0; i < I->nrings; i++)
-            if (I->rings[i].state == CTXPROF__PEBS_ACTIVE && I->rings[i].tid == tid)
+        for (i = 0; i < I->nrings; i++) /* a ring of an exited thread of that id: attach reaps it */
+            if (I->rings[i].state == CTXPROF__PEBS_ACTIVE && I->rings[i].tid == tid &&
+                !ctxprof__pebs_ring_dead(&I->rings[i]))
                 known = 1;
         pthread_mutex_unlock(&I->mu);
         if (known)

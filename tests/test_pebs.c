@@ -2348,6 +2348,193 @@ static void pebs_slots_reuse(void)
     pebs_slots_reuse_mode(CTXPROF_PEBS_READER);
 }
 
+/* A thread id is reused once its thread has exited, and until a drain (manual
+   and signal modes) or the reader's next pass (reader mode) the exited
+   thread's ring is still active under that id. Attach must see that the
+   ring's thread is gone (its event reports POLLHUP) and attach anew, not
+   take the new thread for one it already samples. */
+static int pebs_reuse_tid;      /* the thread whose samples are counted */
+static uint64_t pebs_reuse_n;   /* its samples */
+static pebs_churn pebs_reuse_a; /* the thread that attaches and exits */
+static int pebs_reuse_a_tid;
+
+static void pebs_reuse_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    (void)user;
+    if ((int)s->tid == __atomic_load_n(&pebs_reuse_tid, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&pebs_reuse_n, 1, __ATOMIC_RELAXED);
+}
+
+static void *pebs_reuse_exit_main(void *arg)
+{
+    pebs_churn *c = (pebs_churn *)arg;
+    pebs_reuse_a_tid = ctxprof__pebs_gettid();
+    c->rc = ctxprof_pebs_attach(c->pb, 0, 0);
+    return NULL; /* exits without a detach: its ring stays active */
+}
+
+/* Runs a thread that attaches and exits, and waits until its id is free
+   (the kernel marked its event exited before: perf_event_exit_task() runs
+   before the thread is released). Returns its id, 0 on failure. */
+static int pebs_reuse_attach_and_exit(ctxprof_pebs *pb)
+{
+    pthread_t th;
+    uint64_t deadline = pebs_wall_ns() + 5000000000ull;
+    pebs_reuse_a.pb = pb;
+    pebs_reuse_a.rc = -100;
+    pebs_reuse_a_tid = 0;
+    if (pthread_create(&th, NULL, pebs_reuse_exit_main, &pebs_reuse_a) != 0)
+        return 0;
+    pthread_join(th, NULL); /* returns before the thread is released */
+    while (syscall(SYS_tgkill, getpid(), pebs_reuse_a_tid, 0) == 0 && pebs_wall_ns() < deadline)
+        sched_yield();
+    return pebs_reuse_a.rc == CTXPROF_OK ? pebs_reuse_a_tid : 0;
+}
+
+static void *pebs_reuse_main(void *arg)
+{
+    pebs_churn *c = (pebs_churn *)arg;
+    int tid = ctxprof__pebs_gettid();
+    c->rc = ctxprof_pebs_attach(c->pb, 0, 0);
+    __atomic_store_n(&pebs_reuse_tid, tid, __ATOMIC_RELAXED);
+    PEBS_UNTIL(__atomic_load_n(&pebs_reuse_n, __ATOMIC_RELAXED) >= 20, {
+        pebs_hot(1000000);
+        ctxprof_pebs_drain(c->pb);
+    });
+    snprintf(c->msg, sizeof c->msg, "%d", tid);
+    return NULL;
+}
+
+typedef struct pebs_reuse {
+    int skipped;
+    char why[200];
+    int tid_a[3], tid_b[3], rc_b[3];
+    uint64_t samples_b[3], threads[3];
+} pebs_reuse;
+
+static const int pebs_reuse_modes[3] = {CTXPROF_PEBS_MANUAL, CTXPROF_PEBS_SIGNAL,
+                                        CTXPROF_PEBS_READER};
+
+/* In a new pid namespace (nothing else takes ids there): thread A attaches
+   and exits, ns_last_pid is set so that the next thread, B, gets A's id. */
+static void pebs_reuse_ns_run(pebs_reuse *r)
+{
+    int k;
+    for (k = 0; k < 3; k++) {
+        ctxprof_pebs pb;
+        ctxprof_pebs_desc d;
+        pebs_churn b;
+        pthread_t th;
+        char v[32];
+        int fd, ok;
+        pebs_desc_fill(&d, pebs_reuse_modes[k], 100000);
+        d.on_sample = pebs_reuse_fn;
+        if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK) {
+            r->skipped = 1;
+            snprintf(r->why, sizeof r->why, "perf_event unusable here: %s",
+                     ctxprof_error_message(&pb.error));
+            return;
+        }
+        __atomic_store_n(&pebs_reuse_tid, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&pebs_reuse_n, 0, __ATOMIC_RELAXED);
+        r->tid_a[k] = pebs_reuse_attach_and_exit(&pb);
+        snprintf(v, sizeof v, "%d", r->tid_a[k] - 1);
+        fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+        ok = fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+        if (fd >= 0)
+            close(fd);
+        if (!ok) {
+            r->skipped = 1;
+            snprintf(r->why, sizeof r->why, "cannot set ns_last_pid: %s", strerror(errno));
+            ctxprof_pebs_close(&pb);
+            return;
+        }
+        memset(&b, 0, sizeof b);
+        b.pb = &pb;
+        b.rc = -100;
+        if (pthread_create(&th, NULL, pebs_reuse_main, &b) == 0) {
+            pthread_join(th, NULL);
+            r->tid_b[k] = atoi(b.msg);
+        }
+        r->rc_b[k] = b.rc;
+        r->samples_b[k] = __atomic_load_n(&pebs_reuse_n, __ATOMIC_RELAXED);
+        ctxprof_pebs_close(&pb);
+        r->threads[k] = pb.final_stats.threads;
+    }
+}
+
+static int pebs_reuse_child(void *arg, void *shared)
+{
+    pebs_reuse *r = (pebs_reuse *)shared;
+    pid_t pid;
+    int st;
+    (void)arg;
+    if (unshare(CLONE_NEWPID) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "no pid namespace here (%s)", strerror(errno));
+        return 0;
+    }
+    pid = fork(); /* the first process of the namespace */
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the alarm kills us through our parent */
+        pebs_reuse_ns_run(r);
+        _exit(0);
+    }
+    return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+static void pebs_tid_reuse(void)
+{
+    pebs_reuse *r;
+    int k;
+    PEBS_USABLE_OR_SKIP();
+    /* Everywhere: the id of a thread that exited, its ring still active
+       (nothing drained it), is no thread any more. Attaching it by id must
+       fail (ESRCH), not report it sampled; its ring is reaped meanwhile. */
+    for (k = 0; k < 3; k++) {
+        ctxprof_pebs pb;
+        ctxprof_pebs_desc d;
+        ctxprof_pebs_stats st;
+        int tid;
+        pebs_desc_fill(&d, pebs_reuse_modes[k], 100000);
+        REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK); /* a live ring beside */
+        tid = pebs_reuse_attach_and_exit(&pb);
+        REQUIRE(tid > 0);
+        CHECK(!ctxprof__pebs_ring_dead(pebs_ring_of(&pb, ctxprof__pebs_gettid())));
+        if (pebs_reuse_modes[k] != CTXPROF_PEBS_READER) { /* (the reader may have reaped it) */
+            const ctxprof__pebs_ring *gone = pebs_ring_of(&pb, tid);
+            REQUIRE(gone != NULL); /* nothing drained it: still active */
+            CHECK(ctxprof__pebs_ring_dead(gone));
+        }
+        CHECK_EQ(ctxprof_pebs_attach(&pb, tid, 0), CTXPROF_ERR_INVAL);
+        CHECK_EQ(pb.error.sys_errno, ESRCH);
+        CHECK(pebs_ring_of(&pb, tid) == NULL);
+        ctxprof_pebs_stats_get(&pb, &st);
+        CHECK_EQ(st.threads_exited, 1);
+        ctxprof_pebs_close(&pb);
+    }
+    /* Where a pid namespace can be made: a real reuse, in each mode */
+    r = (pebs_reuse *)ctxprof_test_in_child(pebs_reuse_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    if (r->skipped) {
+        static char why[sizeof r->why + 16];
+        snprintf(why, sizeof why, "tid reuse: %s", r->why);
+        munmap(r, sizeof *r);
+        SKIP(why);
+    }
+    for (k = 0; k < 3; k++) {
+        CHECK(r->tid_a[k] > 0);
+        CHECK_EQ(r->tid_b[k], r->tid_a[k]); /* the id was reused */
+        CHECK_EQ(r->rc_b[k], CTXPROF_OK);
+        CHECK_GE(r->samples_b[k], 20); /* the new thread is sampled */
+        CHECK_EQ(r->threads[k], 2);
+    }
+    munmap(r, sizeof *r);
+}
+
 /* explain() after a failed open says why that open failed, whatever failed:
    a bad CTXPROF_PEBS_LEVEL, a descriptor field, a software event with a
    hardware level forced, and signal mode already taken (whose probe had
@@ -4331,6 +4518,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_signal_fork", pebs_signal_fork},
     {"pebs_signal_fast", pebs_signal_fast},
     {"pebs_slots_reuse", pebs_slots_reuse},
+    {"pebs_tid_reuse", pebs_tid_reuse},
     {"pebs_explain_failed", pebs_explain_failed},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
