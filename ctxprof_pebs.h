@@ -155,9 +155,11 @@
      seccomp (with /proc/self/status's Seccomp value, for EPERM, and for
      EACCES and ENOSYS when a filter is installed and paranoid allows it), the locked-memory
      budget (the ring is halved down to 8 pages before giving up), no PMU,
-     RLIMIT_NOFILE. Counted, not failed: lost samples (PERF_RECORD_LOST and
-     LOST_SAMPLES), throttling, malformed records, ring desyncs (resumed at
-     the kernel's head), a full sample array.
+     RLIMIT_NOFILE, kernel.perf_event_max_stack (open lowers desc.max_stack
+     to it rather than fail; pb.max_stack has the depth in use). Counted,
+     not failed: lost samples (PERF_RECORD_LOST and LOST_SAMPLES),
+     throttling, malformed records, ring desyncs (resumed at the kernel's
+     head), a full sample array.
 
    REFERENCES
 
@@ -275,7 +277,10 @@ typedef struct ctxprof_pebs_desc {
     unsigned ring_pages;  /* data pages per thread, a power of two; default 64 (256 KiB) */
     unsigned watermark;   /* reader wakeup after this many bytes; default ring/4 */
     unsigned max_threads; /* threads attached at once; default 256 */
-    unsigned max_stack;   /* callchain depth with CTXPROF_PEBS_CALLCHAIN; default 127, max 192 */
+    unsigned max_stack;   /* callchain depth with CTXPROF_PEBS_CALLCHAIN; default 127, max 192;
+                             lowered at open to kernel.perf_event_max_stack (127 unless
+                             raised; the kernel refuses deeper ones): pb.max_stack has the
+                             depth in use, explain() says when it was lowered */
     unsigned stack_bytes; /* copy this many bytes of user stack above SP per sample (a multiple
                              of 8, at most 4096; 0 = none): frame words for partial walks */
     int signo;            /* CTXPROF_PEBS_SIGNAL: the signal; default SIGIO */
@@ -321,6 +326,8 @@ typedef struct ctxprof_pebs_stats {
    The explanation and the counters stay readable after close. */
 typedef struct ctxprof_pebs {
     int level;           /* ctxprof_pebs_level in use after a successful open */
+    unsigned max_stack;  /* callchain depth in use after a successful open (desc.max_stack,
+                            lowered to kernel.perf_event_max_stack); 0 without callchains */
     ctxprof_error error; /* detail of the last failure */
     /* private: */
     struct ctxprof__pebs_impl *impl;      /* live state between open and close */
@@ -500,8 +507,9 @@ typedef struct ctxprof_pebs_train_desc {
     const ctxprof_symtab *symtab; /* required: PCs -> functions; kept until deinit */
     size_t max_nodes;             /* distinct call paths and their prefixes; default 65536 */
     size_t max_entries;           /* distinct (path, height, frame offset) entries; default 65536 */
-    unsigned max_stack;           /* the sampler's desc.max_stack (default 127): a callchain of that
-                                     many frames may be cut short, its sample is dropped */
+    unsigned max_stack;           /* the sampler's depth, pb.max_stack after its open (default
+                                     127): a callchain of that many frames may be cut short,
+                                     its sample is dropped */
     uint64_t min_count;           /* map/save: entries with fewer samples are left out; default 1 */
     int all_objects;              /* 1: frames of every object; 0: the executable's functions only
                                      (what -finstrument-functions training sees) */
@@ -745,6 +753,7 @@ struct ctxprof__pebs_impl {
     struct perf_event_attr attr; /* template of the chosen level */
     ctxprof__pebs_fmt fmt;
     uint64_t asked_ns; /* desc.period_ns when raised to the kernel's minimum, else 0 */
+    unsigned asked_stack; /* desc.max_stack when lowered to kernel.perf_event_max_stack, else 0 */
     uint64_t tick_ns;  /* signal mode: ticker period (ns of thread CPU time), 0 = none */
     ctxprof__pebs_sink sink;
     size_t nsamples;
@@ -807,6 +816,17 @@ CTXPROF__PRIV int ctxprof__pebs_read_long(const char *path, long *out)
         return -1;
     buf[n] = '\0';
     return sscanf(buf, "%ld", out) == 1 ? 0 : -1;
+}
+
+/* The deepest callchain the kernel gives, kernel.perf_event_max_stack (read
+   from path): deeper sample_max_stack fails perf_event_open with EOVERFLOW
+   (get_callchain_buffers()). 127, the kernel's default, when unreadable. */
+CTXPROF__PRIV unsigned ctxprof__pebs_max_stack_limit(const char *path)
+{
+    long v;
+    if (ctxprof__pebs_read_long(path, &v) != 0 || v < 0)
+        return 127;
+    return v > 65535 ? 65535u : (unsigned)v;
 }
 
 /* The Seccomp: mode of this process (0 none, 1 strict, 2 filter), -1 unknown. */
@@ -925,6 +945,10 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
         break;
     case E2BIG:
         snprintf(buf, n, "kernel older than these headers (E2BIG)");
+        break;
+    case EOVERFLOW:
+        snprintf(buf, n,
+                 "callchain depth (desc.max_stack) above kernel.perf_event_max_stack (EOVERFLOW)");
         break;
     case EACCES:
         if (f->kernel && f->paranoid >= 2)
@@ -1753,6 +1777,10 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
     if (level == CTXPROF_PEBS_LEVEL_PEBS && !use_intr)
         ctxprof__pebs_cat(I->probe, sizeof I->probe,
                           " [REGS_INTR refused (kernel lockdown?): SP has skid]");
+    if (I->asked_stack)
+        ctxprof__pebs_cat(I->probe, sizeof I->probe,
+                          " [max_stack=%u lowered to kernel.perf_event_max_stack=%u]",
+                          I->asked_stack, I->d.max_stack);
     return 1;
 }
 
@@ -2360,7 +2388,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     ctxprof_pebs_desc d;
     uint64_t asked_ns = 0;
     int forced, rc;
-    unsigned i;
+    unsigned i, asked_stack = 0;
     if (desc)
         d = *desc;
     else
@@ -2421,6 +2449,15 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     if (CTXPROF__PEBS_REGS == 0)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0,
                              "ctxprof_pebs: no register layout for this architecture");
+    if (d.flags & CTXPROF_PEBS_CALLCHAIN) {
+        /* the kernel refuses a callchain deeper than its sysctl (EOVERFLOW,
+           at every level): use the deepest it gives */
+        unsigned lim = ctxprof__pebs_max_stack_limit("/proc/sys/kernel/perf_event_max_stack");
+        if (d.max_stack > lim) {
+            asked_stack = d.max_stack;
+            d.max_stack = lim;
+        }
+    }
     rc = ctxprof__pebs_forced(pb, &d, &forced);
     if (rc != CTXPROF_OK)
         return rc;
@@ -2430,6 +2467,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
     I->d = d;
     I->asked_ns = asked_ns;
+    I->asked_stack = asked_stack;
     I->efd = -1;
     I->owner = getpid();
     I->nrings = d.max_threads;
@@ -2524,6 +2562,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     ctxprof__pebs_register(I, 1);
     pb->impl = I;
     pb->level = I->level;
+    pb->max_stack = (d.flags & CTXPROF_PEBS_CALLCHAIN) ? d.max_stack : 0;
     return CTXPROF_OK;
 }
 

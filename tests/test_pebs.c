@@ -968,6 +968,8 @@ static void pebs_messages(void)
     f.have_pmu = 1;
     CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EOPNOTSUPP, 1, &f),
               "event not supported by this PMU (EOPNOTSUPP)");
+    CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EOVERFLOW, 0, &f),
+              "callchain depth (desc.max_stack) above kernel.perf_event_max_stack (EOVERFLOW)");
     CHECK(ctxprof__pebs_errno_global(EACCES) && ctxprof__pebs_errno_global(EPERM) &&
           ctxprof__pebs_errno_global(EMFILE) && ctxprof__pebs_errno_global(ENOSYS));
     CHECK(!ctxprof__pebs_errno_global(ENOENT) && !ctxprof__pebs_errno_global(EOPNOTSUPP) &&
@@ -2756,6 +2758,63 @@ static void pebs_live_callchain(void)
     CHECK_GE(c.ok * 100, c.n * 99);
 }
 
+/* desc.max_stack may be up to 192, but the kernel refuses a callchain
+   deeper than kernel.perf_event_max_stack (127 unless raised) with
+   EOVERFLOW, which made open fail with "perf_event_open failed (EOVERFLOW
+   75)" at every level. Open lowers max_stack to the sysctl instead, says so
+   in explain() and reports the depth in use in pb.max_stack (training's
+   desc.max_stack needs it); callchains still arrive. */
+static void pebs_max_stack(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    pebs_chainchk c;
+    long lim = 127;
+    unsigned want;
+    char note[120];
+    if (ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_max_stack", &lim) != 0)
+        lim = 127;
+    want = lim < 192 ? (unsigned)lim : 192;
+    memset(&c, 0, sizeof c);
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 100000);
+    d.level = CTXPROF_PEBS_LEVEL_SW;
+    d.flags |= CTXPROF_PEBS_CALLCHAIN;
+    d.max_stack = 192;
+    d.on_sample = pebs_chain_fn;
+    d.user = &c;
+    PEBS_USABLE_OR_SKIP(); /* then a refusal is this case's failure, not a skip */
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.max_stack, want);
+    CHECK_EQ(pb.impl->attr.sample_max_stack, want);
+    snprintf(note, sizeof note, " [max_stack=192 lowered to kernel.perf_event_max_stack=%u]", want);
+    if (want < 192)
+        CHECK_CONTAINS(ctxprof_pebs_explain(&pb), note);
+    else
+        CHECK(strstr(ctxprof_pebs_explain(&pb), "lowered") == NULL);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    PEBS_UNTIL(c.n >= 20, {
+        pebs_hot(2000000);
+        ctxprof_pebs_drain(&pb);
+    });
+    ctxprof_pebs_close(&pb);
+    CHECK_GE(c.n, 20);
+    CHECK_EQ(c.ok, c.n);
+    CHECK_EQ(pb.max_stack, want); /* still readable after close */
+    /* the default (127) when the sysctl allows it; none without callchains */
+    d.max_stack = 0;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.max_stack, want < 127 ? want : 127);
+    ctxprof_pebs_close(&pb);
+    d.flags &= ~CTXPROF_PEBS_CALLCHAIN;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.max_stack, 0);
+    ctxprof_pebs_close(&pb);
+    /* above the reader's bound is still an error; an unreadable sysctl counts as 127 */
+    d.max_stack = 193;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_EQ(ctxprof__pebs_max_stack_limit("/nonexistent/perf_event_max_stack"), 127);
+}
+
 /* fork(): the child cannot use the parent's sampler and does not keep the
    parent's events open; the parent goes on sampling. */
 static void pebs_fork_child(int fd, void *arg)
@@ -4523,6 +4582,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
+    {"pebs_max_stack", pebs_max_stack},
     {"pebs_open_matrix", pebs_open_matrix},
     {"pebs_live_nobody", pebs_live_nobody},
     {"pebs_seccomp", pebs_seccomp},
