@@ -341,7 +341,14 @@ typedef struct ctxprof_pebs {
    slots and starts the reader thread. Attaches nothing. On failure pb->error
    and ctxprof_pebs_explain() say why (explain: each level's reason when no
    level works, else "ctxprof_pebs: open failed: " and the error, with what
-   the probe had found); close is still safe. Not signal-safe. */
+   the probe had found); close is still safe. Not signal-safe.
+   *pb may hold anything but an open sampler: open writes every field and
+   reads none, so a handle never initialised, zeroed, closed or whose open
+   failed is fine (as for ctxprof_icpp_sampler_init). On a handle open in
+   this process (or inherited open through fork()) it fails with
+   CTXPROF_ERR_INVAL, sets only pb->error and leaves the sampler running:
+   close it first. An open handle must stay where it was opened (the
+   registry of open samplers knows it by address): never copy or move it. */
 CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc);
 
 /* Starts sampling thread tid of this process (0 = the calling thread) into
@@ -782,6 +789,7 @@ struct ctxprof__pebs_impl {
     char fail_why[4][240]; /* and why: "no level works" merges equal reasons */
     unsigned nfail;
     char text[768];                  /* explain() output while open */
+    const ctxprof_pebs *pb;          /* the handle it was opened in */
     struct ctxprof__pebs_impl *next; /* fork registry */
 };
 
@@ -2347,6 +2355,20 @@ CTXPROF__PRIV void ctxprof__pebs_register(struct ctxprof__pebs_impl *I, int add)
     pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
 }
 
+/* Whether pb is the handle of a sampler open in this process (or inherited
+   open through fork(), until closed): the registry holds every open one.
+   Only addresses are compared, so an uninitialised handle is never read. */
+CTXPROF__PRIV int ctxprof__pebs_is_open(const ctxprof_pebs *pb)
+{
+    struct ctxprof__pebs_impl *I;
+    int found = 0;
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    for (I = ctxprof__pebs_reg_head; I && !found; I = I->next)
+        found = I->pb == pb;
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+    return found;
+}
+
 /* ---- pebs: public API ---- */
 
 CTXPROF__PRIV void ctxprof__pebs_free(struct ctxprof__pebs_impl *I)
@@ -2559,6 +2581,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         }
         I->sig_installed = 1;
     }
+    I->pb = pb;
     ctxprof__pebs_register(I, 1);
     pb->impl = I;
     pb->level = I->level;
@@ -2593,6 +2616,9 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     int rc, told = 0;
     if (!pb)
         return CTXPROF_ERR_INVAL;
+    if (ctxprof__pebs_is_open(pb)) /* wiping it would lose its thread, rings and handler */
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: this sampler is open: close it first");
     memset(pb, 0, sizeof *pb);
     rc = ctxprof__pebs_open(pb, desc, &told);
     if (rc != CTXPROF_OK && !told) {

@@ -2537,6 +2537,56 @@ static void pebs_tid_reuse(void)
     munmap(r, sizeof *r);
 }
 
+/* Open on a handle that is open is refused (CTXPROF_ERR_INVAL) and leaves
+   the sampler as it was: it wiped the handle, losing the reader thread and
+   the rings (never closed), and in signal mode the handler, which stayed
+   installed so that no signal-mode sampler could open again. Any other
+   handle is fine, even one never initialised: open reads none of it. In
+   each mode the first sampler still samples and closes cleanly (no thread
+   or descriptor left), and opens again once closed. */
+static int pebs_count_dir(const char *path);
+
+static void pebs_open_twice(void)
+{
+    static const int modes[3] = {CTXPROF_PEBS_READER, CTXPROF_PEBS_MANUAL, CTXPROF_PEBS_SIGNAL};
+    ctxprof_pebs pb, other;
+    ctxprof_pebs_desc d;
+    struct sigaction before, now;
+    int threads0, fds0, k;
+    PEBS_USABLE_OR_SKIP();
+    threads0 = pebs_count_dir("/proc/self/task");
+    fds0 = pebs_count_dir("/proc/self/fd");
+    sigaction(SIGIO, NULL, &before);
+    for (k = 0; k < 3; k++) {
+        struct ctxprof__pebs_impl *impl;
+        pebs_desc_fill(&d, modes[k], 100000);
+        memset(&pb, 0xa5, sizeof pb); /* never initialised */
+        REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+        impl = pb.impl;
+        REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+        CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+        CHECK_CONTAINS(ctxprof_error_message(&pb.error), "is open: close it");
+        REQUIRE(pb.impl == impl); /* untouched */
+        PEBS_UNTIL(pebs_samples_so_far(&pb) >= 20, {
+            pebs_hot(1000000);
+            ctxprof_pebs_drain(&pb);
+        });
+        CHECK_GE(pebs_samples_so_far(&pb), 20);
+        ctxprof_pebs_close(&pb);
+        CHECK(pb.impl == NULL);
+        CHECK_EQ(pebs_count_dir("/proc/self/task"), threads0); /* the reader was joined */
+        CHECK_EQ(pebs_count_dir("/proc/self/fd"), fds0);
+        sigaction(SIGIO, NULL, &now); /* signal mode: restored */
+        CHECK(now.sa_handler == before.sa_handler);
+        REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK); /* closed: opens again */
+        ctxprof_pebs_close(&pb);
+    }
+    /* signal mode is free again for another handle */
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 100000);
+    CHECK_EQ(ctxprof_pebs_open(&other, &d), CTXPROF_OK);
+    ctxprof_pebs_close(&other);
+}
+
 /* explain() after a failed open says why that open failed, whatever failed:
    a bad CTXPROF_PEBS_LEVEL, a descriptor field, a software event with a
    hardware level forced, and signal mode already taken (whose probe had
@@ -2824,6 +2874,8 @@ static void pebs_fork_child(int fd, void *arg)
     int ringfd = pb->impl->rings[0].fd;
     pebs_put(fd, "attach=%d forked=%d fdopen=%d\n", rc, pb->impl->forked,
              fcntl(ringfd, F_GETFD) >= 0);
+    rc = ctxprof_pebs_open(pb, NULL); /* still open here: close it first */
+    pebs_put(fd, "reopen=%d kept=%d\n", rc, pb->impl != NULL);
     ctxprof_pebs_close(pb);
     pebs_put(fd, "closed=%d\n", pb->impl == NULL);
 }
@@ -2839,6 +2891,7 @@ static void pebs_live_fork(void)
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
     REQUIRE_EQ(pebs_in_child(pebs_fork_child, &pb, out, sizeof out), 0);
     PEBS_HAS(out, "attach=-1 forked=1 fdopen=0");
+    PEBS_HAS(out, "reopen=-1 kept=1");
     PEBS_HAS(out, "closed=1");
     PEBS_UNTIL(pebs_samples_so_far(&pb) >= 100, {
         pebs_hot(10000000);
@@ -4578,6 +4631,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_signal_fast", pebs_signal_fast},
     {"pebs_slots_reuse", pebs_slots_reuse},
     {"pebs_tid_reuse", pebs_tid_reuse},
+    {"pebs_open_twice", pebs_open_twice},
     {"pebs_explain_failed", pebs_explain_failed},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
