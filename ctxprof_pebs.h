@@ -3308,12 +3308,19 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         if (p->d.ambiguous == CTXPROF_PEBS_AMBIG_DROP)
             return;
         {
-            uint64_t total = 0, best = 0, given = 0;
+            /* The counts are any u64 (the map parser takes them as they
+               are): their sum is taken in double, which cannot wrap, and
+               each share is w * (count / total) clamped to what is left,
+               so the shares never exceed w and a double out of the u64
+               range is never converted. The rounding remainder goes to the
+               likeliest candidate: the parts sum to w exactly. */
+            double total = 0;
+            uint64_t best = 0, given = 0;
             uint32_t bi = r.candidates[0];
             for (i = 0; i < r.degree; i++) {
                 ctxprof_icpp_path_info pi;
                 ctxprof_icpp_map_path(m, r.candidates[i], &pi);
-                total += pi.count;
+                total += (double)pi.count;
                 if (pi.count > best) {
                     best = pi.count;
                     bi = r.candidates[i];
@@ -3325,9 +3332,15 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
             }
             for (i = 0; i < r.degree; i++) { /* shares by training count */
                 ctxprof_icpp_path_info pi;
-                uint64_t share;
+                uint64_t share, left = w - given;
+                double part;
                 ctxprof_icpp_map_path(m, r.candidates[i], &pi);
-                share = (uint64_t)((double)w * (double)pi.count / (double)total);
+                part = (double)pi.count / total;
+                part = (double)w * (part < 1 ? part : 1);
+                /* part < (double)left implies part <= left (a double below
+                   the rounding of left is at most left), so the conversion
+                   is in range */
+                share = part < (double)left ? (uint64_t)part : left;
                 given += share;
                 ctxprof__pebs_give(p, r.candidates[i], share, buf);
             }

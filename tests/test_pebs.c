@@ -3802,6 +3802,89 @@ static void pebs_paths_unit(void)
 #endif
 }
 
+/* The split of an ambiguous sample's weight by training counts, at the
+   extremes: the path map accepts any u64 count, and the sum of the counts
+   wrapped (2^64 - 1 + 2 = 1), after which a share of w * count / total
+   overflowed its double -> u64 conversion (undefined; UBSan under clang);
+   shares could also sum past 2^64 when w is that large. Every split now
+   gives the candidates exactly the sample's weight, in proportion. */
+static void pebs_paths_split_extremes(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#else
+    static const struct {
+        const char *counts[3]; /* t1>t0, t2>t0, t3>t0 (NULL: no such path) */
+        uint64_t w, want[3], tol;
+    } cases[] = {
+        /* the reviewer's map (t_split.c): all to the path seen 2^64 - 1 times */
+        {{"18446744073709551615", "2", NULL}, 1000000, {1000000, 0, 0}, 0},
+        {{"2", "18446744073709551615", NULL}, 1000000, {0, 1000000, 0}, 0},
+        /* counts summing to 2^64 and more: halves, the odd unit to the likeliest */
+        {{"9223372036854775808", "9223372036854775807", NULL}, 1000001, {500001, 500000, 0}, 0},
+        {{"9223372036854775808", "9223372036854775807", "1"}, 11, {6, 5, 0}, 0},
+        /* a weight of 2^64 - 1: a quarter and three quarters (to the unit, as
+           2^64 - 1 has no double), and exactly 2^64 - 1 in all */
+        {{"1", "3", NULL}, UINT64_MAX, {1ull << 62, 3ull << 62, 0}, 1},
+        {{"1", "3", NULL}, 1000, {250, 750, 0}, 0},
+    };
+    static const char *const names[3] = {"pebs_hot_t1", "pebs_hot_t2", "pebs_hot_t3"};
+    ctxprof_symtab st;
+    ctxprof_error err;
+    size_t c;
+    memset(&st, 0, sizeof st);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[400];
+        ctxprof_icpp_map m;
+        ctxprof_pebs_paths pp;
+        ctxprof_pebs_paths_desc pd;
+        ctxprof_pebs_sample s;
+        uint64_t sum = 0;
+        size_t k, n = 0;
+        snprintf(text, sizeof text, "ctxprof-paths 1\n");
+        for (k = 0; k < 3 && cases[c].counts[k]; k++, n++)
+            snprintf(text + strlen(text), sizeof text - strlen(text),
+                     "path %s 100 %s pebs_hot_t0\n", cases[c].counts[k], names[k]);
+        memset(&m, 0, sizeof m);
+        REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, strlen(text), "t.paths", &err), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+        memset(&pd, 0, sizeof pd);
+        pd.map = &m;
+        pd.on_path = pebs_path_fn;
+        REQUIRE_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_OK);
+        pebs_ngot_paths = 0;
+        s = pebs_mk((uintptr_t)pebs_hot_t0, 100, cases[c].w);
+        ctxprof_pebs_paths_sample(&pp, &s);
+        CHECK_EQ(pp.st.ambiguous, 1);
+        CHECK_EQ(pp.st.weight, cases[c].w);
+        for (k = 0; k < n; k++) {
+            uint32_t fs[2], path = UINT32_MAX, i;
+            long f = ctxprof_icpp_map_func(&m, names[k]);
+            for (i = 0; i < m.paths; i++)
+                if (ctxprof_icpp_map_path_funcs(&m, i, fs, 2) == 2 && fs[0] == (uint32_t)f)
+                    path = i;
+            REQUIRE(path != UINT32_MAX);
+            if (cases[c].tol == 0)
+                CHECK_EQ(pp.path_weight[path], cases[c].want[k]);
+            else
+                CHECK_LE(pp.path_weight[path] > cases[c].want[k]
+                             ? pp.path_weight[path] - cases[c].want[k]
+                             : cases[c].want[k] - pp.path_weight[path],
+                         cases[c].tol);
+        }
+        for (k = 0; k < pebs_ngot_paths; k++) {
+            CHECK_LE(pebs_got_paths[k].weight, cases[c].w - sum); /* no wrap in the sum */
+            sum += pebs_got_paths[k].weight;
+        }
+        CHECK_EQ(sum, cases[c].w);
+        ctxprof_pebs_paths_deinit(&pp);
+        ctxprof_icpp_map_deinit(&m);
+    }
+    ctxprof_symtab_deinit(&st);
+#endif
+}
+
 /* The partial walk reads frames only inside the sample's stack copy, whatever
    its words hold: rbp is a general register in code built without frame
    pointers, so a saved "rbp" (or rbp itself) may be any value. Near 2^64
@@ -4647,6 +4730,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_emfile", pebs_emfile},
     {"pebs_perf_crosscheck", pebs_perf_crosscheck},
     {"pebs_paths_unit", pebs_paths_unit},
+    {"pebs_paths_split_extremes", pebs_paths_split_extremes},
     {"pebs_copy_frames_bounds", pebs_copy_frames_bounds},
     {"pebs_paths_e2e", pebs_paths_e2e},
     {"pebs_train_unit", pebs_train_unit},
