@@ -155,9 +155,11 @@
      seccomp (with /proc/self/status's Seccomp value, for EPERM, and for
      EACCES and ENOSYS when a filter is installed and paranoid allows it), the locked-memory
      budget (the ring is halved down to 8 pages before giving up), no PMU,
-     RLIMIT_NOFILE. Counted, not failed: lost samples (PERF_RECORD_LOST and
-     LOST_SAMPLES), throttling, malformed records, ring desyncs (resumed at
-     the kernel's head), a full sample array.
+     RLIMIT_NOFILE, kernel.perf_event_max_stack (open lowers desc.max_stack
+     to it rather than fail; pb.max_stack has the depth in use). Counted,
+     not failed: lost samples (PERF_RECORD_LOST and LOST_SAMPLES),
+     throttling, malformed records, ring desyncs (resumed at the kernel's
+     head), a full sample array.
 
    REFERENCES
 
@@ -275,7 +277,10 @@ typedef struct ctxprof_pebs_desc {
     unsigned ring_pages;  /* data pages per thread, a power of two; default 64 (256 KiB) */
     unsigned watermark;   /* reader wakeup after this many bytes; default ring/4 */
     unsigned max_threads; /* threads attached at once; default 256 */
-    unsigned max_stack;   /* callchain depth with CTXPROF_PEBS_CALLCHAIN; default 127, max 192 */
+    unsigned max_stack;   /* callchain depth with CTXPROF_PEBS_CALLCHAIN; default 127, max 192;
+                             lowered at open to kernel.perf_event_max_stack (127 unless
+                             raised; the kernel refuses deeper ones): pb.max_stack has the
+                             depth in use, explain() says when it was lowered */
     unsigned stack_bytes; /* copy this many bytes of user stack above SP per sample (a multiple
                              of 8, at most 4096; 0 = none): frame words for partial walks */
     int signo;            /* CTXPROF_PEBS_SIGNAL: the signal; default SIGIO */
@@ -321,6 +326,8 @@ typedef struct ctxprof_pebs_stats {
    The explanation and the counters stay readable after close. */
 typedef struct ctxprof_pebs {
     int level;           /* ctxprof_pebs_level in use after a successful open */
+    unsigned max_stack;  /* callchain depth in use after a successful open (desc.max_stack,
+                            lowered to kernel.perf_event_max_stack); 0 without callchains */
     ctxprof_error error; /* detail of the last failure */
     /* private: */
     struct ctxprof__pebs_impl *impl;      /* live state between open and close */
@@ -334,7 +341,14 @@ typedef struct ctxprof_pebs {
    slots and starts the reader thread. Attaches nothing. On failure pb->error
    and ctxprof_pebs_explain() say why (explain: each level's reason when no
    level works, else "ctxprof_pebs: open failed: " and the error, with what
-   the probe had found); close is still safe. Not signal-safe. */
+   the probe had found); close is still safe. Not signal-safe.
+   *pb may hold anything but an open sampler: open writes every field and
+   reads none, so a handle never initialised, zeroed, closed or whose open
+   failed is fine (as for ctxprof_icpp_sampler_init). On a handle open in
+   this process (or inherited open through fork()) it fails with
+   CTXPROF_ERR_INVAL, sets only pb->error and leaves the sampler running:
+   close it first. An open handle must stay where it was opened (the
+   registry of open samplers knows it by address): never copy or move it. */
 CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc);
 
 /* Starts sampling thread tid of this process (0 = the calling thread) into
@@ -347,10 +361,16 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
    CTXPROF_PEBS_SAMPLE_STACK_TOP (the paths pipeline ignores their heights),
    or not at all (height 0) when attached by id; from then on from the ICPP
    base, unflagged: each sample says which base its height used.
-   Attaching an attached thread is a no-op. Retries with a smaller ring when
-   the locked-memory budget refuses the mapping. When desc.max_threads
-   threads hold a slot, first reaps those that exited (final drain; counted
-   in threads_exited), as ctxprof_pebs_drain() does, so slots are reused. */
+   Attaching an attached thread is a no-op. Thread ids are reused, and the
+   ring of an exited thread stays until the next drain (manual and signal
+   modes) or the reader's next pass: a ring under tid whose thread has
+   exited is not taken for the new thread's, but gets its final drain and
+   is closed (counted in threads_exited), and tid is attached anew (an
+   exited tid then fails, ESRCH in pb->error.sys_errno). Retries with a
+   smaller ring when the locked-memory budget refuses the mapping. When
+   desc.max_threads threads hold a slot, first reaps those that exited
+   (final drain; counted in threads_exited), as ctxprof_pebs_drain() does,
+   so slots are reused. */
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
 
 /* Attaches every thread of the process (from /proc/self/task) except the
@@ -494,8 +514,9 @@ typedef struct ctxprof_pebs_train_desc {
     const ctxprof_symtab *symtab; /* required: PCs -> functions; kept until deinit */
     size_t max_nodes;             /* distinct call paths and their prefixes; default 65536 */
     size_t max_entries;           /* distinct (path, height, frame offset) entries; default 65536 */
-    unsigned max_stack;           /* the sampler's desc.max_stack (default 127): a callchain of that
-                                     many frames may be cut short, its sample is dropped */
+    unsigned max_stack;           /* the sampler's depth, pb.max_stack after its open (default
+                                     127): a callchain of that many frames may be cut short,
+                                     its sample is dropped */
     uint64_t min_count;           /* map/save: entries with fewer samples are left out; default 1 */
     int all_objects;              /* 1: frames of every object; 0: the executable's functions only
                                      (what -finstrument-functions training sees) */
@@ -739,6 +760,7 @@ struct ctxprof__pebs_impl {
     struct perf_event_attr attr; /* template of the chosen level */
     ctxprof__pebs_fmt fmt;
     uint64_t asked_ns; /* desc.period_ns when raised to the kernel's minimum, else 0 */
+    unsigned asked_stack; /* desc.max_stack when lowered to kernel.perf_event_max_stack, else 0 */
     uint64_t tick_ns;  /* signal mode: ticker period (ns of thread CPU time), 0 = none */
     ctxprof__pebs_sink sink;
     size_t nsamples;
@@ -767,6 +789,7 @@ struct ctxprof__pebs_impl {
     char fail_why[4][240]; /* and why: "no level works" merges equal reasons */
     unsigned nfail;
     char text[768];                  /* explain() output while open */
+    const ctxprof_pebs *pb;          /* the handle it was opened in */
     struct ctxprof__pebs_impl *next; /* fork registry */
 };
 
@@ -801,6 +824,17 @@ CTXPROF__PRIV int ctxprof__pebs_read_long(const char *path, long *out)
         return -1;
     buf[n] = '\0';
     return sscanf(buf, "%ld", out) == 1 ? 0 : -1;
+}
+
+/* The deepest callchain the kernel gives, kernel.perf_event_max_stack (read
+   from path): deeper sample_max_stack fails perf_event_open with EOVERFLOW
+   (get_callchain_buffers()). 127, the kernel's default, when unreadable. */
+CTXPROF__PRIV unsigned ctxprof__pebs_max_stack_limit(const char *path)
+{
+    long v;
+    if (ctxprof__pebs_read_long(path, &v) != 0 || v < 0)
+        return 127;
+    return v > 65535 ? 65535u : (unsigned)v;
 }
 
 /* The Seccomp: mode of this process (0 none, 1 strict, 2 filter), -1 unknown. */
@@ -919,6 +953,10 @@ CTXPROF__PRIV const char *ctxprof__pebs_reason(char *buf, size_t n, int e, int h
         break;
     case E2BIG:
         snprintf(buf, n, "kernel older than these headers (E2BIG)");
+        break;
+    case EOVERFLOW:
+        snprintf(buf, n,
+                 "callchain depth (desc.max_stack) above kernel.perf_event_max_stack (EOVERFLOW)");
         break;
     case EACCES:
         if (f->kernel && f->paranoid >= 2)
@@ -1747,6 +1785,10 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
     if (level == CTXPROF_PEBS_LEVEL_PEBS && !use_intr)
         ctxprof__pebs_cat(I->probe, sizeof I->probe,
                           " [REGS_INTR refused (kernel lockdown?): SP has skid]");
+    if (I->asked_stack)
+        ctxprof__pebs_cat(I->probe, sizeof I->probe,
+                          " [max_stack=%u lowered to kernel.perf_event_max_stack=%u]",
+                          I->asked_stack, I->d.max_stack);
     return 1;
 }
 
@@ -2049,6 +2091,20 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
     ctxprof__pebs_ring_release(r);
 }
 
+/* Whether the thread of an active ring has exited: from the thread's exit
+   on its event reports POLLHUP (perf_poll() once perf_event_exit_task() set
+   it to PERF_EVENT_STATE_EXIT, which happens before the thread is released
+   and its id can be reused); POLLERR or POLLNVAL: no usable event either.
+   One poll() with no wait. */
+CTXPROF__PRIV int ctxprof__pebs_ring_dead(const ctxprof__pebs_ring *r)
+{
+    struct pollfd p;
+    p.fd = r->fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
 /* Closes the rings whose thread has exited (POLLHUP), after their final
    drain, and with drain also drains every other ring. Caller holds I->mu
    (manual and signal modes: the reader thread does this in reader mode). */
@@ -2299,6 +2355,20 @@ CTXPROF__PRIV void ctxprof__pebs_register(struct ctxprof__pebs_impl *I, int add)
     pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
 }
 
+/* Whether pb is the handle of a sampler open in this process (or inherited
+   open through fork(), until closed): the registry holds every open one.
+   Only addresses are compared, so an uninitialised handle is never read. */
+CTXPROF__PRIV int ctxprof__pebs_is_open(const ctxprof_pebs *pb)
+{
+    struct ctxprof__pebs_impl *I;
+    int found = 0;
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    for (I = ctxprof__pebs_reg_head; I && !found; I = I->next)
+        found = I->pb == pb;
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+    return found;
+}
+
 /* ---- pebs: public API ---- */
 
 CTXPROF__PRIV void ctxprof__pebs_free(struct ctxprof__pebs_impl *I)
@@ -2340,7 +2410,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     ctxprof_pebs_desc d;
     uint64_t asked_ns = 0;
     int forced, rc;
-    unsigned i;
+    unsigned i, asked_stack = 0;
     if (desc)
         d = *desc;
     else
@@ -2401,6 +2471,15 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     if (CTXPROF__PEBS_REGS == 0)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0,
                              "ctxprof_pebs: no register layout for this architecture");
+    if (d.flags & CTXPROF_PEBS_CALLCHAIN) {
+        /* the kernel refuses a callchain deeper than its sysctl (EOVERFLOW,
+           at every level): use the deepest it gives */
+        unsigned lim = ctxprof__pebs_max_stack_limit("/proc/sys/kernel/perf_event_max_stack");
+        if (d.max_stack > lim) {
+            asked_stack = d.max_stack;
+            d.max_stack = lim;
+        }
+    }
     rc = ctxprof__pebs_forced(pb, &d, &forced);
     if (rc != CTXPROF_OK)
         return rc;
@@ -2410,6 +2489,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         return ctxprof__fail(&pb->error, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs: out of memory");
     I->d = d;
     I->asked_ns = asked_ns;
+    I->asked_stack = asked_stack;
     I->efd = -1;
     I->owner = getpid();
     I->nrings = d.max_threads;
@@ -2501,10 +2581,34 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         }
         I->sig_installed = 1;
     }
+    I->pb = pb;
     ctxprof__pebs_register(I, 1);
     pb->impl = I;
     pb->level = I->level;
+    pb->max_stack = (d.flags & CTXPROF_PEBS_CALLCHAIN) ? d.max_stack : 0;
     return CTXPROF_OK;
+}
+
+/* One pass of the reader thread (reader mode), which reaps the rings whose
+   thread exited (it sees their POLLHUP) and drains the others. Caller holds
+   I->mu; waits for the pass. */
+CTXPROF__PRIV void ctxprof__pebs_reader_pass_locked(struct ctxprof__pebs_impl *I)
+{
+    uint64_t req = ++I->drain_req;
+    ctxprof__pebs_wake(I);
+    while (I->drain_done < req && !I->stop)
+        pthread_cond_wait(&I->cv, &I->mu);
+}
+
+/* Closes the rings whose thread has exited, after their final drain: the
+   caller in manual and signal modes, the reader in reader mode. Caller holds
+   I->mu. */
+CTXPROF__PRIV void ctxprof__pebs_reap_exited_locked(struct ctxprof__pebs_impl *I)
+{
+    if (I->d.mode != CTXPROF_PEBS_READER)
+        ctxprof__pebs_reap_locked(I, 0);
+    else
+        ctxprof__pebs_reader_pass_locked(I);
 }
 
 CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc)
@@ -2512,6 +2616,9 @@ CTXPROF_DEF int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
     int rc, told = 0;
     if (!pb)
         return CTXPROF_ERR_INVAL;
+    if (ctxprof__pebs_is_open(pb)) /* wiping it would lose its thread, rings and handler */
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: this sampler is open: close it first");
     memset(pb, 0, sizeof *pb);
     rc = ctxprof__pebs_open(pb, desc, &told);
     if (rc != CTXPROF_OK && !told) {
@@ -2564,25 +2671,38 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
         goto failed;
     }
     for (pass = 0; pass < 2 && !slot; pass++) {
-        if (pass == 1) { /* the table is full: reap the threads that exited */
-            if (I->d.mode != CTXPROF_PEBS_READER) {
-                ctxprof__pebs_reap_locked(I, 0);
-            } else { /* one pass of the reader, which sees their POLLHUP */
-                uint64_t req = ++I->drain_req;
-                ctxprof__pebs_wake(I);
-                while (I->drain_done < req && !I->stop)
-                    pthread_cond_wait(&I->cv, &I->mu);
+        int rescan;
+        if (pass == 1) /* the table is full: reap the threads that exited */
+            ctxprof__pebs_reap_exited_locked(I);
+        do {
+            rescan = 0;
+            slot = NULL;
+            for (i = 0; i < I->nrings && !rescan; i++) {
+                ctxprof__pebs_ring *r = &I->rings[i];
+                if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
+                    if (!ctxprof__pebs_ring_dead(r) || I->stop) {
+                        pthread_mutex_unlock(&I->mu);
+                        return CTXPROF_OK; /* already sampled */
+                    }
+                    /* That ring's thread has exited and tid is another
+                       thread's now (ids are reused): a ring stays active
+                       until a drain reaps it (manual and signal modes) or
+                       the reader's next pass. Reap it (final drain; counted
+                       in threads_exited), then attach anew. */
+                    if (I->d.mode != CTXPROF_PEBS_READER) {
+                        ctxprof__pebs_ring_close(I, r, 1);
+                    } else {
+                        /* the reader closes it: a pass whose poll() came
+                           after the death sees it; I->mu was released, so
+                           the table is read again */
+                        ctxprof__pebs_reader_pass_locked(I);
+                        rescan = 1;
+                    }
+                }
+                if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
+                    slot = r;
             }
-        }
-        for (i = 0; i < I->nrings; i++) {
-            ctxprof__pebs_ring *r = &I->rings[i];
-            if (r->state == CTXPROF__PEBS_ACTIVE && r->tid == tid) {
-                pthread_mutex_unlock(&I->mu);
-                return CTXPROF_OK; /* already sampled */
-            }
-            if (!slot && r->state == CTXPROF__PEBS_FREE && !r->busy)
-                slot = r;
-        }
+        } while (rescan);
     }
     if (!slot) {
         pthread_mutex_unlock(&I->mu);
@@ -2635,8 +2755,9 @@ CTXPROF_DEF int ctxprof_pebs_attach_all(ctxprof_pebs *pb, size_t *out_n)
         if (tid <= 0 || tid == I->reader_tid)
             continue;
         pthread_mutex_lock(&I->mu);
-        for (i = 0; i < I->nrings; i++)
-            if (I->rings[i].state == CTXPROF__PEBS_ACTIVE && I->rings[i].tid == tid)
+        for (i = 0; i < I->nrings; i++) /* a ring of an exited thread of that id: attach reaps it */
+            if (I->rings[i].state == CTXPROF__PEBS_ACTIVE && I->rings[i].tid == tid &&
+                !ctxprof__pebs_ring_dead(&I->rings[i]))
                 known = 1;
         pthread_mutex_unlock(&I->mu);
         if (known)
@@ -2966,6 +3087,16 @@ CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxp
     return 0;
 }
 
+/* Whether a frame record (saved rbp, return address) at fp lies inside the
+   sample's stack copy, 8-aligned. fp is any word (rbp may be a general
+   register): the bound is written without fp + 16, which wraps near 2^64. */
+CTXPROF__PRIV int ctxprof__pebs_in_copy(const ctxprof_pebs_sample *s, uint64_t fp)
+{
+    uint64_t lo = s->stack_addr;
+    return s->stack && s->stack_size >= 16 && fp >= lo && fp % 8 == 0 &&
+           fp - lo <= (uint64_t)s->stack_size - 16;
+}
+
 /* Frames of the sample's user-stack copy: the frame-pointer chain from bp,
    read only inside the copy (strictly upward), as ICPP's saved words.
    When rbp is still the caller's (top, top_ra: ctxprof__pebs_top_ra's
@@ -2973,7 +3104,7 @@ CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxp
 CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsigned top,
                                              uint64_t top_ra, unsigned max, ctxprof_icpp_frames *fr)
 {
-    uint64_t fp = s->bp, lo = s->stack_addr, hi = s->stack_addr + s->stack_size;
+    uint64_t fp = s->bp, lo = s->stack_addr;
     fr->n = 0;
     if (max > CTXPROF_ICPP_FRAMES)
         max = CTXPROF_ICPP_FRAMES;
@@ -2982,7 +3113,7 @@ CTXPROF__PRIV void ctxprof__pebs_copy_frames(const ctxprof_pebs_sample *s, unsig
         fr->cfa[0] = (uintptr_t)(s->sp + 8 * top);
         fr->n = 1;
     }
-    while (fr->n < max && fp >= lo && fp % 8 == 0 && fp + 16 <= hi) {
+    while (fr->n < max && ctxprof__pebs_in_copy(s, fp)) {
         uint64_t up, ra;
         memcpy(&up, s->stack + (fp - lo), 8);
         memcpy(&ra, s->stack + (fp - lo) + 8, 8);
@@ -3177,12 +3308,19 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         if (p->d.ambiguous == CTXPROF_PEBS_AMBIG_DROP)
             return;
         {
-            uint64_t total = 0, best = 0, given = 0;
+            /* The counts are any u64 (the map parser takes them as they
+               are): their sum is taken in double, which cannot wrap, and
+               each share is w * (count / total) clamped to what is left,
+               so the shares never exceed w and a double out of the u64
+               range is never converted. The rounding remainder goes to the
+               likeliest candidate: the parts sum to w exactly. */
+            double total = 0;
+            uint64_t best = 0, given = 0;
             uint32_t bi = r.candidates[0];
             for (i = 0; i < r.degree; i++) {
                 ctxprof_icpp_path_info pi;
                 ctxprof_icpp_map_path(m, r.candidates[i], &pi);
-                total += pi.count;
+                total += (double)pi.count;
                 if (pi.count > best) {
                     best = pi.count;
                     bi = r.candidates[i];
@@ -3194,9 +3332,15 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
             }
             for (i = 0; i < r.degree; i++) { /* shares by training count */
                 ctxprof_icpp_path_info pi;
-                uint64_t share;
+                uint64_t share, left = w - given;
+                double part;
                 ctxprof_icpp_map_path(m, r.candidates[i], &pi);
-                share = (uint64_t)((double)w * (double)pi.count / (double)total);
+                part = (double)pi.count / total;
+                part = (double)w * (part < 1 ? part : 1);
+                /* part < (double)left implies part <= left (a double below
+                   the rounding of left is at most left), so the conversion
+                   is in range */
+                share = part < (double)left ? (uint64_t)part : left;
                 given += share;
                 ctxprof__pebs_give(p, r.candidates[i], share, buf);
             }
@@ -3423,12 +3567,11 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
        the stack copy (the words the kernel's unwinder read): a caller's SP
        at the call is its callee's CFA; its own CFA is its frame + 16 */
     {
-        uint64_t cfa = s->sp + off, fp = s->bp, lo = s->stack_addr;
-        uint64_t hi = s->stack_addr + s->stack_size, base = s->sp + s->height;
+        uint64_t cfa = s->sp + off, fp = s->bp, lo = s->stack_addr, base = s->sp + s->height;
         for (i = 1; i < np && s->stack && s->stack_addr == s->sp; i++) {
             uint64_t up, ra, ccfa;
             if (i > 1 || !top) { /* fp: this caller's callee's frame */
-                if (fp < lo || fp % 8 != 0 || fp + 16 > hi)
+                if (!ctxprof__pebs_in_copy(s, fp))
                     break;
                 memcpy(&up, s->stack + (fp - lo), 8);
                 memcpy(&ra, s->stack + (fp - lo) + 8, 8);

@@ -968,6 +968,8 @@ static void pebs_messages(void)
     f.have_pmu = 1;
     CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EOPNOTSUPP, 1, &f),
               "event not supported by this PMU (EOPNOTSUPP)");
+    CHECK_STR(ctxprof__pebs_reason(buf, sizeof buf, EOVERFLOW, 0, &f),
+              "callchain depth (desc.max_stack) above kernel.perf_event_max_stack (EOVERFLOW)");
     CHECK(ctxprof__pebs_errno_global(EACCES) && ctxprof__pebs_errno_global(EPERM) &&
           ctxprof__pebs_errno_global(EMFILE) && ctxprof__pebs_errno_global(ENOSYS));
     CHECK(!ctxprof__pebs_errno_global(ENOENT) && !ctxprof__pebs_errno_global(EOPNOTSUPP) &&
@@ -2348,6 +2350,243 @@ static void pebs_slots_reuse(void)
     pebs_slots_reuse_mode(CTXPROF_PEBS_READER);
 }
 
+/* A thread id is reused once its thread has exited, and until a drain (manual
+   and signal modes) or the reader's next pass (reader mode) the exited
+   thread's ring is still active under that id. Attach must see that the
+   ring's thread is gone (its event reports POLLHUP) and attach anew, not
+   take the new thread for one it already samples. */
+static int pebs_reuse_tid;      /* the thread whose samples are counted */
+static uint64_t pebs_reuse_n;   /* its samples */
+static pebs_churn pebs_reuse_a; /* the thread that attaches and exits */
+static int pebs_reuse_a_tid;
+
+static void pebs_reuse_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    (void)user;
+    if ((int)s->tid == __atomic_load_n(&pebs_reuse_tid, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&pebs_reuse_n, 1, __ATOMIC_RELAXED);
+}
+
+static void *pebs_reuse_exit_main(void *arg)
+{
+    pebs_churn *c = (pebs_churn *)arg;
+    pebs_reuse_a_tid = ctxprof__pebs_gettid();
+    c->rc = ctxprof_pebs_attach(c->pb, 0, 0);
+    return NULL; /* exits without a detach: its ring stays active */
+}
+
+/* Runs a thread that attaches and exits, and waits until its id is free
+   (the kernel marked its event exited before: perf_event_exit_task() runs
+   before the thread is released). Returns its id, 0 on failure. */
+static int pebs_reuse_attach_and_exit(ctxprof_pebs *pb)
+{
+    pthread_t th;
+    uint64_t deadline = pebs_wall_ns() + 5000000000ull;
+    pebs_reuse_a.pb = pb;
+    pebs_reuse_a.rc = -100;
+    pebs_reuse_a_tid = 0;
+    if (pthread_create(&th, NULL, pebs_reuse_exit_main, &pebs_reuse_a) != 0)
+        return 0;
+    pthread_join(th, NULL); /* returns before the thread is released */
+    while (syscall(SYS_tgkill, getpid(), pebs_reuse_a_tid, 0) == 0 && pebs_wall_ns() < deadline)
+        sched_yield();
+    return pebs_reuse_a.rc == CTXPROF_OK ? pebs_reuse_a_tid : 0;
+}
+
+static void *pebs_reuse_main(void *arg)
+{
+    pebs_churn *c = (pebs_churn *)arg;
+    int tid = ctxprof__pebs_gettid();
+    c->rc = ctxprof_pebs_attach(c->pb, 0, 0);
+    __atomic_store_n(&pebs_reuse_tid, tid, __ATOMIC_RELAXED);
+    PEBS_UNTIL(__atomic_load_n(&pebs_reuse_n, __ATOMIC_RELAXED) >= 20, {
+        pebs_hot(1000000);
+        ctxprof_pebs_drain(c->pb);
+    });
+    snprintf(c->msg, sizeof c->msg, "%d", tid);
+    return NULL;
+}
+
+typedef struct pebs_reuse {
+    int skipped;
+    char why[200];
+    int tid_a[3], tid_b[3], rc_b[3];
+    uint64_t samples_b[3], threads[3];
+} pebs_reuse;
+
+static const int pebs_reuse_modes[3] = {CTXPROF_PEBS_MANUAL, CTXPROF_PEBS_SIGNAL,
+                                        CTXPROF_PEBS_READER};
+
+/* In a new pid namespace (nothing else takes ids there): thread A attaches
+   and exits, ns_last_pid is set so that the next thread, B, gets A's id. */
+static void pebs_reuse_ns_run(pebs_reuse *r)
+{
+    int k;
+    for (k = 0; k < 3; k++) {
+        ctxprof_pebs pb;
+        ctxprof_pebs_desc d;
+        pebs_churn b;
+        pthread_t th;
+        char v[32];
+        int fd, ok;
+        pebs_desc_fill(&d, pebs_reuse_modes[k], 100000);
+        d.on_sample = pebs_reuse_fn;
+        if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK) {
+            r->skipped = 1;
+            snprintf(r->why, sizeof r->why, "perf_event unusable here: %s",
+                     ctxprof_error_message(&pb.error));
+            return;
+        }
+        __atomic_store_n(&pebs_reuse_tid, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&pebs_reuse_n, 0, __ATOMIC_RELAXED);
+        r->tid_a[k] = pebs_reuse_attach_and_exit(&pb);
+        snprintf(v, sizeof v, "%d", r->tid_a[k] - 1);
+        fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+        ok = fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+        if (fd >= 0)
+            close(fd);
+        if (!ok) {
+            r->skipped = 1;
+            snprintf(r->why, sizeof r->why, "cannot set ns_last_pid: %s", strerror(errno));
+            ctxprof_pebs_close(&pb);
+            return;
+        }
+        memset(&b, 0, sizeof b);
+        b.pb = &pb;
+        b.rc = -100;
+        if (pthread_create(&th, NULL, pebs_reuse_main, &b) == 0) {
+            pthread_join(th, NULL);
+            r->tid_b[k] = atoi(b.msg);
+        }
+        r->rc_b[k] = b.rc;
+        r->samples_b[k] = __atomic_load_n(&pebs_reuse_n, __ATOMIC_RELAXED);
+        ctxprof_pebs_close(&pb);
+        r->threads[k] = pb.final_stats.threads;
+    }
+}
+
+static int pebs_reuse_child(void *arg, void *shared)
+{
+    pebs_reuse *r = (pebs_reuse *)shared;
+    pid_t pid;
+    int st;
+    (void)arg;
+    if (unshare(CLONE_NEWPID) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "no pid namespace here (%s)", strerror(errno));
+        return 0;
+    }
+    pid = fork(); /* the first process of the namespace */
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the alarm kills us through our parent */
+        pebs_reuse_ns_run(r);
+        _exit(0);
+    }
+    return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+static void pebs_tid_reuse(void)
+{
+    pebs_reuse *r;
+    int k;
+    PEBS_USABLE_OR_SKIP();
+    /* Everywhere: the id of a thread that exited, its ring still active
+       (nothing drained it), is no thread any more. Attaching it by id must
+       fail (ESRCH), not report it sampled; its ring is reaped meanwhile. */
+    for (k = 0; k < 3; k++) {
+        ctxprof_pebs pb;
+        ctxprof_pebs_desc d;
+        ctxprof_pebs_stats st;
+        int tid;
+        pebs_desc_fill(&d, pebs_reuse_modes[k], 100000);
+        REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK); /* a live ring beside */
+        tid = pebs_reuse_attach_and_exit(&pb);
+        REQUIRE(tid > 0);
+        CHECK(!ctxprof__pebs_ring_dead(pebs_ring_of(&pb, ctxprof__pebs_gettid())));
+        if (pebs_reuse_modes[k] != CTXPROF_PEBS_READER) { /* (the reader may have reaped it) */
+            const ctxprof__pebs_ring *gone = pebs_ring_of(&pb, tid);
+            REQUIRE(gone != NULL); /* nothing drained it: still active */
+            CHECK(ctxprof__pebs_ring_dead(gone));
+        }
+        CHECK_EQ(ctxprof_pebs_attach(&pb, tid, 0), CTXPROF_ERR_INVAL);
+        CHECK_EQ(pb.error.sys_errno, ESRCH);
+        CHECK(pebs_ring_of(&pb, tid) == NULL);
+        ctxprof_pebs_stats_get(&pb, &st);
+        CHECK_EQ(st.threads_exited, 1);
+        ctxprof_pebs_close(&pb);
+    }
+    /* Where a pid namespace can be made: a real reuse, in each mode */
+    r = (pebs_reuse *)ctxprof_test_in_child(pebs_reuse_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    if (r->skipped) {
+        static char why[sizeof r->why + 16];
+        snprintf(why, sizeof why, "tid reuse: %s", r->why);
+        munmap(r, sizeof *r);
+        SKIP(why);
+    }
+    for (k = 0; k < 3; k++) {
+        CHECK(r->tid_a[k] > 0);
+        CHECK_EQ(r->tid_b[k], r->tid_a[k]); /* the id was reused */
+        CHECK_EQ(r->rc_b[k], CTXPROF_OK);
+        CHECK_GE(r->samples_b[k], 20); /* the new thread is sampled */
+        CHECK_EQ(r->threads[k], 2);
+    }
+    munmap(r, sizeof *r);
+}
+
+/* Open on a handle that is open is refused (CTXPROF_ERR_INVAL) and leaves
+   the sampler as it was: it wiped the handle, losing the reader thread and
+   the rings (never closed), and in signal mode the handler, which stayed
+   installed so that no signal-mode sampler could open again. Any other
+   handle is fine, even one never initialised: open reads none of it. In
+   each mode the first sampler still samples and closes cleanly (no thread
+   or descriptor left), and opens again once closed. */
+static int pebs_count_dir(const char *path);
+
+static void pebs_open_twice(void)
+{
+    static const int modes[3] = {CTXPROF_PEBS_READER, CTXPROF_PEBS_MANUAL, CTXPROF_PEBS_SIGNAL};
+    ctxprof_pebs pb, other;
+    ctxprof_pebs_desc d;
+    struct sigaction before, now;
+    int threads0, fds0, k;
+    PEBS_USABLE_OR_SKIP();
+    threads0 = pebs_count_dir("/proc/self/task");
+    fds0 = pebs_count_dir("/proc/self/fd");
+    sigaction(SIGIO, NULL, &before);
+    for (k = 0; k < 3; k++) {
+        struct ctxprof__pebs_impl *impl;
+        pebs_desc_fill(&d, modes[k], 100000);
+        memset(&pb, 0xa5, sizeof pb); /* never initialised */
+        REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+        impl = pb.impl;
+        REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+        CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+        CHECK_CONTAINS(ctxprof_error_message(&pb.error), "is open: close it");
+        REQUIRE(pb.impl == impl); /* untouched */
+        PEBS_UNTIL(pebs_samples_so_far(&pb) >= 20, {
+            pebs_hot(1000000);
+            ctxprof_pebs_drain(&pb);
+        });
+        CHECK_GE(pebs_samples_so_far(&pb), 20);
+        ctxprof_pebs_close(&pb);
+        CHECK(pb.impl == NULL);
+        CHECK_EQ(pebs_count_dir("/proc/self/task"), threads0); /* the reader was joined */
+        CHECK_EQ(pebs_count_dir("/proc/self/fd"), fds0);
+        sigaction(SIGIO, NULL, &now); /* signal mode: restored */
+        CHECK(now.sa_handler == before.sa_handler);
+        REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK); /* closed: opens again */
+        ctxprof_pebs_close(&pb);
+    }
+    /* signal mode is free again for another handle */
+    pebs_desc_fill(&d, CTXPROF_PEBS_SIGNAL, 100000);
+    CHECK_EQ(ctxprof_pebs_open(&other, &d), CTXPROF_OK);
+    ctxprof_pebs_close(&other);
+}
+
 /* explain() after a failed open says why that open failed, whatever failed:
    a bad CTXPROF_PEBS_LEVEL, a descriptor field, a software event with a
    hardware level forced, and signal mode already taken (whose probe had
@@ -2569,6 +2808,63 @@ static void pebs_live_callchain(void)
     CHECK_GE(c.ok * 100, c.n * 99);
 }
 
+/* desc.max_stack may be up to 192, but the kernel refuses a callchain
+   deeper than kernel.perf_event_max_stack (127 unless raised) with
+   EOVERFLOW, which made open fail with "perf_event_open failed (EOVERFLOW
+   75)" at every level. Open lowers max_stack to the sysctl instead, says so
+   in explain() and reports the depth in use in pb.max_stack (training's
+   desc.max_stack needs it); callchains still arrive. */
+static void pebs_max_stack(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    pebs_chainchk c;
+    long lim = 127;
+    unsigned want;
+    char note[120];
+    if (ctxprof__pebs_read_long("/proc/sys/kernel/perf_event_max_stack", &lim) != 0)
+        lim = 127;
+    want = lim < 192 ? (unsigned)lim : 192;
+    memset(&c, 0, sizeof c);
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 100000);
+    d.level = CTXPROF_PEBS_LEVEL_SW;
+    d.flags |= CTXPROF_PEBS_CALLCHAIN;
+    d.max_stack = 192;
+    d.on_sample = pebs_chain_fn;
+    d.user = &c;
+    PEBS_USABLE_OR_SKIP(); /* then a refusal is this case's failure, not a skip */
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.max_stack, want);
+    CHECK_EQ(pb.impl->attr.sample_max_stack, want);
+    snprintf(note, sizeof note, " [max_stack=192 lowered to kernel.perf_event_max_stack=%u]", want);
+    if (want < 192)
+        CHECK_CONTAINS(ctxprof_pebs_explain(&pb), note);
+    else
+        CHECK(strstr(ctxprof_pebs_explain(&pb), "lowered") == NULL);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    PEBS_UNTIL(c.n >= 20, {
+        pebs_hot(2000000);
+        ctxprof_pebs_drain(&pb);
+    });
+    ctxprof_pebs_close(&pb);
+    CHECK_GE(c.n, 20);
+    CHECK_EQ(c.ok, c.n);
+    CHECK_EQ(pb.max_stack, want); /* still readable after close */
+    /* the default (127) when the sysctl allows it; none without callchains */
+    d.max_stack = 0;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.max_stack, want < 127 ? want : 127);
+    ctxprof_pebs_close(&pb);
+    d.flags &= ~CTXPROF_PEBS_CALLCHAIN;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK);
+    CHECK_EQ(pb.max_stack, 0);
+    ctxprof_pebs_close(&pb);
+    /* above the reader's bound is still an error; an unreadable sysctl counts as 127 */
+    d.max_stack = 193;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_EQ(ctxprof__pebs_max_stack_limit("/nonexistent/perf_event_max_stack"), 127);
+}
+
 /* fork(): the child cannot use the parent's sampler and does not keep the
    parent's events open; the parent goes on sampling. */
 static void pebs_fork_child(int fd, void *arg)
@@ -2578,6 +2874,8 @@ static void pebs_fork_child(int fd, void *arg)
     int ringfd = pb->impl->rings[0].fd;
     pebs_put(fd, "attach=%d forked=%d fdopen=%d\n", rc, pb->impl->forked,
              fcntl(ringfd, F_GETFD) >= 0);
+    rc = ctxprof_pebs_open(pb, NULL); /* still open here: close it first */
+    pebs_put(fd, "reopen=%d kept=%d\n", rc, pb->impl != NULL);
     ctxprof_pebs_close(pb);
     pebs_put(fd, "closed=%d\n", pb->impl == NULL);
 }
@@ -2593,6 +2891,7 @@ static void pebs_live_fork(void)
     REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
     REQUIRE_EQ(pebs_in_child(pebs_fork_child, &pb, out, sizeof out), 0);
     PEBS_HAS(out, "attach=-1 forked=1 fdopen=0");
+    PEBS_HAS(out, "reopen=-1 kept=1");
     PEBS_HAS(out, "closed=1");
     PEBS_UNTIL(pebs_samples_so_far(&pb) >= 100, {
         pebs_hot(10000000);
@@ -3503,6 +3802,162 @@ static void pebs_paths_unit(void)
 #endif
 }
 
+/* The split of an ambiguous sample's weight by training counts, at the
+   extremes: the path map accepts any u64 count, and the sum of the counts
+   wrapped (2^64 - 1 + 2 = 1), after which a share of w * count / total
+   overflowed its double -> u64 conversion (undefined; UBSan under clang);
+   shares could also sum past 2^64 when w is that large. Every split now
+   gives the candidates exactly the sample's weight, in proportion. */
+static void pebs_paths_split_extremes(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#else
+    static const struct {
+        const char *counts[3]; /* t1>t0, t2>t0, t3>t0 (NULL: no such path) */
+        uint64_t w, want[3], tol;
+    } cases[] = {
+        /* the reviewer's map (t_split.c): all to the path seen 2^64 - 1 times */
+        {{"18446744073709551615", "2", NULL}, 1000000, {1000000, 0, 0}, 0},
+        {{"2", "18446744073709551615", NULL}, 1000000, {0, 1000000, 0}, 0},
+        /* counts summing to 2^64 and more: halves, the odd unit to the likeliest */
+        {{"9223372036854775808", "9223372036854775807", NULL}, 1000001, {500001, 500000, 0}, 0},
+        {{"9223372036854775808", "9223372036854775807", "1"}, 11, {6, 5, 0}, 0},
+        /* a weight of 2^64 - 1: a quarter and three quarters (to the unit, as
+           2^64 - 1 has no double), and exactly 2^64 - 1 in all */
+        {{"1", "3", NULL}, UINT64_MAX, {1ull << 62, 3ull << 62, 0}, 1},
+        {{"1", "3", NULL}, 1000, {250, 750, 0}, 0},
+    };
+    static const char *const names[3] = {"pebs_hot_t1", "pebs_hot_t2", "pebs_hot_t3"};
+    ctxprof_symtab st;
+    ctxprof_error err;
+    size_t c;
+    memset(&st, 0, sizeof st);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[400];
+        ctxprof_icpp_map m;
+        ctxprof_pebs_paths pp;
+        ctxprof_pebs_paths_desc pd;
+        ctxprof_pebs_sample s;
+        uint64_t sum = 0;
+        size_t k, n = 0;
+        snprintf(text, sizeof text, "ctxprof-paths 1\n");
+        for (k = 0; k < 3 && cases[c].counts[k]; k++, n++)
+            snprintf(text + strlen(text), sizeof text - strlen(text),
+                     "path %s 100 %s pebs_hot_t0\n", cases[c].counts[k], names[k]);
+        memset(&m, 0, sizeof m);
+        REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, strlen(text), "t.paths", &err), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+        memset(&pd, 0, sizeof pd);
+        pd.map = &m;
+        pd.on_path = pebs_path_fn;
+        REQUIRE_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_OK);
+        pebs_ngot_paths = 0;
+        s = pebs_mk((uintptr_t)pebs_hot_t0, 100, cases[c].w);
+        ctxprof_pebs_paths_sample(&pp, &s);
+        CHECK_EQ(pp.st.ambiguous, 1);
+        CHECK_EQ(pp.st.weight, cases[c].w);
+        for (k = 0; k < n; k++) {
+            uint32_t fs[2], path = UINT32_MAX, i;
+            long f = ctxprof_icpp_map_func(&m, names[k]);
+            for (i = 0; i < m.paths; i++)
+                if (ctxprof_icpp_map_path_funcs(&m, i, fs, 2) == 2 && fs[0] == (uint32_t)f)
+                    path = i;
+            REQUIRE(path != UINT32_MAX);
+            if (cases[c].tol == 0)
+                CHECK_EQ(pp.path_weight[path], cases[c].want[k]);
+            else
+                CHECK_LE(pp.path_weight[path] > cases[c].want[k]
+                             ? pp.path_weight[path] - cases[c].want[k]
+                             : cases[c].want[k] - pp.path_weight[path],
+                         cases[c].tol);
+        }
+        for (k = 0; k < pebs_ngot_paths; k++) {
+            CHECK_LE(pebs_got_paths[k].weight, cases[c].w - sum); /* no wrap in the sum */
+            sum += pebs_got_paths[k].weight;
+        }
+        CHECK_EQ(sum, cases[c].w);
+        ctxprof_pebs_paths_deinit(&pp);
+        ctxprof_icpp_map_deinit(&m);
+    }
+    ctxprof_symtab_deinit(&st);
+#endif
+}
+
+/* The partial walk reads frames only inside the sample's stack copy, whatever
+   its words hold: rbp is a general register in code built without frame
+   pointers, so a saved "rbp" (or rbp itself) may be any value. Near 2^64
+   the bound fp + 16 <= end of copy wrapped, and the walk read 16 EiB away
+   from the copy (a crash under ASan). The walk stops at such a word, and a
+   chain that fits the copy exactly is still walked to its end. */
+static void pebs_copy_frames_bounds(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT)
+    SKIP("the ICPP section of ctxprof.h is not in this build");
+#else
+    static const uint64_t wild[] = {0xfffffffffffffff0ull, 0xfffffffffffffff8ull,
+                                    0xffffffffffffffe8ull, 0x8000000000000000ull};
+    static const char text[] = "ctxprof-paths 1\npath 1 64 main\n";
+    uint64_t words[8];
+    ctxprof_pebs_sample s;
+    ctxprof_icpp_frames fr;
+    ctxprof_icpp_map m;
+    ctxprof_pebs_paths pp;
+    ctxprof_pebs_paths_desc pd;
+    ctxprof_error err;
+    size_t k;
+    memset(&s, 0, sizeof s);
+    s.sp = s.stack_addr = 0x7ffc00001000ull;
+    s.stack = (const unsigned char *)words;
+    s.stack_size = sizeof words;
+    s.ip = 0x1234;
+    s.height = 0x100;
+    for (k = 0; k < sizeof wild / sizeof wild[0]; k++) {
+        memset(words, 0, sizeof words);
+        s.bp = s.sp + 16; /* one good frame, whose saved rbp is wild */
+        words[2] = wild[k];
+        words[3] = 0x4242;
+        ctxprof__pebs_copy_frames(&s, 0, 0, 8, &fr);
+        CHECK_EQ(fr.n, 1);
+        CHECK_EQ(fr.ra[0], 0x4242);
+        CHECK_EQ(fr.cfa[0], s.sp + 32);
+        s.bp = wild[k]; /* rbp itself wild: no frame */
+        ctxprof__pebs_copy_frames(&s, 0, 0, 8, &fr);
+        CHECK_EQ(fr.n, 0);
+    }
+    /* two frames, the second in the copy's last 16 bytes, then one past it */
+    memset(words, 0, sizeof words);
+    s.bp = s.sp + 16;
+    words[2] = s.sp + 48;
+    words[3] = 0x4242;
+    words[6] = s.sp + 64; /* the end of the copy */
+    words[7] = 0x4343;
+    ctxprof__pebs_copy_frames(&s, 0, 0, 8, &fr);
+    CHECK_EQ(fr.n, 2);
+    CHECK_EQ(fr.ra[1], 0x4343);
+    s.stack_size = 8; /* a copy smaller than a frame */
+    s.bp = s.sp;
+    ctxprof__pebs_copy_frames(&s, 0, 0, 8, &fr);
+    CHECK_EQ(fr.n, 0);
+    /* the same wild word through the pipeline (the reviewer's reproducer) */
+    s.stack_size = sizeof words;
+    s.bp = s.sp + 16;
+    words[2] = 0xfffffffffffffff0ull;
+    words[3] = 0x4242;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t.paths", &err), CTXPROF_OK);
+    memset(&pd, 0, sizeof pd);
+    pd.map = &m;
+    pd.max_walk = 8;
+    REQUIRE_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_OK);
+    ctxprof_pebs_paths_sample(&pp, &s);
+    CHECK_EQ(pp.st.samples, 1);
+    ctxprof_pebs_paths_deinit(&pp);
+    ctxprof_icpp_map_deinit(&m);
+#endif
+}
+
 /* End to end in a separate program (frame pointers on): ICPP training of a
    leaf reached through two same-sized recursions, then sampling through the
    pipeline. (PC, SP) alone cannot tell the recursions apart; one frame of
@@ -4258,10 +4713,13 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_signal_fork", pebs_signal_fork},
     {"pebs_signal_fast", pebs_signal_fast},
     {"pebs_slots_reuse", pebs_slots_reuse},
+    {"pebs_tid_reuse", pebs_tid_reuse},
+    {"pebs_open_twice", pebs_open_twice},
     {"pebs_explain_failed", pebs_explain_failed},
     {"pebs_live_attach_all", pebs_live_attach_all},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
+    {"pebs_max_stack", pebs_max_stack},
     {"pebs_open_matrix", pebs_open_matrix},
     {"pebs_live_nobody", pebs_live_nobody},
     {"pebs_seccomp", pebs_seccomp},
@@ -4272,6 +4730,8 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_emfile", pebs_emfile},
     {"pebs_perf_crosscheck", pebs_perf_crosscheck},
     {"pebs_paths_unit", pebs_paths_unit},
+    {"pebs_paths_split_extremes", pebs_paths_split_extremes},
+    {"pebs_copy_frames_bounds", pebs_copy_frames_bounds},
     {"pebs_paths_e2e", pebs_paths_e2e},
     {"pebs_train_unit", pebs_train_unit},
     {"pebs_train_stripped", pebs_train_stripped},
