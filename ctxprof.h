@@ -1446,9 +1446,12 @@ CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
    by a constructor; with the hooks, a thread's first instrumented function
    records it). Heights are therefore identical from run to run (ASLR and
    the environment size do not matter) as long as the binary is the same:
-   train and sample the same build. Sampled heights are taken at the
-   function's body SP, which is what training records: samples in a
-   prologue or epilogue may be "missing".
+   train and sample the same build. Training records a function's body
+   SP; a sample's height is the same, taken from its CFA (the .eh_frame
+   rules bind reads) wherever it interrupted the function - prologue,
+   epilogue and argument pushes included - or from its SP where the rules
+   are unknown (then a sample in a prologue or epilogue may be "missing";
+   ctxprof_icpp_map_height).
 
    Threads. Training keeps one calling-context tree per thread; saving
    merges them and must run when the other threads are quiescent. Lookups
