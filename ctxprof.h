@@ -10051,6 +10051,16 @@ CTXPROF__PRIV void ctxprof__cfi_emit(ctxprof__cfi_rows *o, uintptr_t pc, uint32_
     o->n++;
 }
 
+/* A factored offset (an SLEB128 v times the data alignment); out of every
+   rule's range (INT64_MAX) where it would overflow. */
+CTXPROF__PRIV int64_t ctxprof__cfi_scale(uint64_t v, int64_t align)
+{
+    int64_t x = (int64_t)v;
+    if (x > INT32_MAX || x < INT32_MIN || align > INT32_MAX || align < INT32_MIN)
+        return INT64_MAX;
+    return x * align;
+}
+
 CTXPROF__PRIV uint32_t ctxprof__cfi_reg(uint64_t dwarf)
 {
     return dwarf == CTXPROF__CFA_SP || dwarf == CTXPROF__CFA_FP ? (uint32_t)dwarf
@@ -10123,7 +10133,7 @@ CTXPROF__PRIV int ctxprof__cfi_run(ctxprof__cfi_rd *r, const ctxprof__cfi_cie *c
                 continue;
             case 0x12: /* def_cfa_sf */
                 *reg = ctxprof__cfi_reg(ctxprof__cfi_leb(r, 0));
-                *off = (int64_t)ctxprof__cfi_leb(r, 1) * c->data_align;
+                *off = ctxprof__cfi_scale(ctxprof__cfi_leb(r, 1), c->data_align);
                 continue;
             case 0x0d: /* def_cfa_register */
                 *reg = ctxprof__cfi_reg(ctxprof__cfi_leb(r, 0));
@@ -10132,7 +10142,7 @@ CTXPROF__PRIV int ctxprof__cfi_run(ctxprof__cfi_rd *r, const ctxprof__cfi_cie *c
                 *off = (int64_t)ctxprof__cfi_leb(r, 0);
                 continue;
             case 0x13: /* def_cfa_offset_sf */
-                *off = (int64_t)ctxprof__cfi_leb(r, 1) * c->data_align;
+                *off = ctxprof__cfi_scale(ctxprof__cfi_leb(r, 1), c->data_align);
                 continue;
             case 0x0f: /* def_cfa_expression: computed, unknown here */
                 *reg = CTXPROF__CFA_NONE;
