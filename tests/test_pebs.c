@@ -2334,6 +2334,16 @@ static void pebs_slots_reuse_mode(int mode)
             fprintf(stderr, "  mode %d, thread %d: %s\n", mode, k, c.msg);
         ok += c.rc == CTXPROF_OK;
     }
+    /* the kernel marks a thread's event exited after pthread_join may
+       return (perf_event_exit_task runs after the tid is cleared): wait
+       for the last one to be seen, as a drain reaps it */
+    for (k = 0; k < 400; k++) {
+        ctxprof_pebs_drain(&pb);
+        ctxprof_pebs_stats_get(&pb, &st);
+        if (st.threads_exited == 6)
+            break;
+        usleep(5000);
+    }
     ctxprof_pebs_close(&pb);
     ctxprof_pebs_stats_get(&pb, &st);
     CHECK_EQ(ok, 6);
