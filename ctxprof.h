@@ -1407,6 +1407,24 @@ CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_hcce_tls CTXPROF__TLS_MODEL;
 CTXPROF__PRIV CTXPROF_TLS ctxprof_enc ctxprof_val_auto_tls CTXPROF__TLS_MODEL;
 #endif
 
+/* The calling thread's state of a scheme's call macros (CTXPROF_ENC_*),
+   NULL for another value. */
+CTXPROF_INLINE ctxprof_enc *ctxprof_enc_thread_state(int scheme)
+{
+    switch (scheme) {
+    case CTXPROF_ENC_PCCE:
+        return &ctxprof_pcce_tls;
+    case CTXPROF_ENC_VALENCE:
+        return &ctxprof_val_tls;
+    case CTXPROF_ENC_HCCE:
+        return &ctxprof_val_hcce_tls;
+    case CTXPROF_ENC_AUTO:
+        return &ctxprof_val_auto_tls;
+    default:
+        return NULL;
+    }
+}
+
 /* ==== icpp: declarations ====
 
    Inferred call path profiling (Mytkowicz, Coughlin & Diwan, OOPSLA'09):

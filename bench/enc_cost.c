@@ -70,27 +70,10 @@ static double fib_calls(int n)
     return b;
 }
 
-/* The thread's state of a scheme's call-site macros, NULL for none (plain, pcc). */
-static ctxprof_enc *enc_state(int scheme)
-{
-    switch (scheme) {
-    case CTXPROF_ENC_PCCE:
-        return &ctxprof_pcce_tls;
-    case CTXPROF_ENC_VALENCE:
-        return &ctxprof_val_tls;
-    case CTXPROF_ENC_HCCE:
-        return &ctxprof_val_hcce_tls;
-    case CTXPROF_ENC_AUTO:
-        return &ctxprof_val_auto_tls;
-    default:
-        return NULL;
-    }
-}
-
 static double run_one(int v, int fib, long n)
 {
     const ctxprof_enc_tables *t = ctxprof_gen_tables(ctxprof_enc_scheme_parse(variants[v]));
-    ctxprof_enc *st = t ? enc_state(t->scheme) : NULL;
+    ctxprof_enc *st = t ? ctxprof_enc_thread_state(t->scheme) : NULL;
     const ctxprof_enc_op *entry =
         t ? &t->ops[fib ? CTXPROF_EDGE_ID(main, fib, 0) : CTXPROF_EDGE_ID(main, outer, 0)] : NULL;
     uint64_t saved = st ? ctxprof_enc_enter(st, t->acyc_bits, entry) : 0;
@@ -189,7 +172,7 @@ static int cross_check(void)
         chk_tables = ctxprof_gen_tables(ctxprof_enc_scheme_parse(variants[v]));
         if (!chk_tables)
             continue; /* plain, pcc */
-        chk_state = enc_state(chk_tables->scheme);
+        chk_state = ctxprof_enc_thread_state(chk_tables->scheme);
         for (w = 0; w < 2; w++) {
             chk_fold = chk_paths = 0;
             chk_error[0] = 0;

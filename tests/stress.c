@@ -223,20 +223,6 @@ static ctxprof_enc_tables enc_tabs[CTXPROF_ENC_NSCHEMES];
 static ctxprof_pcc_set enc_set, enc_ref;
 static uint64_t enc_visits[MAX_THREADS], enc_wrong[MAX_THREADS];
 
-static ctxprof_enc *enc_state(int scheme)
-{
-    switch (scheme) {
-    case CTXPROF_ENC_PCCE:
-        return &ctxprof_pcce_tls;
-    case CTXPROF_ENC_VALENCE:
-        return &ctxprof_val_tls;
-    case CTXPROF_ENC_HCCE:
-        return &ctxprof_val_hcce_tls;
-    default:
-        return &ctxprof_val_auto_tls;
-    }
-}
-
 static void enc_init(void)
 {
     ctxprof_pcc_set_desc d;
@@ -267,7 +253,7 @@ static NOINLINE void enc_visit(uint32_t node, uint32_t *path, int depth, int t, 
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         ctxprof_enc_view v;
         size_t n = 0;
-        ctxprof_enc_query(enc_state(s), enc_tabs[s].acyc_bits, &v);
+        ctxprof_enc_query(ctxprof_enc_thread_state(s), enc_tabs[s].acyc_bits, &v);
         if (ctxprof_enc_decode_view(&enc_tabs[s], &v, node, out, ENC_DEPTH + 1, &n, NULL) !=
                 CTXPROF_OK ||
             n != (size_t)depth || memcmp(out, path, (size_t)depth * sizeof *path) != 0)
@@ -293,11 +279,11 @@ static NOINLINE void enc_visit(uint32_t node, uint32_t *path, int depth, int t, 
         uint32_t e = enc_graph.out_edge[enc_graph.out_first[node] + (uint32_t)(rnd(seed) % deg)];
         uint64_t saved[CTXPROF_ENC_NSCHEMES];
         for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
-            saved[s] = ctxprof_enc_enter(enc_state(s), enc_tabs[s].acyc_bits, &enc_tabs[s].ops[e]);
+            saved[s] = ctxprof_enc_enter(ctxprof_enc_thread_state(s), enc_tabs[s].acyc_bits, &enc_tabs[s].ops[e]);
         path[depth] = e;
         enc_visit(enc_graph.edges[e].callee, path, depth + 1, t, seed);
         for (s = CTXPROF_ENC_NSCHEMES - 1; s >= 1; s--)
-            ctxprof_enc_leave(enc_state(s), enc_tabs[s].acyc_bits, &enc_tabs[s].ops[e], saved[s]);
+            ctxprof_enc_leave(ctxprof_enc_thread_state(s), enc_tabs[s].acyc_bits, &enc_tabs[s].ops[e], saved[s]);
     }
 }
 
@@ -311,7 +297,7 @@ static void enc_thread_end(void)
 {
     int s;
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
-        ctxprof_enc_deinit(enc_state(s));
+        ctxprof_enc_deinit(ctxprof_enc_thread_state(s));
 }
 
 static void enc_finish(void)

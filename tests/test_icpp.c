@@ -2387,20 +2387,16 @@ static void icpp_cfa_rules(void)
     x.npcs = 1;
     ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
     REQUIRE_EQ(x.out.n, 5);
-    CHECK_EQ(x.out.row[0].pc, begin);
-    CHECK_EQ(x.out.row[0].reg, CTXPROF__CFA_SP);
-    CHECK_EQ(x.out.row[0].off, 8);
-    CHECK_EQ(x.out.row[1].pc, begin + 1);
-    CHECK_EQ(x.out.row[1].reg, CTXPROF__CFA_SP);
-    CHECK_EQ(x.out.row[1].off, 16);
-    CHECK_EQ(x.out.row[2].pc, begin + 4);
-    CHECK_EQ(x.out.row[2].reg, CTXPROF__CFA_FP);
-    CHECK_EQ(x.out.row[2].off, 16);
-    CHECK_EQ(x.out.row[3].pc, begin + 0x3f);
-    CHECK_EQ(x.out.row[3].reg, CTXPROF__CFA_SP);
-    CHECK_EQ(x.out.row[3].off, 8);
-    CHECK_EQ(x.out.row[4].pc, begin + 0x40);
-    CHECK_EQ(x.out.row[4].reg, CTXPROF__CFA_NONE);
+    for (k = 0; k < 5; k++) { /* (pc - begin, register, offset) of each row */
+        static const unsigned want[5][3] = {{0, CTXPROF__CFA_SP, 8},
+                                            {1, CTXPROF__CFA_SP, 16},
+                                            {4, CTXPROF__CFA_FP, 16},
+                                            {0x3f, CTXPROF__CFA_SP, 8},
+                                            {0x40, CTXPROF__CFA_NONE, 0}};
+        CHECK_EQ(x.out.row[k].pc, begin + want[k][0]);
+        CHECK_EQ(x.out.row[k].reg, want[k][1]);
+        CHECK_EQ((unsigned)x.out.row[k].off, want[k][2]);
+    }
     free(x.out.row);
     /* an FDE outside the map's functions gives no rows */
     {
