@@ -2049,7 +2049,8 @@ CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
 CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s);
 /* Deactivates (the handler stays installed and ignores late signals) and
    frees. Detach every live thread first; the timers of threads that exited
-   without a detach are deleted here. */
+   without a detach are deleted here. Does nothing unless s is the active
+   sampler (e.g. one whose init was refused). */
 CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
 #ifdef __cplusplus
@@ -12860,7 +12861,9 @@ CTXPROF_DEF uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s)
 
 CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
 {
-    if (!s)
+    /* only the active sampler owns the timers: deinit of another (one whose
+       init was refused, or never made) must not touch them */
+    if (!s || !s->installed || __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) != s)
         return;
     ctxprof_icpp_sampler_detach(s);
     ctxprof__icpp_tmr_lock(1); /* threads that did not detach */

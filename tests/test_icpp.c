@@ -2779,6 +2779,42 @@ static void icpp_sampler_timer_error(void)
     munmap(out, 1024);
 }
 
+/* Deinit of a sampler that is not the active one (its init was refused
+   because another is active, or it was never initialised) does nothing:
+   the active sampler keeps its timers and its samples. */
+static void icpp_sampler_deinit_other(void)
+{
+    ctxprof_icpp_sampler s1, s2, s3;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    int before = icpp_count_timers();
+    size_t n;
+    double t0;
+    if (before < 0)
+        SKIP("no /proc/self/timers here");
+    memset(&d, 0, sizeof d);
+    d.hz = 1000;
+    d.wall = 1;
+    memset(&s2, 0, sizeof s2);
+    memset(&s3, 0, sizeof s3);
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s1, &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s1, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_sampler_init(&s2, &d, &err), CTXPROF_ERR_INVAL); /* refused */
+    ctxprof_icpp_sampler_deinit(&s2);
+    ctxprof_icpp_sampler_deinit(&s3); /* never initialised */
+    CHECK(ctxprof__icpp_active == &s1);
+    CHECK_EQ(icpp_count_timers(), before + 1); /* this thread's timer is still there */
+    n = ctxprof_icpp_sampler_count(&s1);
+    t0 = icpp_cpu_now();
+    while (ctxprof_icpp_sampler_count(&s1) < n + 5 && icpp_cpu_now() - t0 < 2)
+        ;
+    CHECK_GE(ctxprof_icpp_sampler_count(&s1), n + 5); /* and it still fires */
+    ctxprof_icpp_sampler_detach(&s1);
+    ctxprof_icpp_sampler_deinit(&s1);
+    CHECK_EQ(icpp_count_timers(), before);
+    CHECK(ctxprof__icpp_active == NULL);
+}
+
 /* Training hooks in a signal handler: the handler (annotated, so its entry
    is recorded like any function's) and what it calls are dropped and
    counted, not recorded - recording may allocate, and the interrupted code
@@ -3183,6 +3219,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
     {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
     {"icpp_sampler_fork", icpp_sampler_fork},
+    {"icpp_sampler_deinit_other", icpp_sampler_deinit_other},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
