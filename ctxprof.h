@@ -2006,8 +2006,15 @@ typedef struct ctxprof_icpp_sample {
     uint32_t ready;       /* 1 once written */
 } ctxprof_icpp_sample;
 
+/* The sampler's highest rate. Each period is one signal, and a signal costs
+   2-25 us (ctxprof_pebs.h's signal mode measured the same): at 50 us periods
+   a thread spends up to half its time in the handler, and at 200 kHz it never
+   leaves it. */
+#define CTXPROF_ICPP_SAMPLER_MAX_HZ 20000u
+
 typedef struct ctxprof_icpp_sampler_desc {
-    unsigned hz;             /* per thread rate (default 1000); CPU-time timers fire on
+    unsigned hz;             /* per thread rate (default 1000, at most
+                                CTXPROF_ICPP_SAMPLER_MAX_HZ); CPU-time timers fire on
                                 kernel ticks (often 250 Hz): missed periods go in weight */
     int wall;                /* 1: wall-clock timer (CLOCK_MONOTONIC, exact rate, counts
                                 blocked time too) instead of the thread's CPU time */
@@ -12734,9 +12741,13 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
     if (dd.save_frames > CTXPROF_ICPP_FRAMES)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: save_frames %u > %d",
                              dd.save_frames, CTXPROF_ICPP_FRAMES);
-    if (dd.hz > 1000000 || dd.signo <= 0 || dd.signo > 64)
-        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: bad rate %u Hz or signal %d",
-                             dd.hz, dd.signo);
+    if (dd.hz > CTXPROF_ICPP_SAMPLER_MAX_HZ) /* a signal per period: 2-25 us each */
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                             "icpp: rate %u Hz too high: at most %u Hz (each sample is a signal "
+                             "costing up to 25 us; faster, a thread lives in the handler)",
+                             dd.hz, CTXPROF_ICPP_SAMPLER_MAX_HZ);
+    if (dd.signo <= 0 || dd.signo > 64)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: bad signal %d", dd.signo);
     if (dd.map && (!dd.map->d || !dd.map->d->pcs))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");

@@ -2815,6 +2815,33 @@ static void icpp_sampler_deinit_other(void)
     CHECK(ctxprof__icpp_active == NULL);
 }
 
+/* Rates: a wall-clock signal costs 2-25 us, so rates above
+   CTXPROF_ICPP_SAMPLER_MAX_HZ (20 kHz, a 50 us period) are refused rather
+   than keeping a thread in its handler; the maximum itself is accepted. */
+static void icpp_sampler_max_hz(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    static const unsigned bad[] = {20001, 200000, 1000000, UINT32_MAX};
+    size_t i;
+    int wall;
+    for (wall = 0; wall < 2; wall++) {
+        memset(&d, 0, sizeof d);
+        d.wall = wall;
+        d.capacity = 16;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            d.hz = bad[i];
+            CHECK_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_ERR_RANGE);
+            CHECK_CONTAINS(err.detail, "at most 20000 Hz");
+            CHECK(ctxprof__icpp_active == NULL);
+        }
+        d.hz = 20000;
+        REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+        ctxprof_icpp_sampler_deinit(&s);
+    }
+}
+
 /* Training hooks in a signal handler: the handler (annotated, so its entry
    is recorded like any function's) and what it calls are dropped and
    counted, not recorded - recording may allocate, and the interrupted code
@@ -3220,6 +3247,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
     {"icpp_sampler_fork", icpp_sampler_fork},
     {"icpp_sampler_deinit_other", icpp_sampler_deinit_other},
+    {"icpp_sampler_max_hz", icpp_sampler_max_hz},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
