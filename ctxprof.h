@@ -2048,7 +2048,8 @@ CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
    CLOCK_THREAD_CPUTIME_ID, signal directed to this thread). */
 CTXPROF_API int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_error *err);
 /* Stops the calling thread's timer. A thread that exits without it leaves
-   a timer that the next attach or deinit deletes. */
+   a timer that the next attach or deinit deletes (or the attach of a new
+   thread that reuses its id). */
 CTXPROF_API void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s);
 /* Samples written so far (ready ones; the buffer never wraps). */
 CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
@@ -12819,6 +12820,17 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     }
     ctxprof__icpp_tmr_lock(1);
     ctxprof__icpp_tmr_reap(0);
+    {
+        /* an entry under our id is a dead thread's whose id we reuse (we
+           have no timer): its timer goes, or it leaks and keeps firing */
+        size_t i = 0;
+        long me = ctxprof__gettid();
+        while (i < ctxprof__icpp_ntmr)
+            if (ctxprof__icpp_tmrs[i].tid == me)
+                ctxprof__icpp_tmr_drop(i, 1);
+            else
+                i++;
+    }
     if (ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap, ctxprof__icpp_ntmr,
                          ctxprof__icpp_ntmr + 1, sizeof *ctxprof__icpp_tmrs, NULL)) {
         ctxprof__icpp_tmr_lock(0);
@@ -12840,8 +12852,8 @@ CTXPROF_DEF void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s)
     (void)s;
     if (ctxprof__icpp_has_timer) {
         ctxprof__icpp_tmr_lock(1);
-        for (i = 0; i < ctxprof__icpp_ntmr; i++)
-            if (ctxprof__icpp_tmrs[i].tid == ctxprof__icpp_timer_tid) {
+        for (i = 0; i < ctxprof__icpp_ntmr; i++) /* our own timer, not just our id */
+            if (memcmp(&ctxprof__icpp_tmrs[i].tm, &ctxprof__icpp_timer, sizeof(timer_t)) == 0) {
                 ctxprof__icpp_tmr_drop(i, 0);
                 break;
             }

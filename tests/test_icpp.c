@@ -2842,6 +2842,178 @@ static void icpp_sampler_max_hz(void)
     }
 }
 
+/* A thread id reused: a thread that exited without a detach leaves its
+   timer in the registry under its id; a new thread with the same id must
+   not take that entry for its own. Its attach deletes the dead thread's
+   timer (it cannot be its own: it has none yet), and its detach deletes
+   its own timer and forgets that one. Simulated here with a timer
+   registered under this thread's id; icpp_sampler_tid_reuse_ns makes a
+   real reuse where a pid namespace can be made. */
+static void icpp_sampler_tid_stale(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    struct sigevent sev;
+    timer_t stale;
+    int before = icpp_count_timers();
+    if (before < 0)
+        SKIP("no /proc/self/timers here");
+    memset(&d, 0, sizeof d);
+    d.hz = 100;
+    d.wall = 1;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_NONE;
+    REQUIRE_EQ(timer_create(CLOCK_MONOTONIC, &sev, &stale), 0);
+    ctxprof__icpp_tmr_lock(1); /* "a dead thread's", under this thread's id */
+    REQUIRE_EQ(ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap,
+                                ctxprof__icpp_ntmr, ctxprof__icpp_ntmr + 1,
+                                sizeof *ctxprof__icpp_tmrs, NULL),
+               0);
+    ctxprof__icpp_tmrs[ctxprof__icpp_ntmr].tid = ctxprof__gettid();
+    ctxprof__icpp_tmrs[ctxprof__icpp_ntmr++].tm = stale;
+    ctxprof__icpp_tmr_lock(0);
+    CHECK_EQ(icpp_count_timers(), before + 1);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_count_timers(), before + 1); /* the stale one deleted, ours made */
+    CHECK_EQ(ctxprof__icpp_ntmr, 1);
+    ctxprof_icpp_sampler_detach(&s);
+    CHECK_EQ(icpp_count_timers(), before); /* ours deleted */
+    CHECK_EQ(ctxprof__icpp_ntmr, 0);
+    ctxprof_icpp_sampler_deinit(&s);
+    CHECK_EQ(icpp_count_timers(), before);
+}
+
+/* The real thing, in a new pid namespace (nothing else takes ids there):
+   thread A records its base and attaches, and exits with neither
+   thread_end nor detach (as in a hooks build); ns_last_pid is set so that
+   the next thread, B, gets A's id. B must not inherit A's base, nor
+   A's timer: after B's attach one timer (B's), none after its detach. */
+typedef struct icpp_reuse {
+    int skipped;
+    char why[200];
+    long tid_a, tid_b;
+    uintptr_t base_a, base_b_before, base_b_own;
+    int rc_b, timers_a, timers_b, timers_detached, timers_deinit;
+} icpp_reuse;
+
+static icpp_reuse *icpp_reuse_r;
+static ctxprof_icpp_sampler icpp_reuse_s;
+
+static void *icpp_reuse_a(void *arg)
+{
+    (void)arg;
+    icpp_reuse_r->tid_a = ctxprof__gettid();
+    icpp_reuse_r->base_a = ctxprof_icpp_thread_begin();
+    ctxprof_icpp_sampler_attach(&icpp_reuse_s, NULL);
+    return NULL;
+}
+
+static void *icpp_reuse_b(void *arg)
+{
+    icpp_reuse *r = icpp_reuse_r;
+    (void)arg;
+    r->tid_b = ctxprof__gettid();
+    r->base_b_before = ctxprof_icpp_base_of_tid(r->tid_b); /* none recorded yet */
+    r->base_b_own = ctxprof_icpp_thread_begin();
+    r->rc_b = ctxprof_icpp_sampler_attach(&icpp_reuse_s, NULL);
+    r->timers_b = icpp_count_timers();
+    ctxprof_icpp_sampler_detach(&icpp_reuse_s);
+    r->timers_detached = icpp_count_timers();
+    ctxprof_icpp_thread_end();
+    return NULL;
+}
+
+static int icpp_reuse_run(icpp_reuse *r)
+{
+    ctxprof_icpp_sampler_desc d;
+    pthread_t th;
+    char v[32];
+    int fd, ok;
+    icpp_reuse_r = r;
+    memset(&d, 0, sizeof d);
+    d.hz = 100;
+    d.wall = 1;
+    if (ctxprof_icpp_sampler_init(&icpp_reuse_s, &d, NULL) != CTXPROF_OK)
+        return 3;
+    if (pthread_create(&th, NULL, icpp_reuse_a, NULL) != 0)
+        return 4;
+    pthread_join(th, NULL);
+    r->timers_a = icpp_count_timers();
+    snprintf(v, sizeof v, "%ld", r->tid_a - 1);
+    fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    ok = fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "cannot set ns_last_pid: %s", strerror(errno));
+        return 0;
+    }
+    if (pthread_create(&th, NULL, icpp_reuse_b, NULL) != 0)
+        return 5;
+    pthread_join(th, NULL);
+    ctxprof_icpp_sampler_deinit(&icpp_reuse_s);
+    r->timers_deinit = icpp_count_timers();
+    return 0;
+}
+
+static int icpp_reuse_child(void *arg, void *shared)
+{
+    icpp_reuse *r = (icpp_reuse *)shared;
+    pid_t pid;
+    int st;
+    (void)arg;
+    /* and a mount namespace: the timer registry looks threads up in /proc,
+       which must be the new pid namespace's */
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0 &&
+        unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "no pid namespace here (%s)", strerror(errno));
+        return 0;
+    }
+    pid = fork(); /* the first process of the namespace */
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the alarm kills us through our parent */
+        if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount("proc", "/proc", "proc", 0, NULL) != 0) {
+            r->skipped = 1;
+            snprintf(r->why, sizeof r->why, "cannot mount a /proc (%s)", strerror(errno));
+            _exit(0);
+        }
+        _exit(icpp_reuse_run(r));
+    }
+    return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+static void icpp_sampler_tid_reuse_ns(void)
+{
+    icpp_reuse *r;
+    if (icpp_count_timers() < 0)
+        SKIP("no /proc/self/timers here");
+    r = (icpp_reuse *)ctxprof_test_in_child(icpp_reuse_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    if (r->skipped) {
+        static char why[sizeof r->why + 16];
+        snprintf(why, sizeof why, "tid reuse: %s", r->why);
+        munmap(r, sizeof *r);
+        SKIP(why);
+    }
+    CHECK(r->tid_a > 0);
+    CHECK_EQ(r->tid_b, r->tid_a); /* the id was reused */
+    CHECK_EQ(r->timers_a, 1);     /* A's, left behind */
+    CHECK_EQ(r->rc_b, CTXPROF_OK);
+    CHECK_EQ(r->timers_b, 1); /* B's only: A's deleted */
+    CHECK_EQ(r->timers_detached, 0);
+    CHECK_EQ(r->timers_deinit, 0);
+    CHECK_NE(r->base_a, 0);
+    CHECK_NE(r->base_b_own, 0);
+    munmap(r, sizeof *r);
+}
+
 /* Training hooks in a signal handler: the handler (annotated, so its entry
    is recorded like any function's) and what it calls are dropped and
    counted, not recorded - recording may allocate, and the interrupted code
@@ -3248,6 +3420,8 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_fork", icpp_sampler_fork},
     {"icpp_sampler_deinit_other", icpp_sampler_deinit_other},
     {"icpp_sampler_max_hz", icpp_sampler_max_hz},
+    {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
+    {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
