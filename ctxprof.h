@@ -1484,7 +1484,7 @@ CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
    every height is measured from it. Registers the thread id for
    ctxprof_icpp_base_of_tid. */
 CTXPROF_API uintptr_t ctxprof_icpp_thread_begin(void);
-/* Forgets the calling thread's base (call before the thread exits). */
+/* Forgets the calling thread's base (done at thread exit otherwise). */
 CTXPROF_API void ctxprof_icpp_thread_end(void);
 /* Base of the thread with this kernel thread id, 0 if it has none: for
    samples read from another thread (perf_event). Signal-safe. */
@@ -8592,35 +8592,85 @@ CTXPROF__NOINSTR CTXPROF__PRIV long ctxprof__gettid(void)
 #endif
 }
 
-/* Open addressing on tid; a slot's tid is claimed with a CAS and never
-   reused for another tid (removal stores base 0), so lookups from signal
-   handlers need no lock. */
+/* Open addressing on tid (linear probing). Writers - a thread adding or
+   removing its own entry - hold a spin lock; readers (signal handlers) take
+   none: an entry never moves, and a slot inside a live entry's probe run
+   never becomes empty. Removal leaves a tombstone (tid -1) that insertion
+   reuses; a run of tombstones just before an empty slot is emptied, so
+   probe runs stay short under thread churn. Every thread that records a
+   base also sets a thread-specific key whose destructor removes the entry
+   at thread exit, so threads that never call ctxprof_icpp_thread_end (the
+   hooks) do not fill the table, nor leave a base for a thread that reuses
+   their id. */
 #define CTXPROF__ICPP_TIDS 4096
+#define CTXPROF__ICPP_TID_DEAD (-1L)
 static struct {
     long tid;
     uintptr_t base;
 } ctxprof__icpp_tids[CTXPROF__ICPP_TIDS];
+static int ctxprof__icpp_tidlock;
+static pthread_key_t ctxprof__icpp_tidkey;
+static int ctxprof__icpp_tidkey_ok;
+static pthread_once_t ctxprof__icpp_tidkey_once = PTHREAD_ONCE_INIT;
 
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_lock(int lock)
+{
+    if (!lock) {
+        __atomic_store_n(&ctxprof__icpp_tidlock, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_exchange_n(&ctxprof__icpp_tidlock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+/* Sets (base != 0) or removes (base == 0) tid's entry. */
 CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t base)
 {
-    size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    size_t h = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, i = h, k;
+    size_t tomb = CTXPROF__ICPP_TIDS, at = CTXPROF__ICPP_TIDS, empty = CTXPROF__ICPP_TIDS;
+    if (tid <= 0)
+        return;
+    ctxprof__icpp_tid_lock(1);
     for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
-        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE), zero = 0;
-        if (cur == 0 && __atomic_compare_exchange_n(&ctxprof__icpp_tids[i].tid, &zero, tid, 0,
-                                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            cur = tid;
-        else if (cur == 0)
-            cur = zero;
+        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_RELAXED);
         if (cur == tid) {
-            __atomic_store_n(&ctxprof__icpp_tids[i].base, base, __ATOMIC_RELEASE);
-            return;
+            at = i;
+            break;
         }
+        if (cur == 0) {
+            empty = i;
+            break;
+        }
+        if (cur == CTXPROF__ICPP_TID_DEAD && tomb == CTXPROF__ICPP_TIDS)
+            tomb = i;
     }
+    if (base) {
+        if (at == CTXPROF__ICPP_TIDS)
+            at = tomb != CTXPROF__ICPP_TIDS ? tomb : empty;
+        if (at != CTXPROF__ICPP_TIDS) { /* else full: that many live threads */
+            __atomic_store_n(&ctxprof__icpp_tids[at].base, (uintptr_t)0, __ATOMIC_RELEASE);
+            __atomic_store_n(&ctxprof__icpp_tids[at].tid, tid, __ATOMIC_RELEASE);
+            __atomic_store_n(&ctxprof__icpp_tids[at].base, base, __ATOMIC_RELEASE);
+        }
+    } else if (at != CTXPROF__ICPP_TIDS) {
+        __atomic_store_n(&ctxprof__icpp_tids[at].base, (uintptr_t)0, __ATOMIC_RELEASE);
+        __atomic_store_n(&ctxprof__icpp_tids[at].tid, CTXPROF__ICPP_TID_DEAD, __ATOMIC_RELEASE);
+        /* tombstones that end a run: no live entry's run passes them */
+        i = (at + 1) % CTXPROF__ICPP_TIDS;
+        if (__atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_RELAXED) == 0)
+            for (i = at; __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_RELAXED) ==
+                         CTXPROF__ICPP_TID_DEAD;
+                 i = (i + CTXPROF__ICPP_TIDS - 1) % CTXPROF__ICPP_TIDS)
+                __atomic_store_n(&ctxprof__icpp_tids[i].tid, 0L, __ATOMIC_RELEASE);
+    }
+    ctxprof__icpp_tid_lock(0);
 }
 
 CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
 {
     size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    if (tid <= 0)
+        return 0;
     for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
         long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
         if (cur == tid)
@@ -8631,10 +8681,33 @@ CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
     return 0;
 }
 
+
+/* At thread exit: a thread that did not call thread_end. */
+CTXPROF__NOINSTR static void ctxprof__icpp_tid_dtor(void *p)
+{
+    (void)p;
+    ctxprof_icpp_thread_end();
+}
+
+/* fork(): another thread may have held the lock. */
+CTXPROF__NOINSTR static void ctxprof__icpp_tid_fork_child(void)
+{
+    __atomic_store_n(&ctxprof__icpp_tidlock, 0, __ATOMIC_RELEASE);
+}
+
+CTXPROF__NOINSTR static void ctxprof__icpp_tidkey_init(void)
+{
+    ctxprof__icpp_tidkey_ok = pthread_key_create(&ctxprof__icpp_tidkey, ctxprof__icpp_tid_dtor) == 0;
+    pthread_atfork(NULL, NULL, ctxprof__icpp_tid_fork_child);
+}
+
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
 {
     ctxprof__icpp_base = base;
     ctxprof__icpp_tid_set(ctxprof__gettid(), base);
+    pthread_once(&ctxprof__icpp_tidkey_once, ctxprof__icpp_tidkey_init);
+    if (ctxprof__icpp_tidkey_ok)
+        pthread_setspecific(ctxprof__icpp_tidkey, (void *)&ctxprof__icpp_tidkey);
     return base;
 }
 
@@ -8654,6 +8727,8 @@ CTXPROF_DEF void ctxprof_icpp_thread_end(void)
     if (ctxprof__icpp_base)
         ctxprof__icpp_tid_set(ctxprof__gettid(), 0);
     ctxprof__icpp_base = 0;
+    if (ctxprof__icpp_tidkey_ok)
+        pthread_setspecific(ctxprof__icpp_tidkey, NULL);
 }
 
 /* --- training: one calling-context tree per thread ----------------------

@@ -3010,8 +3010,46 @@ static void icpp_sampler_tid_reuse_ns(void)
     CHECK_EQ(r->timers_detached, 0);
     CHECK_EQ(r->timers_deinit, 0);
     CHECK_NE(r->base_a, 0);
+    CHECK_EQ(r->base_b_before, 0); /* not A's base */
     CHECK_NE(r->base_b_own, 0);
     munmap(r, sizeof *r);
+}
+
+/* The thread id -> base registry under thread churn: 5,000 threads one
+   after the other (more than its 4,096 slots), each finding its own base
+   by its id; half of them end with thread_end, half just exit (as in a
+   hooks build): the registry forgets those at thread exit. */
+static void *icpp_registry_thread(void *arg)
+{
+    long *out = (long *)arg; /* in: 1 to call thread_end; out: ok, tid */
+    uintptr_t b = ctxprof_icpp_thread_begin();
+    long tid = ctxprof__gettid();
+    int ok = b != 0 && ctxprof_icpp_base_of_tid(tid) == b;
+    if (out[0])
+        ctxprof_icpp_thread_end();
+    out[0] = ok;
+    out[1] = tid;
+    return NULL;
+}
+
+static void icpp_thread_registry(void)
+{
+    int i, bad = 0, kept = 0, first_bad = -1;
+    for (i = 0; i < 5000; i++) {
+        pthread_t th;
+        long out[2] = {i % 2, 0};
+        REQUIRE_EQ(pthread_create(&th, NULL, icpp_registry_thread, out), 0);
+        REQUIRE_EQ(pthread_join(th, NULL), 0);
+        if (!out[0] && bad++ == 0)
+            first_bad = i;
+        kept += ctxprof_icpp_base_of_tid(out[1]) != 0; /* forgotten either way */
+    }
+    if (bad)
+        fprintf(stderr, "  %d threads did not find their base, the first #%d\n", bad, first_bad);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(kept, 0);
+    /* the main thread's entry is still there */
+    CHECK_EQ(ctxprof_icpp_base_of_tid((long)ctxprof__gettid()), ctxprof_icpp_thread_base());
 }
 
 /* Training hooks in a signal handler: the handler (annotated, so its entry
@@ -3422,6 +3460,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_max_hz", icpp_sampler_max_hz},
     {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
     {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
+    {"icpp_thread_registry", icpp_thread_registry},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
