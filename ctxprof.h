@@ -1994,7 +1994,8 @@ CTXPROF_API int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
 
 typedef struct ctxprof_icpp_sample {
     uintptr_t pc, sp, fp; /* interrupted registers */
-    uint64_t height;      /* over the thread's base, or CTXPROF_ICPP_NO_HEIGHT */
+    uint64_t height;      /* over the thread's base, or CTXPROF_ICPP_NO_HEIGHT (no base, or
+                             SP off the thread's stack: a coroutine's, sigaltstack) */
     uint64_t truth;       /* ctxprof_icpp_train_current() then (0 when not training) */
     int32_t tid;          /* kernel thread id */
     uint32_t weight;      /* timer periods this sample stands for (1 + overruns) */
@@ -8681,7 +8682,6 @@ CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
     return 0;
 }
 
-
 /* At thread exit: a thread that did not call thread_end. */
 CTXPROF__NOINSTR static void ctxprof__icpp_tid_dtor(void *p)
 {
@@ -8701,9 +8701,55 @@ CTXPROF__NOINSTR static void ctxprof__icpp_tidkey_init(void)
     pthread_atfork(NULL, NULL, ctxprof__icpp_tid_fork_child);
 }
 
+/* The lowest address the calling thread's stack can reach (0 unknown):
+   SP below it is on another stack (a coroutine's, sigaltstack), where
+   [SP, base] spans unmapped memory. The mapping holding base, from
+   /proc/self/maps read with open/read only (signal-safe, no allocation):
+   its start for a thread's stack; for the main thread's "[stack]", which
+   grows down on demand, the end of the mapping below it. */
+static CTXPROF_TLS uintptr_t ctxprof__icpp_stack_lo CTXPROF__TLS_MODEL;
+
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_stack_low(uintptr_t addr)
+{
+    char buf[512], line[128];
+    size_t ln = 0;
+    uintptr_t prev_end = 0, lo = 0;
+    ssize_t n, j;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), done = 0;
+    if (fd < 0)
+        return 0;
+    while (!done && (n = read(fd, buf, sizeof buf)) > 0) {
+        for (j = 0; j < n && !done; j++) {
+            uintptr_t start = 0, end = 0;
+            const char *c = line;
+            if (buf[j] != '\n') {
+                if (ln < sizeof line - 1)
+                    line[ln++] = buf[j];
+                continue;
+            }
+            line[ln] = '\0';
+            ln = 0;
+            for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
+                start = start * 16 + (uintptr_t)(*c <= '9' ? *c - '0' : *c - 'a' + 10);
+            if (*c++ != '-')
+                continue;
+            for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
+                end = end * 16 + (uintptr_t)(*c <= '9' ? *c - '0' : *c - 'a' + 10);
+            if (addr >= start && addr < end) {
+                lo = strstr(c, " [stack]") ? prev_end : start;
+                done = 1;
+            }
+            prev_end = end;
+        }
+    }
+    close(fd);
+    return lo;
+}
+
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
 {
     ctxprof__icpp_base = base;
+    ctxprof__icpp_stack_lo = ctxprof__icpp_stack_low(base);
     ctxprof__icpp_tid_set(ctxprof__gettid(), base);
     pthread_once(&ctxprof__icpp_tidkey_once, ctxprof__icpp_tidkey_init);
     if (ctxprof__icpp_tidkey_ok)
@@ -8727,6 +8773,7 @@ CTXPROF_DEF void ctxprof_icpp_thread_end(void)
     if (ctxprof__icpp_base)
         ctxprof__icpp_tid_set(ctxprof__gettid(), 0);
     ctxprof__icpp_base = 0;
+    ctxprof__icpp_stack_lo = 0;
     if (ctxprof__icpp_tidkey_ok)
         pthread_setspecific(ctxprof__icpp_tidkey, NULL);
 }
@@ -12757,6 +12804,8 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             ctxprof_icpp_sample *o = &s->samples[i];
             uintptr_t base = ctxprof__icpp_base;
             ctxprof__icpp_regs(uc, &o->pc, &o->sp, &o->fp);
+            if (o->sp < ctxprof__icpp_stack_lo) /* on another stack: no height, no reads */
+                base = 0;
             o->height = ctxprof_icpp_height(o->sp, base);
             o->truth = ctxprof_icpp_train_current();
             o->tid = (int32_t)(ctxprof__icpp_timer_tid ? ctxprof__icpp_timer_tid

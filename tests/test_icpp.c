@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 
 #define CHECK_GT_ICPP(a, b) CTXPROF_TEST_CMP(a, >, b, (void)0)
 
@@ -3052,6 +3053,105 @@ static void icpp_thread_registry(void)
     CHECK_EQ(ctxprof_icpp_base_of_tid((long)ctxprof__gettid()), ctxprof_icpp_thread_base());
 }
 
+/* The sampler's handler while the thread runs on a stack of its own making
+   (a makecontext/swapcontext coroutine), with a frame pointer that is no
+   frame pointer (code built without them): a number between SP and the
+   thread's base, in an unmapped page. SP is not on the thread's stack, so
+   the samples have no height and nothing is read: no fault. */
+#if defined(__x86_64__)
+typedef struct icpp_alt {
+    size_t total, on_co, co_bad;
+    int rc;
+} icpp_alt;
+
+static ucontext_t icpp_alt_main, icpp_alt_co;
+static uintptr_t icpp_alt_hole;
+static volatile int icpp_alt_stop;
+static ctxprof_icpp_sampler icpp_alt_s;
+
+static void icpp_alt_coroutine(void)
+{
+    __asm__ volatile("push %%rbp\n\t"
+                     "mov %0, %%rbp\n\t"
+                     "1: cmpl $0, %1\n\t"
+                     "je 1b\n\t"
+                     "pop %%rbp\n\t"
+                     :
+                     : "r"(icpp_alt_hole), "m"(icpp_alt_stop)
+                     : "memory");
+}
+
+static void *icpp_alt_watch(void *arg)
+{
+    struct timespec ms = {0, 1000000};
+    int i;
+    (void)arg;
+    for (i = 0; i < 3000 && ctxprof_icpp_sampler_count(&icpp_alt_s) < 40; i++)
+        nanosleep(&ms, NULL);
+    icpp_alt_stop = 1;
+    return NULL;
+}
+
+static int icpp_alt_child(void *arg, void *shared)
+{
+    icpp_alt *r = (icpp_alt *)shared;
+    ctxprof_icpp_sampler_desc d;
+    size_t size = 1 << 18, i;
+    pthread_t th;
+    unsigned char *stk;
+    void *h;
+    (void)arg;
+    h = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    stk = (unsigned char *)mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                -1, 0);
+    if (h == MAP_FAILED || stk == MAP_FAILED)
+        return 3;
+    icpp_alt_hole = ((uintptr_t)h + 64) & ~(uintptr_t)15;
+    munmap(h, 4096);
+    memset(&d, 0, sizeof d);
+    d.hz = 1000;
+    d.wall = 1;
+    d.save_frames = 4;
+    if (ctxprof_icpp_sampler_init(&icpp_alt_s, &d, NULL) != CTXPROF_OK ||
+        ctxprof_icpp_sampler_attach(&icpp_alt_s, NULL) != CTXPROF_OK)
+        return 4;
+    if (pthread_create(&th, NULL, icpp_alt_watch, NULL) != 0)
+        return 5;
+    getcontext(&icpp_alt_co);
+    icpp_alt_co.uc_stack.ss_sp = stk;
+    icpp_alt_co.uc_stack.ss_size = size;
+    icpp_alt_co.uc_link = &icpp_alt_main;
+    makecontext(&icpp_alt_co, icpp_alt_coroutine, 0);
+    swapcontext(&icpp_alt_main, &icpp_alt_co);
+    ctxprof_icpp_sampler_detach(&icpp_alt_s);
+    pthread_join(th, NULL);
+    r->total = ctxprof_icpp_sampler_count(&icpp_alt_s);
+    for (i = 0; i < r->total; i++) {
+        const ctxprof_icpp_sample *o = &icpp_alt_s.samples[i];
+        if (o->sp < (uintptr_t)stk || o->sp >= (uintptr_t)stk + size)
+            continue;
+        r->on_co++;
+        r->co_bad += o->height != CTXPROF_ICPP_NO_HEIGHT || o->frames.n != 0;
+    }
+    ctxprof_icpp_sampler_deinit(&icpp_alt_s);
+    return 0;
+}
+#endif
+
+static void icpp_sampler_altstack(void)
+{
+#if defined(__x86_64__)
+    icpp_alt *r;
+    r = (icpp_alt *)ctxprof_test_in_child(icpp_alt_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    CHECK_GE(r->on_co, 10);
+    CHECK_EQ(r->co_bad, 0);
+    munmap(r, sizeof *r);
+#else
+    SKIP("the test's coroutine sets the frame pointer with x86-64 assembly");
+#endif
+}
+
 /* Training hooks in a signal handler: the handler (annotated, so its entry
    is recorded like any function's) and what it calls are dropped and
    counted, not recorded - recording may allocate, and the interrupted code
@@ -3461,6 +3561,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
     {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
     {"icpp_thread_registry", icpp_thread_registry},
+    {"icpp_sampler_altstack", icpp_sampler_altstack},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
