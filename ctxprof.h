@@ -3259,6 +3259,38 @@ CTXPROF__PRIV void ctxprof__symtab_build_id(ctxprof__loadobj *o, const struct ct
     }
 }
 
+/* The file mapped at addr, from /proc/self/maps, into out; 0 if none (an
+   anonymous or deleted mapping, or no /proc). The executable is found so,
+   not by /proc/self/exe, which names the loader when the program is run as
+   "/lib64/ld-linux-x86-64.so.2 ./prog". */
+CTXPROF__PRIV int ctxprof__symtab_file_at(uintptr_t addr, char *out, size_t cap)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096 + 128];
+    int found = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        int off = 0;
+        size_t len;
+        char *p;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || off <= 0 ||
+            addr < (uintptr_t)lo || addr >= (uintptr_t)hi)
+            continue;
+        p = line + off;
+        len = strcspn(p, "\n");
+        p[len] = '\0';
+        if (*p == '/' && len < cap && !strstr(p, " (deleted)")) {
+            memcpy(out, p, len + 1);
+            found = 1;
+        }
+        break;
+    }
+    fclose(f);
+    return found;
+}
+
 CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t size, void *data)
 {
     ctxprof__loadlist *L = (ctxprof__loadlist *)data;
@@ -3275,7 +3307,15 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
     o = &L->v[L->n];
     memset(o, 0, sizeof *o);
     if (!path || !*path) { /* the executable: dl_iterate_phdr lists it first, unnamed */
-        ssize_t n = L->n == 0 ? readlink("/proc/self/exe", exe, sizeof exe - 1) : -1;
+        ssize_t n = -1;
+        uintptr_t at = 0;
+        for (i = 0; i < in->phnum && !at; i++) /* its first PT_LOAD, where its file is mapped */
+            if (in->phdr[i].type == 1)
+                at = in->addr + (uintptr_t)in->phdr[i].vaddr;
+        if (L->n == 0 && at && ctxprof__symtab_file_at(at, exe, sizeof exe))
+            n = (ssize_t)strlen(exe);
+        else if (L->n == 0)
+            n = readlink("/proc/self/exe", exe, sizeof exe - 1);
         if (n > 0) {
             exe[n] = '\0';
             path = exe;

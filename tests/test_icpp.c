@@ -3152,6 +3152,61 @@ static void icpp_sampler_altstack(void)
 #endif
 }
 
+/* A program run through the dynamic linker ("/lib64/ld-linux-x86-64.so.2
+   ./prog"): /proc/self/exe is then the loader, yet the symbol table must
+   read the program's own file and name its functions. */
+static void icpp_symtab_via_loader(void)
+{
+    static const char *const loaders[] = {"/lib64/ld-linux-x86-64.so.2",
+                                          "/lib/ld-linux-aarch64.so.1"};
+    static const char prog[] =
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"ctxprof.h\"\n"
+        "#include <stdio.h>\n"
+        "__attribute__((noinline)) int icpp_ldso_function(int x) { return x * 3 + 1; }\n"
+        "int main(void)\n"
+        "{\n"
+        "    ctxprof_symtab st;\n"
+        "    const char *obj = NULL, *nm, *m;\n"
+        "    if (ctxprof_symtab_init(&st, NULL) != CTXPROF_OK)\n"
+        "        return 1;\n"
+        "    nm = ctxprof_symtab_lookup(&st, (uintptr_t)icpp_ldso_function + 1, NULL, &obj);\n"
+        "    m = ctxprof_symtab_name(&st, (uintptr_t)main);\n"
+        "    printf(\"%s %s %s\\n\", nm ? nm : \"-\", m ? m : \"-\",\n"
+        "           obj && strstr(obj, \"icpp_ldso\") ? \"prog\" : obj ? obj : \"-\");\n"
+        "    ctxprof_symtab_deinit(&st);\n"
+        "    return icpp_ldso_function(0) - 1;\n"
+        "}\n";
+    const char *dir = ctxprof_test_tmpdir(), *ld = NULL;
+    char path[600], *out = NULL;
+    size_t i, len;
+    FILE *f;
+    for (i = 0; i < sizeof loaders / sizeof loaders[0] && !ld; i++)
+        if (access(loaders[i], X_OK) == 0)
+            ld = loaders[i];
+    if (!ld)
+        SKIP("no dynamic linker at a known path here");
+    snprintf(path, sizeof path, "%s/icpp_ldso.c", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(prog, f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -I. %s/icpp_ldso.c -o %s/icpp_ldso -lpthread "
+                               "-ldl -lrt",
+                               CTXPROF_TEST_CC, dir, dir),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/icpp_ldso > %s/icpp_ldso.direct", dir, dir), 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s %s/icpp_ldso > %s/icpp_ldso.loader", ld, dir, dir), 0);
+    snprintf(path, sizeof path, "%s/icpp_ldso.direct", dir);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_STR(out, "icpp_ldso_function main prog\n");
+    ctxprof__free(out, NULL);
+    snprintf(path, sizeof path, "%s/icpp_ldso.loader", dir);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_STR(out, "icpp_ldso_function main prog\n");
+    ctxprof__free(out, NULL);
+}
+
 /* Training hooks in a signal handler: the handler (annotated, so its entry
    is recorded like any function's) and what it calls are dropped and
    counted, not recorded - recording may allocate, and the interrupted code
@@ -3562,6 +3617,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
     {"icpp_thread_registry", icpp_thread_registry},
     {"icpp_sampler_altstack", icpp_sampler_altstack},
+    {"icpp_symtab_via_loader", icpp_symtab_via_loader},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
