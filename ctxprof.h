@@ -1502,7 +1502,7 @@ CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
    every height is measured from it. Registers the thread id for
    ctxprof_icpp_base_of_tid. */
 CTXPROF_API uintptr_t ctxprof_icpp_thread_begin(void);
-/* Forgets the calling thread's base (call before the thread exits). */
+/* Forgets the calling thread's base (done at thread exit otherwise). */
 CTXPROF_API void ctxprof_icpp_thread_end(void);
 /* Base of the thread with this kernel thread id, 0 if it has none: for
    samples read from another thread (perf_event). Signal-safe. */
@@ -2012,7 +2012,8 @@ CTXPROF_API int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
 
 typedef struct ctxprof_icpp_sample {
     uintptr_t pc, sp, fp; /* interrupted registers */
-    uint64_t height;      /* over the thread's base, or CTXPROF_ICPP_NO_HEIGHT */
+    uint64_t height;      /* over the thread's base, or CTXPROF_ICPP_NO_HEIGHT (no base, or
+                             SP off the thread's stack: a coroutine's, sigaltstack) */
     uint64_t truth;       /* ctxprof_icpp_train_current() then (0 when not training) */
     int32_t tid;          /* kernel thread id */
     uint32_t weight;      /* timer periods this sample stands for (1 + overruns) */
@@ -2024,8 +2025,15 @@ typedef struct ctxprof_icpp_sample {
     uint32_t ready;       /* 1 once written */
 } ctxprof_icpp_sample;
 
+/* The sampler's highest rate. Each period is one signal, and a signal costs
+   2-25 us (ctxprof_pebs.h's signal mode measured the same): at 50 us periods
+   a thread spends up to half its time in the handler, and at 200 kHz it never
+   leaves it. */
+#define CTXPROF_ICPP_SAMPLER_MAX_HZ 20000u
+
 typedef struct ctxprof_icpp_sampler_desc {
-    unsigned hz;             /* per thread rate (default 1000); CPU-time timers fire on
+    unsigned hz;             /* per thread rate (default 1000, at most
+                                CTXPROF_ICPP_SAMPLER_MAX_HZ); CPU-time timers fire on
                                 kernel ticks (often 250 Hz): missed periods go in weight */
     int wall;                /* 1: wall-clock timer (CLOCK_MONOTONIC, exact rate, counts
                                 blocked time too) instead of the thread's CPU time */
@@ -2059,7 +2067,8 @@ CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
    CLOCK_THREAD_CPUTIME_ID, signal directed to this thread). */
 CTXPROF_API int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_error *err);
 /* Stops the calling thread's timer. A thread that exits without it leaves
-   a timer that the next attach or deinit deletes. */
+   a timer that the next attach or deinit deletes (or the attach of a new
+   thread that reuses its id). */
 CTXPROF_API void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s);
 /* Samples written so far (ready ones; the buffer never wraps). */
 CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
@@ -2067,7 +2076,8 @@ CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
 CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s);
 /* Deactivates (the handler stays installed and ignores late signals) and
    frees. Detach every live thread first; the timers of threads that exited
-   without a detach are deleted here. */
+   without a detach are deleted here. Does nothing unless s is the active
+   sampler (e.g. one whose init was refused). */
 CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
 #ifdef __cplusplus
@@ -3267,6 +3277,38 @@ CTXPROF__PRIV void ctxprof__symtab_build_id(ctxprof__loadobj *o, const struct ct
     }
 }
 
+/* The file mapped at addr, from /proc/self/maps, into out; 0 if none (an
+   anonymous or deleted mapping, or no /proc). The executable is found so,
+   not by /proc/self/exe, which names the loader when the program is run as
+   "/lib64/ld-linux-x86-64.so.2 ./prog". */
+CTXPROF__PRIV int ctxprof__symtab_file_at(uintptr_t addr, char *out, size_t cap)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096 + 128];
+    int found = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        int off = 0;
+        size_t len;
+        char *p;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || off <= 0 ||
+            addr < (uintptr_t)lo || addr >= (uintptr_t)hi)
+            continue;
+        p = line + off;
+        len = strcspn(p, "\n");
+        p[len] = '\0';
+        if (*p == '/' && len < cap && !strstr(p, " (deleted)")) {
+            memcpy(out, p, len + 1);
+            found = 1;
+        }
+        break;
+    }
+    fclose(f);
+    return found;
+}
+
 CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t size, void *data)
 {
     ctxprof__loadlist *L = (ctxprof__loadlist *)data;
@@ -3283,7 +3325,15 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
     o = &L->v[L->n];
     memset(o, 0, sizeof *o);
     if (!path || !*path) { /* the executable: dl_iterate_phdr lists it first, unnamed */
-        ssize_t n = L->n == 0 ? readlink("/proc/self/exe", exe, sizeof exe - 1) : -1;
+        ssize_t n = -1;
+        uintptr_t at = 0;
+        for (i = 0; i < in->phnum && !at; i++) /* its first PT_LOAD, where its file is mapped */
+            if (in->phdr[i].type == 1)
+                at = in->addr + (uintptr_t)in->phdr[i].vaddr;
+        if (L->n == 0 && at && ctxprof__symtab_file_at(at, exe, sizeof exe))
+            n = (ssize_t)strlen(exe);
+        else if (L->n == 0)
+            n = readlink("/proc/self/exe", exe, sizeof exe - 1);
         if (n > 0) {
             exe[n] = '\0';
             path = exe;
@@ -8601,35 +8651,85 @@ CTXPROF__NOINSTR CTXPROF__PRIV long ctxprof__gettid(void)
 #endif
 }
 
-/* Open addressing on tid; a slot's tid is claimed with a CAS and never
-   reused for another tid (removal stores base 0), so lookups from signal
-   handlers need no lock. */
+/* Open addressing on tid (linear probing). Writers - a thread adding or
+   removing its own entry - hold a spin lock; readers (signal handlers) take
+   none: an entry never moves, and a slot inside a live entry's probe run
+   never becomes empty. Removal leaves a tombstone (tid -1) that insertion
+   reuses; a run of tombstones just before an empty slot is emptied, so
+   probe runs stay short under thread churn. Every thread that records a
+   base also sets a thread-specific key whose destructor removes the entry
+   at thread exit, so threads that never call ctxprof_icpp_thread_end (the
+   hooks) do not fill the table, nor leave a base for a thread that reuses
+   their id. */
 #define CTXPROF__ICPP_TIDS 4096
+#define CTXPROF__ICPP_TID_DEAD (-1L)
 static struct {
     long tid;
     uintptr_t base;
 } ctxprof__icpp_tids[CTXPROF__ICPP_TIDS];
+static int ctxprof__icpp_tidlock;
+static pthread_key_t ctxprof__icpp_tidkey;
+static int ctxprof__icpp_tidkey_ok;
+static pthread_once_t ctxprof__icpp_tidkey_once = PTHREAD_ONCE_INIT;
 
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_lock(int lock)
+{
+    if (!lock) {
+        __atomic_store_n(&ctxprof__icpp_tidlock, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_exchange_n(&ctxprof__icpp_tidlock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+/* Sets (base != 0) or removes (base == 0) tid's entry. */
 CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t base)
 {
-    size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    size_t h = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, i = h, k;
+    size_t tomb = CTXPROF__ICPP_TIDS, at = CTXPROF__ICPP_TIDS, empty = CTXPROF__ICPP_TIDS;
+    if (tid <= 0)
+        return;
+    ctxprof__icpp_tid_lock(1);
     for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
-        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE), zero = 0;
-        if (cur == 0 && __atomic_compare_exchange_n(&ctxprof__icpp_tids[i].tid, &zero, tid, 0,
-                                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            cur = tid;
-        else if (cur == 0)
-            cur = zero;
+        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_RELAXED);
         if (cur == tid) {
-            __atomic_store_n(&ctxprof__icpp_tids[i].base, base, __ATOMIC_RELEASE);
-            return;
+            at = i;
+            break;
         }
+        if (cur == 0) {
+            empty = i;
+            break;
+        }
+        if (cur == CTXPROF__ICPP_TID_DEAD && tomb == CTXPROF__ICPP_TIDS)
+            tomb = i;
     }
+    if (base) {
+        if (at == CTXPROF__ICPP_TIDS)
+            at = tomb != CTXPROF__ICPP_TIDS ? tomb : empty;
+        if (at != CTXPROF__ICPP_TIDS) { /* else full: that many live threads */
+            __atomic_store_n(&ctxprof__icpp_tids[at].base, (uintptr_t)0, __ATOMIC_RELEASE);
+            __atomic_store_n(&ctxprof__icpp_tids[at].tid, tid, __ATOMIC_RELEASE);
+            __atomic_store_n(&ctxprof__icpp_tids[at].base, base, __ATOMIC_RELEASE);
+        }
+    } else if (at != CTXPROF__ICPP_TIDS) {
+        __atomic_store_n(&ctxprof__icpp_tids[at].base, (uintptr_t)0, __ATOMIC_RELEASE);
+        __atomic_store_n(&ctxprof__icpp_tids[at].tid, CTXPROF__ICPP_TID_DEAD, __ATOMIC_RELEASE);
+        /* tombstones that end a run: no live entry's run passes them */
+        i = (at + 1) % CTXPROF__ICPP_TIDS;
+        if (__atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_RELAXED) == 0)
+            for (i = at; __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_RELAXED) ==
+                         CTXPROF__ICPP_TID_DEAD;
+                 i = (i + CTXPROF__ICPP_TIDS - 1) % CTXPROF__ICPP_TIDS)
+                __atomic_store_n(&ctxprof__icpp_tids[i].tid, 0L, __ATOMIC_RELEASE);
+    }
+    ctxprof__icpp_tid_lock(0);
 }
 
 CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
 {
     size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    if (tid <= 0)
+        return 0;
     for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
         long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
         if (cur == tid)
@@ -8640,10 +8740,78 @@ CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
     return 0;
 }
 
+/* At thread exit: a thread that did not call thread_end. */
+CTXPROF__NOINSTR static void ctxprof__icpp_tid_dtor(void *p)
+{
+    (void)p;
+    ctxprof_icpp_thread_end();
+}
+
+/* fork(): another thread may have held the lock. */
+CTXPROF__NOINSTR static void ctxprof__icpp_tid_fork_child(void)
+{
+    __atomic_store_n(&ctxprof__icpp_tidlock, 0, __ATOMIC_RELEASE);
+}
+
+CTXPROF__NOINSTR static void ctxprof__icpp_tidkey_init(void)
+{
+    ctxprof__icpp_tidkey_ok = pthread_key_create(&ctxprof__icpp_tidkey, ctxprof__icpp_tid_dtor) == 0;
+    pthread_atfork(NULL, NULL, ctxprof__icpp_tid_fork_child);
+}
+
+/* The lowest address the calling thread's stack can reach (0 unknown):
+   SP below it is on another stack (a coroutine's, sigaltstack), where
+   [SP, base] spans unmapped memory. The mapping holding base, from
+   /proc/self/maps read with open/read only (signal-safe, no allocation):
+   its start for a thread's stack; for the main thread's "[stack]", which
+   grows down on demand, the end of the mapping below it. */
+static CTXPROF_TLS uintptr_t ctxprof__icpp_stack_lo CTXPROF__TLS_MODEL;
+
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_stack_low(uintptr_t addr)
+{
+    char buf[512], line[128];
+    size_t ln = 0;
+    uintptr_t prev_end = 0, lo = 0;
+    ssize_t n, j;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), done = 0;
+    if (fd < 0)
+        return 0;
+    while (!done && (n = read(fd, buf, sizeof buf)) > 0) {
+        for (j = 0; j < n && !done; j++) {
+            uintptr_t start = 0, end = 0;
+            const char *c = line;
+            if (buf[j] != '\n') {
+                if (ln < sizeof line - 1)
+                    line[ln++] = buf[j];
+                continue;
+            }
+            line[ln] = '\0';
+            ln = 0;
+            for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
+                start = start * 16 + (uintptr_t)(*c <= '9' ? *c - '0' : *c - 'a' + 10);
+            if (*c++ != '-')
+                continue;
+            for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
+                end = end * 16 + (uintptr_t)(*c <= '9' ? *c - '0' : *c - 'a' + 10);
+            if (addr >= start && addr < end) {
+                lo = strstr(c, " [stack]") ? prev_end : start;
+                done = 1;
+            }
+            prev_end = end;
+        }
+    }
+    close(fd);
+    return lo;
+}
+
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
 {
     ctxprof__icpp_base = base;
+    ctxprof__icpp_stack_lo = ctxprof__icpp_stack_low(base);
     ctxprof__icpp_tid_set(ctxprof__gettid(), base);
+    pthread_once(&ctxprof__icpp_tidkey_once, ctxprof__icpp_tidkey_init);
+    if (ctxprof__icpp_tidkey_ok)
+        pthread_setspecific(ctxprof__icpp_tidkey, (void *)&ctxprof__icpp_tidkey);
     return base;
 }
 
@@ -8663,6 +8831,9 @@ CTXPROF_DEF void ctxprof_icpp_thread_end(void)
     if (ctxprof__icpp_base)
         ctxprof__icpp_tid_set(ctxprof__gettid(), 0);
     ctxprof__icpp_base = 0;
+    ctxprof__icpp_stack_lo = 0;
+    if (ctxprof__icpp_tidkey_ok)
+        pthread_setspecific(ctxprof__icpp_tidkey, NULL);
 }
 
 /* --- training: one calling-context tree per thread ----------------------
@@ -12701,6 +12872,8 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             ctxprof_icpp_sample *o = &s->samples[i];
             uintptr_t base = ctxprof__icpp_base;
             ctxprof__icpp_regs(uc, &o->pc, &o->sp, &o->fp);
+            if (o->sp < ctxprof__icpp_stack_lo) /* on another stack: no height, no reads */
+                base = 0;
             o->height = ctxprof_icpp_height(o->sp, base);
             o->truth = ctxprof_icpp_train_current();
             o->tid = (int32_t)(ctxprof__icpp_timer_tid ? ctxprof__icpp_timer_tid
@@ -12761,9 +12934,13 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
     if (dd.save_frames > CTXPROF_ICPP_FRAMES)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: save_frames %u > %d",
                              dd.save_frames, CTXPROF_ICPP_FRAMES);
-    if (dd.hz > 1000000 || dd.signo <= 0 || dd.signo > 64)
-        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: bad rate %u Hz or signal %d",
-                             dd.hz, dd.signo);
+    if (dd.hz > CTXPROF_ICPP_SAMPLER_MAX_HZ) /* a signal per period: 2-25 us each */
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                             "icpp: rate %u Hz too high: at most %u Hz (each sample is a signal "
+                             "costing up to 25 us; faster, a thread lives in the handler)",
+                             dd.hz, CTXPROF_ICPP_SAMPLER_MAX_HZ);
+    if (dd.signo <= 0 || dd.signo > 64)
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: bad signal %d", dd.signo);
     if (dd.map && (!dd.map->d || !dd.map->d->pcs))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");
@@ -12835,6 +13012,17 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     }
     ctxprof__icpp_tmr_lock(1);
     ctxprof__icpp_tmr_reap(0);
+    {
+        /* an entry under our id is a dead thread's whose id we reuse (we
+           have no timer): its timer goes, or it leaks and keeps firing */
+        size_t i = 0;
+        long me = ctxprof__gettid();
+        while (i < ctxprof__icpp_ntmr)
+            if (ctxprof__icpp_tmrs[i].tid == me)
+                ctxprof__icpp_tmr_drop(i, 1);
+            else
+                i++;
+    }
     if (ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap, ctxprof__icpp_ntmr,
                          ctxprof__icpp_ntmr + 1, sizeof *ctxprof__icpp_tmrs, NULL)) {
         ctxprof__icpp_tmr_lock(0);
@@ -12856,8 +13044,8 @@ CTXPROF_DEF void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s)
     (void)s;
     if (ctxprof__icpp_has_timer) {
         ctxprof__icpp_tmr_lock(1);
-        for (i = 0; i < ctxprof__icpp_ntmr; i++)
-            if (ctxprof__icpp_tmrs[i].tid == ctxprof__icpp_timer_tid) {
+        for (i = 0; i < ctxprof__icpp_ntmr; i++) /* our own timer, not just our id */
+            if (memcmp(&ctxprof__icpp_tmrs[i].tm, &ctxprof__icpp_timer, sizeof(timer_t)) == 0) {
                 ctxprof__icpp_tmr_drop(i, 0);
                 break;
             }
@@ -12888,7 +13076,9 @@ CTXPROF_DEF uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s)
 
 CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
 {
-    if (!s)
+    /* only the active sampler owns the timers: deinit of another (one whose
+       init was refused, or never made) must not touch them */
+    if (!s || !s->installed || __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) != s)
         return;
     ctxprof_icpp_sampler_detach(s);
     ctxprof__icpp_tmr_lock(1); /* threads that did not detach */

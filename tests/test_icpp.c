@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 
 #define CHECK_GT_ICPP(a, b) CTXPROF_TEST_CMP(a, >, b, (void)0)
 
@@ -2775,6 +2776,433 @@ static void icpp_sampler_timer_error(void)
     munmap(out, 1024);
 }
 
+/* Deinit of a sampler that is not the active one (its init was refused
+   because another is active, or it was never initialised) does nothing:
+   the active sampler keeps its timers and its samples. */
+static void icpp_sampler_deinit_other(void)
+{
+    ctxprof_icpp_sampler s1, s2, s3;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    int before = icpp_count_timers();
+    size_t n;
+    double t0;
+    if (before < 0)
+        SKIP("no /proc/self/timers here");
+    memset(&d, 0, sizeof d);
+    d.hz = 1000;
+    d.wall = 1;
+    memset(&s2, 0, sizeof s2);
+    memset(&s3, 0, sizeof s3);
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s1, &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s1, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_sampler_init(&s2, &d, &err), CTXPROF_ERR_INVAL); /* refused */
+    ctxprof_icpp_sampler_deinit(&s2);
+    ctxprof_icpp_sampler_deinit(&s3); /* never initialised */
+    CHECK(ctxprof__icpp_active == &s1);
+    CHECK_EQ(icpp_count_timers(), before + 1); /* this thread's timer is still there */
+    n = ctxprof_icpp_sampler_count(&s1);
+    t0 = icpp_cpu_now();
+    while (ctxprof_icpp_sampler_count(&s1) < n + 5 && icpp_cpu_now() - t0 < 2)
+        ;
+    CHECK_GE(ctxprof_icpp_sampler_count(&s1), n + 5); /* and it still fires */
+    ctxprof_icpp_sampler_detach(&s1);
+    ctxprof_icpp_sampler_deinit(&s1);
+    CHECK_EQ(icpp_count_timers(), before);
+    CHECK(ctxprof__icpp_active == NULL);
+}
+
+/* Rates: a wall-clock signal costs 2-25 us, so rates above
+   CTXPROF_ICPP_SAMPLER_MAX_HZ (20 kHz, a 50 us period) are refused rather
+   than keeping a thread in its handler; the maximum itself is accepted. */
+static void icpp_sampler_max_hz(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    static const unsigned bad[] = {20001, 200000, 1000000, UINT32_MAX};
+    size_t i;
+    int wall;
+    for (wall = 0; wall < 2; wall++) {
+        memset(&d, 0, sizeof d);
+        d.wall = wall;
+        d.capacity = 16;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            d.hz = bad[i];
+            CHECK_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_ERR_RANGE);
+            CHECK_CONTAINS(err.detail, "at most 20000 Hz");
+            CHECK(ctxprof__icpp_active == NULL);
+        }
+        d.hz = 20000;
+        REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+        ctxprof_icpp_sampler_deinit(&s);
+    }
+}
+
+/* A thread id reused: a thread that exited without a detach leaves its
+   timer in the registry under its id; a new thread with the same id must
+   not take that entry for its own. Its attach deletes the dead thread's
+   timer (it cannot be its own: it has none yet), and its detach deletes
+   its own timer and forgets that one. Simulated here with a timer
+   registered under this thread's id; icpp_sampler_tid_reuse_ns makes a
+   real reuse where a pid namespace can be made. */
+static void icpp_sampler_tid_stale(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    struct sigevent sev;
+    timer_t stale;
+    int before = icpp_count_timers();
+    if (before < 0)
+        SKIP("no /proc/self/timers here");
+    memset(&d, 0, sizeof d);
+    d.hz = 100;
+    d.wall = 1;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_NONE;
+    REQUIRE_EQ(timer_create(CLOCK_MONOTONIC, &sev, &stale), 0);
+    ctxprof__icpp_tmr_lock(1); /* "a dead thread's", under this thread's id */
+    REQUIRE_EQ(ctxprof__reserve((void **)&ctxprof__icpp_tmrs, &ctxprof__icpp_tmrcap,
+                                ctxprof__icpp_ntmr, ctxprof__icpp_ntmr + 1,
+                                sizeof *ctxprof__icpp_tmrs, NULL),
+               0);
+    ctxprof__icpp_tmrs[ctxprof__icpp_ntmr].tid = ctxprof__gettid();
+    ctxprof__icpp_tmrs[ctxprof__icpp_ntmr++].tm = stale;
+    ctxprof__icpp_tmr_lock(0);
+    CHECK_EQ(icpp_count_timers(), before + 1);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_count_timers(), before + 1); /* the stale one deleted, ours made */
+    CHECK_EQ(ctxprof__icpp_ntmr, 1);
+    ctxprof_icpp_sampler_detach(&s);
+    CHECK_EQ(icpp_count_timers(), before); /* ours deleted */
+    CHECK_EQ(ctxprof__icpp_ntmr, 0);
+    ctxprof_icpp_sampler_deinit(&s);
+    CHECK_EQ(icpp_count_timers(), before);
+}
+
+/* The real thing, in a new pid namespace (nothing else takes ids there):
+   thread A records its base and attaches, and exits with neither
+   thread_end nor detach (as in a hooks build); ns_last_pid is set so that
+   the next thread, B, gets A's id. B must not inherit A's base, nor
+   A's timer: after B's attach one timer (B's), none after its detach. */
+typedef struct icpp_reuse {
+    int skipped;
+    char why[200];
+    long tid_a, tid_b;
+    uintptr_t base_a, base_b_before, base_b_own;
+    int rc_b, timers_a, timers_b, timers_detached, timers_deinit;
+} icpp_reuse;
+
+static icpp_reuse *icpp_reuse_r;
+static ctxprof_icpp_sampler icpp_reuse_s;
+
+static void *icpp_reuse_a(void *arg)
+{
+    (void)arg;
+    icpp_reuse_r->tid_a = ctxprof__gettid();
+    icpp_reuse_r->base_a = ctxprof_icpp_thread_begin();
+    ctxprof_icpp_sampler_attach(&icpp_reuse_s, NULL);
+    return NULL;
+}
+
+static void *icpp_reuse_b(void *arg)
+{
+    icpp_reuse *r = icpp_reuse_r;
+    (void)arg;
+    r->tid_b = ctxprof__gettid();
+    r->base_b_before = ctxprof_icpp_base_of_tid(r->tid_b); /* none recorded yet */
+    r->base_b_own = ctxprof_icpp_thread_begin();
+    r->rc_b = ctxprof_icpp_sampler_attach(&icpp_reuse_s, NULL);
+    r->timers_b = icpp_count_timers();
+    ctxprof_icpp_sampler_detach(&icpp_reuse_s);
+    r->timers_detached = icpp_count_timers();
+    ctxprof_icpp_thread_end();
+    return NULL;
+}
+
+static int icpp_reuse_run(icpp_reuse *r)
+{
+    ctxprof_icpp_sampler_desc d;
+    pthread_t th;
+    char v[32];
+    int fd, ok;
+    icpp_reuse_r = r;
+    memset(&d, 0, sizeof d);
+    d.hz = 100;
+    d.wall = 1;
+    if (ctxprof_icpp_sampler_init(&icpp_reuse_s, &d, NULL) != CTXPROF_OK)
+        return 3;
+    if (pthread_create(&th, NULL, icpp_reuse_a, NULL) != 0)
+        return 4;
+    pthread_join(th, NULL);
+    r->timers_a = icpp_count_timers();
+    snprintf(v, sizeof v, "%ld", r->tid_a - 1);
+    fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    ok = fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "cannot set ns_last_pid: %s", strerror(errno));
+        return 0;
+    }
+    if (pthread_create(&th, NULL, icpp_reuse_b, NULL) != 0)
+        return 5;
+    pthread_join(th, NULL);
+    ctxprof_icpp_sampler_deinit(&icpp_reuse_s);
+    r->timers_deinit = icpp_count_timers();
+    return 0;
+}
+
+static int icpp_reuse_child(void *arg, void *shared)
+{
+    icpp_reuse *r = (icpp_reuse *)shared;
+    pid_t pid;
+    int st;
+    (void)arg;
+    /* and a mount namespace: the timer registry looks threads up in /proc,
+       which must be the new pid namespace's */
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0 &&
+        unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "no pid namespace here (%s)", strerror(errno));
+        return 0;
+    }
+    pid = fork(); /* the first process of the namespace */
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the alarm kills us through our parent */
+        if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount("proc", "/proc", "proc", 0, NULL) != 0) {
+            r->skipped = 1;
+            snprintf(r->why, sizeof r->why, "cannot mount a /proc (%s)", strerror(errno));
+            _exit(0);
+        }
+        _exit(icpp_reuse_run(r));
+    }
+    return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+static void icpp_sampler_tid_reuse_ns(void)
+{
+    icpp_reuse *r;
+    if (icpp_count_timers() < 0)
+        SKIP("no /proc/self/timers here");
+    r = (icpp_reuse *)ctxprof_test_in_child(icpp_reuse_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    if (r->skipped) {
+        static char why[sizeof r->why + 16];
+        snprintf(why, sizeof why, "tid reuse: %s", r->why);
+        munmap(r, sizeof *r);
+        SKIP(why);
+    }
+    CHECK(r->tid_a > 0);
+    CHECK_EQ(r->tid_b, r->tid_a); /* the id was reused */
+    CHECK_EQ(r->timers_a, 1);     /* A's, left behind */
+    CHECK_EQ(r->rc_b, CTXPROF_OK);
+    CHECK_EQ(r->timers_b, 1); /* B's only: A's deleted */
+    CHECK_EQ(r->timers_detached, 0);
+    CHECK_EQ(r->timers_deinit, 0);
+    CHECK_NE(r->base_a, 0);
+    CHECK_EQ(r->base_b_before, 0); /* not A's base */
+    CHECK_NE(r->base_b_own, 0);
+    munmap(r, sizeof *r);
+}
+
+/* The thread id -> base registry under thread churn: 5,000 threads one
+   after the other (more than its 4,096 slots), each finding its own base
+   by its id; half of them end with thread_end, half just exit (as in a
+   hooks build): the registry forgets those at thread exit. */
+static void *icpp_registry_thread(void *arg)
+{
+    long *out = (long *)arg; /* in: 1 to call thread_end; out: ok, tid */
+    uintptr_t b = ctxprof_icpp_thread_begin();
+    long tid = ctxprof__gettid();
+    int ok = b != 0 && ctxprof_icpp_base_of_tid(tid) == b;
+    if (out[0])
+        ctxprof_icpp_thread_end();
+    out[0] = ok;
+    out[1] = tid;
+    return NULL;
+}
+
+static void icpp_thread_registry(void)
+{
+    int i, bad = 0, kept = 0, first_bad = -1;
+    for (i = 0; i < 5000; i++) {
+        pthread_t th;
+        long out[2] = {i % 2, 0};
+        REQUIRE_EQ(pthread_create(&th, NULL, icpp_registry_thread, out), 0);
+        REQUIRE_EQ(pthread_join(th, NULL), 0);
+        if (!out[0] && bad++ == 0)
+            first_bad = i;
+        kept += ctxprof_icpp_base_of_tid(out[1]) != 0; /* forgotten either way */
+    }
+    if (bad)
+        fprintf(stderr, "  %d threads did not find their base, the first #%d\n", bad, first_bad);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(kept, 0);
+    /* the main thread's entry is still there */
+    CHECK_EQ(ctxprof_icpp_base_of_tid((long)ctxprof__gettid()), ctxprof_icpp_thread_base());
+}
+
+/* The sampler's handler while the thread runs on a stack of its own making
+   (a makecontext/swapcontext coroutine), with a frame pointer that is no
+   frame pointer (code built without them): a number between SP and the
+   thread's base, in an unmapped page. SP is not on the thread's stack, so
+   the samples have no height and nothing is read: no fault. */
+#if defined(__x86_64__)
+typedef struct icpp_alt {
+    size_t total, on_co, co_bad;
+    int rc;
+} icpp_alt;
+
+static ucontext_t icpp_alt_main, icpp_alt_co;
+static uintptr_t icpp_alt_hole;
+static volatile int icpp_alt_stop;
+static ctxprof_icpp_sampler icpp_alt_s;
+
+static void icpp_alt_coroutine(void)
+{
+    __asm__ volatile("push %%rbp\n\t"
+                     "mov %0, %%rbp\n\t"
+                     "1: cmpl $0, %1\n\t"
+                     "je 1b\n\t"
+                     "pop %%rbp\n\t"
+                     :
+                     : "r"(icpp_alt_hole), "m"(icpp_alt_stop)
+                     : "memory");
+}
+
+static void *icpp_alt_watch(void *arg)
+{
+    struct timespec ms = {0, 1000000};
+    int i;
+    (void)arg;
+    for (i = 0; i < 3000 && ctxprof_icpp_sampler_count(&icpp_alt_s) < 40; i++)
+        nanosleep(&ms, NULL);
+    icpp_alt_stop = 1;
+    return NULL;
+}
+
+static int icpp_alt_child(void *arg, void *shared)
+{
+    icpp_alt *r = (icpp_alt *)shared;
+    ctxprof_icpp_sampler_desc d;
+    size_t size = 1 << 18, i;
+    pthread_t th;
+    unsigned char *stk;
+    void *h;
+    (void)arg;
+    h = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    stk = (unsigned char *)mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                -1, 0);
+    if (h == MAP_FAILED || stk == MAP_FAILED)
+        return 3;
+    icpp_alt_hole = ((uintptr_t)h + 64) & ~(uintptr_t)15;
+    munmap(h, 4096);
+    memset(&d, 0, sizeof d);
+    d.hz = 1000;
+    d.wall = 1;
+    d.save_frames = 4;
+    if (ctxprof_icpp_sampler_init(&icpp_alt_s, &d, NULL) != CTXPROF_OK ||
+        ctxprof_icpp_sampler_attach(&icpp_alt_s, NULL) != CTXPROF_OK)
+        return 4;
+    if (pthread_create(&th, NULL, icpp_alt_watch, NULL) != 0)
+        return 5;
+    getcontext(&icpp_alt_co);
+    icpp_alt_co.uc_stack.ss_sp = stk;
+    icpp_alt_co.uc_stack.ss_size = size;
+    icpp_alt_co.uc_link = &icpp_alt_main;
+    makecontext(&icpp_alt_co, icpp_alt_coroutine, 0);
+    swapcontext(&icpp_alt_main, &icpp_alt_co);
+    ctxprof_icpp_sampler_detach(&icpp_alt_s);
+    pthread_join(th, NULL);
+    r->total = ctxprof_icpp_sampler_count(&icpp_alt_s);
+    for (i = 0; i < r->total; i++) {
+        const ctxprof_icpp_sample *o = &icpp_alt_s.samples[i];
+        if (o->sp < (uintptr_t)stk || o->sp >= (uintptr_t)stk + size)
+            continue;
+        r->on_co++;
+        r->co_bad += o->height != CTXPROF_ICPP_NO_HEIGHT || o->frames.n != 0;
+    }
+    ctxprof_icpp_sampler_deinit(&icpp_alt_s);
+    return 0;
+}
+#endif
+
+static void icpp_sampler_altstack(void)
+{
+#if defined(__x86_64__)
+    icpp_alt *r;
+    r = (icpp_alt *)ctxprof_test_in_child(icpp_alt_child, NULL, sizeof *r);
+    REQUIRE(r != NULL);
+    CHECK_GE(r->on_co, 10);
+    CHECK_EQ(r->co_bad, 0);
+    munmap(r, sizeof *r);
+#else
+    SKIP("the test's coroutine sets the frame pointer with x86-64 assembly");
+#endif
+}
+
+/* A program run through the dynamic linker ("/lib64/ld-linux-x86-64.so.2
+   ./prog"): /proc/self/exe is then the loader, yet the symbol table must
+   read the program's own file and name its functions. */
+static void icpp_symtab_via_loader(void)
+{
+    static const char *const loaders[] = {"/lib64/ld-linux-x86-64.so.2",
+                                          "/lib/ld-linux-aarch64.so.1"};
+    static const char prog[] =
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"ctxprof.h\"\n"
+        "#include <stdio.h>\n"
+        "__attribute__((noinline)) int icpp_ldso_function(int x) { return x * 3 + 1; }\n"
+        "int main(void)\n"
+        "{\n"
+        "    ctxprof_symtab st;\n"
+        "    const char *obj = NULL, *nm, *m;\n"
+        "    if (ctxprof_symtab_init(&st, NULL) != CTXPROF_OK)\n"
+        "        return 1;\n"
+        "    nm = ctxprof_symtab_lookup(&st, (uintptr_t)icpp_ldso_function + 1, NULL, &obj);\n"
+        "    m = ctxprof_symtab_name(&st, (uintptr_t)main);\n"
+        "    printf(\"%s %s %s\\n\", nm ? nm : \"-\", m ? m : \"-\",\n"
+        "           obj && strstr(obj, \"icpp_ldso\") ? \"prog\" : obj ? obj : \"-\");\n"
+        "    ctxprof_symtab_deinit(&st);\n"
+        "    return icpp_ldso_function(0) - 1;\n"
+        "}\n";
+    const char *dir = ctxprof_test_tmpdir(), *ld = NULL;
+    char path[600], *out = NULL;
+    size_t i, len;
+    FILE *f;
+    for (i = 0; i < sizeof loaders / sizeof loaders[0] && !ld; i++)
+        if (access(loaders[i], X_OK) == 0)
+            ld = loaders[i];
+    if (!ld)
+        SKIP("no dynamic linker at a known path here");
+    snprintf(path, sizeof path, "%s/icpp_ldso.c", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(prog, f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -I. %s/icpp_ldso.c -o %s/icpp_ldso -lpthread "
+                               "-ldl -lrt",
+                               CTXPROF_TEST_CC, dir, dir),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/icpp_ldso > %s/icpp_ldso.direct", dir, dir), 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s %s/icpp_ldso > %s/icpp_ldso.loader", ld, dir, dir), 0);
+    snprintf(path, sizeof path, "%s/icpp_ldso.direct", dir);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_STR(out, "icpp_ldso_function main prog\n");
+    ctxprof__free(out, NULL);
+    snprintf(path, sizeof path, "%s/icpp_ldso.loader", dir);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_STR(out, "icpp_ldso_function main prog\n");
+    ctxprof__free(out, NULL);
+}
+
 /* Training hooks in a signal handler: the handler (annotated, so its entry
    is recorded like any function's) and what it calls are dropped and
    counted, not recorded - recording may allocate, and the interrupted code
@@ -3179,6 +3607,13 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
     {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
     {"icpp_sampler_fork", icpp_sampler_fork},
+    {"icpp_sampler_deinit_other", icpp_sampler_deinit_other},
+    {"icpp_sampler_max_hz", icpp_sampler_max_hz},
+    {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
+    {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
+    {"icpp_thread_registry", icpp_thread_registry},
+    {"icpp_sampler_altstack", icpp_sampler_altstack},
+    {"icpp_symtab_via_loader", icpp_symtab_via_loader},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
