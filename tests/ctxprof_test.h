@@ -159,6 +159,18 @@ static void ctxprof_test_fail(const char *file, int line, const char *expr, cons
         return;                                                                                    \
     } while (0)
 
+/* Skips a case run by ctxprof_test_in_pid_ns (releasing its results r)
+   when no pid namespace could be made here. */
+#define SKIP_NO_PID_NS(r, what)                                                                    \
+    do {                                                                                           \
+        if ((r)->ns.skipped) {                                                                     \
+            static char ctxprof_test_why[sizeof(r)->ns.why + 64];                                  \
+            snprintf(ctxprof_test_why, sizeof ctxprof_test_why, "%s: %s", (what), (r)->ns.why);    \
+            munmap((r), sizeof *(r));                                                              \
+            SKIP(ctxprof_test_why);                                                                \
+        }                                                                                          \
+    } while (0)
+
 #endif
 
 #ifndef CTXPROF_TEST_UTIL_H_INCLUDED
@@ -215,6 +227,7 @@ int ctxprof_test_deny_syscall(long nr, int err);
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -324,6 +337,72 @@ static inline void *ctxprof_test_in_child(int (*fn)(void *arg, void *shared), vo
                 sig == SIGALRM ? " (the alarm: a deadlock)" : "");
     CHECK_EQ(sig, 0);
     return r;
+}
+
+/* Thread-id reuse on purpose: the next id this pid namespace hands out
+   becomes `next` (writes ns_last_pid). 0, or -1 with why (cap bytes) set. */
+static inline int ctxprof_test_set_next_tid(long next, char *why, size_t cap)
+{
+    char v[32];
+    int fd, ok;
+    snprintf(v, sizeof v, "%ld", next - 1);
+    fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    ok = fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+    if (fd >= 0)
+        close(fd);
+    if (!ok)
+        snprintf(why, cap, "cannot set ns_last_pid: %s", strerror(errno));
+    return ok ? 0 : -1;
+}
+
+/* The head (first member) of a pid-namespace case's shared results. */
+typedef struct ctxprof_test_ns {
+    int skipped;   /* no pid namespace, /proc or ns_last_pid here */
+    char why[200];
+} ctxprof_test_ns;
+
+typedef struct ctxprof_test_ns_run {
+    int (*fn)(void *shared);
+    int mount_proc;
+} ctxprof_test_ns_run;
+
+static inline int ctxprof_test_ns_child(void *arg, void *shared)
+{
+    const ctxprof_test_ns_run *run = (const ctxprof_test_ns_run *)arg;
+    ctxprof_test_ns *h = (ctxprof_test_ns *)shared;
+    int flags = CLONE_NEWPID | (run->mount_proc ? CLONE_NEWNS : 0), st;
+    pid_t pid;
+    if (unshare(flags) != 0 && unshare(CLONE_NEWUSER | flags) != 0) {
+        h->skipped = 1;
+        snprintf(h->why, sizeof h->why, "no pid namespace here (%s)", strerror(errno));
+        return 0;
+    }
+    pid = fork(); /* the first process of the namespace */
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the alarm kills it through its parent */
+        if (run->mount_proc && (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+                                mount("proc", "/proc", "proc", 0, NULL) != 0)) {
+            h->skipped = 1;
+            snprintf(h->why, sizeof h->why, "cannot mount a /proc (%s)", strerror(errno));
+            _exit(0);
+        }
+        _exit(run->fn(shared));
+    }
+    return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+/* ctxprof_test_in_child with fn(shared) run as the first process of a new
+   pid namespace (a user namespace too where that is what it takes), with
+   its own /proc when mount_proc is set. The shared results (size bytes)
+   start with a ctxprof_test_ns, set when no namespace can be made here. */
+static inline void *ctxprof_test_in_pid_ns(int (*fn)(void *shared), int mount_proc, size_t size)
+{
+    ctxprof_test_ns_run run;
+    run.fn = fn;
+    run.mount_proc = mount_proc;
+    return ctxprof_test_in_child(ctxprof_test_ns_child, &run, size);
 }
 
 /* Ends a save callback of ctxprof_test_torn_writes / _disk_full: the error

@@ -2665,19 +2665,25 @@ static int icpp_count_timers(void)
     return n;
 }
 
+/* A sampler of the wall clock at 100 Hz, the timer tests' (0 or an error). */
+static int icpp_wall_sampler(ctxprof_icpp_sampler *s, ctxprof_error *err)
+{
+    ctxprof_icpp_sampler_desc d;
+    memset(&d, 0, sizeof d);
+    d.hz = 100;
+    d.wall = 1;
+    return ctxprof_icpp_sampler_init(s, &d, err);
+}
+
 static void icpp_sampler_thread_exit(void)
 {
     ctxprof_icpp_sampler s;
-    ctxprof_icpp_sampler_desc d;
     ctxprof_error err;
     pthread_t th;
     int before = icpp_count_timers(), rc, i, during = 0;
     if (before < 0)
         SKIP("no /proc/self/timers here");
-    memset(&d, 0, sizeof d);
-    d.hz = 100;
-    d.wall = 1;
-    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(icpp_wall_sampler(&s, &err), CTXPROF_OK);
     for (i = 0; i < 20; i++) {
         rc = -1;
         REQUIRE_EQ(pthread_create(&th, NULL, icpp_attach_and_go, &rc), 0);
@@ -2849,17 +2855,13 @@ static void icpp_sampler_max_hz(void)
 static void icpp_sampler_tid_stale(void)
 {
     ctxprof_icpp_sampler s;
-    ctxprof_icpp_sampler_desc d;
     ctxprof_error err;
     struct sigevent sev;
     timer_t stale;
     int before = icpp_count_timers();
     if (before < 0)
         SKIP("no /proc/self/timers here");
-    memset(&d, 0, sizeof d);
-    d.hz = 100;
-    d.wall = 1;
-    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(icpp_wall_sampler(&s, &err), CTXPROF_OK);
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_NONE;
     REQUIRE_EQ(timer_create(CLOCK_MONOTONIC, &sev, &stale), 0);
@@ -2888,8 +2890,7 @@ static void icpp_sampler_tid_stale(void)
    the next thread, B, gets A's id. B must not inherit A's base, nor
    A's timer: after B's attach one timer (B's), none after its detach. */
 typedef struct icpp_reuse {
-    int skipped;
-    char why[200];
+    ctxprof_test_ns ns;
     long tid_a, tid_b;
     uintptr_t base_a, base_b_before, base_b_own;
     int rc_b, timers_a, timers_b, timers_detached, timers_deinit;
@@ -2922,30 +2923,19 @@ static void *icpp_reuse_b(void *arg)
     return NULL;
 }
 
-static int icpp_reuse_run(icpp_reuse *r)
+static int icpp_reuse_run(void *shared)
 {
-    ctxprof_icpp_sampler_desc d;
+    icpp_reuse *r = (icpp_reuse *)shared;
     pthread_t th;
-    char v[32];
-    int fd, ok;
     icpp_reuse_r = r;
-    memset(&d, 0, sizeof d);
-    d.hz = 100;
-    d.wall = 1;
-    if (ctxprof_icpp_sampler_init(&icpp_reuse_s, &d, NULL) != CTXPROF_OK)
+    if (icpp_wall_sampler(&icpp_reuse_s, NULL) != CTXPROF_OK)
         return 3;
     if (pthread_create(&th, NULL, icpp_reuse_a, NULL) != 0)
         return 4;
     pthread_join(th, NULL);
     r->timers_a = icpp_count_timers();
-    snprintf(v, sizeof v, "%ld", r->tid_a - 1);
-    fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
-    ok = fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v);
-    if (fd >= 0)
-        close(fd);
-    if (!ok) {
-        r->skipped = 1;
-        snprintf(r->why, sizeof r->why, "cannot set ns_last_pid: %s", strerror(errno));
+    if (ctxprof_test_set_next_tid(r->tid_a, r->ns.why, sizeof r->ns.why) != 0) {
+        r->ns.skipped = 1;
         return 0;
     }
     if (pthread_create(&th, NULL, icpp_reuse_b, NULL) != 0)
@@ -2956,49 +2946,14 @@ static int icpp_reuse_run(icpp_reuse *r)
     return 0;
 }
 
-static int icpp_reuse_child(void *arg, void *shared)
-{
-    icpp_reuse *r = (icpp_reuse *)shared;
-    pid_t pid;
-    int st;
-    (void)arg;
-    /* and a mount namespace: the timer registry looks threads up in /proc,
-       which must be the new pid namespace's */
-    if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0 &&
-        unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0) {
-        r->skipped = 1;
-        snprintf(r->why, sizeof r->why, "no pid namespace here (%s)", strerror(errno));
-        return 0;
-    }
-    pid = fork(); /* the first process of the namespace */
-    if (pid < 0)
-        return 1;
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the alarm kills us through our parent */
-        if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-            mount("proc", "/proc", "proc", 0, NULL) != 0) {
-            r->skipped = 1;
-            snprintf(r->why, sizeof r->why, "cannot mount a /proc (%s)", strerror(errno));
-            _exit(0);
-        }
-        _exit(icpp_reuse_run(r));
-    }
-    return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
-}
-
 static void icpp_sampler_tid_reuse_ns(void)
 {
     icpp_reuse *r;
     if (icpp_count_timers() < 0)
         SKIP("no /proc/self/timers here");
-    r = (icpp_reuse *)ctxprof_test_in_child(icpp_reuse_child, NULL, sizeof *r);
+    r = (icpp_reuse *)ctxprof_test_in_pid_ns(icpp_reuse_run, 1, sizeof *r);
     REQUIRE(r != NULL);
-    if (r->skipped) {
-        static char why[sizeof r->why + 16];
-        snprintf(why, sizeof why, "tid reuse: %s", r->why);
-        munmap(r, sizeof *r);
-        SKIP(why);
-    }
+    SKIP_NO_PID_NS(r, "tid reuse");
     CHECK(r->tid_a > 0);
     CHECK_EQ(r->tid_b, r->tid_a); /* the id was reused */
     CHECK_EQ(r->timers_a, 1);     /* A's, left behind */

@@ -2418,8 +2418,7 @@ static void *pebs_reuse_main(void *arg)
 }
 
 typedef struct pebs_reuse {
-    int skipped;
-    char why[200];
+    ctxprof_test_ns ns;
     int tid_a[3], tid_b[3], rc_b[3];
     uint64_t samples_b[3], threads[3];
 } pebs_reuse;
@@ -2429,37 +2428,30 @@ static const int pebs_reuse_modes[3] = {CTXPROF_PEBS_MANUAL, CTXPROF_PEBS_SIGNAL
 
 /* In a new pid namespace (nothing else takes ids there): thread A attaches
    and exits, ns_last_pid is set so that the next thread, B, gets A's id. */
-static void pebs_reuse_ns_run(pebs_reuse *r)
+static int pebs_reuse_ns_run(void *shared)
 {
+    pebs_reuse *r = (pebs_reuse *)shared;
     int k;
     for (k = 0; k < 3; k++) {
         ctxprof_pebs pb;
         ctxprof_pebs_desc d;
         pebs_churn b;
         pthread_t th;
-        char v[32];
-        int fd, ok;
         pebs_desc_fill(&d, pebs_reuse_modes[k], 100000);
         d.on_sample = pebs_reuse_fn;
         if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK) {
-            r->skipped = 1;
-            snprintf(r->why, sizeof r->why, "perf_event unusable here: %s",
+            r->ns.skipped = 1;
+            snprintf(r->ns.why, sizeof r->ns.why, "perf_event unusable here: %s",
                      ctxprof_error_message(&pb.error));
-            return;
+            return 0;
         }
         __atomic_store_n(&pebs_reuse_tid, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&pebs_reuse_n, 0, __ATOMIC_RELAXED);
         r->tid_a[k] = pebs_reuse_attach_and_exit(&pb);
-        snprintf(v, sizeof v, "%d", r->tid_a[k] - 1);
-        fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
-        ok = fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v);
-        if (fd >= 0)
-            close(fd);
-        if (!ok) {
-            r->skipped = 1;
-            snprintf(r->why, sizeof r->why, "cannot set ns_last_pid: %s", strerror(errno));
+        if (ctxprof_test_set_next_tid(r->tid_a[k], r->ns.why, sizeof r->ns.why) != 0) {
+            r->ns.skipped = 1;
             ctxprof_pebs_close(&pb);
-            return;
+            return 0;
         }
         memset(&b, 0, sizeof b);
         b.pb = &pb;
@@ -2473,28 +2465,7 @@ static void pebs_reuse_ns_run(pebs_reuse *r)
         ctxprof_pebs_close(&pb);
         r->threads[k] = pb.final_stats.threads;
     }
-}
-
-static int pebs_reuse_child(void *arg, void *shared)
-{
-    pebs_reuse *r = (pebs_reuse *)shared;
-    pid_t pid;
-    int st;
-    (void)arg;
-    if (unshare(CLONE_NEWPID) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
-        r->skipped = 1;
-        snprintf(r->why, sizeof r->why, "no pid namespace here (%s)", strerror(errno));
-        return 0;
-    }
-    pid = fork(); /* the first process of the namespace */
-    if (pid < 0)
-        return 1;
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the alarm kills us through our parent */
-        pebs_reuse_ns_run(r);
-        _exit(0);
-    }
-    return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+    return 0;
 }
 
 static void pebs_tid_reuse(void)
@@ -2529,14 +2500,9 @@ static void pebs_tid_reuse(void)
         ctxprof_pebs_close(&pb);
     }
     /* Where a pid namespace can be made: a real reuse, in each mode */
-    r = (pebs_reuse *)ctxprof_test_in_child(pebs_reuse_child, NULL, sizeof *r);
+    r = (pebs_reuse *)ctxprof_test_in_pid_ns(pebs_reuse_ns_run, 0, sizeof *r);
     REQUIRE(r != NULL);
-    if (r->skipped) {
-        static char why[sizeof r->why + 16];
-        snprintf(why, sizeof why, "tid reuse: %s", r->why);
-        munmap(r, sizeof *r);
-        SKIP(why);
-    }
+    SKIP_NO_PID_NS(r, "tid reuse");
     for (k = 0; k < 3; k++) {
         CHECK(r->tid_a[k] > 0);
         CHECK_EQ(r->tid_b[k], r->tid_a[k]); /* the id was reused */
