@@ -2113,6 +2113,13 @@ CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 #include <time.h>
 #include <unistd.h>
 
+/* Outside -finstrument-functions: code the hooks call. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CTXPROF__NOINSTR __attribute__((no_instrument_function))
+#else
+#define CTXPROF__NOINSTR
+#endif
+
 #if defined(CTXPROF_MALLOC) != defined(CTXPROF_FREE)
 #error "ctxprof: define both CTXPROF_MALLOC and CTXPROF_FREE, or neither"
 #endif
@@ -2208,6 +2215,13 @@ CTXPROF__PRIV void ctxprof__free(void *p, void *ud)
 {
     if (p)
         CTXPROF_FREE(p, ud);
+}
+
+/* qsort order of uint64_t values, ascending. */
+CTXPROF__PRIV int ctxprof__u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 /* Grows *arr (elem bytes each, *cap slots, *len used) to hold need slots;
@@ -2843,6 +2857,76 @@ CTXPROF__PRIV long ctxprof__strtab_intern(ctxprof__strtab *t, const char *s)
     return (long)t->n - 1;
 }
 
+/* ==== core: the process's mappings ==== */
+
+typedef struct ctxprof__mapping {
+    uintptr_t start, end; /* [start, end) */
+    uintptr_t prev_end;   /* end of the mapping listed before it (0: none) */
+    int stack;            /* the main thread's "[stack]" */
+} ctxprof__mapping;
+
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__hex_prefix(const char **c)
+{
+    uintptr_t v = 0;
+    for (; (**c >= '0' && **c <= '9') || (**c >= 'a' && **c <= 'f'); (*c)++)
+        v = v * 16 + (uintptr_t)(**c <= '9' ? **c - '0' : **c - 'a' + 10);
+    return v;
+}
+
+/* The mapping holding addr, from /proc/self/maps, and (path, cap bytes,
+   when not NULL) the file mapped there: "" when anonymous, deleted or
+   longer than cap. Read with open/read into stack buffers: signal-safe,
+   no allocation. 1 when found, 0 when not (or no /proc). */
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__mapping_at(uintptr_t addr, ctxprof__mapping *m,
+                                                       char *path, size_t cap)
+{
+    char buf[512], line[4096 + 128];
+    size_t ln = 0;
+    uintptr_t prev_end = 0;
+    ssize_t n, j;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), found = 0;
+    if (path && cap)
+        path[0] = '\0';
+    if (fd < 0)
+        return 0;
+    while (!found && (n = read(fd, buf, sizeof buf)) > 0) {
+        for (j = 0; j < n && !found; j++) {
+            const char *c = line, *file;
+            int field;
+            if (buf[j] != '\n') {
+                if (ln < sizeof line - 1)
+                    line[ln++] = buf[j];
+                continue;
+            }
+            line[ln] = '\0';
+            ln = 0;
+            m->start = ctxprof__hex_prefix(&c);
+            if (*c++ != '-')
+                continue;
+            m->end = ctxprof__hex_prefix(&c);
+            m->prev_end = prev_end;
+            prev_end = m->end;
+            if (addr < m->start || addr >= m->end)
+                continue;
+            found = 1;
+            for (field = 0; field < 4 && *c; field++) { /* perms, offset, device, inode */
+                while (*c == ' ')
+                    c++;
+                while (*c && *c != ' ')
+                    c++;
+            }
+            while (*c == ' ')
+                c++;
+            file = c;
+            m->stack = strcmp(file, "[stack]") == 0;
+            if (path && file[0] == '/' && strlen(file) < cap && !strstr(file, " (deleted)"))
+                memcpy(path, file, strlen(file) + 1);
+        }
+    }
+    close(fd);
+    return found;
+}
+
 /* ==== core: symbols: implementation ====
 
    ELF files are parsed byte by byte at explicit offsets (no <elf.h>, no
@@ -3277,38 +3361,6 @@ CTXPROF__PRIV void ctxprof__symtab_build_id(ctxprof__loadobj *o, const struct ct
     }
 }
 
-/* The file mapped at addr, from /proc/self/maps, into out; 0 if none (an
-   anonymous or deleted mapping, or no /proc). The executable is found so,
-   not by /proc/self/exe, which names the loader when the program is run as
-   "/lib64/ld-linux-x86-64.so.2 ./prog". */
-CTXPROF__PRIV int ctxprof__symtab_file_at(uintptr_t addr, char *out, size_t cap)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[4096 + 128];
-    int found = 0;
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        int off = 0;
-        size_t len;
-        char *p;
-        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || off <= 0 ||
-            addr < (uintptr_t)lo || addr >= (uintptr_t)hi)
-            continue;
-        p = line + off;
-        len = strcspn(p, "\n");
-        p[len] = '\0';
-        if (*p == '/' && len < cap && !strstr(p, " (deleted)")) {
-            memcpy(out, p, len + 1);
-            found = 1;
-        }
-        break;
-    }
-    fclose(f);
-    return found;
-}
-
 CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t size, void *data)
 {
     ctxprof__loadlist *L = (ctxprof__loadlist *)data;
@@ -3327,10 +3379,13 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
     if (!path || !*path) { /* the executable: dl_iterate_phdr lists it first, unnamed */
         ssize_t n = -1;
         uintptr_t at = 0;
-        for (i = 0; i < in->phnum && !at; i++) /* its first PT_LOAD, where its file is mapped */
+        ctxprof__mapping mp;
+        /* the file mapped at its first PT_LOAD: /proc/self/exe names the
+           loader when the program is run as "/lib64/ld-linux-x86-64.so.2 ./prog" */
+        for (i = 0; i < in->phnum && !at; i++)
             if (in->phdr[i].type == 1)
                 at = in->addr + (uintptr_t)in->phdr[i].vaddr;
-        if (L->n == 0 && at && ctxprof__symtab_file_at(at, exe, sizeof exe))
+        if (L->n == 0 && at && ctxprof__mapping_at(at, &mp, exe, sizeof exe) && exe[0])
             n = (ssize_t)strlen(exe);
         else if (L->n == 0)
             n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -4244,12 +4299,6 @@ CTXPROF_DEF CTXPROF__NOINLINE int ctxprof__pcc_set_slow(ctxprof_pcc_set *set, ct
 
 /* ---- pcc: files ---- */
 
-CTXPROF__PRIV int ctxprof__pcc_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 CTXPROF_DEF void ctxprof_pcc_file_free(ctxprof_pcc_file *f)
 {
     if (f) {
@@ -4366,7 +4415,7 @@ CTXPROF_DEF int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path)
         f.values[i++] = v;
     ctxprof__pcc_unlock(set);
     /* Sorted, so that equal sets give byte-identical files. */
-    qsort(f.values, n, sizeof *f.values, ctxprof__pcc_cmp);
+    qsort(f.values, n, sizeof *f.values, ctxprof__u64_cmp);
     f.bits = CTXPROF_CTX_BITS;
     f.seed = (uint64_t)CTXPROF_SITE_SEED;
     f.site_version = CTXPROF_PCC_SITE_VERSION;
@@ -8601,7 +8650,6 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
-#define CTXPROF__NOINSTR __attribute__((no_instrument_function))
 #define CTXPROF__ICPP_CFA() ((uintptr_t)__builtin_dwarf_cfa())
 /* The entry point of a hook or of ctxprof__icpp_enter_here: its return
    address, read under its CFA (also from a function it calls), 0 where
@@ -8621,7 +8669,6 @@ extern "C" {
 #define CTXPROF__ICPP_OWNFRAME __attribute__((noinline, noclone))
 #endif
 #else
-#define CTXPROF__NOINSTR
 #define CTXPROF__ICPP_CFA() ((uintptr_t)0)
 #define CTXPROF__ICPP_RA(cfa) ((uintptr_t)0)
 #define CTXPROF__ICPP_POINT(cfa) 0u
@@ -8761,47 +8808,17 @@ CTXPROF__NOINSTR static void ctxprof__icpp_tidkey_init(void)
 
 /* The lowest address the calling thread's stack can reach (0 unknown):
    SP below it is on another stack (a coroutine's, sigaltstack), where
-   [SP, base] spans unmapped memory. The mapping holding base, from
-   /proc/self/maps read with open/read only (signal-safe, no allocation):
-   its start for a thread's stack; for the main thread's "[stack]", which
-   grows down on demand, the end of the mapping below it. */
+   [SP, base] spans unmapped memory. The mapping holding base: its start
+   for a thread's stack; for the main thread's "[stack]", which grows down
+   on demand, the end of the mapping below it. */
 static CTXPROF_TLS uintptr_t ctxprof__icpp_stack_lo CTXPROF__TLS_MODEL;
 
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_stack_low(uintptr_t addr)
 {
-    char buf[512], line[128];
-    size_t ln = 0;
-    uintptr_t prev_end = 0, lo = 0;
-    ssize_t n, j;
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), done = 0;
-    if (fd < 0)
+    ctxprof__mapping mp;
+    if (!ctxprof__mapping_at(addr, &mp, NULL, 0))
         return 0;
-    while (!done && (n = read(fd, buf, sizeof buf)) > 0) {
-        for (j = 0; j < n && !done; j++) {
-            uintptr_t start = 0, end = 0;
-            const char *c = line;
-            if (buf[j] != '\n') {
-                if (ln < sizeof line - 1)
-                    line[ln++] = buf[j];
-                continue;
-            }
-            line[ln] = '\0';
-            ln = 0;
-            for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
-                start = start * 16 + (uintptr_t)(*c <= '9' ? *c - '0' : *c - 'a' + 10);
-            if (*c++ != '-')
-                continue;
-            for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
-                end = end * 16 + (uintptr_t)(*c <= '9' ? *c - '0' : *c - 'a' + 10);
-            if (addr >= start && addr < end) {
-                lo = strstr(c, " [stack]") ? prev_end : start;
-                done = 1;
-            }
-            prev_end = end;
-        }
-    }
-    close(fd);
-    return lo;
+    return mp.stack ? mp.prev_end : mp.start;
 }
 
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
@@ -10498,7 +10515,7 @@ CTXPROF__PRIV int ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata 
             h - hp <= UINT32_MAX)
             kv[k++] = ((uint64_t)d->nfunc[n] << 32) | (h - hp);
     }
-    qsort(kv, k, sizeof *kv, ctxprof__pcc_cmp);
+    qsort(kv, k, sizeof *kv, ctxprof__u64_cmp);
     for (i = 0; i < k;) { /* per function, its longest run of one value */
         size_t j = i, best = 0;
         while (j < k && kv[j] >> 32 == kv[i] >> 32) {

@@ -1875,24 +1875,11 @@ levels:
 
 /* Default stack base of the calling thread: the top of the mapping that
    holds its stack (the "[stack]" end for the main thread). */
-CTXPROF__PRIV uint64_t ctxprof__pebs_self_base(void *ud)
+CTXPROF__PRIV uint64_t ctxprof__pebs_self_base(void)
 {
-    uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0), base = 0;
-    char *buf = NULL, *line;
-    size_t len;
-    if (ctxprof__read_file("/proc/self/maps", &buf, &len, ud, NULL) != CTXPROF_OK)
-        return 0;
-    for (line = buf; line && *line;) {
-        unsigned long long lo, hi;
-        char *nl = strchr(line, '\n');
-        if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo <= sp && sp < hi) {
-            base = hi;
-            break;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    ctxprof__free(buf, ud);
-    return base;
+    ctxprof__mapping mp;
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    return ctxprof__mapping_at(sp, &mp, NULL, 0) ? (uint64_t)mp.end : 0;
 }
 
 /* Counters of the event itself: read() with our read_format. */
@@ -2662,7 +2649,7 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     }
 #endif
     if (!stack_base && self)
-        stack_base = ctxprof__pebs_self_base(I->d.alloc_user);
+        stack_base = ctxprof__pebs_self_base();
     pthread_mutex_lock(&I->mu);
     if (tid == I->reader_tid) {
         pthread_mutex_unlock(&I->mu);

@@ -444,12 +444,6 @@ static void gen_ci_pass2(void *user, int kind, const char *key, size_t keylen, c
     }
 }
 
-static int gen_u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Rewrites the titles of one .ci text in place (see above); -1 when out
    of memory. */
 static int gen_ci_titles(ctxprof_graph *g, const char *path, char *buf, size_t len)
@@ -464,7 +458,7 @@ static int gen_ci_titles(ctxprof_graph *g, const char *path, char *buf, size_t l
         gen_vcg_walk(buf, len, gen_ci_pass2, &F);
     if (!F.nomem && F.n_edges > 1) {
         size_t i;
-        qsort(F.edges, F.n_edges, sizeof *F.edges, gen_u64_cmp);
+        qsort(F.edges, F.n_edges, sizeof *F.edges, ctxprof__u64_cmp);
         for (i = 1; i < F.n_edges; i++)
             gen_ci_merged += F.edges[i] == F.edges[i - 1];
     }
