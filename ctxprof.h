@@ -2012,8 +2012,9 @@ CTXPROF_API int ctxprof_icpp_pads_emit(const ctxprof_icpp_pads *p, const char *i
 
 typedef struct ctxprof_icpp_sample {
     uintptr_t pc, sp, fp; /* interrupted registers */
-    uint64_t height;      /* over the thread's base, or CTXPROF_ICPP_NO_HEIGHT (no base, or
-                             SP off the thread's stack: a coroutine's, sigaltstack) */
+    uint64_t height;      /* base - sp, or CTXPROF_ICPP_NO_HEIGHT (no base, or SP off the
+                             thread's stack: a coroutine's, sigaltstack). Resolve again with
+                             base = sp + height and this fp: the CFA height needs fp */
     uint64_t truth;       /* ctxprof_icpp_train_current() then (0 when not training) */
     int32_t tid;          /* kernel thread id */
     uint32_t weight;      /* timer periods this sample stands for (1 + overruns) */

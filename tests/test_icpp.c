@@ -2580,7 +2580,7 @@ static void icpp_sampler_live(void)
         CHECK(o->height != CTXPROF_ICPP_NO_HEIGHT && o->height < (1u << 20));
         { /* the saved words resolve it again offline, as the handler did */
             ctxprof_icpp_result r;
-            CHECK_EQ(ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, &o->frames, 64,
+            CHECK_EQ(ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, o->fp, &o->frames, 64,
                                           &r),
                      o->kind);
             CHECK(o->kind != CTXPROF_ICPP_PRECISE || r.path == o->path);

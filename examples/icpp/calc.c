@@ -435,7 +435,7 @@ static int sample_report(void)
         usable++;
         depth += (long)len + 1;
         /* (PC, SP) alone */
-        ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, NULL, 0, &alone);
+        ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, o->fp, NULL, 0, &alone);
         va = ctxprof_icpp_evaluate(&m, &alone, tk, NULL);
         alone_v.n[va]++;
         /* the handler's partial walk (targeted reads on the live stack) */
@@ -448,7 +448,7 @@ static int sample_report(void)
         if (v == CTXPROF_ICPP_PRECISE)
             by_reads[o->walked < 65 ? o->walked : 65]++;
         /* afterwards, from the words saved with the sample */
-        ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, 0, &o->frames, 64, &saved);
+        ctxprof_icpp_resolve(&m, o->pc, o->sp, o->sp + o->height, o->fp, &o->frames, 64, &saved);
         saved_v.n[ctxprof_icpp_evaluate(&m, &saved, tk, NULL)]++;
         words += o->frames.n;
         /* per-path tallies for the hottest paths */
