@@ -10500,38 +10500,23 @@ CTXPROF__PRIV int ctxprof__cfa_cmp(const void *a, const void *b)
 /* --- binding to the process's symbols, and resolving samples ------------ */
 
 /* Each function's body offset, CFA - SP where training measured its
-   heights: the most common difference between the height of one of its
-   nodes and its parent's (the caller's SP at the call is the caller's
-   height when it pushed nothing there); 0 when no node has both. */
+   heights: the smallest difference between the height of one of its nodes
+   and its parent's. A caller's SP only goes down from where its own height
+   was measured to its calls (pads, wraps, stack arguments, alloca), so
+   every difference is the body offset plus what the caller put there, and
+   the smallest is exact once one caller calls it with nothing below (the
+   most common one is not, when most callers are padded or wrapped); 0 when
+   no node has both heights. */
 CTXPROF__PRIV int ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata *d, uint32_t *fbody)
 {
-    uint64_t *kv = (uint64_t *)ctxprof__alloc(d->nn + 1, sizeof *kv, NULL);
-    size_t n, k = 0, i;
-    if (!kv)
-        return CTXPROF_ERR_NOMEM;
+    size_t n;
     for (n = 1; n < d->nn; n++) {
-        uint32_t par = d->nparent[n];
+        uint32_t par = d->nparent[n], f = d->nfunc[n];
         uint64_t h = d->nheight[n], hp = par ? d->nheight[par] : CTXPROF_ICPP_NO_HEIGHT;
         if (h != CTXPROF_ICPP_NO_HEIGHT && hp != CTXPROF_ICPP_NO_HEIGHT && h > hp &&
-            h - hp <= UINT32_MAX)
-            kv[k++] = ((uint64_t)d->nfunc[n] << 32) | (h - hp);
+            h - hp <= UINT32_MAX && (!fbody[f] || h - hp < fbody[f]))
+            fbody[f] = (uint32_t)(h - hp);
     }
-    qsort(kv, k, sizeof *kv, ctxprof__u64_cmp);
-    for (i = 0; i < k;) { /* per function, its longest run of one value */
-        size_t j = i, best = 0;
-        while (j < k && kv[j] >> 32 == kv[i] >> 32) {
-            size_t e = j;
-            while (e < k && kv[e] == kv[j])
-                e++;
-            if (e - j > best) {
-                best = e - j;
-                fbody[kv[j] >> 32] = (uint32_t)kv[j];
-            }
-            j = e;
-        }
-        i = j;
-    }
-    ctxprof__free(kv, NULL);
     return CTXPROF_OK;
 }
 

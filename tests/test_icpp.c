@@ -2303,8 +2303,12 @@ static void icpp_cfa_entry(void)
     snprintf(path, sizeof path, "%s/icpp_cfa.paths", ctxprof_test_tmpdir());
     f = fopen(path, "w");
     REQUIRE(f != NULL);
-    /* the probe's body is 48 bytes below its caller's height */
-    fputs("ctxprof-paths 1\npath 1 200 icpp_cfa_caller\npath 1 248 icpp_cfa_caller icpp_cfa_probe\n",
+    /* the probe's body is 48 bytes below its caller's height; two callers
+       that call it 32 bytes lower (a pad or a wrap) outnumber that one */
+    fputs("ctxprof-paths 1\npath 1 200 icpp_cfa_caller\npath 1 248 icpp_cfa_caller icpp_cfa_probe\n"
+          "path 1 100 icpp_cfa_padded\npath 1 180 icpp_cfa_padded icpp_cfa_probe\n"
+          "path 1 300 icpp_cfa_caller icpp_cfa_padded\n"
+          "path 1 380 icpp_cfa_caller icpp_cfa_padded icpp_cfa_probe\n",
           f);
     fclose(f);
     REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
