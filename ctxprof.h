@@ -1493,6 +1493,8 @@ typedef struct ctxprof_icpp_cid {
 
 /* The calling thread's stack base (0 = not recorded). */
 CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
+/* Training: SP inside a CTXPROF_ICPP_CALL wrap, where its call leaves (0: none). */
+CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_sp CTXPROF__TLS_MODEL;
 
 /* Records the calling thread's base, the caller's SP at this call, unless
    one is recorded already; returns the base. Call it first thing in a
@@ -1732,6 +1734,39 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
         (var) = ctxprof__icpp_v;                                                                   \
     } while (0)
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+/* Training notes the SP inside the wrap, so that the body offset of a
+   callee reached only through wraps is measured from where its call
+   leaves, not from its caller's height above the array; the note is put
+   back at the scope's end (a longjmp out of stmt into the same frame
+   leaves it until the frame's next wrap: steps then read too small). */
+typedef struct ctxprof__icpp_wrapnote {
+    uintptr_t prev;
+    int on;
+} ctxprof__icpp_wrapnote;
+CTXPROF_INLINE ctxprof__icpp_wrapnote ctxprof__icpp_wrap_begin(void)
+{
+    ctxprof__icpp_wrapnote w;
+    w.prev = 0;
+    w.on = 0;
+    if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training())) {
+        w.prev = ctxprof__icpp_wrap_sp;
+        w.on = 1;
+        ctxprof__icpp_wrap_sp = ctxprof_icpp_sp();
+    }
+    return w;
+}
+CTXPROF_INLINE void ctxprof__icpp_wrap_end(ctxprof__icpp_wrapnote *w)
+{
+    if (CTXPROF__UNLIKELY(w->on))
+        ctxprof__icpp_wrap_sp = w->prev;
+}
+#define CTXPROF__ICPP_WRAP_NOTE                                                                    \
+    ctxprof__icpp_wrapnote ctxprof__icpp_note                                                      \
+        __attribute__((cleanup(ctxprof__icpp_wrap_end), unused)) = ctxprof__icpp_wrap_begin()
+#else
+#define CTXPROF__ICPP_WRAP_NOTE (void)0
+#endif
 #define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
     do {                                                                                           \
         size_t ctxprof__icpp_n;                                                                    \
@@ -1740,7 +1775,10 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
         {                                                                                          \
             char ctxprof__icpp_wrap[ctxprof__icpp_n];                                              \
             CTXPROF__ICPP_KEEP(ctxprof__icpp_wrap);                                                \
-            stmt;                                                                                  \
+            {                                                                                      \
+                CTXPROF__ICPP_WRAP_NOTE;                                                           \
+                stmt;                                                                              \
+            }                                                                                      \
         }                                                                                          \
     } while (0)
 #else
@@ -1836,7 +1874,8 @@ CTXPROF_API long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_
    rules of the map's functions (DWARF call frame information, .eh_frame of
    the loaded objects), and a sample in such a function has the height
    base - CFA + the function's body offset (CFA - SP where training
-   measured it: the most common step from a caller's height in the map),
+   measured it: the smallest step from a caller's height in the map, or
+   its "body" line, measured from a CTXPROF_ICPP_CALL wrap),
    exact at every instruction: prologue, epilogue and argument pushes
    included. Elsewhere (no rules, no body offset, or CFA use turned off)
    it is base - SP, the paper's, right only in the body.
@@ -8678,6 +8717,7 @@ extern "C" {
 #define CTXPROF__ICPP_NONE UINT32_MAX
 
 CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
+CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_sp CTXPROF__TLS_MODEL;
 CTXPROF_DEF int ctxprof__icpp_training;
 
 /* --- thread ids and the tid -> base registry --------------------------- */
@@ -8877,6 +8917,7 @@ typedef struct ctxprof__icpp_ts {
     uintptr_t *nfunc;            /* node -> function */
     uint32_t *nparent;           /* node -> parent */
     uint64_t *nheight, *ncount;  /* node -> height, entries */
+    uint32_t *nbody;             /* node -> CFA - SP measured at a wrap's call, or 0 */
     size_t nn, ncap;
     uint32_t *slots;             /* (parent, func, height) -> node + 1 */
     size_t mask;
@@ -8970,6 +9011,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_ts_node(ctxprof__icpp_ts *
         uint32_t *p = f ? (uint32_t *)ctxprof__icpp_grow(t->nparent, nc, sizeof *p) : NULL;
         uint64_t *h = p ? (uint64_t *)ctxprof__icpp_grow(t->nheight, nc, sizeof *h) : NULL;
         uint64_t *c = h ? (uint64_t *)ctxprof__icpp_grow(t->ncount, nc, sizeof *c) : NULL;
+        uint32_t *b = c ? (uint32_t *)ctxprof__icpp_grow(t->nbody, nc, sizeof *b) : NULL;
         /* each array moved only on success; on failure keep what moved */
         if (f)
             t->nfunc = f;
@@ -8979,7 +9021,9 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_ts_node(ctxprof__icpp_ts *
             t->nheight = h;
         if (c)
             t->ncount = c;
-        if (!c)
+        if (b)
+            t->nbody = b;
+        if (!b)
             goto full; /* arrays that grew keep the old contents: capacity unchanged */
         t->ncap = nc;
     }
@@ -8988,6 +9032,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_ts_node(ctxprof__icpp_ts *
     t->nparent[n] = parent;
     t->nheight[n] = height;
     t->ncount[n] = 0;
+    t->nbody[n] = 0;
     t->slots[i] = n + 1;
     return n;
 full:
@@ -9118,8 +9163,14 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         if (node == CTXPROF__ICPP_NONE) {
             t->dropped_paths++;
         } else {
+            uintptr_t w = ctxprof__icpp_wrap_sp;
             t->ncount[node]++;
             t->entries++;
+            /* called from inside a wrap of the frame on top: its call left
+               from w, below that frame's height (ctxprof__icpp_body_offsets) */
+            if (w > sp && t->depth && w < t->stack[t->depth - 1].sp && w - sp <= UINT32_MAX &&
+                (!t->nbody[node] || w - sp < t->nbody[node]))
+                t->nbody[node] = (uint32_t)(w - sp);
         }
     }
     t->stack[t->depth].node = node;
@@ -9216,10 +9267,11 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
         CTXPROF_FREE(t->nparent, NULL);
         CTXPROF_FREE(t->nheight, NULL);
         CTXPROF_FREE(t->ncount, NULL);
+        CTXPROF_FREE(t->nbody, NULL);
         CTXPROF_FREE(t->slots, NULL);
         t->stack = NULL;
         t->nfunc = NULL;
-        t->nparent = NULL;
+        t->nparent = t->nbody = NULL;
         t->nheight = t->ncount = NULL;
         t->slots = NULL;
         t->depth = t->scap = t->nn = t->ncap = t->mask = 0;
@@ -9339,6 +9391,8 @@ struct ctxprof__icpp_mapdata {
     ctxprof__icpp_cfa *cfa;     /* bound: CFA rules of the functions' code, by pc */
     size_t ncfa;
     uint32_t *fbody;            /* bound: function -> body offset (CFA - SP), 0 unknown */
+    uint32_t *rbody;            /* function -> "body" line: offset training measured, 0 none */
+    size_t rbcap;
     int no_cfa;                 /* ctxprof_icpp_map_use_cfa(m, 0) */
     char build[81];             /* the training executable's build id in hex, or "" */
 };
@@ -9376,7 +9430,24 @@ CTXPROF__PRIV void ctxprof__icpp_md_free(struct ctxprof__icpp_mapdata *d)
     ctxprof__free(d->pcs, NULL);
     ctxprof__free(d->cfa, NULL);
     ctxprof__free(d->fbody, NULL);
+    ctxprof__free(d->rbody, NULL);
     ctxprof__free(d, NULL);
+}
+
+/* A body offset training measured for function f (a "body" line): the
+   smallest is kept. 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_md_body(struct ctxprof__icpp_mapdata *d, uint32_t f, uint32_t bytes)
+{
+    size_t old = d->rbcap;
+    void *p = d->rbody;
+    if (ctxprof__reserve(&p, &d->rbcap, old, (size_t)f + 1, sizeof *d->rbody, NULL))
+        return CTXPROF_ERR_NOMEM;
+    d->rbody = (uint32_t *)p;
+    if (d->rbcap > old)
+        memset(d->rbody + old, 0, (d->rbcap - old) * sizeof *d->rbody);
+    if (!d->rbody[f] || bytes < d->rbody[f])
+        d->rbody[f] = bytes;
+    return CTXPROF_OK;
 }
 
 CTXPROF__PRIV struct ctxprof__icpp_mapdata *ctxprof__icpp_md_new(void)
@@ -9821,6 +9892,25 @@ CTXPROF__PRIV int ctxprof__icpp_map_parse_buf(ctxprof_icpp_map *m, char *buf, si
             d->build[n] = '\0';
             continue;
         }
+        if (strcmp(tok, "body") == 0) { /* a body offset training measured */
+            char *nm = ctxprof__lines_tok(&L), *v = ctxprof__lines_tok(&L);
+            uint64_t bytes;
+            long f;
+            if (!nm || !v || ctxprof__parse_u64(v, &bytes) || bytes == 0 || bytes > UINT32_MAX ||
+                ctxprof__lines_tok(&L)) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0,
+                                   "%s:%u: expected 'body FUNCTION BYTES' (1 to 4294967295)",
+                                   L.path, L.line);
+                goto fail;
+            }
+            if ((f = ctxprof__strtab_intern(&d->names, nm)) < 0 ||
+                ctxprof__icpp_md_body(d, (uint32_t)f, (uint32_t)bytes)) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s:%u: out of memory", L.path,
+                                   L.line);
+                goto fail;
+            }
+            continue;
+        }
         if (strcmp(tok, "path") != 0) {
             rc = ctxprof__fail(err, CTXPROF_ERR_PARSE, 0, "%s:%u: unknown keyword '%.40s'",
                                L.path, L.line, tok);
@@ -9928,6 +10018,9 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, 
     ctxprof__sbuf_printf(b, "ctxprof-paths 1\n");
     if (d->build[0])
         ctxprof__sbuf_printf(b, "build %s\n", d->build);
+    for (v = 0; v < d->rbcap && v < d->names.n; v++)
+        if (d->rbody[v])
+            ctxprof__sbuf_printf(b, "body %s %u\n", d->names.names[v], d->rbody[v]);
     for (v = 1; v < d->nn; v++) {
         stack[d->ndepth[v] - 1] = d->nfunc[v];
         for (p = d->nfirst[v]; p < d->nfirst[v + 1]; p++) {
@@ -10505,11 +10598,14 @@ CTXPROF__PRIV int ctxprof__cfa_cmp(const void *a, const void *b)
    was measured to its calls (pads, wraps, stack arguments, alloca), so
    every difference is the body offset plus what the caller put there, and
    the smallest is exact once one caller calls it with nothing below (the
-   most common one is not, when most callers are padded or wrapped); 0 when
-   no node has both heights. */
+   most common one is not, when most callers are padded or wrapped). A
+   callee reached only through CTXPROF_ICPP_CALL wraps has a "body" line:
+   training measured the step from the wrap's SP. 0 when neither is known. */
 CTXPROF__PRIV int ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata *d, uint32_t *fbody)
 {
     size_t n;
+    for (n = 0; n < d->rbcap && n < d->names.n; n++)
+        fbody[n] = d->rbody[n];
     for (n = 1; n < d->nn; n++) {
         uint32_t par = d->nparent[n], f = d->nfunc[n];
         uint64_t h = d->nheight[n], hp = par ? d->nheight[par] : CTXPROF_ICPP_NO_HEIGHT;
@@ -12660,7 +12756,8 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
             bn[k] = f < 0 ? CTXPROF__ICPP_NONE
                           : ctxprof__icpp_md_child(d, bn[t->nparent[k]], (uint32_t)f);
             if (bn[k] == CTXPROF__ICPP_NONE ||
-                ctxprof__icpp_md_path(d, bn[k], t->nheight[k], t->ncount[k])) {
+                ctxprof__icpp_md_path(d, bn[k], t->nheight[k], t->ncount[k]) ||
+                (t->nbody[k] && ctxprof__icpp_md_body(d, (uint32_t)f, t->nbody[k]))) {
                 ctxprof__free(bn, NULL);
                 rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
                 goto done;

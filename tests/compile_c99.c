@@ -9,7 +9,23 @@
 #include "../ctxprof_hcct.h"
 #include "../ctxprof_pebs.h"
 
+/* the ICPP macros a user expands in their own functions, under the same
+   warnings */
+static int leaf(int x)
+{
+    CTXPROF_ICPP_FUNC(leaf);
+    return x + 1;
+}
+
+static int caller(int x)
+{
+    CTXPROF_ICPP_FUNC(caller);
+    int r;
+    CTXPROF_ICPP_CALL(caller, leaf, r = leaf(x));
+    return r;
+}
+
 int main(void)
 {
-    return ctxprof_strerror(CTXPROF_OK)[0] == 'o' ? 0 : 1;
+    return ctxprof_strerror(CTXPROF_OK)[0] == 'o' && caller(1) == 2 ? 0 : 1;
 }
