@@ -234,12 +234,14 @@ typedef enum ctxprof_pebs_mode {
 #define CTXPROF_PEBS_SAMPLE_STACK_TOP 0x20u /* height from the stack-mapping top (no ICPP base) */
 
 /* One sample. ip/sp/bp are one register state (see the level); height is the
-   thread's stack base minus sp, the ICPP stack height, 0 when unknown. */
+   thread's stack base minus sp, the ICPP stack height, 0 when unknown: no
+   base, or sp off the thread's stack (stats.off_stack; see attach). */
 typedef struct ctxprof_pebs_sample {
     uint64_t ip;                /* program counter (from the register block) */
     uint64_t sp;                /* stack pointer, 0 with CTXPROF_PEBS_SAMPLE_NO_REGS */
     uint64_t bp;                /* frame pointer (x86 rbp, arm64 x29) */
-    uint64_t height;            /* stack base - sp; 0 when the base is unknown */
+    uint64_t height;            /* stack base - sp; 0 when the base is unknown or sp is off
+                                   the thread's stack */
     uint64_t event_ip;          /* PERF_SAMPLE_IP (may be a kernel address with skid) */
     uint64_t time;              /* perf clock, ns, with CTXPROF_PEBS_TIME; else 0 */
     uint64_t period;            /* weight: events (hardware) or ns (software) per sample */
@@ -305,6 +307,7 @@ typedef struct ctxprof_pebs_desc {
     X(bad_records, "sample records whose fields overran their size (skipped)")                     \
     X(other_records, "records of other types (skipped)")                                           \
     X(no_regs, "samples without a register block (abi 0)")                                         \
+    X(off_stack, "samples with SP outside the thread's stack [low end, base]: height 0")           \
     X(array_full, "samples not stored because the sample array was full")                          \
     X(bytes, "ring bytes consumed")                                                                \
     X(drains, "ring reads that found data")                                                        \
@@ -361,6 +364,14 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
    CTXPROF_PEBS_SAMPLE_STACK_TOP (the paths pipeline ignores their heights),
    or not at all (height 0) when attached by id; from then on from the ICPP
    base, unflagged: each sample says which base its height used.
+   The thread's stack is [low end, base]: the low end is that of the mapping
+   holding the base (for the main thread's "[stack]", which grows on demand,
+   the end of the mapping below it), found with the base, as ICPP's timer
+   sampler finds it; 0 when the base is in no mapping. A sample whose SP is
+   outside it, on another stack (a makecontext coroutine's, a sigaltstack)
+   or above the base, has height 0, as the sampler's have no height: base -
+   SP would span unmapped memory and resolve to a wrong path, and its stack
+   copy is no part of the thread's stack. Counted in stats.off_stack.
    Attaching an attached thread is a no-op. Thread ids are reused, and the
    ring of an exited thread stays until the next drain (manual and signal
    modes) or the reader's next pass: a ring under tid whose thread has
@@ -436,7 +447,8 @@ typedef struct ctxprof_pebs_paths_stats {
     uint64_t samples;   /* samples seen */
     uint64_t no_regs;   /* without registers */
     uint64_t outside;   /* PC in no function of the map */
-    uint64_t nobase;    /* no stack base for the thread (or only STACK_TOP), or SP above it */
+    uint64_t nobase;    /* no stack base for the thread (or only STACK_TOP), or SP off its
+                           stack (above the base, or another stack: sample.height 0) */
     uint64_t missing;   /* no trained path has the CID (or the walk ruled all out) */
     uint64_t precise;   /* one path (after the walk, if any) */
     uint64_t ambiguous; /* several candidates remain */
@@ -529,7 +541,8 @@ typedef struct ctxprof_pebs_train_stats {
     uint64_t samples;   /* samples seen */
     uint64_t used;      /* counted in the table */
     uint64_t no_chain;  /* no user callchain (flag off, or a kernel-only chain) */
-    uint64_t nobase;    /* no ICPP base for the thread (or only STACK_TOP) */
+    uint64_t nobase;    /* no ICPP base for the thread (or only STACK_TOP), or SP off its
+                           stack (sample.height 0) */
     uint64_t outside;   /* leaf PC in no selected function */
     uint64_t mismatch;  /* the callchain's leaf is not the registers' function (PEBS) */
     uint64_t frameless; /* rbp no frame pointer (below SP or 1 MiB above) and no caller on top */
@@ -743,8 +756,10 @@ typedef struct ctxprof__pebs_ring {
     int busy;    /* atomic consumer flag */
     int tid;
     uint64_t stack_base;
-    int base_pending; /* waiting for the thread's ICPP base; a nonzero stack_base
-                         meanwhile is the stack-mapping top (samples flagged STACK_TOP) */
+    uint64_t stack_lo; /* low end of the thread's stack (ctxprof__pebs_stack_lo), 0 unknown:
+                          SP outside [stack_lo, stack_base] gets no height (off_stack) */
+    int base_pending;  /* waiting for the thread's ICPP base; a nonzero stack_base
+                          meanwhile is the stack-mapping top (samples flagged STACK_TOP) */
     unsigned char *map;
     size_t map_len;
     struct perf_event_mmap_page *meta;
@@ -1299,6 +1314,16 @@ CTXPROF__PRIV void ctxprof__pebs_emit(const ctxprof__pebs_sink *sk, const ctxpro
    tail, or a record size that is 0, unaligned or beyond the head is a
    desync: counted, and reading resumes at the head (a record boundary). */
 
+/* The low end of the stack whose base (an ICPP base, or a mapping's top) is
+   base: that of the mapping holding the word below base, by the timer
+   sampler's rule (ctxprof__icpp_stack_low: for the main thread's "[stack]"
+   the end of the mapping below it); 0 when base is in no mapping. A read of
+   /proc/self/maps, once per base: async-signal-safe, allocation-free. */
+CTXPROF__PRIV uint64_t ctxprof__pebs_stack_lo(uint64_t base)
+{
+    return base ? (uint64_t)ctxprof__icpp_stack_low((uintptr_t)(base - 1)) : 0;
+}
+
 /* Drains ring r into sk. Allocation-free and async-signal-safe; the caller
    holds r->busy. Returns the number of samples delivered. */
 CTXPROF__PRIV uint64_t ctxprof__pebs_ring_read(ctxprof__pebs_ring *r, const ctxprof__pebs_fmt *f,
@@ -1314,6 +1339,7 @@ CTXPROF__PRIV uint64_t ctxprof__pebs_ring_read(ctxprof__pebs_ring *r, const ctxp
     if (r->base_pending) { /* the ICPP base training uses, once the thread has one */
         uint64_t b = (uint64_t)ctxprof_icpp_base_of_tid(r->tid);
         if (b) {
+            r->stack_lo = ctxprof__pebs_stack_lo(b);
             r->stack_base = b;
             r->base_pending = 0;
         }
@@ -1365,10 +1391,12 @@ CTXPROF__PRIV uint64_t ctxprof__pebs_ring_read(ctxprof__pebs_ring *r, const ctxp
                 }
                 if (s.flags & CTXPROF_PEBS_SAMPLE_NO_REGS) {
                     st.no_regs++;
-                } else if (r->stack_base && s.sp <= r->stack_base) {
+                } else if (r->stack_base && s.sp <= r->stack_base && s.sp >= r->stack_lo) {
                     s.height = r->stack_base - s.sp;
                     if (r->base_pending)
                         s.flags |= CTXPROF_PEBS_SAMPLE_STACK_TOP;
+                } else if (r->stack_base) {
+                    st.off_stack++; /* another stack, or above the base: no height */
                 }
                 ctxprof__pebs_emit(sk, &s, &st);
                 break;
@@ -1961,6 +1989,7 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
        read concurrently (the slot is FREE until the release store) */
     memset(&r->st, 0, sizeof r->st);
     r->stack_base = 0;
+    r->stack_lo = 0;
     r->base_pending = 0;
     __atomic_store_n(&r->fd, fd, __ATOMIC_RELAXED);
     r->tid = tid;
@@ -2628,6 +2657,7 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
 {
     struct ctxprof__pebs_impl *I;
     ctxprof__pebs_ring *slot = NULL;
+    uint64_t stack_lo;
     int self, rc, pending = 0, pass;
     unsigned i;
     if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
@@ -2650,6 +2680,7 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
 #endif
     if (!stack_base && self)
         stack_base = ctxprof__pebs_self_base();
+    stack_lo = ctxprof__pebs_stack_lo(stack_base); /* before the lock: reads /proc/self/maps */
     pthread_mutex_lock(&I->mu);
     if (tid == I->reader_tid) {
         pthread_mutex_unlock(&I->mu);
@@ -2701,6 +2732,7 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     rc = ctxprof__pebs_ring_open(pb, I, slot, tid);
     if (rc == CTXPROF_OK) {
         slot->stack_base = stack_base;
+        slot->stack_lo = stack_lo;
         slot->base_pending = pending;
         __atomic_store_n(&slot->state, CTXPROF__PEBS_ACTIVE, __ATOMIC_RELEASE);
         ctxprof__pebs_wake(I); /* the reader polls the new ring from now on */
@@ -3230,11 +3262,13 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         p->st.nobase++; /* not the base training used: the CID would be wrong */
         return;
     }
-    /* the stack copy's top words, once: the walk's and the check's */
-    if (s->stack && (p->d.max_walk || s->callchain))
+    /* the stack copy's top words, once: the walk's and the check's. Without
+       a height (no base, or SP off the thread's stack: a coroutine's, a
+       sigaltstack) the copy is no part of the thread's stack: never read */
+    if (s->stack && s->height && (p->d.max_walk || s->callchain))
         top = ctxprof__pebs_top_ra(NULL, m, s, &top_ra);
     fr.n = 0;
-    if (p->d.max_walk && s->stack)
+    if (p->d.max_walk && s->stack && s->height)
         ctxprof__pebs_copy_frames(s, top, top_ra, p->d.max_walk, &fr);
     /* height against the thread's base, as in training: sample.height */
     ctxprof_icpp_resolve(m, (uintptr_t)s->ip, (uintptr_t)s->sp,

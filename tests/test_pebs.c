@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 
 /* ---- helpers ---- */
 
@@ -854,6 +855,68 @@ static void pebs_ring_desync(void)
     CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), 0);
     CHECK_EQ(fk.ring.st.desyncs, 5);
     CHECK_EQ(fk.meta->data_tail, fk.head);
+    pebs_fake_free(&fk);
+}
+
+/* Heights only on the thread's stack [stack_lo, stack_base]: a sample whose
+   SP is below its low end (a coroutine's stack, a sigaltstack) or above the
+   base gets height 0 and is counted in off_stack, never flagged STACK_TOP;
+   with no low end known (0) only the base bounds the stack; with no base
+   no sample has a height and none is counted. */
+static void pebs_ring_off_stack(void)
+{
+    /* in, the low end itself, just below it, far below (a heap), above the
+       base, the base itself (height 0, on the stack), in */
+    static const uint64_t sps[] = {0x7fff0000, 0x7ffe0000, 0x7ffdfff8, 0x10000,
+                                   0x80000008, 0x80000000, 0x7ffffff0};
+    static const uint64_t bases[] = {0x80000000, 0x80000000, 0x80000000, 0};
+    static const uint64_t los[] = {0x7ffe0000, 0x7ffe0000, 0, 0};
+    static pebs_rec r;
+    static pebs_got g;
+    pebs_fake fk;
+    ctxprof__pebs_fmt f = pebs_std_fmt();
+    ctxprof__pebs_sink sk;
+    unsigned pass, i;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    pebs_fake_init(&fk, 4096);
+    pebs_sink_init(&sk, &g);
+    for (pass = 0; pass < 4; pass++) {
+        uint64_t base = bases[pass], lo = los[pass], off = 0, off0 = fk.ring.st.off_stack;
+        fk.ring.stack_base = base;
+        fk.ring.stack_lo = lo;
+        fk.ring.base_pending = pass == 1; /* a stack-mapping top: in-stack heights flagged */
+        for (i = 0; i < sizeof sps / sizeof sps[0]; i++) {
+            pebs_want w;
+            size_t len;
+            memset(&w, 0, sizeof w);
+            w.ip = w.event_ip = 0x400000 + i;
+            w.sp = sps[i];
+            w.pid = 1;
+            w.tid = 2;
+            w.user_abi = 2;
+            len = pebs_make_sample(
+                &r, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER,
+                PEBS_MASK, 0, &w, PERF_RECORD_MISC_USER);
+            pebs_fake_write(&fk, r.w, len);
+        }
+        pebs_fake_publish(&fk);
+        g.n = 0;
+        CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), sizeof sps / sizeof sps[0]);
+        REQUIRE_EQ(g.n, sizeof sps / sizeof sps[0]);
+        for (i = 0; i < g.n; i++) {
+            uint64_t sp = sps[i];
+            int in = base && sp >= lo && sp <= base;
+            CHECK_EQ(g.s[i].sp, sp);
+            CHECK_EQ(g.s[i].height, in ? base - sp : 0);
+            CHECK_EQ((g.s[i].flags & CTXPROF_PEBS_SAMPLE_STACK_TOP) != 0, in && pass == 1);
+            off += base && !in;
+        }
+        CHECK_EQ(off, pass < 2 ? 3 : pass == 2 ? 1 : 0);
+        CHECK_EQ(fk.ring.st.off_stack - off0, off);
+    }
+    CHECK_EQ(fk.ring.st.samples, 4 * (sizeof sps / sizeof sps[0]));
+    CHECK_EQ(fk.ring.st.desyncs, 0);
     pebs_fake_free(&fk);
 }
 
@@ -1724,6 +1787,88 @@ static void pebs_live_base_switch(void)
     CHECK_EQ(before_ok, before);
     CHECK_GE(after, 150);
     CHECK_EQ(after_ok, after);
+}
+
+/* A thread that runs on a stack of its own making, a makecontext coroutine
+   on a malloc'd stack, and on its own stack in turns: the samples whose SP
+   is in the coroutine's stack have no height (base - SP would span memory
+   that is no part of the thread's stack) and are counted in off_stack;
+   those on the thread's stack keep their heights against its ICPP base.
+   ICPP's timer sampler does the same (icpp_sampler_altstack). */
+typedef struct pebs_cochk {
+    uint64_t lo, hi, base; /* the coroutine's stack [lo, hi); the thread's ICPP base */
+    uint64_t co, co_bad, co_hot, own, own_bad, own_hot, no_regs;
+} pebs_cochk;
+
+static ucontext_t pebs_co_main, pebs_co_ctx;
+
+static void pebs_co_fn(void)
+{
+    for (;;) { /* never returns: the test leaves it suspended */
+        pebs_hot_t0(2000000);
+        swapcontext(&pebs_co_ctx, &pebs_co_main);
+    }
+}
+
+static void pebs_co_sample(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_cochk *c = (pebs_cochk *)user;
+    if (s->flags & CTXPROF_PEBS_SAMPLE_NO_REGS) {
+        c->no_regs++;
+    } else if (s->sp >= c->lo && s->sp < c->hi) {
+        c->co++;
+        c->co_bad += s->height != 0;
+        c->co_hot += pebs_in_range(s->ip, __start_ctxprof_pebs_t0, __stop_ctxprof_pebs_t0);
+    } else {
+        c->own++;
+        c->own_bad += s->sp > c->base || s->height != c->base - s->sp;
+        c->own_hot += pebs_in_range(s->ip, __start_ctxprof_pebs_t1, __stop_ctxprof_pebs_t1);
+    }
+}
+
+static void pebs_live_coroutine(void)
+{
+    const size_t size = (size_t)1 << 18;
+    unsigned char *stk;
+    pebs_cochk c;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    HARDWARE_PC_CHECKS(); /* heights: the sampled SP is valgrind's own there */
+    memset(&c, 0, sizeof c);
+    c.base = (uint64_t)ctxprof_icpp_thread_base();
+    REQUIRE(c.base != 0); /* the main thread's base, recorded before main */
+    stk = (unsigned char *)malloc(size);
+    REQUIRE(stk != NULL);
+    c.lo = (uint64_t)(uintptr_t)stk;
+    c.hi = c.lo + size;
+    REQUIRE(getcontext(&pebs_co_ctx) == 0);
+    pebs_co_ctx.uc_stack.ss_sp = stk;
+    pebs_co_ctx.uc_stack.ss_size = size;
+    pebs_co_ctx.uc_link = NULL;
+    makecontext(&pebs_co_ctx, pebs_co_fn, 0);
+    /* manual drains: the sink runs on this thread, between the turns */
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 100000);
+    d.on_sample = pebs_co_sample;
+    d.user = &c;
+    d.stack_bytes = 256; /* a copy of whichever stack SP is on */
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    REQUIRE_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    PEBS_UNTIL(c.co_hot >= 100 && c.own_hot >= 100, {
+        REQUIRE(swapcontext(&pebs_co_main, &pebs_co_ctx) == 0); /* 2 ms on the coroutine */
+        pebs_hot_t1(2000000);                                   /* 2 ms on this stack */
+        ctxprof_pebs_drain(&pb);
+    });
+    ctxprof_pebs_close(&pb);
+    ctxprof_pebs_stats_get(&pb, &st);
+    free(stk);
+    CHECK_GE(c.co_hot, 100);
+    CHECK_GE(c.own_hot, 100);
+    CHECK_EQ(c.co_bad, 0);  /* no height on the coroutine's stack */
+    CHECK_EQ(c.own_bad, 0); /* heights on the thread's own */
+    CHECK_EQ(st.off_stack, c.co);
+    CHECK_EQ(st.samples, c.co + c.own + c.no_regs);
+    CHECK_EQ(st.no_regs, c.no_regs);
 }
 
 /* Wraparound on a live one-page ring drained every 0.3 ms of CPU time:
@@ -3711,6 +3856,26 @@ static void pebs_paths_unit(void)
     s = pebs_mk(t0, 0, 7); /* no base: height unknown */
     ctxprof_pebs_paths_sample(&pp, &s);
     CHECK_EQ(pp.st.nobase, 1);
+    { /* SP off the thread's stack (height 0: a coroutine's, a sigaltstack):
+         its stack copy is another stack's and is never read; a page that
+         faults when read stands in for it */
+        void *pg = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        REQUIRE(pg != MAP_FAILED);
+        s = pebs_mk(t0, 0, 7);
+        s.stack = (const unsigned char *)pg;
+        s.stack_size = 4096;
+        s.stack_addr = s.sp;
+        s.bp = s.sp + 64;
+        chain[1] = s.ip;
+        chain[2] = t2 + 9;
+        s.callchain = chain;
+        s.callchain_nr = 3;
+        ctxprof_pebs_paths_sample(&pp, &s);
+        CHECK_EQ(pp.st.nobase, 2);
+        CHECK_EQ(pp.st.walked, 1);
+        CHECK_EQ(pp.st.checked, 3);
+        munmap(pg, 4096);
+    }
     s = pebs_mk(t0, 100, 7);
     s.flags = CTXPROF_PEBS_SAMPLE_NO_REGS;
     ctxprof_pebs_paths_sample(&pp, &s);
@@ -3718,8 +3883,8 @@ static void pebs_paths_unit(void)
     s = pebs_mk(t0, 200, 7); /* a height from the stack-mapping top: not training's base */
     s.flags = CTXPROF_PEBS_SAMPLE_STACK_TOP;
     ctxprof_pebs_paths_sample(&pp, &s);
-    CHECK_EQ(pp.st.nobase, 2);
-    CHECK_EQ(pp.st.samples, 8);
+    CHECK_EQ(pp.st.nobase, 3);
+    CHECK_EQ(pp.st.samples, 9);
     CHECK_EQ(pp.st.weight, 3);
     ctxprof_pebs_paths_deinit(&pp);
     pd.alloc_user = &pd; /* handed to CTXPROF_MALLOC/FREE */
@@ -4675,6 +4840,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_ring_wrap", pebs_ring_wrap},
     {"pebs_ring_records", pebs_ring_records},
     {"pebs_ring_desync", pebs_ring_desync},
+    {"pebs_ring_off_stack", pebs_ring_off_stack},
     {"pebs_ring_concurrent", pebs_ring_concurrent},
     {"pebs_messages", pebs_messages},
     {"pebs_attr_levels", pebs_attr_levels},
@@ -4684,6 +4850,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_desc_checks", pebs_desc_checks},
     {"pebs_live_explain", pebs_live_explain},
     PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
+    {"pebs_live_coroutine", pebs_live_coroutine},
     {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_signal_restore", pebs_signal_restore},
     {"pebs_signal_fork", pebs_signal_fork},
