@@ -273,7 +273,7 @@ static void skip_space(parser *P)
             p += 2;
             while (p + 1 < P->end && !(p[0] == '*' && p[1] == '/'))
                 p++;
-            P->p = p + 2 <= P->end ? p + 2 : P->end;
+            P->p = p + 1 < P->end ? p + 2 : P->end; /* unclosed: the text ends it */
             continue;
         }
         if (p + 1 < P->end && p[0] == '/' && p[1] == '/') {
@@ -1066,7 +1066,7 @@ static int looks_like_type(const parser *P)
         if (p + 1 < e && p[0] == '/' && p[1] == '*') {
             for (p += 2; p + 1 < e && !(p[0] == '*' && p[1] == '/'); p++)
                 ;
-            p += 2;
+            p = p + 1 < e ? p + 2 : e; /* an unclosed comment ends the text */
             continue;
         }
         if (p < e && *p == '*') {
