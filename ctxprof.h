@@ -8725,8 +8725,10 @@ CTXPROF_DEF int ctxprof__icpp_training;
 #if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__x86_64__)
 #define CTXPROF__SYS_GETTID 186
+#define CTXPROF__SYS_TGKILL 234
 #elif defined(__aarch64__)
 #define CTXPROF__SYS_GETTID 178
+#define CTXPROF__SYS_TGKILL 131
 #endif
 #endif
 
@@ -12915,14 +12917,27 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_drop(size_t i, int del)
     ctxprof__icpp_tmrs[i] = ctxprof__icpp_tmrs[--ctxprof__icpp_ntmr];
 }
 
+/* Whether thread tid of this process has exited: tgkill(pid, tid, 0)
+   says ESRCH. Its ids are the caller's pid namespace's, like gettid's;
+   /proc/self/task may be another namespace's (one that kept its parent's
+   /proc) and name none of our threads. */
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_thread_gone(long tid)
+{
+#if defined(CTXPROF__SYS_TGKILL)
+    return ctxprof__syscall(CTXPROF__SYS_TGKILL, (long)getpid(), tid, 0L) != 0 && errno == ESRCH;
+#else
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld", tid);
+    return access(path, F_OK) != 0;
+#endif
+}
+
 /* Deletes the timers of threads that are gone (all with everyone). */
 CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_reap(int everyone)
 {
     size_t i = 0;
-    char path[64];
     while (i < ctxprof__icpp_ntmr) {
-        snprintf(path, sizeof path, "/proc/self/task/%ld", ctxprof__icpp_tmrs[i].tid);
-        if (everyone || access(path, F_OK) != 0)
+        if (everyone || ctxprof__icpp_thread_gone(ctxprof__icpp_tmrs[i].tid))
             ctxprof__icpp_tmr_drop(i, 1);
         else
             i++;

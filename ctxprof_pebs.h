@@ -385,7 +385,10 @@ CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *des
 CTXPROF_API int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_base);
 
 /* Attaches every thread of the process (from /proc/self/task) except the
-   reader; *out_n (may be NULL) gets how many were newly attached. */
+   reader; *out_n (may be NULL) gets how many were newly attached. In a pid
+   namespace that kept its parent's /proc, /proc names threads by the
+   parent's ids, which perf_event would take for others:
+   CTXPROF_ERR_UNSUPPORTED (attach each thread itself, with tid 0). */
 CTXPROF_API int ctxprof_pebs_attach_all(ctxprof_pebs *pb, size_t *out_n);
 
 /* Stops sampling thread tid (0 = calling thread) after a final drain. */
@@ -2765,6 +2768,16 @@ CTXPROF_DEF int ctxprof_pebs_attach_all(ctxprof_pebs *pb, size_t *out_n)
         *out_n = 0;
     if ((rc = ctxprof__pebs_live(pb, &I)) != CTXPROF_OK)
         return rc;
+    { /* /proc of our pid namespace: its "self" is our pid */
+        char self_link[32];
+        ssize_t k = readlink("/proc/self", self_link, sizeof self_link - 1);
+        if (k > 0 && (self_link[k] = '\0', atol(self_link) != (long)getpid()))
+            return ctxprof__fail(&pb->error, CTXPROF_ERR_UNSUPPORTED, 0,
+                                 "ctxprof_pebs: /proc is another pid namespace's (it says this "
+                                 "process is %s, getpid() %ld): its thread ids are not ours; "
+                                 "attach each thread from itself (tid 0)",
+                                 self_link, (long)getpid());
+    }
     dir = opendir("/proc/self/task");
     if (!dir)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, errno, "ctxprof_pebs: /proc/self/task");

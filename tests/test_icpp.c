@@ -2996,6 +2996,73 @@ static void icpp_sampler_tid_reuse_ns(void)
     munmap(r, sizeof *r);
 }
 
+/* A pid namespace that kept its parent's /proc: /proc/self/task names the
+   threads by the parent's ids, gettid by the namespace's. Thread A
+   attaches and waits; the main thread's attach reaps the timers of exited
+   threads and must keep A's (it took A, whose id /proc did not list, for
+   gone: two timers then, A's own detach one, none after deinit). */
+typedef struct icpp_procns {
+    ctxprof_test_ns ns;
+    int rc_a, rc_main, timers_both, timers_a_gone, timers_deinit;
+} icpp_procns;
+
+static icpp_procns *icpp_procns_r;
+static ctxprof_icpp_sampler icpp_procns_s;
+static int icpp_procns_pipe[2][2]; /* A -> main: attached; main -> A: detach */
+
+static void *icpp_procns_a(void *arg)
+{
+    char c = 0;
+    (void)arg;
+    icpp_procns_r->rc_a = ctxprof_icpp_sampler_attach(&icpp_procns_s, NULL);
+    if (write(icpp_procns_pipe[0][1], &c, 1) != 1 || read(icpp_procns_pipe[1][0], &c, 1) != 1)
+        icpp_procns_r->rc_a = -1;
+    ctxprof_icpp_sampler_detach(&icpp_procns_s);
+    return NULL;
+}
+
+static int icpp_procns_run(void *shared)
+{
+    icpp_procns *r = (icpp_procns *)shared;
+    pthread_t th;
+    char c = 0;
+    icpp_procns_r = r;
+    if (pipe(icpp_procns_pipe[0]) != 0 || pipe(icpp_procns_pipe[1]) != 0)
+        return 3;
+    if (icpp_wall_sampler(&icpp_procns_s, NULL) != CTXPROF_OK)
+        return 4;
+    if (pthread_create(&th, NULL, icpp_procns_a, NULL) != 0)
+        return 5;
+    if (read(icpp_procns_pipe[0][0], &c, 1) != 1)
+        return 6;
+    r->rc_main = ctxprof_icpp_sampler_attach(&icpp_procns_s, NULL);
+    r->timers_both = icpp_count_timers();
+    if (write(icpp_procns_pipe[1][1], &c, 1) != 1)
+        return 7;
+    pthread_join(th, NULL);
+    r->timers_a_gone = icpp_count_timers();
+    ctxprof_icpp_sampler_detach(&icpp_procns_s);
+    ctxprof_icpp_sampler_deinit(&icpp_procns_s);
+    r->timers_deinit = icpp_count_timers();
+    return 0;
+}
+
+static void icpp_sampler_parent_proc_ns(void)
+{
+    icpp_procns *r;
+    if (icpp_count_timers() < 0)
+        SKIP("no /proc/self/timers here");
+    r = (icpp_procns *)ctxprof_test_in_pid_ns(icpp_procns_run, 0, sizeof *r);
+    REQUIRE(r != NULL);
+    SKIP_NO_PID_NS(r, "a pid namespace with its parent's /proc");
+    CHECK_EQ(r->rc_a, CTXPROF_OK);
+    CHECK_EQ(r->rc_main, CTXPROF_OK);
+    CHECK_EQ(r->timers_both, 2); /* A's kept */
+    CHECK_EQ(r->timers_a_gone, 1);
+    CHECK_EQ(r->timers_deinit, 0);
+    munmap(r, sizeof *r);
+}
+
 /* The thread id -> base registry under thread churn: 5,000 threads one
    after the other (more than its 4,096 slots), each finding its own base
    by its id; half of them end with thread_end, half just exit (as in a
@@ -3588,6 +3655,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_cfa_every_instruction", icpp_cfa_every_instruction},
     {"icpp_train_shadow_stack", icpp_train_shadow_stack},
     {"icpp_sampler_live", icpp_sampler_live},
+    {"icpp_sampler_parent_proc_ns", icpp_sampler_parent_proc_ns},
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
     {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
     {"icpp_sampler_fork", icpp_sampler_fork},

@@ -2817,6 +2817,61 @@ static void pebs_live_attach_all(void)
     pthread_cond_destroy(&park.cv);
 }
 
+/* attach_all in a pid namespace: with its own /proc it attaches the
+   threads by the namespace's ids (the main thread is 1 there); with its
+   parent's /proc, whose ids perf_event would take for other threads, it
+   refuses and attaches nothing. */
+typedef struct pebs_nsall {
+    ctxprof_test_ns ns;
+    int rc, n, rings;
+    char msg[200];
+} pebs_nsall;
+
+static int pebs_nsall_run(void *shared)
+{
+    pebs_nsall *r = (pebs_nsall *)shared;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    size_t n = 0;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK) {
+        r->ns.skipped = 1;
+        snprintf(r->ns.why, sizeof r->ns.why, "perf_event unusable here: %s",
+                 ctxprof_error_message(&pb.error));
+        return 0;
+    }
+    r->rc = ctxprof_pebs_attach_all(&pb, &n);
+    r->n = (int)n;
+    snprintf(r->msg, sizeof r->msg, "%s", pb.error.detail);
+    ctxprof_pebs_stats_get(&pb, &st);
+    r->rings = (int)st.threads;
+    ctxprof_pebs_close(&pb);
+    return 0;
+}
+
+static void pebs_attach_all_pid_ns(void)
+{
+    int own;
+    PEBS_USABLE_OR_SKIP();
+    for (own = 1; own >= 0; own--) {
+        pebs_nsall *r = (pebs_nsall *)ctxprof_test_in_pid_ns(pebs_nsall_run, own, sizeof *r);
+        REQUIRE(r != NULL);
+        SKIP_NO_PID_NS(r, "attach_all in a pid namespace");
+        if (own) {
+            CHECK_EQ(r->rc, CTXPROF_OK);
+            CHECK_EQ(r->n, 1); /* the one thread */
+            CHECK_EQ(r->rings, 1);
+        } else {
+            CHECK_EQ(r->rc, CTXPROF_ERR_UNSUPPORTED);
+            CHECK_CONTAINS(r->msg, "/proc is another pid namespace's");
+            CHECK_EQ(r->n, 0);
+            CHECK_EQ(r->rings, 0);
+        }
+        munmap(r, sizeof *r);
+    }
+}
+
 /* The caller's array: filled up to its capacity, the rest counted. */
 static void pebs_live_array(void)
 {
@@ -4860,6 +4915,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_open_twice", pebs_open_twice},
     {"pebs_explain_failed", pebs_explain_failed},
     {"pebs_live_attach_all", pebs_live_attach_all},
+    {"pebs_attach_all_pid_ns", pebs_attach_all_pid_ns},
     {"pebs_live_array", pebs_live_array},
     {"pebs_period_floor", pebs_period_floor},
     {"pebs_max_stack", pebs_max_stack},
