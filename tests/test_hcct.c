@@ -2461,7 +2461,9 @@ static int hcct_signal_in_lock_child(void *arg, void *shared)
 
 static void hcct_session_signal_in_lock(void)
 {
-    int sig, rc = ctxprof_test_child(hcct_signal_in_lock_child, NULL, NULL, 30, &sig);
+    /* 120 s: a hang never ends, and the 50 rounds of snapshots take 2 s of
+       CPU under ASan, 13-18 s of wall time on a loaded machine */
+    int sig, rc = ctxprof_test_child(hcct_signal_in_lock_child, NULL, NULL, 120, &sig);
     CHECK_EQ(sig, 0);
     CHECK_EQ(rc, 0);
 }

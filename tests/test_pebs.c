@@ -2411,10 +2411,13 @@ static void pebs_signal_fast(void)
     pebs_fastres *r = (pebs_fastres *)ctxprof_test_shared(sizeof *r);
     int sig = 0, rc, k;
     REQUIRE(r != NULL);
-    rc = ctxprof_test_child(pebs_fast_child, NULL, r, ctxprof_test_under_valgrind() ? 300 : 30,
+    /* the alarm is wall time: the child needs seconds of CPU (about 1 s per
+       thread in reader mode at 10 us under ASan), which a loaded machine
+       stretches many times; a livelock never ends, whatever the limit */
+    rc = ctxprof_test_child(pebs_fast_child, NULL, r, ctxprof_test_under_valgrind() ? 300 : 120,
                             &sig);
     if (sig == SIGALRM)
-        fprintf(stderr, "  the sampled work never finished: signal mode livelocked\n");
+        fprintf(stderr, "  the sampled work never finished in 120 s: signal mode livelocked\n");
     CHECK_EQ(sig, 0);
     CHECK_EQ(rc, 0);
     if (r->skipped) {
