@@ -1711,10 +1711,10 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
    (precise_after_wrap). Wrap every call site of the edge, and not as a
    tail call (`return f(x)` may be emitted as a jump past the array; write
    `r = f(x)` and return after). C only (in C++ and without VLAs it runs
-   stmt unwrapped). Partial walks (ctxprof_icpp_resolve) through a wrapped
-   call find the caller's frame lower than the map says (the map has its
-   height at entry, above the array) and report MISSING: use wraps with
-   (PC, SP) alone. */
+   stmt unwrapped). Training notes the SP inside the wrap, so the map
+   knows the callee's body offset ("body" lines) and partial walks
+   (ctxprof_icpp_resolve) read a wrapped call's return address at the
+   callee's CFA, below the array, and not at the caller's height. */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L &&          \
     !defined(__STDC_NO_VLA__)
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
@@ -1924,7 +1924,10 @@ typedef struct ctxprof_icpp_result {
    until one candidate is left (paper 6.4). On the live stack (frames NULL)
    it reads only where the candidates differ: the first frame up where
    their ancestors' functions differ has a height the map knows, and the
-   return address just below it names the function (one read per deciding
+   return address just below it names the function (below its callee's
+   CFA: the callee's height minus its body offset, once bound, which is
+   lower than the caller's height when the caller pushed something for the
+   call, a CTXPROF_ICPP_CALL wrap or stack arguments; one read per deciding
    frame, inside [sp, base]; with unknown heights it walks the chain from
    the frame pointer fp, bounds-checked the same way). From saved words
    (frames, when not NULL) see below. A targeted read trusts
@@ -10923,6 +10926,24 @@ CTXPROF__PRIV int ctxprof__icpp_src_at(const ctxprof__icpp_src *src, uint64_t h,
     return 1;
 }
 
+/* The height of the CFA of node u's frame (its return address lies just
+   below): its caller's height hp when the caller pushed nothing below it
+   for the call; u's height minus its body offset when that is known, so
+   that a call from inside a CTXPROF_ICPP_CALL wrap (or with stack
+   arguments) is read where it pushed its return address. Frames read from
+   a stack only (a simulation reads the map's heights). */
+CTXPROF__PRIV uint64_t ctxprof__icpp_cfa_height(const ctxprof__icpp_src *src, uint32_t u,
+                                                uint64_t hp)
+{
+    const struct ctxprof__icpp_mapdata *d = src->m->d;
+    uint64_t h = src->nh[u], b;
+    if (src->truth != CTXPROF__ICPP_NONE || src->nh != d->nheight || !d->fbody ||
+        h == CTXPROF_ICPP_NO_HEIGHT)
+        return hp;
+    b = d->fbody[d->nfunc[u]];
+    return b && h >= b && h - b > hp ? h - b : hp;
+}
+
 /* Paper 6.4: narrows the candidates cand[0..n) of a CID (n <= WALK_MAX) by
    reading as few frames as it can, at most max_walk; the survivors go to
    alive[], their number is returned, *walked gets the frames read.
@@ -10975,7 +10996,9 @@ CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t
             if (ui == 0 || nh[ui] == CTXPROF_ICPP_NO_HEIGHT || nh[ui] != nh[u0])
                 break;
         }
-        if (i < na || !ctxprof__icpp_src_at(src, nh[u0], level + 1, &g))
+        if (i < na ||
+            !ctxprof__icpp_src_at(src, ctxprof__icpp_cfa_height(src, anc[0], nh[u0]), level + 1,
+                                  &g))
             break;
         (*walked)++;
         level++;
@@ -11007,7 +11030,8 @@ CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t
             int ok = r == 2 ? up == 0
                             : up != 0 && (long)d->nfunc[up] == g &&
                                   (nh[up] == CTXPROF_ICPP_NO_HEIGHT ||
-                                   height == CTXPROF_ICPP_NO_HEIGHT || nh[up] == height);
+                                   height == CTXPROF_ICPP_NO_HEIGHT ||
+                                   ctxprof__icpp_cfa_height(src, anc[i], nh[up]) == height);
             if (ok) {
                 alive[keep] = alive[i];
                 anc[keep] = up;

@@ -1599,10 +1599,13 @@ static void icpp_resolve_walk(void)
     ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
     CHECK_STR(buf, "main>a>c");
     CHECK_EQ(r.walked, 1);
-    /* main>a>a>c vs main>c at 400: the first frame (a at 300 vs main at 100) decides */
+    /* main>a>a>c vs main>c at 400: the first frame (a at 300 vs main at 100)
+       decides. c's body offset is 100 (its step from a and from b), so main
+       called it 200 bytes below its own height (an alloca, stack
+       arguments): c's return address into main lies at c's CFA, 300 */
     fr.n = 1;
     fr.ra[0] = B + 0x1050;
-    fr.cfa[0] = base - 100;
+    fr.cfa[0] = base - 300;
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 400, base, 0, &fr, 8, &r),
              CTXPROF_ICPP_PRECISE);
     ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
@@ -1871,10 +1874,11 @@ static void icpp_resolve_targeted(void)
     CHECK_EQ(r.walked, 1);
     /* c at 384: the parents (a, never trained at a height of its own, and
        main at 96) have no common known height: it walks the frame-pointer
-       chain, main>c's frame record with its CFA at 96 */
-    stk[64 - (96 + 16) / 8] = base + 64;      /* saved frame pointer: past the base */
-    stk[64 - (96 + 16) / 8 + 1] = B + 0x1010; /* return address into main */
-    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 384, base, base - 96 - 16, NULL, 8, &r),
+       chain, main>c's frame record with its CFA at 336 (c's body offset is
+       48, its step from z: main called it 240 bytes below its height) */
+    stk[64 - (336 + 16) / 8] = base + 64;      /* saved frame pointer: past the base */
+    stk[64 - (336 + 16) / 8 + 1] = B + 0x1010; /* return address into main */
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 384, base, base - 336 - 16, NULL, 8, &r),
              CTXPROF_ICPP_PRECISE);
     ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
     CHECK_STR(buf, "main>c");
@@ -1887,6 +1891,55 @@ static void icpp_resolve_targeted(void)
     CHECK_EQ(r.walked, 0);
     ctxprof_icpp_map_deinit(&m);
     ctxprof_symtab_deinit(&st);
+}
+
+/* A call from inside a CTXPROF_ICPP_CALL wrap pushes its return address
+   below the wrap's array, not at its caller's height: d at 240, called by
+   a or b (both at 192) through 16-byte wraps, has its CFA at 208 (body
+   offset 32, the map's "body" line). The targeted read is there, and not
+   at 192, where a stale word of the array says a; from saved words too.
+   Without the line (the step, 48, taken for the body offset) it reads the
+   stale word. */
+static void icpp_resolve_wrapped(void)
+{
+    static const char strs[] = "\0main\0a\0b\0d";
+    icpp_elfsym syms[] = {{1, 0x12, 1, 0x1000, 0x100},
+                          {6, 0x12, 1, 0x2000, 0x100},
+                          {8, 0x12, 1, 0x3000, 0x100},
+                          {10, 0x12, 1, 0x4000, 0x100}};
+    static const char paths[] = "path 1 96 main\npath 1 192 main a\npath 1 192 main b\n"
+                                "path 1 240 main a d\npath 1 240 main b d\n";
+    const uintptr_t B = 0x100000;
+    uintptr_t stk[64], base = (uintptr_t)&stk[64];
+    char text[256], buf[64];
+    ctxprof_symtab st;
+    ctxprof_icpp_map m;
+    ctxprof_icpp_result r;
+    ctxprof_icpp_frames fr;
+    int body;
+    for (body = 1; body >= 0; body--) {
+        size_t len = (size_t)snprintf(text, sizeof text, "ctxprof-paths 1\n%s%s",
+                                      body ? "body d 32\n" : "", paths);
+        REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 4, text, len), 0);
+        memset(stk, 0, sizeof stk);
+        stk[64 - (208 + 8) / 8] = B + 0x3010; /* d's return address, into b */
+        stk[64 - (192 + 8) / 8] = B + 0x2010; /* stale, into a */
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 240, base, 0, NULL, 8, &r),
+                 CTXPROF_ICPP_PRECISE);
+        ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+        CHECK_STR(buf, body ? "main>b>d" : "main>a>d");
+        CHECK_EQ(r.walked, 1);
+        fr.n = 1; /* a frame-pointer chain's word: d's true CFA */
+        fr.ra[0] = B + 0x3010;
+        fr.cfa[0] = base - 208;
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 240, base, 0, &fr, 8, &r),
+                 body ? CTXPROF_ICPP_PRECISE : CTXPROF_ICPP_MISSING);
+        ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+        if (body)
+            CHECK_STR(buf, "main>b>d");
+        ctxprof_icpp_map_deinit(&m);
+        ctxprof_symtab_deinit(&st);
+    }
 }
 
 /* A live frame-pointer chain in ordinary memory: the walk must stay inside
@@ -2677,8 +2730,21 @@ static int icpp_timer_fail_child(void *arg, void *shared)
 static void *icpp_attach_and_go(void *arg)
 {
     ctxprof_error err;
-    *(int *)arg = ctxprof_icpp_sampler_attach(ctxprof__icpp_active, &err);
+    int *out = (int *)arg; /* rc, tid */
+    out[1] = (int)ctxprof__gettid();
+    out[0] = ctxprof_icpp_sampler_attach(ctxprof__icpp_active, &err);
     return NULL;
+}
+
+/* Waits (5 s at most) until thread tid is released: pthread_join returns
+   once the kernel cleared the thread's tid, before the thread is released
+   (its /proc/self/task entry, by which the sampler reaps dead threads'
+   timers, and its id stay until then). */
+static void icpp_wait_released(long tid)
+{
+    int i;
+    for (i = 0; i < 5000 && syscall(SYS_tgkill, getpid(), tid, 0) == 0; i++)
+        usleep(1000);
 }
 
 static int icpp_count_timers(void)
@@ -2709,15 +2775,16 @@ static void icpp_sampler_thread_exit(void)
     ctxprof_icpp_sampler s;
     ctxprof_error err;
     pthread_t th;
-    int before = icpp_count_timers(), rc, i, during = 0;
+    int before = icpp_count_timers(), rc[2], i, during = 0;
     if (before < 0)
         SKIP("no /proc/self/timers here");
     REQUIRE_EQ(icpp_wall_sampler(&s, &err), CTXPROF_OK);
     for (i = 0; i < 20; i++) {
-        rc = -1;
-        REQUIRE_EQ(pthread_create(&th, NULL, icpp_attach_and_go, &rc), 0);
+        rc[0] = -1;
+        REQUIRE_EQ(pthread_create(&th, NULL, icpp_attach_and_go, rc), 0);
         REQUIRE_EQ(pthread_join(th, NULL), 0);
-        CHECK_EQ(rc, CTXPROF_OK);
+        icpp_wait_released(rc[1]); /* else the next attach may see it alive and keep its timer */
+        CHECK_EQ(rc[0], CTXPROF_OK);
         if (icpp_count_timers() > during)
             during = icpp_count_timers();
     }
@@ -2962,6 +3029,7 @@ static int icpp_reuse_run(void *shared)
     if (pthread_create(&th, NULL, icpp_reuse_a, NULL) != 0)
         return 4;
     pthread_join(th, NULL);
+    icpp_wait_released(r->tid_a); /* A's id is in use until then: B would get the next one */
     r->timers_a = icpp_count_timers();
     if (ctxprof_test_set_next_tid(r->tid_a, r->ns.why, sizeof r->ns.why) != 0) {
         r->ns.skipped = 1;
@@ -3645,6 +3713,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_resolve_walk", icpp_resolve_walk},
     {"icpp_walk_cost_brute", icpp_walk_cost_brute},
     {"icpp_resolve_targeted", icpp_resolve_targeted},
+    {"icpp_resolve_wrapped", icpp_resolve_wrapped},
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
