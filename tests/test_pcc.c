@@ -1302,11 +1302,11 @@ static void pcc_zero_with_table(void)
     w.files[0] = pa;
     w.files[1] = pb;
     REQUIRE_EQ(pthread_create(&th, NULL, pcc_swap_loader, &w), 0);
-    while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
+    do { /* at least once, even if the loader ran to its end before this thread did */
         size_t n = ctxprof_pcc_set_count(&set);
         w.odd += n != 0 && n != 11 && n != 20;
         w.reads++;
-    }
+    } while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE));
     pthread_join(th, NULL);
     CHECK_EQ(w.loads_failed, 0);
     CHECK_EQ(w.odd, 0);
