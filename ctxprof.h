@@ -2970,6 +2970,14 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__mapping_at(uintptr_t addr, ctxprof__
     return found;
 }
 
+/* The lowest address a stack in mapping m can reach: its start; for the
+   main thread's "[stack]", which grows down on demand, the end of the
+   mapping below it. */
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__mapping_stack_lo(const ctxprof__mapping *m)
+{
+    return m->stack ? m->prev_end : m->start;
+}
+
 /* ==== core: symbols: implementation ====
 
    ELF files are parsed byte by byte at explicit offsets (no <elf.h>, no
@@ -8854,17 +8862,14 @@ CTXPROF__NOINSTR static void ctxprof__icpp_tidkey_init(void)
 
 /* The lowest address the calling thread's stack can reach (0 unknown):
    SP below it is on another stack (a coroutine's, sigaltstack), where
-   [SP, base] spans unmapped memory. The mapping holding base: its start
-   for a thread's stack; for the main thread's "[stack]", which grows down
-   on demand, the end of the mapping below it. */
+   [SP, base] spans unmapped memory (ctxprof__mapping_stack_lo of the
+   mapping holding base). */
 static CTXPROF_TLS uintptr_t ctxprof__icpp_stack_lo CTXPROF__TLS_MODEL;
 
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_stack_low(uintptr_t addr)
 {
     ctxprof__mapping mp;
-    if (!ctxprof__mapping_at(addr, &mp, NULL, 0))
-        return 0;
-    return mp.stack ? mp.prev_end : mp.start;
+    return ctxprof__mapping_at(addr, &mp, NULL, 0) ? ctxprof__mapping_stack_lo(&mp) : 0;
 }
 
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
@@ -10606,7 +10611,7 @@ CTXPROF__PRIV int ctxprof__cfa_cmp(const void *a, const void *b)
    most common one is not, when most callers are padded or wrapped). A
    callee reached only through CTXPROF_ICPP_CALL wraps has a "body" line:
    training measured the step from the wrap's SP. 0 when neither is known. */
-CTXPROF__PRIV int ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata *d, uint32_t *fbody)
+CTXPROF__PRIV void ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata *d, uint32_t *fbody)
 {
     size_t n;
     for (n = 0; n < d->rbcap && n < d->names.n; n++)
@@ -10618,7 +10623,6 @@ CTXPROF__PRIV int ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata 
             h - hp <= UINT32_MAX && (!fbody[f] || h - hp < fbody[f]))
             fbody[f] = (uint32_t)(h - hp);
     }
-    return CTXPROF_OK;
 }
 
 /* The CFA rule at pc: the last row at or before it (NULL: none). */
@@ -10649,8 +10653,9 @@ CTXPROF__PRIV int ctxprof__icpp_bind_cfa(struct ctxprof__icpp_mapdata *d,
     memset(&x, 0, sizeof x);
     x.pcs = pcs;
     x.npcs = n;
-    if (!fbody || !seen || ctxprof__icpp_body_offsets(d, fbody))
+    if (!fbody || !seen)
         goto nomem;
+    ctxprof__icpp_body_offsets(d, fbody);
 #if defined(CTXPROF__HAVE_SYMTAB)
     ctxprof__dl_iterate_phdr(ctxprof__cfi_object, &x);
 #endif

@@ -1905,12 +1905,16 @@ levels:
 /* ---- pebs: per-thread rings ---- */
 
 /* Default stack base of the calling thread: the top of the mapping that
-   holds its stack (the "[stack]" end for the main thread). */
-CTXPROF__PRIV uint64_t ctxprof__pebs_self_base(void)
+   holds its stack (the "[stack]" end for the main thread); *lo its low end
+   (ctxprof__pebs_stack_lo's), from the same read. */
+CTXPROF__PRIV uint64_t ctxprof__pebs_self_base(uint64_t *lo)
 {
     ctxprof__mapping mp;
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    return ctxprof__mapping_at(sp, &mp, NULL, 0) ? (uint64_t)mp.end : 0;
+    if (!ctxprof__mapping_at(sp, &mp, NULL, 0))
+        return *lo = 0;
+    *lo = (uint64_t)ctxprof__mapping_stack_lo(&mp);
+    return (uint64_t)mp.end;
 }
 
 /* Counters of the event itself: read() with our read_format. */
@@ -2681,9 +2685,11 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
         pending = stack_base == 0;
     }
 #endif
+    /* before the lock: these read /proc/self/maps */
     if (!stack_base && self)
-        stack_base = ctxprof__pebs_self_base();
-    stack_lo = ctxprof__pebs_stack_lo(stack_base); /* before the lock: reads /proc/self/maps */
+        stack_base = ctxprof__pebs_self_base(&stack_lo);
+    else
+        stack_lo = ctxprof__pebs_stack_lo(stack_base);
     pthread_mutex_lock(&I->mu);
     if (tid == I->reader_tid) {
         pthread_mutex_unlock(&I->mu);
