@@ -1622,7 +1622,10 @@ typedef struct ctxprof_icpp_scope {
 } ctxprof_icpp_scope;
 
 /* Records entry into func called from site (an instrumented function calls
-   it first; when not training: one load and a branch). paired:
+   it first; when not training: one load and a branch). site: the frame's
+   return address (__builtin_return_address(0)), or 0; training finds its
+   slot on the stack, which measures the frame's body offset (the "body"
+   lines of a path map). paired:
    ctxprof_icpp_exit will be called at every return (then an inlined callee
    is recognised by its equal SP); unpaired entries pop returned frames by
    SP alone. */
@@ -1735,11 +1738,13 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
     } while (0)
 #endif
 #if defined(__GNUC__) || defined(__clang__)
-/* Training notes the SP inside the wrap, so that the body offset of a
-   callee reached only through wraps is measured from where its call
-   leaves, not from its caller's height above the array; the note is put
-   back at the scope's end (a longjmp out of stmt into the same frame
-   leaves it until the frame's next wrap: steps then read too small). */
+/* Training notes the SP inside the wrap, where the search for a callee's
+   return address (its body offset) starts: the wrap's array, whose stale
+   words could hold an old copy of it, is skipped. The note is put back at
+   the scope's end (a longjmp out of stmt into the same frame leaves it
+   until the frame's next wrap: a search from it starts below the slot, so
+   it finds nothing, and the steps between heights decide, or it finds a
+   stale copy and measures too small). */
 typedef struct ctxprof__icpp_wrapnote {
     uintptr_t prev;
     int on;
@@ -8927,7 +8932,7 @@ typedef struct ctxprof__icpp_ts {
     uintptr_t *nfunc;            /* node -> function */
     uint32_t *nparent;           /* node -> parent */
     uint64_t *nheight, *ncount;  /* node -> height, entries */
-    uint32_t *nbody;             /* node -> CFA - SP measured at a wrap's call, or 0 */
+    uint32_t *nbody;             /* node -> CFA - SP found at its first entry, or 0 */
     size_t nn, ncap;
     uint32_t *slots;             /* (parent, func, height) -> node + 1 */
     size_t mask;
@@ -9117,6 +9122,31 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_top_dead(const ctxprof__icpp_ts
     return 0;
 }
 
+/* The body offset (CFA - SP) of a frame entered at sp with return address
+   site: its slot is the first word equal to site read down from start,
+   the SP of the frame below it (or of a wrap in that frame), since the
+   call pushed it at CFA - 8 under whatever its caller put there (stack
+   arguments, a wrap's array). A stale copy of site above the slot can
+   only make the result larger than the frame's, so the smallest result
+   over a function's entries is kept (as with the steps between heights,
+   ctxprof__icpp_body_offsets). 0: not found. The words read are live
+   stack between two frames of this thread, but the caller's, so a
+   sanitizer's redzones may lie among them. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5)
+__attribute__((no_sanitize_address))
+#endif
+CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_body_at(uintptr_t start, uintptr_t sp,
+                                                            uintptr_t site)
+{
+    uintptr_t a = start & ~(uintptr_t)7;
+    if (!site || start <= sp || start - sp > UINT32_MAX)
+        return 0;
+    for (; a >= sp + 8; a -= 8)
+        if (*(const volatile uintptr_t *)(a - 8) == site)
+            return (uint32_t)(a - sp);
+    return 0;
+}
+
 /* point: the entry's place in its machine frame (the return address of
    the hook or of ctxprof__icpp_enter_here), 0 if unknown. */
 CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site,
@@ -9173,14 +9203,14 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         if (node == CTXPROF__ICPP_NONE) {
             t->dropped_paths++;
         } else {
-            uintptr_t w = ctxprof__icpp_wrap_sp;
             t->ncount[node]++;
             t->entries++;
-            /* called from inside a wrap of the frame on top: its call left
-               from w, below that frame's height (ctxprof__icpp_body_offsets) */
-            if (w > sp && t->depth && w < t->stack[t->depth - 1].sp && w - sp <= UINT32_MAX &&
-                (!t->nbody[node] || w - sp < t->nbody[node]))
-                t->nbody[node] = (uint32_t)(w - sp);
+            if (!t->nbody[node] && t->depth) {
+                /* measured once per node; from a wrap of the frame on top
+                   when the call is inside one (its array is skipped) */
+                uintptr_t w = ctxprof__icpp_wrap_sp, top = t->stack[t->depth - 1].sp;
+                t->nbody[node] = ctxprof__icpp_body_at(w > sp && w < top ? w : top, sp, site);
+            }
         }
     }
     t->stack[t->depth].node = node;
@@ -10603,14 +10633,15 @@ CTXPROF__PRIV int ctxprof__cfa_cmp(const void *a, const void *b)
 /* --- binding to the process's symbols, and resolving samples ------------ */
 
 /* Each function's body offset, CFA - SP where training measured its
-   heights: the smallest difference between the height of one of its nodes
-   and its parent's. A caller's SP only goes down from where its own height
-   was measured to its calls (pads, wraps, stack arguments, alloca), so
-   every difference is the body offset plus what the caller put there, and
-   the smallest is exact once one caller calls it with nothing below (the
-   most common one is not, when most callers are padded or wrapped). A
-   callee reached only through CTXPROF_ICPP_CALL wraps has a "body" line:
-   training measured the step from the wrap's SP. 0 when neither is known. */
+   heights: its "body" line (training found its return address's slot,
+   ctxprof__icpp_body_at) or the smallest difference between the height of
+   one of its nodes and its parent's, whichever is smaller. A caller's SP
+   only goes down from where its own height was measured to its calls
+   (pads, wraps, stack arguments, alloca), so every difference is the body
+   offset plus what the caller put there, and the smallest is exact once
+   one caller calls it with nothing below (the most common one is not,
+   when most callers are padded or wrapped); neither is ever too small.
+   0 when neither is known. */
 CTXPROF__PRIV void ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata *d, uint32_t *fbody)
 {
     size_t n;

@@ -1942,6 +1942,28 @@ static void icpp_resolve_wrapped(void)
     }
 }
 
+/* The body offset training measures at an entry: the first word equal to
+   the return address read down from the SP of the frame below (or of a
+   wrap in it). A stale copy above the slot reads larger, never smaller;
+   nothing found reads 0. */
+static void icpp_body_scan(void)
+{
+    uintptr_t stk[32], sp = (uintptr_t)&stk[0], top = (uintptr_t)&stk[32];
+    memset(stk, 0, sizeof stk);
+    stk[5] = 0xabc; /* the slot: CFA = &stk[6], 48 bytes above SP */
+    CHECK_EQ(ctxprof__icpp_body_at(top, sp, 0xabc), 48);
+    CHECK_EQ(ctxprof__icpp_body_at((uintptr_t)&stk[6] + 3, sp, 0xabc), 48); /* unaligned */
+    stk[20] = 0xabc; /* a stale copy, as in a wrap's array */
+    CHECK_EQ(ctxprof__icpp_body_at(top, sp, 0xabc), 168);
+    CHECK_EQ(ctxprof__icpp_body_at((uintptr_t)&stk[20], sp, 0xabc), 48); /* from the wrap's SP */
+    CHECK_EQ(ctxprof__icpp_body_at(top, sp, 0xdef), 0);
+    CHECK_EQ(ctxprof__icpp_body_at(top, sp, 0), 0);
+    CHECK_EQ(ctxprof__icpp_body_at(sp, sp, 0xabc), 0);
+    CHECK_EQ(ctxprof__icpp_body_at(sp, top, 0xabc), 0);
+    stk[0] = 0xdef; /* the word at SP itself is read */
+    CHECK_EQ(ctxprof__icpp_body_at(top, sp, 0xdef), 8);
+}
+
 /* A live frame-pointer chain in ordinary memory: the walk must stay inside
    [sp, base] and go strictly upward, whatever the words say. */
 static void icpp_walk_bounds(void)
@@ -2324,7 +2346,7 @@ static void icpp_hooks_end_to_end(void)
         REQUIRE(leaf >= 0);
         REQUIRE_EQ(ctxprof_icpp_map_lookup(&m, (uint32_t)leaf, cid_height, &cand), 1);
         ctxprof_icpp_map_path_str(&m, cand[0], buf, sizeof buf);
-        CHECK_STR(buf, "main>run>expr>term>factor>expr>term>factor>left>leaf");
+        CHECK_STR(buf, "main>run>expr>term>factor>expr>term>factor>left>spread>leaf");
     }
     /* generate pads, rebuild, retrain: the precision is the predicted one */
     REQUIRE_EQ(ctxprof_test_sh("build/ctxprof-gen pad -o %s/h_pads.h %s/h0.paths > %s/h.rep", dir,
@@ -3714,6 +3736,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_walk_cost_brute", icpp_walk_cost_brute},
     {"icpp_resolve_targeted", icpp_resolve_targeted},
     {"icpp_resolve_wrapped", icpp_resolve_wrapped},
+    {"icpp_body_scan", icpp_body_scan},
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},

@@ -11,7 +11,9 @@
    instructions in the map's functions, precise, ambiguous, missing,
    incorrect and lost.
    A small recursive-descent evaluator: expr -> term -> factor -> (expr),
-   plus two leaves reached by different paths of equal length. The calls
+   plus two leaves reached by different paths of equal length, and a
+   function every call of which passes stack arguments (spread, its
+   callers' steps to it are all larger than its body offset). The calls
    factor -> left/right and term -> factor go through CTXPROF_ICPP_CALL
    (call-site wrapping), the others are plain calls. */
 #define CTXPROF_IMPLEMENTATION
@@ -45,12 +47,24 @@ NOINLINE static long leaf(long x)
     return x + 1;
 }
 
+/* External, so that no compiler drops or folds its arguments: the seventh
+   and eighth go on the stack at every call. */
+long spread(long a, long b, long c, long d, long e, long f, long g, long h);
+NOINLINE long spread(long a, long b, long c, long d, long e, long f, long g, long h)
+{
+    FUNC(spread);
+    volatile long buf[4];
+    buf[0] = a ^ h;
+    buf[1] = b + g;
+    return leaf(buf[0] + buf[1] + c - d + e - f);
+}
+
 NOINLINE static long left(long x)
 {
     FUNC(left);
     volatile char buf[32];
     buf[0] = (char)x;
-    return leaf(x + buf[0]);
+    return spread(x, x + buf[0], 2 * x, x, 3 * x, 3 * x, x - buf[0], x) - 1;
 }
 
 NOINLINE static long right(long x)
