@@ -11009,6 +11009,7 @@ CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t
     *walked = 0;
     while (src->targeted && na > 1 && *walked < max_walk) {
         uint32_t u0;
+        uint64_t rh;
         int same;
         long g;
         for (;;) { /* climb while every candidate's ancestor is the same */
@@ -11027,14 +11028,20 @@ CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t
         }
         if (same)
             break;
-        for (i = 0; i < na; i++) { /* one known height at the deciding level */
+        /* one known height to read at: the CFA of this level's frames (one
+           function at one height in every candidate) once its body offset
+           is known, so callers at different heights that called it from
+           different depths (stack arguments, wraps) are told apart too;
+           else their callers' height, when it is the same */
+        rh = nh[u0] == CTXPROF_ICPP_NO_HEIGHT ? CTXPROF_ICPP_NO_HEIGHT
+                                              : ctxprof__icpp_cfa_height(src, anc[0], nh[u0]);
+        for (i = 0; i < na; i++) {
             uint32_t ui = d->nparent[anc[i]];
-            if (ui == 0 || nh[ui] == CTXPROF_ICPP_NO_HEIGHT || nh[ui] != nh[u0])
+            if (ui == 0 || nh[ui] == CTXPROF_ICPP_NO_HEIGHT ||
+                ctxprof__icpp_cfa_height(src, anc[i], nh[ui]) != rh)
                 break;
         }
-        if (i < na ||
-            !ctxprof__icpp_src_at(src, ctxprof__icpp_cfa_height(src, anc[0], nh[u0]), level + 1,
-                                  &g))
+        if (i < na || !ctxprof__icpp_src_at(src, rh, level + 1, &g))
             break;
         (*walked)++;
         level++;

@@ -1942,6 +1942,49 @@ static void icpp_resolve_wrapped(void)
     }
 }
 
+/* Callers at different heights whose calls leave from one depth: d at 240
+   (body offset 32: its CFA at 208) is called plainly by a, at 208, and
+   from 16 bytes below its height by b, at 192 (a stack argument). The
+   candidates' callers differ in height, but d's CFA is the same in both,
+   so one read there decides, with no frame pointer to walk. */
+static void icpp_resolve_cfa_read(void)
+{
+    static const char strs[] = "\0main\0a\0b\0d";
+    icpp_elfsym syms[] = {{1, 0x12, 1, 0x1000, 0x100},
+                          {6, 0x12, 1, 0x2000, 0x100},
+                          {8, 0x12, 1, 0x3000, 0x100},
+                          {10, 0x12, 1, 0x4000, 0x100}};
+    static const char text[] = "ctxprof-paths 1\nbody d 32\npath 1 96 main\npath 1 208 main a\n"
+                               "path 1 192 main b\npath 1 240 main a d\npath 1 240 main b d\n";
+    const uintptr_t B = 0x100000;
+    uintptr_t stk[64], base = (uintptr_t)&stk[64];
+    char buf[64];
+    ctxprof_symtab st;
+    ctxprof_icpp_map m;
+    ctxprof_icpp_result r;
+    ctxprof_icpp_frames fr;
+    int who;
+    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 4, text, sizeof text - 1), 0);
+    for (who = 0; who < 2; who++) {
+        memset(stk, 0, sizeof stk);
+        stk[64 - (208 + 8) / 8] = who ? B + 0x3010 : B + 0x2010; /* into b or a */
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 240, base, 0, NULL, 8, &r),
+                 CTXPROF_ICPP_PRECISE);
+        ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+        CHECK_STR(buf, who ? "main>b>d" : "main>a>d");
+        CHECK_EQ(r.walked, 1);
+        fr.n = 1; /* the same word saved with its CFA */
+        fr.ra[0] = stk[64 - (208 + 8) / 8];
+        fr.cfa[0] = base - 208;
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 240, base, 0, &fr, 8, &r),
+                 CTXPROF_ICPP_PRECISE);
+        ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
+        CHECK_STR(buf, who ? "main>b>d" : "main>a>d");
+    }
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+}
+
 /* The body offset training measures at an entry: the first word equal to
    the return address read down from the SP of the frame below (or of a
    wrap in it). A stale copy above the slot reads larger, never smaller;
@@ -3736,6 +3779,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_walk_cost_brute", icpp_walk_cost_brute},
     {"icpp_resolve_targeted", icpp_resolve_targeted},
     {"icpp_resolve_wrapped", icpp_resolve_wrapped},
+    {"icpp_resolve_cfa_read", icpp_resolve_cfa_read},
     {"icpp_body_scan", icpp_body_scan},
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
