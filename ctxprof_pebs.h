@@ -2078,6 +2078,22 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
     return CTXPROF_OK;
 }
 
+/* Guards the registry of open samplers (pebs: fork) and the fd numbers of
+   their rings: fork() holds it from the prepare handler on, so the child
+   handler sees each ring's fd either still open or already -1, never a
+   number closed meanwhile, perhaps another file's by then, which it would
+   close in the child. Taken after I->mu, never before. */
+static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Closes a ring's fd and sets it to -1 in one step as fork() sees it. */
+CTXPROF__PRIV void ctxprof__pebs_close_fd(int *fdp)
+{
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    close(*fdp);
+    __atomic_store_n(fdp, -1, __ATOMIC_RELAXED); /* signal handlers compare it */
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+}
+
 /* Final drain and release of a ring. The caller is its consumer and holds
    I->mu; exited: the thread is gone (no disable needed). */
 CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxprof__pebs_ring *r,
@@ -2092,10 +2108,8 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
         }
         ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
     }
-    if (tfd >= 0) {
-        close(tfd);
-        r->tick_fd = -1;
-    }
+    if (tfd >= 0)
+        ctxprof__pebs_close_fd(&r->tick_fd);
     ctxprof__pebs_ring_acquire(r, 1);
     if (!exited && I->d.mode == CTXPROF_PEBS_SIGNAL)
         ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0); /* a handler may have re-enabled it */
@@ -2107,8 +2121,7 @@ CTXPROF__PRIV void ctxprof__pebs_ring_close(struct ctxprof__pebs_impl *I, ctxpro
         tot.threads_exited++;
     ctxprof__pebs_stats_add(&I->closed, &tot);
     munmap(r->map, r->map_len);
-    close(r->fd);
-    __atomic_store_n(&r->fd, -1, __ATOMIC_RELAXED); /* signal handlers compare it */
+    ctxprof__pebs_close_fd(&r->fd);
     r->map = NULL;
     __atomic_store_n(&r->state, CTXPROF__PEBS_FREE, __ATOMIC_RELEASE);
     ctxprof__pebs_ring_release(r);
@@ -2299,7 +2312,10 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
    disposition and the signal-mode slot at once: the handler inherited with
    the address space would otherwise serve an object the child cannot use
    (and frees at close), swallowing the signal, and keep the child from
-   opening a signal-mode sampler of its own. */
+   opening a signal-mode sampler of its own. The prepare handler holds
+   ctxprof__pebs_reg_mu until the fork is done, and a ring's fds are closed
+   and set to -1 under it (ctxprof__pebs_close_fd): a ring closing in
+   another thread at the fork leaves the child an fd still open or -1. */
 
 /* In a process that is not the opener (a forked child): restores the
    previous disposition of I's signal and frees the signal-mode slot, when
@@ -2317,8 +2333,7 @@ CTXPROF__PRIV void ctxprof__pebs_sig_forget(struct ctxprof__pebs_impl *I)
                                 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct ctxprof__pebs_impl *ctxprof__pebs_reg_head;
+static struct ctxprof__pebs_impl *ctxprof__pebs_reg_head; /* under ctxprof__pebs_reg_mu */
 static pthread_once_t ctxprof__pebs_reg_once = PTHREAD_ONCE_INIT;
 
 CTXPROF__PRIV void ctxprof__pebs_fork_prepare(void)
@@ -2338,10 +2353,12 @@ CTXPROF__PRIV void ctxprof__pebs_fork_child(void)
         unsigned i;
         for (i = 0; i < I->nrings; i++)
             if (I->rings[i].state != CTXPROF__PEBS_FREE) {
-                close(I->rings[i].fd);
+                /* -1: ring_close closed it before the fork */
+                if (I->rings[i].fd >= 0)
+                    close(I->rings[i].fd);
                 if (I->rings[i].tick_fd >= 0)
                     close(I->rings[i].tick_fd);
-                I->rings[i].tick_fd = -1;
+                I->rings[i].fd = I->rings[i].tick_fd = -1;
                 I->rings[i].state = CTXPROF__PEBS_FREE;
             }
         if (I->efd >= 0)

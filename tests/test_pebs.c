@@ -2306,6 +2306,141 @@ static void pebs_signal_fork(void)
     munmap(r, sizeof *r);
 }
 
+/* fork() while another thread closes its ring: the child's atfork handler
+   closes the fds of the rings that are open at the fork, so it must see a
+   ring's fd only while the fd is the ring's. A cycler thread attaches and
+   detaches itself; the test's thread wakes at varied moments (everything on
+   one CPU, the cycler at SCHED_IDLE: the wakeup preempts it wherever it is,
+   e.g. on its way out of close() of the ring's fd), opens sentinels (the
+   lowest free fd numbers: the ring's just closed one among them) and forks.
+   Each child checks that its sentinels are still open; before the fix a
+   child closed the ring's old fd number, by then a sentinel. Manual mode
+   (one fd per ring) and signal mode (plus the ticker's fd). */
+#define PEBS_FORKFD_FORKS 1500
+#define PEBS_FORKFD_SENTINELS 8
+
+typedef struct pebs_forkfd {
+    ctxprof_pebs *pb;
+    int stop, rc;
+    uint64_t cycles;
+} pebs_forkfd;
+
+typedef struct pebs_forkfd_res {
+    int skipped, rc, forks, lost, idle;
+    uint64_t cycles;
+} pebs_forkfd_res;
+
+static void *pebs_forkfd_cycler(void *arg)
+{
+    pebs_forkfd *c = (pebs_forkfd *)arg;
+    while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+        int rc = ctxprof_pebs_attach(c->pb, 0, 0);
+        if (rc == CTXPROF_OK)
+            rc = ctxprof_pebs_detach(c->pb, 0);
+        if (rc != CTXPROF_OK) {
+            c->rc = rc;
+            break;
+        }
+        __atomic_fetch_add(&c->cycles, (uint64_t)1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static int pebs_forkfd_run(void *arg, void *shared)
+{
+    pebs_forkfd_res *r = (pebs_forkfd_res *)shared;
+    int mode = *(const int *)arg, i, k, cpu = 0, rc;
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    pebs_forkfd c;
+    pthread_t th;
+    cpu_set_t set;
+    struct sched_param sp;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 1;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set))
+        cpu++;
+    if (cpu == CPU_SETSIZE)
+        return 2;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        return 2;
+    pebs_desc_fill(&d, mode, 100000); /* signal mode: a ticker too (1 ms) */
+    d.level = CTXPROF_PEBS_LEVEL_SW;
+    rc = ctxprof_pebs_open(&pb, &d);
+    if (rc == CTXPROF_ERR_UNSUPPORTED) {
+        r->skipped = 1;
+        return 0;
+    }
+    if (rc != CTXPROF_OK)
+        return 4;
+    memset(&c, 0, sizeof c);
+    c.pb = &pb;
+    if (pthread_create(&th, NULL, pebs_forkfd_cycler, &c) != 0)
+        return 3;
+    memset(&sp, 0, sizeof sp);
+    r->idle = pthread_setschedparam(th, SCHED_IDLE, &sp) == 0;
+    for (i = 0; i < PEBS_FORKFD_FORKS; i++) {
+        struct timespec ts = {0, 0};
+        int s[PEBS_FORKFD_SENTINELS], st;
+        pid_t pid;
+        ts.tv_nsec = 5000 + (long)(((unsigned)i * 7919u) % 60000u);
+        nanosleep(&ts, NULL); /* the cycler runs meanwhile */
+        for (k = 0; k < PEBS_FORKFD_SENTINELS; k++)
+            s[k] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        pid = fork();
+        if (pid == 0) {
+            for (k = 0; k < PEBS_FORKFD_SENTINELS; k++)
+                if (s[k] >= 0 && fcntl(s[k], F_GETFD) == -1)
+                    _exit(1); /* the atfork handler closed it */
+            _exit(0);
+        }
+        if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 1)
+            r->lost++;
+        for (k = 0; k < PEBS_FORKFD_SENTINELS; k++)
+            if (s[k] >= 0)
+                close(s[k]);
+        r->forks++;
+    }
+    __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    r->rc = c.rc;
+    r->cycles = c.cycles;
+    ctxprof_pebs_close(&pb);
+    return 0;
+}
+
+static void pebs_fork_close_mode(int mode)
+{
+    pebs_forkfd_res *r =
+        (pebs_forkfd_res *)ctxprof_test_in_child(pebs_forkfd_run, &mode, sizeof(pebs_forkfd_res));
+    REQUIRE(r != NULL);
+    if (r->skipped) {
+        munmap(r, sizeof *r);
+        SKIP("perf_event unusable here");
+    }
+    fprintf(stderr,
+            "  pebs: %d forks against %llu attach/detach cycles (cycler %s): %d children "
+            "lost a sentinel fd\n",
+            r->forks, (unsigned long long)r->cycles, r->idle ? "SCHED_IDLE" : "normal", r->lost);
+    CHECK_EQ(r->forks, PEBS_FORKFD_FORKS);
+    CHECK_EQ(r->rc, CTXPROF_OK);
+    CHECK_GE(r->cycles, 1);
+    CHECK_EQ(r->lost, 0);
+    munmap(r, sizeof *r);
+}
+
+static void pebs_fork_close_manual(void)
+{
+    pebs_fork_close_mode(CTXPROF_PEBS_MANUAL);
+}
+
+static void pebs_fork_close_signal(void)
+{
+    pebs_fork_close_mode(CTXPROF_PEBS_SIGNAL);
+}
+
 /* Signal mode at the shortest period (10 us) cannot livelock the program: a
    signal costs more than that in a VM (about 25 us), and one signal per
    sample kept every thread in the handler for good. The same fixed CPU work
@@ -4912,6 +5047,8 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_live_signal_close", pebs_live_signal_close},
     {"pebs_signal_restore", pebs_signal_restore},
     {"pebs_signal_fork", pebs_signal_fork},
+    {"pebs_fork_close_manual", pebs_fork_close_manual},
+    {"pebs_fork_close_signal", pebs_fork_close_signal},
     {"pebs_signal_fast", pebs_signal_fast},
     {"pebs_slots_reuse", pebs_slots_reuse},
     {"pebs_tid_reuse", pebs_tid_reuse},
