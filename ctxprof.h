@@ -11008,9 +11008,9 @@ CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t
     }
     *walked = 0;
     while (src->targeted && na > 1 && *walked < max_walk) {
-        uint32_t u0;
+        uint32_t u0, f0;
         uint64_t rh;
-        int same;
+        int same, measured;
         long g;
         for (;;) { /* climb while every candidate's ancestor is the same */
             u0 = d->nparent[anc[0]];
@@ -11029,16 +11029,20 @@ CTXPROF__PRIV size_t ctxprof__icpp_narrow(ctxprof__icpp_src *src, const uint32_t
         if (same)
             break;
         /* one known height to read at: the CFA of this level's frames (one
-           function at one height in every candidate) once its body offset
-           is known, so callers at different heights that called it from
-           different depths (stack arguments, wraps) are told apart too;
-           else their callers' height, when it is the same */
+           function at one height in every candidate), where their callers
+           share a height or, once training measured the function's body
+           offset (its "body" line: a step's may be too large), where
+           callers at different heights called it from one depth (stack
+           arguments, wraps) */
+        f0 = d->nfunc[anc[0]];
+        measured = d->rbody && f0 < d->rbcap && d->rbody[f0] != 0;
         rh = nh[u0] == CTXPROF_ICPP_NO_HEIGHT ? CTXPROF_ICPP_NO_HEIGHT
                                               : ctxprof__icpp_cfa_height(src, anc[0], nh[u0]);
         for (i = 0; i < na; i++) {
             uint32_t ui = d->nparent[anc[i]];
             if (ui == 0 || nh[ui] == CTXPROF_ICPP_NO_HEIGHT ||
-                ctxprof__icpp_cfa_height(src, anc[i], nh[ui]) != rh)
+                (nh[ui] != nh[u0] &&
+                 (!measured || ctxprof__icpp_cfa_height(src, anc[i], nh[ui]) != rh)))
                 break;
         }
         if (i < na || !ctxprof__icpp_src_at(src, rh, level + 1, &g))

@@ -1946,7 +1946,10 @@ static void icpp_resolve_wrapped(void)
    (body offset 32: its CFA at 208) is called plainly by a, at 208, and
    from 16 bytes below its height by b, at 192 (a stack argument). The
    candidates' callers differ in height, but d's CFA is the same in both,
-   so one read there decides, with no frame pointer to walk. */
+   so one read there decides, with no frame pointer to walk. Only with the
+   body offset measured (the "body" line): the smallest step may be too
+   large (every call passing stack arguments), and a read above the slot
+   would rule out every candidate. */
 static void icpp_resolve_cfa_read(void)
 {
     static const char strs[] = "\0main\0a\0b\0d";
@@ -1954,6 +1957,8 @@ static void icpp_resolve_cfa_read(void)
                           {6, 0x12, 1, 0x2000, 0x100},
                           {8, 0x12, 1, 0x3000, 0x100},
                           {10, 0x12, 1, 0x4000, 0x100}};
+    static const char plain[] = "ctxprof-paths 1\npath 1 96 main\npath 1 208 main a\n"
+                                "path 1 192 main b\npath 1 240 main a d\npath 1 240 main b d\n";
     static const char text[] = "ctxprof-paths 1\nbody d 32\npath 1 96 main\npath 1 208 main a\n"
                                "path 1 192 main b\npath 1 240 main a d\npath 1 240 main b d\n";
     const uintptr_t B = 0x100000;
@@ -1964,6 +1969,15 @@ static void icpp_resolve_cfa_read(void)
     ctxprof_icpp_result r;
     ctxprof_icpp_frames fr;
     int who;
+    /* without the body line: d's offset is its smallest step (32), not read */
+    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 4, plain, sizeof plain - 1), 0);
+    memset(stk, 0, sizeof stk);
+    stk[64 - (208 + 8) / 8] = B + 0x3010;
+    CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 240, base, 0, NULL, 8, &r),
+             CTXPROF_ICPP_AMBIGUOUS);
+    CHECK_EQ(r.walked, 0);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
     REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 4, text, sizeof text - 1), 0);
     for (who = 0; who < 2; who++) {
         memset(stk, 0, sizeof stk);
