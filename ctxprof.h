@@ -4409,6 +4409,9 @@ CTXPROF__PRIV int ctxprof__pcc_file_parse(ctxprof_pcc_file *f, const unsigned ch
     if (params[0] != 32 && params[0] != 64)
         return ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: %llu-bit values", name,
                              (unsigned long long)params[0]);
+    if (params[2] > (unsigned)-1) /* kept as an unsigned: cut, it could pass for this build's */
+        return ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0, "%s: site hash version %llu", name,
+                             (unsigned long long)params[2]);
     width = params[0] == 32 ? 4 : 8;
     if (params[3] > len / width || params[3] * width != len)
         return ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,

@@ -1657,6 +1657,9 @@ static void pcc_set_bad_files(void)
              "2 values do not fill 12 bytes"},
             {1, 1, {16, CTXPROF_SITE_SEED, 1, 2}, 2, 2, {1, 2, 0}, CTXPROF_ERR_CORRUPT,
              "16-bit values"},
+            /* a version past 32 bits whose low half is this build's */
+            {1, 1, {64, CTXPROF_SITE_SEED, (1ull << 32) | CTXPROF_PCC_SITE_VERSION, 1}, 8, 1,
+             {1, 0, 0}, CTXPROF_ERR_CORRUPT, "site hash version 4294967"},
             {1, 2, {64, CTXPROF_SITE_SEED, 1, 1}, 8, 1, {1, 0, 0}, CTXPROF_ERR_MISMATCH,
              "container version 2, this library reads 1"},
             {2, 1, {64, CTXPROF_SITE_SEED, 1, 1}, 8, 1, {1, 0, 0}, CTXPROF_ERR_MISMATCH,

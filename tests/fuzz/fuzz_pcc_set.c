@@ -3,9 +3,9 @@
    plus payload sealed with a valid checksum (so the fuzzer reaches the
    payload checks behind it); and as a payload sealed with this build's own
    parameters, which ctxprof_pcc_set_load and _merge may accept. Accepted
-   files must satisfy the format's invariants and load exactly their
-   values; refused ones must leave the output untouched, the loaded set
-   unchanged, and say why. */
+   files must satisfy the format's invariants, load exactly their values
+   and be written back byte for byte; refused ones must leave the output
+   untouched, the loaded set unchanged, and say why. */
 #define CTXPROF_IMPLEMENTATION
 #include "../../ctxprof.h"
 
@@ -17,7 +17,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[64];
+static char path[64], again[64];
 static uint64_t own[4]; /* this build's header parameters */
 static const ctxprof_ctx base[3] = {1, 0x1234, (ctxprof_ctx)0xFEEDFACECAFEBEEFull};
 
@@ -36,6 +36,16 @@ static void check(const unsigned char *img, size_t size)
                 abort();
         if (f.count * (f.bits / 8) + CTXPROF__BLOB_HDR != size)
             abort();
+        { /* what was read is what the file said: written back, the same bytes */
+            char *buf;
+            size_t blen;
+            if (ctxprof_pcc_file_write(&f, again, &err) ||
+                ctxprof__read_file(again, &buf, &blen, NULL, NULL))
+                abort();
+            if (blen != size || memcmp(buf, img, size) != 0)
+                abort();
+            ctxprof__free(buf, NULL);
+        }
         ctxprof_pcc_file_free(&f);
     } else if (f.values || f.count || !err.detail[0]) {
         abort();
@@ -113,6 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t blen;
         const unsigned char *payload;
         fuzz_temp_path(path, sizeof path, "fuzz_pcc_set");
+        fuzz_temp_path(again, sizeof again, "fuzz_pcc_set_again");
         if (ctxprof_pcc_set_init(&s, NULL) != CTXPROF_OK || ctxprof_pcc_set_save(&s, path) ||
             ctxprof__read_file(path, &buf, &blen, NULL, NULL) ||
             ctxprof__blob_open((const unsigned char *)buf, blen, CTXPROF__KIND_PCC_SET, own,
