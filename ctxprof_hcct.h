@@ -529,17 +529,18 @@ CTXPROF_API int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
                                            ctxprof_error *err);
 /* dst += src: counts and error bounds add; a context missing on one side
    counts that side's absent bound. Contexts match by (routine, site), or
-   by name with CTXPROF_HCCT_BY_NAME (profiles of different runs): a
-   context is then its path of names, and siblings of one name (calls from
-   several sites) become one. A zeroed dst is an empty accumulator, a
-   zeroed src adds nothing. */
+   by name with CTXPROF_HCCT_BY_NAME (profiles of different runs) or when
+   either profile was merged by name: a context is then its path of names,
+   and siblings of one name (calls from several sites) become one. A zeroed
+   dst is an empty accumulator, a zeroed src adds nothing. */
 CTXPROF_API int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
                                            const ctxprof_hcct_profile *src, unsigned flags,
                                            ctxprof_error *err);
 /* A deep copy. */
 CTXPROF_API int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
                                           const ctxprof_hcct_profile *src, ctxprof_error *err);
-/* Compares an approximate profile with the exact (unpruned CCT) one. */
+/* Compares an approximate profile with the exact (unpruned CCT) one;
+   contexts match by name when either was merged by name. */
 CTXPROF_API int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
                                              const ctxprof_hcct_profile *exact, double phi,
                                              ctxprof_hcct_accuracy *out, ctxprof_error *err);
@@ -2982,7 +2983,12 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
     unsigned char *hit = NULL;
     size_t i, nd0;
     uint64_t dabs = dst->n ? ctxprof__hcct_absent(dst) : 0, sabs = ctxprof__hcct_absent(src);
-    int by_name = (flags & CTXPROF_HCCT_BY_NAME) != 0, rc;
+    /* a profile merged by name has lost its sites (its siblings may share a
+       routine and site, never a name): it merges by name, so that no merge
+       gives it two siblings of one name or joins two names into one */
+    int by_name = ((flags | src->flags | (dst->n ? dst->flags : 0u)) &
+                   (unsigned)CTXPROF_HCCT_BY_NAME) != 0,
+        rc;
     if (src->n == 0) /* a zeroed profile: nothing to add */
         return CTXPROF_OK;
     if (dst->n && dst->metric != src->metric)
@@ -2997,7 +3003,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
         c.alloc_user = dst->alloc_user;
         rc = ctxprof_hcct_profile_merge(&c, dst, CTXPROF_HCCT_BY_NAME, err);
         if (!rc)
-            rc = ctxprof_hcct_profile_merge(&c, src, flags, err);
+            rc = ctxprof_hcct_profile_merge(&c, src, CTXPROF_HCCT_BY_NAME, err);
         if (rc) {
             ctxprof_hcct_profile_deinit(&c);
             return rc;
@@ -3106,6 +3112,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
     uint64_t te, ta;
     size_t i;
     int scaled = (approx->flags & CTXPROF_HCCT_SCALED) != 0;
+    /* contexts of a profile merged by name are paths of names */
+    int by_name = ((approx->flags | exact->flags) & CTXPROF_HCCT_BY_NAME) != 0;
     memset(out, 0, sizeof *out);
     if (!(phi > 0 && phi < 1))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
@@ -3116,7 +3124,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
     eh = (unsigned char *)ctxprof__zalloc(exact->n, 1, exact->alloc_user);
     ah = (unsigned char *)ctxprof__zalloc(approx->n, 1, exact->alloc_user);
     rep = (unsigned char *)ctxprof__zalloc(exact->n, 1, exact->alloc_user);
-    if (!map || !eh || !ah || !rep || ctxprof__hcct_index(exact, &ix, 0)) {
+    if (!map || !eh || !ah || !rep || ctxprof__hcct_index(exact, &ix, by_name)) {
         ctxprof__hcct_ix_free(&ix);
         ctxprof__free(map, exact->alloc_user);
         ctxprof__free(eh, exact->alloc_user);
@@ -3145,7 +3153,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
         uint32_t pe = map[a->parent];
         uint32_t e = pe == CTXPROF_HCCT_NONE
                          ? CTXPROF_HCCT_NONE
-                         : ctxprof__hcct_find(exact, &ix, pe, approx, (uint32_t)i, 0);
+                         : ctxprof__hcct_find(exact, &ix, pe, approx, (uint32_t)i, by_name);
         uint64_t tv;
         map[i] = e;
         if (e != CTXPROF_HCCT_NONE)
@@ -3827,8 +3835,11 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     uint64_t params[4], hdr[CTXPROF__HCCT_BIN_HDR], nn, nnames;
     size_t nh;
     ctxprof_hcct_profile p;
-    int rc;
+    ctxprof__hcct_ix ix;
+    int rc, by_name;
     memset(&p, 0, sizeof p);
+    memset(&ix, 0, sizeof ix);
+    ix.ud = alloc_user;
     rc = ctxprof__blob_read(path, alloc_user, &buf, &size, err);
     if (rc)
         return rc;
@@ -3935,6 +3946,25 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     p.threads = (uint32_t)hdr[14];
     p.lost_threads = (uint32_t)hdr[15];
     p.reentrant = hdr[16];
+    /* siblings are distinct contexts: merge and compare find a context by
+       (parent, routine, site), or by (parent, name) in a profile merged by
+       name (where siblings of different names may share a routine and site) */
+    by_name = (p.flags & CTXPROF_HCCT_BY_NAME) != 0;
+    for (i = 1; i < p.n; i++) {
+        uint32_t par = p.nodes[i].parent,
+                 dup = ctxprof__hcct_find(&p, &ix, par, &p, (uint32_t)i, by_name);
+        if (dup != CTXPROF_HCCT_NONE) {
+            ctxprof__fail(err, rc, 0, "%s: node %zu repeats its sibling %u (%s under node %u)",
+                          path, i, (unsigned)dup,
+                          by_name ? "same name" : "same routine and call site", (unsigned)par);
+            goto done;
+        }
+        if (ctxprof__hcct_ix_add(&ix, ctxprof__hcct_node_key(&p, par, (uint32_t)i, by_name),
+                                 (uint32_t)i)) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
+            goto done;
+        }
+    }
     if (ctxprof__hcct_prof_finish(&p)) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
@@ -3943,6 +3973,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     memset(&p, 0, sizeof p);
     rc = CTXPROF_OK;
 done:
+    ctxprof__hcct_ix_free(&ix);
     ctxprof_hcct_profile_deinit(&p);
     ctxprof__free(buf, alloc_user);
     return rc;

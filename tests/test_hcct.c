@@ -1740,6 +1740,217 @@ static void hcct_binary_roundtrip(void)
     ctxprof_hcct_deinit(&t);
 }
 
+/* A sealed binary profile of the root and two children of the root, each
+   {routine, site, name}, for the reader's sibling checks; the header says
+   flags (CTXPROF_HCCT_BY_NAME or 0). */
+static void hcct_two_children_file(const char *path, uint64_t flags, const uint64_t a[3],
+                                   const uint64_t b[3])
+{
+    static const char *const names[] = {"f", "g"};
+    uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
+    uint64_t hdr[17] = {3, 3, 200, 0, 0, 0, 0, 0, 0, 0, 0, CTXPROF_HCCT_CCT, 0, 0, 1, 0, 0};
+    uint64_t nodes[3][7] = {{0, 0, 0, 0, CTXPROF_HCCT_NONE, 0, CTXPROF_HCCT_IS_ROOT | 1}};
+    unsigned char img[CTXPROF__BLOB_HDR + 17 * 8 + 2 * 9 + 3 * 56];
+    size_t off = CTXPROF__BLOB_HDR, i, k;
+    FILE *f;
+    hdr[13] = flags;
+    for (k = 0; k < 2; k++) {
+        const uint64_t *x = k ? b : a;
+        uint64_t nd[7] = {100, 0, x[0], x[1], 0, x[2], CTXPROF_HCCT_MONITORED};
+        memcpy(nodes[k + 1], nd, sizeof nd);
+    }
+    for (i = 0; i < 17; i++, off += 8)
+        ctxprof__put64(img + off, hdr[i]);
+    for (i = 0; i < 2; i++) {
+        ctxprof__put64(img + off, 1);
+        img[off + 8] = (unsigned char)names[i][0];
+        off += 9;
+    }
+    for (k = 0; k < 3; k++)
+        for (i = 0; i < 7; i++, off += 8)
+            ctxprof__put64(img + off, nodes[k][i]);
+    ctxprof__blob_seal(img, CTXPROF__KIND_HCCT_PROFILE, params, off - CTXPROF__BLOB_HDR);
+    f = fopen(path, "wb");
+    REQUIRE(f != NULL);
+    REQUIRE_EQ(fwrite(img, 1, off, f), off);
+    fclose(f);
+}
+
+/* Siblings are distinct contexts (merge and compare find one node per
+   context): a file with two siblings of one routine and call site - or,
+   merged by name, of one name - is refused and leaves the output alone;
+   siblings of one name from two sites, or (merged by name) of one routine
+   and site under two names, are fine. */
+static void hcct_read_duplicate_siblings(void)
+{
+    static const uint64_t f1[3] = {0x1000, 0x2000, 1}, f2[3] = {0x1100, 0x2100, 1},
+                          g1[3] = {0x1000, 0x2000, 2};
+    ctxprof_hcct_profile q, keep;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    char path[512];
+    memset(&e, 0, sizeof e);
+    memset(&q, 0x5A, sizeof q);
+    keep = q;
+    snprintf(path, sizeof path, "%s/hcct-dup.bin", ctxprof_test_tmpdir());
+    /* the fuzz review's input: the same context twice, 100 + 100 */
+    hcct_two_children_file(path, 0, f1, f1);
+    CHECK_EQ(ctxprof_hcct_profile_read(&q, path, NULL, &e), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(e.detail, "node 2 repeats its sibling 1 (same routine and call site");
+    CHECK(memcmp(&q, &keep, sizeof q) == 0);
+    if (memcmp(&q, &keep, sizeof q) != 0 && q.n == 3) { /* what the duplicate did */
+        REQUIRE_EQ(ctxprof_hcct_profile_compare(&q, &q, 0.01, &acc, &e), CTXPROF_OK);
+        CHECK_EQ(acc.missed, 0);
+        ctxprof_hcct_profile_deinit(&q);
+        q = keep;
+    }
+    /* merged by name: one name twice, whatever the routines */
+    hcct_two_children_file(path, CTXPROF_HCCT_BY_NAME, f1, f2);
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(ctxprof_hcct_profile_read(&q, path, NULL, &e), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(e.detail, "node 2 repeats its sibling 1 (same name under node 0)");
+    CHECK(memcmp(&q, &keep, sizeof q) == 0);
+    if (memcmp(&q, &keep, sizeof q) != 0 && q.n == 3) {
+        ctxprof_hcct_profile_deinit(&q);
+        q = keep;
+    }
+    /* one name from two sites: two contexts */
+    hcct_two_children_file(path, 0, f1, f2);
+    REQUIRE_EQ(ctxprof_hcct_profile_read(&q, path, NULL, &e), CTXPROF_OK);
+    REQUIRE_EQ(q.n, 3);
+    REQUIRE_EQ(ctxprof_hcct_profile_compare(&q, &q, 0.01, &acc, &e), CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.hot, 2);
+    ctxprof_hcct_profile_deinit(&q);
+    /* merged by name, routine and site ids of two runs: two names, one
+       (routine, site); compare and merge go by name */
+    hcct_two_children_file(path, CTXPROF_HCCT_BY_NAME, f1, g1);
+    REQUIRE_EQ(ctxprof_hcct_profile_read(&q, path, NULL, &e), CTXPROF_OK);
+    REQUIRE_EQ(q.n, 3);
+    REQUIRE_EQ(ctxprof_hcct_profile_compare(&q, &q, 0.01, &acc, &e), CTXPROF_OK);
+    CHECK_EQ(acc.missed, 0);
+    CHECK_EQ(acc.hot, 2);
+    {
+        ctxprof_hcct_profile c;
+        size_t i;
+        REQUIRE_EQ(ctxprof_hcct_profile_copy(&c, &q, &e), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_hcct_profile_merge(&c, &q, 0, &e), CTXPROF_OK);
+        CHECK_EQ(c.n, 3);
+        CHECK_EQ(c.total, 400);
+        for (i = 1; i < c.n; i++)
+            CHECK_EQ(c.nodes[i].count, 200);
+        ctxprof_hcct_profile_deinit(&c);
+    }
+    ctxprof_hcct_profile_deinit(&q);
+}
+
+static int hcct_siblings_unique(const ctxprof_hcct_profile *p, int by_name)
+{
+    size_t i;
+    uint32_t c, d;
+    for (i = 0; i < p->n; i++)
+        for (c = p->nodes[i].child; c; c = p->nodes[c].sibling)
+            for (d = p->nodes[c].sibling; d; d = p->nodes[d].sibling)
+                if (by_name ? strcmp(ctxprof_hcct_profile_name(p, c),
+                                     ctxprof_hcct_profile_name(p, d)) == 0
+                            : p->nodes[c].routine == p->nodes[d].routine &&
+                                  p->nodes[c].site == p->nodes[d].site)
+                    return 0;
+    return 1;
+}
+
+static const char *hcct_run2_namer(void *u, uintptr_t r, char *buf, size_t cap)
+{
+    (void)u;
+    snprintf(buf, cap, "s%llx", (unsigned long long)(r & 0xF)); /* routines 0x1N: one name */
+    return buf;
+}
+
+/* Profiles the library writes pass the reader's sibling check: a tree with
+   many siblings (one routine from many sites, many routines from one), a
+   merge of two of its threads, a merge by name of two runs whose routine
+   ids name other routines (two names on one id), and that merged again
+   without the flag (still by name: no name twice among siblings). Each
+   reads back as written, compares with itself missing nothing and merges
+   into its copy doubling every count. */
+static void hcct_roundtrip_siblings(void)
+{
+    ctxprof_hcct t1, t2;
+    ctxprof_hcct_desc d = hcct_desc_cct(), d2 = hcct_desc_cct();
+    ctxprof_hcct_profile p[5], back, c;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_error e;
+    char path[512];
+    size_t i, k;
+    uintptr_t r;
+    int rc;
+    memset(&e, 0, sizeof e);
+    d2.namer = hcct_run2_namer;
+    REQUIRE_EQ(ctxprof_hcct_init(&t1, &d, &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_hcct_init(&t2, &d2, &e), CTXPROF_OK);
+    for (k = 0; k < 3; k++) {
+        ctxprof_hcct *t = k == 2 ? &t2 : &t1;
+        ctxprof_hcct_push(t, 0x10, 0);
+        for (r = 0; r < 300; r++) { /* 0x20 from 100 sites, 200 routines from one */
+            ctxprof_hcct_push(t, r < 100 ? 0x20 : 0x100 + r, r < 100 ? 0x5000 + r : 0x6000);
+            ctxprof_hcct_push(t, 0x11 + (r % 3), 0x7000);
+            ctxprof_hcct_pop(t);
+            ctxprof_hcct_pop(t);
+        }
+        ctxprof_hcct_pop(t);
+        if (k == 0)
+            REQUIRE_EQ(ctxprof_hcct_query(&t1, -1, &p[0], &e), CTXPROF_OK);
+    }
+    REQUIRE_EQ(ctxprof_hcct_query(&t1, -1, &p[1], &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_hcct_query(&t2, -1, &c, &e), CTXPROF_OK);
+    CHECK_GE(p[0].n, 600);
+    REQUIRE_EQ(ctxprof_hcct_profile_merge(&p[1], &p[0], 0, &e), CTXPROF_OK); /* threads */
+    CHECK_EQ(p[1].n, p[0].n);
+    memset(&p[2], 0, sizeof p[2]);
+    REQUIRE_EQ(ctxprof_hcct_profile_merge(&p[2], &p[0], CTXPROF_HCCT_BY_NAME, &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_hcct_profile_merge(&p[2], &c, CTXPROF_HCCT_BY_NAME, &e), CTXPROF_OK);
+    CHECK(!hcct_siblings_unique(&p[2], 0)); /* 0x10 under the root: "0x10" and "s0" */
+    REQUIRE_EQ(ctxprof_hcct_profile_copy(&p[3], &p[2], &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_hcct_profile_merge(&p[3], &c, 0, &e), CTXPROF_OK);
+    CHECK(p[3].flags & CTXPROF_HCCT_BY_NAME);
+    CHECK_EQ(p[3].n, p[2].n);
+    memset(&p[4], 0, sizeof p[4]); /* an accumulator takes src's kind */
+    REQUIRE_EQ(ctxprof_hcct_profile_merge(&p[4], &p[2], 0, &e), CTXPROF_OK);
+    CHECK(p[4].flags & CTXPROF_HCCT_BY_NAME);
+    CHECK_EQ(p[4].n, p[2].n);
+    ctxprof_hcct_profile_deinit(&c);
+    snprintf(path, sizeof path, "%s/hcct-siblings.bin", ctxprof_test_tmpdir());
+    for (k = 0; k < 5; k++) {
+        int by_name = (p[k].flags & CTXPROF_HCCT_BY_NAME) != 0;
+        CHECK(hcct_siblings_unique(&p[k], by_name));
+        REQUIRE_EQ(
+            ctxprof_hcct_profile_write(
+                &p[k], path, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0}, &e),
+            CTXPROF_OK);
+        memset(&e, 0, sizeof e);
+        rc = ctxprof_hcct_profile_read(&back, path, NULL, &e);
+        CHECK_EQ(rc, CTXPROF_OK);
+        if (rc != CTXPROF_OK) {
+            printf("  profile %zu: %s\n", k, e.detail);
+            continue;
+        }
+        CHECK(hcct_same_profile(&p[k], &back));
+        REQUIRE_EQ(ctxprof_hcct_profile_compare(&back, &p[k], 0.001, &acc, &e), CTXPROF_OK);
+        CHECK_EQ(acc.missed, 0);
+        CHECK_EQ(acc.unknown, 0);
+        CHECK_GE(acc.hot, 5);
+        REQUIRE_EQ(ctxprof_hcct_profile_merge(&back, &p[k], 0, &e), CTXPROF_OK);
+        CHECK_EQ(back.n, p[k].n);
+        for (i = 0; i < back.n && i < p[k].n; i++)
+            CHECK_EQ(back.nodes[i].count, 2 * p[k].nodes[i].count);
+        ctxprof_hcct_profile_deinit(&back);
+    }
+    for (k = 0; k < 5; k++)
+        ctxprof_hcct_profile_deinit(&p[k]);
+    ctxprof_hcct_deinit(&t1);
+    ctxprof_hcct_deinit(&t2);
+}
+
 /* A reader that reads whole files takes /dev/zero until memory runs out:
    the header comes first, and its announced size must be the file's. In a
    child under an address-space limit (as tests/test_pcc.c runs the tool
@@ -3614,6 +3825,8 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_read_bounded", hcct_read_bounded},
+    {"hcct_read_duplicate_siblings", hcct_read_duplicate_siblings},
+    {"hcct_roundtrip_siblings", hcct_roundtrip_siblings},
     {"hcct_merge", hcct_merge},
     {"hcct_merge_edges", hcct_merge_edges},
     {"hcct_merge_pruned", hcct_merge_pruned},

@@ -1,9 +1,11 @@
 /* libFuzzer target: binary HCCT profiles (ctxprof_hcct_profile_read). The
    input is read as a whole file, and - to get past the checksum - as a
-   payload sealed with a valid header. Accepted profiles must render in every
-   format, copy, prune, merge into a copy of themselves (doubling the total)
-   and compare with themselves; refused ones must leave the output profile
-   untouched. */
+   payload sealed with a valid header, of the current version and of
+   version 1 (one header word fewer). Accepted profiles must render in every
+   format, copy, prune, merge into a copy of themselves (doubling the total
+   and every count, with no node added: siblings are distinct contexts),
+   merge by name, and compare with themselves; refused ones must leave the
+   output profile untouched. */
 #define CTXPROF_IMPLEMENTATION
 #include "../../ctxprof_hcct.h"
 
@@ -36,7 +38,7 @@ static void check(const unsigned char *img, size_t size)
             abort();
         return;
     }
-    for (fmt = CTXPROF_HCCT_TEXT; fmt <= CTXPROF_HCCT_BINARY; fmt++) {
+    for (fmt = CTXPROF_HCCT_TEXT; fmt <= CTXPROF_HCCT_TOP; fmt++) {
         ctxprof_hcct_write_desc d;
         char *out = NULL;
         size_t len = 0;
@@ -53,10 +55,24 @@ static void check(const unsigned char *img, size_t size)
         if (ctxprof_hcct_profile_compare(&before, &p, 0.01, &acc, &err) == CTXPROF_OK &&
             acc.missed != 0)
             abort(); /* a profile misses its own hot contexts */
-        if (ctxprof_hcct_profile_merge(&before, &p, 0, &err) == CTXPROF_OK &&
-            total <= UINT64_MAX / 2 && before.total != 2 * total)
-            abort();
+        if (ctxprof_hcct_profile_merge(&before, &p, 0, &err) == CTXPROF_OK) {
+            size_t i;
+            if (before.n != p.n || (total <= UINT64_MAX / 2 && before.total != 2 * total))
+                abort(); /* a context matched twice, or not at all */
+            for (i = 0; i < p.n; i++)
+                if (p.nodes[i].count <= UINT64_MAX / 2 &&
+                    before.nodes[i].count != 2 * p.nodes[i].count)
+                    abort();
+        }
         ctxprof_hcct_profile_prune(&before, 0.01, &err);
+        ctxprof_hcct_profile_deinit(&before);
+    }
+    if (ctxprof_hcct_profile_copy(&before, &p, &err) == CTXPROF_OK) {
+        uint64_t total = before.total;
+        if (ctxprof_hcct_profile_merge(&before, &p, CTXPROF_HCCT_BY_NAME, &err) == CTXPROF_OK &&
+            (!(before.flags & CTXPROF_HCCT_BY_NAME) || before.n > p.n ||
+             (total <= UINT64_MAX / 2 && before.total != 2 * total)))
+            abort();
         ctxprof_hcct_profile_deinit(&before);
     }
     ctxprof_hcct_profile_deinit(&p);
@@ -66,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     unsigned char *img = (unsigned char *)malloc(CTXPROF__BLOB_HDR + size + 1);
     uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
+    uint64_t params1[4] = {1, sizeof(uintptr_t) * 8, 0, 0}; /* no reentrant word */
     if (!path[0])
         fuzz_temp_path(path, sizeof path, "fuzz_hcct_profile");
     if (!img)
@@ -74,6 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size)
         memcpy(img + CTXPROF__BLOB_HDR, data, size);
     ctxprof__blob_seal(img, CTXPROF__KIND_HCCT_PROFILE, params, size);
+    check(img, CTXPROF__BLOB_HDR + size);
+    ctxprof__blob_seal(img, CTXPROF__KIND_HCCT_PROFILE, params1, size);
     check(img, CTXPROF__BLOB_HDR + size);
     free(img);
     return 0;
