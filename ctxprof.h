@@ -853,7 +853,8 @@ typedef struct ctxprof_graph {
     void *priv;
 } ctxprof_graph;
 
-/* Prepares an empty graph; desc may be NULL. Returns 0 or CTXPROF_ERR_NOMEM. */
+/* Prepares an empty graph; desc may be NULL. Returns 0, CTXPROF_ERR_NOMEM or
+   CTXPROF_ERR_INVAL (a desc root name that is no valid name, see below). */
 CTXPROF_API int ctxprof_graph_init(ctxprof_graph *g, const ctxprof_graph_desc *desc);
 /* Frees everything the graph owns; safe on a zeroed or failed-init graph. */
 CTXPROF_API void ctxprof_graph_deinit(ctxprof_graph *g);
@@ -864,7 +865,12 @@ CTXPROF_API int ctxprof_graph_load(ctxprof_graph *g, const char *path);
 /* Same for text in memory; name is used in messages. */
 CTXPROF_API int ctxprof_graph_parse(ctxprof_graph *g, const char *text, size_t len,
                                     const char *name);
-/* Adds (or finds) a function; frame 0 = unknown. Returns its id or -1. */
+/* Function names and site labels, however they come in (these calls, a
+   text or gcc input), are not empty and hold no control character (byte
+   below 0x20 or 0x7f): CTXPROF_ERR_INVAL here, CTXPROF_ERR_PARSE from an
+   input. Any other byte is fine: ctxprof_graph_write escapes blank, '#'
+   and '%' (%20, %23, %25) and reads back the same graph.
+   Adds (or finds) a function; frame 0 = unknown. Returns its id or -1. */
 CTXPROF_API long ctxprof_graph_add_node(ctxprof_graph *g, const char *name, uint64_t frame);
 /* Adds a call edge (merging like a second input would); label may be NULL.
    Returns the edge id or -1 (see g->error). */
@@ -881,7 +887,8 @@ CTXPROF_API long ctxprof_graph_find(const ctxprof_graph *g, const char *name);
 /* The detail of the last error. */
 CTXPROF_API const char *ctxprof_graph_last_error(const ctxprof_graph *g);
 /* Writes the graph in the ctxprof-callgraph 1 format into a buffer from
-   CTXPROF_MALLOC (free with ctxprof_graph_free_buffer). */
+   CTXPROF_MALLOC (free with ctxprof_graph_free_buffer). Parsing the text
+   gives a graph that writes the same text. */
 CTXPROF_API int ctxprof_graph_write(const ctxprof_graph *g, char **out, size_t *out_len);
 /* Frees a buffer returned by ctxprof_graph_write or ctxprof_enc_emit. */
 CTXPROF_API void ctxprof_graph_free_buffer(void *p, void *alloc_user);
@@ -4746,6 +4753,59 @@ CTXPROF__PRIV const char *ctxprof__graph_str(ctxprof_graph *g, const char *s)
     return id < 0 ? NULL : CTXPROF__GP(g)->strs.names[id];
 }
 
+/* Why s cannot be a function name or a site label of a graph, or NULL when
+   it can: the one rule of every way in (the text and gcc readers, the API).
+   A name is not empty and holds no control character (a byte below 0x20,
+   or 0x7f: a line break would end a line of the text format, a tab or CR
+   splits a token). Any other byte is kept; the text format writes the
+   three that its tokens cannot hold, blank, '#' and '%', as %20, %23 and
+   %25 (ctxprof__graph_put_name), so ctxprof_graph_write reads back as it
+   was. */
+CTXPROF__PRIV const char *ctxprof__graph_name_bad(const char *s)
+{
+    if (!*s)
+        return "is empty";
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return "holds a control character";
+    return NULL;
+}
+
+/* s for a message: control characters as \n, \t, \r or \xHH, at most
+   about 80 bytes ("..." when cut). size >= 9. Returns buf. */
+CTXPROF__PRIV const char *ctxprof__graph_show(char *buf, size_t size, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 8 < size && n < 80; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != 0x7f) {
+            buf[n++] = (char)c;
+        } else if (c == '\n' || c == '\t' || c == '\r') {
+            buf[n++] = '\\';
+            buf[n++] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+        } else {
+            n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+        }
+    }
+    if (*s && n + 4 <= size)
+        memcpy(buf + n, "...", 4);
+    else
+        buf[n] = '\0';
+    return buf;
+}
+
+/* The one name rule for a name given to the API: 0, or CTXPROF_ERR_INVAL
+   ("what 'name' is empty"). */
+CTXPROF__PRIV int ctxprof__graph_api_name(ctxprof_graph *g, const char *what, const char *name)
+{
+    char show[100];
+    const char *bad = ctxprof__graph_name_bad(name);
+    if (!bad)
+        return CTXPROF_OK;
+    return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "%s '%s' %s", what,
+                         ctxprof__graph_show(show, sizeof show, name), bad);
+}
+
 CTXPROF__PRIV CTXPROF__PRINTF(3, 4) void ctxprof__graph_log(const ctxprof_graph *g, int level,
                                                             const char *fmt, ...)
 {
@@ -4781,6 +4841,10 @@ CTXPROF_DEF int ctxprof_graph_init(ctxprof_graph *g, const ctxprof_graph_desc *d
         P->log = desc->log;
         P->log_user = desc->log_user;
         if (desc->root) {
+            if (ctxprof__graph_api_name(g, "root name", desc->root)) {
+                ctxprof_graph_deinit(g); /* keeps g->error */
+                return CTXPROF_ERR_INVAL;
+            }
             P->root_name = ctxprof__graph_str(g, desc->root);
             if (!P->root_name) {
                 ctxprof_graph_deinit(g);
@@ -5173,6 +5237,30 @@ CTXPROF__PRIV long ctxprof__graph_text_node(ctxprof_graph *g, const char *name, 
     return ctxprof__graph_node(g, name);
 }
 
+/* A name or site label token of the text format, in place: %20, %23 and
+   %25 become the blank, '#' and '%' that a token cannot hold (any other
+   '%' is itself, as before those three were escapes). Then the one name
+   rule; 0, or CTXPROF_ERR_PARSE naming the token. */
+CTXPROF__PRIV int ctxprof__graph_text_name(ctxprof_graph *g, char *tok, const char *what,
+                                           const char *path, unsigned line)
+{
+    char *r = tok, *w = tok, show[100];
+    const char *bad;
+    for (; *r; r++) {
+        if (r[0] == '%' && r[1] == '2' && (r[2] == '0' || r[2] == '3' || r[2] == '5')) {
+            *w++ = r[2] == '0' ? ' ' : r[2] == '3' ? '#' : '%';
+            r += 2;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+    if ((bad = ctxprof__graph_name_bad(tok)) != NULL)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0, "%s:%u: %s '%s' %s", path, line,
+                             what, ctxprof__graph_show(show, sizeof show, tok), bad);
+    return CTXPROF_OK;
+}
+
 /* The ctxprof-callgraph 1 text format. */
 CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t len,
                                             const char *path)
@@ -5214,7 +5302,8 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                      "%s:%u: second root line (the first is line %u)", path,
                                      L.line, root_line);
             root_line = L.line;
-            if (ctxprof__graph_input_root(g, a, path, L.line))
+            if (ctxprof__graph_text_name(g, a, "function name", path, L.line) ||
+                ctxprof__graph_input_root(g, a, path, L.line))
                 return g->error.status;
         } else if (strcmp(kw, "func") == 0) {
             uint64_t frame = 0;
@@ -5235,6 +5324,8 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                          path, L.line, opt);
                 }
             }
+            if (ctxprof__graph_text_name(g, a, "function name", path, L.line))
+                return g->error.status;
             snprintf(where, sizeof where, "%s:%u", path, L.line);
             if ((id = ctxprof__graph_text_node(g, a, path, L.line)) == -2)
                 continue;
@@ -5256,6 +5347,8 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                              "%s:%u: second site= ('%s' after site=%s): a call "
                                              "line is one call site",
                                              path, L.line, opt + 5, label);
+                    if (ctxprof__graph_text_name(g, opt + 5, "site label", path, L.line))
+                        return g->error.status;
                     label = opt + 5;
                 } else {
                     return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
@@ -5263,6 +5356,9 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                                          path, L.line, opt);
                 }
             }
+            if (ctxprof__graph_text_name(g, a, "function name", path, L.line) ||
+                ctxprof__graph_text_name(g, b, "function name", path, L.line))
+                return g->error.status;
             ia = ctxprof__graph_text_node(g, a, path, L.line);
             ib = ia == -1 ? -1 : ctxprof__graph_text_node(g, b, path, L.line);
             if (ia == -1 || ib == -1)
@@ -5429,6 +5525,22 @@ typedef struct ctxprof__vcg_obj {
     unsigned line, col;
 } ctxprof__vcg_obj;
 
+/* The one name rule (ctxprof__graph_name_bad) for the value of a node's or
+   edge's attribute `key` (NULL: absent, fine); 0 or CTXPROF_ERR_PARSE. */
+CTXPROF__PRIV int ctxprof__vcg_name(ctxprof_graph *g, const ctxprof__vcg *V,
+                                    const ctxprof__vcg_obj *o, const char *key, const char *val)
+{
+    char show[100];
+    const char *bad = val ? ctxprof__graph_name_bad(val) : NULL;
+    if (!bad)
+        return CTXPROF_OK;
+    return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                         "%s:%u:%u: %s \"%s\" %s (a %s is not empty and holds no control "
+                         "character)",
+                         V->path, o->line, o->col, key, ctxprof__graph_show(show, sizeof show, val),
+                         bad, strcmp(key, "label") == 0 ? "call site label" : "function name");
+}
+
 CTXPROF__PRIV int ctxprof__vcg_node(ctxprof_graph *g, ctxprof__vcg *V, const ctxprof__vcg_obj *o)
 {
     char buf[512];
@@ -5439,6 +5551,8 @@ CTXPROF__PRIV int ctxprof__vcg_node(ctxprof_graph *g, ctxprof__vcg *V, const ctx
     if (!o->title)
         return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0, "%s:%u:%u: node without a title",
                              V->path, o->line, o->col);
+    if (ctxprof__vcg_name(g, V, o, "title", o->title))
+        return g->error.status;
     if (strcmp(o->title, "__indirect_call") == 0)
         return CTXPROF_OK; /* gcc's placeholder: the calls to it are counted, not kept */
     if (o->label) {
@@ -5487,6 +5601,10 @@ CTXPROF__PRIV int ctxprof__vcg_edge(ctxprof_graph *g, ctxprof__vcg *V, const ctx
         return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                              "%s:%u:%u: edge without %s", V->path, o->line, o->col,
                              !o->src ? "sourcename" : "targetname");
+    if (ctxprof__vcg_name(g, V, o, "sourcename", o->src) ||
+        ctxprof__vcg_name(g, V, o, "targetname", o->dst) ||
+        ctxprof__vcg_name(g, V, o, "label", o->label))
+        return g->error.status;
     if ((a = ctxprof__graph_node(g, o->src)) < 0)
         return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
     if (strcmp(o->dst, "__indirect_call") == 0) {
@@ -5698,8 +5816,10 @@ CTXPROF_DEF int ctxprof_graph_load(ctxprof_graph *g, const char *path)
 CTXPROF_DEF long ctxprof_graph_add_node(ctxprof_graph *g, const char *name, uint64_t frame)
 {
     long id;
-    if (!g->priv || !name || !*name)
+    if (!g->priv || !name)
         return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "no function name"), -1;
+    if (ctxprof__graph_api_name(g, "function name", name))
+        return -1;
     CTXPROF__GP(g)->n_undo = 0;
     id = ctxprof__graph_node(g, name);
     if (id < 0 || ctxprof__graph_declare(g, (uint32_t)id, frame, 1, NULL, NULL))
@@ -5715,8 +5835,12 @@ CTXPROF_DEF long ctxprof_graph_add_edge(ctxprof_graph *g, const char *caller, co
     ctxprof__graph_priv *P = CTXPROF__GP(g);
     long a, b, e;
     uint32_t dup;
-    if (!P || !caller || !callee || !*caller || !*callee)
+    if (!P || !caller || !callee)
         return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "no caller or callee"), -1;
+    if (ctxprof__graph_api_name(g, "caller", caller) ||
+        ctxprof__graph_api_name(g, "callee", callee) ||
+        (label && ctxprof__graph_api_name(g, "site label", label)))
+        return -1;
     P->n_undo = 0;
     P->input++; /* each API edge is its own input: repeats merge */
     if ((a = ctxprof__graph_node(g, caller)) < 0 || (b = ctxprof__graph_node(g, callee)) < 0)
@@ -5734,8 +5858,10 @@ CTXPROF_DEF int ctxprof_graph_set_root(ctxprof_graph *g, const char *name)
 {
     ctxprof__graph_priv *P = CTXPROF__GP(g);
     const char *s;
-    if (!P || !name || !*name)
+    if (!P || !name)
         return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "no root name");
+    if (ctxprof__graph_api_name(g, "root name", name))
+        return g->error.status;
     if (!(s = ctxprof__graph_str(g, name)))
         return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
     P->root_name = s;
@@ -6163,6 +6289,26 @@ fail:
     return CTXPROF_OK;
 }
 
+/* Writes pre, then name (a function name or site label) as a token of the
+   text format: blank, '#' and '%' as %20, %23 and %25, which
+   ctxprof__graph_text_name turns back (ctxprof__graph_name_bad keeps the
+   other bytes a token cannot hold, tab, CR and line breaks, out of
+   graphs). */
+CTXPROF__PRIV void ctxprof__graph_put_name(ctxprof__sbuf *b, const char *pre, const char *name)
+{
+    const char *s = name;
+    ctxprof__sbuf_put(b, pre, strlen(pre));
+    for (;;) {
+        size_t n = strcspn(s, " #%");
+        ctxprof__sbuf_put(b, s, n);
+        s += n;
+        if (!*s)
+            break;
+        ctxprof__sbuf_put(b, *s == ' ' ? "%20" : *s == '#' ? "%23" : "%25", 3);
+        s++;
+    }
+}
+
 CTXPROF_DEF int ctxprof_graph_write(const ctxprof_graph *g, char **out, size_t *out_len)
 {
     const ctxprof__graph_priv *P = (const ctxprof__graph_priv *)g->priv;
@@ -6175,26 +6321,26 @@ CTXPROF_DEF int ctxprof_graph_write(const ctxprof_graph *g, char **out, size_t *
     memset(&b, 0, sizeof b);
     b.ud = P->ud;
     ctxprof__sbuf_printf(&b, "ctxprof-callgraph 1\n");
-    if (g->root != CTXPROF_GRAPH_NONE)
-        ctxprof__sbuf_printf(&b, "root %s\n", g->nodes[g->root].name);
-    else if (P->root_name)
-        ctxprof__sbuf_printf(&b, "root %s\n", P->root_name);
+    if (g->root != CTXPROF_GRAPH_NONE || P->root_name) {
+        ctxprof__graph_put_name(&b, "root ",
+                                g->root != CTXPROF_GRAPH_NONE ? g->nodes[g->root].name
+                                                              : P->root_name);
+        ctxprof__sbuf_put(&b, "\n", 1);
+    }
     for (v = 0; v < g->n_nodes; v++) {
         const ctxprof_graph_node *N = &g->nodes[v];
+        ctxprof__graph_put_name(&b, "func ", N->name);
         if (N->frame)
-            ctxprof__sbuf_printf(&b, "func %s frame=%llu\n", N->name,
-                                 (unsigned long long)N->frame);
-        else
-            ctxprof__sbuf_printf(&b, "func %s\n", N->name);
+            ctxprof__sbuf_printf(&b, " frame=%llu", (unsigned long long)N->frame);
+        ctxprof__sbuf_put(&b, "\n", 1);
     }
     for (e = 0; e < g->n_edges; e++) {
         const ctxprof_graph_edge *E = &g->edges[e];
+        ctxprof__graph_put_name(&b, "call ", g->nodes[E->caller].name);
+        ctxprof__graph_put_name(&b, " ", g->nodes[E->callee].name);
         if (E->label)
-            ctxprof__sbuf_printf(&b, "call %s %s site=%s\n", g->nodes[E->caller].name,
-                                 g->nodes[E->callee].name, E->label);
-        else
-            ctxprof__sbuf_printf(&b, "call %s %s\n", g->nodes[E->caller].name,
-                                 g->nodes[E->callee].name);
+            ctxprof__graph_put_name(&b, " site=", E->label);
+        ctxprof__sbuf_put(&b, "\n", 1);
     }
     if (b.failed) {
         ctxprof__free(b.p, b.ud);

@@ -4,6 +4,8 @@
    C++11) and run, the call-site floor in the disassembly, the CLI, and a
    gcc-sized synthetic graph. Uses the pcce_* helpers. */
 
+#include <dirent.h>
+
 /* A C compiler that has -fcallgraph-info (gcc), or NULL. */
 static const char *gen_ci_cc(void)
 {
@@ -75,6 +77,12 @@ static void gen_text_errors(void)
          "t.txt:2: root 'zz' conflicts with root 'main'"},
         {"ctxprof-callgraph 1\ncall a b site=x site=y\n",
          "t.txt:2: second site= ('y' after site=x)"},
+        /* the one name rule: no control character (nor via an escape) */
+        {"ctxprof-callgraph 1\ncall a b\x01\n",
+         "t.txt:2: function name 'b\\x01' holds a control character"},
+        {"ctxprof-callgraph 1\ncall a b site=x\x0b\n",
+         "t.txt:2: site label 'x\\x0b' holds a control character"},
+        {"ctxprof-callgraph 1\nfunc a\x7f\n", "t.txt:2: function name 'a\\x7f' holds a control"},
         /* a NUL byte would cut the line short: "call a" + "b c" */
         {"ctxprof-callgraph 1\ncall a\0b c\n", "t.txt:2:7: NUL byte in the input"},
     };
@@ -1453,6 +1461,345 @@ static void gen_ci_duplicate_calls(void)
     free(out);
 }
 
+/* ---- function names and site labels: what a graph may hold ----
+   One rule (ctxprof__graph_name_bad) for every way in: not empty, no
+   control character. Blank, '#' and '%' are kept and ctxprof_graph_write
+   escapes them (%20, %23, %25), so what it writes reads back the same. */
+
+/* Writes g, reads the text into a fresh graph and writes that: the two
+   texts are the same and the second graph has g's names, frames, edges and
+   labels. Returns the text (ctxprof_graph_free_buffer) or NULL. */
+static char *gen_roundtrip(const ctxprof_graph *g)
+{
+    ctxprof_graph g2;
+    char *t1 = NULL, *t2 = NULL;
+    size_t n1 = 0, n2 = 0, i;
+    if (ctxprof_graph_write(g, &t1, &n1) != CTXPROF_OK) {
+        CHECK(!"ctxprof_graph_write failed");
+        return NULL;
+    }
+    ctxprof_graph_init(&g2, NULL);
+    if (ctxprof_graph_parse(&g2, t1, n1, "written") != CTXPROF_OK) {
+        CHECK_STR(ctxprof_graph_last_error(&g2), "(what was written reads back)");
+        ctxprof_graph_deinit(&g2);
+        return t1;
+    }
+    CHECK_EQ(g2.n_nodes, g->n_nodes);
+    CHECK_EQ(g2.n_edges, g->n_edges);
+    for (i = 0; i < g->n_nodes && i < g2.n_nodes; i++) {
+        CHECK_STR(g2.nodes[i].name, g->nodes[i].name);
+        CHECK_EQ(g2.nodes[i].frame, g->nodes[i].frame);
+    }
+    for (i = 0; i < g->n_edges && i < g2.n_edges; i++) {
+        CHECK_EQ(g2.edges[i].caller, g->edges[i].caller);
+        CHECK_EQ(g2.edges[i].callee, g->edges[i].callee);
+        CHECK_STR(g2.edges[i].label ? g2.edges[i].label : "(none)",
+                  g->edges[i].label ? g->edges[i].label : "(none)");
+    }
+    CHECK_EQ(ctxprof_graph_write(&g2, &t2, &n2), CTXPROF_OK);
+    CHECK_STR(t2, t1);
+    ctxprof_graph_free_buffer(t2, NULL);
+    ctxprof_graph_deinit(&g2);
+    return t1;
+}
+
+/* gcc input `text` is refused with CTXPROF_ERR_PARSE and `msg`; the graph
+   it was read into stays as it was. */
+static void gen_vcg_refused(const char *text, const char *msg)
+{
+    ctxprof_graph g;
+    char *before = NULL, *after = NULL;
+    size_t nb = 0, na = 0;
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\ncall main f site=s\n") == 0);
+    REQUIRE_EQ(ctxprof_graph_write(&g, &before, &nb), CTXPROF_OK);
+    CHECK_EQ(ctxprof_graph_parse(&g, text, strlen(text), "x.ci"), CTXPROF_ERR_PARSE);
+    CHECK_CONTAINS(ctxprof_graph_last_error(&g), msg);
+    CHECK_EQ(ctxprof_graph_write(&g, &after, &na), CTXPROF_OK);
+    CHECK_STR(after, before);
+    ctxprof_graph_free_buffer(before, NULL);
+    ctxprof_graph_free_buffer(after, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* gcc input `text` loads; then the graph writes text holding `written`
+   and reads back the same. */
+static void gen_vcg_kept(const char *text, const char *name, const char *written)
+{
+    ctxprof_graph g;
+    char *t;
+    ctxprof_graph_init(&g, NULL);
+    REQUIRE_EQ(ctxprof_graph_parse(&g, text, strlen(text), "x.ci"), CTXPROF_OK);
+    CHECK(ctxprof_graph_find(&g, name) >= 0);
+    t = gen_roundtrip(&g);
+    CHECK_CONTAINS(t, written);
+    ctxprof_graph_free_buffer(t, NULL);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    t = gen_roundtrip(&g);
+    ctxprof_graph_free_buffer(t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* An empty title, sourcename or targetname: no function name (was written
+   "func " and then refused: "func needs a function name"). */
+static void gen_graph_names_vcg_empty(void)
+{
+    gen_vcg_refused("graph: { node: { title: \"\" } }",
+                    "x.ci:1:16: title \"\" is empty (a function name is not empty");
+    gen_vcg_refused("graph: { edge: { sourcename: \"\" targetname: \"f\" } }",
+                    "x.ci:1:16: sourcename \"\" is empty");
+    gen_vcg_refused("graph: { edge: { sourcename: \"f\" targetname: \"\" } }",
+                    "x.ci:1:16: targetname \"\" is empty");
+}
+
+/* '#' starts a comment of the text format: title f#x was written "func
+   f#x" and read back as f. Now kept, written f%23x. */
+static void gen_graph_names_vcg_hash(void)
+{
+    gen_vcg_kept("graph: { node: { title: \"f#x\" }\n"
+                 "edge: { sourcename: \"main\" targetname: \"f#x\" label: \"a#1.c:2:3\" } }",
+                 "f#x", "call main f%23x site=a%231.c:2:3\n");
+}
+
+/* A blank splits tokens: gcc titles a static function of "my file.c"
+   "my file.c:helper" and labels its calls "my file.c:2:25" (its C++
+   display names, "int S::f(int, char)", are labels, not names). Kept,
+   written with %20; a '%' is written %25. A real gcc .ci file of such a
+   source when gcc is here. */
+static void gen_graph_names_vcg_blank(void)
+{
+    const char *cc = gen_ci_cc(), *d = ctxprof_test_tmpdir();
+    char path[600];
+    gen_vcg_kept("graph: { title: \"my file.c\"\n"
+                 "node: { title: \"my file.c:helper\" label: \"helper\\nmy file.c:1:12\\n16 bytes "
+                 "(static)\" }\n"
+                 "node: { title: \"_ZN1S1fEic\" label: \"int S::f(int, char)\\nt.cpp:3:16\" }\n"
+                 "edge: { sourcename: \"_ZN1S1fEic\" targetname: \"my file.c:helper\" label: "
+                 "\"my file.c:2:25\" }\n"
+                 "edge: { sourcename: \"100%.c:f\" targetname: \"a%20b\" }\n"
+                 "edge: { sourcename: \"main\" targetname: \"_ZN1S1fEic\" } }",
+                 "my file.c:helper",
+                 "call _ZN1S1fEic my%20file.c:helper site=my%20file.c:2:25\n"
+                 "call 100%25.c:f a%2520b\n");
+    if (!cc)
+        return;
+    snprintf(path, sizeof path, "%s/my file#1.c", d);
+    REQUIRE(gen_write(path, "static int helper(int x) { return x + 1; }\n"
+                            "int mid(int x) { return helper(x); }\n"
+                            "int main(void) { return mid(2); }\n") == 0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -O0 -fcallgraph-info=su -c 'my file#1.c'", d, cc), 0);
+    {
+        ctxprof_graph g;
+        char *t;
+        snprintf(path, sizeof path, "%s/my file#1.ci", d);
+        ctxprof_graph_init(&g, NULL);
+        REQUIRE_EQ(ctxprof_graph_load(&g, path), CTXPROF_OK);
+        CHECK(ctxprof_graph_find(&g, "my file#1.c:helper") >= 0);
+        REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+        t = gen_roundtrip(&g);
+        CHECK_CONTAINS(t, "call mid my%20file%231.c:helper site=my%20file%231.c:2:");
+        ctxprof_graph_free_buffer(t, NULL);
+        ctxprof_graph_deinit(&g);
+    }
+}
+
+/* A line break, tab, CR or other control character: a newline in a title
+   wrote a line of its own ("f\nroot f" injected a root line). Refused,
+   shown escaped. */
+static void gen_graph_names_vcg_control(void)
+{
+    gen_vcg_refused("graph: { node: { title: \"f\nroot f\" } }",
+                    "x.ci:1:16: title \"f\\nroot f\" holds a control character");
+    gen_vcg_refused("graph: { node: { title: \"f\\nroot f\" } }",
+                    "x.ci:1:16: title \"f\\nroot f\" holds a control character");
+    gen_vcg_refused("graph: { node: { title: \"f\tg\" } }", "title \"f\\tg\" holds a control");
+    gen_vcg_refused("graph: { edge: { sourcename: \"a\rb\" targetname: \"f\" } }",
+                    "sourcename \"a\\rb\" holds a control");
+    gen_vcg_refused("graph: { edge: { sourcename: \"a\" targetname: \"f\x01\" } }",
+                    "targetname \"f\\x01\" holds a control");
+    gen_vcg_refused("graph: { edge: { sourcename: \"a\" targetname: \"f\" label: \"x.c:1:2\ncall "
+                    "a b\" } }",
+                    "label \"x.c:1:2\\ncall a b\" holds a control character (a call site label");
+}
+
+/* An empty edge label was written "site=", which the reader refuses. */
+static void gen_graph_names_vcg_empty_label(void)
+{
+    gen_vcg_refused("graph: { edge: { sourcename: \"a\" targetname: \"b\" label: \"\" } }",
+                    "x.ci:1:16: label \"\" is empty (a call site label is not empty");
+    gen_vcg_refused("graph: { edge: { sourcename: \"a\" targetname: \"__indirect_call\" label: "
+                    "\"\" } }",
+                    "x.ci:1:16: label \"\" is empty");
+}
+
+/* The API refuses with CTXPROF_ERR_INVAL and the graph stays empty. */
+static void gen_api_refused(ctxprof_graph *g, const char *msg)
+{
+    CHECK_EQ(g->error.status, CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_graph_last_error(g), msg);
+    CHECK_EQ(g->n_nodes, 0);
+    CHECK_EQ(g->n_edges, 0);
+}
+
+static void gen_graph_names_api_empty(void)
+{
+    ctxprof_graph g;
+    ctxprof_graph_desc d;
+    ctxprof_graph_init(&g, NULL);
+    CHECK_EQ(ctxprof_graph_add_node(&g, "", 0), -1);
+    gen_api_refused(&g, "function name '' is empty");
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "", "b", NULL), -1);
+    gen_api_refused(&g, "caller '' is empty");
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "a", "", NULL), -1);
+    gen_api_refused(&g, "callee '' is empty");
+    CHECK_EQ(ctxprof_graph_set_root(&g, ""), CTXPROF_ERR_INVAL);
+    gen_api_refused(&g, "root name '' is empty");
+    ctxprof_graph_deinit(&g);
+    /* a desc root "" was kept and written "root " */
+    memset(&d, 0, sizeof d);
+    d.root = "";
+    CHECK_EQ(ctxprof_graph_init(&g, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_graph_last_error(&g), "root name '' is empty");
+    ctxprof_graph_deinit(&g);
+}
+
+static void gen_graph_names_api_hash(void)
+{
+    ctxprof_graph g;
+    char *t;
+    ctxprof_graph_init(&g, NULL);
+    CHECK_EQ(ctxprof_graph_set_root(&g, "m#1"), CTXPROF_OK);
+    CHECK_EQ(ctxprof_graph_add_node(&g, "f#x", 8), 0);
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "m#1", "f#x", "#"), 0);
+    t = gen_roundtrip(&g);
+    CHECK_STR(t, "ctxprof-callgraph 1\nroot m%231\nfunc f%23x frame=8\nfunc m%231\n"
+                 "call m%231 f%23x site=%23\n");
+    ctxprof_graph_free_buffer(t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+static void gen_graph_names_api_blank(void)
+{
+    ctxprof_graph g;
+    char *t;
+    ctxprof_graph_init(&g, NULL);
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "main", "operator new", "my file.c:1:2"), 0);
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "operator new", "foo(int, char)", NULL), 1);
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "main", "50%", "%20"), 2);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    t = gen_roundtrip(&g);
+    CHECK_STR(t, "ctxprof-callgraph 1\nroot main\nfunc main\nfunc operator%20new\n"
+                 "func foo(int,%20char)\nfunc 50%25\n"
+                 "call main operator%20new site=my%20file.c:1:2\n"
+                 "call operator%20new foo(int,%20char)\ncall main 50%25 site=%2520\n");
+    ctxprof_graph_free_buffer(t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+static void gen_graph_names_api_control(void)
+{
+    ctxprof_graph g;
+    ctxprof_graph_desc d;
+    ctxprof_graph_init(&g, NULL);
+    CHECK_EQ(ctxprof_graph_add_node(&g, "f\nroot f", 0), -1);
+    gen_api_refused(&g, "function name 'f\\nroot f' holds a control character");
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "a\tb", "c", NULL), -1);
+    gen_api_refused(&g, "caller 'a\\tb' holds a control character");
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "a", "c\r", NULL), -1);
+    gen_api_refused(&g, "callee 'c\\r' holds a control character");
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "a", "c", "x\n"), -1);
+    gen_api_refused(&g, "site label 'x\\n' holds a control character");
+    CHECK_EQ(ctxprof_graph_set_root(&g, "m\x7f"), CTXPROF_ERR_INVAL);
+    gen_api_refused(&g, "root name 'm\\x7f' holds a control character");
+    ctxprof_graph_deinit(&g);
+    memset(&d, 0, sizeof d);
+    d.root = "main\ncall a b";
+    CHECK_EQ(ctxprof_graph_init(&g, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_graph_last_error(&g), "root name 'main\\ncall a b' holds a control");
+    ctxprof_graph_deinit(&g);
+    { /* a long name is cut in the message */
+        char big[300];
+        memset(big, 'x', sizeof big - 1);
+        big[sizeof big - 2] = '\n';
+        big[sizeof big - 1] = '\0';
+        ctxprof_graph_init(&g, NULL);
+        CHECK_EQ(ctxprof_graph_add_node(&g, big, 0), -1);
+        gen_api_refused(&g, "xxxxxxxxxx...' holds a control character");
+        CHECK(strlen(ctxprof_graph_last_error(&g)) < 150);
+        ctxprof_graph_deinit(&g);
+    }
+}
+
+static void gen_graph_names_api_empty_label(void)
+{
+    ctxprof_graph g;
+    ctxprof_graph_init(&g, NULL);
+    CHECK_EQ(ctxprof_graph_add_edge(&g, "a", "b", ""), -1);
+    gen_api_refused(&g, "site label '' is empty");
+    ctxprof_graph_deinit(&g);
+}
+
+/* The text reader's side of the escapes: %20, %23 and %25 only (any other
+   '%' is itself, as it always was), in names and labels. */
+static void gen_graph_names_text_escapes(void)
+{
+    ctxprof_graph g;
+    char *t;
+    const char *text = "ctxprof-callgraph 1\nroot m%20a%23in\n"
+                       "call m%20a%23in f%41%2%25 site=%20#x\ncall f%41%2%25 50%\n";
+    ctxprof_graph_init(&g, NULL);
+    REQUIRE_EQ(ctxprof_graph_parse(&g, text, strlen(text), "e.txt"), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK_STR(g.nodes[g.root].name, "m a#in");
+    CHECK(ctxprof_graph_find(&g, "f%41%2%") >= 0);
+    CHECK(ctxprof_graph_find(&g, "50%") >= 0);
+    CHECK_STR(g.edges[0].label, " ");
+    t = gen_roundtrip(&g);
+    CHECK_STR(t, "ctxprof-callgraph 1\nroot m%20a%23in\nfunc m%20a%23in\nfunc f%2541%252%25\n"
+                 "func 50%25\ncall m%20a%23in f%2541%252%25 site=%20\ncall f%2541%252%25 50%25\n");
+    ctxprof_graph_free_buffer(t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
+/* The property: every seed graph of tests/data (text and gcc) loads,
+   writes, loads again and writes the same text, before and after finish. */
+static void gen_graph_roundtrip_seeds(void)
+{
+    static const char *const dirs[] = {"tests/data/fuzz/graph_text", "tests/data/fuzz/graph_ci"};
+    static const char *const files[] = {"tests/data/fig1.txt", "tests/data/fig3.txt",
+                                        "examples/encoders/expr.callgraph"};
+    char paths[64][600];
+    size_t n = 0, i, k;
+    for (i = 0; i < sizeof files / sizeof files[0]; i++)
+        snprintf(paths[n++], sizeof paths[0], "%s", files[i]);
+    for (k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+        DIR *dir = opendir(dirs[k]);
+        struct dirent *e;
+        REQUIRE(dir != NULL);
+        while ((e = readdir(dir)) != NULL && n < sizeof paths / sizeof paths[0])
+            if (e->d_name[0] != '.')
+                snprintf(paths[n++], sizeof paths[0], "%s/%s", dirs[k], e->d_name);
+        closedir(dir);
+    }
+    CHECK(n >= 8);
+    for (i = 0; i < n; i++) {
+        ctxprof_graph g;
+        char *t;
+        ctxprof_graph_init(&g, NULL);
+        if (ctxprof_graph_load(&g, paths[i]) != CTXPROF_OK) {
+            CHECK_STR(ctxprof_graph_last_error(&g), paths[i]);
+            ctxprof_graph_deinit(&g);
+            continue;
+        }
+        ctxprof_graph_free_buffer(gen_roundtrip(&g), NULL);
+        if (ctxprof_graph_finish(&g) == CTXPROF_OK) {
+            t = gen_roundtrip(&g);
+            CHECK(t && strncmp(t, "ctxprof-callgraph 1\nroot ", 25) == 0);
+            ctxprof_graph_free_buffer(t, NULL);
+        }
+        ctxprof_graph_deinit(&g);
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_vcg_errors", gen_vcg_errors},
@@ -1474,4 +1821,16 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_ci_lto", gen_ci_lto},
     {"gen_pad_frames", gen_pad_frames},
     {"gen_ci_duplicate_calls", gen_ci_duplicate_calls},
+    {"gen_graph_names_vcg_empty", gen_graph_names_vcg_empty},
+    {"gen_graph_names_vcg_hash", gen_graph_names_vcg_hash},
+    {"gen_graph_names_vcg_blank", gen_graph_names_vcg_blank},
+    {"gen_graph_names_vcg_control", gen_graph_names_vcg_control},
+    {"gen_graph_names_vcg_empty_label", gen_graph_names_vcg_empty_label},
+    {"gen_graph_names_api_empty", gen_graph_names_api_empty},
+    {"gen_graph_names_api_hash", gen_graph_names_api_hash},
+    {"gen_graph_names_api_blank", gen_graph_names_api_blank},
+    {"gen_graph_names_api_control", gen_graph_names_api_control},
+    {"gen_graph_names_api_empty_label", gen_graph_names_api_empty_label},
+    {"gen_graph_names_text_escapes", gen_graph_names_text_escapes},
+    {"gen_graph_roundtrip_seeds", gen_graph_roundtrip_seeds},
     {0, 0}};
