@@ -873,6 +873,19 @@ static void gen_callgraph_from_paths(void)
     CHECK_EQ(g.n_complex_sccs, 1);
     ctxprof_graph_deinit(&g);
     CHECK_EQ(ctxprof_test_sh("%s callgraph %s/nonexistent.paths 2>/dev/null", tool, d), 2);
+    /* names a graph cannot hold, said as such (not as out of memory) */
+    CHECK_EQ(ctxprof_test_sh("%s callgraph --root '' %s/train.paths 2>%s/err", tool, d, d), 2);
+    snprintf(path, sizeof path, "%s/err", d);
+    REQUIRE((out = (char *)ctxprof_test_slurp(path, &len)) != NULL);
+    CHECK_CONTAINS(out, "root name '' is empty");
+    free(out);
+    snprintf(path, sizeof path, "%s/ctl.paths", d);
+    REQUIRE(gen_write(path, "ctxprof-paths 1\npath 1 64 main f\001g\n") == 0);
+    CHECK_EQ(ctxprof_test_sh("%s callgraph %s 2>%s/err", tool, path, d), 2);
+    snprintf(path, sizeof path, "%s/err", d);
+    REQUIRE((out = (char *)ctxprof_test_slurp(path, &len)) != NULL);
+    CHECK_CONTAINS(out, "holds a control character");
+    free(out);
 }
 
 /* The value of key in key=value output, or -1. */

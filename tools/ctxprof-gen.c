@@ -770,8 +770,10 @@ static int cmd_callgraph(int argc, char **argv)
             break;
         }
         free(root_count);
-        if (!(root_count = (uint64_t *)calloc(map.funcs + 1, sizeof *root_count)))
+        if (!(root_count = (uint64_t *)calloc(map.funcs + 1, sizeof *root_count))) {
+            fprintf(stderr, "%s: error: out of memory\n", gen_prog);
             rc = GEN_EXIT_USAGE;
+        }
         for (p = 0; rc == 0 && p < map.paths; p++) {
             ctxprof_icpp_path_info pi;
             size_t n, i;
@@ -780,6 +782,7 @@ static int cmd_callgraph(int argc, char **argv)
             if (pi.len > cap) {
                 uint32_t *more = (uint32_t *)realloc(funcs, pi.len * sizeof *funcs);
                 if (!more) {
+                    fprintf(stderr, "%s: error: out of memory\n", gen_prog);
                     rc = GEN_EXIT_USAGE;
                     break;
                 }
@@ -793,17 +796,20 @@ static int cmd_callgraph(int argc, char **argv)
             for (i = 0; i + 1 < n && rc == 0; i++)
                 if (ctxprof_graph_add_edge(&g, ctxprof_icpp_map_func_name(&map, funcs[i]),
                                            ctxprof_icpp_map_func_name(&map, funcs[i + 1]),
-                                           NULL) < 0)
+                                           NULL) < 0) {
+                    gen_error(ctxprof_graph_last_error(&g)); /* a name, or memory */
                     rc = GEN_EXIT_USAGE;
+                }
         }
         if (rc == 0 && root < 0 && map.paths) /* the root of the first map's most entered paths */
             root = ctxprof_graph_find(&g, ctxprof_icpp_map_func_name(&map, (uint32_t)best));
         ctxprof_icpp_map_deinit(&map);
-        if (rc)
-            fprintf(stderr, "%s: error: out of memory\n", gen_prog);
     }
-    if (rc == 0 && (o.root || root >= 0))
-        ctxprof_graph_set_root(&g, o.root ? o.root : g.nodes[root].name);
+    if (rc == 0 && (o.root || root >= 0) &&
+        ctxprof_graph_set_root(&g, o.root ? o.root : g.nodes[root].name) != CTXPROF_OK) {
+        gen_error(ctxprof_graph_last_error(&g));
+        rc = GEN_EXIT_USAGE;
+    }
     if (rc == 0 && ctxprof_graph_write(&g, &text, &len) != CTXPROF_OK) {
         fprintf(stderr, "%s: error: out of memory\n", gen_prog);
         rc = GEN_EXIT_USAGE;
