@@ -1893,6 +1893,20 @@ static void icpp_resolve_targeted(void)
     ctxprof_symtab_deinit(&st);
 }
 
+/* The fake process of the next two cases: main, a, b and d at 0x1000,
+   0x2000, 0x3000 and 0x4000 of the image. */
+static const char icpp_abd_strs[] = "\0main\0a\0b\0d";
+static const icpp_elfsym icpp_abd_syms[] = {{1, 0x12, 1, 0x1000, 0x100},
+                                            {6, 0x12, 1, 0x2000, 0x100},
+                                            {8, 0x12, 1, 0x3000, 0x100},
+                                            {10, 0x12, 1, 0x4000, 0x100}};
+
+static int icpp_abd_process(ctxprof_symtab *st, ctxprof_icpp_map *m, const char *text, size_t len)
+{
+    return icpp_fake_process(st, m, icpp_abd_strs, sizeof icpp_abd_strs, icpp_abd_syms, 4, text,
+                             len);
+}
+
 /* A call from inside a CTXPROF_ICPP_CALL wrap pushes its return address
    below the wrap's array, not at its caller's height: d at 240, called by
    a or b (both at 192) through 16-byte wraps, has its CFA at 208 (body
@@ -1902,11 +1916,6 @@ static void icpp_resolve_targeted(void)
    stale word. */
 static void icpp_resolve_wrapped(void)
 {
-    static const char strs[] = "\0main\0a\0b\0d";
-    icpp_elfsym syms[] = {{1, 0x12, 1, 0x1000, 0x100},
-                          {6, 0x12, 1, 0x2000, 0x100},
-                          {8, 0x12, 1, 0x3000, 0x100},
-                          {10, 0x12, 1, 0x4000, 0x100}};
     static const char paths[] = "path 1 96 main\npath 1 192 main a\npath 1 192 main b\n"
                                 "path 1 240 main a d\npath 1 240 main b d\n";
     const uintptr_t B = 0x100000;
@@ -1920,7 +1929,7 @@ static void icpp_resolve_wrapped(void)
     for (body = 1; body >= 0; body--) {
         size_t len = (size_t)snprintf(text, sizeof text, "ctxprof-paths 1\n%s%s",
                                       body ? "body d 32\n" : "", paths);
-        REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 4, text, len), 0);
+        REQUIRE_EQ(icpp_abd_process(&st, &m, text, len), 0);
         memset(stk, 0, sizeof stk);
         stk[64 - (208 + 8) / 8] = B + 0x3010; /* d's return address, into b */
         stk[64 - (192 + 8) / 8] = B + 0x2010; /* stale, into a */
@@ -1952,11 +1961,6 @@ static void icpp_resolve_wrapped(void)
    would rule out every candidate. */
 static void icpp_resolve_cfa_read(void)
 {
-    static const char strs[] = "\0main\0a\0b\0d";
-    icpp_elfsym syms[] = {{1, 0x12, 1, 0x1000, 0x100},
-                          {6, 0x12, 1, 0x2000, 0x100},
-                          {8, 0x12, 1, 0x3000, 0x100},
-                          {10, 0x12, 1, 0x4000, 0x100}};
     static const char plain[] = "ctxprof-paths 1\npath 1 96 main\npath 1 208 main a\n"
                                 "path 1 192 main b\npath 1 240 main a d\npath 1 240 main b d\n";
     static const char text[] = "ctxprof-paths 1\nbody d 32\npath 1 96 main\npath 1 208 main a\n"
@@ -1970,7 +1974,7 @@ static void icpp_resolve_cfa_read(void)
     ctxprof_icpp_frames fr;
     int who;
     /* without the body line: d's offset is its smallest step (32), not read */
-    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 4, plain, sizeof plain - 1), 0);
+    REQUIRE_EQ(icpp_abd_process(&st, &m, plain, sizeof plain - 1), 0);
     memset(stk, 0, sizeof stk);
     stk[64 - (208 + 8) / 8] = B + 0x3010;
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 240, base, 0, NULL, 8, &r),
@@ -1978,7 +1982,7 @@ static void icpp_resolve_cfa_read(void)
     CHECK_EQ(r.walked, 0);
     ctxprof_icpp_map_deinit(&m);
     ctxprof_symtab_deinit(&st);
-    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 4, text, sizeof text - 1), 0);
+    REQUIRE_EQ(icpp_abd_process(&st, &m, text, sizeof text - 1), 0);
     for (who = 0; who < 2; who++) {
         memset(stk, 0, sizeof stk);
         stk[64 - (208 + 8) / 8] = who ? B + 0x3010 : B + 0x2010; /* into b or a */
