@@ -2309,33 +2309,32 @@ static void pebs_signal_fork(void)
 /* fork() while another thread closes its ring: the child's atfork handler
    closes the fds of the rings that are open at the fork, so it must see a
    ring's fd only while the fd is the ring's. A cycler thread attaches and
-   detaches itself; the test's thread wakes at varied moments (everything on
-   one CPU, the cycler at nice 19: the wakeup preempts it wherever it is,
-   e.g. on its way out of close() of the ring's fd), opens sentinels (the
-   lowest free fd numbers: the ring's just closed one among them) and forks.
-   Each child checks that its sentinels are still open; before the fix a
-   child closed the ring's old fd number, by then a sentinel. Manual mode
-   (one fd per ring) and signal mode (plus the ticker's fd). */
+   detaches itself; the test's thread wakes at varied moments (both on one
+   CPU: the thread that slept preempts the busy cycler wherever it is, e.g.
+   on its way out of close() of the ring's fd; at normal priority, since a
+   lower one starved the cycler holding the fork lock on a loaded machine),
+   opens sentinels (the lowest free fd numbers: the ring's just closed one
+   among them) and forks, at most 1,500 times or 10 s. Each child checks
+   that its sentinels are still open; before the fix a child closed the
+   ring's old fd number, by then a sentinel. Manual mode (one fd per ring)
+   and signal mode (plus the ticker's fd). */
 #define PEBS_FORKFD_FORKS 1500
 #define PEBS_FORKFD_SENTINELS 8
 
 typedef struct pebs_forkfd {
     ctxprof_pebs *pb;
-    int stop, rc, niced;
+    int stop, rc;
     uint64_t cycles;
 } pebs_forkfd;
 
 typedef struct pebs_forkfd_res {
-    int skipped, rc, forks, lost, niced;
+    int skipped, rc, forks, lost;
     uint64_t cycles;
 } pebs_forkfd_res;
 
 static void *pebs_forkfd_cycler(void *arg)
 {
     pebs_forkfd *c = (pebs_forkfd *)arg;
-    /* nice 19, not SCHED_IDLE: on a loaded machine an idle-class cycler
-       that held the fork lock starved, and fork() waited on it for minutes */
-    c->niced = setpriority(PRIO_PROCESS, (id_t)ctxprof__gettid(), 19) == 0;
     while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
         int rc = ctxprof_pebs_attach(c->pb, 0, 0);
         if (rc == CTXPROF_OK)
@@ -2405,12 +2404,11 @@ static int pebs_forkfd_run(void *arg, void *shared)
                 close(s[k]);
         r->forks++;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec - t0.tv_sec > 30)
+        if (now.tv_sec - t0.tv_sec > 10)
             break; /* a loaded machine: fewer forks, the same check */
     }
     __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
-    r->niced = c.niced;
     r->rc = c.rc;
     r->cycles = c.cycles;
     ctxprof_pebs_close(&pb);
@@ -2427,9 +2425,9 @@ static void pebs_fork_close_mode(int mode)
         SKIP("perf_event unusable here");
     }
     fprintf(stderr,
-            "  pebs: %d forks against %llu attach/detach cycles (cycler %s): %d children "
-            "lost a sentinel fd\n",
-            r->forks, (unsigned long long)r->cycles, r->niced ? "nice 19" : "not niced", r->lost);
+            "  pebs: %d forks against %llu attach/detach cycles: %d children lost a sentinel "
+            "fd\n",
+            r->forks, (unsigned long long)r->cycles, r->lost);
     CHECK_GE(r->forks, 100);
     CHECK_EQ(r->rc, CTXPROF_OK);
     CHECK_GE(r->cycles, 1);
@@ -2550,7 +2548,7 @@ static int pebs_fast_child(void *arg, void *shared)
 static void pebs_signal_fast(void)
 {
     pebs_fastres *r = (pebs_fastres *)ctxprof_test_shared(sizeof *r);
-    int sig = 0, rc, k;
+    int sig = 0, rc;
     REQUIRE(r != NULL);
     /* the alarm is wall time: the child needs seconds of CPU (about 1 s per
        thread in reader mode at 10 us under ASan), which a loaded machine
@@ -2566,10 +2564,12 @@ static void pebs_signal_fast(void)
         SKIP("perf_event unusable here");
     }
     CHECK_EQ(r->failed_at, 0);
-    for (k = 0; k < 2; k++) {
-        CHECK(r->base_ns[k] > 0);
-        CHECK_LE(r->sampled_ns[k], 3 * r->reader_ns[k] + 50000000u);
-    }
+    /* both threads together: the kernel throttles a 10 us event by its
+       interrupts' cost, unevenly between threads (one reader-mode thread
+       measured 519 ms of CPU beside the other's 1,320) */
+    CHECK(r->base_ns[0] > 0 && r->base_ns[1] > 0);
+    CHECK_LE(r->sampled_ns[0] + r->sampled_ns[1],
+             3 * (r->reader_ns[0] + r->reader_ns[1]) + 100000000u);
     CHECK_GE(r->samples, 100);
     CHECK_EQ(r->sunk, r->samples);
     CHECK_CONTAINS(r->explain, "; signal mode: one signal per 1000000 ns of a thread's CPU time");
