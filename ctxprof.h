@@ -9081,7 +9081,8 @@ typedef struct ctxprof__icpp_ts {
     uintptr_t *nfunc;            /* node -> function */
     uint32_t *nparent;           /* node -> parent */
     uint64_t *nheight, *ncount;  /* node -> height, entries */
-    uint32_t *nbody;             /* node -> CFA - SP found at its first entry, or 0 */
+    uint32_t *nbody;             /* node -> CFA - SP found at its first entry, 0 none,
+                                    UINT32_MAX not measured (no entry below a frame yet) */
     size_t nn, ncap;
     uint32_t *slots;             /* (parent, func, height) -> node + 1 */
     size_t mask;
@@ -9196,7 +9197,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_ts_node(ctxprof__icpp_ts *
     t->nparent[n] = parent;
     t->nheight[n] = height;
     t->ncount[n] = 0;
-    t->nbody[n] = 0;
+    t->nbody[n] = UINT32_MAX; /* not measured yet */
     t->slots[i] = n + 1;
     return n;
 full:
@@ -9288,7 +9289,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_body_at(uintptr_t start, u
                                                             uintptr_t site)
 {
     uintptr_t a = start & ~(uintptr_t)7;
-    if (!site || start <= sp || start - sp > UINT32_MAX)
+    if (!site || start <= sp || start - sp >= UINT32_MAX)
         return 0;
     for (; a >= sp + 8; a -= 8)
         if (*(const volatile uintptr_t *)(a - 8) == site)
@@ -9354,9 +9355,10 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         } else {
             t->ncount[node]++;
             t->entries++;
-            if (!t->nbody[node] && t->depth) {
-                /* measured once per node; from a wrap of the frame on top
-                   when the call is inside one (its array is skipped) */
+            if (t->nbody[node] == UINT32_MAX && t->depth) {
+                /* measured once per node, found or not (0); from a wrap of
+                   the frame on top when the call is inside one (its array
+                   is skipped) */
                 uintptr_t w = ctxprof__icpp_wrap_sp, top = t->stack[t->depth - 1].sp;
                 t->nbody[node] = ctxprof__icpp_body_at(w > sp && w < top ? w : top, sp, site);
             }
@@ -12979,7 +12981,8 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
                           : ctxprof__icpp_md_child(d, bn[t->nparent[k]], (uint32_t)f);
             if (bn[k] == CTXPROF__ICPP_NONE ||
                 ctxprof__icpp_md_path(d, bn[k], t->nheight[k], t->ncount[k]) ||
-                (t->nbody[k] && ctxprof__icpp_md_body(d, (uint32_t)f, t->nbody[k]))) {
+                (t->nbody[k] && t->nbody[k] != UINT32_MAX &&
+                 ctxprof__icpp_md_body(d, (uint32_t)f, t->nbody[k]))) {
                 ctxprof__free(bn, NULL);
                 rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
                 goto done;
