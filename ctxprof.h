@@ -1500,8 +1500,11 @@ typedef struct ctxprof_icpp_cid {
 
 /* The calling thread's stack base (0 = not recorded). */
 CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
-/* Training: SP inside a CTXPROF_ICPP_CALL wrap, where its call leaves (0: none). */
+/* Training: SP inside a CTXPROF_ICPP_CALL wrap, where its call leaves (0:
+   none), and the SP of the trained frame the wrap is in (a note made in
+   another frame is not used: one a longjmp left). */
 CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_sp CTXPROF__TLS_MODEL;
+CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_frame CTXPROF__TLS_MODEL;
 
 /* Records the calling thread's base, the caller's SP at this call, unless
    one is recorded already; returns the base. Call it first thing in a
@@ -1572,7 +1575,8 @@ typedef struct ctxprof_icpp_train_stats {
     uint64_t entries;       /* function entries recorded */
     uint64_t dropped_paths; /* entries not recorded: a thread's max_paths reached */
     uint64_t dropped_depth; /* entries not recorded: max_depth reached */
-    uint64_t no_base;       /* entries above the thread's base (not recorded) */
+    uint64_t no_base;       /* entries above the thread's base or on another stack (a
+                               coroutine's): not recorded */
     uint64_t dropped_signal; /* entries inside signal handlers (not recorded: recording may
                                 allocate, and the interrupted code may be inside malloc) */
 } ctxprof_icpp_train_stats;
@@ -1608,6 +1612,7 @@ CTXPROF_API uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab 
    prologue (an inline read of SP could be scheduled before it). */
 CTXPROF_API void ctxprof__icpp_enter_here(uintptr_t func, uintptr_t site, int paired);
 CTXPROF_API void ctxprof__icpp_exit_here(uintptr_t func, uintptr_t site);
+CTXPROF_API uintptr_t ctxprof__icpp_frame_at(uintptr_t sp);
 CTXPROF_API void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site, uintptr_t sp,
                                           uint32_t point, int paired);
 CTXPROF_API void ctxprof__icpp_exit_slow(uintptr_t func, uintptr_t site, uintptr_t sp,
@@ -1747,31 +1752,36 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 #if defined(__GNUC__) || defined(__clang__)
 /* Training notes the SP inside the wrap, where the search for a callee's
    return address (its body offset) starts: the wrap's array, whose stale
-   words could hold an old copy of it, is skipped. The note is put back at
-   the scope's end (a longjmp out of stmt into the same frame leaves it
-   until the frame's next wrap: a search from it starts below the slot, so
-   it finds nothing, and the steps between heights decide, or it finds a
-   stale copy and measures too small). */
-typedef struct ctxprof__icpp_wrapnote {
-    uintptr_t prev;
-    int on;
+   words could hold an old copy of it, is skipped. The note names the
+   trained frame it was made in and is put back at the scope's end; a
+   longjmp out of stmt leaves it behind, but only calls from that frame
+   use it, so a longjmp into a caller loses nothing (one into the same
+   frame, around the wrap, leaves it until the frame's next wrap: a search
+   from it starts below the slot, so it finds nothing and the steps
+   between heights decide, or it finds a stale copy and measures too
+   small). */
+typedef struct ctxprof__icpp_wrapnote { /* 16 bytes, as the frames the tests measure expect */
+    uintptr_t prev, prev_frame; /* prev_frame | 1 while training (frame SPs are even), 0 off */
 } ctxprof__icpp_wrapnote;
 CTXPROF_INLINE ctxprof__icpp_wrapnote ctxprof__icpp_wrap_begin(void)
 {
     ctxprof__icpp_wrapnote w;
-    w.prev = 0;
-    w.on = 0;
+    w.prev = w.prev_frame = 0;
     if (CTXPROF__UNLIKELY(ctxprof__icpp_is_training())) {
+        uintptr_t sp = ctxprof_icpp_sp();
         w.prev = ctxprof__icpp_wrap_sp;
-        w.on = 1;
-        ctxprof__icpp_wrap_sp = ctxprof_icpp_sp();
+        w.prev_frame = ctxprof__icpp_wrap_frame | 1;
+        ctxprof__icpp_wrap_sp = sp;
+        ctxprof__icpp_wrap_frame = ctxprof__icpp_frame_at(sp);
     }
     return w;
 }
 CTXPROF_INLINE void ctxprof__icpp_wrap_end(ctxprof__icpp_wrapnote *w)
 {
-    if (CTXPROF__UNLIKELY(w->on))
+    if (CTXPROF__UNLIKELY(w->prev_frame)) {
         ctxprof__icpp_wrap_sp = w->prev;
+        ctxprof__icpp_wrap_frame = w->prev_frame & ~(uintptr_t)1;
+    }
 }
 #define CTXPROF__ICPP_WRAP_NOTE                                                                    \
     ctxprof__icpp_wrapnote ctxprof__icpp_note                                                      \
@@ -8883,6 +8893,7 @@ extern "C" {
 
 CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
 CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_sp CTXPROF__TLS_MODEL;
+CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_frame CTXPROF__TLS_MODEL;
 CTXPROF_DEF int ctxprof__icpp_training;
 
 /* --- thread ids and the tid -> base registry --------------------------- */
@@ -9014,11 +9025,12 @@ CTXPROF__NOINSTR static void ctxprof__icpp_tidkey_init(void)
     pthread_atfork(NULL, NULL, ctxprof__icpp_tid_fork_child);
 }
 
-/* The lowest address the calling thread's stack can reach (0 unknown):
-   SP below it is on another stack (a coroutine's, sigaltstack), where
-   [SP, base] spans unmapped memory (ctxprof__mapping_stack_lo of the
-   mapping holding base). */
+/* The lowest address the calling thread's stack can reach and the end of
+   its mapping (0 unknown): SP outside is on another stack (a coroutine's,
+   sigaltstack), where [SP, base] spans unmapped memory
+   (ctxprof__mapping_stack_lo of the mapping holding base). */
 static CTXPROF_TLS uintptr_t ctxprof__icpp_stack_lo CTXPROF__TLS_MODEL;
+static CTXPROF_TLS uintptr_t ctxprof__icpp_stack_hi CTXPROF__TLS_MODEL;
 
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_stack_low(uintptr_t addr)
 {
@@ -9026,10 +9038,18 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_stack_low(uintptr_t addr)
     return ctxprof__mapping_at(addr, &mp, NULL, 0) ? ctxprof__mapping_stack_lo(&mp) : 0;
 }
 
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_off_stack(uintptr_t sp)
+{
+    return sp < ctxprof__icpp_stack_lo || (ctxprof__icpp_stack_hi && sp >= ctxprof__icpp_stack_hi);
+}
+
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
 {
+    ctxprof__mapping mp;
+    int mapped = ctxprof__mapping_at(base, &mp, NULL, 0);
     ctxprof__icpp_base = base;
-    ctxprof__icpp_stack_lo = ctxprof__icpp_stack_low(base);
+    ctxprof__icpp_stack_lo = mapped ? ctxprof__mapping_stack_lo(&mp) : 0;
+    ctxprof__icpp_stack_hi = mapped ? mp.end : 0;
     ctxprof__icpp_tid_set(ctxprof__gettid(), base);
     pthread_once(&ctxprof__icpp_tidkey_once, ctxprof__icpp_tidkey_init);
     if (ctxprof__icpp_tidkey_ok)
@@ -9053,7 +9073,7 @@ CTXPROF_DEF void ctxprof_icpp_thread_end(void)
     if (ctxprof__icpp_base)
         ctxprof__icpp_tid_set(ctxprof__gettid(), 0);
     ctxprof__icpp_base = 0;
-    ctxprof__icpp_stack_lo = 0;
+    ctxprof__icpp_stack_lo = ctxprof__icpp_stack_hi = 0;
     if (ctxprof__icpp_tidkey_ok)
         pthread_setspecific(ctxprof__icpp_tidkey, NULL);
 }
@@ -9064,7 +9084,9 @@ CTXPROF_DEF void ctxprof_icpp_thread_end(void)
    height): a path whose frames vary in size yields one node per height.
    The shadow stack holds (node, SP) per active instrumented frame; frames
    are popped by SP (a returned frame's SP is <= a later entry's SP), which
-   also repairs longjmp (Froyd et al., as in paper 4.2). With paired exits
+   also repairs longjmp (Froyd et al., as in paper 4.2), and, for an entry
+   deeper than frames a longjmp left, by where its return address lies
+   (ctxprof__icpp_find_cfa). With paired exits
    an entry at the same SP and call site as the top is a callee inlined
    into it and gets no node of its own (ctxprof__icpp_top_dead). */
 
@@ -9297,13 +9319,51 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_body_at(uintptr_t start, u
     return 0;
 }
 
+#define CTXPROF__ICPP_FIND_MAX (256u * 1024u) /* bytes read up the stack past the top frame */
+
+/* The CFA of a frame entered at sp, below the frame on top: the slot
+   holding its return address site is read down from the top frame's SP
+   (from its wrap's when the call is inside one: the wrap's array is
+   skipped). Not there, it is looked for between the frames above, one
+   frame at a time (at most CTXPROF__ICPP_FIND_MAX bytes): a live caller's
+   SP is at or above its callee's CFA, so frames below the slot found are
+   dead, left by a longjmp to a caller that then called deeper than they
+   were, and are popped. 0: not found (no site, or not a return address). */
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_find_cfa(ctxprof__icpp_ts *t, uintptr_t sp,
+                                                              uintptr_t site)
+{
+    uintptr_t top = t->stack[t->depth - 1].sp, w = ctxprof__icpp_wrap_sp, lo = top;
+    uint32_t b;
+    size_t i;
+    if (w <= sp || w >= top || ctxprof__icpp_wrap_frame != top)
+        w = top;
+    if (!site)
+        return 0;
+    if ((b = ctxprof__icpp_body_at(w, sp, site)) != 0)
+        return sp + b;
+    if (w != top && (b = ctxprof__icpp_body_at(top, w, site)) != 0)
+        return w + b; /* a longjmp around the wrap, in this frame */
+    for (i = t->depth - 1; i > 0; i--) {
+        uintptr_t hi = t->stack[i - 1].sp;
+        if (hi - top > CTXPROF__ICPP_FIND_MAX)
+            break;
+        if (hi > lo && (b = ctxprof__icpp_body_at(hi, lo, site)) != 0) {
+            t->depth = i;
+            return lo + b;
+        }
+        if (hi > lo)
+            lo = hi;
+    }
+    return 0;
+}
+
 /* point: the entry's place in its machine frame (the return address of
    the hook or of ctxprof__icpp_enter_here), 0 if unknown. */
 CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintptr_t site,
                                                            uintptr_t sp, uint32_t point, int paired)
 {
     ctxprof__icpp_ts *t;
-    uintptr_t base;
+    uintptr_t base, cfa = 0;
     uint32_t parent, node;
     if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp) && sp > ctxprof__icpp_sig_sp)
         ctxprof__icpp_sig_sp = 0; /* the handler is gone */
@@ -9318,7 +9378,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         return;
     t->busy = 1;
     base = ctxprof__icpp_base ? ctxprof__icpp_base : ctxprof__icpp_set_base(sp);
-    if (sp > base || !ctxprof__icpp_ts_ready(t)) {
+    if (sp > base || sp < ctxprof__icpp_stack_lo || !ctxprof__icpp_ts_ready(t)) {
         t->no_base++;
         goto out;
     }
@@ -9328,6 +9388,8 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     else /* returned frames, by SP alone */
         while (t->depth && t->stack[t->depth - 1].sp <= sp)
             t->depth--;
+    if (t->depth && t->stack[t->depth - 1].sp != sp)
+        cfa = ctxprof__icpp_find_cfa(t, sp, site);
     if (t->depth >= ctxprof__icpp_max_depth) {
         t->dropped_depth++;
         goto out;
@@ -9355,12 +9417,12 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         } else {
             t->ncount[node]++;
             t->entries++;
-            if (t->nbody[node] == UINT32_MAX && t->depth) {
-                /* measured once per node, found or not (0); from a wrap of
-                   the frame on top when the call is inside one (its array
-                   is skipped) */
-                uintptr_t w = ctxprof__icpp_wrap_sp, top = t->stack[t->depth - 1].sp;
-                t->nbody[node] = ctxprof__icpp_body_at(w > sp && w < top ? w : top, sp, site);
+            if (cfa) { /* the smallest found (a stale copy reads larger) */
+                uint32_t b = (uint32_t)(cfa - sp), *nb = &t->nbody[node];
+                if (*nb == UINT32_MAX || *nb == 0 || b < *nb)
+                    *nb = b;
+            } else if (t->nbody[node] == UINT32_MAX && t->depth) {
+                t->nbody[node] = 0; /* measured, not found */
             }
         }
     }
@@ -9394,7 +9456,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_exit_slow(uintptr_t func, uintpt
             ctxprof__icpp_sig_sp = 0; /* its own exit */
         return;
     }
-    if (!t || t->busy)
+    if (!t || t->busy || ctxprof__icpp_off_stack(sp)) /* a coroutine's frame: not recorded */
         return;
     while (t->depth && t->stack[t->depth - 1].sp < sp)
         t->depth--;
@@ -9426,6 +9488,20 @@ CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME CTXPROF_DEF void ctxprof__icpp_exit_here
     uintptr_t sp = CTXPROF__ICPP_CFA();
     ctxprof__icpp_exit_slow(func, site, sp ? sp : ctxprof_icpp_sp(),
                             sp && CTXPROF__ICPP_RA(sp) == site);
+}
+
+/* The SP of the trained frame live at sp (the top one at or above it; a
+   longjmp leaves dead ones below), 0 if none or the stack is changing. */
+CTXPROF__NOINSTR CTXPROF_DEF uintptr_t ctxprof__icpp_frame_at(uintptr_t sp)
+{
+    const ctxprof__icpp_ts *t = ctxprof__icpp_tls_ts;
+    size_t i;
+    if (!t || t->busy)
+        return 0;
+    i = t->depth;
+    while (i && t->stack[i - 1].sp < sp)
+        i--;
+    return i ? t->stack[i - 1].sp : 0;
 }
 
 CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 
@@ -2025,6 +2026,257 @@ static void icpp_body_scan(void)
     CHECK_EQ(ctxprof__icpp_body_at(top, sp, 0xdef), 8);
 }
 
+/* The CFA of a new frame, on a stack in ordinary memory: stk[0] is the new
+   frame's SP; the shadow stack has frames at stk[40] (top), stk[60] and
+   stk[90] (callers). */
+static void icpp_find_cfa_case(uintptr_t *stk, ctxprof__icpp_ts *t, ctxprof__icpp_sframe *fr)
+{
+    size_t k;
+    memset(stk, 0, 128 * sizeof *stk);
+    memset(t, 0, sizeof *t);
+    memset(fr, 0, 3 * sizeof *fr);
+    fr[0].sp = (uintptr_t)&stk[90];
+    fr[1].sp = (uintptr_t)&stk[60];
+    fr[2].sp = (uintptr_t)&stk[40];
+    for (k = 0; k < 3; k++)
+        fr[k].node = (uint32_t)k + 1;
+    t->stack = fr;
+    t->depth = 3;
+    ctxprof__icpp_wrap_sp = ctxprof__icpp_wrap_frame = 0;
+}
+
+static void icpp_find_cfa(void)
+{
+    static uintptr_t stk[128];
+    static ctxprof__icpp_sframe fr[3];
+    ctxprof__icpp_ts t;
+    uintptr_t sp = (uintptr_t)&stk[0];
+    /* the slot below the top frame: its CFA, nothing popped */
+    icpp_find_cfa_case(stk, &t, fr);
+    stk[37] = 0xabc;
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[38]);
+    CHECK_EQ(t.depth, 3);
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0), 0); /* no site */
+    /* a note another frame left below the slot (a longjmp out of its
+       wrap), with a stale copy below it: not used (it would read stk[16]) */
+    stk[15] = 0xabc;
+    ctxprof__icpp_wrap_sp = (uintptr_t)&stk[20];
+    ctxprof__icpp_wrap_frame = fr[1].sp;
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[38]);
+    /* inside a wrap of the top frame (SP at stk[30]): a stale copy in the
+       wrap's array is skipped */
+    icpp_find_cfa_case(stk, &t, fr);
+    stk[34] = 0xabc;
+    stk[27] = 0xabc;
+    ctxprof__icpp_wrap_sp = (uintptr_t)&stk[30];
+    ctxprof__icpp_wrap_frame = fr[2].sp;
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[28]);
+    /* the note's frame, but the slot above the note (a longjmp around the
+       wrap in that frame): found above it */
+    icpp_find_cfa_case(stk, &t, fr);
+    stk[38] = 0xabc;
+    ctxprof__icpp_wrap_sp = (uintptr_t)&stk[30];
+    ctxprof__icpp_wrap_frame = fr[2].sp;
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[39]);
+    CHECK_EQ(t.depth, 3);
+    /* the slot above the top frame (stk[40]), below the next (stk[60]): the
+       top is dead, popped */
+    icpp_find_cfa_case(stk, &t, fr);
+    stk[50] = 0xabc;
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[51]);
+    CHECK_EQ(t.depth, 2);
+    /* two frames dead: the slot between stk[60] and stk[90] */
+    icpp_find_cfa_case(stk, &t, fr);
+    stk[59] = 0; /* at the caller's SP exactly: the word below it is read */
+    stk[60] = 0xabc;
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[61]);
+    CHECK_EQ(t.depth, 1);
+    /* nowhere: 0, nothing popped (the bottom frame's caller is not read) */
+    icpp_find_cfa_case(stk, &t, fr);
+    stk[100] = 0xabc;
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), 0);
+    CHECK_EQ(t.depth, 3);
+    ctxprof__icpp_wrap_sp = ctxprof__icpp_wrap_frame = 0;
+}
+
+/* A longjmp out of a wrap's statement, two frames down, back into their
+   caller, which then calls a function with a larger frame than theirs: its
+   SP is below the frames the longjmp left (SP alone cannot tell them dead)
+   and below the wrap's note. Its return address's slot is found above the
+   dead frames, which are popped: its path and body offset are those of a
+   run without the longjmp (it was recorded under them, with no body
+   line). */
+static jmp_buf icpp_lj_jb;
+__attribute__((noinline)) static void icpp_lj_throw(void)
+{
+    CTXPROF_ICPP_FUNC(icpp_lj_throw);
+    longjmp(icpp_lj_jb, 1);
+}
+__attribute__((noinline)) static void icpp_lj_mid(void)
+{
+    CTXPROF_ICPP_FUNC(icpp_lj_mid);
+    CTXPROF_ICPP_CALL(icpp_lj_mid, icpp_lj_throw, icpp_lj_throw());
+}
+__attribute__((noinline)) static long icpp_lj_big(long k)
+{
+    CTXPROF_ICPP_FUNC(icpp_lj_big);
+    volatile char buf[512];
+    buf[k & 511] = (char)k;
+    return buf[(k * 7) & 511];
+}
+__attribute__((noinline)) static long icpp_lj_top(int jump)
+{
+    CTXPROF_ICPP_FUNC(icpp_lj_top);
+    if (jump && !setjmp(icpp_lj_jb))
+        icpp_lj_mid();
+    return icpp_lj_big(0);
+}
+
+/* The "body icpp_lj_big N" line of a training of icpp_lj_top(jump): N, or
+   -1 when there is none; *path_ok: big's path is main's call of it. */
+static long icpp_lj_body(int jump, int *path_ok)
+{
+    char path[600], *line;
+    unsigned char *text;
+    size_t len;
+    long body = -1;
+    ctxprof_error err;
+    snprintf(path, sizeof path, "%s/icpp_lj%d.paths", ctxprof_test_tmpdir(), jump);
+    ctxprof_icpp_train_reset();
+    if (ctxprof_icpp_train_start(NULL, &err) != CTXPROF_OK)
+        return -2;
+    CHECK_EQ(icpp_lj_top(jump), 0);
+    ctxprof_icpp_train_stop();
+    if (ctxprof_icpp_train_save(path, &err) != CTXPROF_OK)
+        return -2;
+    text = ctxprof_test_slurp(path, &len);
+    if (!text)
+        return -2;
+    *path_ok = strstr((char *)text, " icpp_lj_top icpp_lj_big\n") != NULL &&
+               strstr((char *)text, "icpp_lj_throw icpp_lj_big") == NULL;
+    line = strstr((char *)text, "\nbody icpp_lj_big ");
+    if (line)
+        body = strtol(line + strlen("\nbody icpp_lj_big "), NULL, 10);
+    free(text);
+    return body;
+}
+
+static void icpp_body_after_longjmp(void)
+{
+    int plain_ok = 0, jumped_ok = 0;
+    long plain = icpp_lj_body(0, &plain_ok), jumped = icpp_lj_body(1, &jumped_ok);
+    CHECK_GE(plain, 512);
+    CHECK_EQ(jumped, plain);
+    CHECK(plain_ok);
+    CHECK(jumped_ok); /* not under the frames the longjmp left */
+    ctxprof_icpp_train_reset();
+}
+
+/* Training across a stack switch: a coroutine on a stack of its own,
+   mapped 16 MiB or more below the thread's stack (past its guard page) or above
+   it, enters trained functions. Their frames are on no stack of the
+   thread's base: not recorded (no_base), nothing read between the two
+   stacks, and the thread's frames survive the coroutine's exits. */
+static ucontext_t icpp_co_main, icpp_co_ctx;
+__attribute__((noinline)) static long icpp_co_leaf(long k)
+{
+    CTXPROF_ICPP_FUNC(icpp_co_leaf);
+    return k + 1;
+}
+__attribute__((noinline)) static void icpp_co_body(void)
+{
+    CTXPROF_ICPP_FUNC(icpp_co_body);
+    CHECK_EQ(icpp_co_leaf(1), 2);
+}
+__attribute__((noinline)) static long icpp_co_outer(void)
+{
+    CTXPROF_ICPP_FUNC(icpp_co_outer);
+    swapcontext(&icpp_co_main, &icpp_co_ctx);
+    return icpp_co_leaf(2);
+}
+
+typedef struct icpp_co_result {
+    int below; /* in: where the coroutine's stack goes */
+    int status;
+    unsigned long long no_base;
+    char text[512];
+} icpp_co_result;
+
+static void *icpp_co_thread(void *arg)
+{
+    icpp_co_result *r = (icpp_co_result *)arg;
+    size_t size = 256 * 1024;
+    uintptr_t here = (uintptr_t)&size & ~(uintptr_t)0xfffff, mib = 1024 * 1024;
+    unsigned char *stk = (unsigned char *)MAP_FAILED;
+    int k;
+    for (k = 16; k < 2048 && stk == MAP_FAILED; k += 8) /* a free place, not replacing one */
+        stk = (unsigned char *)mmap((void *)(r->below ? here - k * mib : here + k * mib), size,
+                                    PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    ctxprof_icpp_train_stats ts;
+    ctxprof_error err;
+    char path[600];
+    unsigned char *text;
+    size_t len;
+    r->status = 1;
+    if (stk == MAP_FAILED)
+        return NULL;
+    r->status = 4;
+    ctxprof_icpp_thread_begin();
+    getcontext(&icpp_co_ctx);
+    icpp_co_ctx.uc_stack.ss_sp = stk;
+    icpp_co_ctx.uc_stack.ss_size = size;
+    icpp_co_ctx.uc_link = &icpp_co_main;
+    makecontext(&icpp_co_ctx, icpp_co_body, 0);
+    snprintf(path, sizeof path, "%s/icpp_co.paths", ctxprof_test_tmpdir());
+    ctxprof_icpp_train_reset();
+    if (ctxprof_icpp_train_start(NULL, &err) != CTXPROF_OK)
+        return NULL;
+    r->status = icpp_co_outer() == 3 ? 2 : 3;
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&ts);
+    r->no_base = ts.no_base;
+    if (r->status == 2 && ctxprof_icpp_train_save(path, &err) == CTXPROF_OK &&
+        (text = ctxprof_test_slurp(path, &len)) != NULL) {
+        snprintf(r->text, sizeof r->text, "%s", (char *)text);
+        free(text);
+        r->status = 0;
+    }
+    ctxprof_icpp_thread_end();
+    munmap(stk, size);
+    return NULL;
+}
+
+static int icpp_co_child(void *arg, void *shared)
+{
+    pthread_t th;
+    (void)arg;
+    if (pthread_create(&th, NULL, icpp_co_thread, shared) != 0)
+        return 1;
+    pthread_join(th, NULL);
+    return 0;
+}
+
+static void icpp_train_foreign_stack(void)
+{
+    int below;
+    for (below = 0; below <= 1; below++) {
+        icpp_co_result *r = (icpp_co_result *)ctxprof_test_shared(sizeof *r);
+        int sig = 0;
+        REQUIRE(r != NULL);
+        r->below = below;
+        CHECK_EQ(ctxprof_test_child(icpp_co_child, NULL, r, 120, &sig), 0);
+        CHECK_EQ(sig, 0);
+        CHECK_EQ(r->status, 0);
+        CHECK_EQ(r->no_base, 2); /* the coroutine's two entries */
+        /* the thread's paths, the leaf under outer after the coroutine */
+        CHECK_CONTAINS(r->text, " icpp_co_outer\n");
+        CHECK_CONTAINS(r->text, " icpp_co_outer icpp_co_leaf\n");
+        CHECK(strstr(r->text, "icpp_co_body") == NULL);
+        munmap(r, sizeof *r);
+    }
+}
+
 /* A live frame-pointer chain in ordinary memory: the walk must stay inside
    [sp, base] and go strictly upward, whatever the words say. */
 static void icpp_walk_bounds(void)
@@ -3799,6 +4051,9 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_resolve_wrapped", icpp_resolve_wrapped},
     {"icpp_resolve_cfa_read", icpp_resolve_cfa_read},
     {"icpp_body_scan", icpp_body_scan},
+    {"icpp_find_cfa", icpp_find_cfa},
+    {"icpp_body_after_longjmp", icpp_body_after_longjmp},
+    {"icpp_train_foreign_stack", icpp_train_foreign_stack},
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
     {"icpp_wrap_moves_heights", icpp_wrap_moves_heights},
