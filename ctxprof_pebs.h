@@ -1660,15 +1660,16 @@ CTXPROF__PRIV int ctxprof__pebs_open_event(struct perf_event_attr *a, int tid, i
     return -1;
 }
 
-/* Guards the registry of open samplers (pebs: fork) and the fd numbers of
-   their rings: fork() holds it from the prepare handler on, and a ring's
-   fd (and ticker fd) is opened and stored, and closed and set to -1, under
-   it. So the child handler, which closes every ring fd that is not -1,
-   sees each fd either not open yet, open and stored, or closed and -1:
-   never open but not stored yet (the child would keep an event counting on
-   the parent's thread) nor stored but closed meanwhile (perhaps another
-   file's number by then, which it would close in the child). Taken after
-   I->mu, never before; no signal handler takes it. */
+/* Guards the registry of open samplers (pebs: fork) and the numbers of
+   their fds: fork() holds it from the prepare handler on, and a ring's fd
+   (and ticker fd) and a sampler's eventfd are opened and stored, and closed
+   and set to -1, under it; a probe's event lives under it only. So the
+   child handler, which closes every such fd that is not -1, sees each fd
+   either not open yet, open and stored, or closed and -1: never open but
+   not stored yet (the child would keep an event counting on the parent's
+   thread) nor stored but closed meanwhile (perhaps another file's number
+   by then, which it would close in the child). Taken after I->mu, never
+   before; no signal handler takes it. */
 static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Opens an event (ctxprof__pebs_open_event) into *fdp, -1 if it fails, in
@@ -1682,6 +1683,19 @@ CTXPROF__PRIV int ctxprof__pebs_open_fd(int *fdp, struct perf_event_attr *a, int
     __atomic_store_n(fdp, fd, __ATOMIC_RELAXED); /* signal handlers compare it */
     pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
     return fd;
+}
+
+/* Whether an event opens (ctxprof__pebs_open_event), closed at once: its
+   fd exists only under ctxprof__pebs_reg_mu, so no fork() sees it. */
+CTXPROF__PRIV int ctxprof__pebs_try_event(struct perf_event_attr *a, int tid, int *out_errno)
+{
+    int fd;
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    fd = ctxprof__pebs_open_event(a, tid, out_errno);
+    if (fd >= 0)
+        close(fd);
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+    return fd >= 0;
 }
 
 /* Closes a ring's fd and sets it to -1 in one step as fork() sees it. */
@@ -1762,7 +1776,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
                        : ev->type == PERF_TYPE_SOFTWARE ? evname
                                                         : "task-clock";
     unsigned precise = 0;
-    int use_intr = 0, fd, e = 0, hw = level != CTXPROF_PEBS_LEVEL_SW;
+    int use_intr = 0, e = 0, hw = level != CTXPROF_PEBS_LEVEL_SW;
     const char *sep = I->probe[0] ? "; " : "";
     if (level == CTXPROF_PEBS_LEVEL_PEBS) {
 #if defined(CTXPROF__PEBS_X86)
@@ -1797,8 +1811,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
             a.watermark = 0; /* REGS_USER with large PEBS would give garbage SPs */
             a.wakeup_events = 1;
         }
-        fd = ctxprof__pebs_open_event(&a, 0, &e);
-        if (fd >= 0)
+        if (ctxprof__pebs_try_event(&a, 0, &e))
             break;
         if (level == CTXPROF_PEBS_LEVEL_PEBS && e == EOPNOTSUPP && precise > 1) {
             precise--; /* above the PMU's max_precise */
@@ -1826,7 +1839,6 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
         }
         return 0;
     }
-    close(fd);
     if (ctxprof__pebs_choose(I, level, &a, use_intr) != 0) {
         ctxprof__pebs_probe_fail(I, name, "no register layout for this CPU");
         return 0;
@@ -2331,9 +2343,10 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
    opening a signal-mode sampler of its own. The prepare handler holds
    ctxprof__pebs_reg_mu until the fork is done, and a ring's fds are opened
    and stored, and closed and set to -1, under it (ctxprof__pebs_open_fd,
-   ctxprof__pebs_close_fd): a ring opening or closing in another thread at
-   the fork leaves the child each fd either stored or not open, and -1 only
-   once closed. */
+   ctxprof__pebs_close_fd), as is the eventfd of a registered sampler
+   (registered before it is created, unregistered as it is closed): a
+   sampler or ring opening or closing in another thread at the fork leaves
+   the child each fd either stored or not open, and -1 only once closed. */
 
 /* In a process that is not the opener (a forked child): restores the
    previous disposition of I's signal and frees the signal-mode slot, when
@@ -2395,21 +2408,37 @@ CTXPROF__PRIV void ctxprof__pebs_reg_init(void)
     pthread_atfork(ctxprof__pebs_fork_prepare, ctxprof__pebs_fork_parent, ctxprof__pebs_fork_child);
 }
 
-CTXPROF__PRIV void ctxprof__pebs_register(struct ctxprof__pebs_impl *I, int add)
+/* Adds I to the registry and makes it pb's, in one step as fork() sees
+   it: a child has pb->impl and the registry entry both (its handler closes
+   I's fds; it can close pb) or neither. Before I opens an fd. */
+CTXPROF__PRIV void ctxprof__pebs_register(struct ctxprof__pebs_impl *I, ctxprof_pebs *pb)
 {
-    struct ctxprof__pebs_impl **pp;
     pthread_once(&ctxprof__pebs_reg_once, ctxprof__pebs_reg_init);
     pthread_mutex_lock(&ctxprof__pebs_reg_mu);
-    if (add) {
-        I->next = ctxprof__pebs_reg_head;
-        ctxprof__pebs_reg_head = I;
-    } else {
-        for (pp = &ctxprof__pebs_reg_head; *pp; pp = &(*pp)->next)
-            if (*pp == I) {
-                *pp = I->next;
-                break;
-            }
-    }
+    I->pb = pb;
+    I->next = ctxprof__pebs_reg_head;
+    ctxprof__pebs_reg_head = I;
+    pb->impl = I;
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+}
+
+/* Removes I from the registry, closes its eventfd and clears pb->impl, in
+   one step as fork() sees it: a child forked before has I to close (its
+   handler closed the eventfd), one forked after has neither I nor the fd.
+   Every ring is closed already. */
+CTXPROF__PRIV void ctxprof__pebs_unregister(struct ctxprof__pebs_impl *I, ctxprof_pebs *pb)
+{
+    struct ctxprof__pebs_impl **pp;
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    for (pp = &ctxprof__pebs_reg_head; *pp; pp = &(*pp)->next)
+        if (*pp == I) {
+            *pp = I->next;
+            break;
+        }
+    if (I->efd >= 0)
+        close(I->efd);
+    I->efd = -1;
+    pb->impl = NULL;
     pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
 }
 
@@ -2593,12 +2622,18 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, 0, "ctxprof_pebs: mutex init failed");
     }
     I->sync_init = 1;
+    /* registered from before its first fd on (the fork handler closes
+       them), so each failure below unregisters */
+    ctxprof__pebs_register(I, pb);
     if (d.mode == CTXPROF_PEBS_READER) {
         sigset_t all, old;
         int e;
+        pthread_mutex_lock(&ctxprof__pebs_reg_mu); /* created and stored as fork() sees it */
         I->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        e = errno;
+        pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
         if (I->efd < 0) {
-            e = errno;
+            ctxprof__pebs_unregister(I, pb);
             ctxprof__pebs_free(I);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: eventfd");
         }
@@ -2608,6 +2643,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         e = pthread_create(&I->reader, NULL, ctxprof__pebs_reader_main, I);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (e != 0) {
+            ctxprof__pebs_unregister(I, pb);
             ctxprof__pebs_free(I);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                                  "ctxprof_pebs: cannot start the reader thread");
@@ -2622,6 +2658,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         struct ctxprof__pebs_impl *none = NULL;
         if (!__atomic_compare_exchange_n(&ctxprof__pebs_sig_owner, &none, I, 0, __ATOMIC_ACQ_REL,
                                          __ATOMIC_RELAXED)) {
+            ctxprof__pebs_unregister(I, pb);
             ctxprof__pebs_free(I);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
                                  "ctxprof_pebs: another sampler already uses signal mode");
@@ -2634,14 +2671,12 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
             int e = errno;
             __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
                              __ATOMIC_RELEASE);
+            ctxprof__pebs_unregister(I, pb);
             ctxprof__pebs_free(I);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: sigaction");
         }
         I->sig_installed = 1;
     }
-    I->pb = pb;
-    ctxprof__pebs_register(I, 1);
-    pb->impl = I;
     pb->level = I->level;
     pb->max_stack = (d.flags & CTXPROF_PEBS_CALLCHAIN) ? d.max_stack : 0;
     return CTXPROF_OK;
@@ -3028,7 +3063,7 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
            mapped here (VM_DONTCOPY; the address may hold something else by
            now). Only free memory: the mutex may have been held by a thread
            that does not exist here. */
-        ctxprof__pebs_register(I, 0);
+        ctxprof__pebs_unregister(I, pb); /* closes the eventfd, unless the atfork handler did */
         ctxprof__pebs_sig_forget(I); /* done at fork already, unless no atfork handler ran */
         if (!I->forked) /* no atfork handler ran (raw clone): the fds are still ours */
             for (i = 0; i < I->nrings; i++) {
@@ -3038,11 +3073,7 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
                     close(I->rings[i].tick_fd);
             }
         I->sync_init = 0;
-        if (I->efd >= 0)
-            close(I->efd);
-        I->efd = -1;
         ctxprof__pebs_free(I);
-        pb->impl = NULL;
         return;
     }
     if (I->reader_started) {
@@ -3081,9 +3112,8 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
         while (__atomic_load_n(&ctxprof__pebs_sig_active, __ATOMIC_SEQ_CST) != 0)
             sched_yield(); /* a handler still reads I */
     }
-    ctxprof__pebs_register(I, 0);
+    ctxprof__pebs_unregister(I, pb);
     ctxprof__pebs_free(I);
-    pb->impl = NULL;
 }
 
 /* ---- pebs: paths ---- */
