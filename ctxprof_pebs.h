@@ -2656,26 +2656,33 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     } else if (d.mode == CTXPROF_PEBS_SIGNAL) {
         struct sigaction sa;
         struct ctxprof__pebs_impl *none = NULL;
-        if (!__atomic_compare_exchange_n(&ctxprof__pebs_sig_owner, &none, I, 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_RELAXED)) {
-            ctxprof__pebs_unregister(I, pb);
-            ctxprof__pebs_free(I);
-            return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
-                                 "ctxprof_pebs: another sampler already uses signal mode");
-        }
+        int e = 0, taken;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = ctxprof__pebs_sig_handler;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(d.signo, &sa, &I->old_sa) != 0) {
-            int e = errno;
-            __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
-                             __ATOMIC_RELEASE);
+        /* the slot, the handler and sig_installed in one step as fork()
+           sees them: the child handler gives back what sig_installed says */
+        pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+        taken = !__atomic_compare_exchange_n(&ctxprof__pebs_sig_owner, &none, I, 0,
+                                             __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+        if (!taken) {
+            if (sigaction(d.signo, &sa, &I->old_sa) == 0) {
+                I->sig_installed = 1;
+            } else {
+                e = errno;
+                __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
+                                 __ATOMIC_RELEASE);
+            }
+        }
+        pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+        if (taken || e) {
             ctxprof__pebs_unregister(I, pb);
             ctxprof__pebs_free(I);
-            return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: sigaction");
+            return taken ? ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                                         "ctxprof_pebs: another sampler already uses signal mode")
+                         : ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: sigaction");
         }
-        I->sig_installed = 1;
     }
     pb->level = I->level;
     pb->max_stack = (d.flags & CTXPROF_PEBS_CALLCHAIN) ? d.max_stack : 0;
