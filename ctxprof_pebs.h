@@ -1660,6 +1660,53 @@ CTXPROF__PRIV int ctxprof__pebs_open_event(struct perf_event_attr *a, int tid, i
     return -1;
 }
 
+/* Guards the registry of open samplers (pebs: fork) and the numbers of
+   their fds: fork() holds it from the prepare handler on, and a ring's fd
+   (and ticker fd) and a sampler's eventfd are opened and stored, and closed
+   and set to -1, under it; a probe's event lives under it only. So the
+   child handler, which closes every such fd that is not -1, sees each fd
+   either not open yet, open and stored, or closed and -1: never open but
+   not stored yet (the child would keep an event counting on the parent's
+   thread) nor stored but closed meanwhile (perhaps another file's number
+   by then, which it would close in the child). Taken after I->mu, never
+   before; no signal handler takes it. */
+static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Opens an event (ctxprof__pebs_open_event) into *fdp, -1 if it fails, in
+   one step as fork() sees it. Returns *fdp. */
+CTXPROF__PRIV int ctxprof__pebs_open_fd(int *fdp, struct perf_event_attr *a, int tid,
+                                        int *out_errno)
+{
+    int fd;
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    fd = ctxprof__pebs_open_event(a, tid, out_errno);
+    __atomic_store_n(fdp, fd, __ATOMIC_RELAXED); /* signal handlers compare it */
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+    return fd;
+}
+
+/* Whether an event opens (ctxprof__pebs_open_event), closed at once: its
+   fd exists only under ctxprof__pebs_reg_mu, so no fork() sees it. */
+CTXPROF__PRIV int ctxprof__pebs_try_event(struct perf_event_attr *a, int tid, int *out_errno)
+{
+    int fd;
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    fd = ctxprof__pebs_open_event(a, tid, out_errno);
+    if (fd >= 0)
+        close(fd);
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+    return fd >= 0;
+}
+
+/* Closes a ring's fd and sets it to -1 in one step as fork() sees it. */
+CTXPROF__PRIV void ctxprof__pebs_close_fd(int *fdp)
+{
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    close(*fdp);
+    __atomic_store_n(fdp, -1, __ATOMIC_RELAXED); /* signal handlers compare it */
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+}
+
 /* The level the user forces: desc.level, else CTXPROF_PEBS_LEVEL. */
 CTXPROF__PRIV int ctxprof__pebs_forced(ctxprof_pebs *pb, const ctxprof_pebs_desc *d, int *out)
 {
@@ -1729,7 +1776,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
                        : ev->type == PERF_TYPE_SOFTWARE ? evname
                                                         : "task-clock";
     unsigned precise = 0;
-    int use_intr = 0, fd, e = 0, hw = level != CTXPROF_PEBS_LEVEL_SW;
+    int use_intr = 0, e = 0, hw = level != CTXPROF_PEBS_LEVEL_SW;
     const char *sep = I->probe[0] ? "; " : "";
     if (level == CTXPROF_PEBS_LEVEL_PEBS) {
 #if defined(CTXPROF__PEBS_X86)
@@ -1764,8 +1811,7 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
             a.watermark = 0; /* REGS_USER with large PEBS would give garbage SPs */
             a.wakeup_events = 1;
         }
-        fd = ctxprof__pebs_open_event(&a, 0, &e);
-        if (fd >= 0)
+        if (ctxprof__pebs_try_event(&a, 0, &e))
             break;
         if (level == CTXPROF_PEBS_LEVEL_PEBS && e == EOPNOTSUPP && precise > 1) {
             precise--; /* above the PMU's max_precise */
@@ -1793,7 +1839,6 @@ CTXPROF__PRIV int ctxprof__pebs_try_level(ctxprof_pebs *pb, struct ctxprof__pebs
         }
         return 0;
     }
-    close(fd);
     if (ctxprof__pebs_choose(I, level, &a, use_intr) != 0) {
         ctxprof__pebs_probe_fail(I, name, "no register layout for this CPU");
         return 0;
@@ -1934,7 +1979,11 @@ CTXPROF__PRIV void ctxprof__pebs_read_counts(const struct ctxprof__pebs_impl *I,
 }
 
 /* Opens the event of thread tid and maps its ring, halving the ring while
-   the locked-memory budget refuses it. Caller holds I->mu. */
+   the locked-memory budget refuses it. Caller holds I->mu; r is FREE. The
+   fds are stored in r as they are opened (ctxprof__pebs_open_fd: a fork
+   meanwhile closes them in the child); on failure r->fd and r->tick_fd
+   are -1 again. The mapping needs no such care: perf_mmap() makes it
+   VM_DONTCOPY, a child never has it. */
 CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs_impl *I,
                                           ctxprof__pebs_ring *r, int tid)
 {
@@ -1949,7 +1998,7 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
         uint64_t bytes = (uint64_t)pages * (uint64_t)page;
         if (a.watermark && a.wakeup_watermark > bytes / 2)
             a.wakeup_watermark = (uint32_t)(bytes / 2);
-        fd = ctxprof__pebs_open_event(&a, tid, &e);
+        fd = ctxprof__pebs_open_fd(&r->fd, &a, tid, &e);
         if (fd < 0) {
             ctxprof__pebs_facts_get(&facts, (I->d.flags & CTXPROF_PEBS_KERNEL) != 0);
             ctxprof__pebs_reason(why, sizeof why, e, I->level != CTXPROF_PEBS_LEVEL_SW, &facts);
@@ -1966,7 +2015,7 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
         if (map != MAP_FAILED)
             break;
         e = errno;
-        close(fd);
+        ctxprof__pebs_close_fd(&r->fd);
         if ((e == EPERM || e == ENOMEM) && pages > min_pages) {
             pages /= 2; /* over perf_event_mlock_kb * CPUs + RLIMIT_MEMLOCK */
             continue;
@@ -1998,7 +2047,6 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
     r->stack_base = 0;
     r->stack_lo = 0;
     r->base_pending = 0;
-    __atomic_store_n(&r->fd, fd, __ATOMIC_RELAXED);
     r->tid = tid;
     r->map = (unsigned char *)map;
     r->map_len = (size_t)(pages + 1) * (size_t)page;
@@ -2010,7 +2058,7 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
         uint64_t size = r->meta->data_size ? r->meta->data_size : (uint64_t)pages * (uint64_t)page;
         if (off + size > r->map_len || (size & (size - 1)) != 0 || size < 8) {
             munmap(map, r->map_len);
-            close(fd);
+            ctxprof__pebs_close_fd(&r->fd);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, 0,
                                  "ctxprof_pebs: ring layout not understood (data %llu+%llu)",
                                  (unsigned long long)off, (unsigned long long)size);
@@ -2021,7 +2069,6 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
     }
     if (pages < I->d.ring_pages && (I->min_pages_used == 0 || pages < I->min_pages_used))
         I->min_pages_used = pages;
-    r->tick_fd = -1;
     if (I->d.mode == CTXPROF_PEBS_SIGNAL) {
         struct ctxprof__pebs_owner own;
         int sfd = fd; /* the event that raises the signal */
@@ -2035,10 +2082,10 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
             t.disabled = 1;
             t.exclude_kernel = 1;
             t.exclude_hv = 1;
-            sfd = ctxprof__pebs_open_event(&t, tid, &e);
+            sfd = ctxprof__pebs_open_fd(&r->tick_fd, &t, tid, &e);
             if (sfd < 0) {
                 munmap(map, r->map_len);
-                close(fd);
+                ctxprof__pebs_close_fd(&r->fd);
                 ctxprof__pebs_facts_get(&facts, 0);
                 ctxprof__pebs_reason(why, sizeof why, e, 0, &facts);
                 ctxprof__fail(&pb->error, e == ESRCH ? CTXPROF_ERR_INVAL : CTXPROF_ERR_SYS, 0,
@@ -2054,44 +2101,25 @@ CTXPROF__PRIV int ctxprof__pebs_ring_open(ctxprof_pebs *pb, struct ctxprof__pebs
             fcntl(sfd, F_SETFL, fcntl(sfd, F_GETFL) | O_ASYNC) != 0) {
             e = errno;
             munmap(map, r->map_len);
-            close(fd);
-            if (sfd != fd)
-                close(sfd);
+            ctxprof__pebs_close_fd(&r->fd);
+            if (r->tick_fd >= 0)
+                ctxprof__pebs_close_fd(&r->tick_fd);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                                  "ctxprof_pebs: thread %d: signal delivery setup failed", tid);
         }
-        if (sfd != fd)
-            r->tick_fd = sfd;
     }
     if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0 ||
         (r->tick_fd >= 0 && ioctl(r->tick_fd, PERF_EVENT_IOC_ENABLE, 0) != 0)) {
         e = errno;
         munmap(map, r->map_len);
-        close(fd);
+        ctxprof__pebs_close_fd(&r->fd);
         if (r->tick_fd >= 0)
-            close(r->tick_fd);
-        r->tick_fd = -1;
+            ctxprof__pebs_close_fd(&r->tick_fd);
         return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                              "ctxprof_pebs: thread %d: cannot enable the event", tid);
     }
     r->st.threads = 1;
     return CTXPROF_OK;
-}
-
-/* Guards the registry of open samplers (pebs: fork) and the fd numbers of
-   their rings: fork() holds it from the prepare handler on, so the child
-   handler sees each ring's fd either still open or already -1, never a
-   number closed meanwhile, perhaps another file's by then, which it would
-   close in the child. Taken after I->mu, never before. */
-static pthread_mutex_t ctxprof__pebs_reg_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* Closes a ring's fd and sets it to -1 in one step as fork() sees it. */
-CTXPROF__PRIV void ctxprof__pebs_close_fd(int *fdp)
-{
-    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
-    close(*fdp);
-    __atomic_store_n(fdp, -1, __ATOMIC_RELAXED); /* signal handlers compare it */
-    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
 }
 
 /* Final drain and release of a ring. The caller is its consumer and holds
@@ -2313,9 +2341,12 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
    the address space would otherwise serve an object the child cannot use
    (and frees at close), swallowing the signal, and keep the child from
    opening a signal-mode sampler of its own. The prepare handler holds
-   ctxprof__pebs_reg_mu until the fork is done, and a ring's fds are closed
-   and set to -1 under it (ctxprof__pebs_close_fd): a ring closing in
-   another thread at the fork leaves the child an fd still open or -1. */
+   ctxprof__pebs_reg_mu until the fork is done, and a ring's fds are opened
+   and stored, and closed and set to -1, under it (ctxprof__pebs_open_fd,
+   ctxprof__pebs_close_fd), as is the eventfd of a registered sampler
+   (registered before it is created, unregistered as it is closed): a
+   sampler or ring opening or closing in another thread at the fork leaves
+   the child each fd either stored or not open, and -1 only once closed. */
 
 /* In a process that is not the opener (a forked child): restores the
    previous disposition of I's signal and frees the signal-mode slot, when
@@ -2351,16 +2382,16 @@ CTXPROF__PRIV void ctxprof__pebs_fork_child(void)
     struct ctxprof__pebs_impl *I;
     for (I = ctxprof__pebs_reg_head; I; I = I->next) {
         unsigned i;
-        for (i = 0; i < I->nrings; i++)
-            if (I->rings[i].state != CTXPROF__PEBS_FREE) {
-                /* -1: ring_close closed it before the fork */
-                if (I->rings[i].fd >= 0)
-                    close(I->rings[i].fd);
-                if (I->rings[i].tick_fd >= 0)
-                    close(I->rings[i].tick_fd);
-                I->rings[i].fd = I->rings[i].tick_fd = -1;
-                I->rings[i].state = CTXPROF__PEBS_FREE;
-            }
+        for (i = 0; i < I->nrings; i++) {
+            /* -1: not open yet, or closed before the fork; a FREE ring
+               with an fd was being opened (ctxprof__pebs_ring_open) */
+            if (I->rings[i].fd >= 0)
+                close(I->rings[i].fd);
+            if (I->rings[i].tick_fd >= 0)
+                close(I->rings[i].tick_fd);
+            I->rings[i].fd = I->rings[i].tick_fd = -1;
+            I->rings[i].state = CTXPROF__PEBS_FREE;
+        }
         if (I->efd >= 0)
             close(I->efd);
         I->efd = -1;
@@ -2377,21 +2408,37 @@ CTXPROF__PRIV void ctxprof__pebs_reg_init(void)
     pthread_atfork(ctxprof__pebs_fork_prepare, ctxprof__pebs_fork_parent, ctxprof__pebs_fork_child);
 }
 
-CTXPROF__PRIV void ctxprof__pebs_register(struct ctxprof__pebs_impl *I, int add)
+/* Adds I to the registry and makes it pb's, in one step as fork() sees
+   it: a child has pb->impl and the registry entry both (its handler closes
+   I's fds; it can close pb) or neither. Before I opens an fd. */
+CTXPROF__PRIV void ctxprof__pebs_register(struct ctxprof__pebs_impl *I, ctxprof_pebs *pb)
 {
-    struct ctxprof__pebs_impl **pp;
     pthread_once(&ctxprof__pebs_reg_once, ctxprof__pebs_reg_init);
     pthread_mutex_lock(&ctxprof__pebs_reg_mu);
-    if (add) {
-        I->next = ctxprof__pebs_reg_head;
-        ctxprof__pebs_reg_head = I;
-    } else {
-        for (pp = &ctxprof__pebs_reg_head; *pp; pp = &(*pp)->next)
-            if (*pp == I) {
-                *pp = I->next;
-                break;
-            }
-    }
+    I->pb = pb;
+    I->next = ctxprof__pebs_reg_head;
+    ctxprof__pebs_reg_head = I;
+    pb->impl = I;
+    pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+}
+
+/* Removes I from the registry, closes its eventfd and clears pb->impl, in
+   one step as fork() sees it: a child forked before has I to close (its
+   handler closed the eventfd), one forked after has neither I nor the fd.
+   Every ring is closed already. */
+CTXPROF__PRIV void ctxprof__pebs_unregister(struct ctxprof__pebs_impl *I, ctxprof_pebs *pb)
+{
+    struct ctxprof__pebs_impl **pp;
+    pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+    for (pp = &ctxprof__pebs_reg_head; *pp; pp = &(*pp)->next)
+        if (*pp == I) {
+            *pp = I->next;
+            break;
+        }
+    if (I->efd >= 0)
+        close(I->efd);
+    I->efd = -1;
+    pb->impl = NULL;
     pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
 }
 
@@ -2575,12 +2622,18 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, 0, "ctxprof_pebs: mutex init failed");
     }
     I->sync_init = 1;
+    /* registered from before its first fd on (the fork handler closes
+       them), so each failure below unregisters */
+    ctxprof__pebs_register(I, pb);
     if (d.mode == CTXPROF_PEBS_READER) {
         sigset_t all, old;
         int e;
+        pthread_mutex_lock(&ctxprof__pebs_reg_mu); /* created and stored as fork() sees it */
         I->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        e = errno;
+        pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
         if (I->efd < 0) {
-            e = errno;
+            ctxprof__pebs_unregister(I, pb);
             ctxprof__pebs_free(I);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: eventfd");
         }
@@ -2590,6 +2643,7 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
         e = pthread_create(&I->reader, NULL, ctxprof__pebs_reader_main, I);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (e != 0) {
+            ctxprof__pebs_unregister(I, pb);
             ctxprof__pebs_free(I);
             return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e,
                                  "ctxprof_pebs: cannot start the reader thread");
@@ -2602,28 +2656,34 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     } else if (d.mode == CTXPROF_PEBS_SIGNAL) {
         struct sigaction sa;
         struct ctxprof__pebs_impl *none = NULL;
-        if (!__atomic_compare_exchange_n(&ctxprof__pebs_sig_owner, &none, I, 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_RELAXED)) {
-            ctxprof__pebs_free(I);
-            return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
-                                 "ctxprof_pebs: another sampler already uses signal mode");
-        }
+        int e = 0, taken;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = ctxprof__pebs_sig_handler;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(d.signo, &sa, &I->old_sa) != 0) {
-            int e = errno;
-            __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
-                             __ATOMIC_RELEASE);
-            ctxprof__pebs_free(I);
-            return ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: sigaction");
+        /* the slot, the handler and sig_installed in one step as fork()
+           sees them: the child handler gives back what sig_installed says */
+        pthread_mutex_lock(&ctxprof__pebs_reg_mu);
+        taken = !__atomic_compare_exchange_n(&ctxprof__pebs_sig_owner, &none, I, 0,
+                                             __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+        if (!taken) {
+            if (sigaction(d.signo, &sa, &I->old_sa) == 0) {
+                I->sig_installed = 1;
+            } else {
+                e = errno;
+                __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
+                                 __ATOMIC_RELEASE);
+            }
         }
-        I->sig_installed = 1;
+        pthread_mutex_unlock(&ctxprof__pebs_reg_mu);
+        if (taken || e) {
+            ctxprof__pebs_unregister(I, pb);
+            ctxprof__pebs_free(I);
+            return taken ? ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                                         "ctxprof_pebs: another sampler already uses signal mode")
+                         : ctxprof__fail(&pb->error, CTXPROF_ERR_SYS, e, "ctxprof_pebs: sigaction");
+        }
     }
-    I->pb = pb;
-    ctxprof__pebs_register(I, 1);
-    pb->impl = I;
     pb->level = I->level;
     pb->max_stack = (d.flags & CTXPROF_PEBS_CALLCHAIN) ? d.max_stack : 0;
     return CTXPROF_OK;
@@ -2762,8 +2822,6 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
         slot->base_pending = pending;
         __atomic_store_n(&slot->state, CTXPROF__PEBS_ACTIVE, __ATOMIC_RELEASE);
         ctxprof__pebs_wake(I); /* the reader polls the new ring from now on */
-    } else {
-        __atomic_store_n(&slot->fd, -1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&I->mu);
     if (rc == CTXPROF_OK)
@@ -3012,21 +3070,17 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
            mapped here (VM_DONTCOPY; the address may hold something else by
            now). Only free memory: the mutex may have been held by a thread
            that does not exist here. */
-        ctxprof__pebs_register(I, 0);
+        ctxprof__pebs_unregister(I, pb); /* closes the eventfd, unless the atfork handler did */
         ctxprof__pebs_sig_forget(I); /* done at fork already, unless no atfork handler ran */
         if (!I->forked) /* no atfork handler ran (raw clone): the fds are still ours */
-            for (i = 0; i < I->nrings; i++)
-                if (I->rings[i].state != CTXPROF__PEBS_FREE) {
+            for (i = 0; i < I->nrings; i++) {
+                if (I->rings[i].fd >= 0)
                     close(I->rings[i].fd);
-                    if (I->rings[i].tick_fd >= 0)
-                        close(I->rings[i].tick_fd);
-                }
+                if (I->rings[i].tick_fd >= 0)
+                    close(I->rings[i].tick_fd);
+            }
         I->sync_init = 0;
-        if (I->efd >= 0)
-            close(I->efd);
-        I->efd = -1;
         ctxprof__pebs_free(I);
-        pb->impl = NULL;
         return;
     }
     if (I->reader_started) {
@@ -3065,9 +3119,8 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
         while (__atomic_load_n(&ctxprof__pebs_sig_active, __ATOMIC_SEQ_CST) != 0)
             sched_yield(); /* a handler still reads I */
     }
-    ctxprof__pebs_register(I, 0);
+    ctxprof__pebs_unregister(I, pb);
     ctxprof__pebs_free(I);
-    pb->impl = NULL;
 }
 
 /* ---- pebs: paths ---- */
