@@ -9095,6 +9095,7 @@ typedef struct ctxprof__icpp_sframe {
     uint32_t point; /* low bits of the entry point (see ctxprof__icpp_top_dead), 0 unknown */
     uintptr_t sp;   /* SP at entry */
     uintptr_t func, site;
+    uintptr_t callee_cfa; /* the CFA last found for a callee (0: none), tried first */
 } ctxprof__icpp_sframe;
 
 typedef struct ctxprof__icpp_ts {
@@ -9332,24 +9333,29 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_body_at(uintptr_t start, u
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_find_cfa(ctxprof__icpp_ts *t, uintptr_t sp,
                                                               uintptr_t site)
 {
-    uintptr_t top = t->stack[t->depth - 1].sp, w = ctxprof__icpp_wrap_sp, lo = top;
+    ctxprof__icpp_sframe *g = &t->stack[t->depth - 1];
+    uintptr_t top = g->sp, w = ctxprof__icpp_wrap_sp, lo = top, c = g->callee_cfa;
     uint32_t b;
     size_t i;
     if (w <= sp || w >= top || ctxprof__icpp_wrap_frame != top)
         w = top;
     if (!site)
         return 0;
+    /* the top's last callee's CFA first: one read where a loop calls from
+       below an alloca or a variable-length array */
+    if (c > sp && c <= w && ctxprof__icpp_body_at(c, c - 8, site))
+        return c;
     if ((b = ctxprof__icpp_body_at(w, sp, site)) != 0)
-        return sp + b;
+        return g->callee_cfa = sp + b;
     if (w != top && (b = ctxprof__icpp_body_at(top, w, site)) != 0)
-        return w + b; /* a longjmp around the wrap, in this frame */
+        return g->callee_cfa = w + b; /* a longjmp around the wrap, in this frame */
     for (i = t->depth - 1; i > 0; i--) {
         uintptr_t hi = t->stack[i - 1].sp;
         if (hi - top > CTXPROF__ICPP_FIND_MAX)
             break;
         if (hi > lo && (b = ctxprof__icpp_body_at(hi, lo, site)) != 0) {
             t->depth = i;
-            return lo + b;
+            return t->stack[i - 1].callee_cfa = lo + b;
         }
         if (hi > lo)
             lo = hi;
@@ -9431,6 +9437,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     t->stack[t->depth].sp = sp;
     t->stack[t->depth].func = func;
     t->stack[t->depth].site = site;
+    t->stack[t->depth].callee_cfa = 0;
     t->depth++;
     __atomic_store_n(&t->cur, node == CTXPROF__ICPP_NONE ? 0 : node, __ATOMIC_RELAXED);
 out:

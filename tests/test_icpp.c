@@ -2057,6 +2057,16 @@ static void icpp_find_cfa(void)
     CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[38]);
     CHECK_EQ(t.depth, 3);
     CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0), 0); /* no site */
+    /* the top's last callee's CFA is tried first: found there, or, when the
+       word no longer holds site (a loop below an alloca that grew), read
+       again from the top */
+    CHECK_EQ(fr[2].callee_cfa, (uintptr_t)&stk[38]);
+    stk[37] = 0;
+    stk[36] = 0xabc;
+    CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[37]);
+    CHECK_EQ(fr[2].callee_cfa, (uintptr_t)&stk[37]);
+    stk[36] = 0;
+    stk[37] = 0xabc;
     /* a note another frame left below the slot (a longjmp out of its
        wrap), with a stale copy below it: not used (it would read stk[16]) */
     stk[15] = 0xabc;
@@ -2070,6 +2080,7 @@ static void icpp_find_cfa(void)
     stk[27] = 0xabc;
     ctxprof__icpp_wrap_sp = (uintptr_t)&stk[30];
     ctxprof__icpp_wrap_frame = fr[2].sp;
+    fr[2].callee_cfa = (uintptr_t)&stk[35]; /* above the wrap's SP: not tried */
     CHECK_EQ(ctxprof__icpp_find_cfa(&t, sp, 0xabc), (uintptr_t)&stk[28]);
     /* the note's frame, but the slot above the note (a longjmp around the
        wrap in that frame): found above it */
