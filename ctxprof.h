@@ -7854,7 +7854,8 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             else
                 st = ctxprof__dec_range(&D, &S, &id, &m, &done);
             break;
-        case CTXPROF_ENC_AUTO:
+        case CTXPROF_ENC_AUTO: {
+            uint64_t top0 = S.top;
             if (t->rec_edge) /* global codes: decodes like HCCE */
                 st = ctxprof__dec_global(&D, &S, &id, &m, &taken);
             else
@@ -7862,7 +7863,12 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             if (st == CTXPROF_OK && !taken)
                 st = t->lv_level ? ctxprof__dec_levels(&D, words, &S, &m, &done)
                                  : ctxprof__dec_range(&D, &S, &id, &m, &done);
+            /* an entry point's frame that popped an entry code was called:
+               the bottom frame of a thread pushed nothing */
+            if (st == CTXPROF_OK && done && S.top != top0)
+                st = ctxprof__dec_bad(&D, "start of a thread", m);
             break;
+        }
         default:
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown scheme %d", t->scheme);
         }

@@ -970,6 +970,45 @@ static void pcce_decode_errors(void)
     ctxprof_graph_deinit(&g);
 }
 
+/* Words that are no encoding, found by tests/fuzz/fuzz_enc.c: each was
+   decoded to a path whose encoding is other words. */
+static void pcce_decode_not_encodings(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    ctxprof_enc st;
+    ctxprof_enc_view v;
+    uint32_t out[8];
+    uint64_t w[2];
+    size_t n;
+    /* AUTO: main calls itself, so its frames push a 1-bit code (0 =
+       entered from outside) except the thread's bottom frame; a spare 0
+       at main read as an entry code, and the start of the thread then
+       matched */
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main main\ncall main a\n") ==
+            0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_AUTO, &t, &err), CTXPROF_OK);
+    ctxprof_enc_init(&st, NULL);
+    (void)ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "main", "a", 0)]);
+    ctxprof_enc_query(&st, t.acyc_bits, &v);
+    REQUIRE(v.n_bits < 63);
+    w[0] = v.words[0];
+    w[1] = 0;
+    CHECK_EQ(ctxprof_enc_decode(&t, w, v.n_bits, pcce_node(&g, "a"), out, 8, &n, &err), CTXPROF_OK);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(ctxprof_enc_decode(&t, w, v.n_bits + 1, pcce_node(&g, "a"), out, 8, &n, &err),
+             CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(err.detail, "start of a thread at 'main'");
+    w[0] |= UINT64_C(1) << v.n_bits; /* code 1: main -> main, then the bottom frame */
+    CHECK_EQ(ctxprof_enc_decode(&t, w, v.n_bits + 1, pcce_node(&g, "a"), out, 8, &n, &err),
+             CTXPROF_OK);
+    CHECK_EQ(n, 2);
+    ctxprof_enc_deinit(&st);
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
 static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_paper_figure1", pcce_paper_figure1},
     {"pcce_exhaustive_dags", pcce_exhaustive_dags},
@@ -982,4 +1021,5 @@ static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_query_hash", pcce_query_hash},
     {"pcce_threads", pcce_threads},
     {"pcce_decode_errors", pcce_decode_errors},
+    {"pcce_decode_not_encodings", pcce_decode_not_encodings},
     {0, 0}};
