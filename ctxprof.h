@@ -7856,6 +7856,7 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             break;
         case CTXPROF_ENC_AUTO: {
             uint64_t top0 = S.top;
+            uint32_t m0 = m;
             if (t->rec_edge) /* global codes: decodes like HCCE */
                 st = ctxprof__dec_global(&D, &S, &id, &m, &taken);
             else
@@ -7863,10 +7864,14 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             if (st == CTXPROF_OK && !taken)
                 st = t->lv_level ? ctxprof__dec_levels(&D, words, &S, &m, &done)
                                  : ctxprof__dec_range(&D, &S, &id, &m, &done);
-            /* an entry point's frame that popped an entry code was called:
-               the bottom frame of a thread pushed nothing */
-            if (st == CTXPROF_OK && done && S.top != top0)
-                st = ctxprof__dec_bad(&D, "start of a thread", m);
+            /* a frame of a coded entry point popped its code (at least one
+               bit: code 0 is "entered from outside") unless it is the
+               bottom frame of a thread, which pushed nothing */
+            if (st == CTXPROF_OK && !t->rec_edge &&
+                (t->node_flags[m0] & (CTXPROF_ENC_NODE_CODED | CTXPROF_ENC_NODE_ROOT)) ==
+                    (CTXPROF_ENC_NODE_CODED | CTXPROF_ENC_NODE_ROOT) &&
+                done == (S.top != top0))
+                st = ctxprof__dec_bad(&D, done ? "start of a thread" : "no stack code", m0);
             break;
         }
         default:

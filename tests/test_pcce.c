@@ -1007,6 +1007,29 @@ static void pcce_decode_not_encodings(void)
     ctxprof_enc_deinit(&st);
     ctxprof_enc_tables_free(&t, NULL);
     ctxprof_graph_deinit(&g);
+    /* and the converse: main (2-bit codes, b calls it from two sites) is
+       also called by t, another entry point, which pushes the entry code;
+       with the code missing, main was taken for the thread's bottom frame
+       (empty stack) and the id still led on to t */
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main b\ncall b main site=1\n"
+                                "call b main site=2\ncall t main\n") == 0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_AUTO, &t, &err), CTXPROF_OK);
+    REQUIRE(t.node_rec_bits != NULL);
+    CHECK_EQ(t.node_rec_bits[pcce_node(&g, "main")], 2);
+    ctxprof_enc_init(&st, NULL);
+    (void)ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "t", "main", 0)]);
+    ctxprof_enc_query(&st, t.acyc_bits, &v);
+    REQUIRE_EQ(v.n_bits, t.acyc_bits + 2);
+    w[0] = v.words[0];
+    CHECK_EQ(ctxprof_enc_decode(&t, w, v.n_bits, pcce_node(&g, "main"), out, 8, &n, &err),
+             CTXPROF_OK);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(ctxprof_enc_decode(&t, w, t.acyc_bits, pcce_node(&g, "main"), out, 8, &n, &err),
+             CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(err.detail, "no stack code at 'main'");
+    ctxprof_enc_deinit(&st);
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_graph_deinit(&g);
 }
 
 static const ctxprof_test_case ctxprof_tests_pcce[] = {
