@@ -7722,7 +7722,7 @@ CTXPROF__PRIV int ctxprof__dec_levels(ctxprof__dec *D, const uint64_t *w, const 
 {
     const ctxprof_enc_tables *t = D->t;
     uint32_t s = t->scc_of_node[*m], g0 = t->lv_first[s], ng = t->lv_first[s + 1] - g0;
-    uint32_t hi = t->lv_level[s], lvlen = t->lv_len[s], lvlow = hi - lvlen, gi, pl, e;
+    uint32_t hi = t->lv_level[s], lvlen = t->lv_len[s], lvlow = hi - lvlen, gi, pl, e, b;
     uint64_t lvcode, ecode;
     if (ng == 0) { /* a source component: only an entry point starts here */
         if ((t->node_flags[*m] & CTXPROF_ENC_NODE_ROOT) && S->top == 0) {
@@ -7737,6 +7737,9 @@ CTXPROF__PRIV int ctxprof__dec_levels(ctxprof__dec *D, const uint64_t *w, const 
     gi = g0 + (uint32_t)lvcode;
     pl = t->grp_plevel[gi];
     ecode = lvlow > pl ? ctxprof__enc_acyc_read(w, pl, lvlow - pl < 32 ? lvlow - pl : 32) : 0;
+    for (b = pl + 32; b < lvlow && ecode != UINT64_MAX; b += 64) /* the rest of the field: zeros */
+        if (ctxprof__enc_acyc_read(w, b, lvlow - b < 64 ? lvlow - b : 64) != 0)
+            ecode = UINT64_MAX;
     if (ecode >= t->grp_first[gi + 1] - t->grp_first[gi])
         return ctxprof__dec_bad(D, "edge code", *m);
     e = t->grp_edge[t->grp_first[gi] + (uint32_t)ecode];

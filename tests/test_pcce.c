@@ -1030,6 +1030,39 @@ static void pcce_decode_not_encodings(void)
     ctxprof_enc_deinit(&st);
     ctxprof_enc_tables_free(&t, NULL);
     ctxprof_graph_deinit(&g);
+    /* Valence: x is called by c0 (level 0) and by c20 (level 40, four
+       sites a call), so the edge code of c0 -> x fills bits 0-39; the
+       decoder read 32 of them and ignored ones in bits 32-39 */
+    {
+        char text[4096];
+        size_t len = 0;
+        uint32_t x;
+        int i, k, bad = 0;
+        len += (size_t)snprintf(text + len, sizeof text - len, "ctxprof-callgraph 1\nroot c0\n");
+        for (i = 0; i < 20; i++)
+            for (k = 0; k < 4; k++)
+                len += (size_t)snprintf(text + len, sizeof text - len, "call c%d c%d site=s%d\n", i,
+                                        i + 1, k);
+        snprintf(text + len, sizeof text - len, "call c0 x\ncall c20 x\n");
+        REQUIRE(pcce_graph_text(&g, text) == 0);
+        REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &t, &err), CTXPROF_OK);
+        x = pcce_node(&g, "x");
+        REQUIRE_EQ(t.lv_level[t.scc_of_node[x]], 41);
+        ctxprof_enc_init(&st, NULL);
+        (void)ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "c0", "x", 0)]);
+        ctxprof_enc_query(&st, t.acyc_bits, &v);
+        REQUIRE_EQ(v.n_bits, 41);
+        CHECK_EQ(ctxprof_enc_decode(&t, v.words, v.n_bits, x, out, 8, &n, &err), CTXPROF_OK);
+        for (i = 0; i < 40; i++) { /* every bit of the field counts */
+            w[0] = v.words[0] ^ UINT64_C(1) << i;
+            if (ctxprof_enc_decode(&t, w, v.n_bits, x, out, 8, &n, &err) != CTXPROF_ERR_CORRUPT)
+                bad++;
+        }
+        CHECK_EQ(bad, 0);
+        ctxprof_enc_deinit(&st);
+        ctxprof_enc_tables_free(&t, NULL);
+        ctxprof_graph_deinit(&g);
+    }
 }
 
 static const ctxprof_test_case ctxprof_tests_pcce[] = {
