@@ -7780,6 +7780,8 @@ CTXPROF__PRIV int ctxprof__dec_global(ctxprof__dec *D, ctxprof__stk *S, uint64_t
         uint32_t w = t->ops[e].id_bits;
         if (S->top < w)
             return ctxprof__dec_bad(D, "short stack", *m);
+        if (*id != t->ops[e].id_new + t->ops[e].add) /* the id the push edge started */
+            return ctxprof__dec_bad(D, "push edge", *m);
         *id = w ? ctxprof__stk_pop(S, w) : 0;
     }
     *m = t->edge_caller[e];

@@ -1063,6 +1063,52 @@ static void pcce_decode_not_encodings(void)
         ctxprof_enc_tables_free(&t, NULL);
         ctxprof_graph_deinit(&g);
     }
+    /* HCCE: a chain of 40 calls, four sites each, overflows 64 bits, so
+       calls deep in it are coded push edges (a stack code, the caller's
+       id saved, the callee's id restarted at 0); decoding one popped the
+       saved id and ignored the id it replaced */
+    {
+        char text[8192];
+        size_t len = 0;
+        uint32_t path[64], got[64], e = UINT32_MAX, d = 0;
+        uint64_t saved2[64];
+        int i, j;
+        len += (size_t)snprintf(text + len, sizeof text - len, "ctxprof-callgraph 1\nroot c0\n");
+        for (i = 0; i < 40; i++)
+            for (j = 0; j < 4; j++)
+                len += (size_t)snprintf(text + len, sizeof text - len, "call c%d c%d site=s%d\n", i,
+                                        i + 1, j);
+        REQUIRE(pcce_graph_text(&g, text) == 0);
+        REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_HCCE, &t, &err), CTXPROF_OK);
+        for (i = 0; i < 40 && e == UINT32_MAX; i++) { /* c0 -> c1 -> ... -> the first push edge */
+            char a[16], b[16];
+            snprintf(a, sizeof a, "c%d", i);
+            snprintf(b, sizeof b, "c%d", i + 1);
+            path[d] = pcce_edge(&g, a, b, 0);
+            if (t.ops[path[d]].id_push && t.ops[path[d]].push_bits)
+                e = path[d];
+            d++;
+        }
+        REQUIRE(e != UINT32_MAX);
+        CHECK_EQ(t.ops[e].id_new + t.ops[e].add, 0);
+        ctxprof_enc_init(&st, NULL);
+        pcce_enter_path(&t, &st, path, d, saved2);
+        CHECK(pcce_decodes_to(&t, &st, t.edge_callee[e], path, d));
+        ctxprof_enc_query(&st, t.acyc_bits, &v);
+        {
+            uint64_t *w2 = (uint64_t *)malloc(v.n_words * 8);
+            REQUIRE(w2 != NULL);
+            memcpy(w2, v.words, v.n_words * 8);
+            w2[0] ^= 1; /* the callee's id: 1, not 0 */
+            CHECK_EQ(ctxprof_enc_decode(&t, w2, v.n_bits, t.edge_callee[e], got, 64, &n, &err),
+                     CTXPROF_ERR_CORRUPT);
+            CHECK_CONTAINS(err.detail, "push edge");
+            free(w2);
+        }
+        ctxprof_enc_deinit(&st);
+        ctxprof_enc_tables_free(&t, NULL);
+        ctxprof_graph_deinit(&g);
+    }
 }
 
 static const ctxprof_test_case ctxprof_tests_pcce[] = {
