@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FE_CHECK(c)                                                                                \
     do {                                                                                           \
         if (!(c)) {                                                                                \
-            fprintf(stderr, "fuzz_enc.c:%d: %s (scheme %s)\n", __LINE__, #c, fe_scheme);         \
+            fprintf(stderr, "fuzz_enc.c:%d: %s (scheme %s)\n", __LINE__, #c, fe_scheme);           \
             abort();                                                                               \
         }                                                                                          \
     } while (0)
@@ -271,8 +271,7 @@ static void fe_decode(const ctxprof_graph *g, const ctxprof_enc_tables *t, const
 
 /* Checks the walk's current view against its stack. */
 static void fe_walk_check(const ctxprof_graph *g, const ctxprof_enc_tables *t, fe_state *w,
-                          uint32_t node, const uint32_t *stack, size_t d, int limited,
-                          unsigned sel)
+                          uint32_t node, const uint32_t *stack, size_t d, int limited, unsigned sel)
 {
     ctxprof_enc_view v, fv;
     ctxprof_error err;
