@@ -7732,7 +7732,7 @@ CTXPROF__PRIV int ctxprof__dec_levels(ctxprof__dec *D, const uint64_t *w, const 
 {
     const ctxprof_enc_tables *t = D->t;
     uint32_t s = t->scc_of_node[*m], g0 = t->lv_first[s], ng = t->lv_first[s + 1] - g0;
-    uint32_t hi = t->lv_level[s], lvlen = t->lv_len[s], lvlow = hi - lvlen, gi, pl, e;
+    uint32_t hi = t->lv_level[s], lvlen = t->lv_len[s], lvlow = hi - lvlen, gi, pl, e, b;
     uint64_t lvcode, ecode;
     if (ng == 0) { /* a source component: only an entry point starts here */
         if ((t->node_flags[*m] & CTXPROF_ENC_NODE_ROOT) && S->top == 0) {
@@ -7747,6 +7747,9 @@ CTXPROF__PRIV int ctxprof__dec_levels(ctxprof__dec *D, const uint64_t *w, const 
     gi = g0 + (uint32_t)lvcode;
     pl = t->grp_plevel[gi];
     ecode = lvlow > pl ? ctxprof__enc_acyc_read(w, pl, lvlow - pl < 32 ? lvlow - pl : 32) : 0;
+    for (b = pl + 32; b < lvlow && ecode != UINT64_MAX; b += 64) /* the rest of the field: zeros */
+        if (ctxprof__enc_acyc_read(w, b, lvlow - b < 64 ? lvlow - b : 64) != 0)
+            ecode = UINT64_MAX;
     if (ecode >= t->grp_first[gi + 1] - t->grp_first[gi])
         return ctxprof__dec_bad(D, "edge code", *m);
     e = t->grp_edge[t->grp_first[gi] + (uint32_t)ecode];
@@ -7787,6 +7790,8 @@ CTXPROF__PRIV int ctxprof__dec_global(ctxprof__dec *D, ctxprof__stk *S, uint64_t
         uint32_t w = t->ops[e].id_bits;
         if (S->top < w)
             return ctxprof__dec_bad(D, "short stack", *m);
+        if (*id != t->ops[e].id_new + t->ops[e].add) /* the id the push edge started */
+            return ctxprof__dec_bad(D, "push edge", *m);
         *id = w ? ctxprof__stk_pop(S, w) : 0;
     }
     *m = t->edge_caller[e];
@@ -7864,7 +7869,9 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             else
                 st = ctxprof__dec_range(&D, &S, &id, &m, &done);
             break;
-        case CTXPROF_ENC_AUTO:
+        case CTXPROF_ENC_AUTO: {
+            uint64_t top0 = S.top;
+            uint32_t m0 = m;
             if (t->rec_edge) /* global codes: decodes like HCCE */
                 st = ctxprof__dec_global(&D, &S, &id, &m, &taken);
             else
@@ -7872,7 +7879,16 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
             if (st == CTXPROF_OK && !taken)
                 st = t->lv_level ? ctxprof__dec_levels(&D, words, &S, &m, &done)
                                  : ctxprof__dec_range(&D, &S, &id, &m, &done);
+            /* a frame of a coded entry point popped its code (at least one
+               bit: code 0 is "entered from outside") unless it is the
+               bottom frame of a thread, which pushed nothing */
+            if (st == CTXPROF_OK && !t->rec_edge &&
+                (t->node_flags[m0] & (CTXPROF_ENC_NODE_CODED | CTXPROF_ENC_NODE_ROOT)) ==
+                    (CTXPROF_ENC_NODE_CODED | CTXPROF_ENC_NODE_ROOT) &&
+                done == (S.top != top0))
+                st = ctxprof__dec_bad(&D, done ? "start of a thread" : "no stack code", m0);
             break;
+        }
         default:
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown scheme %d", t->scheme);
         }

@@ -970,6 +970,147 @@ static void pcce_decode_errors(void)
     ctxprof_graph_deinit(&g);
 }
 
+/* Words that are no encoding, found by tests/fuzz/fuzz_enc.c: each was
+   decoded to a path whose encoding is other words. */
+static void pcce_decode_not_encodings(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    ctxprof_enc st;
+    ctxprof_enc_view v;
+    uint32_t out[8];
+    uint64_t w[2];
+    size_t n;
+    /* AUTO: main calls itself, so its frames push a 1-bit code (0 =
+       entered from outside) except the thread's bottom frame; a spare 0
+       at main read as an entry code, and the start of the thread then
+       matched */
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main main\ncall main a\n") ==
+            0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_AUTO, &t, &err), CTXPROF_OK);
+    ctxprof_enc_init(&st, NULL);
+    (void)ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "main", "a", 0)]);
+    ctxprof_enc_query(&st, t.acyc_bits, &v);
+    REQUIRE(v.n_bits < 63);
+    w[0] = v.words[0];
+    w[1] = 0;
+    CHECK_EQ(ctxprof_enc_decode(&t, w, v.n_bits, pcce_node(&g, "a"), out, 8, &n, &err), CTXPROF_OK);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(ctxprof_enc_decode(&t, w, v.n_bits + 1, pcce_node(&g, "a"), out, 8, &n, &err),
+             CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(err.detail, "start of a thread at 'main'");
+    w[0] |= UINT64_C(1) << v.n_bits; /* code 1: main -> main, then the bottom frame */
+    CHECK_EQ(ctxprof_enc_decode(&t, w, v.n_bits + 1, pcce_node(&g, "a"), out, 8, &n, &err),
+             CTXPROF_OK);
+    CHECK_EQ(n, 2);
+    ctxprof_enc_deinit(&st);
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_graph_deinit(&g);
+    /* and the converse: main (2-bit codes, b calls it from two sites) is
+       also called by t, another entry point, which pushes the entry code;
+       with the code missing, main was taken for the thread's bottom frame
+       (empty stack) and the id still led on to t */
+    REQUIRE(pcce_graph_text(&g, "ctxprof-callgraph 1\nroot main\ncall main b\ncall b main site=1\n"
+                                "call b main site=2\ncall t main\n") == 0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_AUTO, &t, &err), CTXPROF_OK);
+    REQUIRE(t.node_rec_bits != NULL);
+    CHECK_EQ(t.node_rec_bits[pcce_node(&g, "main")], 2);
+    ctxprof_enc_init(&st, NULL);
+    (void)ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "t", "main", 0)]);
+    ctxprof_enc_query(&st, t.acyc_bits, &v);
+    REQUIRE_EQ(v.n_bits, t.acyc_bits + 2);
+    w[0] = v.words[0];
+    CHECK_EQ(ctxprof_enc_decode(&t, w, v.n_bits, pcce_node(&g, "main"), out, 8, &n, &err),
+             CTXPROF_OK);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(ctxprof_enc_decode(&t, w, t.acyc_bits, pcce_node(&g, "main"), out, 8, &n, &err),
+             CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(err.detail, "no stack code at 'main'");
+    ctxprof_enc_deinit(&st);
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_graph_deinit(&g);
+    /* Valence: x is called by c0 (level 0) and by c20 (level 40, four
+       sites a call), so the edge code of c0 -> x fills bits 0-39; the
+       decoder read 32 of them and ignored ones in bits 32-39 */
+    {
+        char text[4096];
+        size_t len = 0;
+        uint32_t x;
+        int i, k, bad = 0;
+        len += (size_t)snprintf(text + len, sizeof text - len, "ctxprof-callgraph 1\nroot c0\n");
+        for (i = 0; i < 20; i++)
+            for (k = 0; k < 4; k++)
+                len += (size_t)snprintf(text + len, sizeof text - len, "call c%d c%d site=s%d\n", i,
+                                        i + 1, k);
+        snprintf(text + len, sizeof text - len, "call c0 x\ncall c20 x\n");
+        REQUIRE(pcce_graph_text(&g, text) == 0);
+        REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &t, &err), CTXPROF_OK);
+        x = pcce_node(&g, "x");
+        REQUIRE_EQ(t.lv_level[t.scc_of_node[x]], 41);
+        ctxprof_enc_init(&st, NULL);
+        (void)ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "c0", "x", 0)]);
+        ctxprof_enc_query(&st, t.acyc_bits, &v);
+        REQUIRE_EQ(v.n_bits, 41);
+        CHECK_EQ(ctxprof_enc_decode(&t, v.words, v.n_bits, x, out, 8, &n, &err), CTXPROF_OK);
+        for (i = 0; i < 40; i++) { /* every bit of the field counts */
+            w[0] = v.words[0] ^ UINT64_C(1) << i;
+            if (ctxprof_enc_decode(&t, w, v.n_bits, x, out, 8, &n, &err) != CTXPROF_ERR_CORRUPT)
+                bad++;
+        }
+        CHECK_EQ(bad, 0);
+        ctxprof_enc_deinit(&st);
+        ctxprof_enc_tables_free(&t, NULL);
+        ctxprof_graph_deinit(&g);
+    }
+    /* HCCE: a chain of 40 calls, four sites each, overflows 64 bits, so
+       calls deep in it are coded push edges (a stack code, the caller's
+       id saved, the callee's id restarted at 0); decoding one popped the
+       saved id and ignored the id it replaced */
+    {
+        char text[8192];
+        size_t len = 0;
+        uint32_t path[64], got[64], e = UINT32_MAX, d = 0;
+        uint64_t saved2[64];
+        int i, j;
+        len += (size_t)snprintf(text + len, sizeof text - len, "ctxprof-callgraph 1\nroot c0\n");
+        for (i = 0; i < 40; i++)
+            for (j = 0; j < 4; j++)
+                len += (size_t)snprintf(text + len, sizeof text - len, "call c%d c%d site=s%d\n", i,
+                                        i + 1, j);
+        REQUIRE(pcce_graph_text(&g, text) == 0);
+        REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_HCCE, &t, &err), CTXPROF_OK);
+        for (i = 0; i < 40 && e == UINT32_MAX; i++) { /* c0 -> c1 -> ... -> the first push edge */
+            char a[16], b[16];
+            snprintf(a, sizeof a, "c%d", i);
+            snprintf(b, sizeof b, "c%d", i + 1);
+            path[d] = pcce_edge(&g, a, b, 0);
+            if (t.ops[path[d]].id_push && t.ops[path[d]].push_bits)
+                e = path[d];
+            d++;
+        }
+        REQUIRE(e != UINT32_MAX);
+        CHECK_EQ(t.ops[e].id_new + t.ops[e].add, 0);
+        ctxprof_enc_init(&st, NULL);
+        pcce_enter_path(&t, &st, path, d, saved2);
+        CHECK(pcce_decodes_to(&t, &st, t.edge_callee[e], path, d));
+        ctxprof_enc_query(&st, t.acyc_bits, &v);
+        {
+            uint64_t *w2 = (uint64_t *)malloc(v.n_words * 8);
+            REQUIRE(w2 != NULL);
+            memcpy(w2, v.words, v.n_words * 8);
+            w2[0] ^= 1; /* the callee's id: 1, not 0 */
+            CHECK_EQ(ctxprof_enc_decode(&t, w2, v.n_bits, t.edge_callee[e], got, 64, &n, &err),
+                     CTXPROF_ERR_CORRUPT);
+            CHECK_CONTAINS(err.detail, "push edge");
+            free(w2);
+        }
+        ctxprof_enc_deinit(&st);
+        ctxprof_enc_tables_free(&t, NULL);
+        ctxprof_graph_deinit(&g);
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_paper_figure1", pcce_paper_figure1},
     {"pcce_exhaustive_dags", pcce_exhaustive_dags},
@@ -982,4 +1123,5 @@ static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_query_hash", pcce_query_hash},
     {"pcce_threads", pcce_threads},
     {"pcce_decode_errors", pcce_decode_errors},
+    {"pcce_decode_not_encodings", pcce_decode_not_encodings},
     {0, 0}};
