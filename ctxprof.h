@@ -12333,7 +12333,10 @@ CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t 
             }
         }
     rep->inseparable = s->np ? (double)insep / (double)s->np : 0;
-    rep->precise_bound = 1 - rep->inseparable;
+    /* from the counts, as the other shares: 1 - inseparable can round one
+       ulp off (np - insep) / np and break precise_after,
+       precise_bound_capped <= precise_bound */
+    rep->precise_bound = s->np ? (double)(s->np - insep) / (double)s->np : 1;
     rc = CTXPROF_OK;
 done:
     ctxprof__free(es, NULL);
