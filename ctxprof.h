@@ -11551,17 +11551,23 @@ CTXPROF__PRIV void ctxprof__icpp_apply(ctxprof__icpp_ps *s, uint32_t v, int32_t 
     }
 }
 
-/* Node -> variable for the function kind (source function of the node). */
+/* Node -> variable for the function kind (source function of the node).
+   A clone of a long name (a C++ symbol) is cut in a heap copy: it shares
+   its function's pad like any other. */
 CTXPROF__PRIV int ctxprof__icpp_var_of(ctxprof__strtab *vars, const char *name, uint32_t *out)
 {
-    char tmp[256];
+    char tmp[256], *buf = tmp;
     const char *dot = name[0] ? strchr(name + 1, '.') : NULL;
     size_t n = dot ? (size_t)(dot - name) : strlen(name);
     long v;
-    if (dot && n < sizeof tmp) {
-        memcpy(tmp, name, n);
-        tmp[n] = '\0';
-        v = ctxprof__strtab_intern(vars, tmp);
+    if (dot) {
+        if (n >= sizeof tmp && !(buf = (char *)ctxprof__alloc(n + 1, 1, NULL)))
+            return CTXPROF_ERR_NOMEM;
+        memcpy(buf, name, n);
+        buf[n] = '\0';
+        v = ctxprof__strtab_intern(vars, buf);
+        if (buf != tmp)
+            ctxprof__free(buf, NULL);
     } else {
         v = ctxprof__strtab_intern(vars, name);
     }

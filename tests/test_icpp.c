@@ -1265,6 +1265,41 @@ static void icpp_pad_bound_exact(void)
     ctxprof_icpp_map_deinit(&m);
 }
 
+/* A clone of a name of 256 characters or more (C++ symbols) shares its
+   function's pad like a short one: x.cold and x below are inseparable.
+   Before, such a clone was a variable of its own: padding it "separated"
+   them in the report, and the header (which leaves out names that are not
+   identifiers) could not apply it (fuzz_pad's reference aborts on such a
+   map: tests/data/fuzz/pad/regress-long-clone.paths). */
+static void icpp_pad_long_clone(void)
+{
+    char name[301], text[1024], clone[320];
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    int len;
+    memset(name, 'x', 300);
+    name[300] = '\0';
+    snprintf(clone, sizeof clone, "%s.cold", name);
+    len = snprintf(text, sizeof text,
+                   "ctxprof-paths 1\npath 1 64 main %s g\npath 1 64 main %s g\n"
+                   "path 1 64 main y g\n",
+                   name, clone);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, (size_t)len, "t", &err), CTXPROF_OK);
+    memset(&d, 0, sizeof d);
+    d.max_growth = 4;
+    d.budget = 100000;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_NEAR(p.report.inseparable, 2.0 / 3, 1e-12);
+    CHECK_NEAR(p.report.precise_after, 1.0 / 3, 1e-12); /* y alone; x and x.cold together */
+    CHECK_EQ(ctxprof_icpp_pads_units(&p, clone), 0); /* no variable of its own */
+    CHECK(ctxprof_icpp_pads_units(&p, name) + ctxprof_icpp_pads_units(&p, "y") > 0);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
 /* ctxprof-gen pad's report on the map at path with these options (NULL
    unless it exits 0); free() it. */
 static char *icpp_gen_pad(const char *path, const char *options)
@@ -3822,6 +3857,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_bound_exhaustive", icpp_pad_bound_exhaustive},
     {"icpp_pad_wrap", icpp_pad_wrap},
     {"icpp_pad_bound_exact", icpp_pad_bound_exact},
+    {"icpp_pad_long_clone", icpp_pad_long_clone},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_gen_pad_frames", icpp_gen_pad_frames},
     {"icpp_pad_emit", icpp_pad_emit},
