@@ -1998,7 +1998,8 @@ typedef struct ctxprof_icpp_pad_desc {
                             ours, none for random (the paper's); >= 1e6 or inf: none */
     double target;       /* stop at this share of precise paths (default: 1 ours, 0.97 random) */
     uint64_t seed;       /* random choices (default 1); the result is deterministic */
-    unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB) */
+    unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB;
+                            at most 65536) */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
     uint64_t budget;     /* ours: unit moves evaluated (default 2e8, a few CPU seconds) */
@@ -12621,6 +12622,9 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
         dd.max_growth = 1.2;
     if (dd.max_growth != 0 && !(dd.max_growth >= 1))
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_growth %g < 1", dd.max_growth);
+    if (dd.max_units > 65536) /* the searches keep pads in int32_t */
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_units %u > 65536",
+                             dd.max_units);
     if (dd.target == 0)
         dd.target = dd.search == CTXPROF_ICPP_SEARCH_RANDOM ? 0.97 : 1.0;
     if (dd.seed == 0)

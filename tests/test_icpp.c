@@ -1300,6 +1300,45 @@ static void icpp_pad_long_clone(void)
     ctxprof_icpp_map_deinit(&m);
 }
 
+/* max_units past 65536 (ctxprof-gen's limit) is refused: the searches
+   keep pads in int32_t, and from 2^31 on max_units read as negative there -
+   annealing took moves of -2^31 units, its pads went negative and the
+   report said every path precise with none padded and a growth of 2e17;
+   at 2^31 - 1 a sweep scanned 2^31 values per function. 65536 itself
+   works, and no pad exceeds it. */
+static void icpp_pad_max_units_range(void)
+{
+    static const char text[] = "ctxprof-paths 1\npath 1 16 main\npath 1 48 main a\n"
+                               "path 1 48 main b\npath 1 80 main a c\npath 1 80 main b c\n";
+    static const unsigned bad[] = {65537u, 2147483647u, 2147483648u, 3000000000u, 4294967295u};
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    size_t k;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        memset(&d, 0, sizeof d);
+        d.max_growth = 1e9;
+        d.max_units = bad[k];
+        memset(&p, 0x5A, sizeof p);
+        CHECK_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_ERR_RANGE);
+        CHECK_CONTAINS(err.detail, "max_units");
+        CHECK(p.d == NULL);
+    }
+    memset(&d, 0, sizeof d);
+    d.max_growth = 1e9;
+    d.max_units = 65536;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_NEAR(p.report.precise_after, 1, 1e-12);
+    CHECK(ctxprof_icpp_pads_units(&p, "a") <= 65536 && ctxprof_icpp_pads_units(&p, "b") <= 65536);
+    CHECK(ctxprof_icpp_pads_units(&p, "a") != ctxprof_icpp_pads_units(&p, "b"));
+    CHECK(p.report.max_stack_growth < 1e5);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
 /* ctxprof-gen pad's report on the map at path with these options (NULL
    unless it exits 0); free() it. */
 static char *icpp_gen_pad(const char *path, const char *options)
@@ -3858,6 +3897,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_wrap", icpp_pad_wrap},
     {"icpp_pad_bound_exact", icpp_pad_bound_exact},
     {"icpp_pad_long_clone", icpp_pad_long_clone},
+    {"icpp_pad_max_units_range", icpp_pad_max_units_range},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_gen_pad_frames", icpp_gen_pad_frames},
     {"icpp_pad_emit", icpp_pad_emit},
