@@ -413,7 +413,7 @@ memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
 # libFuzzer targets in tests/fuzz/fuzz_<name>.c; seeds and regression inputs
 # in tests/data/fuzz/<name>/. `make fuzz` runs each for FUZZ_SECONDS with a
 # fixed seed; `make test` replays every input of tests/data/fuzz.
-FUZZ_TARGETS := pcc_set graph_text graph_ci path_map hcct_profile perf_ring elf options eh_frame enc
+FUZZ_TARGETS := pcc_set graph_text graph_ci path_map hcct_profile perf_ring elf options eh_frame enc pad
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINS = $(foreach t,$(FUZZ_TARGETS),$(B)/fuzz/fuzz_$(t))

@@ -2008,7 +2008,8 @@ typedef struct ctxprof_icpp_pad_desc {
                             ours, none for random (the paper's); >= 1e6 or inf: none */
     double target;       /* stop at this share of precise paths (default: 1 ours, 0.97 random) */
     uint64_t seed;       /* random choices (default 1); the result is deterministic */
-    unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB) */
+    unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB;
+                            at most 65536) */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
     uint64_t budget;     /* ours: unit moves evaluated (default 2e8, a few CPU seconds) */
@@ -11650,17 +11651,23 @@ CTXPROF__PRIV void ctxprof__icpp_apply(ctxprof__icpp_ps *s, uint32_t v, int32_t 
     }
 }
 
-/* Node -> variable for the function kind (source function of the node). */
+/* Node -> variable for the function kind (source function of the node).
+   A clone of a long name (a C++ symbol) is cut in a heap copy: it shares
+   its function's pad like any other. */
 CTXPROF__PRIV int ctxprof__icpp_var_of(ctxprof__strtab *vars, const char *name, uint32_t *out)
 {
-    char tmp[256];
+    char tmp[256], *buf = tmp;
     const char *dot = name[0] ? strchr(name + 1, '.') : NULL;
     size_t n = dot ? (size_t)(dot - name) : strlen(name);
     long v;
-    if (dot && n < sizeof tmp) {
-        memcpy(tmp, name, n);
-        tmp[n] = '\0';
-        v = ctxprof__strtab_intern(vars, tmp);
+    if (dot) {
+        if (n >= sizeof tmp && !(buf = (char *)ctxprof__alloc(n + 1, 1, NULL)))
+            return CTXPROF_ERR_NOMEM;
+        memcpy(buf, name, n);
+        buf[n] = '\0';
+        v = ctxprof__strtab_intern(vars, buf);
+        if (buf != tmp)
+            ctxprof__free(buf, NULL);
     } else {
         v = ctxprof__strtab_intern(vars, name);
     }
@@ -12432,7 +12439,10 @@ CTXPROF__PRIV int ctxprof__icpp_inseparable(ctxprof__icpp_ps *s, const uint32_t 
             }
         }
     rep->inseparable = s->np ? (double)insep / (double)s->np : 0;
-    rep->precise_bound = 1 - rep->inseparable;
+    /* from the counts, as the other shares: 1 - inseparable can round one
+       ulp off (np - insep) / np and break precise_after,
+       precise_bound_capped <= precise_bound */
+    rep->precise_bound = s->np ? (double)(s->np - insep) / (double)s->np : 1;
     rc = CTXPROF_OK;
 done:
     ctxprof__free(es, NULL);
@@ -12711,6 +12721,9 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
         dd.max_growth = 1.2;
     if (dd.max_growth != 0 && !(dd.max_growth >= 1))
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_growth %g < 1", dd.max_growth);
+    if (dd.max_units > 65536) /* the searches keep pads in int32_t */
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_units %u > 65536",
+                             dd.max_units);
     if (dd.target == 0)
         dd.target = dd.search == CTXPROF_ICPP_SEARCH_RANDOM ? 0.97 : 1.0;
     if (dd.seed == 0)

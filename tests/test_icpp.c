@@ -1234,6 +1234,112 @@ static void icpp_pad_wrap(void)
     ctxprof_icpp_map_deinit(&m);
 }
 
+/* precise_bound is a share of paths like the others, (paths -
+   inseparable) / paths: 1 - inseparable rounded one ulp above 9/11 here, so
+   precise_bound_capped (9 of 11 precise at most) came out above it (found
+   by fuzz_pad). */
+static void icpp_pad_bound_exact(void)
+{
+    static const char text[] = "ctxprof-paths 1\npath 1 16 main\npath 1 32 main a1\n"
+                               "path 1 32 main a2\npath 1 32 main a3\npath 1 32 main a4\n"
+                               "path 1 32 main a5\npath 1 32 main a6\npath 1 32 main a7\n"
+                               "path 1 32 main a8\npath 1 64 main b c d\npath 1 64 main c b d\n";
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_error err;
+    int search;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    for (search = CTXPROF_ICPP_SEARCH_OURS; search <= CTXPROF_ICPP_SEARCH_NONE; search++) {
+        ctxprof_icpp_pad_desc d;
+        memset(&d, 0, sizeof d);
+        d.search = search;
+        d.budget = 100000;
+        REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+        CHECK(p.report.precise_bound == 9.0 / 11);
+        CHECK(p.report.precise_bound_capped == 9.0 / 11);
+        CHECK(p.report.precise_after == 9.0 / 11);
+        CHECK(p.report.precise_bound_capped <= p.report.precise_bound);
+        CHECK(p.report.precise_after <= p.report.precise_bound);
+        ctxprof_icpp_pads_deinit(&p);
+    }
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* A clone of a name of 256 characters or more (C++ symbols) shares its
+   function's pad like a short one: x.cold and x below are inseparable.
+   Before, such a clone was a variable of its own: padding it "separated"
+   them in the report, and the header (which leaves out names that are not
+   identifiers) could not apply it (fuzz_pad's reference aborts on such a
+   map: tests/data/fuzz/pad/regress-long-clone.paths). */
+static void icpp_pad_long_clone(void)
+{
+    char name[301], text[1024], clone[320];
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    int len;
+    memset(name, 'x', 300);
+    name[300] = '\0';
+    snprintf(clone, sizeof clone, "%s.cold", name);
+    len = snprintf(text, sizeof text,
+                   "ctxprof-paths 1\npath 1 64 main %s g\npath 1 64 main %s g\n"
+                   "path 1 64 main y g\n",
+                   name, clone);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, (size_t)len, "t", &err), CTXPROF_OK);
+    memset(&d, 0, sizeof d);
+    d.max_growth = 4;
+    d.budget = 100000;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_NEAR(p.report.inseparable, 2.0 / 3, 1e-12);
+    CHECK_NEAR(p.report.precise_after, 1.0 / 3, 1e-12); /* y alone; x and x.cold together */
+    CHECK_EQ(ctxprof_icpp_pads_units(&p, clone), 0); /* no variable of its own */
+    CHECK(ctxprof_icpp_pads_units(&p, name) + ctxprof_icpp_pads_units(&p, "y") > 0);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* max_units past 65536 (ctxprof-gen's limit) is refused: the searches
+   keep pads in int32_t, and from 2^31 on max_units read as negative there -
+   annealing took moves of -2^31 units, its pads went negative and the
+   report said every path precise with none padded and a growth of 2e17;
+   at 2^31 - 1 a sweep scanned 2^31 values per function. 65536 itself
+   works, and no pad exceeds it. */
+static void icpp_pad_max_units_range(void)
+{
+    static const char text[] = "ctxprof-paths 1\npath 1 16 main\npath 1 48 main a\n"
+                               "path 1 48 main b\npath 1 80 main a c\npath 1 80 main b c\n";
+    static const unsigned bad[] = {65537u, 2147483647u, 2147483648u, 3000000000u, 4294967295u};
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    size_t k;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        memset(&d, 0, sizeof d);
+        d.max_growth = 1e9;
+        d.max_units = bad[k];
+        memset(&p, 0x5A, sizeof p);
+        CHECK_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_ERR_RANGE);
+        CHECK_CONTAINS(err.detail, "max_units");
+        CHECK(p.d == NULL);
+    }
+    memset(&d, 0, sizeof d);
+    d.max_growth = 1e9;
+    d.max_units = 65536;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_NEAR(p.report.precise_after, 1, 1e-12);
+    CHECK(ctxprof_icpp_pads_units(&p, "a") <= 65536 && ctxprof_icpp_pads_units(&p, "b") <= 65536);
+    CHECK(ctxprof_icpp_pads_units(&p, "a") != ctxprof_icpp_pads_units(&p, "b"));
+    CHECK(p.report.max_stack_growth < 1e5);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+}
+
 /* ctxprof-gen pad's report on the map at path with these options (NULL
    unless it exits 0); free() it. */
 static char *icpp_gen_pad(const char *path, const char *options)
@@ -4052,6 +4158,9 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_bound_pigeonhole", icpp_pad_bound_pigeonhole},
     {"icpp_pad_bound_exhaustive", icpp_pad_bound_exhaustive},
     {"icpp_pad_wrap", icpp_pad_wrap},
+    {"icpp_pad_bound_exact", icpp_pad_bound_exact},
+    {"icpp_pad_long_clone", icpp_pad_long_clone},
+    {"icpp_pad_max_units_range", icpp_pad_max_units_range},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_gen_pad_frames", icpp_gen_pad_frames},
     {"icpp_pad_emit", icpp_pad_emit},
