@@ -9121,7 +9121,7 @@ typedef struct ctxprof__icpp_ts {
     uintptr_t *nfunc;            /* node -> function */
     uint32_t *nparent;           /* node -> parent */
     uint64_t *nheight, *ncount;  /* node -> height, entries */
-    uint32_t *nbody;             /* node -> CFA - SP found at its first entry, 0 none,
+    uint32_t *nbody;             /* node -> smallest CFA - SP its entries found, 0 none,
                                     UINT32_MAX not measured (no entry below a frame yet) */
     size_t nn, ncap;
     uint32_t *slots;             /* (parent, func, height) -> node + 1 */
@@ -9401,7 +9401,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         return;
     t->busy = 1;
     base = ctxprof__icpp_base ? ctxprof__icpp_base : ctxprof__icpp_set_base(sp);
-    if (sp > base || sp < ctxprof__icpp_stack_lo || !ctxprof__icpp_ts_ready(t)) {
+    if (sp > base || ctxprof__icpp_off_stack(sp) || !ctxprof__icpp_ts_ready(t)) {
         t->no_base++;
         goto out;
     }
@@ -13322,7 +13322,7 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             ctxprof_icpp_sample *o = &s->samples[i];
             uintptr_t base = ctxprof__icpp_base;
             ctxprof__icpp_regs(uc, &o->pc, &o->sp, &o->fp);
-            if (o->sp < ctxprof__icpp_stack_lo) /* on another stack: no height, no reads */
+            if (ctxprof__icpp_off_stack(o->sp)) /* on another stack: no height, no reads */
                 base = 0;
             o->height = ctxprof_icpp_height(o->sp, base);
             o->truth = ctxprof_icpp_train_current();
