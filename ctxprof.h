@@ -4805,16 +4805,24 @@ CTXPROF__PRIV const char *ctxprof__graph_show(char *buf, size_t size, const char
     return buf;
 }
 
-/* The one name rule for a name given to the API: 0, or CTXPROF_ERR_INVAL
-   ("what 'name' is empty"). */
-CTXPROF__PRIV int ctxprof__graph_api_name(ctxprof_graph *g, const char *what, const char *name)
+/* The one name rule applied to name: 0, or status with the message
+   "AT WHAT QnameQ why TAIL" (name shown by ctxprof__graph_show). */
+CTXPROF__PRIV int ctxprof__graph_name_check(ctxprof_graph *g, int status, const char *at,
+                                            const char *what, const char *q, const char *name,
+                                            const char *tail)
 {
     char show[100];
     const char *bad = ctxprof__graph_name_bad(name);
     if (!bad)
         return CTXPROF_OK;
-    return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "%s '%s' %s", what,
-                         ctxprof__graph_show(show, sizeof show, name), bad);
+    return ctxprof__fail(&g->error, status, 0, "%s%s %s%s%s %s%s", at, what, q,
+                         ctxprof__graph_show(show, sizeof show, name), q, bad, tail);
+}
+
+/* A name given to the API: 0, or CTXPROF_ERR_INVAL ("what 'name' is empty"). */
+CTXPROF__PRIV int ctxprof__graph_api_name(ctxprof_graph *g, const char *what, const char *name)
+{
+    return ctxprof__graph_name_check(g, CTXPROF_ERR_INVAL, "", what, "'", name, "");
 }
 
 CTXPROF__PRIV CTXPROF__PRINTF(3, 4) void ctxprof__graph_log(const ctxprof_graph *g, int level,
@@ -5255,8 +5263,7 @@ CTXPROF__PRIV long ctxprof__graph_text_node(ctxprof_graph *g, const char *name, 
 CTXPROF__PRIV int ctxprof__graph_text_name(ctxprof_graph *g, char *tok, const char *what,
                                            const char *path, unsigned line)
 {
-    char *r = tok, *w = tok, show[100];
-    const char *bad;
+    char *r = tok, *w = tok, at[300];
     for (; *r; r++) {
         if (r[0] == '%' && r[1] == '2' && (r[2] == '0' || r[2] == '3' || r[2] == '5')) {
             *w++ = r[2] == '0' ? ' ' : r[2] == '3' ? '#' : '%';
@@ -5266,10 +5273,8 @@ CTXPROF__PRIV int ctxprof__graph_text_name(ctxprof_graph *g, char *tok, const ch
         }
     }
     *w = '\0';
-    if ((bad = ctxprof__graph_name_bad(tok)) != NULL)
-        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0, "%s:%u: %s '%s' %s", path, line,
-                             what, ctxprof__graph_show(show, sizeof show, tok), bad);
-    return CTXPROF_OK;
+    snprintf(at, sizeof at, "%s:%u: ", path, line);
+    return ctxprof__graph_name_check(g, CTXPROF_ERR_PARSE, at, what, "'", tok, "");
 }
 
 /* The ctxprof-callgraph 1 text format. */
@@ -5541,15 +5546,13 @@ typedef struct ctxprof__vcg_obj {
 CTXPROF__PRIV int ctxprof__vcg_name(ctxprof_graph *g, const ctxprof__vcg *V,
                                     const ctxprof__vcg_obj *o, const char *key, const char *val)
 {
-    char show[100];
-    const char *bad = val ? ctxprof__graph_name_bad(val) : NULL;
-    if (!bad)
+    char at[300], tail[80];
+    if (!val)
         return CTXPROF_OK;
-    return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
-                         "%s:%u:%u: %s \"%s\" %s (a %s is not empty and holds no control "
-                         "character)",
-                         V->path, o->line, o->col, key, ctxprof__graph_show(show, sizeof show, val),
-                         bad, strcmp(key, "label") == 0 ? "call site label" : "function name");
+    snprintf(at, sizeof at, "%s:%u:%u: ", V->path, o->line, o->col);
+    snprintf(tail, sizeof tail, " (a %s is not empty and holds no control character)",
+             strcmp(key, "label") == 0 ? "call site label" : "function name");
+    return ctxprof__graph_name_check(g, CTXPROF_ERR_PARSE, at, key, "\"", val, tail);
 }
 
 CTXPROF__PRIV int ctxprof__vcg_node(ctxprof_graph *g, ctxprof__vcg *V, const ctxprof__vcg_obj *o)
