@@ -3,8 +3,9 @@
    optional first comment line "#G S B U I T P" (decimal numbers, any
    separators) sets the growth cap, seed, budget, largest pad, random-search
    iterations, target and pair counts (without it they come from a hash of
-   the input); a cap below 1 and pads beyond 65536 units are refused. Each search - none, the paper's random search, ours, ours
-   with call-site wraps - runs under those, and everything it reports is
+   the input); a cap below 1 and pads beyond 65536 units are refused.
+   Each search - none, the paper's random search, ours, ours with
+   call-site wraps - runs under those, and everything it reports is
    recomputed by a slow reference from the map's paths and the public
    accessors: each path's padded height (its height + 16 x the pads of the
    source functions of all its nodes, leaf and root included, + 16 x the
@@ -21,7 +22,6 @@
 #include "../../ctxprof.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -330,59 +330,12 @@ static double growth_of(uint64_t g)
 
 /* ---- checks of one run ---------------------------------------------------- */
 
-static int is_ident(const char *s)
-{
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
-              (*s >= '0' && *s <= '9')))
-            return 0;
-    return 1;
-}
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    CHECK(n >= 0);
-    if (b->len + (size_t)n + 1 > b->cap) {
-        b->cap = 2 * (b->len + (size_t)n + 1);
-        b->p = (char *)realloc(b->p, b->cap);
-        CHECK(b->p);
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 static size_t count_str(const char *hay, const char *needle)
 {
     size_t n = 0, k = strlen(needle);
     for (; (hay = strstr(hay, needle)) != NULL; hay += k)
         n++;
     return n;
-}
-
-typedef struct named {
-    const char *a, *b;
-    unsigned units;
-} named;
-
-static int named_cmp(const void *x, const void *y)
-{
-    const named *a = (const named *)x, *b = (const named *)y;
-    int c = strcmp(a->a, b->a);
-    return c ? c : strcmp(a->b, b->b);
 }
 
 /* The report text: the documented keys in order, each with the report's
@@ -458,8 +411,8 @@ static void check_emit(const ctxprof_icpp_pads *pads, const ref_map *r, const ui
     char *hdr = NULL;
     size_t hlen = 0, i, n = 0, skipped = 0;
     ctxprof_error err;
-    named *list = (named *)calloc(r->nv + r->ne + 1, sizeof *list);
-    sbuf want;
+    ctxprof__icpp_named *list = (ctxprof__icpp_named *)calloc(r->nv + r->ne + 1, sizeof *list);
+    ctxprof__sbuf want;
     const char *s;
     int in_comment = 0;
     CHECK(list);
@@ -470,16 +423,18 @@ static void check_emit(const ctxprof_icpp_pads *pads, const ref_map *r, const ui
         return;
     }
     CHECK(hdr && strlen(hdr) == hlen);
-    sb_printf(&want, "   paths=%zu precise_before=%.4f precise_after=%.4f "
-                     "max_stack_growth=%.4f inseparable=%.4f\n",
-              pads->report.paths, pads->report.precise_before, pads->report.precise_after,
-              pads->report.max_stack_growth, pads->report.inseparable);
+    ctxprof__sbuf_printf(&want,
+                         "   paths=%zu precise_before=%.4f precise_after=%.4f "
+                         "max_stack_growth=%.4f inseparable=%.4f\n",
+                         pads->report.paths, pads->report.precise_before,
+                         pads->report.precise_after, pads->report.max_stack_growth,
+                         pads->report.inseparable);
     CHECK(strstr(hdr, want.p) != NULL);
     CHECK(strstr(hdr, "#ifndef CTXPROF_GEN_PADS_H\n#define CTXPROF_GEN_PADS_H\n") != NULL);
     want.len = 0;
     for (i = 0; i < r->nv; i++)
         if (units[i]) {
-            if (!is_ident(r->vars[i])) {
+            if (!ctxprof__icpp_is_ident(r->vars[i])) {
                 skipped++;
                 continue;
             }
@@ -488,26 +443,27 @@ static void check_emit(const ctxprof_icpp_pads *pads, const ref_map *r, const ui
             list[n].units = units[i];
             n++;
         }
-    qsort(list, n, sizeof *list, named_cmp);
+    qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
     for (i = 0; i < n; i++)
-        sb_printf(&want, "#define CTXPROF_PAD_%s ~, %u /* +%u bytes */\n", list[i].a,
-                  list[i].units, 16 * list[i].units);
+        ctxprof__sbuf_printf(&want, "#define CTXPROF_PAD_%s ~, %u /* +%u bytes */\n", list[i].a,
+                             list[i].units, 16 * list[i].units);
     CHECK(count_str(hdr, "\n#define CTXPROF_PAD_") == n);
     CHECK(n == 0 || strstr(hdr, want.p) != NULL);
     CHECK((strstr(hdr, "padded names are not C identifiers") != NULL) == (skipped != 0));
     want.len = 0;
     n = 0;
     for (i = 0; i < r->ne; i++)
-        if (wraps[i] && is_ident(r->vars[r->ecaller[i]]) && is_ident(r->vars[r->ecallee[i]])) {
+        if (wraps[i] && ctxprof__icpp_is_ident(r->vars[r->ecaller[i]]) &&
+            ctxprof__icpp_is_ident(r->vars[r->ecallee[i]])) {
             list[n].a = r->vars[r->ecaller[i]];
             list[n].b = r->vars[r->ecallee[i]];
             list[n].units = wraps[i];
             n++;
         }
-    qsort(list, n, sizeof *list, named_cmp);
+    qsort(list, n, sizeof *list, ctxprof__icpp_named_cmp);
     for (i = 0; i < n; i++)
-        sb_printf(&want, "#define CTXPROF_WRAP_%s__%s ~, %u\n", list[i].a, list[i].b,
-                  list[i].units);
+        ctxprof__sbuf_printf(&want, "#define CTXPROF_WRAP_%s__%s ~, %u\n", list[i].a, list[i].b,
+                             list[i].units);
     CHECK(count_str(hdr, "\n#define CTXPROF_WRAP_") == n);
     CHECK(n == 0 || strstr(hdr, want.p) != NULL);
     /* comments: every one closed, none opened inside another */
@@ -524,7 +480,8 @@ static void check_emit(const ctxprof_icpp_pads *pads, const ref_map *r, const ui
     }
     CHECK(!in_comment);
     CHECK(hlen >= 8 && strcmp(hdr + hlen - 8, "\n#endif\n") == 0);
-    free(want.p);
+    CHECK(!want.failed);
+    ctxprof__free(want.p, NULL);
     free(list);
     free(hdr);
 }
