@@ -1103,7 +1103,8 @@ CTXPROF_API int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxpr
                                         ctxprof_error *err);
 /* Writes "main -> parse -> term#1" (callee#site when site > 0) for a decoded
    path from the entry point `start` (the caller of path[0], or the node when
-   n == 0). Returns the length it needed, like snprintf. */
+   n == 0). An id that is not an edge of t is written "?(edge N)". Returns the
+   length it needed, like snprintf. */
 CTXPROF_API size_t ctxprof_enc_format(const ctxprof_enc_tables *t, uint32_t start,
                                       const uint32_t *path, size_t n, char *buf, size_t size);
 
@@ -7926,7 +7927,7 @@ CTXPROF_DEF size_t ctxprof_enc_format(const ctxprof_enc_tables *t, uint32_t star
 {
     size_t used = 0, i;
     const char *name;
-    if (n > 0)
+    if (n > 0 && path[0] < t->n_edges)
         start = t->edge_caller[path[0]];
     name = start < t->n_nodes ? t->node_names[start] : "?";
     used += (size_t)snprintf(buf, size, "%s", name);
@@ -7934,7 +7935,9 @@ CTXPROF_DEF size_t ctxprof_enc_format(const ctxprof_enc_tables *t, uint32_t star
         uint32_t e = path[i];
         char *p = used < size ? buf + used : NULL;
         size_t room = used < size ? size - used : 0;
-        if (t->edge_site[e])
+        if (e >= t->n_edges) /* not an edge of t: shown, never read */
+            used += (size_t)snprintf(p, room, " -> ?(edge %u)", (unsigned)e);
+        else if (t->edge_site[e])
             used += (size_t)snprintf(p, room, " -> %s#%u", t->node_names[t->edge_callee[e]],
                                      (unsigned)t->edge_site[e]);
         else

@@ -943,6 +943,16 @@ static void pcce_decode_errors(void)
             CHECK_STR(buf, "A -> C -> E -> G");
             CHECK_EQ(ctxprof_enc_format(&t, g.root, out, n, buf, 6), strlen("A -> C -> E -> G"));
             CHECK_STR(buf, "A -> ");
+            out[1] = t.n_edges; /* not an edge: named, not read */
+            out[2] = UINT32_MAX;
+            CHECK_EQ(ctxprof_enc_format(&t, g.root, out, n, buf, sizeof buf),
+                     strlen("A -> C -> ?(edge 00) -> ?(edge 4294967295)") - 2 +
+                         (size_t)snprintf(NULL, 0, "%u", (unsigned)t.n_edges));
+            CHECK_CONTAINS(buf, " -> ?(edge 4294967295)");
+            out[0] = UINT32_MAX;
+            CHECK_EQ(ctxprof_enc_format(&t, g.root, out, 1, buf, sizeof buf),
+                     strlen("A -> ?(edge 4294967295)"));
+            CHECK_STR(buf, "A -> ?(edge 4294967295)");
         }
         ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "E", "G", 0)], saved[2]);
         ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "C", "E", 0)], saved[1]);
