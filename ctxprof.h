@@ -9269,6 +9269,8 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_ts_ready(ctxprof__icpp_ts *t)
    entry above it after a longjmp out of it). */
 static CTXPROF_TLS uintptr_t ctxprof__icpp_sig_sp CTXPROF__TLS_MODEL;
 static uint64_t ctxprof__icpp_sig_dropped;
+/* The trampoline's address, 0 until known (ctxprof__icpp_sig_between). */
+static uintptr_t ctxprof__icpp_sigret;
 
 CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_is_sigreturn(uintptr_t site)
 {
@@ -9289,6 +9291,96 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_is_sigreturn(uintptr_t site)
     (void)site;
     return 0;
 #endif
+}
+
+/* An uninstrumented handler that calls instrumented functions has no
+   entry of its own to recognise: on x86-64 the kernel put the
+   trampoline's address as the handler's return address (rt_sigframe's
+   pretcode), with the interrupted registers above it, so the signal frame
+   lies on the stack between the first instrumented function's CFA and
+   the frame on top. The trampoline's address is learned from an
+   instrumented handler's entry or, when training starts, from the
+   installed handlers' restorer or from libc's code (the one
+   rt_sigreturn sequence there). Not signal-safe (dl_iterate_phdr). */
+#if defined(CTXPROF__HAVE_SYMTAB) && defined(__x86_64__)
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_sigret_scan(struct ctxprof__dl_info *in,
+                                                             size_t size, void *data)
+{
+    const char *b = in->name ? strrchr(in->name, '/') : NULL;
+    uint16_t i;
+    (void)size;
+    b = b ? b + 1 : in->name;
+    if (!b || (strncmp(b, "libc.so", 7) != 0 && strncmp(b, "libc-", 5) != 0))
+        return 0;
+    for (i = 0; i < in->phnum; i++) {
+        const ctxprof__phdr *h = &in->phdr[i];
+        const unsigned char *c = (const unsigned char *)(in->addr + (uintptr_t)h->vaddr), *end;
+        if (h->type != 1 /* PT_LOAD */ || !(h->flags & 1 /* PF_X */) || h->filesz < 16)
+            continue;
+        for (end = c + h->filesz - 16; c < end; c++)
+            if (*c == 0x48 && ctxprof__icpp_is_sigreturn((uintptr_t)c)) {
+                *(uintptr_t *)data = (uintptr_t)c;
+                return 1;
+            }
+    }
+    return 0;
+}
+#endif
+
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sigret_learn(void)
+{
+#if defined(CTXPROF__HAVE_SYMTAB) && defined(__x86_64__)
+    uintptr_t r = __atomic_load_n(&ctxprof__icpp_sigret, __ATOMIC_RELAXED);
+#if defined(__GLIBC__)
+    int sig;
+    for (sig = 1; sig < 65 && !r; sig++) {
+        struct sigaction sa;
+        if (sigaction(sig, NULL, &sa) == 0 && sa.sa_restorer &&
+            ctxprof__icpp_is_sigreturn((uintptr_t)sa.sa_restorer))
+            r = (uintptr_t)sa.sa_restorer;
+    }
+#endif
+    if (!r)
+        ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &r);
+    if (r)
+        __atomic_store_n(&ctxprof__icpp_sigret, r, __ATOMIC_RELAXED);
+#endif
+}
+
+#define CTXPROF__ICPP_FIND_MAX (256u * 1024u) /* bytes read up the stack past the top frame */
+#define CTXPROF__ICPP_SIGFRAME_MIN 1024u /* rt_sigframe, FPU state, red zone: more */
+
+/* The handler's entry SP (its return address's slot, holding the
+   trampoline) when a signal frame lies in [lo, top), read up from lo (at
+   most CTXPROF__ICPP_FIND_MAX bytes); 0 if none. A stale copy of the
+   trampoline's address is told from a frame by the interrupted SP saved
+   above it, which lies above the frame and below base. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5)
+__attribute__((no_sanitize_address))
+#endif
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_sig_between(uintptr_t lo, uintptr_t top,
+                                                                 uintptr_t base)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    /* the saved RSP: pretcode, then the ucontext (gregs[15] of its mcontext) */
+    const uintptr_t rsp_at = 8 + offsetof(ucontext_t, uc_mcontext) + 15 * 8;
+    uintptr_t r = __atomic_load_n(&ctxprof__icpp_sigret, __ATOMIC_RELAXED), a;
+    if (!r || top <= lo || top - lo < CTXPROF__ICPP_SIGFRAME_MIN)
+        return 0;
+    if (top - lo > CTXPROF__ICPP_FIND_MAX)
+        top = lo + CTXPROF__ICPP_FIND_MAX;
+    for (a = (lo + 7) & ~(uintptr_t)7; a + 8 <= top; a += 8)
+        if (*(const volatile uintptr_t *)a == r && base - a > rsp_at + 8) {
+            uintptr_t isp = *(const volatile uintptr_t *)(a + rsp_at);
+            if (isp >= a + CTXPROF__ICPP_SIGFRAME_MIN && isp <= base)
+                return a;
+        }
+#else
+    (void)lo;
+    (void)top;
+    (void)base;
+#endif
+    return 0;
 }
 
 /* Whether the top frame cannot be live when func is entered at (sp, site,
@@ -9343,8 +9435,6 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_body_at(uintptr_t start, u
     return 0;
 }
 
-#define CTXPROF__ICPP_FIND_MAX (256u * 1024u) /* bytes read up the stack past the top frame */
-
 /* The CFA of a frame entered at sp, below the frame on top: the slot
    holding its return address site is read down from the top frame's SP
    (from its wrap's when the call is inside one: the wrap's array is
@@ -9396,8 +9486,10 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     uint32_t parent, node;
     if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp) && sp > ctxprof__icpp_sig_sp)
         ctxprof__icpp_sig_sp = 0; /* the handler is gone */
-    if (!ctxprof__icpp_sig_sp && ctxprof__icpp_is_sigreturn(site))
+    if (!ctxprof__icpp_sig_sp && ctxprof__icpp_is_sigreturn(site)) {
         ctxprof__icpp_sig_sp = sp;
+        __atomic_store_n(&ctxprof__icpp_sigret, site, __ATOMIC_RELAXED);
+    }
     if (CTXPROF__UNLIKELY(ctxprof__icpp_sig_sp)) {
         __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
         return;
@@ -9417,8 +9509,21 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     else /* returned frames, by SP alone */
         while (t->depth && t->stack[t->depth - 1].sp <= sp)
             t->depth--;
-    if (t->depth && t->stack[t->depth - 1].sp != sp)
+    if (t->depth && t->stack[t->depth - 1].sp != sp) {
+        ctxprof__icpp_sframe *g = &t->stack[t->depth - 1];
+        uintptr_t known = g->callee_cfa, h;
         cfa = ctxprof__icpp_find_cfa(t, sp, site);
+        g = &t->stack[t->depth - 1];
+        /* an uninstrumented handler's call; the gap below the last
+           callee's CFA was read when that callee was entered */
+        if ((!cfa || cfa != known) &&
+            (h = ctxprof__icpp_sig_between(cfa ? cfa : sp, g->sp, base)) != 0) {
+            g->callee_cfa = 0;
+            ctxprof__icpp_sig_sp = h;
+            __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
+            goto out;
+        }
+    }
     if (t->depth >= ctxprof__icpp_max_depth) {
         t->dropped_depth++;
         goto out;
@@ -9545,6 +9650,7 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_tra
     }
     if (desc && desc->max_depth)
         ctxprof__icpp_max_depth = desc->max_depth;
+    ctxprof__icpp_sigret_learn();
     __atomic_store_n(&ctxprof__icpp_training, 1, __ATOMIC_RELEASE);
     return CTXPROF_OK;
 }

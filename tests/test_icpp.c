@@ -3842,6 +3842,64 @@ static void icpp_train_signal(void)
     CHECK_EQ(stats.dropped_signal, 0);
 }
 
+/* The same with a handler that is not instrumented (a library's, or one
+   left unannotated): nothing marks its start, so its calls would be
+   recorded under the interrupted function, at the handler's depth. The
+   signal frame between them is recognised instead (x86-64). */
+static void icpp_sig_plain_handler(int sig)
+{
+    (void)sig;
+    icpp_sig_callee();
+    icpp_sig_callee();
+}
+
+static void icpp_train_signal_plain(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    struct sigaction sa, old;
+    ctxprof_icpp_train_stats stats;
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512], buf[256];
+    uint32_t p;
+    int callee_paths = 0, round;
+    uintptr_t scanned = 0;
+    /* the trampoline, found in libc's code with no handler to tell it */
+    ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &scanned);
+    CHECK(scanned != 0 && ctxprof__icpp_is_sigreturn(scanned));
+    __atomic_store_n(&ctxprof__icpp_sigret, 0, __ATOMIC_RELAXED); /* learned afresh below */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = icpp_sig_plain_handler;
+    sigemptyset(&sa.sa_mask);
+    REQUIRE_EQ(sigaction(SIGUSR2, &sa, &old), 0);
+    ctxprof_icpp_train_reset();
+    icpp_sig_hits = 0;
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    for (round = 0; round < 3; round++) { /* again where the callee's CFA is known */
+        icpp_sig_work(1);
+        icpp_sig_work(0);
+    }
+    ctxprof_icpp_train_stop();
+    sigaction(SIGUSR2, &old, NULL);
+    CHECK(ctxprof__icpp_is_sigreturn(__atomic_load_n(&ctxprof__icpp_sigret, __ATOMIC_RELAXED)));
+    CHECK_EQ(icpp_sig_hits, 12);
+    ctxprof_icpp_train_get_stats(&stats);
+    CHECK_EQ(stats.dropped_signal, 6); /* the handler's calls */
+    CHECK_EQ(stats.entries, 12);       /* work six times, its callee six times */
+    snprintf(path, sizeof path, "%s/icpp_signal_plain.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    for (p = 0; p < m.paths; p++) {
+        ctxprof_icpp_map_path_str(&m, p, buf, sizeof buf);
+        callee_paths += strstr(buf, "icpp_sig_callee") != NULL;
+    }
+    CHECK_EQ(callee_paths, 1); /* icpp_sig_work>icpp_sig_callee at its own height only */
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_train_reset();
+#endif
+}
+
 /* ---- robustness: file faults, training bounds, signal storms ---- */
 
 /* A chain of calls of icpp_rb0/icpp_rb1 chosen by icpp_rb_choice[]: with
@@ -4196,6 +4254,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_altstack", icpp_sampler_altstack},
     {"icpp_symtab_via_loader", icpp_symtab_via_loader},
     {"icpp_train_signal", icpp_train_signal},
+    {"icpp_train_signal_plain", icpp_train_signal_plain},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
     {"icpp_robust_signals", icpp_robust_signals},
