@@ -2010,7 +2010,8 @@ typedef struct ctxprof_icpp_pad_desc {
     double target;       /* stop at this share of precise paths (default: 1 ours, 0.97 random) */
     uint64_t seed;       /* random choices (default 1); the result is deterministic */
     unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB;
-                            at most 65536) */
+                            at most 65536; above 256 a sweep scans a function's values
+                            as far as its share of the budget reaches, at least 256) */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
     uint64_t budget;     /* ours: unit moves evaluated (default 2e8, a few CPU seconds) */
@@ -12087,16 +12088,21 @@ CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, const uint32_t *orde
         size_t gained = 0;
         for (i = 0; i < s->nv && !s->nomem && s->work < until; i++) {
             uint32_t v = order ? order[i] : (uint32_t)i;
-            int32_t cur = s->x[v], val, best_val = 0;
+            int32_t cur = s->x[v], val, best_val = 0, most = (int32_t)s->max_units;
             size_t best, start = s->uniq;
+            uint64_t share = (uint64_t)(s->vfirst[v + 1] - s->vfirst[v]) * 4 * s->nv;
             if (!ctxprof__icpp_useful(s, v))
                 continue;
             if (ctxprof__icpp_reached(s, target))
                 return;
+            /* a large max_units: values up to a quarter of the budget's
+               share of each variable (never fewer than the default 256) */
+            if (share && (until - s->work) / share < (uint64_t)most)
+                most = (int32_t)((until - s->work) / share > 256 ? (until - s->work) / share : 256);
             if (cur)
                 ctxprof__icpp_apply(s, v, -cur);
             best = s->uniq;
-            for (val = 1; val <= (int32_t)s->max_units; val++) {
+            for (val = 1; val <= most; val++) {
                 ctxprof__icpp_apply(s, v, 1);
                 if (s->over)
                     break;

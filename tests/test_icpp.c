@@ -1340,6 +1340,38 @@ static void icpp_pad_max_units_range(void)
     ctxprof_icpp_map_deinit(&m);
 }
 
+/* A large max_units with no growth cap: a sweep scanned every value of
+   a function before it looked at the budget again, so the root alone (on
+   every path, and so no use) spent 65536 x its paths unit moves - the whole
+   budget, or minutes on a large map - and nothing was padded. Each
+   function's scan now gets a share of the budget (at least 256 values). */
+static void icpp_pad_max_units_budget(void)
+{
+    size_t len;
+    char *text = icpp_synth(11, 40, 20, 12, 2000, &len);
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p, q;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    memset(&m, 0, sizeof m);
+    REQUIRE(text != NULL);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "t", &err), CTXPROF_OK);
+    memset(&d, 0, sizeof d);
+    d.max_growth = 1e9;
+    d.budget = 20000000;
+    d.max_units = 256;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &q, &err), CTXPROF_OK);
+    d.max_units = 65536;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK(q.report.precise_after > q.report.precise_before + 0.5);
+    /* the wider range pads as well as the default's, in the same budget */
+    CHECK(p.report.precise_after > q.report.precise_after - 0.05);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_pads_deinit(&q);
+    ctxprof_icpp_map_deinit(&m);
+    free(text);
+}
+
 /* ctxprof-gen pad's report on the map at path with these options (NULL
    unless it exits 0); free() it. */
 static char *icpp_gen_pad(const char *path, const char *options)
@@ -4219,6 +4251,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_bound_exact", icpp_pad_bound_exact},
     {"icpp_pad_long_clone", icpp_pad_long_clone},
     {"icpp_pad_max_units_range", icpp_pad_max_units_range},
+    {"icpp_pad_max_units_budget", icpp_pad_max_units_budget},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_gen_pad_frames", icpp_gen_pad_frames},
     {"icpp_pad_emit", icpp_pad_emit},
