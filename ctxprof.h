@@ -9349,6 +9349,39 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sigret_learn(void)
 }
 
 #define CTXPROF__ICPP_FIND_MAX (256u * 1024u) /* bytes read up the stack past the top frame */
+
+/* The CFA of a frame with no recorded frame below it (a thread's first
+   function, or one called from uninstrumented code): its return address's
+   slot is a word equal to site read up from sp, inside the thread's stack
+   mapping (at most CTXPROF__ICPP_FIND_MAX bytes). The function's own code
+   may have copied site below the slot (a spill, at -O0 or under a
+   sanitizer), and nothing above it holds site, so the highest copy is
+   taken: the scan goes on for CTXPROF__ICPP_ROOT_PAST bytes past each one.
+   The last answer is kept for the next entry at the same (sp, site).
+   0: not found, or the mapping is unknown. */
+#define CTXPROF__ICPP_ROOT_PAST 1024u
+static CTXPROF_TLS uintptr_t ctxprof__icpp_root_memo[3] CTXPROF__TLS_MODEL; /* sp, site, CFA */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5)
+__attribute__((no_sanitize_address))
+#endif
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_root_cfa(uintptr_t sp, uintptr_t site)
+{
+    uintptr_t hi = ctxprof__icpp_stack_hi, a, found = 0;
+    if (!site || !hi || sp >= hi)
+        return 0;
+    if (ctxprof__icpp_root_memo[0] == sp && ctxprof__icpp_root_memo[1] == site)
+        return ctxprof__icpp_root_memo[2];
+    if (hi - sp > CTXPROF__ICPP_FIND_MAX)
+        hi = sp + CTXPROF__ICPP_FIND_MAX;
+    for (a = (sp + 7) & ~(uintptr_t)7; a + 8 <= hi && (!found || a - found < CTXPROF__ICPP_ROOT_PAST);
+         a += 8)
+        if (*(const volatile uintptr_t *)a == site)
+            found = a + 8;
+    ctxprof__icpp_root_memo[0] = sp;
+    ctxprof__icpp_root_memo[1] = site;
+    ctxprof__icpp_root_memo[2] = found;
+    return found;
+}
 #define CTXPROF__ICPP_SIGFRAME_MIN 1024u /* rt_sigframe, FPU state, red zone: more */
 
 /* The handler's entry SP (its return address's slot, holding the
@@ -9524,6 +9557,8 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
             __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
             goto out;
         }
+    } else if (!t->depth) {
+        cfa = ctxprof__icpp_root_cfa(sp, site);
     }
     if (t->depth >= ctxprof__icpp_max_depth) {
         t->dropped_depth++;

@@ -2321,6 +2321,67 @@ static void icpp_body_after_longjmp(void)
     ctxprof_icpp_train_reset();
 }
 
+/* A function with no recorded frame below it (a thread's start routine,
+   or one that uninstrumented code calls) gets its body offset too: its
+   return address is read up from its SP. The offset belongs to the
+   function's code, so it equals what the same function measures when an
+   instrumented caller calls it. */
+__attribute__((noinline)) static void *icpp_root_fn(void *arg)
+{
+    CTXPROF_ICPP_FUNC(icpp_root_fn);
+    volatile char buf[200];
+    buf[0] = (char)(arg != NULL);
+    buf[199] = buf[0];
+    return (void *)(uintptr_t)buf[199];
+}
+
+__attribute__((noinline)) static void icpp_root_caller(void)
+{
+    CTXPROF_ICPP_FUNC(icpp_root_caller);
+    icpp_root_fn(NULL);
+}
+
+static long icpp_root_body(int as_root)
+{
+    ctxprof_error err;
+    char path[512];
+    unsigned char *text;
+    const char *line;
+    size_t len;
+    long body = -1;
+    pthread_t th;
+    ctxprof_icpp_train_reset();
+    if (ctxprof_icpp_train_start(NULL, &err) != CTXPROF_OK)
+        return -2;
+    if (as_root) {
+        if (pthread_create(&th, NULL, icpp_root_fn, NULL) != 0)
+            return -3;
+        pthread_join(th, NULL);
+    } else {
+        icpp_root_caller();
+    }
+    ctxprof_icpp_train_stop();
+    snprintf(path, sizeof path, "%s/icpp_root_%d.paths", ctxprof_test_tmpdir(), as_root);
+    if (ctxprof_icpp_train_save(path, &err) != CTXPROF_OK)
+        return -2;
+    text = ctxprof_test_slurp(path, &len);
+    if (!text)
+        return -2;
+    line = strstr((char *)text, "\nbody icpp_root_fn ");
+    if (line)
+        body = strtol(line + strlen("\nbody icpp_root_fn "), NULL, 10);
+    free(text);
+    return body;
+}
+
+static void icpp_body_root(void)
+{
+    long called = icpp_root_body(0), root = icpp_root_body(1);
+    CHECK_GE(called, 16);
+    CHECK_EQ(root, called);
+    ctxprof_icpp_train_reset();
+}
+
 /* Training across a stack switch: a coroutine on a stack of its own,
    mapped 16 MiB or more below the thread's stack (past its guard page) or above
    it, enters trained functions. Their frames are on no stack of the
@@ -4264,6 +4325,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_body_scan", icpp_body_scan},
     {"icpp_find_cfa", icpp_find_cfa},
     {"icpp_body_after_longjmp", icpp_body_after_longjmp},
+    {"icpp_body_root", icpp_body_root},
     {"icpp_train_foreign_stack", icpp_train_foreign_stack},
     {"icpp_walk_bounds", icpp_walk_bounds},
     {"icpp_pad_moves_heights", icpp_pad_moves_heights},
