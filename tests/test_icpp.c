@@ -3181,8 +3181,12 @@ static void icpp_sampler_live(void)
         SKIP("no per-thread CPU timers here");
     }
     REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
-    /* at least 0.25 s of CPU, and on until 60 ticks came (the timer is
-       delivered on kernel ticks, whose rate the kernel's HZ sets), 5 s at most */
+    /* at least 0.25 s of CPU, and on until 60 signals came, 5 s at most.
+       The timer is checked on kernel ticks (HZ 250 here): one signal per
+       tick, the periods between as its overrun (the sample's weight). On
+       a loaded VM a running thread sees far fewer ticks (12-25 signals
+       in 5 s of CPU beside two busy loops) while the periods stay exact,
+       so the periods are what is checked, and the signals only exist. */
     t0 = icpp_cpu_now();
     while (icpp_cpu_now() - t0 < 0.25 ||
            (ctxprof_icpp_sampler_count(&s) + ctxprof_icpp_sampler_dropped(&s) < 60 &&
@@ -3191,15 +3195,14 @@ static void icpp_sampler_live(void)
     ctxprof_icpp_train_stop();
     ctxprof_icpp_sampler_detach(&s);
     n = ctxprof_icpp_sampler_count(&s);
-    CHECK_GE(n, 30);
+    CHECK_GE(n, 5);
     CHECK_LE(n, 100);
-    /* 250 periods or more, delivered on kernel ticks, the rest as weight */
-    {
+    { /* 0.25 s of CPU at 1 kHz: 250 periods, less the timer's start */
         uint64_t w = 0;
         for (i = 0; i < n; i++)
             w += s.samples[i].weight;
-        CHECK_GE(ctxprof_icpp_sampler_dropped(&s) + n, 40);
         CHECK_GE(w, n);
+        CHECK_GE(w + ctxprof_icpp_sampler_dropped(&s), 200);
     }
     for (i = 0; i < n; i++) {
         const ctxprof_icpp_sample *o = &s.samples[i];
