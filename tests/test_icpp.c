@@ -2281,31 +2281,46 @@ __attribute__((noinline)) static long icpp_lj_top(int jump)
     return icpp_lj_big(0);
 }
 
+/* Saves the training that ran as the file `name` in the test directory:
+   the N of its "body FUNC N" line, -1 when there is none, -2 when it
+   cannot be saved or read; the file's text in *text (free() it). */
+static long icpp_saved_body(const char *name, const char *func, char **text)
+{
+    char path[600], key[128];
+    const char *line;
+    size_t len;
+    long body = -1;
+    ctxprof_error err;
+    *text = NULL;
+    snprintf(path, sizeof path, "%s/%s", ctxprof_test_tmpdir(), name);
+    if (ctxprof_icpp_train_save(path, &err) != CTXPROF_OK)
+        return -2;
+    *text = (char *)ctxprof_test_slurp(path, &len);
+    if (!*text)
+        return -2;
+    snprintf(key, sizeof key, "\nbody %s ", func);
+    line = strstr(*text, key);
+    if (line)
+        body = strtol(line + strlen(key), NULL, 10);
+    return body;
+}
+
 /* The "body icpp_lj_big N" line of a training of icpp_lj_top(jump): N, or
    -1 when there is none; *path_ok: big's path is main's call of it. */
 static long icpp_lj_body(int jump, int *path_ok)
 {
-    char path[600], *line;
-    unsigned char *text;
-    size_t len;
-    long body = -1;
+    char name[32], *text;
+    long body;
     ctxprof_error err;
-    snprintf(path, sizeof path, "%s/icpp_lj%d.paths", ctxprof_test_tmpdir(), jump);
+    snprintf(name, sizeof name, "icpp_lj%d.paths", jump);
     ctxprof_icpp_train_reset();
     if (ctxprof_icpp_train_start(NULL, &err) != CTXPROF_OK)
         return -2;
     CHECK_EQ(icpp_lj_top(jump), 0);
     ctxprof_icpp_train_stop();
-    if (ctxprof_icpp_train_save(path, &err) != CTXPROF_OK)
-        return -2;
-    text = ctxprof_test_slurp(path, &len);
-    if (!text)
-        return -2;
-    *path_ok = strstr((char *)text, " icpp_lj_top icpp_lj_big\n") != NULL &&
-               strstr((char *)text, "icpp_lj_throw icpp_lj_big") == NULL;
-    line = strstr((char *)text, "\nbody icpp_lj_big ");
-    if (line)
-        body = strtol(line + strlen("\nbody icpp_lj_big "), NULL, 10);
+    body = icpp_saved_body(name, "icpp_lj_big", &text);
+    *path_ok = text && strstr(text, " icpp_lj_top icpp_lj_big\n") != NULL &&
+               strstr(text, "icpp_lj_throw icpp_lj_big") == NULL;
     free(text);
     return body;
 }
@@ -2344,11 +2359,8 @@ __attribute__((noinline)) static void icpp_root_caller(void)
 static long icpp_root_body(int as_root)
 {
     ctxprof_error err;
-    char path[512];
-    unsigned char *text;
-    const char *line;
-    size_t len;
-    long body = -1;
+    char *text;
+    long body;
     pthread_t th;
     ctxprof_icpp_train_reset();
     if (ctxprof_icpp_train_start(NULL, &err) != CTXPROF_OK)
@@ -2361,15 +2373,8 @@ static long icpp_root_body(int as_root)
         icpp_root_caller();
     }
     ctxprof_icpp_train_stop();
-    snprintf(path, sizeof path, "%s/icpp_root_%d.paths", ctxprof_test_tmpdir(), as_root);
-    if (ctxprof_icpp_train_save(path, &err) != CTXPROF_OK)
-        return -2;
-    text = ctxprof_test_slurp(path, &len);
-    if (!text)
-        return -2;
-    line = strstr((char *)text, "\nbody icpp_root_fn ");
-    if (line)
-        body = strtol(line + strlen("\nbody icpp_root_fn "), NULL, 10);
+    body = icpp_saved_body(as_root ? "icpp_root_1.paths" : "icpp_root_0.paths", "icpp_root_fn",
+                           &text);
     free(text);
     return body;
 }
@@ -3899,40 +3904,59 @@ __attribute__((noinline)) static void icpp_sig_work(int raise_it)
     icpp_sig_callee();
 }
 
-static void icpp_train_signal(void)
+/* Trains `rounds` rounds of icpp_sig_work(1) then (0) with handler on
+   SIGUSR2 and saves the map as `name`: *stats, and how many of its paths
+   reach icpp_sig_callee (-1 on error); *handler_in_map: the handler is a
+   function of the map. */
+static int icpp_sig_train(void (*handler)(int), int rounds, const char *name,
+                          ctxprof_icpp_train_stats *stats, int *handler_in_map)
 {
     struct sigaction sa, old;
-    ctxprof_icpp_train_stats stats;
     ctxprof_icpp_map m;
     ctxprof_error err;
     char path[512], buf[256];
     uint32_t p;
-    int callee_paths = 0;
+    int callee_paths = 0, round;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = icpp_sig_handler;
+    sa.sa_handler = handler;
     sigemptyset(&sa.sa_mask);
-    REQUIRE_EQ(sigaction(SIGUSR2, &sa, &old), 0);
+    if (sigaction(SIGUSR2, &sa, &old) != 0)
+        return -1;
     ctxprof_icpp_train_reset();
-    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
-    icpp_sig_work(1);
-    icpp_sig_work(0);
+    icpp_sig_hits = 0;
+    if (ctxprof_icpp_train_start(NULL, &err) == CTXPROF_OK) {
+        for (round = 0; round < rounds; round++) {
+            icpp_sig_work(1);
+            icpp_sig_work(0);
+        }
+    }
     ctxprof_icpp_train_stop();
     sigaction(SIGUSR2, &old, NULL);
-    CHECK_EQ(icpp_sig_hits, 4);
-    ctxprof_icpp_train_get_stats(&stats);
-    CHECK_EQ(stats.dropped_signal, 3); /* the handler and its two calls */
-    CHECK_EQ(stats.entries, 4);         /* work twice, its callee twice */
-    snprintf(path, sizeof path, "%s/icpp_signal.paths", ctxprof_test_tmpdir());
-    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    ctxprof_icpp_train_get_stats(stats);
+    snprintf(path, sizeof path, "%s/%s", ctxprof_test_tmpdir(), name);
     memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
-    CHECK_EQ(ctxprof_icpp_map_func(&m, "icpp_sig_handler"), -1);
+    if (ctxprof_icpp_train_save(path, &err) != CTXPROF_OK ||
+        ctxprof_icpp_map_load(&m, path, &err) != CTXPROF_OK)
+        return -1;
+    *handler_in_map = ctxprof_icpp_map_func(&m, "icpp_sig_handler") >= 0;
     for (p = 0; p < m.paths; p++) {
         ctxprof_icpp_map_path_str(&m, p, buf, sizeof buf);
-        callee_paths += strstr(buf, "icpp_sig_work>icpp_sig_callee") != NULL;
+        callee_paths += strstr(buf, "icpp_sig_callee") != NULL;
     }
-    CHECK_EQ(callee_paths, 1);
     ctxprof_icpp_map_deinit(&m);
+    return callee_paths;
+}
+
+static void icpp_train_signal(void)
+{
+    ctxprof_icpp_train_stats stats;
+    int in_map = -1;
+    /* icpp_sig_work>icpp_sig_callee at its own height only */
+    CHECK_EQ(icpp_sig_train(icpp_sig_handler, 1, "icpp_signal.paths", &stats, &in_map), 1);
+    CHECK_EQ(icpp_sig_hits, 4);
+    CHECK_EQ(stats.dropped_signal, 3); /* the handler and its two calls */
+    CHECK_EQ(stats.entries, 4);         /* work twice, its callee twice */
+    CHECK_EQ(in_map, 0);
     ctxprof_icpp_train_reset();
     ctxprof_icpp_train_get_stats(&stats);
     CHECK_EQ(stats.dropped_signal, 0);
@@ -3952,46 +3976,20 @@ static void icpp_sig_plain_handler(int sig)
 static void icpp_train_signal_plain(void)
 {
 #if defined(__x86_64__) && defined(__linux__)
-    struct sigaction sa, old;
     ctxprof_icpp_train_stats stats;
-    ctxprof_icpp_map m;
-    ctxprof_error err;
-    char path[512], buf[256];
-    uint32_t p;
-    int callee_paths = 0, round;
     uintptr_t scanned = 0;
+    int in_map = -1;
     /* the trampoline, found in libc's code with no handler to tell it */
     ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &scanned);
     CHECK(scanned != 0 && ctxprof__icpp_is_sigreturn(scanned));
     __atomic_store_n(&ctxprof__icpp_sigret, 0, __ATOMIC_RELAXED); /* learned afresh below */
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = icpp_sig_plain_handler;
-    sigemptyset(&sa.sa_mask);
-    REQUIRE_EQ(sigaction(SIGUSR2, &sa, &old), 0);
-    ctxprof_icpp_train_reset();
-    icpp_sig_hits = 0;
-    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
-    for (round = 0; round < 3; round++) { /* again where the callee's CFA is known */
-        icpp_sig_work(1);
-        icpp_sig_work(0);
-    }
-    ctxprof_icpp_train_stop();
-    sigaction(SIGUSR2, &old, NULL);
+    /* three rounds: again where the callee's CFA is known */
+    CHECK_EQ(icpp_sig_train(icpp_sig_plain_handler, 3, "icpp_signal_plain.paths", &stats, &in_map),
+             1);
     CHECK(ctxprof__icpp_is_sigreturn(__atomic_load_n(&ctxprof__icpp_sigret, __ATOMIC_RELAXED)));
     CHECK_EQ(icpp_sig_hits, 12);
-    ctxprof_icpp_train_get_stats(&stats);
     CHECK_EQ(stats.dropped_signal, 6); /* the handler's calls */
     CHECK_EQ(stats.entries, 12);       /* work six times, its callee six times */
-    snprintf(path, sizeof path, "%s/icpp_signal_plain.paths", ctxprof_test_tmpdir());
-    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
-    memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
-    for (p = 0; p < m.paths; p++) {
-        ctxprof_icpp_map_path_str(&m, p, buf, sizeof buf);
-        callee_paths += strstr(buf, "icpp_sig_callee") != NULL;
-    }
-    CHECK_EQ(callee_paths, 1); /* icpp_sig_work>icpp_sig_callee at its own height only */
-    ctxprof_icpp_map_deinit(&m);
     ctxprof_icpp_train_reset();
 #endif
 }
