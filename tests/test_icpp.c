@@ -3982,6 +3982,26 @@ static void icpp_train_signal_plain(void)
     /* the trampoline, found in libc's code with no handler to tell it */
     ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &scanned);
     CHECK(scanned != 0 && ctxprof__icpp_is_sigreturn(scanned));
+    { /* a frame on a synthetic stack: the trampoline's address, then the
+         interrupted SP saved 168 bytes above it (gregs[REG_RSP]) */
+        static uintptr_t stk[1024];
+        uintptr_t lo = (uintptr_t)&stk[0], top = (uintptr_t)&stk[600], base = (uintptr_t)&stk[1024];
+        size_t rsp = (8 + offsetof(ucontext_t, uc_mcontext) + 15 * 8) / 8;
+        __atomic_store_n(&ctxprof__icpp_sigret, scanned, __ATOMIC_RELAXED);
+        CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), 0); /* none */
+        stk[10] = scanned;
+        stk[10 + rsp] = (uintptr_t)&stk[700]; /* the interrupted SP, above the frame */
+        CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), (uintptr_t)&stk[10]);
+        CHECK_EQ(ctxprof__icpp_sig_between(lo, lo + 1016, base), 0); /* too small for one */
+        stk[10 + rsp] = (uintptr_t)&stk[40]; /* inside the frame: a stale copy */
+        CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), 0);
+        stk[10 + rsp] = base + 8; /* above the stack */
+        CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), 0);
+        stk[300] = scanned; /* a real one above the stale one */
+        stk[300 + rsp] = (uintptr_t)&stk[590];
+        CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), (uintptr_t)&stk[300]);
+        CHECK_EQ(ctxprof__icpp_sig_between((uintptr_t)&stk[301], top, base), 0); /* below lo */
+    }
     __atomic_store_n(&ctxprof__icpp_sigret, 0, __ATOMIC_RELAXED); /* learned afresh below */
     /* three rounds: again where the callee's CFA is known */
     CHECK_EQ(icpp_sig_train(icpp_sig_plain_handler, 3, "icpp_signal_plain.paths", &stats, &in_map),
