@@ -2381,7 +2381,29 @@ static long icpp_root_body(int as_root)
 
 static void icpp_body_root(void)
 {
-    long called = icpp_root_body(0), root = icpp_root_body(1);
+    long called, root;
+    { /* on a synthetic stack: the slot above a spilled copy; a copy more
+         than CTXPROF__ICPP_ROOT_PAST above the slot is another frame's */
+        static uintptr_t stk[512];
+        uintptr_t hi = ctxprof__icpp_stack_hi, sp = (uintptr_t)&stk[0];
+        memset(stk, 0, sizeof stk);
+        ctxprof__icpp_root_memo[0] = 0;
+        ctxprof__icpp_stack_hi = (uintptr_t)&stk[512];
+        stk[3] = 0xabc;  /* the spill */
+        stk[40] = 0xabc; /* the slot */
+        stk[40 + CTXPROF__ICPP_ROOT_PAST / 8 + 1] = 0xabc;
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc), (uintptr_t)&stk[41]);
+        stk[40] = 0; /* the same (SP, site): the answer kept */
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc), (uintptr_t)&stk[41]);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 8, 0xabc), (uintptr_t)&stk[4]);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xdef), 0);
+        ctxprof__icpp_stack_hi = 0; /* no mapping known: nothing read */
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 16, 0xabc), 0);
+        ctxprof__icpp_stack_hi = hi;
+        ctxprof__icpp_root_memo[0] = 0;
+    }
+    called = icpp_root_body(0);
+    root = icpp_root_body(1);
     CHECK_GE(called, 16);
     CHECK_EQ(root, called);
     ctxprof_icpp_train_reset();
