@@ -9336,8 +9336,8 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sigret_learn(void)
     int sig;
     for (sig = 1; sig < 65 && !r; sig++) {
         struct sigaction sa;
-        if (sigaction(sig, NULL, &sa) == 0 && sa.sa_restorer &&
-            ctxprof__icpp_is_sigreturn((uintptr_t)sa.sa_restorer))
+        if (sigaction(sig, NULL, &sa) == 0 && (sa.sa_flags & 0x04000000) /* SA_RESTORER */ &&
+            sa.sa_restorer && ctxprof__icpp_is_sigreturn((uintptr_t)sa.sa_restorer))
             r = (uintptr_t)sa.sa_restorer;
     }
 #endif
@@ -9357,38 +9357,51 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sigret_learn(void)
    may have copied site below the slot (a spill, at -O0 or under a
    sanitizer), and nothing above it holds site, so the highest copy is
    taken: the scan goes on for CTXPROF__ICPP_ROOT_PAST bytes past each one.
-   The last answer is kept for the next entry at the same (sp, site).
+   The last answer is kept for the next entry of the same function at
+   the same (sp, site).
    0: not found, or the mapping is unknown. */
 #define CTXPROF__ICPP_ROOT_PAST 1024u
-static CTXPROF_TLS uintptr_t ctxprof__icpp_root_memo[3] CTXPROF__TLS_MODEL; /* sp, site, CFA */
+/* the last root's sp, site, func and CFA */
+static CTXPROF_TLS uintptr_t ctxprof__icpp_root_memo[4] CTXPROF__TLS_MODEL;
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5)
 __attribute__((no_sanitize_address))
 #endif
-CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_root_cfa(uintptr_t sp, uintptr_t site)
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_root_cfa(uintptr_t sp, uintptr_t site,
+                                                               uintptr_t func)
 {
     uintptr_t hi = ctxprof__icpp_stack_hi, a, found = 0;
     if (!site || !hi || sp >= hi)
         return 0;
-    if (ctxprof__icpp_root_memo[0] == sp && ctxprof__icpp_root_memo[1] == site)
-        return ctxprof__icpp_root_memo[2];
+    if (ctxprof__icpp_root_memo[0] == sp && ctxprof__icpp_root_memo[1] == site &&
+        ctxprof__icpp_root_memo[2] == func)
+        return ctxprof__icpp_root_memo[3];
     if (hi - sp > CTXPROF__ICPP_FIND_MAX)
         hi = sp + CTXPROF__ICPP_FIND_MAX;
-    for (a = (sp + 7) & ~(uintptr_t)7; a + 8 <= hi && (!found || a - found < CTXPROF__ICPP_ROOT_PAST);
-         a += 8)
+    for (a = (sp + 7) & ~(uintptr_t)7; a + 8 <= hi; a += 8) {
+        if (found && a - found >= CTXPROF__ICPP_ROOT_PAST)
+            break;
         if (*(const volatile uintptr_t *)a == site)
             found = a + 8;
+    }
     ctxprof__icpp_root_memo[0] = sp;
     ctxprof__icpp_root_memo[1] = site;
-    ctxprof__icpp_root_memo[2] = found;
+    ctxprof__icpp_root_memo[2] = func;
+    ctxprof__icpp_root_memo[3] = found;
     return found;
 }
 #define CTXPROF__ICPP_SIGFRAME_MIN 1024u /* rt_sigframe, FPU state, red zone: more */
 
 /* The handler's entry SP (its return address's slot, holding the
-   trampoline) when a signal frame lies in [lo, top), read up from lo (at
-   most CTXPROF__ICPP_FIND_MAX bytes); 0 if none. A stale copy of the
-   trampoline's address is told from a frame by the interrupted SP saved
-   above it, which lies above the frame and below base. */
+   trampoline) when the frame of a signal being handled lies in [lo, top),
+   read up from lo (at most CTXPROF__ICPP_FIND_MAX bytes); 0 if none. A
+   frame stays in the stack's memory after its handler returned, so a
+   candidate must show a handler still running: the interrupted SP saved
+   in it lies above the frame and below base, and a signal unblocked in
+   the mask it saved is blocked now (the handler's own signal, unless
+   SA_NODEFER, and its sa_mask; the siginfo, which would name the signal,
+   is written only for SA_SIGINFO). Offsets are the kernel's struct
+   rt_sigframe: pretcode, then a ucontext (its mcontext's gregs at 40, the
+   64-bit sigmask at 296). */
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5)
 __attribute__((no_sanitize_address))
 #endif
@@ -9396,19 +9409,28 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_sig_between(uintptr_t lo,
                                                                  uintptr_t base)
 {
 #if defined(__x86_64__) && defined(__linux__)
-    /* the saved RSP: pretcode, then the ucontext (gregs[15] of its mcontext) */
-    const uintptr_t rsp_at = 8 + offsetof(ucontext_t, uc_mcontext) + 15 * 8;
+    const uintptr_t rsp_at = 8 + 40 + 15 * 8, mask_at = 8 + 296;
     uintptr_t r = __atomic_load_n(&ctxprof__icpp_sigret, __ATOMIC_RELAXED), a;
     if (!r || top <= lo || top - lo < CTXPROF__ICPP_SIGFRAME_MIN)
         return 0;
     if (top - lo > CTXPROF__ICPP_FIND_MAX)
         top = lo + CTXPROF__ICPP_FIND_MAX;
-    for (a = (lo + 7) & ~(uintptr_t)7; a + 8 <= top; a += 8)
-        if (*(const volatile uintptr_t *)a == r && base - a > rsp_at + 8) {
-            uintptr_t isp = *(const volatile uintptr_t *)(a + rsp_at);
-            if (isp >= a + CTXPROF__ICPP_SIGFRAME_MIN && isp <= base)
+    for (a = (lo + 7) & ~(uintptr_t)7; a + 8 <= top; a += 8) {
+        uintptr_t isp;
+        uint64_t saved;
+        sigset_t now;
+        int sig;
+        if (*(const volatile uintptr_t *)a != r || base - a < mask_at + 8)
+            continue;
+        isp = *(const volatile uintptr_t *)(a + rsp_at);
+        saved = *(const volatile uint64_t *)(a + mask_at);
+        if (isp < a + CTXPROF__ICPP_SIGFRAME_MIN || isp > base ||
+            pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
+            continue;
+        for (sig = 1; sig <= 64; sig++)
+            if (!(saved >> (sig - 1) & 1) && sigismember(&now, sig) == 1)
                 return a;
-        }
+    }
 #else
     (void)lo;
     (void)top;
@@ -9545,20 +9567,30 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
             t->depth--;
     if (t->depth && t->stack[t->depth - 1].sp != sp) {
         ctxprof__icpp_sframe *g = &t->stack[t->depth - 1];
-        uintptr_t known = g->callee_cfa, h;
+        uintptr_t known = g->callee_cfa;
         cfa = ctxprof__icpp_find_cfa(t, sp, site);
         g = &t->stack[t->depth - 1];
         /* an uninstrumented handler's call; the gap below the last
            callee's CFA was read when that callee was entered */
-        if ((!cfa || cfa != known) &&
-            (h = ctxprof__icpp_sig_between(cfa ? cfa : sp, g->sp, base)) != 0) {
-            g->callee_cfa = 0;
-            ctxprof__icpp_sig_sp = h;
+        if ((!cfa || cfa != known) && ctxprof__icpp_sig_between(cfa ? cfa : sp, g->sp, base)) {
+            g->callee_cfa = 0; /* the handler's next call is read again */
+            ctxprof__icpp_sig_sp = sp; /* until this call's exit */
             __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
             goto out;
         }
     } else if (!t->depth) {
-        cfa = ctxprof__icpp_root_cfa(sp, site);
+        uintptr_t hi = ctxprof__icpp_stack_hi;
+        int known = ctxprof__icpp_root_memo[0] == sp && ctxprof__icpp_root_memo[1] == site &&
+                    ctxprof__icpp_root_memo[2] == func;
+        cfa = ctxprof__icpp_root_cfa(sp, site, func);
+        /* a handler's call while no instrumented frame is live (an
+           uninstrumented main in poll): the frame lies above the CFA */
+        if (!known && ctxprof__icpp_sig_between(cfa ? cfa : sp, hi, hi)) {
+            ctxprof__icpp_root_memo[0] = 0; /* the handler's next call is read again */
+            ctxprof__icpp_sig_sp = sp;
+            __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
+            goto out;
+        }
     }
     if (t->depth >= ctxprof__icpp_max_depth) {
         t->dropped_depth++;
@@ -12109,7 +12141,8 @@ CTXPROF__PRIV int ctxprof__icpp_useful(const ctxprof__icpp_ps *s, uint32_t v)
 }
 
 /* Ours, part 1: coordinate ascent. For each variable that can move a
-   relevant unit, scan its values 0..max_units (one incremental step each,
+   relevant unit, scan its values 0..max_units (above 256, as far as its
+   share of the budget reaches, at least 256; one incremental step each,
    stopping at the first value that breaks the height limit: heights only
    grow with a pad) and keep the value with the most precise paths (ties:
    the smaller pad), in the order `order` (NULL: by id). Sweeps repeat
@@ -12132,7 +12165,7 @@ CTXPROF__PRIV void ctxprof__icpp_sweep(ctxprof__icpp_ps *s, const uint32_t *orde
                 return;
             /* a large max_units: values up to a quarter of the budget's
                share of each variable (never fewer than the default 256) */
-            if (share && (until - s->work) / share < (uint64_t)most)
+            if (most > 256 && share && (until - s->work) / share < (uint64_t)most)
                 most = (int32_t)((until - s->work) / share > 256 ? (until - s->work) / share : 256);
             if (cur)
                 ctxprof__icpp_apply(s, v, -cur);

@@ -1367,6 +1367,18 @@ static void icpp_pad_max_units_budget(void)
     /* the wider range pads as well as the default's, in the same budget */
     CHECK(p.report.precise_after > q.report.precise_after - 0.05);
     ctxprof_icpp_pads_deinit(&p);
+    { /* a smaller max_units than 256 still bounds every pad */
+        char *h = NULL, *at;
+        size_t hl;
+        d.max_units = 4;
+        REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+        REQUIRE_EQ(ctxprof_icpp_pads_emit(&p, "t", "t.h", &h, &hl, &err), CTXPROF_OK);
+        CHECK(p.report.functions_padded > 0);
+        for (at = strstr(h, "~, "); at; at = strstr(at + 3, "~, "))
+            CHECK_LE(strtol(at + 3, NULL, 10), 4);
+        free(h);
+    }
+    ctxprof_icpp_pads_deinit(&p);
     ctxprof_icpp_pads_deinit(&q);
     ctxprof_icpp_map_deinit(&m);
     free(text);
@@ -2392,13 +2404,14 @@ static void icpp_body_root(void)
         stk[3] = 0xabc;  /* the spill */
         stk[40] = 0xabc; /* the slot */
         stk[40 + CTXPROF__ICPP_ROOT_PAST / 8 + 1] = 0xabc;
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc), (uintptr_t)&stk[41]);
-        stk[40] = 0; /* the same (SP, site): the answer kept */
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc), (uintptr_t)&stk[41]);
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 8, 0xabc), (uintptr_t)&stk[4]);
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xdef), 0);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc, 1), (uintptr_t)&stk[41]);
+        stk[40] = 0; /* the same function at the same (SP, site): the answer kept */
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc, 1), (uintptr_t)&stk[41]);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc, 2), (uintptr_t)&stk[4]); /* another: read */
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 8, 0xabc, 1), (uintptr_t)&stk[4]);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xdef, 1), 0);
         ctxprof__icpp_stack_hi = 0; /* no mapping known: nothing read */
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 16, 0xabc), 0);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 16, 0xabc, 1), 0);
         ctxprof__icpp_stack_hi = hi;
         ctxprof__icpp_root_memo[0] = 0;
     }
@@ -3209,7 +3222,7 @@ static void icpp_sampler_live(void)
     }
     REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
     /* at least 0.25 s of CPU, and on until 60 signals came, 5 s at most.
-       The timer is checked on kernel ticks (HZ 250 here): one signal per
+       The timer is checked on kernel ticks (HZ 250 on these VMs): one signal per
        tick, the periods between as its overrun (the sample's weight). On
        a loaded VM a running thread sees far fewer ticks (12-25 signals
        in 5 s of CPU beside two busy loops) while the periods stay exact,
@@ -3224,7 +3237,8 @@ static void icpp_sampler_live(void)
     n = ctxprof_icpp_sampler_count(&s);
     CHECK_GE(n, 5);
     CHECK_LE(n, 100);
-    { /* 0.25 s of CPU at 1 kHz: 250 periods, less the timer's start */
+    { /* 0.25 s of CPU at 1 kHz: 250 periods, less the timer's start (a
+         dropped signal stands for one period at least) */
         uint64_t w = 0;
         for (i = 0; i < n; i++)
             w += s.samples[i].weight;
@@ -3918,17 +3932,32 @@ __attribute__((noinline)) static void icpp_sig_handler(int sig)
     icpp_sig_callee();
 }
 
+/* A frame larger than a signal frame: called after the handler returned,
+   it lies where the handler's frame was. */
+__attribute__((noinline)) static void icpp_sig_big(void)
+{
+    CTXPROF_ICPP_FUNC(icpp_sig_big);
+    volatile char buf[4096];
+    buf[0] = 1;
+    buf[4095] = buf[0];
+}
+
+/* The callee once before the signal (its CFA then known in this frame),
+   once after, then a large frame. */
 __attribute__((noinline)) static void icpp_sig_work(int raise_it)
 {
     CTXPROF_ICPP_FUNC(icpp_sig_work);
+    icpp_sig_callee();
     if (raise_it)
         raise(SIGUSR2);
     icpp_sig_callee();
+    icpp_sig_big();
 }
 
 /* Trains `rounds` rounds of icpp_sig_work(1) then (0) with handler on
-   SIGUSR2 and saves the map as `name`: *stats, and how many of its paths
-   reach icpp_sig_callee (-1 on error); *handler_in_map: the handler is a
+   SIGUSR2, then the signal where no instrumented frame is live, and saves
+   the map as `name`: *stats, and how many of its paths reach
+   icpp_sig_callee (-1 on error); *handler_in_map: the handler is a
    function of the map. */
 static int icpp_sig_train(void (*handler)(int), int rounds, const char *name,
                           ctxprof_icpp_train_stats *stats, int *handler_in_map)
@@ -3951,6 +3980,7 @@ static int icpp_sig_train(void (*handler)(int), int rounds, const char *name,
             icpp_sig_work(1);
             icpp_sig_work(0);
         }
+        raise(SIGUSR2);
     }
     ctxprof_icpp_train_stop();
     sigaction(SIGUSR2, &old, NULL);
@@ -3975,9 +4005,9 @@ static void icpp_train_signal(void)
     int in_map = -1;
     /* icpp_sig_work>icpp_sig_callee at its own height only */
     CHECK_EQ(icpp_sig_train(icpp_sig_handler, 1, "icpp_signal.paths", &stats, &in_map), 1);
-    CHECK_EQ(icpp_sig_hits, 4);
-    CHECK_EQ(stats.dropped_signal, 3); /* the handler and its two calls */
-    CHECK_EQ(stats.entries, 4);         /* work twice, its callee twice */
+    CHECK_EQ(icpp_sig_hits, 8);
+    CHECK_EQ(stats.dropped_signal, 6); /* the handler and its two calls, twice */
+    CHECK_EQ(stats.entries, 8);        /* work twice, its callee four times, big twice */
     CHECK_EQ(in_map, 0);
     ctxprof_icpp_train_reset();
     ctxprof_icpp_train_get_stats(&stats);
@@ -4004,34 +4034,47 @@ static void icpp_train_signal_plain(void)
     /* the trampoline, found in libc's code with no handler to tell it */
     ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &scanned);
     CHECK(scanned != 0 && ctxprof__icpp_is_sigreturn(scanned));
-    { /* a frame on a synthetic stack: the trampoline's address, then the
-         interrupted SP saved 168 bytes above it (gregs[REG_RSP]) */
+    { /* a frame of SIGUSR1 on a synthetic stack: the trampoline's address,
+         then (kernel rt_sigframe) the interrupted SP 168 bytes above it and
+         the saved mask at 304 */
         static uintptr_t stk[1024];
         uintptr_t lo = (uintptr_t)&stk[0], top = (uintptr_t)&stk[600], base = (uintptr_t)&stk[1024];
         size_t rsp = (8 + offsetof(ucontext_t, uc_mcontext) + 15 * 8) / 8;
+        sigset_t usr1, before;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
         __atomic_store_n(&ctxprof__icpp_sigret, scanned, __ATOMIC_RELAXED);
+        REQUIRE_EQ(pthread_sigmask(SIG_BLOCK, &usr1, &before), 0); /* as in its handler */
         CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), 0); /* none */
         stk[10] = scanned;
         stk[10 + rsp] = (uintptr_t)&stk[700]; /* the interrupted SP, above the frame */
+        stk[10 + 38] = 0;                      /* the mask it saved: SIGUSR1 unblocked */
         CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), (uintptr_t)&stk[10]);
         CHECK_EQ(ctxprof__icpp_sig_between(lo, lo + 1016, base), 0); /* too small for one */
+        stk[10 + 38] = (uintptr_t)1 << (SIGUSR1 - 1); /* blocked then: never delivered */
+        CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), 0);
+        stk[10 + 38] = 0;
         stk[10 + rsp] = (uintptr_t)&stk[40]; /* inside the frame: a stale copy */
         CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), 0);
         stk[10 + rsp] = base + 8; /* above the stack */
         CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), 0);
-        stk[300] = scanned; /* a real one above the stale one */
+        stk[300] = scanned; /* a frame above the stale one */
         stk[300 + rsp] = (uintptr_t)&stk[590];
+        stk[300 + 38] = 0;
         CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), (uintptr_t)&stk[300]);
         CHECK_EQ(ctxprof__icpp_sig_between((uintptr_t)&stk[301], top, base), 0); /* below lo */
+        REQUIRE_EQ(pthread_sigmask(SIG_SETMASK, &before, NULL), 0);
+        /* its handler returned (the signal unblocked again): what it left */
+        CHECK_EQ(ctxprof__icpp_sig_between(lo, top, base), 0);
     }
     __atomic_store_n(&ctxprof__icpp_sigret, 0, __ATOMIC_RELAXED); /* learned afresh below */
-    /* three rounds: again where the callee's CFA is known */
+    /* rounds after the first: the handler's frames where the last ones were */
     CHECK_EQ(icpp_sig_train(icpp_sig_plain_handler, 3, "icpp_signal_plain.paths", &stats, &in_map),
              1);
     CHECK(ctxprof__icpp_is_sigreturn(__atomic_load_n(&ctxprof__icpp_sigret, __ATOMIC_RELAXED)));
-    CHECK_EQ(icpp_sig_hits, 12);
-    CHECK_EQ(stats.dropped_signal, 6); /* the handler's calls */
-    CHECK_EQ(stats.entries, 12);       /* work six times, its callee six times */
+    CHECK_EQ(icpp_sig_hits, 20);
+    CHECK_EQ(stats.dropped_signal, 8); /* the handler's calls */
+    CHECK_EQ(stats.entries, 24);       /* work 6 times, its callee 12 times, big 6 times */
     ctxprof_icpp_train_reset();
 #endif
 }
