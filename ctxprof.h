@@ -9572,7 +9572,8 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         g = &t->stack[t->depth - 1];
         /* an uninstrumented handler's call; the gap below the last
            callee's CFA was read when that callee was entered */
-        if ((!cfa || cfa != known) && ctxprof__icpp_sig_between(cfa ? cfa : sp, g->sp, base)) {
+        if ((!cfa || cfa != known) && g->sp - (cfa ? cfa : sp) >= CTXPROF__ICPP_SIGFRAME_MIN &&
+            ctxprof__icpp_sig_between(cfa ? cfa : sp, g->sp, base)) {
             g->callee_cfa = 0; /* the handler's next call is read again */
             ctxprof__icpp_sig_sp = sp; /* until this call's exit */
             __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
