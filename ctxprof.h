@@ -9120,6 +9120,7 @@ typedef struct ctxprof__icpp_sframe {
     uintptr_t sp;   /* SP at entry */
     uintptr_t func, site;
     uintptr_t callee_cfa; /* the CFA last found for a callee (0: none), tried first */
+    uintptr_t sig_clean;  /* a callee's CFA with no signal frame above it (0: none) */
 } ctxprof__icpp_sframe;
 
 typedef struct ctxprof__icpp_ts {
@@ -9566,18 +9567,21 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         while (t->depth && t->stack[t->depth - 1].sp <= sp)
             t->depth--;
     if (t->depth && t->stack[t->depth - 1].sp != sp) {
-        ctxprof__icpp_sframe *g = &t->stack[t->depth - 1];
-        uintptr_t known = g->callee_cfa;
+        ctxprof__icpp_sframe *g;
+        uintptr_t lo;
         cfa = ctxprof__icpp_find_cfa(t, sp, site);
         g = &t->stack[t->depth - 1];
-        /* an uninstrumented handler's call; the gap below the last
-           callee's CFA was read when that callee was entered */
-        if ((!cfa || cfa != known) && g->sp - (cfa ? cfa : sp) >= CTXPROF__ICPP_SIGFRAME_MIN &&
-            ctxprof__icpp_sig_between(cfa ? cfa : sp, g->sp, base)) {
-            g->callee_cfa = 0; /* the handler's next call is read again */
-            ctxprof__icpp_sig_sp = sp; /* until this call's exit */
-            __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
-            goto out;
+        lo = cfa ? cfa : sp;
+        /* an uninstrumented handler's call; a handler's frames would put
+           the CFA below a gap read clean before */
+        if (lo != g->sig_clean && g->sp - lo >= CTXPROF__ICPP_SIGFRAME_MIN) {
+            if (ctxprof__icpp_sig_between(lo, g->sp, base)) {
+                g->callee_cfa = 0;
+                ctxprof__icpp_sig_sp = sp; /* until this call's exit */
+                __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
+                goto out;
+            }
+            g->sig_clean = lo;
         }
     } else if (!t->depth) {
         uintptr_t hi = ctxprof__icpp_stack_hi;
@@ -9635,6 +9639,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     t->stack[t->depth].func = func;
     t->stack[t->depth].site = site;
     t->stack[t->depth].callee_cfa = 0;
+    t->stack[t->depth].sig_clean = 0;
     t->depth++;
     __atomic_store_n(&t->cur, node == CTXPROF__ICPP_NONE ? 0 : node, __ATOMIC_RELAXED);
 out:
