@@ -9139,6 +9139,8 @@ typedef struct ctxprof__icpp_ts {
     uint32_t slot;               /* registry index + 1 */
     int busy;                    /* reentrancy guard (hooks in library code) */
     struct ctxprof__icpp_ts *next;
+    uintptr_t roots[128][2][4];  /* entries with no frame below, (sp, site, func) -> CFA:
+                                    128 sets of 2, the last used first */
 } ctxprof__icpp_ts;
 
 static CTXPROF_TLS ctxprof__icpp_ts *ctxprof__icpp_tls_ts CTXPROF__TLS_MODEL;
@@ -9358,24 +9360,16 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sigret_learn(void)
    may have copied site below the slot (a spill, at -O0 or under a
    sanitizer), and nothing above it holds site, so the highest copy is
    taken: the scan goes on for CTXPROF__ICPP_ROOT_PAST bytes past each one.
-   The last answer is kept for the next entry of the same function at
-   the same (sp, site).
    0: not found, or the mapping is unknown. */
-#define CTXPROF__ICPP_ROOT_PAST 1024u
-/* the last root's sp, site, func and CFA */
-static CTXPROF_TLS uintptr_t ctxprof__icpp_root_memo[4] CTXPROF__TLS_MODEL;
+#define CTXPROF__ICPP_ROOT_PAST 256u
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5)
 __attribute__((no_sanitize_address))
 #endif
-CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_root_cfa(uintptr_t sp, uintptr_t site,
-                                                               uintptr_t func)
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_root_cfa(uintptr_t sp, uintptr_t site)
 {
     uintptr_t hi = ctxprof__icpp_stack_hi, a, found = 0;
     if (!site || !hi || sp >= hi)
         return 0;
-    if (ctxprof__icpp_root_memo[0] == sp && ctxprof__icpp_root_memo[1] == site &&
-        ctxprof__icpp_root_memo[2] == func)
-        return ctxprof__icpp_root_memo[3];
     if (hi - sp > CTXPROF__ICPP_FIND_MAX)
         hi = sp + CTXPROF__ICPP_FIND_MAX;
     for (a = (sp + 7) & ~(uintptr_t)7; a + 8 <= hi; a += 8) {
@@ -9384,13 +9378,10 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_root_cfa(uintptr_t sp, ui
         if (*(const volatile uintptr_t *)a == site)
             found = a + 8;
     }
-    ctxprof__icpp_root_memo[0] = sp;
-    ctxprof__icpp_root_memo[1] = site;
-    ctxprof__icpp_root_memo[2] = func;
-    ctxprof__icpp_root_memo[3] = found;
     return found;
 }
 #define CTXPROF__ICPP_SIGFRAME_MIN 1024u /* rt_sigframe, FPU state, red zone: more */
+#define CTXPROF__ICPP_ROOT_SIG 4096u      /* read above a root's CFA for a signal frame */
 
 /* The handler's entry SP (its return address's slot, holding the
    trampoline) when the frame of a signal being handled lies in [lo, top),
@@ -9584,17 +9575,38 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
             g->sig_clean = lo;
         }
     } else if (!t->depth) {
-        uintptr_t hi = ctxprof__icpp_stack_hi;
-        int known = ctxprof__icpp_root_memo[0] == sp && ctxprof__icpp_root_memo[1] == site &&
-                    ctxprof__icpp_root_memo[2] == func;
-        cfa = ctxprof__icpp_root_cfa(sp, site, func);
-        /* a handler's call while no instrumented frame is live (an
-           uninstrumented main in poll): the frame lies above the CFA */
-        if (!known && ctxprof__icpp_sig_between(cfa ? cfa : sp, hi, hi)) {
-            ctxprof__icpp_root_memo[0] = 0; /* the handler's next call is read again */
-            ctxprof__icpp_sig_sp = sp;
-            __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
-            goto out;
+        /* the same function entered from the same site at the same SP
+           has the same CFA: read once (uninstrumented recursion calls
+           its instrumented callees at every depth) */
+        uintptr_t(*set)[4] = t->roots[(sp >> 4) & 127]; /* by SP: a recursion's depths apart */
+        uintptr_t *e = set[0];
+        if (set[1][0] == sp && set[1][1] == site && set[1][2] == func) {
+            uintptr_t keep[4];
+            memcpy(keep, set[1], sizeof keep);
+            memcpy(set[1], set[0], sizeof keep);
+            memcpy(set[0], keep, sizeof keep);
+        }
+        if (e[0] == sp && e[1] == site && e[2] == func) {
+            cfa = e[3];
+        } else {
+            uintptr_t hi = ctxprof__icpp_stack_hi, lo;
+            cfa = ctxprof__icpp_root_cfa(sp, site);
+            lo = cfa ? cfa : sp;
+            if (hi > lo && hi - lo > CTXPROF__ICPP_ROOT_SIG)
+                hi = lo + CTXPROF__ICPP_ROOT_SIG;
+            /* a handler's call while no instrumented frame is live (an
+               uninstrumented main in poll): its frame lies above the CFA;
+               not kept, so that the handler's next call is read again */
+            if (ctxprof__icpp_sig_between(lo, hi, ctxprof__icpp_stack_hi)) {
+                ctxprof__icpp_sig_sp = sp;
+                __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
+                goto out;
+            }
+            memcpy(set[1], set[0], sizeof set[0]);
+            e[0] = sp;
+            e[1] = site;
+            e[2] = func;
+            e[3] = cfa;
         }
     }
     if (t->depth >= ctxprof__icpp_max_depth) {

@@ -2399,21 +2399,19 @@ static void icpp_body_root(void)
         static uintptr_t stk[512];
         uintptr_t hi = ctxprof__icpp_stack_hi, sp = (uintptr_t)&stk[0];
         memset(stk, 0, sizeof stk);
-        ctxprof__icpp_root_memo[0] = 0;
         ctxprof__icpp_stack_hi = (uintptr_t)&stk[512];
         stk[3] = 0xabc;  /* the spill */
-        stk[40] = 0xabc; /* the slot */
-        stk[40 + CTXPROF__ICPP_ROOT_PAST / 8 + 1] = 0xabc;
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc, 1), (uintptr_t)&stk[41]);
-        stk[40] = 0; /* the same function at the same (SP, site): the answer kept */
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc, 1), (uintptr_t)&stk[41]);
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc, 2), (uintptr_t)&stk[4]); /* another: read */
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 8, 0xabc, 1), (uintptr_t)&stk[4]);
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xdef, 1), 0);
+        stk[20] = 0xabc; /* the slot */
+        stk[20 + CTXPROF__ICPP_ROOT_PAST / 8 + 1] = 0xabc;
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc), (uintptr_t)&stk[21]);
+        stk[20] = 0; /* gone: the spill is all that is left */
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc), (uintptr_t)&stk[4]);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 32, 0xabc), /* above the spill: the next one up */
+                 (uintptr_t)&stk[20 + CTXPROF__ICPP_ROOT_PAST / 8 + 2]);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xdef), 0);
         ctxprof__icpp_stack_hi = 0; /* no mapping known: nothing read */
-        CHECK_EQ(ctxprof__icpp_root_cfa(sp + 16, 0xabc, 1), 0);
+        CHECK_EQ(ctxprof__icpp_root_cfa(sp, 0xabc), 0);
         ctxprof__icpp_stack_hi = hi;
-        ctxprof__icpp_root_memo[0] = 0;
     }
     called = icpp_root_body(0);
     root = icpp_root_body(1);
