@@ -9431,6 +9431,38 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_sig_between(uintptr_t lo,
     return 0;
 }
 
+/* An entry with no live instrumented frame below it: its CFA into *cfa,
+   and 1 when a signal frame lies in the CFA's next CTXPROF__ICPP_ROOT_SIG
+   bytes (a handler's call while none is live: an uninstrumented main in
+   poll). The same function entered from the same site at the same SP has
+   the same CFA and caller, so a clean answer is kept (t->roots, by SP: an
+   uninstrumented recursion calls its instrumented callees at every
+   depth); a handler's is not, so that its next call is read again. */
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_root(ctxprof__icpp_ts *t, uintptr_t sp,
+                                                      uintptr_t site, uintptr_t func,
+                                                      uintptr_t *cfa)
+{
+    uintptr_t(*set)[4] = t->roots[(sp >> 4) & 127];
+    uintptr_t hi = ctxprof__icpp_stack_hi, lo, top;
+    int w;
+    for (w = 0; w < 2; w++)
+        if (set[w][0] == sp && set[w][1] == site && set[w][2] == func) {
+            *cfa = set[w][3];
+            return 0;
+        }
+    *cfa = ctxprof__icpp_root_cfa(sp, site);
+    lo = *cfa ? *cfa : sp;
+    top = hi > lo && hi - lo > CTXPROF__ICPP_ROOT_SIG ? lo + CTXPROF__ICPP_ROOT_SIG : hi;
+    if (ctxprof__icpp_sig_between(lo, top, hi))
+        return 1;
+    memcpy(set[1], set[0], sizeof set[0]); /* the older one goes */
+    set[0][0] = sp;
+    set[0][1] = site;
+    set[0][2] = func;
+    set[0][3] = *cfa;
+    return 0;
+}
+
 /* Whether the top frame cannot be live when func is entered at (sp, site,
    point) with paired exits. One recorded deeper than sp is dead. At the
    same SP, a live frame is one that func was inlined into: both were
@@ -9568,46 +9600,12 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         if (lo != g->sig_clean && g->sp - lo >= CTXPROF__ICPP_SIGFRAME_MIN) {
             if (ctxprof__icpp_sig_between(lo, g->sp, base)) {
                 g->callee_cfa = 0;
-                ctxprof__icpp_sig_sp = sp; /* until this call's exit */
-                __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
-                goto out;
+                goto handler;
             }
             g->sig_clean = lo;
         }
-    } else if (!t->depth) {
-        /* the same function entered from the same site at the same SP
-           has the same CFA: read once (uninstrumented recursion calls
-           its instrumented callees at every depth) */
-        uintptr_t(*set)[4] = t->roots[(sp >> 4) & 127]; /* by SP: a recursion's depths apart */
-        uintptr_t *e = set[0];
-        if (set[1][0] == sp && set[1][1] == site && set[1][2] == func) {
-            uintptr_t keep[4];
-            memcpy(keep, set[1], sizeof keep);
-            memcpy(set[1], set[0], sizeof keep);
-            memcpy(set[0], keep, sizeof keep);
-        }
-        if (e[0] == sp && e[1] == site && e[2] == func) {
-            cfa = e[3];
-        } else {
-            uintptr_t hi = ctxprof__icpp_stack_hi, lo;
-            cfa = ctxprof__icpp_root_cfa(sp, site);
-            lo = cfa ? cfa : sp;
-            if (hi > lo && hi - lo > CTXPROF__ICPP_ROOT_SIG)
-                hi = lo + CTXPROF__ICPP_ROOT_SIG;
-            /* a handler's call while no instrumented frame is live (an
-               uninstrumented main in poll): its frame lies above the CFA;
-               not kept, so that the handler's next call is read again */
-            if (ctxprof__icpp_sig_between(lo, hi, ctxprof__icpp_stack_hi)) {
-                ctxprof__icpp_sig_sp = sp;
-                __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
-                goto out;
-            }
-            memcpy(set[1], set[0], sizeof set[0]);
-            e[0] = sp;
-            e[1] = site;
-            e[2] = func;
-            e[3] = cfa;
-        }
+    } else if (!t->depth && ctxprof__icpp_root(t, sp, site, func, &cfa)) {
+        goto handler;
     }
     if (t->depth >= ctxprof__icpp_max_depth) {
         t->dropped_depth++;
@@ -9654,6 +9652,10 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     t->stack[t->depth].sig_clean = 0;
     t->depth++;
     __atomic_store_n(&t->cur, node == CTXPROF__ICPP_NONE ? 0 : node, __ATOMIC_RELAXED);
+    goto out;
+handler: /* an uninstrumented handler's call: dropped until its own exit */
+    ctxprof__icpp_sig_sp = sp;
+    __atomic_add_fetch(&ctxprof__icpp_sig_dropped, 1, __ATOMIC_RELAXED);
 out:
     t->busy = 0;
 }
