@@ -9305,16 +9305,26 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_is_sigreturn(uintptr_t site)
    the frame on top. The trampoline's address is learned from an
    instrumented handler's entry or, when training starts, from the
    installed handlers' restorer or from libc's code (the one
-   rt_sigreturn sequence there). Not signal-safe (dl_iterate_phdr). */
+   rt_sigreturn sequence there: glibc's libc.so, musl's ld-musl), else
+   from the executable's (linked statically). Not signal-safe
+   (dl_iterate_phdr). */
 #if defined(CTXPROF__HAVE_SYMTAB) && defined(__x86_64__)
+struct ctxprof__sigret_find {
+    uintptr_t at;
+    int exe; /* 0: libc's objects; 1: the executable (named "") */
+};
+
 CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_sigret_scan(struct ctxprof__dl_info *in,
                                                              size_t size, void *data)
 {
+    struct ctxprof__sigret_find *f = (struct ctxprof__sigret_find *)data;
     const char *b = in->name ? strrchr(in->name, '/') : NULL;
     uint16_t i;
     (void)size;
-    b = b ? b + 1 : in->name;
-    if (!b || (strncmp(b, "libc.so", 7) != 0 && strncmp(b, "libc-", 5) != 0))
+    b = b ? b + 1 : in->name ? in->name : "";
+    if (f->exe ? *b != '\0'
+               : strncmp(b, "libc.so", 7) != 0 && strncmp(b, "libc-", 5) != 0 &&
+                     strncmp(b, "ld-musl-", 8) != 0)
         return 0;
     for (i = 0; i < in->phnum; i++) {
         const ctxprof__phdr *h = &in->phdr[i];
@@ -9323,31 +9333,34 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_sigret_scan(struct ctxprof__dl_
             continue;
         for (end = c + h->filesz - 16; c < end; c++)
             if (*c == 0x48 && ctxprof__icpp_is_sigreturn((uintptr_t)c)) {
-                *(uintptr_t *)data = (uintptr_t)c;
+                f->at = (uintptr_t)c;
                 return 1;
             }
     }
-    return 0;
+    return f->exe; /* the executable comes first: no other is "" */
 }
 #endif
 
 CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sigret_learn(void)
 {
 #if defined(CTXPROF__HAVE_SYMTAB) && defined(__x86_64__)
-    uintptr_t r = __atomic_load_n(&ctxprof__icpp_sigret, __ATOMIC_RELAXED);
+    struct ctxprof__sigret_find f = {0, 0};
+    f.at = __atomic_load_n(&ctxprof__icpp_sigret, __ATOMIC_RELAXED);
 #if defined(__GLIBC__)
-    int sig;
-    for (sig = 1; sig < 65 && !r; sig++) {
-        struct sigaction sa;
-        if (sigaction(sig, NULL, &sa) == 0 && (sa.sa_flags & 0x04000000) /* SA_RESTORER */ &&
-            sa.sa_restorer && ctxprof__icpp_is_sigreturn((uintptr_t)sa.sa_restorer))
-            r = (uintptr_t)sa.sa_restorer;
+    {
+        int sig;
+        for (sig = 1; sig < 65 && !f.at; sig++) {
+            struct sigaction sa;
+            if (sigaction(sig, NULL, &sa) == 0 && (sa.sa_flags & 0x04000000) /* SA_RESTORER */ &&
+                sa.sa_restorer && ctxprof__icpp_is_sigreturn((uintptr_t)sa.sa_restorer))
+                f.at = (uintptr_t)sa.sa_restorer;
+        }
     }
 #endif
-    if (!r)
-        ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &r);
-    if (r)
-        __atomic_store_n(&ctxprof__icpp_sigret, r, __ATOMIC_RELAXED);
+    for (; !f.at && f.exe < 2; f.exe++)
+        ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &f);
+    if (f.at)
+        __atomic_store_n(&ctxprof__icpp_sigret, f.at, __ATOMIC_RELAXED);
 #endif
 }
 

@@ -4027,11 +4027,47 @@ static void icpp_train_signal_plain(void)
 {
 #if defined(__x86_64__) && defined(__linux__)
     ctxprof_icpp_train_stats stats;
-    uintptr_t scanned = 0;
+    struct ctxprof__sigret_find f = {0, 0};
+    uintptr_t scanned;
     int in_map = -1;
     /* the trampoline, found in libc's code with no handler to tell it */
-    ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &scanned);
+    ctxprof__dl_iterate_phdr(ctxprof__icpp_sigret_scan, &f);
+    scanned = f.at;
     CHECK(scanned != 0 && ctxprof__icpp_is_sigreturn(scanned));
+    { /* musl's (its loader is its libc) and a static executable's */
+        static const unsigned char code[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+        static unsigned char text[64];
+        ctxprof__phdr ph;
+        struct ctxprof__dl_info in;
+        memset(text, 0x48, sizeof text); /* near misses before it */
+        memcpy(text + 21, code, sizeof code);
+        memset(&ph, 0, sizeof ph);
+        ph.type = 1;
+        ph.flags = 5; /* PF_R | PF_X */
+        ph.vaddr = (uint64_t)(uintptr_t)text;
+        ph.filesz = sizeof text;
+        in.addr = 0;
+        in.phdr = &ph;
+        in.phnum = 1;
+        in.name = "/lib/ld-musl-x86_64.so.1";
+        f.at = 0;
+        CHECK_EQ(ctxprof__icpp_sigret_scan(&in, sizeof in, &f), 1);
+        CHECK_EQ(f.at, (uintptr_t)(text + 21));
+        in.name = "";
+        f.at = 0;
+        CHECK_EQ(ctxprof__icpp_sigret_scan(&in, sizeof in, &f), 0); /* libc's objects first */
+        CHECK_EQ(f.at, 0);
+        f.exe = 1;
+        CHECK_EQ(ctxprof__icpp_sigret_scan(&in, sizeof in, &f), 1);
+        CHECK_EQ(f.at, (uintptr_t)(text + 21));
+        in.name = "/usr/lib/libfoo.so.1";
+        f.at = 0;
+        CHECK_EQ(ctxprof__icpp_sigret_scan(&in, sizeof in, &f), 0); /* only the executable */
+        in.name = "";
+        ph.flags = 4; /* not executable */
+        CHECK_EQ(ctxprof__icpp_sigret_scan(&in, sizeof in, &f), 1); /* the last to look at */
+        CHECK_EQ(f.at, 0);
+    }
     { /* a frame of SIGUSR1 on a synthetic stack: the trampoline's address,
          then (kernel rt_sigframe) the interrupted SP 168 bytes above it and
          the saved mask at 304 */
