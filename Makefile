@@ -41,13 +41,13 @@ all: tools examples bench-build
 help:
 	@echo "make            tools, examples and benchmarks into build/"
 	@echo "make demo       every capability at work on a real workload"
-	@echo "make test       header checks, unit tests (gcc, clang, ASan+UBSan), fuzz replays"
+	@echo "make test       header checks, unit tests (gcc, clang, ASan+UBSan, musl), fuzz replays"
 	@echo "make bench      the benchmark tables (minutes)"
 	@echo "make stress     threads under ThreadSanitizer (STRESS_SECONDS, STRESS_THREADS)"
 	@echo "make fuzz       libFuzzer on every parser (FUZZ_SECONDS)"
 	@echo "make robustness write faults, bounds and signal storms; make memcheck: valgrind"
 	@echo "make install    PREFIX=... DESTDIR=...; make uninstall"
-	@echo "make deps       what the optional builds need (libpfm4, libunwind); make format; make clean"
+	@echo "make deps       what the optional builds need (libpfm4, libunwind, musl); make format; make clean"
 
 # Filled by the module blocks below.
 TEST_CFLAGS :=
@@ -364,9 +364,9 @@ uninstall:
 # Optional packages: libpfm4 (event names), libunwind (a benchmark baseline).
 deps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q libpfm4-dev libunwind-dev \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q libpfm4-dev libunwind-dev musl-tools \
 	        >/dev/null 2>&1 || echo "make deps: apt-get failed; optional parts are skipped"; \
-	else echo "make deps: run as root on Debian, or install libpfm4-dev libunwind-dev"; fi
+	else echo "make deps: run as root on Debian, or install libpfm4-dev libunwind-dev musl-tools"; fi
 
 # Stress: 16 threads doing everything at once under ThreadSanitizer, an
 # observer thread querying while they run; counts must add up exactly
@@ -457,6 +457,12 @@ bench: $(BENCHES) $(TOOLS)
 # ---- tests -----------------------------------------------------------------
 TEST_DEPS := $(HEADERS) $(wildcard tests/*.c tests/*.h)
 TEST_CONFIGS := gcc clang gcc-san clang-san
+# musl (Alpine's libc), where Debian's musl-gcc is installed (make deps):
+# its wrapper sees no kernel headers, so they come from a directory of links.
+MUSL_CC ?= musl-gcc
+ifneq ($(shell command -v $(MUSL_CC) 2>/dev/null),)
+TEST_CONFIGS += musl
+endif
 TEST_BINS := $(foreach c,$(TEST_CONFIGS),$(B)/test/$(c)/test_ctxprof)
 
 cc_of = $(if $(findstring clang,$(1)),$(CLANG),$(CC))
@@ -468,10 +474,22 @@ $(B)/test/%/test_ctxprof: $(TEST_DEPS)
 	    -DCTXPROF_TEST_CC='"$(call cc_of,$*)"' -DCTXPROF_TEST_CONFIG='"$*"' $(TEST_CFLAGS) \
 	    tests/test_main.c -o $@ $(LDFLAGS) $(LDLIBS) $(TEST_LDLIBS)
 
+$(B)/musl-include:
+	@mkdir -p $@
+	@for d in linux asm-generic; do ln -sfn /usr/include/$$d $@/$$d; done
+	@ln -sfn /usr/include/$$($(CC) -dumpmachine)/asm $@/asm
+
+$(B)/test/musl/test_ctxprof: $(TEST_DEPS) | $(B)/musl-include
+	@mkdir -p $(@D)
+	$(MUSL_CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer $(TESTWARN) -isystem $(B)/musl-include \
+	    -DCTXPROF_TEST_CC='"$(MUSL_CC) -isystem $(CURDIR)/$(B)/musl-include -Wl,--build-id"' \
+	    -DCTXPROF_TEST_CONFIG='"musl"' tests/test_main.c -o $@ -Wl,--build-id $(LDLIBS)
+
 test check: $(TOOLS) $(EXAMPLES)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
 	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
-	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" sh tests/run.sh
+	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+	 MUSL_CC="$(if $(filter musl,$(TEST_CONFIGS)),$(MUSL_CC))" sh tests/run.sh
 
 format:
 	clang-format -i $(HEADERS) $(wildcard tests/*.c tests/*.h tools/*.c bench/*.c examples/*/*.c)

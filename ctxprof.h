@@ -1468,9 +1468,9 @@ CTXPROF_INLINE ctxprof_enc *ctxprof_enc_thread_state(int scheme)
         frame-pointer chain; ctxprof_icpp_map_walk_cost tells the cost.
 
    Heights. Each thread's base is the caller's SP at its first
-   ctxprof_icpp_thread_begin() (the main thread's is recorded before main
-   by a constructor; with the hooks, a thread's first instrumented function
-   records it). Heights are therefore identical from run to run (ASLR and
+   ctxprof_icpp_thread_begin() (with the hooks, a thread's first
+   instrumented function records it); the main thread's is its initial SP,
+   where the kernel put argc, recorded before main by a constructor. Heights are therefore identical from run to run (ASLR and
    the environment size do not matter) as long as the binary is the same:
    train and sample the same build. Training records a function's body
    SP; a sample's height is the same, taken from its CFA (the .eh_frame
@@ -1507,8 +1507,9 @@ CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
 CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_sp CTXPROF__TLS_MODEL;
 CTXPROF_API CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_frame CTXPROF__TLS_MODEL;
 
-/* Records the calling thread's base, the caller's SP at this call, unless
-   one is recorded already; returns the base. Call it first thing in a
+/* Records the calling thread's base, the caller's SP at this call (the
+   main thread's: its initial SP, where /proc gives it), unless one is
+   recorded already; returns the base. Call it first thing in a
    thread's start routine (not needed with the hooks, nor on the main
    thread), and at the same place in the runs that train and sample: the
    SP at the call depends on what the compiler has pushed by then, and
@@ -2169,7 +2170,6 @@ CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 #error "ctxprof: the implementation needs POSIX.1-2008; compile this TU with -std=gnu11 (or gnu99), or define _POSIX_C_SOURCE 200809L before any #include"
 #endif
 #include <errno.h>
-#include <execinfo.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -2186,6 +2186,10 @@ CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 #define CTXPROF__NOINSTR __attribute__((no_instrument_function))
 #else
 #define CTXPROF__NOINSTR
+#endif
+
+#if defined(__GLIBC__)
+#include <execinfo.h>
 #endif
 
 #if defined(CTXPROF_MALLOC) != defined(CTXPROF_FREE)
@@ -4289,12 +4293,37 @@ CTXPROF__PRIV int ctxprof__pcc_rate_ok(ctxprof_pcc_set *set)
     return 1;
 }
 
+/* Return addresses of the calling frames, innermost first. */
+#if defined(__GLIBC__)
+#define ctxprof__backtrace backtrace
+#else
+/* musl has no backtrace(), and its static libgcc_eh may need glibc: the
+   frame-pointer chain, read only inside the stack's mapping and strictly
+   upward (code built without frame pointers ends it early). */
+CTXPROF__NOINSTR CTXPROF__PRIV CTXPROF__NOINLINE int ctxprof__backtrace(void **frames, int cap)
+{
+    const uintptr_t *fp = (const uintptr_t *)__builtin_frame_address(0);
+    ctxprof__mapping m;
+    int n = 0;
+    if (!ctxprof__mapping_at((uintptr_t)fp, &m, NULL, 0))
+        return 0;
+    while (n < cap && (uintptr_t)fp % sizeof *fp == 0 && (uintptr_t)fp >= m.start &&
+           (uintptr_t)fp < m.end - 2 * sizeof *fp && fp[1]) {
+        frames[n++] = (void *)fp[1];
+        if (fp[0] <= (uintptr_t)fp)
+            break;
+        fp = (const uintptr_t *)fp[0];
+    }
+    return n;
+}
+#endif
+
 CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, ctxprof_ctx v,
                                                          const char *file, unsigned line,
                                                          uint64_t index, void *caller)
 {
     void *frames[64 + 4];
-    int n = backtrace(frames, (int)set->desc.backtrace_depth + 4), skip = 0, i;
+    int n = ctxprof__backtrace(frames, (int)set->desc.backtrace_depth + 4), skip = 0, i;
     size_t cap = 64 + (size_t)(n > 0 ? n : 0) * 256;
     char *text = (char *)ctxprof__alloc(cap, 1, set->desc.alloc_user);
     ctxprof_pcc_report r;
@@ -9067,10 +9096,51 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_off_stack(uintptr_t sp)
     return sp < ctxprof__icpp_stack_lo || (ctxprof__icpp_stack_hi && sp >= ctxprof__icpp_stack_hi);
 }
 
+/* The main thread's initial SP, where the kernel put argc (/proc/self/stat
+   field 28), when it lies at or above sp in sp's mapping; else 0 (no /proc,
+   or another stack: valgrind's). Heights measured from it do not depend on
+   how libc's start-up reaches main (musl runs constructors deeper than
+   main) or on where the implementation was loaded (a dlopen'd plugin).
+   Signal-safe (open/read). */
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_main_start(uintptr_t sp)
+{
+    char buf[1024];
+    const char *c;
+    size_t got = 0;
+    ssize_t n;
+    uintptr_t v = 0;
+    ctxprof__mapping mp;
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field;
+    if (fd < 0)
+        return 0;
+    while (got < sizeof buf - 1 && (n = read(fd, buf + got, sizeof buf - 1 - got)) > 0)
+        got += (size_t)n;
+    close(fd);
+    buf[got] = '\0';
+    c = strrchr(buf, ')'); /* the end of the command name, which may hold ") " */
+    for (field = 2; field < 28 && c; field++)
+        c = strchr(c + 1, ' ');
+    if (!c)
+        return 0;
+    for (c++; *c >= '0' && *c <= '9'; c++)
+        v = v * 10 + (uintptr_t)(*c - '0');
+    if (*c != ' ' || v < sp || !ctxprof__mapping_at(sp, &mp, NULL, 0) || v >= mp.end)
+        return 0;
+    return v;
+}
+
+/* Records base as the calling thread's; the main thread's is its initial
+   SP where known. */
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
 {
     ctxprof__mapping mp;
-    int mapped = ctxprof__mapping_at(base, &mp, NULL, 0);
+    int mapped;
+    if (ctxprof__gettid() == (long)getpid()) {
+        uintptr_t start = ctxprof__icpp_main_start(base);
+        if (start)
+            base = start;
+    }
+    mapped = ctxprof__mapping_at(base, &mp, NULL, 0);
     ctxprof__icpp_base = base;
     ctxprof__icpp_stack_lo = mapped ? ctxprof__mapping_stack_lo(&mp) : 0;
     ctxprof__icpp_stack_hi = mapped ? mp.end : 0;
@@ -9836,12 +9906,14 @@ CTXPROF_DEF size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size
 }
 
 #if defined(__GNUC__) || defined(__clang__)
-/* The main thread's base, before main: the same point of libc's start-up
-   in every run, so heights do not depend on ASLR or the environment. */
+/* The main thread's base, before main: its initial SP, else the same
+   point of libc's start-up in every run, so heights do not depend on ASLR
+   or the environment. Run by dlopen on another thread: that thread's base
+   is its own start routine's business. */
 CTXPROF__NOINSTR CTXPROF__ICPP_OWNFRAME __attribute__((constructor)) static void
 ctxprof__icpp_ctor(void)
 {
-    if (!ctxprof__icpp_base)
+    if (!ctxprof__icpp_base && ctxprof__gettid() == (long)getpid())
         ctxprof__icpp_set_base(CTXPROF__ICPP_CFA());
 }
 #endif

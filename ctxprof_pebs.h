@@ -645,9 +645,9 @@ CTXPROF_API int ctxprof_pebs_encode_event(const char *name, struct perf_event_at
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-/* syscall() is hidden by strict POSIX modes of glibc; the prototype is fixed.
-   (libpfm's header calls it too, so this comes first.) */
-#if !defined(__cplusplus) && defined(__GLIBC__) && !defined(__USE_MISC)
+/* syscall() is hidden by strict POSIX modes of glibc and musl; the
+   prototype is fixed. (libpfm's header calls it too, so this comes first.) */
+#if !defined(__cplusplus) && !defined(__USE_MISC)
 extern long int syscall(long int sysno, ...);
 #endif
 #if defined(CTXPROF__PEBS_LIBPFM)

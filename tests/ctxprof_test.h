@@ -232,7 +232,25 @@ int ctxprof_test_deny_syscall(long nr, int err);
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
+
+/* musl declares the ucontext functions but defines none (libucontext
+   does): weak there, so the coroutine cases can skip where they are
+   missing. */
+#if defined(__GLIBC__)
+#define CTXPROF_TEST_UCONTEXT() 1
+#else
+#pragma weak getcontext
+#pragma weak makecontext
+#pragma weak swapcontext
+#define CTXPROF_TEST_UCONTEXT() (getcontext != NULL && swapcontext != NULL)
+#endif
+#define SKIP_NO_UCONTEXT()                                                                         \
+    do {                                                                                           \
+        if (!CTXPROF_TEST_UCONTEXT())                                                              \
+            SKIP("no makecontext/swapcontext in this libc (musl)");                                \
+    } while (0)
 
 /* Runs fn(arg, shared) in a forked child that is killed by SIGALRM after
    timeout_s seconds (a deadlock fails instead of hanging the suite);
@@ -300,7 +318,11 @@ static inline void *ctxprof_test_storm_run(void *arg)
                 break;
         }
         v.sival_int = s->vary_value ? (int)(i % 64) : 0;
+#if defined(__GLIBC__)
         if (pthread_sigqueue(s->targets[k], s->signo, v) == 0) {
+#else /* musl has no pthread_sigqueue: signals without a value */
+        if (pthread_kill(s->targets[k], s->signo) == 0) {
+#endif
             s->sent[k]++;
             total++;
         } else {

@@ -2,8 +2,9 @@
 # Runs every test and prints, last, one line "N passed, N failed".
 # Called by `make test` with the compilers and flag sets in the environment.
 # Cases: the header compile checks (each header set as C99 -pedantic, C11 and
-# C++11, with gcc and clang), then the unit-test binary of each
-# configuration (gcc, clang, each plain and with ASan+UBSan).
+# C++11, with gcc and clang, and musl-gcc where installed), then the
+# unit-test binary of each configuration (gcc, clang, each plain and with
+# ASan+UBSan; musl).
 # Scratch files on tmpfs where there is one: the file tests fsync a lot.
 if [ -z "$TMPDIR" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
     TMPDIR=/dev/shm
@@ -24,7 +25,7 @@ compile_case() { # name, command...
     if "$@" >>"$log" 2>&1; then ok "$name"; else bad "$name"; echo "  (see $log)"; fi
 }
 
-# Build the four unit-test binaries first, two at a time; a failed build is
+# Build the unit-test binaries first, two at a time; a failed build is
 # reported below as a failed case of its configuration.
 $MAKE -s -k -j2 $TEST_BINS >>"$log" 2>&1
 
@@ -42,6 +43,12 @@ for cc in "$CC" "$CLANG"; do
     compile_case "headers-c11-static-$cc" $cc -std=c11 $STRICT -DCTXPROF_STATIC \
         -c tests/compile_c99.c -o build/test/c11-static.o
 done
+if [ -n "$MUSL_CC" ]; then # the kernel's headers through build/musl-include
+    for std in c99 c11; do
+        compile_case "headers-$std-musl" $MUSL_CC -std=$std $STRICT -isystem build/musl-include \
+            -c tests/compile_c99.c -o build/test/$std-musl.o
+    done
+fi
 for cxx in "$CXX" "$CLANGXX"; do
     compile_case "headers-c++11-$cxx" $cxx -std=c++11 $CXXSTRICT -c tests/compile_cpp.cpp \
         -o build/test/cpp.o

@@ -670,6 +670,99 @@ static void icpp_thread_base(void)
     CHECK_EQ(ctxprof_icpp_height(96, 160), 64);
 }
 
+/* The main thread's base is its initial SP (where argc lies, argv - 8)
+   wherever the implementation's constructor runs: linked in, dlopen'd 20
+   frames deep in main, or dlopen'd by another thread (which then gets no
+   base from it). */
+static void icpp_main_base(void)
+{
+    static const char src[] =
+        "#include <dlfcn.h>\n"
+        "#include <pthread.h>\n"
+        "#include <stdio.h>\n"
+        "#include <string.h>\n"
+        "#ifdef LIB\n"
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"ctxprof.h\"\n"
+        "uintptr_t prof_begin(void) { return ctxprof_icpp_thread_begin(); }\n"
+        "uintptr_t prof_base(void) { return ctxprof_icpp_thread_base(); }\n"
+        "#else\n"
+        "#include <stdint.h>\n"
+        "static void *lib;\n"
+        "static uintptr_t worker_base = 1;\n"
+        "__attribute__((noinline)) static void deep(int n)\n"
+        "{\n"
+        "    volatile char buf[256];\n"
+        "    buf[0] = 0;\n"
+        "    if (n)\n"
+        "        deep(n - 1);\n"
+        "    else\n"
+        "        lib = dlopen(\"./libmb.so\", RTLD_NOW);\n"
+        "    (void)buf;\n"
+        "}\n"
+        "static void *worker(void *a)\n"
+        "{\n"
+        "    uintptr_t (*base)(void);\n"
+        "    deep(20);\n"
+        "    base = lib ? (uintptr_t (*)(void))dlsym(lib, \"prof_base\") : NULL;\n"
+        "    worker_base = base ? base() : 1;\n"
+        "    return a;\n"
+        "}\n"
+        "int main(int argc, char **argv)\n"
+        "{\n"
+        "    uintptr_t (*begin)(void), start = (uintptr_t)argv - sizeof(void *);\n"
+        "    pthread_t t;\n"
+        "    if (argc > 1 && strcmp(argv[1], \"thread\") == 0) {\n"
+        "        if (pthread_create(&t, NULL, worker, NULL) != 0)\n"
+        "            return 1;\n"
+        "        pthread_join(t, NULL);\n"
+        "    } else {\n"
+        "        deep(20);\n"
+        "        worker_base = 0;\n"
+        "    }\n"
+        "    if (!lib || !(begin = (uintptr_t (*)(void))dlsym(lib, \"prof_begin\")))\n"
+        "        return 2;\n"
+        "    printf(\"%ld %lu\\n\", (long)(begin() - start), (unsigned long)worker_base);\n"
+        "    return 0;\n"
+        "}\n"
+        "#endif\n";
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], *out = NULL, cwd[400];
+    size_t len;
+    FILE *f;
+    uintptr_t sp = ctxprof_icpp_sp();
+#if defined(__GLIBC__)
+    const char *tls = "";
+#else /* musl refuses initial-exec TLS in a dlopen'd library */
+    const char *tls = "-DCTXPROF_TLS_DYNAMIC";
+#endif
+    /* this process: the constructor ran before main */
+    if (!ctxprof_test_under_valgrind()) /* /proc gives valgrind's own stack there */
+        CHECK_EQ(ctxprof_icpp_thread_base(), ctxprof__icpp_main_start(sp));
+    CHECK(ctxprof_icpp_thread_base() > sp);
+    CHECK_EQ(ctxprof__icpp_main_start(ctxprof_icpp_thread_base() + 4096), 0); /* below sp */
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/icpp_mb.c", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(src, f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -std=gnu11 -O1 -fPIC -shared -DLIB %s -I%s icpp_mb.c "
+                               "-o libmb.so -lpthread && %s -std=gnu11 -O1 icpp_mb.c -o icpp_mb "
+                               "-lpthread -ldl && ./icpp_mb deep > mb.deep && ./icpp_mb thread > "
+                               "mb.thread",
+                               dir, CTXPROF_TEST_CC, tls, cwd, CTXPROF_TEST_CC),
+               0);
+    snprintf(path, sizeof path, "%s/mb.deep", dir);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_STR(out, "0 0\n");
+    ctxprof__free(out, NULL);
+    snprintf(path, sizeof path, "%s/mb.thread", dir);
+    REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_STR(out, "0 0\n");
+    ctxprof__free(out, NULL);
+}
+
 /* ---- padding search ------------------------------------------------------ */
 
 /* A synthetic path map: random call graph with recursion and frames that
@@ -2508,6 +2601,7 @@ static int icpp_co_child(void *arg, void *shared)
 static void icpp_train_foreign_stack(void)
 {
     int below;
+    SKIP_NO_UCONTEXT();
     for (below = 0; below <= 1; below++) {
         icpp_co_result *r = (icpp_co_result *)ctxprof_test_shared(sizeof *r);
         int sig = 0;
@@ -3844,6 +3938,7 @@ static void icpp_sampler_altstack(void)
 {
 #if defined(__x86_64__)
     icpp_alt *r;
+    SKIP_NO_UCONTEXT();
     r = (icpp_alt *)ctxprof_test_in_child(icpp_alt_child, NULL, sizeof *r);
     REQUIRE(r != NULL);
     CHECK_GE(r->on_co, 10);
@@ -4424,6 +4519,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_map_errors", icpp_map_errors},
     {"icpp_train_recursion", icpp_train_recursion},
     {"icpp_thread_base", icpp_thread_base},
+    {"icpp_main_base", icpp_main_base},
     {"icpp_pad_search", icpp_pad_search},
     {"icpp_pad_incremental", icpp_pad_incremental},
     {"icpp_pad_bound_pigeonhole", icpp_pad_bound_pigeonhole},

@@ -1835,6 +1835,7 @@ static void pebs_live_coroutine(void)
     ctxprof_pebs_desc d;
     ctxprof_pebs_stats st;
     HARDWARE_PC_CHECKS(); /* heights: the sampled SP is valgrind's own there */
+    SKIP_NO_UCONTEXT();
     memset(&c, 0, sizeof c);
     c.base = (uint64_t)ctxprof_icpp_thread_base();
     REQUIRE(c.base != 0); /* the main thread's base, recorded before main */
