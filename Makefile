@@ -458,8 +458,10 @@ bench: $(BENCHES) $(TOOLS)
 TEST_DEPS := $(HEADERS) $(wildcard tests/*.c tests/*.h)
 TEST_CONFIGS := gcc clang gcc-san clang-san
 # musl (Alpine's libc), where Debian's musl-gcc is installed (make deps):
-# its wrapper sees no kernel headers, so they come from a directory of links.
+# its wrapper sees no kernel headers, so they come from a directory of links,
+# and links without .eh_frame_hdr and build id, which Alpine's gcc adds.
 MUSL_CC ?= musl-gcc
+MUSL_LINK := -Wl,--eh-frame-hdr -Wl,--build-id
 ifneq ($(shell command -v $(MUSL_CC) 2>/dev/null),)
 TEST_CONFIGS += musl
 endif
@@ -482,8 +484,8 @@ $(B)/musl-include:
 $(B)/test/musl/test_ctxprof: $(TEST_DEPS) | $(B)/musl-include
 	@mkdir -p $(@D)
 	$(MUSL_CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer $(TESTWARN) -isystem $(B)/musl-include \
-	    -DCTXPROF_TEST_CC='"$(MUSL_CC) -isystem $(CURDIR)/$(B)/musl-include -Wl,--build-id"' \
-	    -DCTXPROF_TEST_CONFIG='"musl"' tests/test_main.c -o $@ -Wl,--build-id $(LDLIBS)
+	    -DCTXPROF_TEST_CC='"$(MUSL_CC) -isystem $(CURDIR)/$(B)/musl-include $(MUSL_LINK)"' \
+	    -DCTXPROF_TEST_CONFIG='"musl"' tests/test_main.c -o $@ $(MUSL_LINK) $(LDLIBS)
 
 test check: $(TOOLS) $(EXAMPLES)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
