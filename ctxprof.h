@@ -40,6 +40,12 @@
                                   training (implementation TU; implies ICPP_ENV)
      CTXPROF_ICPP_ENV       off   honour CTXPROF_ICPP_TRAIN=FILE without the hooks
                                   (hand-written CTXPROF_ICPP_FUNC entries)
+     CTXPROF_ICPP_FRAMES    8     frames a sample saves and a partial walk reads
+                                  (ABI: the same in every TU; 64 for deep walks)
+     CTXPROF_ENC_ACYC_WORDS 8     words of acyclic id an encoder state holds (ABI:
+                                  the same in every TU; a generated header says
+                                  when its graph needs more)
+     CTXPROF_ENC_MAX_WORDS  2^17  words an encoder's stack may grow to per thread
      CTXPROF_API/DEF/STATIC/INLINE    linkage (STATIC embeds a private copy: each
                                   file that includes a header also includes its
                                   implementation; API sets visibility, e.g.
@@ -714,7 +720,8 @@ typedef struct ctxprof_pcc_file {
     uint64_t *values;      /* sorted ascending, unique; from CTXPROF_MALLOC */
     void *alloc_user;      /* set before reading; passed to CTXPROF_MALLOC/FREE */
 } ctxprof_pcc_file;
-/* Reads and validates a set file ("-": standard input); on failure *f is
+/* Reads and validates a set file ("-": standard input) into *f, zeroed
+   (but for alloc_user) or holding a file read before; on failure *f is
    unchanged. The 64-byte header is checked first and no more is read than
    it announces, so a device or a false length fails without reading on. */
 CTXPROF_API int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err);
@@ -1848,8 +1855,9 @@ typedef struct ctxprof_icpp_map {
     struct ctxprof__icpp_mapdata *d;
 } ctxprof_icpp_map;
 
-/* Loads a ctxprof-paths file ("-" = stdin). On error m is untouched and
-   err says "file:line: what". Allocates; not signal-safe. */
+/* Loads a ctxprof-paths file ("-" = stdin) into m, which must be zeroed
+   ({0}, memset) or hold a map (replaced and freed on success). On error m
+   is untouched and err says "file:line: what". Allocates; not signal-safe. */
 CTXPROF_API int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctxprof_error *err);
 /* Same from text in memory (name is used in messages). */
 CTXPROF_API int ctxprof_icpp_map_parse(ctxprof_icpp_map *m, const char *text, size_t len,
@@ -4185,6 +4193,23 @@ CTXPROF_DEF void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set)
     memset(set, 0, sizeof *set);
 }
 
+/* A set never initialised (all zero: a static one before its init) has no
+   table: it reads as empty and refuses changes. */
+CTXPROF__PRIV const ctxprof__pcc_table *ctxprof__pcc_cur(const ctxprof_pcc_set *set)
+{
+    const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
+    return t ? t : &ctxprof__pcc_empty;
+}
+
+CTXPROF__PRIV int ctxprof__pcc_uninit(ctxprof_pcc_set *set)
+{
+    if (__atomic_load_n(&set->table, __ATOMIC_ACQUIRE))
+        return 0;
+    ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0,
+                  "pcc set: not initialised (ctxprof_pcc_set_init first)");
+    return 1;
+}
+
 CTXPROF_DEF size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set)
 {
     ctxprof__pcc_table *chain;
@@ -4198,18 +4223,18 @@ CTXPROF_DEF size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set)
 
 CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
 {
-    if (mode >= CTXPROF_PCC_OFF && mode <= CTXPROF_PCC_CHECK)
+    if (mode >= CTXPROF_PCC_OFF && mode <= CTXPROF_PCC_CHECK && !ctxprof__pcc_uninit(set))
         __atomic_store_n(&set->mode, mode, __ATOMIC_RELAXED);
 }
 
 CTXPROF_DEF int ctxprof_pcc_set_contains(const ctxprof_pcc_set *set, ctxprof_ctx v)
 {
-    return ctxprof__pcc_table_has(__atomic_load_n(&set->table, __ATOMIC_ACQUIRE), v);
+    return ctxprof__pcc_table_has(ctxprof__pcc_cur(set), v);
 }
 
 CTXPROF_DEF size_t ctxprof_pcc_set_count(const ctxprof_pcc_set *set)
 {
-    const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
+    const ctxprof__pcc_table *t = ctxprof__pcc_cur(set);
     return __atomic_load_n(&t->count, __ATOMIC_RELAXED) +
            (size_t)__atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE);
 }
@@ -4219,6 +4244,8 @@ CTXPROF_DEF int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx v)
     int r;
     if (ctxprof_pcc_set_contains(set, v))
         return 0;
+    if (ctxprof__pcc_uninit(set))
+        return CTXPROF_ERR_INVAL;
     ctxprof__pcc_lock(set);
     r = ctxprof__pcc_insert_locked(set, v);
     ctxprof__pcc_unlock(set);
@@ -4227,7 +4254,7 @@ CTXPROF_DEF int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx v)
 
 CTXPROF_DEF int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos, ctxprof_ctx *out)
 {
-    const ctxprof__pcc_table *t = __atomic_load_n(&set->table, __ATOMIC_ACQUIRE);
+    const ctxprof__pcc_table *t = ctxprof__pcc_cur(set);
     if (*pos == 0) {
         *pos = 1;
         if (__atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE)) {
@@ -4510,6 +4537,8 @@ CTXPROF_DEF int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path)
     size_t n, i = 0, pos = 0;
     ctxprof_ctx v;
     int st;
+    if (ctxprof__pcc_uninit(set))
+        return CTXPROF_ERR_INVAL;
     memset(&f, 0, sizeof f);
     f.alloc_user = set->desc.alloc_user;
     ctxprof__pcc_lock(set); /* a consistent snapshot */
@@ -4541,6 +4570,8 @@ CTXPROF__PRIV int ctxprof__pcc_load(ctxprof_pcc_set *set, const char *path, int 
     size_t i, total;
     ctxprof__pcc_table fresh;
     int st;
+    if (ctxprof__pcc_uninit(set))
+        return CTXPROF_ERR_INVAL;
     memset(&f, 0, sizeof f);
     f.alloc_user = set->desc.alloc_user;
     st = ctxprof_pcc_file_read(&f, path, &set->err);

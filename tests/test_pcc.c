@@ -1583,6 +1583,39 @@ static int pcc_write_raw(const char *path, const void *data, size_t len)
 
 /* Every truncation, every flipped byte, another bit width or seed, and a
    missing file are refused with a message; the set keeps its contents. */
+/* A set used before its init (a zeroed static one): reads as empty,
+   refuses every change with a message, never crashes. */
+static void pcc_set_uninit(void)
+{
+    static ctxprof_pcc_set s;
+    ctxprof_pcc_stats st;
+    ctxprof_ctx v = 0;
+    size_t pos = 0;
+    char path[600];
+    snprintf(path, sizeof path, "%s/uninit.set", ctxprof_test_tmpdir());
+    CHECK_EQ(ctxprof_pcc_set_add(&s, 42), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "not initialised");
+    CHECK_EQ(ctxprof_pcc_set_save(&s, path), CTXPROF_ERR_INVAL);
+    CHECK_NE(access(path, F_OK), 0);
+    CHECK_EQ(ctxprof_pcc_set_load(&s, path), CTXPROF_ERR_INVAL);
+    CHECK_EQ(ctxprof_pcc_set_merge(&s, path), CTXPROF_ERR_INVAL);
+    ctxprof_pcc_set_mode(&s, CTXPROF_PCC_CHECK); /* refused: stays OFF */
+    CHECK_EQ(ctxprof_pcc_set_check(&s, 42, "x.c", 1), 1);
+    CHECK_EQ(ctxprof_pcc_set_contains(&s, 42), 0);
+    CHECK_EQ(ctxprof_pcc_set_count(&s), 0);
+    CHECK_EQ(ctxprof_pcc_set_next(&s, &pos, &v), 0);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_EQ(st.distinct, 0);
+    CHECK_EQ(st.queries, 0);
+    CHECK_EQ(ctxprof_pcc_set_reclaim(&s), 0);
+    ctxprof_pcc_set_deinit(&s);
+    /* then initialised: works */
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, NULL), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pcc_set_add(&s, 42), 1);
+    CHECK_EQ(ctxprof_pcc_set_save(&s, path), CTXPROF_OK);
+    ctxprof_pcc_set_deinit(&s);
+}
+
 static void pcc_set_bad_files(void)
 {
     ctxprof_pcc_set s, ref;
@@ -2030,6 +2063,7 @@ static void pcc_robust_bounds(void)
 
 static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_noncommutative", pcc_noncommutative},
+    {"pcc_set_uninit", pcc_set_uninit},
     {"pcc_compose", pcc_compose},
     {"pcc_inverse", pcc_inverse},
     {"pcc_expected_formula", pcc_expected_formula},
