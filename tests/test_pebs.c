@@ -1354,7 +1354,8 @@ static void pebs_desc_checks(void)
     ctxprof_pebs_close(&pb);
 }
 
-/* A descriptor field past its limit is refused naming the limit:
+/* A descriptor field past its limit is refused naming the limit: 2^21
+   ring pages are a power of two, so the message must not say otherwise;
    max_threads above 2^20 fails before open allocates a slot per thread
    (600 GB at 2^31). */
 static void pebs_desc_limits(void)
@@ -1377,6 +1378,16 @@ static void pebs_desc_limits(void)
     d.max_threads = ~0u;
     CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_RANGE);
     CHECK(pb.impl == NULL);
+    ctxprof_pebs_close(&pb);
+
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.ring_pages = 1u << 21;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(pb.error.detail, "ring_pages=2097152 above 1048576");
+    CHECK(strstr(pb.error.detail, "power of two") == NULL);
+    d.ring_pages = 1u << 30;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "ring_pages=1073741824 above 1048576");
     ctxprof_pebs_close(&pb);
 }
 
