@@ -276,9 +276,11 @@ typedef struct ctxprof_pebs_desc {
                              a VM, so ICPP's 3 kHz would cost ~5% there); below the kernel's
                              minimum of 10000 it is raised to 10000 (explain() says so) */
     int precise;          /* PEBS precise_ip 1..3; default 1 (PC and SP consistent) */
-    unsigned ring_pages;  /* data pages per thread, a power of two; default 64 (256 KiB) */
+    unsigned ring_pages;  /* data pages per thread, a power of two up to 2^20; default 64
+                             (256 KiB) */
     unsigned watermark;   /* reader wakeup after this many bytes; default ring/4 */
-    unsigned max_threads; /* threads attached at once; default 256 */
+    unsigned max_threads; /* threads attached at once; default 256, at most 2^20 (each needs
+                             a perf fd; open allocates a slot for each) */
     unsigned max_stack;   /* callchain depth with CTXPROF_PEBS_CALLCHAIN; default 127, max 192;
                              lowered at open to kernel.perf_event_max_stack (127 unless
                              raised; the kernel refuses deeper ones): pb.max_stack has the
@@ -707,6 +709,12 @@ struct ctxprof__pebs_owner {                  /* struct f_owner_ex */
 #define CTXPROF__PEBS_MAX_STACK 192u
 #define CTXPROF__PEBS_MAX_STACK_BYTES 4096u
 #define CTXPROF__PEBS_SCRATCH_WORDS (400u + CTXPROF__PEBS_MAX_STACK_BYTES / 8u)
+
+/* desc.ring_pages: 4 GiB of 4 KiB pages; ring/4, the default watermark, fits 32 bits */
+#define CTXPROF__PEBS_MAX_RING_PAGES (1u << 20)
+/* desc.max_threads: fs.nr_open's default, the most fds a process may hold; a
+   thread needs one, and open zero-fills a slot per thread (~300 MiB at this) */
+#define CTXPROF__PEBS_MAX_THREADS (1u << 20)
 
 /* The shortest software period the kernel honours, ns: perf_swevent_init_hrtimer()
    and perf_swevent_hrtimer() (kernel/events/core.c) use max(10000, period). */
@@ -2531,9 +2539,17 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
     if (d.mode < CTXPROF_PEBS_READER || d.mode > CTXPROF_PEBS_SIGNAL)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: mode %d unknown",
                              d.mode);
-    if ((d.ring_pages & (d.ring_pages - 1)) != 0 || d.ring_pages > (1u << 20))
+    if ((d.ring_pages & (d.ring_pages - 1)) != 0)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
                              "ctxprof_pebs: ring_pages=%u must be a power of two", d.ring_pages);
+    if (d.ring_pages > CTXPROF__PEBS_MAX_RING_PAGES)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: ring_pages=%u above %u", d.ring_pages,
+                             CTXPROF__PEBS_MAX_RING_PAGES);
+    if (d.max_threads > CTXPROF__PEBS_MAX_THREADS)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_RANGE, 0,
+                             "ctxprof_pebs: max_threads=%u above %u", d.max_threads,
+                             CTXPROF__PEBS_MAX_THREADS);
     if (d.precise < 0 || d.precise > 3)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
                              "ctxprof_pebs: precise=%d must be 1..3", d.precise);

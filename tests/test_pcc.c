@@ -1868,6 +1868,17 @@ static void pcc_tool(void)
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info - < %s | grep -q 'contexts=541 '", pa), 0);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set --help | grep -q 'list FILE'"), 0);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set --help | grep -q 'expected_conflicts'"), 0);
+    /* output lost to a full disk is an I/O error, not a result: diff's 1
+       would read as "they differ", info's and list's 0 as a whole listing */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info %s > /dev/full 2> %s", pa, out), 2);
+    CHECK_EQ(ctxprof_test_sh("grep -qx 'ctxprof-set: writing standard output: No space left on "
+                             "device' %s",
+                             out),
+             0);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set list %s > /dev/full 2> /dev/null", pa), 2);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s --list > /dev/full 2> /dev/null", pa, pu),
+             2);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s --list > /dev/null", pa, pu), 1);
     ctxprof_pcc_set_deinit(&a);
     ctxprof_pcc_set_deinit(&b);
     ctxprof_pcc_set_deinit(&u);

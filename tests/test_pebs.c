@@ -1354,6 +1354,43 @@ static void pebs_desc_checks(void)
     ctxprof_pebs_close(&pb);
 }
 
+/* A descriptor field past its limit is refused naming the limit: 2^21
+   ring pages are a power of two, so the message must not say otherwise;
+   max_threads above 2^20 fails before open allocates a slot per thread
+   (600 GB at 2^31). */
+static void pebs_desc_limits(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    int rc;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.max_threads = (1u << 20) + 1;
+    rc = ctxprof_pebs_open(&pb, &d);
+    if (rc == CTXPROF_OK)
+        ctxprof_pebs_close(&pb);
+    REQUIRE_EQ(rc, CTXPROF_ERR_RANGE); /* before the larger ones would allocate */
+    CHECK_CONTAINS(pb.error.detail, "max_threads=1048577 above 1048576");
+    CHECK(pb.impl == NULL);
+    d.max_threads = 1u << 31;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_RANGE);
+    CHECK_CONTAINS(pb.error.detail, "max_threads=2147483648 above 1048576");
+    CHECK(pb.impl == NULL);
+    d.max_threads = ~0u;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_RANGE);
+    CHECK(pb.impl == NULL);
+    ctxprof_pebs_close(&pb);
+
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.ring_pages = 1u << 21;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(pb.error.detail, "ring_pages=2097152 above 1048576");
+    CHECK(strstr(pb.error.detail, "power of two") == NULL);
+    d.ring_pages = 1u << 30;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "ring_pages=1073741824 above 1048576");
+    ctxprof_pebs_close(&pb);
+}
+
 typedef struct pebs_hits {
     uint64_t all, in, tid_wrong;
     int tid;
@@ -5134,6 +5171,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_libpfm", pebs_libpfm},
     {"pebs_libpfm_degrade", pebs_libpfm_degrade},
     {"pebs_desc_checks", pebs_desc_checks},
+    {"pebs_desc_limits", pebs_desc_limits},
     {"pebs_live_explain", pebs_live_explain},
     PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
     {"pebs_live_coroutine", pebs_live_coroutine},

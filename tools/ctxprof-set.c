@@ -11,10 +11,12 @@
 
    Exit status: info, list, merge: 0 ok, 1 bad input, 2 usage or I/O error.
    diff, like cmp(1): 0 the sets are equal, 1 they differ, 2 trouble (usage,
-   a bad or incompatible file). A FILE of "-" is standard input. */
+   a bad or incompatible file, a failed write). Output that cannot be written
+   (a full disk, /dev/full) is an I/O error. A FILE of "-" is standard input. */
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,8 @@ static const char details[] =
     "       prefixed '<' (only in A) or '>' (only in B)\n"
     "\n"
     "Exit status: 0 ok; 1 bad input (info, list, merge) or the sets differ\n"
-    "(diff); 2 usage or I/O error, and for diff any bad or incompatible file.\n"
+    "(diff); 2 usage or I/O error (standard output too), and for diff any bad\n"
+    "or incompatible file.\n"
     "FILE \"-\" is standard input.\n";
 
 static int load(ctxprof_pcc_file *f, const char *path)
@@ -235,7 +238,7 @@ static int cmd_diff(int argc, char **argv)
     return only_a || only_b ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("ctxprof-set %s\n", CTXPROF_VERSION_STRING);
@@ -256,4 +259,25 @@ int main(int argc, char **argv)
         return cmd_diff(argc - 2, argv + 2);
     fputs(usage, stderr);
     return 2;
+}
+
+/* Output lost to a full disk would pass for results (an empty list, diff's
+   "they differ"): any failed write of standard output makes the status 2. */
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv), bad = ferror(stdout), e = 0;
+    if (fflush(stdout) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        fprintf(stderr, "ctxprof-set: writing standard output: %s\n",
+                e ? strerror(e) : "write error");
+        return 2;
+    }
+    return rc;
 }
