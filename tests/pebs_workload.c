@@ -35,6 +35,16 @@
    (bounded by WL_MAX_ROUNDS), not for a fixed amount of work: how many
    samples a fixed loop yields depends on the machine's speed. */
 #define _GNU_SOURCE
+#include <features.h> /* __GLIBC__, or not */
+#include <stddef.h>
+#if !defined(__GLIBC__)
+/* Another libc (musl) does not give a replaced allocator its own: count
+   the library's allocations through its hooks instead. */
+void *wl_malloc(size_t n);
+void wl_free(void *p);
+#define CTXPROF_MALLOC(sz, ud) ((void)(ud), wl_malloc(sz))
+#define CTXPROF_FREE(p, ud) ((void)(ud), wl_free(p))
+#endif
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof_pebs.h"
 
@@ -123,11 +133,6 @@ static void pebs_wl_run(void)
    program replace its allocator (every allocation, libc's own included,
    comes here), and ctxprof_pebs.h calls syscall() from this translation
    unit. Allocations are counted while wl_counting is set. */
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-extern void __libc_free(void *p);
 int wl_counting;
 unsigned long wl_allocs, wl_opens;
 
@@ -136,6 +141,22 @@ static void wl_count_alloc(void)
     if (__atomic_load_n(&wl_counting, __ATOMIC_RELAXED))
         __atomic_fetch_add(&wl_allocs, 1ul, __ATOMIC_RELAXED);
 }
+#if !defined(__GLIBC__)
+void *wl_malloc(size_t n)
+{
+    wl_count_alloc();
+    return malloc(n);
+}
+void wl_free(void *p)
+{
+    free(p);
+}
+#else
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+extern void __libc_free(void *p);
 void *malloc(size_t n)
 {
     wl_count_alloc();
@@ -175,6 +196,7 @@ void free(void *p)
 {
     __libc_free(p);
 }
+#endif
 
 long syscall(long n, ...)
 {
@@ -610,9 +632,14 @@ static int wl_count_reader_begin(const char *mapfile)
 {
     unsigned long probe, o;
     int k;
-    /* a positive control: the counting sees libc's own allocations */
+    /* a positive control: the counting sees libc's own allocations (the
+       library's, where only those are counted) */
     wl_count_begin();
+#if defined(__GLIBC__)
     fclose(fopen("/dev/null", "r"));
+#else
+    ctxprof__free(ctxprof__alloc(1, 16, NULL), NULL);
+#endif
     __atomic_store_n(&wl_counting, 0, __ATOMIC_SEQ_CST);
     printf("control_allocs=%lu\n", wl_load(&wl_allocs));
 #if defined(CTXPROF_ICPP_NO_HEIGHT)

@@ -3954,8 +3954,13 @@ static void icpp_sampler_altstack(void)
    read the program's own file and name its functions. */
 static void icpp_symtab_via_loader(void)
 {
+#if defined(__GLIBC__)
     static const char *const loaders[] = {"/lib64/ld-linux-x86-64.so.2",
                                           "/lib/ld-linux-aarch64.so.1"};
+#else
+    static const char *const loaders[] = {"/lib/ld-musl-x86_64.so.1",
+                                          "/lib/ld-musl-aarch64.so.1"};
+#endif
     static const char prog[] =
         "#define CTXPROF_IMPLEMENTATION\n"
         "#include \"ctxprof.h\"\n"
