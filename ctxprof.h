@@ -1888,7 +1888,10 @@ CTXPROF_API uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n);
 
 /* Binds the map to this process's symbols so that PCs map to its
    functions (f.cold parts and every same-named static function included).
-   Call again after ctxprof_symtab_reload. Not signal-safe. */
+   Call again after ctxprof_symtab_reload, also while the sampler resolves
+   with m (desc.map): the new tables replace the old at once, and the old
+   are freed when no sampler handler can still read them. Other lookups
+   in m must not overlap a bind. Allocates; not signal-safe. */
 CTXPROF_API int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab *st,
                                       ctxprof_error *err);
 /* Map function id of the function containing pc (bound map), or -1. Signal-safe. */
@@ -9869,6 +9872,68 @@ typedef struct ctxprof__icpp_cfa { /* a CFA rule (below: call frame information)
     uint32_t reg; /* CTXPROF__CFA_SP, _FP or _NONE */
 } ctxprof__icpp_cfa;
 
+/* What bind computes. A map's are published by one pointer: a rebind
+   builds new tables, swaps them in and frees the old ones once no sampler
+   handler can still read them (ctxprof__icpp_sync). */
+typedef struct ctxprof__icpp_bound {
+    ctxprof__icpp_pcrange *pcs; /* PC ranges -> function */
+    size_t npcs;
+    ctxprof__icpp_cfa *cfa;     /* CFA rules of the functions' code, by pc */
+    size_t ncfa;
+    uint32_t *fbody;            /* function -> body offset (CFA - SP), 0 unknown */
+} ctxprof__icpp_bound;
+
+CTXPROF__PRIV void ctxprof__icpp_bound_free(ctxprof__icpp_bound *b)
+{
+    if (!b)
+        return;
+    ctxprof__free(b->pcs, NULL);
+    ctxprof__free(b->cfa, NULL);
+    ctxprof__free(b->fbody, NULL);
+    ctxprof__free(b, NULL);
+}
+
+/* Grace periods for what the sampler's handler reads (the active sampler,
+   a map's bound tables). A handler counts itself in under the epoch's
+   parity; a writer publishes the new pointer, flips the epoch and waits
+   until the old parity's count is 0. A handler that counted in under the
+   new parity read the epoch after the flip, so after the publication. The
+   recheck in read_begin keeps one that read the epoch before a flip from
+   counting in under a parity the writer has already seen drained.
+   Handlers never wait; writers (bind, deinit) are serialized by a lock. */
+static unsigned ctxprof__icpp_epoch;
+static int ctxprof__icpp_readers[2];
+static int ctxprof__icpp_synclock;
+
+CTXPROF__NOINSTR CTXPROF__PRIV unsigned ctxprof__icpp_read_begin(void)
+{
+    for (;;) {
+        unsigned e = __atomic_load_n(&ctxprof__icpp_epoch, __ATOMIC_SEQ_CST) & 1u;
+        __atomic_add_fetch(&ctxprof__icpp_readers[e], 1, __ATOMIC_SEQ_CST);
+        if ((__atomic_load_n(&ctxprof__icpp_epoch, __ATOMIC_SEQ_CST) & 1u) == e)
+            return e;
+        __atomic_sub_fetch(&ctxprof__icpp_readers[e], 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_read_end(unsigned e)
+{
+    __atomic_sub_fetch(&ctxprof__icpp_readers[e], 1, __ATOMIC_SEQ_CST);
+}
+
+/* Returns once every handler that may have read a pointer before the
+   caller replaced it has returned. Not from a handler. */
+CTXPROF__PRIV void ctxprof__icpp_sync(void)
+{
+    unsigned e;
+    while (__atomic_exchange_n(&ctxprof__icpp_synclock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+    e = __atomic_fetch_add(&ctxprof__icpp_epoch, 1u, __ATOMIC_SEQ_CST) & 1u;
+    while (__atomic_load_n(&ctxprof__icpp_readers[e], __ATOMIC_SEQ_CST))
+        sched_yield();
+    __atomic_store_n(&ctxprof__icpp_synclock, 0, __ATOMIC_RELEASE);
+}
+
 struct ctxprof__icpp_mapdata {
     ctxprof__strtab names;      /* function id <-> name */
     uint32_t *nfunc, *nparent;  /* trie */
@@ -9890,16 +9955,19 @@ struct ctxprof__icpp_mapdata {
     uint32_t *cand;             /* paths grouped by CID */
     uint32_t *cslots;           /* (func, height) -> CID + 1 */
     size_t cmask;
-    ctxprof__icpp_pcrange *pcs; /* bound: PC ranges -> function */
-    size_t npcs;
-    ctxprof__icpp_cfa *cfa;     /* bound: CFA rules of the functions' code, by pc */
-    size_t ncfa;
-    uint32_t *fbody;            /* bound: function -> body offset (CFA - SP), 0 unknown */
+    struct ctxprof__icpp_bound *bound; /* bind's tables (ctxprof__icpp_bound_of), or NULL */
     uint32_t *rbody;            /* function -> "body" line: offset training measured, 0 none */
     size_t rbcap;
     int no_cfa;                 /* ctxprof_icpp_map_use_cfa(m, 0) */
     char build[81];             /* the training executable's build id in hex, or "" */
 };
+
+/* A map's bound tables as a reader sees them (NULL: not bound). */
+CTXPROF__NOINSTR CTXPROF__PRIV const ctxprof__icpp_bound *
+ctxprof__icpp_bound_of(const struct ctxprof__icpp_mapdata *d)
+{
+    return __atomic_load_n(&d->bound, __ATOMIC_ACQUIRE);
+}
 
 /* The executable's build id as the hex a path map's "build" line holds. */
 CTXPROF__PRIV void ctxprof__icpp_build_hex(const ctxprof_symtab *st, char *out)
@@ -9931,9 +9999,7 @@ CTXPROF__PRIV void ctxprof__icpp_md_free(struct ctxprof__icpp_mapdata *d)
     ctxprof__free(d->cids, NULL);
     ctxprof__free(d->cand, NULL);
     ctxprof__free(d->cslots, NULL);
-    ctxprof__free(d->pcs, NULL);
-    ctxprof__free(d->cfa, NULL);
-    ctxprof__free(d->fbody, NULL);
+    ctxprof__icpp_bound_free(d->bound);
     ctxprof__free(d->rbody, NULL);
     ctxprof__free(d, NULL);
 }
@@ -11121,30 +11187,30 @@ CTXPROF__PRIV void ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata
 }
 
 /* The CFA rule at pc: the last row at or before it (NULL: none). */
-CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__icpp_cfa_at(const struct ctxprof__icpp_mapdata *d,
+CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__icpp_cfa_at(const ctxprof__icpp_bound *b,
                                                            uintptr_t pc)
 {
-    size_t lo = 0, hi = d->ncfa;
+    size_t lo = 0, hi = b->ncfa;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (d->cfa[mid].pc <= pc)
+        if (b->cfa[mid].pc <= pc)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo ? &d->cfa[lo - 1] : NULL;
+    return lo ? &b->cfa[lo - 1] : NULL;
 }
 
-/* Reads the CFA rules and body offsets of the bound functions pcs[0..n)
-   into d (replacing the previous ones); 0 or CTXPROF_ERR_NOMEM. */
-CTXPROF__PRIV int ctxprof__icpp_bind_cfa(struct ctxprof__icpp_mapdata *d,
-                                         const ctxprof__icpp_pcrange *pcs, size_t n,
-                                         size_t *out_funcs)
+/* Reads the CFA rules and body offsets of the bound functions b->pcs into
+   b; 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_bind_cfa(const struct ctxprof__icpp_mapdata *d,
+                                         ctxprof__icpp_bound *b, size_t *out_funcs)
 {
     ctxprof__cfi_ctx x;
     uint32_t *fbody = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *fbody, NULL);
     uint8_t *seen = (uint8_t *)ctxprof__zalloc(d->names.n + 1, 1, NULL);
-    size_t i;
+    const ctxprof__icpp_pcrange *pcs = b->pcs;
+    size_t i, n = b->npcs;
     memset(&x, 0, sizeof x);
     x.pcs = pcs;
     x.npcs = n;
@@ -11158,14 +11224,12 @@ CTXPROF__PRIV int ctxprof__icpp_bind_cfa(struct ctxprof__icpp_mapdata *d,
         goto nomem;
     if (x.out.n > 1)
         qsort(x.out.row, x.out.n, sizeof *x.out.row, ctxprof__cfa_cmp);
-    ctxprof__free(d->cfa, NULL);
-    ctxprof__free(d->fbody, NULL);
-    d->cfa = x.out.row;
-    d->ncfa = x.out.n;
-    d->fbody = fbody;
+    b->cfa = x.out.row;
+    b->ncfa = x.out.n;
+    b->fbody = fbody;
     *out_funcs = 0;
     for (i = 0; i < n; i++) { /* functions with a body offset and a rule at their entry */
-        const ctxprof__icpp_cfa *c = ctxprof__icpp_cfa_at(d, pcs[i].start);
+        const ctxprof__icpp_cfa *c = ctxprof__icpp_cfa_at(b, pcs[i].start);
         if (fbody[pcs[i].func] && c && c->reg != CTXPROF__CFA_NONE && !seen[pcs[i].func]++)
             ++*out_funcs;
     }
@@ -11185,11 +11249,12 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_height_at(const struct ctxprof__icpp_mapdat
                                                uintptr_t base)
 {
     uint64_t h = ctxprof_icpp_height(sp, base);
+    const ctxprof__icpp_bound *b = ctxprof__icpp_bound_of(d);
     const ctxprof__icpp_cfa *c;
     uintptr_t cfa;
-    if (h == CTXPROF_ICPP_NO_HEIGHT || d->no_cfa || !d->fbody || !d->fbody[f])
+    if (h == CTXPROF_ICPP_NO_HEIGHT || d->no_cfa || !b || !b->fbody || !b->fbody[f])
         return h;
-    c = ctxprof__icpp_cfa_at(d, pc);
+    c = ctxprof__icpp_cfa_at(b, pc);
     if (!c || c->reg == CTXPROF__CFA_NONE)
         return h;
     if (c->reg == CTXPROF__CFA_FP && (fp < sp || fp >= base))
@@ -11197,7 +11262,7 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_height_at(const struct ctxprof__icpp_mapdat
     cfa = (c->reg == CTXPROF__CFA_SP ? sp : fp) + (uintptr_t)(intptr_t)c->off;
     if (cfa <= sp || cfa > base)
         return h;
-    return (uint64_t)(base - cfa) + d->fbody[f];
+    return (uint64_t)(base - cfa) + b->fbody[f];
 }
 
 
@@ -11205,8 +11270,9 @@ CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab 
                                       ctxprof_error *err)
 {
     struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    ctxprof__icpp_bound *b, *old;
     ctxprof__icpp_pcrange *r;
-    size_t i, n = 0;
+    size_t i, n = 0, funcs;
     char here[81];
     ctxprof__error_clear(err);
     if (!d || !st)
@@ -11239,13 +11305,25 @@ CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab 
                              "(a map of another program?)",
                              d->names.n);
     }
-    if (ctxprof__icpp_bind_cfa(d, r, n, &m->cfa_funcs)) {
-        ctxprof__free(r, NULL);
+    b = (ctxprof__icpp_bound *)ctxprof__zalloc(1, sizeof *b, NULL);
+    if (b) {
+        b->pcs = r;
+        b->npcs = n;
+    }
+    if (!b || ctxprof__icpp_bind_cfa(d, b, &funcs)) {
+        if (b)
+            ctxprof__icpp_bound_free(b);
+        else
+            ctxprof__free(r, NULL);
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
     }
-    ctxprof__free(d->pcs, NULL);
-    d->pcs = r;
-    d->npcs = n;
+    /* the sampler's handler may be reading the old tables (desc.map) */
+    old = __atomic_exchange_n(&d->bound, b, __ATOMIC_SEQ_CST);
+    if (old) {
+        ctxprof__icpp_sync();
+        ctxprof__icpp_bound_free(old);
+    }
+    m->cfa_funcs = funcs;
     return CTXPROF_OK;
 }
 
@@ -11265,19 +11343,19 @@ CTXPROF_DEF uint64_t ctxprof_icpp_map_height(const ctxprof_icpp_map *m, uintptr_
 
 CTXPROF_DEF long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_t pc)
 {
-    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    const ctxprof__icpp_bound *b = m && m->d ? ctxprof__icpp_bound_of(m->d) : NULL;
     size_t lo = 0, hi;
-    if (!d || !d->npcs)
+    if (!b || !b->npcs)
         return -1;
-    hi = d->npcs;
+    hi = b->npcs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (d->pcs[mid].start <= pc)
+        if (b->pcs[mid].start <= pc)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo && pc < d->pcs[lo - 1].end ? (long)d->pcs[lo - 1].func : -1;
+    return lo && pc < b->pcs[lo - 1].end ? (long)b->pcs[lo - 1].func : -1;
 }
 
 /* Next frame of a walk: live from the frame-pointer chain (bounds-checked
@@ -11436,11 +11514,12 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_cfa_height(const ctxprof__icpp_src *src, ui
                                                 uint64_t hp)
 {
     const struct ctxprof__icpp_mapdata *d = src->m->d;
+    const ctxprof__icpp_bound *bd = ctxprof__icpp_bound_of(d);
     uint64_t h = src->nh[u], b;
-    if (src->truth != CTXPROF__ICPP_NONE || src->nh != d->nheight || !d->fbody ||
+    if (src->truth != CTXPROF__ICPP_NONE || src->nh != d->nheight || !bd || !bd->fbody ||
         h == CTXPROF_ICPP_NO_HEIGHT)
         return hp;
-    b = d->fbody[d->nfunc[u]];
+    b = bd->fbody[d->nfunc[u]];
     return b && h >= b && h - b > hp ? h - b : hp;
 }
 
@@ -13417,7 +13496,6 @@ CTXPROF__NOINSTR __attribute__((constructor)) static void ctxprof__icpp_env_ctor
 /* --- timer sampler (paper 6.2) ---------------------------------------------- */
 
 static ctxprof_icpp_sampler *ctxprof__icpp_active;
-static int ctxprof__icpp_inflight;
 static int ctxprof__icpp_installed[65];
 static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
@@ -13445,7 +13523,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_lock(int lock)
 
 /* fork(): the child has none of the parent's timers (timers are not
    inherited) and only the forking thread, so it forgets them all, and the
-   lock, which another thread may have held, and handlers that other
+   locks, which another thread may have held, and handlers that other
    threads were running. */
 static pthread_once_t ctxprof__icpp_fork_once = PTHREAD_ONCE_INIT;
 
@@ -13454,7 +13532,9 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_fork_child(void)
     ctxprof__icpp_ntmr = 0;
     ctxprof__icpp_has_timer = 0;
     ctxprof__icpp_timer_tid = 0;
-    __atomic_store_n(&ctxprof__icpp_inflight, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctxprof__icpp_readers[0], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctxprof__icpp_readers[1], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctxprof__icpp_synclock, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&ctxprof__icpp_tmrlock, 0, __ATOMIC_RELEASE);
 }
 
@@ -13530,8 +13610,8 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
 {
     int saved = errno;
     ctxprof_icpp_sampler *s;
+    unsigned rd = ctxprof__icpp_read_begin();
     (void)sig;
-    __atomic_add_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
     s = __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST);
     if (s && uc) {
         uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
@@ -13572,7 +13652,7 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             __atomic_store_n(&o->ready, 1, __ATOMIC_RELEASE);
         }
     }
-    __atomic_sub_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
+    ctxprof__icpp_read_end(rd);
     errno = saved;
 }
 
@@ -13610,7 +13690,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                              dd.hz, CTXPROF_ICPP_SAMPLER_MAX_HZ);
     if (dd.signo <= 0 || dd.signo > 64)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: bad signal %d", dd.signo);
-    if (dd.map && (!dd.map->d || !dd.map->d->pcs))
+    if (dd.map && (!dd.map->d || !dd.map->d->bound))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE))
@@ -13758,9 +13838,7 @@ CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
     ctxprof__icpp_tmr_lock(0);
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) == s) {
         __atomic_store_n(&ctxprof__icpp_active, (ctxprof_icpp_sampler *)NULL, __ATOMIC_SEQ_CST);
-        /* a handler that saw s before the store finishes before we free */
-        while (__atomic_load_n(&ctxprof__icpp_inflight, __ATOMIC_SEQ_CST))
-            ;
+        ctxprof__icpp_sync(); /* a handler that saw s finishes before we free */
     }
     ctxprof__free(s->samples, NULL);
     memset(s, 0, sizeof *s);

@@ -3284,6 +3284,115 @@ static void icpp_sampler_live(void)
     ctxprof_icpp_train_reset();
 }
 
+/* Rebinding the map the sampler resolves with (after a dlopen and
+   ctxprof_symtab_reload, say) while its handler runs: the handler never
+   reads tables that bind freed (ASan builds report it if it does), and
+   samples still resolve. One thread rebinds 30 times while another sends
+   this one the sampler's signal nonstop (the old code's use after free
+   showed in about one run in three). Then, deterministically: while a
+   reader (as the handler) holds the tables, a rebind publishes new ones
+   and waits, and the old ones stay readable until the reader is done. */
+typedef struct icpp_rebind {
+    ctxprof_icpp_map *m;
+    ctxprof_symtab *st;
+    pthread_t target;
+    int signo, stop, bad;
+} icpp_rebind;
+
+static void *icpp_rebind_thread(void *arg)
+{
+    icpp_rebind *r = (icpp_rebind *)arg;
+    int k;
+    for (k = 0; k < 30; k++)
+        r->bad += ctxprof_icpp_map_bind(r->m, r->st, NULL) != CTXPROF_OK;
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void *icpp_rebind_once(void *arg)
+{
+    icpp_rebind *r = (icpp_rebind *)arg;
+    r->bad += ctxprof_icpp_map_bind(r->m, r->st, NULL) != CTXPROF_OK;
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void *icpp_rebind_storm(void *arg)
+{
+    icpp_rebind *r = (icpp_rebind *)arg;
+    while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+        pthread_kill(r->target, r->signo); /* queued: none is lost while one runs */
+    return NULL;
+}
+
+static void icpp_sampler_rebind(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc desc;
+    ctxprof_icpp_map m;
+    ctxprof_symtab st;
+    ctxprof_error err;
+    icpp_rebind rb;
+    pthread_t t[2];
+    char path[512];
+    size_t n, i, precise = 0;
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_rebind.paths", ctxprof_test_tmpdir());
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    icpp_s_rec(3);
+    ctxprof_icpp_train_stop();
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    memset(&desc, 0, sizeof desc);
+    desc.capacity = 1u << 16; /* (a full buffer drops samples unresolved) */
+    desc.signo = SIGRTMIN + 4;
+    desc.map = &m;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_OK);
+    memset(&rb, 0, sizeof rb);
+    rb.m = &m;
+    rb.st = &st;
+    rb.target = pthread_self();
+    rb.signo = desc.signo;
+    REQUIRE_EQ(pthread_create(&t[0], NULL, icpp_rebind_thread, &rb), 0);
+    REQUIRE_EQ(pthread_create(&t[1], NULL, icpp_rebind_storm, &rb), 0);
+    while (!__atomic_load_n(&rb.stop, __ATOMIC_ACQUIRE))
+        icpp_s_rec(3); /* called from here as in training: the map's heights */
+    for (i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ(rb.bad, 0);
+    n = ctxprof_icpp_sampler_count(&s);
+    CHECK_GE(n, 100);
+    for (i = 0; i < n; i++)
+        precise += s.samples[i].kind == CTXPROF_ICPP_PRECISE;
+    CHECK_GE(precise, n / 2);
+    printf("  icpp: %zu samples (%llu dropped) while rebinding 30 times, %zu precise\n", n,
+           (unsigned long long)ctxprof_icpp_sampler_dropped(&s), precise);
+    {
+        unsigned rd = ctxprof__icpp_read_begin();
+        const ctxprof__icpp_bound *b = ctxprof__icpp_bound_of(m.d);
+        struct timespec ms50 = {0, 50000000};
+        REQUIRE(b != NULL && b->npcs > 0);
+        rb.stop = 0;
+        REQUIRE_EQ(pthread_create(&t[0], NULL, icpp_rebind_once, &rb), 0);
+        while (ctxprof__icpp_bound_of(m.d) == b)
+            sched_yield();
+        nanosleep(&ms50, NULL);
+        CHECK_EQ(__atomic_load_n(&rb.stop, __ATOMIC_ACQUIRE), 0); /* bind waits for us */
+        CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, b->pcs[0].start), (long)b->pcs[0].func);
+        ctxprof__icpp_read_end(rd);
+        pthread_join(t[0], NULL);
+        CHECK_EQ(rb.stop, 1);
+        CHECK_EQ(rb.bad, 0);
+    }
+    ctxprof_icpp_sampler_deinit(&s);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+}
+
 /* The sampler's timer_create failure names the clock it asked for: a
    seccomp filter in a child makes timer_create fail (EPERM). */
 static int icpp_timer_fail_child(void *arg, void *shared)
@@ -4457,6 +4566,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_cfa_every_instruction", icpp_cfa_every_instruction},
     {"icpp_train_shadow_stack", icpp_train_shadow_stack},
     {"icpp_sampler_live", icpp_sampler_live},
+    {"icpp_sampler_rebind", icpp_sampler_rebind},
     {"icpp_sampler_parent_proc_ns", icpp_sampler_parent_proc_ns},
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
     {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
