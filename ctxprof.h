@@ -2130,7 +2130,10 @@ typedef struct ctxprof_icpp_sampler {
 } ctxprof_icpp_sampler;
 
 /* Allocates the buffer and installs the signal handler (process-wide; one
-   sampler at a time). Then every thread to sample calls attach. */
+   sampler at a time), again if the signal's disposition changed since the
+   last init (the program or a library set its own). Then every thread to
+   sample calls attach. Setting another disposition while a sampler is
+   active loses its samples. */
 CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                                           const ctxprof_icpp_sampler_desc *desc,
                                           ctxprof_error *err);
@@ -13496,7 +13499,6 @@ CTXPROF__NOINSTR __attribute__((constructor)) static void ctxprof__icpp_env_ctor
 /* --- timer sampler (paper 6.2) ---------------------------------------------- */
 
 static ctxprof_icpp_sampler *ctxprof__icpp_active;
-static int ctxprof__icpp_installed[65];
 static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS long ctxprof__icpp_timer_tid CTXPROF__TLS_MODEL; /* no syscall per sample */
@@ -13661,6 +13663,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                                           ctxprof_error *err)
 {
     ctxprof_icpp_sampler_desc dd;
+    struct sigaction old;
     ctxprof__error_clear(err);
     ctxprof_icpp_sample *buf;
     if (!s)
@@ -13701,7 +13704,11 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
     if (!buf)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: %zu samples: out of memory",
                              dd.capacity);
-    if (!ctxprof__icpp_installed[dd.signo]) {
+    /* asked each time: since the last init the program or a library may
+       have set its own disposition (SIG_IGN, say), and every sample would
+       be lost */
+    if (sigaction(dd.signo, NULL, &old) != 0 || !(old.sa_flags & SA_SIGINFO) ||
+        old.sa_sigaction != ctxprof__icpp_on_signal) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = ctxprof__icpp_on_signal;
@@ -13712,7 +13719,6 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
             ctxprof__free(buf, NULL);
             return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: sigaction(%d)", dd.signo);
         }
-        ctxprof__icpp_installed[dd.signo] = 1;
     }
     memset(s, 0, sizeof *s);
     s->samples = buf;

@@ -3610,6 +3610,35 @@ static void icpp_sampler_deinit_other(void)
     CHECK(ctxprof__icpp_active == NULL);
 }
 
+/* The program (or a library) sets its own disposition for the sampler's
+   signal after a deinit: the next init installs the handler again, and a
+   signal becomes a sample; a handler of the program's own is replaced
+   the same way. */
+static void icpp_theirs(int sig)
+{
+    (void)sig;
+}
+
+static void icpp_sampler_disposition(void)
+{
+    static void (*const theirs[])(int) = {SIG_IGN, icpp_theirs};
+    ctxprof_icpp_sampler s;
+    ctxprof_error err;
+    struct sigaction sa;
+    size_t k;
+    for (k = 0; k < 2; k++) {
+        REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_OK);
+        ctxprof_icpp_sampler_deinit(&s);
+        REQUIRE(signal(SIGPROF, theirs[k]) != SIG_ERR);
+        REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_OK);
+        REQUIRE_EQ(sigaction(SIGPROF, NULL, &sa), 0);
+        CHECK((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction == ctxprof__icpp_on_signal);
+        REQUIRE_EQ(pthread_kill(pthread_self(), SIGPROF), 0); /* delivered before it returns */
+        CHECK_EQ(ctxprof_icpp_sampler_count(&s), 1);
+        ctxprof_icpp_sampler_deinit(&s);
+    }
+}
+
 /* Rates: a wall-clock signal costs 2-25 us, so rates above
    CTXPROF_ICPP_SAMPLER_MAX_HZ (20 kHz, a 50 us period) are refused rather
    than keeping a thread in its handler; the maximum itself is accepted. */
@@ -4572,6 +4601,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
     {"icpp_sampler_fork", icpp_sampler_fork},
     {"icpp_sampler_deinit_other", icpp_sampler_deinit_other},
+    {"icpp_sampler_disposition", icpp_sampler_disposition},
     {"icpp_sampler_max_hz", icpp_sampler_max_hz},
     {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
     {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
