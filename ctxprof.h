@@ -277,6 +277,9 @@ typedef struct ctxprof_symtab {
     size_t count;   /* function symbols loaded (after merging aliases) */
     size_t objects; /* objects scanned: the executable and every loaded library */
     size_t skipped; /* objects whose symbols could not be read (no file, corrupt) */
+    size_t stale;   /* of those, objects whose file was replaced or deleted on disk since
+                       it was loaded, and could not be read otherwise: no names (never
+                       another file's) */
     /* private: */
     struct ctxprof__sym *syms;    /* sorted by start address */
     struct ctxprof__symobj *objs; /* object table */
@@ -291,7 +294,10 @@ typedef struct ctxprof_symtab {
    found by build id under /usr/lib/debug when one is installed) of the
    executable and of every loaded object (dl_iterate_phdr), with load bias
    applied; sorted for binary search. Corrupt or unreadable objects are
-   skipped and counted. Fails (state zeroed) only when out of memory or when
+   skipped and counted. An object whose file was replaced on disk since it
+   was loaded (another build id) or deleted is read through
+   /proc/self/map_files (privileged) or, the executable, /proc/self/exe;
+   failing that it is counted in stale and gets no names. Fails (state zeroed) only when out of memory or when
    no object at all had symbols. Allocates; not signal-safe. */
 CTXPROF_API int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err);
 /* Frees the table; st may be zeroed or already deinited. */
@@ -2937,6 +2943,7 @@ typedef struct ctxprof__mapping {
     uintptr_t start, end; /* [start, end) */
     uintptr_t prev_end;   /* end of the mapping listed before it (0: none) */
     int stack;            /* the main thread's "[stack]" */
+    int deleted;          /* its file was deleted or replaced since ("(deleted)") */
 } ctxprof__mapping;
 
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__hex_prefix(const char **c)
@@ -2948,9 +2955,10 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__hex_prefix(const char **c)
 }
 
 /* The mapping holding addr, from /proc/self/maps, and (path, cap bytes,
-   when not NULL) the file mapped there: "" when anonymous, deleted or
-   longer than cap. Read with open/read into stack buffers: signal-safe,
-   no allocation. 1 when found, 0 when not (or no /proc). */
+   when not NULL) the file mapped there: "" when anonymous or longer than
+   cap; the path it had when deleted. Read with open/read into stack
+   buffers: signal-safe, no allocation. 1 when found, 0 when not (or no
+   /proc). */
 CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__mapping_at(uintptr_t addr, ctxprof__mapping *m,
                                                        char *path, size_t cap)
 {
@@ -2993,8 +3001,16 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__mapping_at(uintptr_t addr, ctxprof__
                 c++;
             file = c;
             m->stack = strcmp(file, "[stack]") == 0;
-            if (path && file[0] == '/' && strlen(file) < cap && !strstr(file, " (deleted)"))
-                memcpy(path, file, strlen(file) + 1);
+            {
+                size_t fl = strlen(file), dl = sizeof " (deleted)" - 1;
+                m->deleted = fl > dl && strcmp(file + fl - dl, " (deleted)") == 0;
+                if (m->deleted)
+                    fl -= dl;
+                if (path && file[0] == '/' && fl < cap) {
+                    memcpy(path, file, fl);
+                    path[fl] = '\0';
+                }
+            }
         }
     }
     close(fd);
@@ -3258,13 +3274,66 @@ done:
     return added;
 }
 
+/* The GNU build id among the notes [q, end) into out[40]: its length, 0 if none. */
+CTXPROF__PRIV size_t ctxprof__note_build_id(const unsigned char *q, const unsigned char *end,
+                                            unsigned char *out)
+{
+    while (end - q >= 12) {
+        uint32_t namesz = ctxprof__get32(q), descsz = ctxprof__get32(q + 4);
+        uint32_t type = ctxprof__get32(q + 8);
+        size_t na = ((size_t)namesz + 3) & ~(size_t)3, da = ((size_t)descsz + 3) & ~(size_t)3;
+        if (na > (size_t)(end - q - 12) || da > (size_t)(end - q - 12) - na)
+            break;
+        if (type == 3 && namesz == 4 && memcmp(q + 12, "GNU", 4) == 0 && descsz > 0 &&
+            descsz <= 40) {
+            memcpy(out, q + 12 + na, descsz);
+            return descsz;
+        }
+        q += 12 + na + da;
+    }
+    return 0;
+}
+
+/* The build id in an ELF file's PT_NOTE segments (out[40]): its length, 0 if none. */
+CTXPROF__PRIV size_t ctxprof__elf_build_id(const ctxprof__elfsrc *src, unsigned char *out)
+{
+    unsigned char eh[64], ph[56], note[4096];
+    uint64_t phoff;
+    unsigned i, phnum;
+    if (ctxprof__elf_read(src, 0, eh, sizeof eh) || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 ||
+        eh[5] != 1 || ctxprof__get16(eh + 54) != sizeof ph)
+        return 0;
+    phoff = ctxprof__get64(eh + 32);
+    phnum = ctxprof__get16(eh + 56);
+    if (phoff > src->size)
+        return 0;
+    for (i = 0; i < phnum; i++) {
+        size_t len;
+        if (ctxprof__elf_read(src, phoff + (uint64_t)i * sizeof ph, ph, sizeof ph))
+            return 0;
+        if (ctxprof__get32(ph) != 4) /* PT_NOTE */
+            continue;
+        len = ctxprof__get64(ph + 32) < sizeof note ? (size_t)ctxprof__get64(ph + 32) : sizeof note;
+        if (ctxprof__elf_read(src, ctxprof__get64(ph + 8), note, len) == 0 &&
+            (len = ctxprof__note_build_id(note, note + len, out)) != 0)
+            return len;
+    }
+    return 0;
+}
+
 /* Adds the symbols of an ELF file (see ctxprof__symtab_add_elf); 0 when the
-   file cannot be opened. */
+   file cannot be opened. With id (the loaded object's build id), a file
+   with another build id is another build: a library replaced on disk
+   while loaded (an upgrade renames a new file over it), whose symbols
+   would name the wrong code. It is not read, and *stale is set. */
 CTXPROF__PRIV long ctxprof__symtab_add_file(ctxprof_symtab *st, const char *path, uintptr_t bias,
-                                            const uintptr_t *xr, size_t nx, uint32_t obj)
+                                            const uintptr_t *xr, size_t nx, uint32_t obj,
+                                            const unsigned char *id, size_t id_len, int *stale)
 {
     ctxprof__elfsrc src;
     struct stat sb;
+    unsigned char fid[40];
+    size_t fid_len;
     long r;
     src.mem = NULL;
     src.fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -3275,6 +3344,12 @@ CTXPROF__PRIV long ctxprof__symtab_add_file(ctxprof_symtab *st, const char *path
         return 0;
     }
     src.size = (uint64_t)sb.st_size;
+    if (id_len && (fid_len = ctxprof__elf_build_id(&src, fid)) != 0 &&
+        (fid_len != id_len || memcmp(fid, id, id_len) != 0)) {
+        close(src.fd);
+        *stale = 1;
+        return 0;
+    }
     r = ctxprof__symtab_add_elf(st, &src, bias, xr, nx, obj);
     close(src.fd);
     return r;
@@ -3390,6 +3465,8 @@ CTXPROF__PRIV int ctxprof__symtab_finish(ctxprof_symtab *st)
 #if defined(CTXPROF__HAVE_SYMTAB)
 typedef struct ctxprof__loadobj {
     uintptr_t bias;
+    uintptr_t at;               /* its first PT_LOAD */
+    int deleted;                /* its file is no longer at its path (/proc/self/maps) */
     uint32_t obj;               /* index in st->objs */
     size_t nx;                  /* executable ranges used in xr */
     uintptr_t xr[16];           /* up to 8 executable PT_LOAD ranges */
@@ -3426,20 +3503,8 @@ CTXPROF__PRIV void ctxprof__symtab_build_id(ctxprof__loadobj *o, const struct ct
             continue;
         q = (const unsigned char *)(in->addr + (uintptr_t)p->vaddr);
         end = q + p->filesz;
-        while (end - q >= 12) {
-            uint32_t namesz = ctxprof__get32(q), descsz = ctxprof__get32(q + 4);
-            uint32_t type = ctxprof__get32(q + 8);
-            size_t na = ((size_t)namesz + 3) & ~(size_t)3, da = ((size_t)descsz + 3) & ~(size_t)3;
-            if (na > (size_t)(end - q - 12) || da > (size_t)(end - q - 12) - na)
-                break;
-            if (type == 3 && namesz == 4 && memcmp(q + 12, "GNU", 4) == 0 && descsz > 0 &&
-                descsz <= sizeof o->build_id) {
-                memcpy(o->build_id, q + 12 + na, descsz);
-                o->build_id_len = descsz;
-                return;
-            }
-            q += 12 + na + da;
-        }
+        if ((o->build_id_len = ctxprof__note_build_id(q, end, o->build_id)) != 0)
+            return;
     }
 }
 
@@ -3458,17 +3523,18 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
     }
     o = &L->v[L->n];
     memset(o, 0, sizeof *o);
+    for (i = 0; i < in->phnum && !o->at; i++)
+        if (in->phdr[i].type == 1)
+            o->at = in->addr + (uintptr_t)in->phdr[i].vaddr;
     if (!path || !*path) { /* the executable: dl_iterate_phdr lists it first, unnamed */
         ssize_t n = -1;
-        uintptr_t at = 0;
         ctxprof__mapping mp;
         /* the file mapped at its first PT_LOAD: /proc/self/exe names the
            loader when the program is run as "/lib64/ld-linux-x86-64.so.2 ./prog" */
-        for (i = 0; i < in->phnum && !at; i++)
-            if (in->phdr[i].type == 1)
-                at = in->addr + (uintptr_t)in->phdr[i].vaddr;
-        if (L->n == 0 && at && ctxprof__mapping_at(at, &mp, exe, sizeof exe) && exe[0])
+        if (L->n == 0 && o->at && ctxprof__mapping_at(o->at, &mp, exe, sizeof exe) && exe[0]) {
             n = (ssize_t)strlen(exe);
+            o->deleted = mp.deleted; /* the path names another file, or none */
+        }
         else if (L->n == 0)
             n = readlink("/proc/self/exe", exe, sizeof exe - 1);
         if (n > 0) {
@@ -3505,6 +3571,35 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
     return 0;
 }
 
+/* The symbols of the file object o is mapped from, when its path names
+   another file or none (deleted, or replaced by a rename): through
+   /proc/self/map_files (which needs CAP_SYS_ADMIN or, since Linux 5.9,
+   CAP_CHECKPOINT_RESTORE), and for the executable /proc/self/exe (the
+   running file, unless the program was started through the loader: the
+   build ids tell). *stale says whether the loaded file was not found. */
+CTXPROF__PRIV long ctxprof__symtab_add_mapped(ctxprof_symtab *st, const ctxprof__loadobj *o,
+                                              int exe, int *stale)
+{
+    ctxprof__mapping mp;
+    char p[64];
+    long got;
+    int other = 0;
+    if (!o->at || !ctxprof__mapping_at(o->at, &mp, NULL, 0))
+        return 0;
+    snprintf(p, sizeof p, "/proc/self/map_files/%lx-%lx", (unsigned long)mp.start,
+             (unsigned long)mp.end);
+    got = ctxprof__symtab_add_file(st, p, o->bias, o->xr, o->nx, o->obj, o->build_id,
+                                   o->build_id_len, &other);
+    if (got == 0 && exe)
+        got = ctxprof__symtab_add_file(st, "/proc/self/exe", o->bias, o->xr, o->nx, o->obj,
+                                       o->build_id, o->build_id_len, &other);
+    if (got != 0)
+        *stale = 0;
+    else if (mp.deleted)
+        *stale = 1;
+    return got;
+}
+
 /* Loads every object of the process into st (zeroed by the caller). */
 CTXPROF__PRIV uint64_t ctxprof__dl_changes(void);
 
@@ -3529,6 +3624,7 @@ CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
         ctxprof__loadobj *o = &L.v[i];
         const char *path = st->names + st->objs[o->obj].path;
         long got = 0;
+        int stale = o->deleted;
         if (o->build_id_len >= 2) { /* a detached debug file has the static functions */
             char dbg[128];
             size_t k, n = (size_t)snprintf(dbg, sizeof dbg, "/usr/lib/debug/.build-id/%02x/",
@@ -3536,10 +3632,13 @@ CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
             for (k = 1; k < o->build_id_len && n + 8 < sizeof dbg; k++)
                 n += (size_t)snprintf(dbg + n, sizeof dbg - n, "%02x", o->build_id[k]);
             snprintf(dbg + n, sizeof dbg - n, ".debug");
-            got = ctxprof__symtab_add_file(st, dbg, o->bias, o->xr, o->nx, o->obj);
+            got = ctxprof__symtab_add_file(st, dbg, o->bias, o->xr, o->nx, o->obj, NULL, 0, NULL);
         }
-        if (got == 0 && *path)
-            got = ctxprof__symtab_add_file(st, path, o->bias, o->xr, o->nx, o->obj);
+        if (got == 0 && *path && !o->deleted)
+            got = ctxprof__symtab_add_file(st, path, o->bias, o->xr, o->nx, o->obj, o->build_id,
+                                           o->build_id_len, &stale);
+        if (got == 0 && *path) /* not there, or not what is loaded */
+            got = ctxprof__symtab_add_mapped(st, o, i == 0, &stale);
         if (got == 0 && o->image && o->image_size >= 64) { /* no file: the vDSO */
             ctxprof__elfsrc src;
             src.fd = -1;
@@ -3551,8 +3650,10 @@ CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
             rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");
             goto done;
         }
-        if (got == 0)
+        if (got == 0) {
             st->skipped++;
+            st->stale += (size_t)stale;
+        }
     }
     if (ctxprof__symtab_finish(st)) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");

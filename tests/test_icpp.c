@@ -350,8 +350,8 @@ static void icpp_symtab_corrupt(void)
     }
     /* a file that is not ELF, and a missing file */
     memset(&st, 0, sizeof st);
-    CHECK_EQ(ctxprof__symtab_add_file(&st, "tests/test_main.c", 0, NULL, 0, 0), 0);
-    CHECK_EQ(ctxprof__symtab_add_file(&st, "/nonexistent/x", 0, NULL, 0, 0), 0);
+    CHECK_EQ(ctxprof__symtab_add_file(&st, "tests/test_main.c", 0, NULL, 0, 0, NULL, 0, NULL), 0);
+    CHECK_EQ(ctxprof__symtab_add_file(&st, "/nonexistent/x", 0, NULL, 0, 0, NULL, 0, NULL), 0);
     ctxprof_symtab_deinit(&st);
     free(copy);
     free(img);
@@ -4047,6 +4047,111 @@ static void icpp_symtab_via_loader(void)
     ctxprof__free(out, NULL);
 }
 
+/* Files replaced or deleted on disk while loaded (a package upgrade
+   renames a new file over the old): a library rebuilt with functions
+   added in front gets no names, or its own through
+   /proc/self/map_files, never the new file's (its build id differs); the
+   executable, deleted or replaced by another build, is read through
+   /proc/self/exe (or map_files), and a path map binds to it. As root,
+   the second run drops every capability (setpriv), so that map_files is
+   refused as for other users. */
+static void icpp_symtab_replaced(void)
+{
+    static const char lib[] = "#ifdef V2\n"
+                              "int pad0(int x) { return x + 100; }\n"
+                              "int pad1(int x) { return x * x + 7; }\n"
+                              "#endif\n"
+                              "int lib_work(int x) { return x * x; }\n"
+                              "int lib_helper(int x) { return x * 3; }\n";
+    static const char prog[] =
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"ctxprof.h\"\n"
+        "#include <stdio.h>\n"
+        "#include <dlfcn.h>\n"
+        "#ifdef OTHER\n"
+        "__attribute__((noinline)) int icpp_rp_other(int x) { return x * 5 + 2; }\n"
+        "#endif\n"
+        "__attribute__((noinline)) int icpp_rp_fn(int x) { return x * 3 + 1; }\n"
+        "static const char *nm(const ctxprof_symtab *st, uintptr_t pc)\n"
+        "{\n"
+        "    const char *n = ctxprof_symtab_lookup(st, pc, NULL, NULL);\n"
+        "    return n ? n : \"-\";\n"
+        "}\n"
+        "int main(int argc, char **argv)\n"
+        "{\n"
+        "    static const char map[] = \"ctxprof-paths 1\\npath 5 64 main icpp_rp_fn\\n\";\n"
+        "    ctxprof_symtab st;\n"
+        "    ctxprof_icpp_map m;\n"
+        "    void *h = dlopen(\"./libv.so\", RTLD_NOW), *f, *g;\n"
+        "    int rc;\n"
+        "    if (!h || argc < 3)\n"
+        "        return 1;\n"
+        "    f = dlsym(h, \"lib_work\");\n"
+        "    g = dlsym(h, \"lib_helper\");\n"
+        "    if (rename(\"libv2.so\", \"libv.so\") != 0 ||\n"
+        "        (argv[2][0] == 'd' ? unlink(argv[0]) : rename(argv[1], argv[0])) != 0)\n"
+        "        return 1;\n"
+        "    if (ctxprof_symtab_init(&st, NULL) != CTXPROF_OK)\n"
+        "        return 1;\n"
+        "    memset(&m, 0, sizeof m);\n"
+        "    rc = ctxprof_icpp_map_parse(&m, map, sizeof map - 1, \"m\", NULL);\n"
+        "    rc = rc ? rc : ctxprof_icpp_map_bind(&m, &st, NULL);\n"
+        "    printf(\"%s %s %s %s stale=%zu bind=%d\\n\", nm(&st, (uintptr_t)icpp_rp_fn),\n"
+        "           nm(&st, (uintptr_t)main), nm(&st, (uintptr_t)f), nm(&st, (uintptr_t)g),\n"
+        "           st.stale, rc);\n"
+        "    return icpp_rp_fn(0) - 1;\n"
+        "}\n";
+    static const char *const how[] = {"deleted", "replaced"};
+    char cwd[400];
+    const char *drop = geteuid() == 0 &&
+                               ctxprof_test_sh("command -v setpriv >/dev/null 2>&1") == 0
+                           ? "setpriv --bounding-set=-all --inh-caps=-all"
+                           : "";
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], *out = NULL;
+    size_t k, len;
+    FILE *f;
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/icpp_rp_lib.c", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(lib, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/icpp_rp.c", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(prog, f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_test_sh("%s -O1 -shared -fPIC -Wl,--build-id -o %s/icpp_rp_v1.so "
+                               "%s/icpp_rp_lib.c && %s -O1 -shared -fPIC -Wl,--build-id -DV2 "
+                               "-o %s/icpp_rp_v2.so %s/icpp_rp_lib.c",
+                               CTXPROF_TEST_CC, dir, dir, CTXPROF_TEST_CC, dir, dir),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && { %s -std=gnu11 -O1 -Wl,--build-id -I%s icpp_rp.c -o "
+                               "icpp_rp_a -ldl & p=$!; %s -std=gnu11 -O1 -Wl,--build-id -DOTHER "
+                               "-I%s icpp_rp.c -o icpp_rp_b -ldl && wait $p; }",
+                               dir, CTXPROF_TEST_CC, cwd, CTXPROF_TEST_CC, cwd),
+               0);
+    for (k = 0; k < 2; k++) {
+        REQUIRE_EQ(ctxprof_test_sh("cd %s && cp icpp_rp_v1.so libv.so && cp icpp_rp_v2.so "
+                                   "libv2.so && cp icpp_rp_a icpp_rp_run && cp icpp_rp_b "
+                                   "icpp_rp_other && %s ./icpp_rp_run ./icpp_rp_other %s > "
+                                   "icpp_rp.out",
+                                   dir, k ? drop : "", how[k]),
+                   0);
+        snprintf(path, sizeof path, "%s/icpp_rp.out", dir);
+        REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
+        /* the library's own names (map_files readable) or none, never pad0 */
+        if (strstr(out, "lib_work lib_helper stale=0"))
+            CHECK_STR(out, "icpp_rp_fn main lib_work lib_helper stale=0 bind=0\n");
+        else
+            CHECK_STR(out, "icpp_rp_fn main - - stale=1 bind=0\n");
+        printf("  icpp: executable %s, library replaced%s: %s", how[k],
+               k && *drop ? " (no capabilities)" : "", out);
+        ctxprof__free(out, NULL);
+    }
+}
+
 /* Training hooks in a signal handler: the handler (annotated, so its entry
    is recorded like any function's) and what it calls are dropped and
    counted, not recorded - recording may allocate, and the interrupted code
@@ -4608,6 +4713,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_thread_registry", icpp_thread_registry},
     {"icpp_sampler_altstack", icpp_sampler_altstack},
     {"icpp_symtab_via_loader", icpp_symtab_via_loader},
+    {"icpp_symtab_replaced", icpp_symtab_replaced},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_train_signal_plain", icpp_train_signal_plain},
     {"icpp_robust_files", icpp_robust_files},
