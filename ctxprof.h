@@ -297,8 +297,9 @@ typedef struct ctxprof_symtab {
    skipped and counted. An object whose file was replaced on disk since it
    was loaded (another build id) or deleted is read through
    /proc/self/map_files (privileged) or, the executable, /proc/self/exe;
-   failing that it is counted in stale and gets no names. Fails (state zeroed) only when out of memory or when
-   no object at all had symbols. Allocates; not signal-safe. */
+   failing that it is counted in stale and gets no names. Fails (state
+   zeroed) only when out of memory or when no object at all had symbols.
+   Allocates; not signal-safe. */
 CTXPROF_API int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err);
 /* Frees the table; st may be zeroed or already deinited. */
 CTXPROF_API void ctxprof_symtab_deinit(ctxprof_symtab *st);
@@ -3534,9 +3535,9 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
         if (L->n == 0 && o->at && ctxprof__mapping_at(o->at, &mp, exe, sizeof exe) && exe[0]) {
             n = (ssize_t)strlen(exe);
             o->deleted = mp.deleted; /* the path names another file, or none */
-        }
-        else if (L->n == 0)
+        } else if (L->n == 0) {
             n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        }
         if (n > 0) {
             exe[n] = '\0';
             path = exe;
@@ -9982,9 +9983,9 @@ typedef struct ctxprof__icpp_cfa { /* a CFA rule (below: call frame information)
 typedef struct ctxprof__icpp_bound {
     ctxprof__icpp_pcrange *pcs; /* PC ranges -> function */
     size_t npcs;
-    ctxprof__icpp_cfa *cfa;     /* CFA rules of the functions' code, by pc */
+    ctxprof__icpp_cfa *cfa; /* CFA rules of the functions' code, by pc */
     size_t ncfa;
-    uint32_t *fbody;            /* function -> body offset (CFA - SP), 0 unknown */
+    uint32_t *fbody; /* function -> body offset (CFA - SP), 0 unknown */
 } ctxprof__icpp_bound;
 
 CTXPROF__PRIV void ctxprof__icpp_bound_free(ctxprof__icpp_bound *b)
@@ -11292,7 +11293,7 @@ CTXPROF__PRIV void ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata
 
 /* The CFA rule at pc: the last row at or before it (NULL: none). */
 CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__icpp_cfa_at(const ctxprof__icpp_bound *b,
-                                                           uintptr_t pc)
+                                                            uintptr_t pc)
 {
     size_t lo = 0, hi = b->ncfa;
     while (lo < hi) {

@@ -4103,8 +4103,7 @@ static void icpp_symtab_replaced(void)
         "}\n";
     static const char *const how[] = {"deleted", "replaced"};
     char cwd[400];
-    const char *drop = geteuid() == 0 &&
-                               ctxprof_test_sh("command -v setpriv >/dev/null 2>&1") == 0
+    const char *drop = geteuid() == 0 && ctxprof_test_sh("command -v setpriv >/dev/null 2>&1") == 0
                            ? "setpriv --bounding-set=-all --inh-caps=-all"
                            : "";
     const char *dir = ctxprof_test_tmpdir();
