@@ -283,6 +283,9 @@ typedef struct ctxprof_symtab {
     size_t count;   /* function symbols loaded (after merging aliases) */
     size_t objects; /* objects scanned: the executable and every loaded library */
     size_t skipped; /* objects whose symbols could not be read (no file, corrupt) */
+    size_t stale;   /* of those, objects whose file was replaced or deleted on disk since
+                       it was loaded, and could not be read otherwise: no names (never
+                       another file's) */
     /* private: */
     struct ctxprof__sym *syms;    /* sorted by start address */
     struct ctxprof__symobj *objs; /* object table */
@@ -297,8 +300,12 @@ typedef struct ctxprof_symtab {
    found by build id under /usr/lib/debug when one is installed) of the
    executable and of every loaded object (dl_iterate_phdr), with load bias
    applied; sorted for binary search. Corrupt or unreadable objects are
-   skipped and counted. Fails (state zeroed) only when out of memory or when
-   no object at all had symbols. Allocates; not signal-safe. */
+   skipped and counted. An object whose file was replaced on disk since it
+   was loaded (another build id) or deleted is read through
+   /proc/self/map_files (privileged) or, the executable, /proc/self/exe;
+   failing that it is counted in stale and gets no names. Fails (state
+   zeroed) only when out of memory or when no object at all had symbols.
+   Allocates; not signal-safe. */
 CTXPROF_API int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err);
 /* Frees the table; st may be zeroed or already deinited. */
 CTXPROF_API void ctxprof_symtab_deinit(ctxprof_symtab *st);
@@ -1897,7 +1904,10 @@ CTXPROF_API uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n);
 
 /* Binds the map to this process's symbols so that PCs map to its
    functions (f.cold parts and every same-named static function included).
-   Call again after ctxprof_symtab_reload. Not signal-safe. */
+   Call again after ctxprof_symtab_reload, also while the sampler resolves
+   with m (desc.map): the new tables replace the old at once, and the old
+   are freed when no sampler handler can still read them. Other lookups
+   in m must not overlap a bind. Allocates; not signal-safe. */
 CTXPROF_API int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab *st,
                                       ctxprof_error *err);
 /* Map function id of the function containing pc (bound map), or -1. Signal-safe. */
@@ -2136,7 +2146,10 @@ typedef struct ctxprof_icpp_sampler {
 } ctxprof_icpp_sampler;
 
 /* Allocates the buffer and installs the signal handler (process-wide; one
-   sampler at a time). Then every thread to sample calls attach. */
+   sampler at a time), again if the signal's disposition changed since the
+   last init (the program or a library set its own). Then every thread to
+   sample calls attach. Setting another disposition while a sampler is
+   active loses its samples. */
 CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                                           const ctxprof_icpp_sampler_desc *desc,
                                           ctxprof_error *err);
@@ -2943,6 +2956,7 @@ typedef struct ctxprof__mapping {
     uintptr_t start, end; /* [start, end) */
     uintptr_t prev_end;   /* end of the mapping listed before it (0: none) */
     int stack;            /* the main thread's "[stack]" */
+    int deleted;          /* its file was deleted or replaced since ("(deleted)") */
 } ctxprof__mapping;
 
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__hex_prefix(const char **c)
@@ -2954,9 +2968,10 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__hex_prefix(const char **c)
 }
 
 /* The mapping holding addr, from /proc/self/maps, and (path, cap bytes,
-   when not NULL) the file mapped there: "" when anonymous, deleted or
-   longer than cap. Read with open/read into stack buffers: signal-safe,
-   no allocation. 1 when found, 0 when not (or no /proc). */
+   when not NULL) the file mapped there: "" when anonymous or longer than
+   cap; the path it had when deleted. Read with open/read into stack
+   buffers: signal-safe, no allocation. 1 when found, 0 when not (or no
+   /proc). */
 CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__mapping_at(uintptr_t addr, ctxprof__mapping *m,
                                                        char *path, size_t cap)
 {
@@ -2999,8 +3014,16 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__mapping_at(uintptr_t addr, ctxprof__
                 c++;
             file = c;
             m->stack = strcmp(file, "[stack]") == 0;
-            if (path && file[0] == '/' && strlen(file) < cap && !strstr(file, " (deleted)"))
-                memcpy(path, file, strlen(file) + 1);
+            {
+                size_t fl = strlen(file), dl = sizeof " (deleted)" - 1;
+                m->deleted = fl > dl && strcmp(file + fl - dl, " (deleted)") == 0;
+                if (m->deleted)
+                    fl -= dl;
+                if (path && file[0] == '/' && fl < cap) {
+                    memcpy(path, file, fl);
+                    path[fl] = '\0';
+                }
+            }
         }
     }
     close(fd);
@@ -3264,13 +3287,66 @@ done:
     return added;
 }
 
+/* The GNU build id among the notes [q, end) into out[40]: its length, 0 if none. */
+CTXPROF__PRIV size_t ctxprof__note_build_id(const unsigned char *q, const unsigned char *end,
+                                            unsigned char *out)
+{
+    while (end - q >= 12) {
+        uint32_t namesz = ctxprof__get32(q), descsz = ctxprof__get32(q + 4);
+        uint32_t type = ctxprof__get32(q + 8);
+        size_t na = ((size_t)namesz + 3) & ~(size_t)3, da = ((size_t)descsz + 3) & ~(size_t)3;
+        if (na > (size_t)(end - q - 12) || da > (size_t)(end - q - 12) - na)
+            break;
+        if (type == 3 && namesz == 4 && memcmp(q + 12, "GNU", 4) == 0 && descsz > 0 &&
+            descsz <= 40) {
+            memcpy(out, q + 12 + na, descsz);
+            return descsz;
+        }
+        q += 12 + na + da;
+    }
+    return 0;
+}
+
+/* The build id in an ELF file's PT_NOTE segments (out[40]): its length, 0 if none. */
+CTXPROF__PRIV size_t ctxprof__elf_build_id(const ctxprof__elfsrc *src, unsigned char *out)
+{
+    unsigned char eh[64], ph[56], note[4096];
+    uint64_t phoff;
+    unsigned i, phnum;
+    if (ctxprof__elf_read(src, 0, eh, sizeof eh) || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 ||
+        eh[5] != 1 || ctxprof__get16(eh + 54) != sizeof ph)
+        return 0;
+    phoff = ctxprof__get64(eh + 32);
+    phnum = ctxprof__get16(eh + 56);
+    if (phoff > src->size)
+        return 0;
+    for (i = 0; i < phnum; i++) {
+        size_t len;
+        if (ctxprof__elf_read(src, phoff + (uint64_t)i * sizeof ph, ph, sizeof ph))
+            return 0;
+        if (ctxprof__get32(ph) != 4) /* PT_NOTE */
+            continue;
+        len = ctxprof__get64(ph + 32) < sizeof note ? (size_t)ctxprof__get64(ph + 32) : sizeof note;
+        if (ctxprof__elf_read(src, ctxprof__get64(ph + 8), note, len) == 0 &&
+            (len = ctxprof__note_build_id(note, note + len, out)) != 0)
+            return len;
+    }
+    return 0;
+}
+
 /* Adds the symbols of an ELF file (see ctxprof__symtab_add_elf); 0 when the
-   file cannot be opened. */
+   file cannot be opened. With id (the loaded object's build id), a file
+   with another build id is another build: a library replaced on disk
+   while loaded (an upgrade renames a new file over it), whose symbols
+   would name the wrong code. It is not read, and *stale is set. */
 CTXPROF__PRIV long ctxprof__symtab_add_file(ctxprof_symtab *st, const char *path, uintptr_t bias,
-                                            const uintptr_t *xr, size_t nx, uint32_t obj)
+                                            const uintptr_t *xr, size_t nx, uint32_t obj,
+                                            const unsigned char *id, size_t id_len, int *stale)
 {
     ctxprof__elfsrc src;
     struct stat sb;
+    unsigned char fid[40];
+    size_t fid_len;
     long r;
     src.mem = NULL;
     src.fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -3281,6 +3357,12 @@ CTXPROF__PRIV long ctxprof__symtab_add_file(ctxprof_symtab *st, const char *path
         return 0;
     }
     src.size = (uint64_t)sb.st_size;
+    if (id_len && (fid_len = ctxprof__elf_build_id(&src, fid)) != 0 &&
+        (fid_len != id_len || memcmp(fid, id, id_len) != 0)) {
+        close(src.fd);
+        *stale = 1;
+        return 0;
+    }
     r = ctxprof__symtab_add_elf(st, &src, bias, xr, nx, obj);
     close(src.fd);
     return r;
@@ -3396,6 +3478,8 @@ CTXPROF__PRIV int ctxprof__symtab_finish(ctxprof_symtab *st)
 #if defined(CTXPROF__HAVE_SYMTAB)
 typedef struct ctxprof__loadobj {
     uintptr_t bias;
+    uintptr_t at;               /* its first PT_LOAD */
+    int deleted;                /* its file is no longer at its path (/proc/self/maps) */
     uint32_t obj;               /* index in st->objs */
     size_t nx;                  /* executable ranges used in xr */
     uintptr_t xr[16];           /* up to 8 executable PT_LOAD ranges */
@@ -3432,20 +3516,8 @@ CTXPROF__PRIV void ctxprof__symtab_build_id(ctxprof__loadobj *o, const struct ct
             continue;
         q = (const unsigned char *)(in->addr + (uintptr_t)p->vaddr);
         end = q + p->filesz;
-        while (end - q >= 12) {
-            uint32_t namesz = ctxprof__get32(q), descsz = ctxprof__get32(q + 4);
-            uint32_t type = ctxprof__get32(q + 8);
-            size_t na = ((size_t)namesz + 3) & ~(size_t)3, da = ((size_t)descsz + 3) & ~(size_t)3;
-            if (na > (size_t)(end - q - 12) || da > (size_t)(end - q - 12) - na)
-                break;
-            if (type == 3 && namesz == 4 && memcmp(q + 12, "GNU", 4) == 0 && descsz > 0 &&
-                descsz <= sizeof o->build_id) {
-                memcpy(o->build_id, q + 12 + na, descsz);
-                o->build_id_len = descsz;
-                return;
-            }
-            q += 12 + na + da;
-        }
+        if ((o->build_id_len = ctxprof__note_build_id(q, end, o->build_id)) != 0)
+            return;
     }
 }
 
@@ -3464,19 +3536,20 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
     }
     o = &L->v[L->n];
     memset(o, 0, sizeof *o);
+    for (i = 0; i < in->phnum && !o->at; i++)
+        if (in->phdr[i].type == 1)
+            o->at = in->addr + (uintptr_t)in->phdr[i].vaddr;
     if (!path || !*path) { /* the executable: dl_iterate_phdr lists it first, unnamed */
         ssize_t n = -1;
-        uintptr_t at = 0;
         ctxprof__mapping mp;
         /* the file mapped at its first PT_LOAD: /proc/self/exe names the
            loader when the program is run as "/lib64/ld-linux-x86-64.so.2 ./prog" */
-        for (i = 0; i < in->phnum && !at; i++)
-            if (in->phdr[i].type == 1)
-                at = in->addr + (uintptr_t)in->phdr[i].vaddr;
-        if (L->n == 0 && at && ctxprof__mapping_at(at, &mp, exe, sizeof exe) && exe[0])
+        if (L->n == 0 && o->at && ctxprof__mapping_at(o->at, &mp, exe, sizeof exe) && exe[0]) {
             n = (ssize_t)strlen(exe);
-        else if (L->n == 0)
+            o->deleted = mp.deleted; /* the path names another file, or none */
+        } else if (L->n == 0) {
             n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        }
         if (n > 0) {
             exe[n] = '\0';
             path = exe;
@@ -3511,6 +3584,35 @@ CTXPROF__PRIV int ctxprof__symtab_collect(struct ctxprof__dl_info *in, size_t si
     return 0;
 }
 
+/* The symbols of the file object o is mapped from, when its path names
+   another file or none (deleted, or replaced by a rename): through
+   /proc/self/map_files (which needs CAP_SYS_ADMIN or, since Linux 5.9,
+   CAP_CHECKPOINT_RESTORE), and for the executable /proc/self/exe (the
+   running file, unless the program was started through the loader: the
+   build ids tell). *stale says whether the loaded file was not found. */
+CTXPROF__PRIV long ctxprof__symtab_add_mapped(ctxprof_symtab *st, const ctxprof__loadobj *o,
+                                              int exe, int *stale)
+{
+    ctxprof__mapping mp;
+    char p[64];
+    long got;
+    int other = 0;
+    if (!o->at || !ctxprof__mapping_at(o->at, &mp, NULL, 0))
+        return 0;
+    snprintf(p, sizeof p, "/proc/self/map_files/%lx-%lx", (unsigned long)mp.start,
+             (unsigned long)mp.end);
+    got = ctxprof__symtab_add_file(st, p, o->bias, o->xr, o->nx, o->obj, o->build_id,
+                                   o->build_id_len, &other);
+    if (got == 0 && exe)
+        got = ctxprof__symtab_add_file(st, "/proc/self/exe", o->bias, o->xr, o->nx, o->obj,
+                                       o->build_id, o->build_id_len, &other);
+    if (got != 0)
+        *stale = 0;
+    else if (mp.deleted)
+        *stale = 1;
+    return got;
+}
+
 /* Loads every object of the process into st (zeroed by the caller). */
 CTXPROF__PRIV uint64_t ctxprof__dl_changes(void);
 
@@ -3535,6 +3637,7 @@ CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
         ctxprof__loadobj *o = &L.v[i];
         const char *path = st->names + st->objs[o->obj].path;
         long got = 0;
+        int stale = o->deleted;
         if (o->build_id_len >= 2) { /* a detached debug file has the static functions */
             char dbg[128];
             size_t k, n = (size_t)snprintf(dbg, sizeof dbg, "/usr/lib/debug/.build-id/%02x/",
@@ -3542,10 +3645,13 @@ CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
             for (k = 1; k < o->build_id_len && n + 8 < sizeof dbg; k++)
                 n += (size_t)snprintf(dbg + n, sizeof dbg - n, "%02x", o->build_id[k]);
             snprintf(dbg + n, sizeof dbg - n, ".debug");
-            got = ctxprof__symtab_add_file(st, dbg, o->bias, o->xr, o->nx, o->obj);
+            got = ctxprof__symtab_add_file(st, dbg, o->bias, o->xr, o->nx, o->obj, NULL, 0, NULL);
         }
-        if (got == 0 && *path)
-            got = ctxprof__symtab_add_file(st, path, o->bias, o->xr, o->nx, o->obj);
+        if (got == 0 && *path && !o->deleted)
+            got = ctxprof__symtab_add_file(st, path, o->bias, o->xr, o->nx, o->obj, o->build_id,
+                                           o->build_id_len, &stale);
+        if (got == 0 && *path) /* not there, or not what is loaded */
+            got = ctxprof__symtab_add_mapped(st, o, i == 0, &stale);
         if (got == 0 && o->image && o->image_size >= 64) { /* no file: the vDSO */
             ctxprof__elfsrc src;
             src.fd = -1;
@@ -3557,8 +3663,10 @@ CTXPROF__PRIV int ctxprof__symtab_load(ctxprof_symtab *st, ctxprof_error *err)
             rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");
             goto done;
         }
-        if (got == 0)
+        if (got == 0) {
             st->skipped++;
+            st->stale += (size_t)stale;
+        }
     }
     if (ctxprof__symtab_finish(st)) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "symbol table: out of memory");
@@ -9972,6 +10080,68 @@ typedef struct ctxprof__icpp_cfa { /* a CFA rule (below: call frame information)
     uint32_t reg; /* CTXPROF__CFA_SP, _FP or _NONE */
 } ctxprof__icpp_cfa;
 
+/* What bind computes. A map's are published by one pointer: a rebind
+   builds new tables, swaps them in and frees the old ones once no sampler
+   handler can still read them (ctxprof__icpp_sync). */
+typedef struct ctxprof__icpp_bound {
+    ctxprof__icpp_pcrange *pcs; /* PC ranges -> function */
+    size_t npcs;
+    ctxprof__icpp_cfa *cfa; /* CFA rules of the functions' code, by pc */
+    size_t ncfa;
+    uint32_t *fbody; /* function -> body offset (CFA - SP), 0 unknown */
+} ctxprof__icpp_bound;
+
+CTXPROF__PRIV void ctxprof__icpp_bound_free(ctxprof__icpp_bound *b)
+{
+    if (!b)
+        return;
+    ctxprof__free(b->pcs, NULL);
+    ctxprof__free(b->cfa, NULL);
+    ctxprof__free(b->fbody, NULL);
+    ctxprof__free(b, NULL);
+}
+
+/* Grace periods for what the sampler's handler reads (the active sampler,
+   a map's bound tables). A handler counts itself in under the epoch's
+   parity; a writer publishes the new pointer, flips the epoch and waits
+   until the old parity's count is 0. A handler that counted in under the
+   new parity read the epoch after the flip, so after the publication. The
+   recheck in read_begin keeps one that read the epoch before a flip from
+   counting in under a parity the writer has already seen drained.
+   Handlers never wait; writers (bind, deinit) are serialized by a lock. */
+static unsigned ctxprof__icpp_epoch;
+static int ctxprof__icpp_readers[2];
+static int ctxprof__icpp_synclock;
+
+CTXPROF__NOINSTR CTXPROF__PRIV unsigned ctxprof__icpp_read_begin(void)
+{
+    for (;;) {
+        unsigned e = __atomic_load_n(&ctxprof__icpp_epoch, __ATOMIC_SEQ_CST) & 1u;
+        __atomic_add_fetch(&ctxprof__icpp_readers[e], 1, __ATOMIC_SEQ_CST);
+        if ((__atomic_load_n(&ctxprof__icpp_epoch, __ATOMIC_SEQ_CST) & 1u) == e)
+            return e;
+        __atomic_sub_fetch(&ctxprof__icpp_readers[e], 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_read_end(unsigned e)
+{
+    __atomic_sub_fetch(&ctxprof__icpp_readers[e], 1, __ATOMIC_SEQ_CST);
+}
+
+/* Returns once every handler that may have read a pointer before the
+   caller replaced it has returned. Not from a handler. */
+CTXPROF__PRIV void ctxprof__icpp_sync(void)
+{
+    unsigned e;
+    while (__atomic_exchange_n(&ctxprof__icpp_synclock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+    e = __atomic_fetch_add(&ctxprof__icpp_epoch, 1u, __ATOMIC_SEQ_CST) & 1u;
+    while (__atomic_load_n(&ctxprof__icpp_readers[e], __ATOMIC_SEQ_CST))
+        sched_yield();
+    __atomic_store_n(&ctxprof__icpp_synclock, 0, __ATOMIC_RELEASE);
+}
+
 struct ctxprof__icpp_mapdata {
     ctxprof__strtab names;      /* function id <-> name */
     uint32_t *nfunc, *nparent;  /* trie */
@@ -9993,16 +10163,19 @@ struct ctxprof__icpp_mapdata {
     uint32_t *cand;             /* paths grouped by CID */
     uint32_t *cslots;           /* (func, height) -> CID + 1 */
     size_t cmask;
-    ctxprof__icpp_pcrange *pcs; /* bound: PC ranges -> function */
-    size_t npcs;
-    ctxprof__icpp_cfa *cfa;     /* bound: CFA rules of the functions' code, by pc */
-    size_t ncfa;
-    uint32_t *fbody;            /* bound: function -> body offset (CFA - SP), 0 unknown */
+    struct ctxprof__icpp_bound *bound; /* bind's tables (ctxprof__icpp_bound_of), or NULL */
     uint32_t *rbody;            /* function -> "body" line: offset training measured, 0 none */
     size_t rbcap;
     int no_cfa;                 /* ctxprof_icpp_map_use_cfa(m, 0) */
     char build[81];             /* the training executable's build id in hex, or "" */
 };
+
+/* A map's bound tables as a reader sees them (NULL: not bound). */
+CTXPROF__NOINSTR CTXPROF__PRIV const ctxprof__icpp_bound *
+ctxprof__icpp_bound_of(const struct ctxprof__icpp_mapdata *d)
+{
+    return __atomic_load_n(&d->bound, __ATOMIC_ACQUIRE);
+}
 
 /* The executable's build id as the hex a path map's "build" line holds. */
 CTXPROF__PRIV void ctxprof__icpp_build_hex(const ctxprof_symtab *st, char *out)
@@ -10034,9 +10207,7 @@ CTXPROF__PRIV void ctxprof__icpp_md_free(struct ctxprof__icpp_mapdata *d)
     ctxprof__free(d->cids, NULL);
     ctxprof__free(d->cand, NULL);
     ctxprof__free(d->cslots, NULL);
-    ctxprof__free(d->pcs, NULL);
-    ctxprof__free(d->cfa, NULL);
-    ctxprof__free(d->fbody, NULL);
+    ctxprof__icpp_bound_free(d->bound);
     ctxprof__free(d->rbody, NULL);
     ctxprof__free(d, NULL);
 }
@@ -11224,30 +11395,30 @@ CTXPROF__PRIV void ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata
 }
 
 /* The CFA rule at pc: the last row at or before it (NULL: none). */
-CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__icpp_cfa_at(const struct ctxprof__icpp_mapdata *d,
-                                                           uintptr_t pc)
+CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__icpp_cfa_at(const ctxprof__icpp_bound *b,
+                                                            uintptr_t pc)
 {
-    size_t lo = 0, hi = d->ncfa;
+    size_t lo = 0, hi = b->ncfa;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (d->cfa[mid].pc <= pc)
+        if (b->cfa[mid].pc <= pc)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo ? &d->cfa[lo - 1] : NULL;
+    return lo ? &b->cfa[lo - 1] : NULL;
 }
 
-/* Reads the CFA rules and body offsets of the bound functions pcs[0..n)
-   into d (replacing the previous ones); 0 or CTXPROF_ERR_NOMEM. */
-CTXPROF__PRIV int ctxprof__icpp_bind_cfa(struct ctxprof__icpp_mapdata *d,
-                                         const ctxprof__icpp_pcrange *pcs, size_t n,
-                                         size_t *out_funcs)
+/* Reads the CFA rules and body offsets of the bound functions b->pcs into
+   b; 0 or CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_bind_cfa(const struct ctxprof__icpp_mapdata *d,
+                                         ctxprof__icpp_bound *b, size_t *out_funcs)
 {
     ctxprof__cfi_ctx x;
     uint32_t *fbody = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *fbody, NULL);
     uint8_t *seen = (uint8_t *)ctxprof__zalloc(d->names.n + 1, 1, NULL);
-    size_t i;
+    const ctxprof__icpp_pcrange *pcs = b->pcs;
+    size_t i, n = b->npcs;
     memset(&x, 0, sizeof x);
     x.pcs = pcs;
     x.npcs = n;
@@ -11261,14 +11432,12 @@ CTXPROF__PRIV int ctxprof__icpp_bind_cfa(struct ctxprof__icpp_mapdata *d,
         goto nomem;
     if (x.out.n > 1)
         qsort(x.out.row, x.out.n, sizeof *x.out.row, ctxprof__cfa_cmp);
-    ctxprof__free(d->cfa, NULL);
-    ctxprof__free(d->fbody, NULL);
-    d->cfa = x.out.row;
-    d->ncfa = x.out.n;
-    d->fbody = fbody;
+    b->cfa = x.out.row;
+    b->ncfa = x.out.n;
+    b->fbody = fbody;
     *out_funcs = 0;
     for (i = 0; i < n; i++) { /* functions with a body offset and a rule at their entry */
-        const ctxprof__icpp_cfa *c = ctxprof__icpp_cfa_at(d, pcs[i].start);
+        const ctxprof__icpp_cfa *c = ctxprof__icpp_cfa_at(b, pcs[i].start);
         if (fbody[pcs[i].func] && c && c->reg != CTXPROF__CFA_NONE && !seen[pcs[i].func]++)
             ++*out_funcs;
     }
@@ -11288,11 +11457,12 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_height_at(const struct ctxprof__icpp_mapdat
                                                uintptr_t base)
 {
     uint64_t h = ctxprof_icpp_height(sp, base);
+    const ctxprof__icpp_bound *b = ctxprof__icpp_bound_of(d);
     const ctxprof__icpp_cfa *c;
     uintptr_t cfa;
-    if (h == CTXPROF_ICPP_NO_HEIGHT || d->no_cfa || !d->fbody || !d->fbody[f])
+    if (h == CTXPROF_ICPP_NO_HEIGHT || d->no_cfa || !b || !b->fbody || !b->fbody[f])
         return h;
-    c = ctxprof__icpp_cfa_at(d, pc);
+    c = ctxprof__icpp_cfa_at(b, pc);
     if (!c || c->reg == CTXPROF__CFA_NONE)
         return h;
     if (c->reg == CTXPROF__CFA_FP && (fp < sp || fp >= base))
@@ -11300,7 +11470,7 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_height_at(const struct ctxprof__icpp_mapdat
     cfa = (c->reg == CTXPROF__CFA_SP ? sp : fp) + (uintptr_t)(intptr_t)c->off;
     if (cfa <= sp || cfa > base)
         return h;
-    return (uint64_t)(base - cfa) + d->fbody[f];
+    return (uint64_t)(base - cfa) + b->fbody[f];
 }
 
 
@@ -11308,8 +11478,9 @@ CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab 
                                       ctxprof_error *err)
 {
     struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    ctxprof__icpp_bound *b, *old;
     ctxprof__icpp_pcrange *r;
-    size_t i, n = 0;
+    size_t i, n = 0, funcs;
     char here[81];
     ctxprof__error_clear(err);
     if (!d || !st)
@@ -11342,13 +11513,25 @@ CTXPROF_DEF int ctxprof_icpp_map_bind(ctxprof_icpp_map *m, const ctxprof_symtab 
                              "(a map of another program?)",
                              d->names.n);
     }
-    if (ctxprof__icpp_bind_cfa(d, r, n, &m->cfa_funcs)) {
-        ctxprof__free(r, NULL);
+    b = (ctxprof__icpp_bound *)ctxprof__zalloc(1, sizeof *b, NULL);
+    if (b) {
+        b->pcs = r;
+        b->npcs = n;
+    }
+    if (!b || ctxprof__icpp_bind_cfa(d, b, &funcs)) {
+        if (b)
+            ctxprof__icpp_bound_free(b);
+        else
+            ctxprof__free(r, NULL);
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory");
     }
-    ctxprof__free(d->pcs, NULL);
-    d->pcs = r;
-    d->npcs = n;
+    /* the sampler's handler may be reading the old tables (desc.map) */
+    old = __atomic_exchange_n(&d->bound, b, __ATOMIC_SEQ_CST);
+    if (old) {
+        ctxprof__icpp_sync();
+        ctxprof__icpp_bound_free(old);
+    }
+    m->cfa_funcs = funcs;
     return CTXPROF_OK;
 }
 
@@ -11368,19 +11551,19 @@ CTXPROF_DEF uint64_t ctxprof_icpp_map_height(const ctxprof_icpp_map *m, uintptr_
 
 CTXPROF_DEF long ctxprof_icpp_map_func_of_pc(const ctxprof_icpp_map *m, uintptr_t pc)
 {
-    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    const ctxprof__icpp_bound *b = m && m->d ? ctxprof__icpp_bound_of(m->d) : NULL;
     size_t lo = 0, hi;
-    if (!d || !d->npcs)
+    if (!b || !b->npcs)
         return -1;
-    hi = d->npcs;
+    hi = b->npcs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (d->pcs[mid].start <= pc)
+        if (b->pcs[mid].start <= pc)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo && pc < d->pcs[lo - 1].end ? (long)d->pcs[lo - 1].func : -1;
+    return lo && pc < b->pcs[lo - 1].end ? (long)b->pcs[lo - 1].func : -1;
 }
 
 /* Next frame of a walk: live from the frame-pointer chain (bounds-checked
@@ -11539,11 +11722,12 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_cfa_height(const ctxprof__icpp_src *src, ui
                                                 uint64_t hp)
 {
     const struct ctxprof__icpp_mapdata *d = src->m->d;
+    const ctxprof__icpp_bound *bd = ctxprof__icpp_bound_of(d);
     uint64_t h = src->nh[u], b;
-    if (src->truth != CTXPROF__ICPP_NONE || src->nh != d->nheight || !d->fbody ||
+    if (src->truth != CTXPROF__ICPP_NONE || src->nh != d->nheight || !bd || !bd->fbody ||
         h == CTXPROF_ICPP_NO_HEIGHT)
         return hp;
-    b = d->fbody[d->nfunc[u]];
+    b = bd->fbody[d->nfunc[u]];
     return b && h >= b && h - b > hp ? h - b : hp;
 }
 
@@ -13520,8 +13704,6 @@ CTXPROF__NOINSTR __attribute__((constructor)) static void ctxprof__icpp_env_ctor
 /* --- timer sampler (paper 6.2) ---------------------------------------------- */
 
 static ctxprof_icpp_sampler *ctxprof__icpp_active;
-static int ctxprof__icpp_inflight;
-static int ctxprof__icpp_installed[65];
 static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS long ctxprof__icpp_timer_tid CTXPROF__TLS_MODEL; /* no syscall per sample */
@@ -13548,7 +13730,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tmr_lock(int lock)
 
 /* fork(): the child has none of the parent's timers (timers are not
    inherited) and only the forking thread, so it forgets them all, and the
-   lock, which another thread may have held, and handlers that other
+   locks, which another thread may have held, and handlers that other
    threads were running. */
 static pthread_once_t ctxprof__icpp_fork_once = PTHREAD_ONCE_INIT;
 
@@ -13557,7 +13739,9 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_fork_child(void)
     ctxprof__icpp_ntmr = 0;
     ctxprof__icpp_has_timer = 0;
     ctxprof__icpp_timer_tid = 0;
-    __atomic_store_n(&ctxprof__icpp_inflight, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctxprof__icpp_readers[0], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctxprof__icpp_readers[1], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctxprof__icpp_synclock, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&ctxprof__icpp_tmrlock, 0, __ATOMIC_RELEASE);
 }
 
@@ -13633,8 +13817,8 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
 {
     int saved = errno;
     ctxprof_icpp_sampler *s;
+    unsigned rd = ctxprof__icpp_read_begin();
     (void)sig;
-    __atomic_add_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
     s = __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST);
     if (s && uc) {
         uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
@@ -13675,7 +13859,7 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
             __atomic_store_n(&o->ready, 1, __ATOMIC_RELEASE);
         }
     }
-    __atomic_sub_fetch(&ctxprof__icpp_inflight, 1, __ATOMIC_SEQ_CST);
+    ctxprof__icpp_read_end(rd);
     errno = saved;
 }
 
@@ -13684,6 +13868,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                                           ctxprof_error *err)
 {
     ctxprof_icpp_sampler_desc dd;
+    struct sigaction old;
     ctxprof__error_clear(err);
     ctxprof_icpp_sample *buf;
     if (!s)
@@ -13713,7 +13898,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                              dd.hz, CTXPROF_ICPP_SAMPLER_MAX_HZ);
     if (dd.signo <= 0 || dd.signo > 64)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: bad signal %d", dd.signo);
-    if (dd.map && (!dd.map->d || !dd.map->d->pcs))
+    if (dd.map && (!dd.map->d || !dd.map->d->bound))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE))
@@ -13724,7 +13909,11 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
     if (!buf)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: %zu samples: out of memory",
                              dd.capacity);
-    if (!ctxprof__icpp_installed[dd.signo]) {
+    /* asked each time: since the last init the program or a library may
+       have set its own disposition (SIG_IGN, say), and every sample would
+       be lost */
+    if (sigaction(dd.signo, NULL, &old) != 0 || !(old.sa_flags & SA_SIGINFO) ||
+        old.sa_sigaction != ctxprof__icpp_on_signal) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = ctxprof__icpp_on_signal;
@@ -13735,7 +13924,6 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
             ctxprof__free(buf, NULL);
             return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: sigaction(%d)", dd.signo);
         }
-        ctxprof__icpp_installed[dd.signo] = 1;
     }
     memset(s, 0, sizeof *s);
     s->samples = buf;
@@ -13861,9 +14049,7 @@ CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
     ctxprof__icpp_tmr_lock(0);
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) == s) {
         __atomic_store_n(&ctxprof__icpp_active, (ctxprof_icpp_sampler *)NULL, __ATOMIC_SEQ_CST);
-        /* a handler that saw s before the store finishes before we free */
-        while (__atomic_load_n(&ctxprof__icpp_inflight, __ATOMIC_SEQ_CST))
-            ;
+        ctxprof__icpp_sync(); /* a handler that saw s finishes before we free */
     }
     ctxprof__free(s->samples, NULL);
     memset(s, 0, sizeof *s);

@@ -350,8 +350,8 @@ static void icpp_symtab_corrupt(void)
     }
     /* a file that is not ELF, and a missing file */
     memset(&st, 0, sizeof st);
-    CHECK_EQ(ctxprof__symtab_add_file(&st, "tests/test_main.c", 0, NULL, 0, 0), 0);
-    CHECK_EQ(ctxprof__symtab_add_file(&st, "/nonexistent/x", 0, NULL, 0, 0), 0);
+    CHECK_EQ(ctxprof__symtab_add_file(&st, "tests/test_main.c", 0, NULL, 0, 0, NULL, 0, NULL), 0);
+    CHECK_EQ(ctxprof__symtab_add_file(&st, "/nonexistent/x", 0, NULL, 0, 0, NULL, 0, NULL), 0);
     ctxprof_symtab_deinit(&st);
     free(copy);
     free(img);
@@ -3378,6 +3378,115 @@ static void icpp_sampler_live(void)
     ctxprof_icpp_train_reset();
 }
 
+/* Rebinding the map the sampler resolves with (after a dlopen and
+   ctxprof_symtab_reload, say) while its handler runs: the handler never
+   reads tables that bind freed (ASan builds report it if it does), and
+   samples still resolve. One thread rebinds 30 times while another sends
+   this one the sampler's signal nonstop (the old code's use after free
+   showed in about one run in three). Then, deterministically: while a
+   reader (as the handler) holds the tables, a rebind publishes new ones
+   and waits, and the old ones stay readable until the reader is done. */
+typedef struct icpp_rebind {
+    ctxprof_icpp_map *m;
+    ctxprof_symtab *st;
+    pthread_t target;
+    int signo, stop, bad;
+} icpp_rebind;
+
+static void *icpp_rebind_thread(void *arg)
+{
+    icpp_rebind *r = (icpp_rebind *)arg;
+    int k;
+    for (k = 0; k < 30; k++)
+        r->bad += ctxprof_icpp_map_bind(r->m, r->st, NULL) != CTXPROF_OK;
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void *icpp_rebind_once(void *arg)
+{
+    icpp_rebind *r = (icpp_rebind *)arg;
+    r->bad += ctxprof_icpp_map_bind(r->m, r->st, NULL) != CTXPROF_OK;
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void *icpp_rebind_storm(void *arg)
+{
+    icpp_rebind *r = (icpp_rebind *)arg;
+    while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+        pthread_kill(r->target, r->signo); /* queued: none is lost while one runs */
+    return NULL;
+}
+
+static void icpp_sampler_rebind(void)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc desc;
+    ctxprof_icpp_map m;
+    ctxprof_symtab st;
+    ctxprof_error err;
+    icpp_rebind rb;
+    pthread_t t[2];
+    char path[512];
+    size_t n, i, precise = 0;
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_rebind.paths", ctxprof_test_tmpdir());
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    icpp_s_rec(3);
+    ctxprof_icpp_train_stop();
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    memset(&desc, 0, sizeof desc);
+    desc.capacity = 1u << 16; /* (a full buffer drops samples unresolved) */
+    desc.signo = SIGRTMIN + 4;
+    desc.map = &m;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_OK);
+    memset(&rb, 0, sizeof rb);
+    rb.m = &m;
+    rb.st = &st;
+    rb.target = pthread_self();
+    rb.signo = desc.signo;
+    REQUIRE_EQ(pthread_create(&t[0], NULL, icpp_rebind_thread, &rb), 0);
+    REQUIRE_EQ(pthread_create(&t[1], NULL, icpp_rebind_storm, &rb), 0);
+    while (!__atomic_load_n(&rb.stop, __ATOMIC_ACQUIRE))
+        icpp_s_rec(3); /* called from here as in training: the map's heights */
+    for (i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ(rb.bad, 0);
+    n = ctxprof_icpp_sampler_count(&s);
+    CHECK_GE(n, 100);
+    for (i = 0; i < n; i++)
+        precise += s.samples[i].kind == CTXPROF_ICPP_PRECISE;
+    CHECK_GE(precise, n / 2);
+    printf("  icpp: %zu samples (%llu dropped) while rebinding 30 times, %zu precise\n", n,
+           (unsigned long long)ctxprof_icpp_sampler_dropped(&s), precise);
+    {
+        unsigned rd = ctxprof__icpp_read_begin();
+        const ctxprof__icpp_bound *b = ctxprof__icpp_bound_of(m.d);
+        struct timespec ms50 = {0, 50000000};
+        REQUIRE(b != NULL && b->npcs > 0);
+        rb.stop = 0;
+        REQUIRE_EQ(pthread_create(&t[0], NULL, icpp_rebind_once, &rb), 0);
+        while (ctxprof__icpp_bound_of(m.d) == b)
+            sched_yield();
+        nanosleep(&ms50, NULL);
+        CHECK_EQ(__atomic_load_n(&rb.stop, __ATOMIC_ACQUIRE), 0); /* bind waits for us */
+        CHECK_EQ(ctxprof_icpp_map_func_of_pc(&m, b->pcs[0].start), (long)b->pcs[0].func);
+        ctxprof__icpp_read_end(rd);
+        pthread_join(t[0], NULL);
+        CHECK_EQ(rb.stop, 1);
+        CHECK_EQ(rb.bad, 0);
+    }
+    ctxprof_icpp_sampler_deinit(&s);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+}
+
 /* The sampler's timer_create failure names the clock it asked for: a
    seccomp filter in a child makes timer_create fail (EPERM). */
 static int icpp_timer_fail_child(void *arg, void *shared)
@@ -3593,6 +3702,35 @@ static void icpp_sampler_deinit_other(void)
     ctxprof_icpp_sampler_deinit(&s1);
     CHECK_EQ(icpp_count_timers(), before);
     CHECK(ctxprof__icpp_active == NULL);
+}
+
+/* The program (or a library) sets its own disposition for the sampler's
+   signal after a deinit: the next init installs the handler again, and a
+   signal becomes a sample; a handler of the program's own is replaced
+   the same way. */
+static void icpp_theirs(int sig)
+{
+    (void)sig;
+}
+
+static void icpp_sampler_disposition(void)
+{
+    static void (*const theirs[])(int) = {SIG_IGN, icpp_theirs};
+    ctxprof_icpp_sampler s;
+    ctxprof_error err;
+    struct sigaction sa;
+    size_t k;
+    for (k = 0; k < 2; k++) {
+        REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_OK);
+        ctxprof_icpp_sampler_deinit(&s);
+        REQUIRE(signal(SIGPROF, theirs[k]) != SIG_ERR);
+        REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_OK);
+        REQUIRE_EQ(sigaction(SIGPROF, NULL, &sa), 0);
+        CHECK((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction == ctxprof__icpp_on_signal);
+        REQUIRE_EQ(pthread_kill(pthread_self(), SIGPROF), 0); /* delivered before it returns */
+        CHECK_EQ(ctxprof_icpp_sampler_count(&s), 1);
+        ctxprof_icpp_sampler_deinit(&s);
+    }
 }
 
 /* Rates: a wall-clock signal costs 2-25 us, so rates above
@@ -4007,6 +4145,110 @@ static void icpp_symtab_via_loader(void)
     REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
     CHECK_STR(out, "icpp_ldso_function main prog\n");
     ctxprof__free(out, NULL);
+}
+
+/* Files replaced or deleted on disk while loaded (a package upgrade
+   renames a new file over the old): a library rebuilt with functions
+   added in front gets no names, or its own through
+   /proc/self/map_files, never the new file's (its build id differs); the
+   executable, deleted or replaced by another build, is read through
+   /proc/self/exe (or map_files), and a path map binds to it. As root,
+   the second run drops every capability (setpriv), so that map_files is
+   refused as for other users. */
+static void icpp_symtab_replaced(void)
+{
+    static const char lib[] = "#ifdef V2\n"
+                              "int pad0(int x) { return x + 100; }\n"
+                              "int pad1(int x) { return x * x + 7; }\n"
+                              "#endif\n"
+                              "int lib_work(int x) { return x * x; }\n"
+                              "int lib_helper(int x) { return x * 3; }\n";
+    static const char prog[] =
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"ctxprof.h\"\n"
+        "#include <stdio.h>\n"
+        "#include <dlfcn.h>\n"
+        "#ifdef OTHER\n"
+        "__attribute__((noinline)) int icpp_rp_other(int x) { return x * 5 + 2; }\n"
+        "#endif\n"
+        "__attribute__((noinline)) int icpp_rp_fn(int x) { return x * 3 + 1; }\n"
+        "static const char *nm(const ctxprof_symtab *st, uintptr_t pc)\n"
+        "{\n"
+        "    const char *n = ctxprof_symtab_lookup(st, pc, NULL, NULL);\n"
+        "    return n ? n : \"-\";\n"
+        "}\n"
+        "int main(int argc, char **argv)\n"
+        "{\n"
+        "    static const char map[] = \"ctxprof-paths 1\\npath 5 64 main icpp_rp_fn\\n\";\n"
+        "    ctxprof_symtab st;\n"
+        "    ctxprof_icpp_map m;\n"
+        "    void *h = dlopen(\"./libv.so\", RTLD_NOW), *f, *g;\n"
+        "    int rc;\n"
+        "    if (!h || argc < 3)\n"
+        "        return 1;\n"
+        "    f = dlsym(h, \"lib_work\");\n"
+        "    g = dlsym(h, \"lib_helper\");\n"
+        "    if (rename(\"libv2.so\", \"libv.so\") != 0 ||\n"
+        "        (argv[2][0] == 'd' ? unlink(argv[0]) : rename(argv[1], argv[0])) != 0)\n"
+        "        return 1;\n"
+        "    if (ctxprof_symtab_init(&st, NULL) != CTXPROF_OK)\n"
+        "        return 1;\n"
+        "    memset(&m, 0, sizeof m);\n"
+        "    rc = ctxprof_icpp_map_parse(&m, map, sizeof map - 1, \"m\", NULL);\n"
+        "    rc = rc ? rc : ctxprof_icpp_map_bind(&m, &st, NULL);\n"
+        "    printf(\"%s %s %s %s stale=%zu bind=%d\\n\", nm(&st, (uintptr_t)icpp_rp_fn),\n"
+        "           nm(&st, (uintptr_t)main), nm(&st, (uintptr_t)f), nm(&st, (uintptr_t)g),\n"
+        "           st.stale, rc);\n"
+        "    return icpp_rp_fn(0) - 1;\n"
+        "}\n";
+    static const char *const how[] = {"deleted", "replaced"};
+    char cwd[400];
+    const char *drop = geteuid() == 0 && ctxprof_test_sh("command -v setpriv >/dev/null 2>&1") == 0
+                           ? "setpriv --bounding-set=-all --inh-caps=-all"
+                           : "";
+    const char *dir = ctxprof_test_tmpdir();
+    char path[600], *out = NULL;
+    size_t k, len;
+    FILE *f;
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/icpp_rp_lib.c", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(lib, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/icpp_rp.c", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs(prog, f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_test_sh("%s -O1 -shared -fPIC -Wl,--build-id -o %s/icpp_rp_v1.so "
+                               "%s/icpp_rp_lib.c && %s -O1 -shared -fPIC -Wl,--build-id -DV2 "
+                               "-o %s/icpp_rp_v2.so %s/icpp_rp_lib.c",
+                               CTXPROF_TEST_CC, dir, dir, CTXPROF_TEST_CC, dir, dir),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("cd %s && { %s -std=gnu11 -O1 -Wl,--build-id -I%s icpp_rp.c -o "
+                               "icpp_rp_a -ldl & p=$!; %s -std=gnu11 -O1 -Wl,--build-id -DOTHER "
+                               "-I%s icpp_rp.c -o icpp_rp_b -ldl && wait $p; }",
+                               dir, CTXPROF_TEST_CC, cwd, CTXPROF_TEST_CC, cwd),
+               0);
+    for (k = 0; k < 2; k++) {
+        REQUIRE_EQ(ctxprof_test_sh("cd %s && cp icpp_rp_v1.so libv.so && cp icpp_rp_v2.so "
+                                   "libv2.so && cp icpp_rp_a icpp_rp_run && cp icpp_rp_b "
+                                   "icpp_rp_other && %s ./icpp_rp_run ./icpp_rp_other %s > "
+                                   "icpp_rp.out",
+                                   dir, k ? drop : "", how[k]),
+                   0);
+        snprintf(path, sizeof path, "%s/icpp_rp.out", dir);
+        REQUIRE_EQ(ctxprof__read_file(path, &out, &len, NULL, NULL), CTXPROF_OK);
+        /* the library's own names (map_files readable) or none, never pad0 */
+        if (strstr(out, "lib_work lib_helper stale=0"))
+            CHECK_STR(out, "icpp_rp_fn main lib_work lib_helper stale=0 bind=0\n");
+        else
+            CHECK_STR(out, "icpp_rp_fn main - - stale=1 bind=0\n");
+        printf("  icpp: executable %s, library replaced%s: %s", how[k],
+               k && *drop ? " (no capabilities)" : "", out);
+        ctxprof__free(out, NULL);
+    }
 }
 
 /* Training hooks in a signal handler: the handler (annotated, so its entry
@@ -4558,17 +4800,20 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_cfa_every_instruction", icpp_cfa_every_instruction},
     {"icpp_train_shadow_stack", icpp_train_shadow_stack},
     {"icpp_sampler_live", icpp_sampler_live},
+    {"icpp_sampler_rebind", icpp_sampler_rebind},
     {"icpp_sampler_parent_proc_ns", icpp_sampler_parent_proc_ns},
     {"icpp_sampler_timer_error", icpp_sampler_timer_error},
     {"icpp_sampler_thread_exit", icpp_sampler_thread_exit},
     {"icpp_sampler_fork", icpp_sampler_fork},
     {"icpp_sampler_deinit_other", icpp_sampler_deinit_other},
+    {"icpp_sampler_disposition", icpp_sampler_disposition},
     {"icpp_sampler_max_hz", icpp_sampler_max_hz},
     {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
     {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
     {"icpp_thread_registry", icpp_thread_registry},
     {"icpp_sampler_altstack", icpp_sampler_altstack},
     {"icpp_symtab_via_loader", icpp_symtab_via_loader},
+    {"icpp_symtab_replaced", icpp_symtab_replaced},
     {"icpp_train_signal", icpp_train_signal},
     {"icpp_train_signal_plain", icpp_train_signal_plain},
     {"icpp_robust_files", icpp_robust_files},
