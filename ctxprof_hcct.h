@@ -401,6 +401,7 @@ typedef struct ctxprof_hcct {
     uint32_t n_nodes; /* nodes ever used (high-water mark) */
     uint32_t max_nodes;
     uint32_t free_head;
+    size_t drop_at; /* hint: index of the first frame on "[dropped]" (cursor) */
     int busy, sampling, paused, session; /* session: 1 a session tree, 2 left by a shutdown */
     uintptr_t excess_sp;
     int64_t cd_assigned;
@@ -1164,13 +1165,29 @@ CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t 
         CTXPROF__HCCT_WR(t->st.pruned, t->st.pruned + k);
 }
 
-/* The deepest tracked frame's node: the current context. */
-CTXPROF__HCCT_FN uint32_t ctxprof__hcct_cursor(const ctxprof_hcct *t)
+/* The current context: the deepest tracked frame's node that is not
+   "[dropped]". Every node of a live frame must stay in the tree; each is
+   the parent of the next one up, so only this one can be a leaf, and
+   pruning spares it (Alg. 1 spares the current context). The frames on
+   "[dropped]" lie on top of the others (what they call is dropped too):
+   the first of them is remembered, and checked before use (exits pop
+   frames without looking), so that events under a deep run of them do
+   not walk it. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_cursor(ctxprof_hcct *t)
 {
-    const ctxprof_hcct_frame *f = t->top;
+    const ctxprof_hcct_frame *f = t->top, *g;
     while (f > t->frames && f->node == 0)
         f--;
-    return f->node;
+    if (f->node != CTXPROF__HCCT_DROP)
+        return f->node;
+    /* the root frame is never on "[dropped]": g[-1] is a frame where read */
+    g = t->frames + t->drop_at;
+    if (g > f || g->node != CTXPROF__HCCT_DROP || g[-1].node == CTXPROF__HCCT_DROP) {
+        for (g = f; g[-1].node == CTXPROF__HCCT_DROP; g--)
+            ;
+        t->drop_at = (size_t)(g - t->frames);
+    }
+    return g[-1].node;
 }
 
 /* ==== hcct: space saving ==== */
@@ -1512,8 +1529,10 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_child(ctxprof_hcct *t, uint32_t p, uintp
 }
 
 /* An event that needs a node beyond the bound is counted on "[dropped]",
-   and so are the events below it (its frame points there). */
-CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
+   and so are the events below it (its frame points there). keep is the
+   current context (cursor): "[dropped]" is not on the path of the live
+   frames, whose deepest node its Space Saving update must not prune. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w, uint32_t keep)
 {
     ctxprof_hcct_node *n = t->nodes;
     const uint32_t x = CTXPROF__HCCT_DROP;
@@ -1533,7 +1552,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
             ctxprof__hcct_peak(t, nfree);
         }
     }
-    ctxprof__hcct_count(t, x, w, x);
+    ctxprof__hcct_count(t, x, w, keep);
     return x;
 }
 
@@ -1570,7 +1589,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         }
         ctxprof__hcct_q_push(t, v, m); /* not a leaf: it stays monitored */
     }
-    return ctxprof__hcct_dropped(t, w);
+    return ctxprof__hcct_dropped(t, w, keep ? keep : p);
 }
 
 /* The busy protocol: a slow path parks the countdown very negative, then
@@ -1777,7 +1796,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_track(ctxprof_hcct *t)
             (c = ctxprof__hcct_child(t, c, f->routine, f->site & t->site_mask)) == 0) {
             c = CTXPROF__HCCT_DROP; /* the bound: this part of the stack goes to [dropped] */
             if (CTXPROF__HCCT_PARENT(t, c) == CTXPROF__HCCT_FREE) {
-                ctxprof__hcct_dropped(t, 0);
+                ctxprof__hcct_dropped(t, 0, 0);
                 CTXPROF__HCCT_WR(t->st.dropped_nodes, t->st.dropped_nodes - 1);
             }
         }
@@ -1847,7 +1866,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uint32_t p,
     uintptr_t key = site & t->site_mask;
     uint32_t c, last = 0;
     if (p == CTXPROF__HCCT_DROP)
-        return ctxprof__hcct_dropped(t, t->unit);
+        return ctxprof__hcct_dropped(t, t->unit, ctxprof__hcct_cursor(t));
     if (p == 0)
         return 0; /* outside a burst, or under a dropped frame */
     for (c = n[p].child; c != 0; last = c, c = n[c].sibling)
@@ -2017,7 +2036,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
     if (c == 0 || weight == 0)
         return; /* outside a burst, or a dropped context */
     CTXPROF__HCCT_BEGIN(t, cd);
-    ctxprof__hcct_count(t, c, weight, c);
+    ctxprof__hcct_count(t, c, weight, ctxprof__hcct_cursor(t));
     CTXPROF__HCCT_END(t, cd);
 }
 
@@ -2038,7 +2057,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
     for (i = 0; i + 1 < n && c; i++)
         c = ctxprof__hcct_child(t, c, routines[i], sites ? sites[i] & t->site_mask : 0);
     if (c == 0 || c == CTXPROF__HCCT_DROP) {
-        ctxprof__hcct_dropped(t, weight);
+        ctxprof__hcct_dropped(t, weight, keep);
     } else if (n == 0) {
         ctxprof__hcct_count(t, c, weight, keep);
     } else {

@@ -42,7 +42,8 @@ static uint32_t hcct_parent(const ctxprof_hcct *t, uint32_t v)
    the live count, monitored nodes = used, only the current context may be
    an unmonitored leaf, the lazy queue invariant, every error bound <= the
    minimum count (so no victim was ever taken above the minimum), the
-   frames form a path, and N when expected_total is not UINT64_MAX. */
+   frames form a path (then a run on "[dropped]"), and N when
+   expected_total is not UINT64_MAX. */
 static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
 {
     const ctxprof_hcct_node *n = t->nodes;
@@ -59,7 +60,8 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
         CHECK(!"out of memory in hcct_check");
         return 1;
     }
-    for (f = t->top; f > t->frames && f->node == 0; f--)
+    /* the current context: the deepest tracked frame not on "[dropped]" */
+    for (f = t->top; f > t->frames && (f->node == 0 || f->node == 2); f--)
         ;
     cursor = f->node;
     /* traversal from the root */
@@ -74,7 +76,7 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
             total += cv;
             if (cv < mn)
                 mn = cv;
-        } else if (x != 1 && n[x].child == 0 && x != cursor) {
+        } else if (x > 2 && n[x].child == 0 && x != cursor) { /* [dropped] stays */
             CHECK(!"an unmonitored leaf that is not the current context");
         }
         for (c = n[x].child; c; c = n[c].sibling) {
@@ -160,13 +162,19 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
     }
     if (expected_total != UINT64_MAX)
         CHECK_EQ(total, expected_total);
-    /* the frames form a path from the root */
+    /* the frames form a path from the root, then maybe a run on
+       "[dropped]"; every node of a frame is in the tree */
     for (f = t->frames + 1; f <= t->top; f++) {
         if (f->node == 0)
             continue;
         CHECK(f[-1].node != 0);
-        CHECK(seen[f->node]);
-        CHECK_EQ(hcct_parent(t, f->node), f[-1].node);
+        CHECK(f->node < nn && seen[f->node]);
+        if (f->node >= nn)
+            break;
+        if (f->node == 2)
+            CHECK_EQ(hcct_parent(t, 2), 1);
+        else
+            CHECK_EQ(hcct_parent(t, f->node), f[-1].node);
     }
     free(seen);
     free(stack);
@@ -1280,6 +1288,129 @@ static void hcct_node_bound(void)
         hcct_check(&t, UINT64_MAX);
         ctxprof_hcct_deinit(&t);
     }
+}
+
+/* An enter that finds no node goes to "[dropped]", and that frame becomes
+   the top: the nodes of the live frames below it must survive the Space
+   Saving replacements that count the dropped events (the deepest of them
+   is a leaf). 16 nodes and 2 counters, checked after every event. */
+static void hcct_drop_live_frames(void)
+{
+    static const int seq[] = {3, 5, 5, 1, 5, 5, 0, 3, 4, 2, 3, 3, 3, 1, 2, 1}; /* 0: pop */
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
+    ctxprof_error e;
+    uint64_t s = 12345, n = 0;
+    size_t i;
+    int depth = 0;
+    memset(&e, 0, sizeof e);
+    d.counters = 2;
+    d.max_bytes = 16 * (size_t)CTXPROF__HCCT_NODE_BYTES(1);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (i = 0; i < 20000; i++) {
+        uint64_t r = ctxprof_test_rand(&s);
+        int push = i < sizeof seq / sizeof *seq ? seq[i] != 0 : (r % 2 && depth < 15) || !depth;
+        if (push) {
+            uintptr_t x = i < sizeof seq / sizeof *seq ? (uintptr_t)seq[i] : 1 + (r >> 8) % 5;
+            ctxprof_hcct_push(&t, x, 0);
+            depth++;
+            n++;
+        } else {
+            ctxprof_hcct_pop(&t);
+            depth--;
+        }
+        if (hcct_check(&t, n))
+            break;
+    }
+    CHECK(t.st.dropped_nodes > 0);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* Tiny node bounds and few counters, against the exact CCT of the same
+   stream: most enters replace, prune or drop; the tree stays consistent
+   after every event, and the bounds hold with the dropped weight D (a
+   context's events counted on "[dropped]" are missing from its count):
+   count - err <= true <= count + D, and a context left out has true <=
+   absent. */
+static void hcct_node_bound_random(void)
+{
+    int seed;
+    size_t drops = 0;
+    for (seed = 1; seed <= 100 && !ctxprof_test_failed; seed++) {
+        ctxprof_hcct a, b;
+        ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0), dc = hcct_desc_cct();
+        ctxprof_hcct_profile pa, pe;
+        ctxprof__hcct_ix ix;
+        ctxprof_error e;
+        uint64_t s = 0x9E3779B97F4A7C15ull * (uint64_t)seed, n = 0, dw = 0, prev = 0;
+        uint32_t *map;
+        unsigned nr;
+        size_t maxn, j;
+        int i, depth = 0;
+        memset(&e, 0, sizeof e);
+        maxn = 16 + ctxprof_test_rand(&s) % 24;
+        d.counters = 2 + ctxprof_test_rand(&s) % 7;
+        d.max_bytes = maxn * CTXPROF__HCCT_NODE_BYTES(1);
+        nr = 2 + (unsigned)(ctxprof_test_rand(&s) % 6);
+        REQUIRE(ctxprof_hcct_init(&a, &d, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_init(&b, &dc, &e) == CTXPROF_OK);
+        for (i = 0; i < 3000; i++) {
+            uint64_t r = ctxprof_test_rand(&s), w = 1 + (r >> 40) % 3;
+            unsigned op = (unsigned)(r % 16);
+            if ((op < 8 || i == 0) && depth < 12) { /* first a node: nodes_peak */
+                uintptr_t x = 1 + (uintptr_t)((r >> 8) % nr), site = (uintptr_t)(r >> 20) % 2;
+                ctxprof_hcct_push(&a, x, site);
+                ctxprof_hcct_push(&b, x, site);
+                depth++;
+                n++;
+                w = 1;
+            } else if (op < 9) {
+                if (a.top->node == 2)
+                    dw += w; /* counted on "[dropped]" */
+                ctxprof_hcct_add(&a, w);
+                ctxprof_hcct_add(&b, w);
+                n += w;
+            } else if (depth > 0) {
+                ctxprof_hcct_pop(&a);
+                ctxprof_hcct_pop(&b);
+                depth--;
+            }
+            dw += (a.st.dropped_nodes - prev) * w;
+            prev = a.st.dropped_nodes;
+            if (hcct_check(&a, n))
+                break;
+        }
+        drops += a.st.dropped_nodes > 0;
+        REQUIRE(ctxprof_hcct_query(&a, -1, &pa, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_query(&b, -1, &pe, &e) == CTXPROF_OK);
+        CHECK_EQ(pa.total, n);
+        CHECK_EQ(pe.total, n);
+        memset(&ix, 0, sizeof ix);
+        map = (uint32_t *)malloc(pe.n * sizeof *map);
+        REQUIRE(map && ctxprof__hcct_index(&pa, &ix, 0) == CTXPROF_OK);
+        map[0] = 0;
+        for (j = 1; j < pe.n; j++) {
+            const ctxprof_hcct_pnode *x = &pe.nodes[j], *y;
+            uint32_t pp = map[x->parent];
+            map[j] = pp == CTXPROF_HCCT_NONE
+                         ? CTXPROF_HCCT_NONE
+                         : ctxprof__hcct_find(&pa, &ix, pp, &pe, (uint32_t)j, 0);
+            if (map[j] == CTXPROF_HCCT_NONE) {
+                CHECK_LE(x->count, pa.absent);
+                continue;
+            }
+            y = &pa.nodes[map[j]];
+            CHECK_LE(y->count - y->err, x->count);
+            CHECK_LE(x->count, y->count + dw);
+        }
+        ctxprof__hcct_ix_free(&ix);
+        free(map);
+        ctxprof_hcct_profile_deinit(&pa);
+        ctxprof_hcct_profile_deinit(&pe);
+        ctxprof_hcct_deinit(&a);
+        ctxprof_hcct_deinit(&b);
+    }
+    CHECK_GE(drops, 50); /* seeds that reached the bound */
 }
 
 /* Events that interrupt the profiler (a signal handler) are dropped and
@@ -3819,6 +3950,8 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_deep_explicit", hcct_deep_explicit},
     {"hcct_deep_real", hcct_deep_real},
     {"hcct_node_bound", hcct_node_bound},
+    {"hcct_drop_live_frames", hcct_drop_live_frames},
+    {"hcct_node_bound_random", hcct_node_bound_random},
     {"hcct_reentry", hcct_reentry},
     {"hcct_bursting", hcct_bursting},
     {"hcct_outputs", hcct_outputs},
