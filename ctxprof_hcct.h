@@ -1151,12 +1151,14 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
 }
 
 /* Removes unmonitored leaves from v upwards, stopping at keep (the current
-   context) and at the root: SPE'16 Alg. 1. Only LSS trees prune. */
-CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t keep)
+   context), at keep2 (0, or the end of a path being built) and at the
+   root: SPE'16 Alg. 1. Only LSS trees prune. */
+CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t keep,
+                                          uint32_t keep2)
 {
     const ctxprof_hcct_node *n = t->nodes;
     uint64_t k = 0;
-    while (v > CTXPROF__HCCT_DROP && v != keep && n[v].child == 0 &&
+    while (v > CTXPROF__HCCT_DROP && v != keep && v != keep2 && n[v].child == 0 &&
            !(n[v].count & CTXPROF__HCCT_MON) && t->aux[v].parent != CTXPROF__HCCT_FREE) {
         v = ctxprof__hcct_free_leaf(t, v);
         k++;
@@ -1480,7 +1482,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_ss_update(ctxprof_hcct *t, uint32_t x, uint6
     CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
     ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
     CTXPROF__HCCT_WR(t->st.replaced, t->st.replaced + 1);
-    ctxprof__hcct_prune(t, v, keep);
+    ctxprof__hcct_prune(t, v, keep, 0);
 }
 
 /* Adds w to node c (monitored or not). */
@@ -1557,10 +1559,11 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w, uin
 }
 
 /* The context p -> (routine, site) occurs with weight w: find or create
-   its node and count it. When the node bound is reached in LSS mode, the
-   Space Saving replacement is done victim-first: if the minimum is a leaf,
-   pruning it frees the node the new context needs. Returns 0 (and counts
-   a drop) when no node can be had. */
+   its node and count it. keep is the current context, 0 when it is p.
+   When the node bound is reached in LSS mode, the Space Saving replacement
+   is done victim-first: if the minimum is a leaf, pruning it (sparing p,
+   which may be a leaf too) frees the node the new context needs. Returns
+   "[dropped]" (and counts a drop) when no node can be had. */
 CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintptr_t routine,
                                               uintptr_t site, uint64_t w, uint32_t keep)
 {
@@ -1578,7 +1581,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         m = t->qbase;
         if (v > CTXPROF__HCCT_DROP && n[v].child == 0 && v != p && v != keep) {
             CTXPROF__HCCT_WR(n[v].count, 0);
-            ctxprof__hcct_prune(t, v, keep ? keep : p);
+            ctxprof__hcct_prune(t, v, p, keep);
             x = ctxprof__hcct_child(t, p, routine, site); /* reuses v's node */
             CTXPROF_ASSERT(x != 0);
             CTXPROF__HCCT_WR(t->aux[x].err, m);
@@ -1714,7 +1717,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_pop_frame(ctxprof_hcct *t)
     uint32_t c = t->top->node;
     CTXPROF__HCCT_WR(t->top, t->top - 1);
     if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
-        ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t));
+        ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t), 0);
 }
 
 /* Frames beyond max_depth are counted in excess instead of pushed; while
@@ -1781,7 +1784,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_untrack(ctxprof_hcct *t)
         f->node = 0;
     CTXPROF__HCCT_WR(t->sampling, 0);
     if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
-        ctxprof__hcct_prune(t, c, 0);
+        ctxprof__hcct_prune(t, c, 0, 0);
 }
 
 /* Resolves the node of every frame from the root (start of a burst): the
@@ -2007,7 +2010,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t c)
     if (CTXPROF__HCCT_REENTERED(t) || c <= CTXPROF__HCCT_ROOT)
         return;
     CTXPROF__HCCT_BEGIN(t, cd);
-    ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t));
+    ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t), 0);
     CTXPROF__HCCT_END(t, cd);
 }
 
@@ -2044,7 +2047,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
                                              const uintptr_t *sites, size_t n, uint64_t weight)
 {
     int64_t cd;
-    uint32_t c = CTXPROF__HCCT_ROOT, keep;
+    uint32_t c = CTXPROF__HCCT_ROOT, x = c, keep;
     size_t i;
     if (CTXPROF__HCCT_REENTERED(t)) {
         CTXPROF__HCCT_WR(t->st.reentrant, t->st.reentrant + 1);
@@ -2054,19 +2057,22 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
         return;
     CTXPROF__HCCT_BEGIN(t, cd);
     keep = ctxprof__hcct_cursor(t);
-    for (i = 0; i + 1 < n && c; i++)
-        c = ctxprof__hcct_child(t, c, routines[i], sites ? sites[i] & t->site_mask : 0);
-    if (c == 0 || c == CTXPROF__HCCT_DROP) {
-        ctxprof__hcct_dropped(t, weight, keep);
-    } else if (n == 0) {
-        ctxprof__hcct_count(t, c, weight, keep);
-    } else {
-        uint32_t p = c;
-        c = ctxprof__hcct_occur(t, p, routines[n - 1], sites ? sites[n - 1] & t->site_mask : 0,
-                                weight, keep);
-        if (c == 0)
-            ctxprof__hcct_prune(t, p, keep); /* ancestors created for nothing */
+    /* the ancestors, created (unmonitored) when missing: c is the deepest */
+    for (i = 0; i + 1 < n; i++) {
+        x = ctxprof__hcct_child(t, c, routines[i], sites ? sites[i] & t->site_mask : 0);
+        if (x == 0 || x == CTXPROF__HCCT_DROP)
+            break;
+        c = x;
     }
+    if (i + 1 < n) /* the node bound, or a path through "[dropped]" */
+        x = ctxprof__hcct_dropped(t, weight, keep);
+    else if (n == 0)
+        ctxprof__hcct_count(t, c, weight, keep);
+    else
+        x = ctxprof__hcct_occur(t, c, routines[n - 1], sites ? sites[n - 1] & t->site_mask : 0,
+                                weight, keep);
+    if (x == CTXPROF__HCCT_DROP)
+        ctxprof__hcct_prune(t, c, keep, 0); /* ancestors created for nothing */
     CTXPROF__HCCT_END(t, cd);
 }
 

@@ -1327,7 +1327,9 @@ static void hcct_drop_live_frames(void)
 }
 
 /* Tiny node bounds and few counters, against the exact CCT of the same
-   stream: most enters replace, prune or drop; the tree stays consistent
+   stream of frames, weights and samples' paths (add_path, which builds a
+   path while the frames hold another): most events replace, prune or
+   drop; the tree stays consistent
    after every event, and the bounds hold with the dropped weight D (a
    context's events counted on "[dropped]" are missing from its count):
    count - err <= true <= count + D, and a context left out has true <=
@@ -1370,6 +1372,16 @@ static void hcct_node_bound_random(void)
                 ctxprof_hcct_add(&a, w);
                 ctxprof_hcct_add(&b, w);
                 n += w;
+            } else if (op < 11) { /* a sample's path (add_path), besides the frames */
+                uintptr_t path[6], sites[6];
+                size_t k, len = 1 + (size_t)((r >> 8) % 6);
+                for (k = 0; k < len; k++) {
+                    path[k] = 1 + (uintptr_t)(ctxprof_test_rand(&s) % nr);
+                    sites[k] = (uintptr_t)(r >> (20 + k)) % 2;
+                }
+                ctxprof_hcct_add_path(&a, path, r & 1 ? sites : NULL, len, w);
+                ctxprof_hcct_add_path(&b, path, r & 1 ? sites : NULL, len, w);
+                n += w;
             } else if (depth > 0) {
                 ctxprof_hcct_pop(&a);
                 ctxprof_hcct_pop(&b);
@@ -1411,6 +1423,45 @@ static void hcct_node_bound_random(void)
         ctxprof_hcct_deinit(&b);
     }
     CHECK_GE(drops, 50); /* seeds that reached the bound */
+}
+
+/* add_path at the node bound: the victim (B) was the only child of the
+   unmonitored parent (A) of the path's new context (A -> D); pruning it
+   must spare A, whose node would otherwise come back from the free list
+   as its own child. */
+static void hcct_add_path_bound(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    const uintptr_t ab[2] = {0xA, 0xB}, ad[2] = {0xA, 0xD};
+    uintptr_t c[11];
+    size_t i;
+    const ctxprof_hcct_pnode *x = NULL;
+    memset(&e, 0, sizeof e);
+    d.counters = 2;
+    d.max_bytes = 16 * (size_t)CTXPROF__HCCT_NODE_BYTES(1);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    ctxprof_hcct_add_path(&t, ab, NULL, 2, 1); /* A (unmonitored) -> B (1) */
+    for (i = 0; i < 11; i++)
+        c[i] = 0xC0 + i;
+    ctxprof_hcct_add_path(&t, c, NULL, 11, 100); /* the node bound is reached */
+    ctxprof_hcct_add_path(&t, ad, NULL, 2, 5);   /* B is the minimum */
+    hcct_check(&t, 106);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    for (i = 1; i < p.n; i++)
+        if (p.nodes[i].routine == 0xD && p.nodes[i].depth == 2 &&
+            p.nodes[p.nodes[i].parent].routine == 0xA)
+            x = &p.nodes[i];
+    REQUIRE(x != NULL);
+    CHECK_EQ(x->count, 6); /* the minimum, 1, plus 5 */
+    CHECK_EQ(x->err, 1);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_push(&t, 0xF, 0);
+    ctxprof_hcct_pop(&t);
+    hcct_check(&t, 107);
+    ctxprof_hcct_deinit(&t);
 }
 
 /* Events that interrupt the profiler (a signal handler) are dropped and
@@ -3952,6 +4003,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_node_bound", hcct_node_bound},
     {"hcct_drop_live_frames", hcct_drop_live_frames},
     {"hcct_node_bound_random", hcct_node_bound_random},
+    {"hcct_add_path_bound", hcct_add_path_bound},
     {"hcct_reentry", hcct_reentry},
     {"hcct_bursting", hcct_bursting},
     {"hcct_outputs", hcct_outputs},
