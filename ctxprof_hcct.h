@@ -3438,18 +3438,64 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_collapsed(ctxprof__hcct_sb *b, const ctxpro
     return CTXPROF_OK;
 }
 
+/* Names are bytes from symbols, descriptors or a namer, not always UTF-8;
+   JSON and XML must be. The length of the UTF-8 character at s (1 to 4)
+   and its code point, or 0 when the bytes there are not one (RFC 3629: no
+   overlong forms, surrogates or code points above U+10FFFF). Both writers
+   put U+FFFD, the replacement character, for each byte that starts none. */
+#define CTXPROF__HCCT_FFFD "\xEF\xBF\xBD"
+CTXPROF__HCCT_FN size_t ctxprof__hcct_utf8(const char *s, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    uint32_t c = u[0], min;
+    size_t n, i;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        c &= 0x1F;
+        min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 3;
+        c &= 0x0F;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        c &= 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (i = 1; i < n; i++) { /* a NUL ends it too */
+        if ((u[i] & 0xC0) != 0x80)
+            return 0;
+        c = c << 6 | (uint32_t)(u[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
 CTXPROF__HCCT_FN void ctxprof__hcct_json_str(ctxprof__hcct_sb *b, const char *s)
 {
+    size_t n;
     ctxprof__hcct_sb_add(b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
+    for (; *s; s += n) {
+        uint32_t c = 0;
+        n = ctxprof__hcct_utf8(s, &c);
+        if (n == 0) {
+            ctxprof__hcct_sb_puts(b, CTXPROF__HCCT_FFFD);
+            n = 1;
+        } else if (c == '"' || c == '\\') {
             char e[2] = {'\\', (char)c};
             ctxprof__hcct_sb_add(b, e, 2);
         } else if (c < 0x20) {
             ctxprof__hcct_sb_printf(b, "\\u%04x", (unsigned)c);
         } else {
-            ctxprof__hcct_sb_add(b, s, 1);
+            ctxprof__hcct_sb_add(b, s, n);
         }
     }
     ctxprof__hcct_sb_add(b, "\"", 1);
@@ -3489,11 +3535,21 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_json(ctxprof__hcct_sb *b, const ctxprof_hc
     ctxprof__hcct_sb_puts(b, " ]}\n");
 }
 
+/* s escaped for XML, cut after maxc characters (never inside one); the
+   characters XML 1.0 does not allow are left out (controls) or replaced
+   (U+FFFE, U+FFFF, bytes that are not UTF-8). */
 CTXPROF__HCCT_FN void ctxprof__hcct_xml(ctxprof__hcct_sb *b, const char *s, size_t maxc)
 {
-    size_t k = 0;
-    for (; *s && k < maxc; s++, k++) {
-        switch (*s) {
+    size_t k = 0, n;
+    for (; *s && k < maxc; s += n, k++) {
+        uint32_t c = 0;
+        n = ctxprof__hcct_utf8(s, &c);
+        if (n == 0 || c == 0xFFFE || c == 0xFFFF) {
+            ctxprof__hcct_sb_puts(b, CTXPROF__HCCT_FFFD);
+            n = n ? n : 1;
+            continue;
+        }
+        switch (c) {
         case '&':
             ctxprof__hcct_sb_puts(b, "&amp;");
             break;
@@ -3507,8 +3563,8 @@ CTXPROF__HCCT_FN void ctxprof__hcct_xml(ctxprof__hcct_sb *b, const char *s, size
             ctxprof__hcct_sb_puts(b, "&quot;");
             break;
         default:
-            if ((unsigned char)*s >= 0x20)
-                ctxprof__hcct_sb_add(b, s, 1);
+            if (c >= 0x20)
+                ctxprof__hcct_sb_add(b, s, n);
         }
     }
     if (*s)

@@ -1754,6 +1754,116 @@ static int hcct_same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_p
 static char *txt_unused;
 static size_t len_unused;
 
+/* Whether s is UTF-8 (RFC 3629), of characters XML 1.0 allows if xml. */
+static int hcct_utf8_ok(const char *s, int xml)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    while (*u) {
+        uint32_t c, lo;
+        int n, i;
+        if (*u < 0x80) {
+            if (xml && *u < 0x20 && *u != '\t' && *u != '\n' && *u != '\r')
+                return 0;
+            u++;
+            continue;
+        }
+        n = *u >= 0xF0 ? 4 : *u >= 0xE0 ? 3 : *u >= 0xC0 ? 2 : 0;
+        if (n == 0 || *u > 0xF4)
+            return 0;
+        c = *u & (0x7Fu >> n);
+        for (i = 1; i < n; i++) {
+            if ((u[i] & 0xC0) != 0x80)
+                return 0;
+            c = c << 6 | (u[i] & 0x3Fu);
+        }
+        lo = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+        if (c < lo || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) ||
+            (xml && (c == 0xFFFE || c == 0xFFFF)))
+            return 0;
+        u += n;
+    }
+    return 1;
+}
+
+static char hcct_utf8_long[5001]; /* 2500 x U+00E9, 2 bytes each */
+static const char *const hcct_utf8_names[] = {"ok e\xcc\x81\xe2\x82\xac\xf0\x9f\x98\x80",
+                                              "bad\xff\xfe",
+                                              "\x80lead",
+                                              "cut\xe2\x82",
+                                              "over\xc0\xaf",
+                                              "sur\xed\xa0\x80",
+                                              "non\xef\xbf\xbf",
+                                              "ctl\x01",
+                                              hcct_utf8_long};
+
+static const char *hcct_utf8_namer(void *u, uintptr_t r, char *buf, size_t cap)
+{
+    (void)u;
+    (void)buf;
+    (void)cap;
+    return hcct_utf8_names[r - 1];
+}
+
+/* Names that are not UTF-8 (or not allowed in XML) make well-formed JSON
+   and SVG: invalid bytes become U+FFFD, and the SVG cuts long names and
+   titles between characters, never inside one. */
+static void hcct_names_utf8(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_write_desc wd;
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    char title[901], *txt = NULL, *want;
+    size_t i, len, nn = sizeof hcct_utf8_names / sizeof *hcct_utf8_names;
+    int f;
+    memset(&e, 0, sizeof e);
+    for (i = 0; i < 2500; i++)
+        memcpy(hcct_utf8_long + 2 * i, "\xc3\xa9", 2);
+    for (i = 0; i < 300; i++)
+        memcpy(title + 3 * i, "\xe2\x82\xac", 3); /* 300 x U+20AC */
+    title[900] = '\0';
+    d.namer = hcct_utf8_namer;
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (i = 0; i < nn; i++) {
+        ctxprof_hcct_push(&t, i + 1, 0);
+        ctxprof_hcct_pop(&t);
+    }
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    want = (char *)malloc(2000 * 2 + 3);
+    REQUIRE(want != NULL);
+    for (f = 0; f < 2; f++) {
+        memset(&wd, 0, sizeof wd);
+        wd.format = f ? CTXPROF_HCCT_SVG : CTXPROF_HCCT_JSON;
+        wd.title = title;
+        REQUIRE(ctxprof_hcct_profile_format(&p, &wd, &txt, &len, &e) == CTXPROF_OK);
+        CHECK(hcct_utf8_ok(txt, f));
+        CHECK_CONTAINS(txt, "ok e\xcc\x81\xe2\x82\xac\xf0\x9f\x98\x80");
+        CHECK_CONTAINS(txt, "bad\xef\xbf\xbd\xef\xbf\xbd");
+        CHECK_CONTAINS(txt, "\xef\xbf\xbdlead");
+        CHECK_CONTAINS(txt, "cut\xef\xbf\xbd\xef\xbf\xbd");
+        CHECK_CONTAINS(txt, "over\xef\xbf\xbd\xef\xbf\xbd");
+        CHECK_CONTAINS(txt, "sur\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+        if (f) {
+            CHECK_CONTAINS(txt, "non\xef\xbf\xbd");
+            /* cut after 200 characters of the title and 2000 of a name */
+            memcpy(want, title, 600);
+            strcpy(want + 600, "..");
+            CHECK_CONTAINS(txt, want);
+            memcpy(want, hcct_utf8_long, 4000);
+            strcpy(want + 4000, "..");
+            CHECK_CONTAINS(txt, want);
+        } else {
+            CHECK_CONTAINS(txt, "non\xef\xbf\xbf");
+            CHECK_CONTAINS(txt, hcct_utf8_long);
+        }
+        ctxprof_hcct_text_free(&p, txt);
+    }
+    free(want);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
 /* Every format on an approximate profile (unmonitored ancestors, error
    bounds, the [other contexts] share, bursting flags). */
 static void hcct_outputs_lss(void)
@@ -4007,6 +4117,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_reentry", hcct_reentry},
     {"hcct_bursting", hcct_bursting},
     {"hcct_outputs", hcct_outputs},
+    {"hcct_names_utf8", hcct_names_utf8},
     {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_read_bounded", hcct_read_bounded},
