@@ -92,7 +92,9 @@
      that dlclose unloaded before that is not read ("[unloaded 0x...]"), and
      a code address there is named after what is loaded there now, if
      anything (take a snapshot before a dlclose to keep its names). C++
-     symbols are demangled (ctxprof_demangle).
+     symbols are demangled (ctxprof_demangle). An empty name becomes "?",
+     and "<root>" (the root's) "[<root>]". JSON and SVG output put U+FFFD
+     for each byte of a name that is not UTF-8.
 
    GUARANTEES (LSS mode, per tree; N = total of the metric)
 
@@ -2554,6 +2556,12 @@ CTXPROF__HCCT_FN long ctxprof__hcct_name_of(ctxprof_hcct_profile *p, ctxprof__hc
         name = ctxprof__hcct_symbol(r, buf, sizeof buf, &nc->reloaded);
     if (!name)
         name = ctxprof__hcct_default_name(r, buf, sizeof buf);
+    /* a name the binary format holds and reads back: not empty, and not
+       the root's (name 0) */
+    if (!*name)
+        name = "?";
+    else if (strcmp(name, "<root>") == 0)
+        name = "[<root>]";
     id = ctxprof__strtab_intern(ctxprof__hcct_names(p), name);
     if (id < 0 ||
         ctxprof__reserve((void **)&nc->rid, &nc->cap, nc->n, nc->n + 1, sizeof *nc->rid,

@@ -1864,6 +1864,59 @@ static void hcct_names_utf8(void)
     ctxprof_hcct_deinit(&t);
 }
 
+static const char *hcct_odd_namer(void *u, uintptr_t r, char *buf, size_t cap)
+{
+    (void)u;
+    (void)buf;
+    (void)cap;
+    return r == 1 ? "" : "<root>";
+}
+
+/* A namer's empty name and a name "<root>" (the root's, name 0) would be
+   written to files that the reader refuses: they become "?" and
+   "[<root>]", and every format writes them. */
+static void hcct_names_odd(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p, q;
+    ctxprof_error e;
+    char path[512], *txt;
+    int f;
+    memset(&e, 0, sizeof e);
+    d.namer = hcct_odd_namer;
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, 1, 0);
+    ctxprof_hcct_push(&t, 2, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_pop(&t);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    REQUIRE_EQ(p.n, 3);
+    CHECK_STR(ctxprof_hcct_profile_name(&p, 1), "?");
+    CHECK_STR(ctxprof_hcct_profile_name(&p, 2), "[<root>]");
+    CHECK_NE(p.nodes[2].name, 0);
+    for (f = CTXPROF_HCCT_TEXT; f <= CTXPROF_HCCT_TOP; f++) {
+        txt = hcct_fmt(&p, f);
+        CHECK(txt != NULL);
+        if (txt)
+            ctxprof_hcct_text_free(&p, txt);
+    }
+    snprintf(path, sizeof path, "%s/hcct-odd.bin", ctxprof_test_tmpdir());
+    REQUIRE(ctxprof_hcct_profile_write(&p, path,
+                                       &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
+                                       &e) == CTXPROF_OK);
+    memset(&q, 0, sizeof q);
+    CHECK_EQ(ctxprof_hcct_profile_read(&q, path, NULL, &e), CTXPROF_OK);
+    if (q.n == 3) {
+        CHECK_STR(ctxprof_hcct_profile_name(&q, 1), "?");
+        CHECK_STR(ctxprof_hcct_profile_name(&q, 2), "[<root>]");
+    }
+    remove(path);
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
 /* Every format on an approximate profile (unmonitored ancestors, error
    bounds, the [other contexts] share, bursting flags). */
 static void hcct_outputs_lss(void)
@@ -4118,6 +4171,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_bursting", hcct_bursting},
     {"hcct_outputs", hcct_outputs},
     {"hcct_names_utf8", hcct_names_utf8},
+    {"hcct_names_odd", hcct_names_odd},
     {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_read_bounded", hcct_read_bounded},
