@@ -2088,7 +2088,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_total(const ctxprof_hcct *t, uint64_t *total
         uint64_t v = CTXPROF__HCCT_RD(t->nodes[i].count);
         if ((v & CTXPROF__HCCT_MON) &&
             CTXPROF__HCCT_RD(CTXPROF__HCCT_PARENT(t, i)) != CTXPROF__HCCT_FREE) {
-            sum += v & CTXPROF__HCCT_CMASK;
+            sum = ctxprof__hcct_cadd(sum, v & CTXPROF__HCCT_CMASK); /* saturates like counts */
             if ((v & CTXPROF__HCCT_CMASK) < mn)
                 mn = v & CTXPROF__HCCT_CMASK;
         }

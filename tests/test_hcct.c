@@ -902,6 +902,32 @@ static void hcct_weight_saturates(void)
         }
 }
 
+/* N saturates at 2^63 - 1 like the counts it sums (here 5 * 2^62). */
+static void hcct_total_saturates(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.1, 0.01);
+        ctxprof_hcct_stats st;
+        ctxprof_hcct_profile p;
+        ctxprof_error e;
+        uintptr_t r;
+        memset(&e, 0, sizeof e);
+        d.metric = CTXPROF_HCCT_NANOSECONDS;
+        REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+        for (r = 1; r <= 5; r++)
+            ctxprof_hcct_add_path(&t, &r, NULL, 1, (uint64_t)1 << 62);
+        ctxprof_hcct_stats_get(&t, &st);
+        CHECK_EQ(st.total, ((uint64_t)1 << 63) - 1);
+        REQUIRE(ctxprof_hcct_query(&t, 0.5, &p, &e) == CTXPROF_OK);
+        CHECK_EQ(p.total, ((uint64_t)1 << 63) - 1);
+        CHECK_EQ(p.threshold, (uint64_t)1 << 62);
+        ctxprof_hcct_profile_deinit(&p);
+        ctxprof_hcct_deinit(&t);
+    }
+}
+
 /* Large weights (nanoseconds, cycles, samples): new counts land far from
    the minimum, and a window of W count values would be used up after a
    few replacements, each followed by a walk of the whole tree. The queue
@@ -4157,6 +4183,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_weighted", hcct_weighted},
     {"hcct_weighted_large", hcct_weighted_large},
     {"hcct_weight_saturates", hcct_weight_saturates},
+    {"hcct_total_saturates", hcct_total_saturates},
     {"hcct_absent_with_drops", hcct_absent_with_drops},
     {"hcct_longjmp_explicit", hcct_longjmp_explicit},
     {"hcct_longjmp_real", hcct_longjmp_real},
