@@ -4103,9 +4103,12 @@ CTXPROF__HCCT_FN void ctxprof__hcct_unlock(void)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__HCCT_LOAD_STATE() __atomic_load_n(&ctxprof__hcct_state, __ATOMIC_ACQUIRE)
+/* under the lock; pairs with the lock-free load of attach */
+#define CTXPROF__HCCT_SET_STATE(v) __atomic_store_n(&ctxprof__hcct_state, (v), __ATOMIC_RELEASE)
 #define CTXPROF__HCCT_BUMP_GEN() __atomic_add_fetch(&ctxprof__hcct_gen, 1, __ATOMIC_RELEASE)
 #else
 #define CTXPROF__HCCT_LOAD_STATE() (ctxprof__hcct_state)
+#define CTXPROF__HCCT_SET_STATE(v) (ctxprof__hcct_state = (v))
 #define CTXPROF__HCCT_BUMP_GEN() (++ctxprof__hcct_gen)
 #endif
 
@@ -4277,7 +4280,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
             rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                                "hcct: the session was never started (give a descriptor)");
         else
-            ctxprof__hcct_state = 1;
+            CTXPROF__HCCT_SET_STATE(1);
     } else if (ctxprof__hcct_state != 0) {
         rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                            "hcct: the session is already started (pass NULL to resume)");
@@ -4294,7 +4297,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
         }
         if (!rc) {
             ctxprof__hcct_sdesc = d;
-            ctxprof__hcct_state = 1;
+            CTXPROF__HCCT_SET_STATE(1);
         }
     }
     if (!rc)
@@ -4307,7 +4310,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_stop(void)
 {
     ctxprof__hcct_lock();
     if (ctxprof__hcct_state == 1) {
-        ctxprof__hcct_state = 2;
+        CTXPROF__HCCT_SET_STATE(2);
         CTXPROF__HCCT_BUMP_GEN();
     }
     ctxprof__hcct_unlock();
@@ -4388,7 +4391,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
         pthread_key_delete(ctxprof__hcct_tkey);
     }
     ctxprof__hcct_tkey_ok = 0;
-    ctxprof__hcct_state = 0;
+    CTXPROF__HCCT_SET_STATE(0);
     CTXPROF__HCCT_BUMP_GEN();
     ctxprof__hcct_unlock();
     ctxprof__hcct_tstate = 0;

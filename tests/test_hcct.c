@@ -3383,6 +3383,61 @@ static int hcct_hooks_output(const char *name, const char *source, char **txt)
     return ctxprof__read_file(out, txt, &len, NULL, NULL) == CTXPROF_OK ? 0 : -1;
 }
 
+/* The session's state is stored under the lock and read without it by a
+   thread's first event (attach): both must be atomic accesses. A program
+   whose thread enters while main starts, stops and resumes the session,
+   under ThreadSanitizer (skipped where it cannot be built or run). */
+static const char hcct_state_prog[] =
+    "#define CTXPROF_IMPLEMENTATION\n"
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <pthread.h>\n"
+    "#include <unistd.h>\n"
+    "static int quit;\n"
+    "__attribute__((noinline)) static void work(void) { CTXPROF_HCCT_SCOPE(\"work\"); }\n"
+    "static void *worker(void *a) {\n"
+    "    (void)a;\n"
+    "    while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) work();\n"
+    "    return NULL;\n"
+    "}\n"
+    "int main(void) {\n"
+    "    ctxprof_error e = {0};\n"
+    "    ctxprof_hcct_desc d = {0};\n"
+    "    pthread_t th;\n"
+    "    d.mode = CTXPROF_HCCT_CCT;\n"
+    "    d.max_bytes = 1 << 20;\n"
+    "    pthread_create(&th, NULL, worker, NULL);\n"
+    "    usleep(2000);\n"
+    "    if (ctxprof_hcct_start(&d, &e)) return 2;\n"
+    "    usleep(2000);\n"
+    "    ctxprof_hcct_stop();\n"
+    "    usleep(2000);\n"
+    "    if (ctxprof_hcct_start(NULL, &e)) return 2;\n"
+    "    usleep(2000);\n"
+    "    __atomic_store_n(&quit, 1, __ATOMIC_RELAXED);\n"
+    "    pthread_join(th, NULL);\n"
+    "    ctxprof_hcct_shutdown();\n"
+    "    return 0;\n"
+    "}\n";
+
+static void hcct_session_state_race(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char src[600], exe[600], cwd[4096];
+    int rc;
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(src, sizeof src, "%s/state_race.c", dir);
+    snprintf(exe, sizeof exe, "%s/state_race", dir);
+    REQUIRE(hcct_write_file(src, hcct_state_prog) == 0);
+    if (ctxprof_test_sh("%s -std=gnu11 -O1 -g -fsanitize=thread -I%s %s -o %s -lpthread -ldl "
+                        "2> %s.err",
+                        CTXPROF_TEST_CC, cwd, src, exe, exe) != 0)
+        SKIP("cannot build with -fsanitize=thread");
+    rc = ctxprof_test_sh("TSAN_OPTIONS=halt_on_error=1:exitcode=66 %s 2> %s.log", exe, exe);
+    if (rc != 0 && rc != 66)
+        SKIP("ThreadSanitizer cannot run here");
+    CHECK_EQ(rc, 0); /* 66: a data race reported (in state_race.log) */
+}
+
 /* A thread's exit when memory runs out: the program below fails the k-th
    allocation that the exiting thread makes after its events (the pthread
    key destructor's copy, merge and reduction of its tree), for every k
@@ -4216,6 +4271,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
     {"hcct_session_exit_oom", hcct_session_exit_oom},
+    {"hcct_session_state_race", hcct_session_state_race},
     {"hcct_hooks_program", hcct_hooks_program},
     {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_hooks_inline_recursion", hcct_hooks_inline_recursion},
