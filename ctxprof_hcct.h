@@ -92,7 +92,9 @@
      that dlclose unloaded before that is not read ("[unloaded 0x...]"), and
      a code address there is named after what is loaded there now, if
      anything (take a snapshot before a dlclose to keep its names). C++
-     symbols are demangled (ctxprof_demangle).
+     symbols are demangled (ctxprof_demangle). An empty name becomes "?",
+     and "<root>" (the root's) "[<root>]". JSON and SVG output put U+FFFD
+     for each byte of a name that is not UTF-8.
 
    GUARANTEES (LSS mode, per tree; N = total of the metric)
 
@@ -401,6 +403,7 @@ typedef struct ctxprof_hcct {
     uint32_t n_nodes; /* nodes ever used (high-water mark) */
     uint32_t max_nodes;
     uint32_t free_head;
+    size_t drop_at; /* hint: index of the first frame on "[dropped]" (cursor) */
     int busy, sampling, paused, session; /* session: 1 a session tree, 2 left by a shutdown */
     uintptr_t excess_sp;
     int64_t cd_assigned;
@@ -1150,12 +1153,14 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_free_leaf(ctxprof_hcct *t, uint32_t 
 }
 
 /* Removes unmonitored leaves from v upwards, stopping at keep (the current
-   context) and at the root: SPE'16 Alg. 1. Only LSS trees prune. */
-CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t keep)
+   context), at keep2 (0, or the end of a path being built) and at the
+   root: SPE'16 Alg. 1. Only LSS trees prune. */
+CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t keep,
+                                          uint32_t keep2)
 {
     const ctxprof_hcct_node *n = t->nodes;
     uint64_t k = 0;
-    while (v > CTXPROF__HCCT_DROP && v != keep && n[v].child == 0 &&
+    while (v > CTXPROF__HCCT_DROP && v != keep && v != keep2 && n[v].child == 0 &&
            !(n[v].count & CTXPROF__HCCT_MON) && t->aux[v].parent != CTXPROF__HCCT_FREE) {
         v = ctxprof__hcct_free_leaf(t, v);
         k++;
@@ -1164,13 +1169,29 @@ CTXPROF__HCCT_FN void ctxprof__hcct_prune(ctxprof_hcct *t, uint32_t v, uint32_t 
         CTXPROF__HCCT_WR(t->st.pruned, t->st.pruned + k);
 }
 
-/* The deepest tracked frame's node: the current context. */
-CTXPROF__HCCT_FN uint32_t ctxprof__hcct_cursor(const ctxprof_hcct *t)
+/* The current context: the deepest tracked frame's node that is not
+   "[dropped]". Every node of a live frame must stay in the tree; each is
+   the parent of the next one up, so only this one can be a leaf, and
+   pruning spares it (Alg. 1 spares the current context). The frames on
+   "[dropped]" lie on top of the others (what they call is dropped too):
+   the first of them is remembered, and checked before use (exits pop
+   frames without looking), so that events under a deep run of them do
+   not walk it. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_cursor(ctxprof_hcct *t)
 {
-    const ctxprof_hcct_frame *f = t->top;
+    const ctxprof_hcct_frame *f = t->top, *g;
     while (f > t->frames && f->node == 0)
         f--;
-    return f->node;
+    if (f->node != CTXPROF__HCCT_DROP)
+        return f->node;
+    /* the root frame is never on "[dropped]": g[-1] is a frame where read */
+    g = t->frames + t->drop_at;
+    if (g > f || g->node != CTXPROF__HCCT_DROP || g[-1].node == CTXPROF__HCCT_DROP) {
+        for (g = f; g[-1].node == CTXPROF__HCCT_DROP; g--)
+            ;
+        t->drop_at = (size_t)(g - t->frames);
+    }
+    return g[-1].node;
 }
 
 /* ==== hcct: space saving ==== */
@@ -1463,7 +1484,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_ss_update(ctxprof_hcct *t, uint32_t x, uint6
     CTXPROF__HCCT_REL(n[x].count, CTXPROF__HCCT_MON | ctxprof__hcct_cadd(m, w));
     ctxprof__hcct_q_push(t, x, ctxprof__hcct_cadd(m, w));
     CTXPROF__HCCT_WR(t->st.replaced, t->st.replaced + 1);
-    ctxprof__hcct_prune(t, v, keep);
+    ctxprof__hcct_prune(t, v, keep, 0);
 }
 
 /* Adds w to node c (monitored or not). */
@@ -1512,8 +1533,10 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_child(ctxprof_hcct *t, uint32_t p, uintp
 }
 
 /* An event that needs a node beyond the bound is counted on "[dropped]",
-   and so are the events below it (its frame points there). */
-CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
+   and so are the events below it (its frame points there). keep is the
+   current context (cursor): "[dropped]" is not on the path of the live
+   frames, whose deepest node its Space Saving update must not prune. */
+CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w, uint32_t keep)
 {
     ctxprof_hcct_node *n = t->nodes;
     const uint32_t x = CTXPROF__HCCT_DROP;
@@ -1533,15 +1556,16 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_dropped(ctxprof_hcct *t, uint64_t w)
             ctxprof__hcct_peak(t, nfree);
         }
     }
-    ctxprof__hcct_count(t, x, w, x);
+    ctxprof__hcct_count(t, x, w, keep);
     return x;
 }
 
 /* The context p -> (routine, site) occurs with weight w: find or create
-   its node and count it. When the node bound is reached in LSS mode, the
-   Space Saving replacement is done victim-first: if the minimum is a leaf,
-   pruning it frees the node the new context needs. Returns 0 (and counts
-   a drop) when no node can be had. */
+   its node and count it. keep is the current context, 0 when it is p.
+   When the node bound is reached in LSS mode, the Space Saving replacement
+   is done victim-first: if the minimum is a leaf, pruning it (sparing p,
+   which may be a leaf too) frees the node the new context needs. Returns
+   "[dropped]" (and counts a drop) when no node can be had. */
 CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintptr_t routine,
                                               uintptr_t site, uint64_t w, uint32_t keep)
 {
@@ -1559,7 +1583,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         m = t->qbase;
         if (v > CTXPROF__HCCT_DROP && n[v].child == 0 && v != p && v != keep) {
             CTXPROF__HCCT_WR(n[v].count, 0);
-            ctxprof__hcct_prune(t, v, keep ? keep : p);
+            ctxprof__hcct_prune(t, v, p, keep);
             x = ctxprof__hcct_child(t, p, routine, site); /* reuses v's node */
             CTXPROF_ASSERT(x != 0);
             CTXPROF__HCCT_WR(t->aux[x].err, m);
@@ -1570,7 +1594,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         }
         ctxprof__hcct_q_push(t, v, m); /* not a leaf: it stays monitored */
     }
-    return ctxprof__hcct_dropped(t, w);
+    return ctxprof__hcct_dropped(t, w, keep ? keep : p);
 }
 
 /* The busy protocol: a slow path parks the countdown very negative, then
@@ -1695,7 +1719,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_pop_frame(ctxprof_hcct *t)
     uint32_t c = t->top->node;
     CTXPROF__HCCT_WR(t->top, t->top - 1);
     if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
-        ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t));
+        ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t), 0);
 }
 
 /* Frames beyond max_depth are counted in excess instead of pushed; while
@@ -1762,7 +1786,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_untrack(ctxprof_hcct *t)
         f->node = 0;
     CTXPROF__HCCT_WR(t->sampling, 0);
     if (c > CTXPROF__HCCT_ROOT && !(t->nodes[c].count & CTXPROF__HCCT_MON))
-        ctxprof__hcct_prune(t, c, 0);
+        ctxprof__hcct_prune(t, c, 0, 0);
 }
 
 /* Resolves the node of every frame from the root (start of a burst): the
@@ -1777,7 +1801,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_track(ctxprof_hcct *t)
             (c = ctxprof__hcct_child(t, c, f->routine, f->site & t->site_mask)) == 0) {
             c = CTXPROF__HCCT_DROP; /* the bound: this part of the stack goes to [dropped] */
             if (CTXPROF__HCCT_PARENT(t, c) == CTXPROF__HCCT_FREE) {
-                ctxprof__hcct_dropped(t, 0);
+                ctxprof__hcct_dropped(t, 0, 0);
                 CTXPROF__HCCT_WR(t->st.dropped_nodes, t->st.dropped_nodes - 1);
             }
         }
@@ -1847,7 +1871,7 @@ CTXPROF__HCCT_INLINE uint32_t ctxprof__hcct_resolve(ctxprof_hcct *t, uint32_t p,
     uintptr_t key = site & t->site_mask;
     uint32_t c, last = 0;
     if (p == CTXPROF__HCCT_DROP)
-        return ctxprof__hcct_dropped(t, t->unit);
+        return ctxprof__hcct_dropped(t, t->unit, ctxprof__hcct_cursor(t));
     if (p == 0)
         return 0; /* outside a burst, or under a dropped frame */
     for (c = n[p].child; c != 0; last = c, c = n[c].sibling)
@@ -1988,7 +2012,7 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t c)
     if (CTXPROF__HCCT_REENTERED(t) || c <= CTXPROF__HCCT_ROOT)
         return;
     CTXPROF__HCCT_BEGIN(t, cd);
-    ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t));
+    ctxprof__hcct_prune(t, c, ctxprof__hcct_cursor(t), 0);
     CTXPROF__HCCT_END(t, cd);
 }
 
@@ -2017,7 +2041,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
     if (c == 0 || weight == 0)
         return; /* outside a burst, or a dropped context */
     CTXPROF__HCCT_BEGIN(t, cd);
-    ctxprof__hcct_count(t, c, weight, c);
+    ctxprof__hcct_count(t, c, weight, ctxprof__hcct_cursor(t));
     CTXPROF__HCCT_END(t, cd);
 }
 
@@ -2025,7 +2049,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
                                              const uintptr_t *sites, size_t n, uint64_t weight)
 {
     int64_t cd;
-    uint32_t c = CTXPROF__HCCT_ROOT, keep;
+    uint32_t c = CTXPROF__HCCT_ROOT, x = c, keep;
     size_t i;
     if (CTXPROF__HCCT_REENTERED(t)) {
         CTXPROF__HCCT_WR(t->st.reentrant, t->st.reentrant + 1);
@@ -2035,19 +2059,22 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
         return;
     CTXPROF__HCCT_BEGIN(t, cd);
     keep = ctxprof__hcct_cursor(t);
-    for (i = 0; i + 1 < n && c; i++)
-        c = ctxprof__hcct_child(t, c, routines[i], sites ? sites[i] & t->site_mask : 0);
-    if (c == 0 || c == CTXPROF__HCCT_DROP) {
-        ctxprof__hcct_dropped(t, weight);
-    } else if (n == 0) {
-        ctxprof__hcct_count(t, c, weight, keep);
-    } else {
-        uint32_t p = c;
-        c = ctxprof__hcct_occur(t, p, routines[n - 1], sites ? sites[n - 1] & t->site_mask : 0,
-                                weight, keep);
-        if (c == 0)
-            ctxprof__hcct_prune(t, p, keep); /* ancestors created for nothing */
+    /* the ancestors, created (unmonitored) when missing: c is the deepest */
+    for (i = 0; i + 1 < n; i++) {
+        x = ctxprof__hcct_child(t, c, routines[i], sites ? sites[i] & t->site_mask : 0);
+        if (x == 0 || x == CTXPROF__HCCT_DROP)
+            break;
+        c = x;
     }
+    if (i + 1 < n) /* the node bound, or a path through "[dropped]" */
+        x = ctxprof__hcct_dropped(t, weight, keep);
+    else if (n == 0)
+        ctxprof__hcct_count(t, c, weight, keep);
+    else
+        x = ctxprof__hcct_occur(t, c, routines[n - 1], sites ? sites[n - 1] & t->site_mask : 0,
+                                weight, keep);
+    if (x == CTXPROF__HCCT_DROP)
+        ctxprof__hcct_prune(t, c, keep, 0); /* ancestors created for nothing */
     CTXPROF__HCCT_END(t, cd);
 }
 
@@ -2061,7 +2088,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_total(const ctxprof_hcct *t, uint64_t *total
         uint64_t v = CTXPROF__HCCT_RD(t->nodes[i].count);
         if ((v & CTXPROF__HCCT_MON) &&
             CTXPROF__HCCT_RD(CTXPROF__HCCT_PARENT(t, i)) != CTXPROF__HCCT_FREE) {
-            sum += v & CTXPROF__HCCT_CMASK;
+            sum = ctxprof__hcct_cadd(sum, v & CTXPROF__HCCT_CMASK); /* saturates like counts */
             if ((v & CTXPROF__HCCT_CMASK) < mn)
                 mn = v & CTXPROF__HCCT_CMASK;
         }
@@ -2529,6 +2556,12 @@ CTXPROF__HCCT_FN long ctxprof__hcct_name_of(ctxprof_hcct_profile *p, ctxprof__hc
         name = ctxprof__hcct_symbol(r, buf, sizeof buf, &nc->reloaded);
     if (!name)
         name = ctxprof__hcct_default_name(r, buf, sizeof buf);
+    /* a name the binary format holds and reads back: not empty, and not
+       the root's (name 0) */
+    if (!*name)
+        name = "?";
+    else if (strcmp(name, "<root>") == 0)
+        name = "[<root>]";
     id = ctxprof__strtab_intern(ctxprof__hcct_names(p), name);
     if (id < 0 ||
         ctxprof__reserve((void **)&nc->rid, &nc->cap, nc->n, nc->n + 1, sizeof *nc->rid,
@@ -3413,18 +3446,64 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_collapsed(ctxprof__hcct_sb *b, const ctxpro
     return CTXPROF_OK;
 }
 
+/* Names are bytes from symbols, descriptors or a namer, not always UTF-8;
+   JSON and XML must be. The length of the UTF-8 character at s (1 to 4)
+   and its code point, or 0 when the bytes there are not one (RFC 3629: no
+   overlong forms, surrogates or code points above U+10FFFF). Both writers
+   put U+FFFD, the replacement character, for each byte that starts none. */
+#define CTXPROF__HCCT_FFFD "\xEF\xBF\xBD"
+CTXPROF__HCCT_FN size_t ctxprof__hcct_utf8(const char *s, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    uint32_t c = u[0], min;
+    size_t n, i;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        c &= 0x1F;
+        min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 3;
+        c &= 0x0F;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        c &= 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (i = 1; i < n; i++) { /* a NUL ends it too */
+        if ((u[i] & 0xC0) != 0x80)
+            return 0;
+        c = c << 6 | (uint32_t)(u[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
 CTXPROF__HCCT_FN void ctxprof__hcct_json_str(ctxprof__hcct_sb *b, const char *s)
 {
+    size_t n;
     ctxprof__hcct_sb_add(b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
+    for (; *s; s += n) {
+        uint32_t c = 0;
+        n = ctxprof__hcct_utf8(s, &c);
+        if (n == 0) {
+            ctxprof__hcct_sb_puts(b, CTXPROF__HCCT_FFFD);
+            n = 1;
+        } else if (c == '"' || c == '\\') {
             char e[2] = {'\\', (char)c};
             ctxprof__hcct_sb_add(b, e, 2);
         } else if (c < 0x20) {
             ctxprof__hcct_sb_printf(b, "\\u%04x", (unsigned)c);
         } else {
-            ctxprof__hcct_sb_add(b, s, 1);
+            ctxprof__hcct_sb_add(b, s, n);
         }
     }
     ctxprof__hcct_sb_add(b, "\"", 1);
@@ -3464,11 +3543,21 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_json(ctxprof__hcct_sb *b, const ctxprof_hc
     ctxprof__hcct_sb_puts(b, " ]}\n");
 }
 
+/* s escaped for XML, cut after maxc characters (never inside one); the
+   characters XML 1.0 does not allow are left out (controls) or replaced
+   (U+FFFE, U+FFFF, bytes that are not UTF-8). */
 CTXPROF__HCCT_FN void ctxprof__hcct_xml(ctxprof__hcct_sb *b, const char *s, size_t maxc)
 {
-    size_t k = 0;
-    for (; *s && k < maxc; s++, k++) {
-        switch (*s) {
+    size_t k = 0, n;
+    for (; *s && k < maxc; s += n, k++) {
+        uint32_t c = 0;
+        n = ctxprof__hcct_utf8(s, &c);
+        if (n == 0 || c == 0xFFFE || c == 0xFFFF) {
+            ctxprof__hcct_sb_puts(b, CTXPROF__HCCT_FFFD);
+            n = n ? n : 1;
+            continue;
+        }
+        switch (c) {
         case '&':
             ctxprof__hcct_sb_puts(b, "&amp;");
             break;
@@ -3482,8 +3571,8 @@ CTXPROF__HCCT_FN void ctxprof__hcct_xml(ctxprof__hcct_sb *b, const char *s, size
             ctxprof__hcct_sb_puts(b, "&quot;");
             break;
         default:
-            if ((unsigned char)*s >= 0x20)
-                ctxprof__hcct_sb_add(b, s, 1);
+            if (c >= 0x20)
+                ctxprof__hcct_sb_add(b, s, n);
         }
     }
     if (*s)
@@ -4014,9 +4103,12 @@ CTXPROF__HCCT_FN void ctxprof__hcct_unlock(void)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CTXPROF__HCCT_LOAD_STATE() __atomic_load_n(&ctxprof__hcct_state, __ATOMIC_ACQUIRE)
+/* under the lock; pairs with the lock-free load of attach */
+#define CTXPROF__HCCT_SET_STATE(v) __atomic_store_n(&ctxprof__hcct_state, (v), __ATOMIC_RELEASE)
 #define CTXPROF__HCCT_BUMP_GEN() __atomic_add_fetch(&ctxprof__hcct_gen, 1, __ATOMIC_RELEASE)
 #else
 #define CTXPROF__HCCT_LOAD_STATE() (ctxprof__hcct_state)
+#define CTXPROF__HCCT_SET_STATE(v) (ctxprof__hcct_state = (v))
 #define CTXPROF__HCCT_BUMP_GEN() (++ctxprof__hcct_gen)
 #endif
 
@@ -4188,7 +4280,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
             rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                                "hcct: the session was never started (give a descriptor)");
         else
-            ctxprof__hcct_state = 1;
+            CTXPROF__HCCT_SET_STATE(1);
     } else if (ctxprof__hcct_state != 0) {
         rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                            "hcct: the session is already started (pass NULL to resume)");
@@ -4205,7 +4297,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
         }
         if (!rc) {
             ctxprof__hcct_sdesc = d;
-            ctxprof__hcct_state = 1;
+            CTXPROF__HCCT_SET_STATE(1);
         }
     }
     if (!rc)
@@ -4218,7 +4310,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_stop(void)
 {
     ctxprof__hcct_lock();
     if (ctxprof__hcct_state == 1) {
-        ctxprof__hcct_state = 2;
+        CTXPROF__HCCT_SET_STATE(2);
         CTXPROF__HCCT_BUMP_GEN();
     }
     ctxprof__hcct_unlock();
@@ -4299,7 +4391,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
         pthread_key_delete(ctxprof__hcct_tkey);
     }
     ctxprof__hcct_tkey_ok = 0;
-    ctxprof__hcct_state = 0;
+    CTXPROF__HCCT_SET_STATE(0);
     CTXPROF__HCCT_BUMP_GEN();
     ctxprof__hcct_unlock();
     ctxprof__hcct_tstate = 0;

@@ -42,7 +42,8 @@ static uint32_t hcct_parent(const ctxprof_hcct *t, uint32_t v)
    the live count, monitored nodes = used, only the current context may be
    an unmonitored leaf, the lazy queue invariant, every error bound <= the
    minimum count (so no victim was ever taken above the minimum), the
-   frames form a path, and N when expected_total is not UINT64_MAX. */
+   frames form a path (then a run on "[dropped]"), and N when
+   expected_total is not UINT64_MAX. */
 static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
 {
     const ctxprof_hcct_node *n = t->nodes;
@@ -59,7 +60,8 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
         CHECK(!"out of memory in hcct_check");
         return 1;
     }
-    for (f = t->top; f > t->frames && f->node == 0; f--)
+    /* the current context: the deepest tracked frame not on "[dropped]" */
+    for (f = t->top; f > t->frames && (f->node == 0 || f->node == 2); f--)
         ;
     cursor = f->node;
     /* traversal from the root */
@@ -74,7 +76,7 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
             total += cv;
             if (cv < mn)
                 mn = cv;
-        } else if (x != 1 && n[x].child == 0 && x != cursor) {
+        } else if (x > 2 && n[x].child == 0 && x != cursor) { /* [dropped] stays */
             CHECK(!"an unmonitored leaf that is not the current context");
         }
         for (c = n[x].child; c; c = n[c].sibling) {
@@ -160,13 +162,19 @@ static int hcct_check(const ctxprof_hcct *t, uint64_t expected_total)
     }
     if (expected_total != UINT64_MAX)
         CHECK_EQ(total, expected_total);
-    /* the frames form a path from the root */
+    /* the frames form a path from the root, then maybe a run on
+       "[dropped]"; every node of a frame is in the tree */
     for (f = t->frames + 1; f <= t->top; f++) {
         if (f->node == 0)
             continue;
         CHECK(f[-1].node != 0);
-        CHECK(seen[f->node]);
-        CHECK_EQ(hcct_parent(t, f->node), f[-1].node);
+        CHECK(f->node < nn && seen[f->node]);
+        if (f->node >= nn)
+            break;
+        if (f->node == 2)
+            CHECK_EQ(hcct_parent(t, 2), 1);
+        else
+            CHECK_EQ(hcct_parent(t, f->node), f[-1].node);
     }
     free(seen);
     free(stack);
@@ -894,6 +902,32 @@ static void hcct_weight_saturates(void)
         }
 }
 
+/* N saturates at 2^63 - 1 like the counts it sums (here 5 * 2^62). */
+static void hcct_total_saturates(void)
+{
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.1, 0.01);
+        ctxprof_hcct_stats st;
+        ctxprof_hcct_profile p;
+        ctxprof_error e;
+        uintptr_t r;
+        memset(&e, 0, sizeof e);
+        d.metric = CTXPROF_HCCT_NANOSECONDS;
+        REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+        for (r = 1; r <= 5; r++)
+            ctxprof_hcct_add_path(&t, &r, NULL, 1, (uint64_t)1 << 62);
+        ctxprof_hcct_stats_get(&t, &st);
+        CHECK_EQ(st.total, ((uint64_t)1 << 63) - 1);
+        REQUIRE(ctxprof_hcct_query(&t, 0.5, &p, &e) == CTXPROF_OK);
+        CHECK_EQ(p.total, ((uint64_t)1 << 63) - 1);
+        CHECK_EQ(p.threshold, (uint64_t)1 << 62);
+        ctxprof_hcct_profile_deinit(&p);
+        ctxprof_hcct_deinit(&t);
+    }
+}
+
 /* Large weights (nanoseconds, cycles, samples): new counts land far from
    the minimum, and a window of W count values would be used up after a
    few replacements, each followed by a walk of the whole tree. The queue
@@ -1282,6 +1316,180 @@ static void hcct_node_bound(void)
     }
 }
 
+/* An enter that finds no node goes to "[dropped]", and that frame becomes
+   the top: the nodes of the live frames below it must survive the Space
+   Saving replacements that count the dropped events (the deepest of them
+   is a leaf). 16 nodes and 2 counters, checked after every event. */
+static void hcct_drop_live_frames(void)
+{
+    static const int seq[] = {3, 5, 5, 1, 5, 5, 0, 3, 4, 2, 3, 3, 3, 1, 2, 1}; /* 0: pop */
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
+    ctxprof_error e;
+    uint64_t s = 12345, n = 0;
+    size_t i;
+    int depth = 0;
+    memset(&e, 0, sizeof e);
+    d.counters = 2;
+    d.max_bytes = 16 * (size_t)CTXPROF__HCCT_NODE_BYTES(1);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (i = 0; i < 20000; i++) {
+        uint64_t r = ctxprof_test_rand(&s);
+        int push = i < sizeof seq / sizeof *seq ? seq[i] != 0 : (r % 2 && depth < 15) || !depth;
+        if (push) {
+            uintptr_t x = i < sizeof seq / sizeof *seq ? (uintptr_t)seq[i] : 1 + (r >> 8) % 5;
+            ctxprof_hcct_push(&t, x, 0);
+            depth++;
+            n++;
+        } else {
+            ctxprof_hcct_pop(&t);
+            depth--;
+        }
+        if (hcct_check(&t, n))
+            break;
+    }
+    CHECK(t.st.dropped_nodes > 0);
+    ctxprof_hcct_deinit(&t);
+}
+
+/* Tiny node bounds and few counters, against the exact CCT of the same
+   stream of frames, weights and samples' paths (add_path, which builds a
+   path while the frames hold another): most events replace, prune or
+   drop; the tree stays consistent
+   after every event, and the bounds hold with the dropped weight D (a
+   context's events counted on "[dropped]" are missing from its count):
+   count - err <= true <= count + D, and a context left out has true <=
+   absent. */
+static void hcct_node_bound_random(void)
+{
+    int seed;
+    size_t drops = 0;
+    for (seed = 1; seed <= 100 && !ctxprof_test_failed; seed++) {
+        ctxprof_hcct a, b;
+        ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0), dc = hcct_desc_cct();
+        ctxprof_hcct_profile pa, pe;
+        ctxprof__hcct_ix ix;
+        ctxprof_error e;
+        uint64_t s = 0x9E3779B97F4A7C15ull * (uint64_t)seed, n = 0, dw = 0, prev = 0;
+        uint32_t *map;
+        unsigned nr;
+        size_t maxn, j;
+        int i, depth = 0;
+        memset(&e, 0, sizeof e);
+        maxn = 16 + ctxprof_test_rand(&s) % 24;
+        d.counters = 2 + ctxprof_test_rand(&s) % 7;
+        d.max_bytes = maxn * CTXPROF__HCCT_NODE_BYTES(1);
+        nr = 2 + (unsigned)(ctxprof_test_rand(&s) % 6);
+        REQUIRE(ctxprof_hcct_init(&a, &d, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_init(&b, &dc, &e) == CTXPROF_OK);
+        for (i = 0; i < 3000; i++) {
+            uint64_t r = ctxprof_test_rand(&s), w = 1 + (r >> 40) % 3;
+            unsigned op = (unsigned)(r % 16);
+            if ((op < 8 || i == 0) && depth < 12) { /* first a node: nodes_peak */
+                uintptr_t x = 1 + (uintptr_t)((r >> 8) % nr), site = (uintptr_t)(r >> 20) % 2;
+                ctxprof_hcct_push(&a, x, site);
+                ctxprof_hcct_push(&b, x, site);
+                depth++;
+                n++;
+                w = 1;
+            } else if (op < 9) {
+                if (a.top->node == 2)
+                    dw += w; /* counted on "[dropped]" */
+                ctxprof_hcct_add(&a, w);
+                ctxprof_hcct_add(&b, w);
+                n += w;
+            } else if (op < 11) { /* a sample's path (add_path), besides the frames */
+                uintptr_t path[6], sites[6];
+                size_t k, len = 1 + (size_t)((r >> 8) % 6);
+                for (k = 0; k < len; k++) {
+                    path[k] = 1 + (uintptr_t)(ctxprof_test_rand(&s) % nr);
+                    sites[k] = (uintptr_t)(r >> (20 + k)) % 2;
+                }
+                ctxprof_hcct_add_path(&a, path, r & 1 ? sites : NULL, len, w);
+                ctxprof_hcct_add_path(&b, path, r & 1 ? sites : NULL, len, w);
+                n += w;
+            } else if (depth > 0) {
+                ctxprof_hcct_pop(&a);
+                ctxprof_hcct_pop(&b);
+                depth--;
+            }
+            dw += (a.st.dropped_nodes - prev) * w;
+            prev = a.st.dropped_nodes;
+            if (hcct_check(&a, n))
+                break;
+        }
+        drops += a.st.dropped_nodes > 0;
+        REQUIRE(ctxprof_hcct_query(&a, -1, &pa, &e) == CTXPROF_OK);
+        REQUIRE(ctxprof_hcct_query(&b, -1, &pe, &e) == CTXPROF_OK);
+        CHECK_EQ(pa.total, n);
+        CHECK_EQ(pe.total, n);
+        memset(&ix, 0, sizeof ix);
+        map = (uint32_t *)malloc(pe.n * sizeof *map);
+        REQUIRE(map && ctxprof__hcct_index(&pa, &ix, 0) == CTXPROF_OK);
+        map[0] = 0;
+        for (j = 1; j < pe.n; j++) {
+            const ctxprof_hcct_pnode *x = &pe.nodes[j], *y;
+            uint32_t pp = map[x->parent];
+            map[j] = pp == CTXPROF_HCCT_NONE
+                         ? CTXPROF_HCCT_NONE
+                         : ctxprof__hcct_find(&pa, &ix, pp, &pe, (uint32_t)j, 0);
+            if (map[j] == CTXPROF_HCCT_NONE) {
+                CHECK_LE(x->count, pa.absent);
+                continue;
+            }
+            y = &pa.nodes[map[j]];
+            CHECK_LE(y->count - y->err, x->count);
+            CHECK_LE(x->count, y->count + dw);
+        }
+        ctxprof__hcct_ix_free(&ix);
+        free(map);
+        ctxprof_hcct_profile_deinit(&pa);
+        ctxprof_hcct_profile_deinit(&pe);
+        ctxprof_hcct_deinit(&a);
+        ctxprof_hcct_deinit(&b);
+    }
+    CHECK_GE(drops, 50); /* seeds that reached the bound */
+}
+
+/* add_path at the node bound: the victim (B) was the only child of the
+   unmonitored parent (A) of the path's new context (A -> D); pruning it
+   must spare A, whose node would otherwise come back from the free list
+   as its own child. */
+static void hcct_add_path_bound(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.5, 0);
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    const uintptr_t ab[2] = {0xA, 0xB}, ad[2] = {0xA, 0xD};
+    uintptr_t c[11];
+    size_t i;
+    const ctxprof_hcct_pnode *x = NULL;
+    memset(&e, 0, sizeof e);
+    d.counters = 2;
+    d.max_bytes = 16 * (size_t)CTXPROF__HCCT_NODE_BYTES(1);
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    ctxprof_hcct_add_path(&t, ab, NULL, 2, 1); /* A (unmonitored) -> B (1) */
+    for (i = 0; i < 11; i++)
+        c[i] = 0xC0 + i;
+    ctxprof_hcct_add_path(&t, c, NULL, 11, 100); /* the node bound is reached */
+    ctxprof_hcct_add_path(&t, ad, NULL, 2, 5);   /* B is the minimum */
+    hcct_check(&t, 106);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    for (i = 1; i < p.n; i++)
+        if (p.nodes[i].routine == 0xD && p.nodes[i].depth == 2 &&
+            p.nodes[p.nodes[i].parent].routine == 0xA)
+            x = &p.nodes[i];
+    REQUIRE(x != NULL);
+    CHECK_EQ(x->count, 6); /* the minimum, 1, plus 5 */
+    CHECK_EQ(x->err, 1);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_push(&t, 0xF, 0);
+    ctxprof_hcct_pop(&t);
+    hcct_check(&t, 107);
+    ctxprof_hcct_deinit(&t);
+}
+
 /* Events that interrupt the profiler (a signal handler) are dropped and
    counted, and change nothing. */
 static void hcct_reentry(void)
@@ -1571,6 +1779,169 @@ static int hcct_same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_p
 
 static char *txt_unused;
 static size_t len_unused;
+
+/* Whether s is UTF-8 (RFC 3629), of characters XML 1.0 allows if xml. */
+static int hcct_utf8_ok(const char *s, int xml)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    while (*u) {
+        uint32_t c, lo;
+        int n, i;
+        if (*u < 0x80) {
+            if (xml && *u < 0x20 && *u != '\t' && *u != '\n' && *u != '\r')
+                return 0;
+            u++;
+            continue;
+        }
+        n = *u >= 0xF0 ? 4 : *u >= 0xE0 ? 3 : *u >= 0xC0 ? 2 : 0;
+        if (n == 0 || *u > 0xF4)
+            return 0;
+        c = *u & (0x7Fu >> n);
+        for (i = 1; i < n; i++) {
+            if ((u[i] & 0xC0) != 0x80)
+                return 0;
+            c = c << 6 | (u[i] & 0x3Fu);
+        }
+        lo = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+        if (c < lo || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) ||
+            (xml && (c == 0xFFFE || c == 0xFFFF)))
+            return 0;
+        u += n;
+    }
+    return 1;
+}
+
+static char hcct_utf8_long[5001]; /* 2500 x U+00E9, 2 bytes each */
+static const char *const hcct_utf8_names[] = {"ok e\xcc\x81\xe2\x82\xac\xf0\x9f\x98\x80",
+                                              "bad\xff\xfe",
+                                              "\x80lead",
+                                              "cut\xe2\x82",
+                                              "over\xc0\xaf",
+                                              "sur\xed\xa0\x80",
+                                              "non\xef\xbf\xbf",
+                                              "ctl\x01",
+                                              hcct_utf8_long};
+
+static const char *hcct_utf8_namer(void *u, uintptr_t r, char *buf, size_t cap)
+{
+    (void)u;
+    (void)buf;
+    (void)cap;
+    return hcct_utf8_names[r - 1];
+}
+
+/* Names that are not UTF-8 (or not allowed in XML) make well-formed JSON
+   and SVG: invalid bytes become U+FFFD, and the SVG cuts long names and
+   titles between characters, never inside one. */
+static void hcct_names_utf8(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_write_desc wd;
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    char title[901], *txt = NULL, *want;
+    size_t i, len, nn = sizeof hcct_utf8_names / sizeof *hcct_utf8_names;
+    int f;
+    memset(&e, 0, sizeof e);
+    for (i = 0; i < 2500; i++)
+        memcpy(hcct_utf8_long + 2 * i, "\xc3\xa9", 2);
+    for (i = 0; i < 300; i++)
+        memcpy(title + 3 * i, "\xe2\x82\xac", 3); /* 300 x U+20AC */
+    title[900] = '\0';
+    d.namer = hcct_utf8_namer;
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    for (i = 0; i < nn; i++) {
+        ctxprof_hcct_push(&t, i + 1, 0);
+        ctxprof_hcct_pop(&t);
+    }
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    want = (char *)malloc(2000 * 2 + 3);
+    REQUIRE(want != NULL);
+    for (f = 0; f < 2; f++) {
+        memset(&wd, 0, sizeof wd);
+        wd.format = f ? CTXPROF_HCCT_SVG : CTXPROF_HCCT_JSON;
+        wd.title = title;
+        REQUIRE(ctxprof_hcct_profile_format(&p, &wd, &txt, &len, &e) == CTXPROF_OK);
+        CHECK(hcct_utf8_ok(txt, f));
+        CHECK_CONTAINS(txt, "ok e\xcc\x81\xe2\x82\xac\xf0\x9f\x98\x80");
+        CHECK_CONTAINS(txt, "bad\xef\xbf\xbd\xef\xbf\xbd");
+        CHECK_CONTAINS(txt, "\xef\xbf\xbdlead");
+        CHECK_CONTAINS(txt, "cut\xef\xbf\xbd\xef\xbf\xbd");
+        CHECK_CONTAINS(txt, "over\xef\xbf\xbd\xef\xbf\xbd");
+        CHECK_CONTAINS(txt, "sur\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+        if (f) {
+            CHECK_CONTAINS(txt, "non\xef\xbf\xbd");
+            /* cut after 200 characters of the title and 2000 of a name */
+            memcpy(want, title, 600);
+            strcpy(want + 600, "..");
+            CHECK_CONTAINS(txt, want);
+            memcpy(want, hcct_utf8_long, 4000);
+            strcpy(want + 4000, "..");
+            CHECK_CONTAINS(txt, want);
+        } else {
+            CHECK_CONTAINS(txt, "non\xef\xbf\xbf");
+            CHECK_CONTAINS(txt, hcct_utf8_long);
+        }
+        ctxprof_hcct_text_free(&p, txt);
+    }
+    free(want);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
+static const char *hcct_odd_namer(void *u, uintptr_t r, char *buf, size_t cap)
+{
+    (void)u;
+    (void)buf;
+    (void)cap;
+    return r == 1 ? "" : "<root>";
+}
+
+/* A namer's empty name and a name "<root>" (the root's, name 0) would be
+   written to files that the reader refuses: they become "?" and
+   "[<root>]", and every format writes them. */
+static void hcct_names_odd(void)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    ctxprof_hcct_profile p, q;
+    ctxprof_error e;
+    char path[512], *txt;
+    int f;
+    memset(&e, 0, sizeof e);
+    d.namer = hcct_odd_namer;
+    REQUIRE(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, 1, 0);
+    ctxprof_hcct_push(&t, 2, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_pop(&t);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    REQUIRE_EQ(p.n, 3);
+    CHECK_STR(ctxprof_hcct_profile_name(&p, 1), "?");
+    CHECK_STR(ctxprof_hcct_profile_name(&p, 2), "[<root>]");
+    CHECK_NE(p.nodes[2].name, 0);
+    for (f = CTXPROF_HCCT_TEXT; f <= CTXPROF_HCCT_TOP; f++) {
+        txt = hcct_fmt(&p, f);
+        CHECK(txt != NULL);
+        if (txt)
+            ctxprof_hcct_text_free(&p, txt);
+    }
+    snprintf(path, sizeof path, "%s/hcct-odd.bin", ctxprof_test_tmpdir());
+    REQUIRE(ctxprof_hcct_profile_write(&p, path,
+                                       &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
+                                       &e) == CTXPROF_OK);
+    memset(&q, 0, sizeof q);
+    CHECK_EQ(ctxprof_hcct_profile_read(&q, path, NULL, &e), CTXPROF_OK);
+    if (q.n == 3) {
+        CHECK_STR(ctxprof_hcct_profile_name(&q, 1), "?");
+        CHECK_STR(ctxprof_hcct_profile_name(&q, 2), "[<root>]");
+    }
+    remove(path);
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
 
 /* Every format on an approximate profile (unmonitored ancestors, error
    bounds, the [other contexts] share, bursting flags). */
@@ -3018,6 +3389,61 @@ static int hcct_hooks_output(const char *name, const char *source, char **txt)
     return ctxprof__read_file(out, txt, &len, NULL, NULL) == CTXPROF_OK ? 0 : -1;
 }
 
+/* The session's state is stored under the lock and read without it by a
+   thread's first event (attach): both must be atomic accesses. A program
+   whose thread enters while main starts, stops and resumes the session,
+   under ThreadSanitizer (skipped where it cannot be built or run). */
+static const char hcct_state_prog[] =
+    "#define CTXPROF_IMPLEMENTATION\n"
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <pthread.h>\n"
+    "#include <unistd.h>\n"
+    "static int quit;\n"
+    "__attribute__((noinline)) static void work(void) { CTXPROF_HCCT_SCOPE(\"work\"); }\n"
+    "static void *worker(void *a) {\n"
+    "    (void)a;\n"
+    "    while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) work();\n"
+    "    return NULL;\n"
+    "}\n"
+    "int main(void) {\n"
+    "    ctxprof_error e = {0};\n"
+    "    ctxprof_hcct_desc d = {0};\n"
+    "    pthread_t th;\n"
+    "    d.mode = CTXPROF_HCCT_CCT;\n"
+    "    d.max_bytes = 1 << 20;\n"
+    "    pthread_create(&th, NULL, worker, NULL);\n"
+    "    usleep(2000);\n"
+    "    if (ctxprof_hcct_start(&d, &e)) return 2;\n"
+    "    usleep(2000);\n"
+    "    ctxprof_hcct_stop();\n"
+    "    usleep(2000);\n"
+    "    if (ctxprof_hcct_start(NULL, &e)) return 2;\n"
+    "    usleep(2000);\n"
+    "    __atomic_store_n(&quit, 1, __ATOMIC_RELAXED);\n"
+    "    pthread_join(th, NULL);\n"
+    "    ctxprof_hcct_shutdown();\n"
+    "    return 0;\n"
+    "}\n";
+
+static void hcct_session_state_race(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char src[600], exe[600], cwd[4096];
+    int rc;
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(src, sizeof src, "%s/state_race.c", dir);
+    snprintf(exe, sizeof exe, "%s/state_race", dir);
+    REQUIRE(hcct_write_file(src, hcct_state_prog) == 0);
+    if (ctxprof_test_sh("%s -std=gnu11 -O1 -g -fsanitize=thread -I%s %s -o %s -lpthread -ldl "
+                        "2> %s.err",
+                        CTXPROF_TEST_CC, cwd, src, exe, exe) != 0)
+        SKIP("cannot build with -fsanitize=thread");
+    rc = ctxprof_test_sh("TSAN_OPTIONS=halt_on_error=1:exitcode=66 %s 2> %s.log", exe, exe);
+    if (rc != 0 && rc != 66)
+        SKIP("ThreadSanitizer cannot run here");
+    CHECK_EQ(rc, 0); /* 66: a data race reported (in state_race.log) */
+}
+
 /* A thread's exit when memory runs out: the program below fails the k-th
    allocation that the exiting thread makes after its events (the pthread
    key destructor's copy, merge and reduction of its tree), for every k
@@ -3818,6 +4244,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_weighted", hcct_weighted},
     {"hcct_weighted_large", hcct_weighted_large},
     {"hcct_weight_saturates", hcct_weight_saturates},
+    {"hcct_total_saturates", hcct_total_saturates},
     {"hcct_absent_with_drops", hcct_absent_with_drops},
     {"hcct_longjmp_explicit", hcct_longjmp_explicit},
     {"hcct_longjmp_real", hcct_longjmp_real},
@@ -3825,9 +4252,14 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_deep_explicit", hcct_deep_explicit},
     {"hcct_deep_real", hcct_deep_real},
     {"hcct_node_bound", hcct_node_bound},
+    {"hcct_drop_live_frames", hcct_drop_live_frames},
+    {"hcct_node_bound_random", hcct_node_bound_random},
+    {"hcct_add_path_bound", hcct_add_path_bound},
     {"hcct_reentry", hcct_reentry},
     {"hcct_bursting", hcct_bursting},
     {"hcct_outputs", hcct_outputs},
+    {"hcct_names_utf8", hcct_names_utf8},
+    {"hcct_names_odd", hcct_names_odd},
     {"hcct_outputs_lss", hcct_outputs_lss},
     {"hcct_binary_roundtrip", hcct_binary_roundtrip},
     {"hcct_read_bounded", hcct_read_bounded},
@@ -3845,6 +4277,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
     {"hcct_session_exit_oom", hcct_session_exit_oom},
+    {"hcct_session_state_race", hcct_session_state_race},
     {"hcct_hooks_program", hcct_hooks_program},
     {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_hooks_inline_recursion", hcct_hooks_inline_recursion},
