@@ -435,6 +435,16 @@ static inline int ctxprof_test_saved(int rc, const char *text, char *msg, size_t
     return rc;
 }
 
+/* Writes text to path: 0, or -1 when it cannot. */
+static inline int ctxprof_test_put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 /* The whole file at path, malloc'd (NUL-terminated), *len bytes; NULL if unreadable. */
 static inline unsigned char *ctxprof_test_slurp(const char *path, size_t *len)
 {

@@ -3328,14 +3328,6 @@ static const char hcct_prog_main[] =
     "    return 0;\n"
     "}\n";
 
-static int hcct_write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(text, f);
-    return fclose(f);
-}
 
 static int hcct_count_lines(const char *text, const char *line)
 {
@@ -3363,8 +3355,8 @@ static int hcct_hooks_build(const char *name, const char *source, char *exe, siz
     snprintf(impl, sizeof impl, "%s/hooks_impl.c", dir);
     snprintf(mainc, sizeof mainc, "%s/%s.c", dir, name);
     snprintf(exe, cap, "%s/%s", dir, name);
-    if (hcct_write_file(mainc, source) != 0 ||
-        (access(impl, R_OK) != 0 && hcct_write_file(impl, hcct_prog_impl) != 0))
+    if (ctxprof_test_put(mainc, source) != 0 ||
+        (access(impl, R_OK) != 0 && ctxprof_test_put(impl, hcct_prog_impl) != 0))
         return -1;
     return ctxprof_test_sh("{ [ -f %s.o ] || %s -std=gnu11 -O2 -I%s -c %s -o %s.o; } && %s "
                            "-std=gnu11 -O2 -finstrument-functions -I%s %s %s.o -o %s -lpthread",
@@ -3433,7 +3425,7 @@ static void hcct_session_state_race(void)
     REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
     snprintf(src, sizeof src, "%s/state_race.c", dir);
     snprintf(exe, sizeof exe, "%s/state_race", dir);
-    REQUIRE(hcct_write_file(src, hcct_state_prog) == 0);
+    REQUIRE(ctxprof_test_put(src, hcct_state_prog) == 0);
     if (ctxprof_test_sh("%s -std=gnu11 -O1 -g -fsanitize=thread -I%s %s -o %s -lpthread -ldl "
                         "2> %s.err",
                         CTXPROF_TEST_CC, cwd, src, exe, exe) != 0)
@@ -3530,7 +3522,7 @@ static void hcct_session_exit_oom(void)
     snprintf(src, sizeof src, "%s/oom_exit.c", dir);
     snprintf(exe, sizeof exe, "%s/oom_exit", dir);
     snprintf(out, sizeof out, "%s/oom_exit.out", dir);
-    REQUIRE(hcct_write_file(src, hcct_oom_prog) == 0);
+    REQUIRE(ctxprof_test_put(src, hcct_oom_prog) == 0);
     if (ctxprof_test_sh("%s -std=gnu11 -O1 -I%s %s -o %s -lpthread -ldl", CTXPROF_TEST_CC, cwd, src,
                         exe) != 0)
         SKIP("cannot compile the out-of-memory program");

@@ -729,7 +729,6 @@ static void icpp_main_base(void)
     const char *dir = ctxprof_test_tmpdir();
     char path[600], *out = NULL, cwd[400];
     size_t len;
-    FILE *f;
     uintptr_t sp = ctxprof_icpp_sp();
 #if defined(__GLIBC__)
     const char *tls = "";
@@ -743,10 +742,7 @@ static void icpp_main_base(void)
     CHECK_EQ(ctxprof__icpp_main_start(ctxprof_icpp_thread_base() + 4096), 0); /* below sp */
     REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
     snprintf(path, sizeof path, "%s/icpp_mb.c", dir);
-    f = fopen(path, "w");
-    REQUIRE(f != NULL);
-    fputs(src, f);
-    fclose(f);
+    REQUIRE_EQ(ctxprof_test_put(path, src), 0);
     REQUIRE_EQ(ctxprof_test_sh("cd %s && %s -std=gnu11 -O1 -fPIC -shared -DLIB %s -I%s icpp_mb.c "
                                "-o libmb.so -lpthread && %s -std=gnu11 -O1 icpp_mb.c -o icpp_mb "
                                "-lpthread -ldl && ./icpp_mb deep > mb.deep && ./icpp_mb thread > "
@@ -4120,17 +4116,13 @@ static void icpp_symtab_via_loader(void)
     const char *dir = ctxprof_test_tmpdir(), *ld = NULL;
     char path[600], *out = NULL;
     size_t i, len;
-    FILE *f;
     for (i = 0; i < sizeof loaders / sizeof loaders[0] && !ld; i++)
         if (access(loaders[i], X_OK) == 0)
             ld = loaders[i];
     if (!ld)
         SKIP("no dynamic linker at a known path here");
     snprintf(path, sizeof path, "%s/icpp_ldso.c", dir);
-    f = fopen(path, "w");
-    REQUIRE(f != NULL);
-    fputs(prog, f);
-    fclose(f);
+    REQUIRE_EQ(ctxprof_test_put(path, prog), 0);
     REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -I. %s/icpp_ldso.c -o %s/icpp_ldso -lpthread "
                                "-ldl -lrt",
                                CTXPROF_TEST_CC, dir, dir),
@@ -4209,18 +4201,11 @@ static void icpp_symtab_replaced(void)
     const char *dir = ctxprof_test_tmpdir();
     char path[600], *out = NULL;
     size_t k, len;
-    FILE *f;
     REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
     snprintf(path, sizeof path, "%s/icpp_rp_lib.c", dir);
-    f = fopen(path, "w");
-    REQUIRE(f != NULL);
-    fputs(lib, f);
-    fclose(f);
+    REQUIRE_EQ(ctxprof_test_put(path, lib), 0);
     snprintf(path, sizeof path, "%s/icpp_rp.c", dir);
-    f = fopen(path, "w");
-    REQUIRE(f != NULL);
-    fputs(prog, f);
-    fclose(f);
+    REQUIRE_EQ(ctxprof_test_put(path, prog), 0);
     REQUIRE_EQ(ctxprof_test_sh("%s -O1 -shared -fPIC -Wl,--build-id -o %s/icpp_rp_v1.so "
                                "%s/icpp_rp_lib.c && %s -O1 -shared -fPIC -Wl,--build-id -DV2 "
                                "-o %s/icpp_rp_v2.so %s/icpp_rp_lib.c",
