@@ -8742,10 +8742,12 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                              "#define %s%s_BASE %uu /* acyclic bits: where the stack starts */\n",
                              U, SN, (unsigned)t->acyc_bits);
     }
+    /* Names from the graph only follow P "n_", "e_" and "c_"; the counts
+       and tables use other spellings, so no function name can clash. */
     ctxprof__sbuf_printf(&b, "\n/* functions: %sNODE(name) */\nenum {", U);
     for (v = 0; v < n; v++)
         ctxprof__sbuf_printf(&b, "\n    %sn_%s = %lu,", P, g->nodes[v].cname, (unsigned long)v);
-    ctxprof__sbuf_printf(&b, "\n    %sn_count = %lu\n};\n", P, (unsigned long)n);
+    ctxprof__sbuf_printf(&b, "\n    %snode_count = %lu\n};\n", P, (unsigned long)n);
     ctxprof__sbuf_printf(&b, "\n/* call edges: %sEDGE_ID(caller, callee, site) */\nenum {", U);
     for (e = 0; e < m; e++) {
         const ctxprof_graph_edge *E = &g->edges[e];
@@ -8754,7 +8756,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         if (E->label)
             ctxprof__sbuf_printf(&b, " /* %s */", E->label);
     }
-    ctxprof__sbuf_printf(&b, "\n    %se_count = %lu\n};\n", P, (unsigned long)m);
+    ctxprof__sbuf_printf(&b, "\n    %sedge_count = %lu\n};\n", P, (unsigned long)m);
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         const char *sn = ctxprof_enc_scheme_name(s);
         char SN[16], base[96];
