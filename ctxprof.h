@@ -8618,6 +8618,15 @@ CTXPROF__PRIV void ctxprof__emit_tables(ctxprof__sbuf *b, const ctxprof_enc_tabl
     ctxprof__sbuf_printf(b, "};\n");
 }
 
+/* Edge e's generated name, caller__callee__site, as the whole text of b. */
+CTXPROF__PRIV void ctxprof__enc_ename(ctxprof__sbuf *b, const ctxprof_graph *g, size_t e)
+{
+    const ctxprof_graph_edge *E = &g->edges[e];
+    b->len = 0;
+    ctxprof__sbuf_printf(b, "%s__%s__%u", g->nodes[E->caller].cname, g->nodes[E->callee].cname,
+                         (unsigned)E->site);
+}
+
 /* A scheme's name in capitals ("VALENCE"): up to 15 letters. */
 CTXPROF__PRIV void ctxprof__enc_scheme_upper(int scheme, char out[16])
 {
@@ -8637,9 +8646,9 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     uint32_t mask = (desc && desc->schemes ? desc->schemes : 0) | (1u << def);
     uint32_t bits = desc && desc->ctx_bits ? desc->ctx_bits : 64;
     ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
-    char U[64], guard[200], ename[600];
+    char U[64], guard[200];
     size_t i, v, e, n = g->n_nodes, m = g->n_edges;
-    ctxprof__sbuf b;
+    ctxprof__sbuf b, nb, ob; /* the header; two edge names */
     ctxprof__map seen;
     ctxprof_enc_stats gst; /* for the overflow warnings */
     int rc = CTXPROF_OK, have_gst = 0;
@@ -8649,8 +8658,10 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     *out_len = 0;
     memset(tabs, 0, sizeof tabs);
     memset(&b, 0, sizeof b);
+    memset(&nb, 0, sizeof nb);
+    memset(&ob, 0, sizeof ob);
     memset(&seen, 0, sizeof seen);
-    b.ud = seen.ud = ud;
+    b.ud = nb.ud = ob.ud = seen.ud = ud;
     if (desc && desc->write) {
         b.sink = desc->write;
         b.sink_user = desc->write_user;
@@ -8674,21 +8685,35 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         snprintf(guard, sizeof guard, "%s", desc->guard);
     else
         snprintf(guard, sizeof guard, "%sH_INCLUDED", U);
-    /* edge names must be unique: caller__callee__site */
+    /* edge names must be unique: caller__callee__site, compared whole (a
+       64-bit hash with the next key probed when two different names share
+       one); CTXPROF_EDGE pastes them, so a true clash cannot be renamed */
     for (e = 0; e < m; e++) {
-        const ctxprof_graph_edge *E = &g->edges[e];
         uint32_t prev;
-        snprintf(ename, sizeof ename, "%s__%s__%u", g->nodes[E->caller].cname,
-                 g->nodes[E->callee].cname, (unsigned)E->site);
-        prev = ctxprof__map_get(&seen, ctxprof_hash_bytes(ename, strlen(ename), 7));
-        if (prev != UINT32_MAX) {
-            rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
-                               "two call edges get the same name %s (edges %u and %lu): rename "
-                               "a function",
-                               ename, (unsigned)prev, (unsigned long)e);
+        uint64_t key;
+        ctxprof__enc_ename(&nb, g, e);
+        if (nb.failed) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
             goto out;
         }
-        if (ctxprof__map_put(&seen, ctxprof_hash_bytes(ename, strlen(ename), 7), (uint32_t)e)) {
+        key = ctxprof_hash_bytes(nb.p, nb.len, 7);
+        while ((prev = ctxprof__map_get(&seen, key)) != UINT32_MAX) {
+            ctxprof__enc_ename(&ob, g, prev);
+            if (ob.failed) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+                goto out;
+            }
+            if (ob.len == nb.len && memcmp(ob.p, nb.p, nb.len) == 0) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                   "call edges %u and %lu get the same name %.100s%s: rename a "
+                                   "function",
+                                   (unsigned)prev, (unsigned long)e, nb.p,
+                                   nb.len > 100 ? "..." : "");
+                goto out;
+            }
+            key = ctxprof_mix64(key + 1);
+        }
+        if (ctxprof__map_put(&seen, key, (uint32_t)e)) {
             rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
             goto out;
         }
@@ -8862,6 +8887,8 @@ out:
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
         ctxprof_enc_tables_free(&tabs[s], ud);
     ctxprof__map_free(&seen);
+    ctxprof__free(nb.p, ud);
+    ctxprof__free(ob.p, ud);
     if (rc != CTXPROF_OK) {
         ctxprof__free(b.p, ud);
         return rc;

@@ -683,6 +683,43 @@ static void gen_names_reserved(void)
              0);
 }
 
+/* Edge names are compared whole: two that first differ after 600 bytes
+   (C++ template instantiations) were cut to one text and refused as a
+   clash. A true clash of long names is still refused, its name shortened
+   in the message. */
+static void gen_names_long_edges(void)
+{
+    char a[401], b1[302], b2[302], text[2000], want[800], *hdr = NULL;
+    ctxprof_graph g;
+    ctxprof_error err;
+    size_t len;
+    memset(a, 'a', 400);
+    a[400] = '\0';
+    memset(b1, 'b', 300);
+    memcpy(b2, b1, 300);
+    memcpy(b1 + 300, "1", 2);
+    memcpy(b2 + 300, "2", 2);
+    snprintf(text, sizeof text, "ctxprof-callgraph 1\nroot main\ncall main %s\ncall %s %s\n"
+                                "call %s %s\n", a, a, b1, a, b2);
+    REQUIRE(pcce_graph_text(&g, text) == 0);
+    REQUIRE_EQ(ctxprof_enc_emit(&g, NULL, &hdr, &len, &err), CTXPROF_OK);
+    snprintf(want, sizeof want, "ctxprof_gen_e_%s__%s__0 = 1,", a, b1);
+    CHECK_CONTAINS(hdr, want);
+    snprintf(want, sizeof want, "ctxprof_gen_e_%s__%s__0 = 2,", a, b2);
+    CHECK_CONTAINS(hdr, want);
+    ctxprof_graph_free_buffer(hdr, NULL);
+    hdr = NULL;
+    ctxprof_graph_deinit(&g);
+    snprintf(text, sizeof text, "ctxprof-callgraph 1\nroot main\ncall main %s__x\n"
+                                "call %s__x y\ncall main %s\ncall %s x__y\n", a, a, a, a);
+    REQUIRE(pcce_graph_text(&g, text) == 0);
+    CHECK_EQ(ctxprof_enc_emit(&g, NULL, &hdr, &len, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "call edges 1 and 3 get the same name aaaa");
+    CHECK_CONTAINS(err.detail, "a...: rename a function");
+    CHECK(hdr == NULL);
+    ctxprof_graph_deinit(&g);
+}
+
 /* The floor per acyclic call site, in the compiler's output: a PCCE edge
    is one add before and one subtract after, on the thread-local word; a
    Valence edge is two whole-word XORs (no byte-sized narrowing). */
@@ -1887,6 +1924,7 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_golden", gen_golden},
     {"gen_header_compiles", gen_header_compiles},
     {"gen_names_reserved", gen_names_reserved},
+    {"gen_names_long_edges", gen_names_long_edges},
     {"gen_call_site_floor", gen_call_site_floor},
     {"gen_cli", gen_cli},
     {"gen_check_auto", gen_check_auto},
