@@ -6398,10 +6398,12 @@ CTXPROF_DEF void ctxprof_enc_init(ctxprof_enc *st, const ctxprof_enc_desc *desc)
 
 CTXPROF_DEF void ctxprof_enc_deinit(ctxprof_enc *st)
 {
-    uint64_t max = st->max_words;
+    uint64_t max = st->max_words, *buf = st->buf;
     void *ud = st->alloc_user;
-    ctxprof__free(st->buf, ud);
+    /* unpublish before the free, as in ctxprof__enc_spill */
     memset(st, 0, sizeof *st);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    ctxprof__free(buf, ud);
     st->max_words = max;
     st->alloc_user = ud;
 }
@@ -6435,11 +6437,22 @@ CTXPROF__PRIV void ctxprof__enc_spill(ctxprof_enc *st, uint32_t a, uint32_t r)
         if (ncap >= need && ncap <= SIZE_MAX / 8) {
             uint64_t *nb = (uint64_t *)ctxprof__alloc((size_t)ncap, 8, st->alloc_user);
             if (nb) {
+                uint64_t *old = st->buf;
                 if (st->capw)
-                    memcpy(nb, st->buf, (size_t)st->capw * 8);
-                ctxprof__free(st->buf, st->alloc_user);
+                    memcpy(nb, old, (size_t)st->capw * 8);
+                /* A query in a signal handler on this thread may write into
+                   st->buf: publish the new block, then its size, and only
+                   then free the old one. The handler runs on this thread
+                   and returns before this code resumes, so keeping the
+                   compiler from moving the stores (a signal fence) is
+                   enough: once free runs, no query still holds the old
+                   block. (A handler that itself runs instrumented calls
+                   into a query interrupted here is not covered.) */
                 st->buf = nb;
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
                 st->capw = ncap;
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                ctxprof__free(old, st->alloc_user);
             } else {
                 st->max_words = st->capw > a ? st->capw - a : 1; /* freeze */
             }
