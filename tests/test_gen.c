@@ -683,6 +683,31 @@ static void gen_names_reserved(void)
              0);
 }
 
+/* Names, labels and input names reach the header escaped: '"', '\' and
+   trigraphs in the names table, comment ends and starts and trigraphs in
+   comments (they made the header fail to compile). */
+static void gen_names_escaped(void)
+{
+    static const char *const inputs[2] = {"x*/g.cg", "y/*?\?/"};
+    PLAIN_BUILD_ONLY();
+    CHECK_EQ(gen_build_run("esc",
+                           "ctxprof-callgraph 1\nroot main\ncall main a site=x*/y\n"
+                           "call main a site=p/*q\ncall main b\"c\\d\ncall main e?\?/\n"
+                           "call main f\\\ncall main g?\?= site=?\?/\n",
+                           inputs, 2,
+                           "#define CTXPROF_IMPLEMENTATION\n#include \"esc_ctx.h\"\n"
+                           "#include <string.h>\n"
+                           "int main(void)\n{\n"
+                           "    static const char *const want[6] = {\"main\", \"a\", "
+                           "\"b\\\"c\\\\d\", \"e?\\?/\", \"f\\\\\", \"g?\\?=\"};\n"
+                           "    const ctxprof_enc_tables *t = ctxprof_gen_tables(CTXPROF_ENC_AUTO);\n"
+                           "    int i;\n    for (i = 0; i < 6; i++)\n"
+                           "        if (strcmp(t->node_names[i], want[i]) != 0)\n"
+                           "            return 1;\n"
+                           "    return t->n_nodes == 6 ? 0 : 1;\n}\n"),
+             0);
+}
+
 /* Edge names are compared whole: two that first differ after 600 bytes
    (C++ template instantiations) were cut to one text and refused as a
    clash. A true clash of long names is still refused, its name shortened
@@ -1925,6 +1950,7 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_header_compiles", gen_header_compiles},
     {"gen_names_reserved", gen_names_reserved},
     {"gen_names_long_edges", gen_names_long_edges},
+    {"gen_names_escaped", gen_names_escaped},
     {"gen_call_site_floor", gen_call_site_floor},
     {"gen_cli", gen_cli},
     {"gen_check_auto", gen_check_auto},
