@@ -8791,8 +8791,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                          "   Decode tables: in the TU that defines CTXPROF_IMPLEMENTATION or\n"
                          "   %sIMPLEMENTATION; %stables(scheme) returns them. */\n",
                          U, U, U, P);
-    ctxprof__sbuf_printf(&b, "#ifndef %s\n#define %s\n\n#include \"ctxprof.h\"\n\n", guard,
-                         guard);
+    ctxprof__sbuf_printf(&b, "#ifndef %s\n#define %s\n\n#include \"ctxprof.h\"\n\n", guard, guard);
     ctxprof__sbuf_printf(&b,
                          "#if CTXPROF_CTX_BITS != %u\n#error \"this header was generated for "
                          "CTXPROF_CTX_BITS %u: build with -DCTXPROF_CTX_BITS=%u or regenerate "

@@ -648,10 +648,11 @@ static int gen_build_run(const char *tag, const char *graph, const char *const *
     snprintf(path, sizeof path, "%s/%s.c", d, tag);
     if (gen_write(path, drv) != 0)
         goto out;
-    rc = ctxprof_test_sh("cd %s && %s -std=c11 -O1 -Wall -Wextra -Werror -pedantic -Wshadow "
-                         "-Wstrict-prototypes -Wmissing-prototypes -Wconversion -Wsign-conversion "
-                         "-Wundef -D_GNU_SOURCE -I%s %s.c -o %s > %s.log 2>&1 && ./%s >> %s.log 2>&1",
-                         d, CTXPROF_TEST_CC, cwd, tag, tag, tag, tag, tag);
+    rc = ctxprof_test_sh(
+        "cd %s && %s -std=c11 -O1 -Wall -Wextra -Werror -pedantic -Wshadow "
+        "-Wstrict-prototypes -Wmissing-prototypes -Wconversion -Wsign-conversion "
+        "-Wundef -D_GNU_SOURCE -I%s %s.c -o %s > %s.log 2>&1 && ./%s >> %s.log 2>&1",
+        d, CTXPROF_TEST_CC, cwd, tag, tag, tag, tag, tag);
 out:
     ctxprof_graph_free_buffer(hdr, NULL);
     ctxprof_graph_deinit(&g);
