@@ -6566,10 +6566,12 @@ CTXPROF_DEF void ctxprof_enc_init(ctxprof_enc *st, const ctxprof_enc_desc *desc)
 
 CTXPROF_DEF void ctxprof_enc_deinit(ctxprof_enc *st)
 {
-    uint64_t max = st->max_words;
+    uint64_t max = st->max_words, *buf = st->buf;
     void *ud = st->alloc_user;
-    ctxprof__free(st->buf, ud);
+    /* unpublish before the free, as in ctxprof__enc_spill */
     memset(st, 0, sizeof *st);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    ctxprof__free(buf, ud);
     st->max_words = max;
     st->alloc_user = ud;
 }
@@ -6603,11 +6605,22 @@ CTXPROF__PRIV void ctxprof__enc_spill(ctxprof_enc *st, uint32_t a, uint32_t r)
         if (ncap >= need && ncap <= SIZE_MAX / 8) {
             uint64_t *nb = (uint64_t *)ctxprof__alloc((size_t)ncap, 8, st->alloc_user);
             if (nb) {
+                uint64_t *old = st->buf;
                 if (st->capw)
-                    memcpy(nb, st->buf, (size_t)st->capw * 8);
-                ctxprof__free(st->buf, st->alloc_user);
+                    memcpy(nb, old, (size_t)st->capw * 8);
+                /* A query in a signal handler on this thread may write into
+                   st->buf: publish the new block, then its size, and only
+                   then free the old one. The handler runs on this thread
+                   and returns before this code resumes, so keeping the
+                   compiler from moving the stores (a signal fence) is
+                   enough: once free runs, no query still holds the old
+                   block. (A handler that itself runs instrumented calls
+                   into a query interrupted here is not covered.) */
                 st->buf = nb;
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
                 st->capw = ncap;
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                ctxprof__free(old, st->alloc_user);
             } else {
                 st->max_words = st->capw > a ? st->capw - a : 1; /* freeze */
             }
@@ -8786,6 +8799,46 @@ CTXPROF__PRIV void ctxprof__emit_tables(ctxprof__sbuf *b, const ctxprof_enc_tabl
     ctxprof__sbuf_printf(b, "};\n");
 }
 
+/* Text inside a generated comment: no comment can end or start in it
+   ("* /", "/ *"), and no trigraph ("? ?"). */
+CTXPROF__PRIV void ctxprof__emit_comment(ctxprof__sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        ctxprof__sbuf_put(b, s, 1);
+        if ((s[0] == '*' && s[1] == '/') || (s[0] == '/' && s[1] == '*') ||
+            (s[0] == '?' && s[1] == '?'))
+            ctxprof__sbuf_put(b, " ", 1);
+    }
+}
+
+/* A C string literal of s: '"', '\\' and '?' (trigraphs) escaped, other
+   bytes below 0x20 and 0x7f in octal. */
+CTXPROF__PRIV void ctxprof__emit_cstr(ctxprof__sbuf *b, const char *s)
+{
+    ctxprof__sbuf_put(b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\' || c == '?') {
+            ctxprof__sbuf_put(b, "\\", 1);
+            ctxprof__sbuf_put(b, s, 1);
+        } else if (c < 0x20 || c == 0x7f) {
+            ctxprof__sbuf_printf(b, "\\%03o", (unsigned)c);
+        } else {
+            ctxprof__sbuf_put(b, s, 1);
+        }
+    }
+    ctxprof__sbuf_put(b, "\"", 1);
+}
+
+/* Edge e's generated name, caller__callee__site, as the whole text of b. */
+CTXPROF__PRIV void ctxprof__enc_ename(ctxprof__sbuf *b, const ctxprof_graph *g, size_t e)
+{
+    const ctxprof_graph_edge *E = &g->edges[e];
+    b->len = 0;
+    ctxprof__sbuf_printf(b, "%s__%s__%u", g->nodes[E->caller].cname, g->nodes[E->callee].cname,
+                         (unsigned)E->site);
+}
+
 /* A scheme's name in capitals ("VALENCE"): up to 15 letters. */
 CTXPROF__PRIV void ctxprof__enc_scheme_upper(int scheme, char out[16])
 {
@@ -8805,9 +8858,9 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     uint32_t mask = (desc && desc->schemes ? desc->schemes : 0) | (1u << def);
     uint32_t bits = desc && desc->ctx_bits ? desc->ctx_bits : 64;
     ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
-    char U[64], guard[200], ename[600];
+    char U[64], guard[200];
     size_t i, v, e, n = g->n_nodes, m = g->n_edges;
-    ctxprof__sbuf b;
+    ctxprof__sbuf b, nb, ob; /* the header; two edge names */
     ctxprof__map seen;
     ctxprof_enc_stats gst; /* for the overflow warnings */
     int rc = CTXPROF_OK, have_gst = 0;
@@ -8817,8 +8870,10 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     *out_len = 0;
     memset(tabs, 0, sizeof tabs);
     memset(&b, 0, sizeof b);
+    memset(&nb, 0, sizeof nb);
+    memset(&ob, 0, sizeof ob);
     memset(&seen, 0, sizeof seen);
-    b.ud = seen.ud = ud;
+    b.ud = nb.ud = ob.ud = seen.ud = ud;
     if (desc && desc->write) {
         b.sink = desc->write;
         b.sink_user = desc->write_user;
@@ -8842,21 +8897,35 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         snprintf(guard, sizeof guard, "%s", desc->guard);
     else
         snprintf(guard, sizeof guard, "%sH_INCLUDED", U);
-    /* edge names must be unique: caller__callee__site */
+    /* edge names must be unique: caller__callee__site, compared whole (a
+       64-bit hash with the next key probed when two different names share
+       one); CTXPROF_EDGE pastes them, so a true clash cannot be renamed */
     for (e = 0; e < m; e++) {
-        const ctxprof_graph_edge *E = &g->edges[e];
         uint32_t prev;
-        snprintf(ename, sizeof ename, "%s__%s__%u", g->nodes[E->caller].cname,
-                 g->nodes[E->callee].cname, (unsigned)E->site);
-        prev = ctxprof__map_get(&seen, ctxprof_hash_bytes(ename, strlen(ename), 7));
-        if (prev != UINT32_MAX) {
-            rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
-                               "two call edges get the same name %s (edges %u and %lu): rename "
-                               "a function",
-                               ename, (unsigned)prev, (unsigned long)e);
+        uint64_t key;
+        ctxprof__enc_ename(&nb, g, e);
+        if (nb.failed) {
+            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
             goto out;
         }
-        if (ctxprof__map_put(&seen, ctxprof_hash_bytes(ename, strlen(ename), 7), (uint32_t)e)) {
+        key = ctxprof_hash_bytes(nb.p, nb.len, 7);
+        while ((prev = ctxprof__map_get(&seen, key)) != UINT32_MAX) {
+            ctxprof__enc_ename(&ob, g, prev);
+            if (ob.failed) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+                goto out;
+            }
+            if (ob.len == nb.len && memcmp(ob.p, nb.p, nb.len) == 0) {
+                rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                   "call edges %u and %lu get the same name %.100s%s: rename a "
+                                   "function",
+                                   (unsigned)prev, (unsigned long)e, nb.p,
+                                   nb.len > 100 ? "..." : "");
+                goto out;
+            }
+            key = ctxprof_mix64(key + 1);
+        }
+        if (ctxprof__map_put(&seen, key, (uint32_t)e)) {
             rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
             goto out;
         }
@@ -8870,22 +8939,27 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     }
 
     ctxprof__sbuf_printf(&b, "/* Generated by ctxprof-gen %s from ", CTXPROF_VERSION_STRING);
-    for (i = 0; desc && i < desc->n_inputs; i++)
-        ctxprof__sbuf_printf(&b, "%s%s", i ? ", " : "", desc->inputs[i]);
+    for (i = 0; desc && i < desc->n_inputs; i++) {
+        ctxprof__sbuf_put(&b, ", ", i ? 2 : 0);
+        ctxprof__emit_comment(&b, desc->inputs[i]);
+    }
     if (!desc || !desc->n_inputs)
         ctxprof__sbuf_printf(&b, "a call graph");
     ctxprof__sbuf_printf(&b,
                          ". Do not edit: regenerate.\n\n"
-                         "   %lu functions, %lu call edges, %lu SCCs (%lu with recursion), root %s.\n"
+                         "   %lu functions, %lu call edges, %lu SCCs (%lu with recursion), root ",
+                         (unsigned long)n, (unsigned long)m, (unsigned long)g->n_sccs,
+                         (unsigned long)g->n_complex_sccs);
+    ctxprof__emit_comment(&b, g->nodes[g->root].name);
+    ctxprof__sbuf_printf(&b,
+                         ".\n"
                          "   Call sites:  %sCALL(%sEDGE(caller, callee, site), call statement);\n"
                          "   (site: 0, 1, ... among the calls from caller to callee, in input "
                          "order).\n"
                          "   Decode tables: in the TU that defines CTXPROF_IMPLEMENTATION or\n"
                          "   %sIMPLEMENTATION; %stables(scheme) returns them. */\n",
-                         (unsigned long)n, (unsigned long)m, (unsigned long)g->n_sccs,
-                         (unsigned long)g->n_complex_sccs, g->nodes[g->root].name, U, U, U, P);
-    ctxprof__sbuf_printf(&b, "#ifndef %s\n#define %s\n\n#include \"ctxprof.h\"\n\n", guard,
-                         guard);
+                         U, U, U, P);
+    ctxprof__sbuf_printf(&b, "#ifndef %s\n#define %s\n\n#include \"ctxprof.h\"\n\n", guard, guard);
     ctxprof__sbuf_printf(&b,
                          "#if CTXPROF_CTX_BITS != %u\n#error \"this header was generated for "
                          "CTXPROF_CTX_BITS %u: build with -DCTXPROF_CTX_BITS=%u or regenerate "
@@ -8910,19 +8984,24 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                              "#define %s%s_BASE %uu /* acyclic bits: where the stack starts */\n",
                              U, SN, (unsigned)t->acyc_bits);
     }
+    /* Names from the graph only follow P "n_", "e_" and "c_"; the counts
+       and tables use other spellings, so no function name can clash. */
     ctxprof__sbuf_printf(&b, "\n/* functions: %sNODE(name) */\nenum {", U);
     for (v = 0; v < n; v++)
         ctxprof__sbuf_printf(&b, "\n    %sn_%s = %lu,", P, g->nodes[v].cname, (unsigned long)v);
-    ctxprof__sbuf_printf(&b, "\n    %sn_count = %lu\n};\n", P, (unsigned long)n);
+    ctxprof__sbuf_printf(&b, "\n    %snode_count = %lu\n};\n", P, (unsigned long)n);
     ctxprof__sbuf_printf(&b, "\n/* call edges: %sEDGE_ID(caller, callee, site) */\nenum {", U);
     for (e = 0; e < m; e++) {
         const ctxprof_graph_edge *E = &g->edges[e];
         ctxprof__sbuf_printf(&b, "\n    %se_%s__%s__%u = %lu,", P, g->nodes[E->caller].cname,
                              g->nodes[E->callee].cname, (unsigned)E->site, (unsigned long)e);
-        if (E->label)
-            ctxprof__sbuf_printf(&b, " /* %s */", E->label);
+        if (E->label) {
+            ctxprof__sbuf_put(&b, " /* ", 4);
+            ctxprof__emit_comment(&b, E->label);
+            ctxprof__sbuf_put(&b, " */", 3);
+        }
     }
-    ctxprof__sbuf_printf(&b, "\n    %se_count = %lu\n};\n", P, (unsigned long)m);
+    ctxprof__sbuf_printf(&b, "\n    %sedge_count = %lu\n};\n", P, (unsigned long)m);
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         const char *sn = ctxprof_enc_scheme_name(s);
         char SN[16], base[96];
@@ -8983,8 +9062,11 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                          "!defined(%s_TABLES_DONE)\n#define %s_TABLES_DONE\n",
                          U, U, U);
     ctxprof__sbuf_printf(&b, "static const char *const %snames[] = {", P);
-    for (v = 0; v < n; v++)
-        ctxprof__sbuf_printf(&b, "\n    \"%s\",", g->nodes[v].name);
+    for (v = 0; v < n; v++) {
+        ctxprof__sbuf_put(&b, "\n    ", 5);
+        ctxprof__emit_cstr(&b, g->nodes[v].name);
+        ctxprof__sbuf_put(&b, ",", 1);
+    }
     ctxprof__sbuf_printf(&b, "%s\n};\n", n ? "" : "0");
     {
         uint32_t *tmp = (uint32_t *)ctxprof__zalloc(m + 1, sizeof *tmp, ud);
@@ -9028,6 +9110,8 @@ out:
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
         ctxprof_enc_tables_free(&tabs[s], ud);
     ctxprof__map_free(&seen);
+    ctxprof__free(nb.p, ud);
+    ctxprof__free(ob.p, ud);
     if (rc != CTXPROF_OK) {
         ctxprof__free(b.p, ud);
         return rc;

@@ -618,6 +618,134 @@ static void gen_header_compiles(void)
     ctxprof_graph_deinit(&g);
 }
 
+/* Emits every scheme of a text graph into d/TAG_ctx.h (banner inputs:
+   inputs[0 .. n_inputs)), compiles d/TAG.c (drv) with the strict warning
+   set and runs it. Returns the shell status: 0 when all went well; the
+   compiler's and the program's output is in d/TAG.log. */
+static int gen_build_run(const char *tag, const char *graph, const char *const *inputs,
+                         size_t n_inputs, const char *drv)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char path[600], cwd[512], *hdr = NULL;
+    ctxprof_graph g;
+    ctxprof_enc_emit_desc desc;
+    ctxprof_error err;
+    size_t len;
+    int rc = -1;
+    if (!getcwd(cwd, sizeof cwd) || pcce_graph_text(&g, graph) != 0)
+        return -1;
+    memset(&desc, 0, sizeof desc);
+    desc.schemes = 0x1E;
+    desc.inputs = inputs;
+    desc.n_inputs = n_inputs;
+    if (ctxprof_enc_emit(&g, &desc, &hdr, &len, &err) != CTXPROF_OK) {
+        fprintf(stderr, "  emit: %s\n", err.detail);
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/%s_ctx.h", d, tag);
+    if (ctxprof__write_file_atomic(path, hdr, len, &err) != CTXPROF_OK)
+        goto out;
+    snprintf(path, sizeof path, "%s/%s.c", d, tag);
+    if (gen_write(path, drv) != 0)
+        goto out;
+    rc = ctxprof_test_sh(
+        "cd %s && %s -std=c11 -O1 -Wall -Wextra -Werror -pedantic -Wshadow "
+        "-Wstrict-prototypes -Wmissing-prototypes -Wconversion -Wsign-conversion "
+        "-Wundef -D_GNU_SOURCE -I%s %s.c -o %s > %s.log 2>&1 && ./%s >> %s.log 2>&1",
+        d, CTXPROF_TEST_CC, cwd, tag, tag, tag, tag, tag);
+out:
+    ctxprof_graph_free_buffer(hdr, NULL);
+    ctxprof_graph_deinit(&g);
+    return rc;
+}
+
+/* Functions named like the generated counts: "count" used to be both
+   ctxprof_gen_n_count, the number of functions, and the function's id. */
+static void gen_names_reserved(void)
+{
+    PLAIN_BUILD_ONLY();
+    CHECK_EQ(gen_build_run("count",
+                           "ctxprof-callgraph 1\nroot main\ncall main count\n"
+                           "call count node_count\ncall count edge_count\n",
+                           NULL, 0,
+                           "#define CTXPROF_IMPLEMENTATION\n#include \"count_ctx.h\"\n"
+                           "static int node_count(void) { return 1; }\n"
+                           "static int edge_count(void) { return 2; }\n"
+                           "static int count(void)\n{\n    int a, b;\n"
+                           "    CTXPROF_CALL(CTXPROF_EDGE(count, node_count, 0), a = node_count());\n"
+                           "    CTXPROF_CALL(CTXPROF_EDGE(count, edge_count, 0), b = edge_count());\n"
+                           "    return a + b;\n}\n"
+                           "int main(void)\n{\n    int r;\n"
+                           "    CTXPROF_CALL(CTXPROF_EDGE(main, count, 0), r = count());\n"
+                           "    return r == 3 && CTXPROF_NODE(count) == 1 && "
+                           "ctxprof_gen_node_count == 4 &&\n"
+                           "           ctxprof_gen_edge_count == 3 && "
+                           "CTXPROF_EDGE_ID(count, edge_count, 0) == 2 ? 0 : 1;\n}\n"),
+             0);
+}
+
+/* Names, labels and input names reach the header escaped: '"', '\' and
+   trigraphs in the names table, comment ends and starts and trigraphs in
+   comments (they made the header fail to compile). */
+static void gen_names_escaped(void)
+{
+    static const char *const inputs[2] = {"x*/g.cg", "y/*?\?/"};
+    PLAIN_BUILD_ONLY();
+    CHECK_EQ(gen_build_run("esc",
+                           "ctxprof-callgraph 1\nroot main\ncall main a site=x*/y\n"
+                           "call main a site=p/*q\ncall main b\"c\\d\ncall main e?\?/\n"
+                           "call main f\\\ncall main g?\?= site=?\?/\n",
+                           inputs, 2,
+                           "#define CTXPROF_IMPLEMENTATION\n#include \"esc_ctx.h\"\n"
+                           "#include <string.h>\n"
+                           "int main(void)\n{\n"
+                           "    static const char *const want[6] = {\"main\", \"a\", "
+                           "\"b\\\"c\\\\d\", \"e?\\?/\", \"f\\\\\", \"g?\\?=\"};\n"
+                           "    const ctxprof_enc_tables *t = ctxprof_gen_tables(CTXPROF_ENC_AUTO);\n"
+                           "    int i;\n    for (i = 0; i < 6; i++)\n"
+                           "        if (strcmp(t->node_names[i], want[i]) != 0)\n"
+                           "            return 1;\n"
+                           "    return t->n_nodes == 6 ? 0 : 1;\n}\n"),
+             0);
+}
+
+/* Edge names are compared whole: two that first differ after 600 bytes
+   (C++ template instantiations) were cut to one text and refused as a
+   clash. A true clash of long names is still refused, its name shortened
+   in the message. */
+static void gen_names_long_edges(void)
+{
+    char a[401], b1[302], b2[302], text[2000], want[800], *hdr = NULL;
+    ctxprof_graph g;
+    ctxprof_error err;
+    size_t len;
+    memset(a, 'a', 400);
+    a[400] = '\0';
+    memset(b1, 'b', 300);
+    memcpy(b2, b1, 300);
+    memcpy(b1 + 300, "1", 2);
+    memcpy(b2 + 300, "2", 2);
+    snprintf(text, sizeof text, "ctxprof-callgraph 1\nroot main\ncall main %s\ncall %s %s\n"
+                                "call %s %s\n", a, a, b1, a, b2);
+    REQUIRE(pcce_graph_text(&g, text) == 0);
+    REQUIRE_EQ(ctxprof_enc_emit(&g, NULL, &hdr, &len, &err), CTXPROF_OK);
+    snprintf(want, sizeof want, "ctxprof_gen_e_%s__%s__0 = 1,", a, b1);
+    CHECK_CONTAINS(hdr, want);
+    snprintf(want, sizeof want, "ctxprof_gen_e_%s__%s__0 = 2,", a, b2);
+    CHECK_CONTAINS(hdr, want);
+    ctxprof_graph_free_buffer(hdr, NULL);
+    hdr = NULL;
+    ctxprof_graph_deinit(&g);
+    snprintf(text, sizeof text, "ctxprof-callgraph 1\nroot main\ncall main %s__x\n"
+                                "call %s__x y\ncall main %s\ncall %s x__y\n", a, a, a, a);
+    REQUIRE(pcce_graph_text(&g, text) == 0);
+    CHECK_EQ(ctxprof_enc_emit(&g, NULL, &hdr, &len, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "call edges 1 and 3 get the same name aaaa");
+    CHECK_CONTAINS(err.detail, "a...: rename a function");
+    CHECK(hdr == NULL);
+    ctxprof_graph_deinit(&g);
+}
+
 /* The floor per acyclic call site, in the compiler's output: a PCCE edge
    is one add before and one subtract after, on the thread-local word; a
    Valence edge is two whole-word XORs (no byte-sized narrowing). */
@@ -1821,6 +1949,9 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_overflow_warning", gen_overflow_warning},
     {"gen_golden", gen_golden},
     {"gen_header_compiles", gen_header_compiles},
+    {"gen_names_reserved", gen_names_reserved},
+    {"gen_names_long_edges", gen_names_long_edges},
+    {"gen_names_escaped", gen_names_escaped},
     {"gen_call_site_floor", gen_call_site_floor},
     {"gen_cli", gen_cli},
     {"gen_check_auto", gen_check_auto},

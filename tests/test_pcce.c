@@ -1121,6 +1121,41 @@ static void pcce_decode_not_encodings(void)
     }
 }
 
+/* Stack growth publishes the new block before it frees the old one: a
+   query in a signal handler landing in between wrote into freed memory.
+   The program's free hook checks that the state no longer points at the
+   block it frees, and raises a signal whose handler queries. */
+static void pcce_grow_signal_safe(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char path[600], cwd[512];
+    FILE *f;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/grow.c", d);
+    REQUIRE((f = fopen(path, "w")) != NULL);
+    fputs("#include <signal.h>\n#include <stdlib.h>\n"
+          "static void grow_free(void *p);\n"
+          "#define CTXPROF_MALLOC(sz, ud) ((void)(ud), malloc(sz))\n"
+          "#define CTXPROF_FREE(p, ud) ((void)(ud), grow_free(p))\n"
+          "#define CTXPROF_IMPLEMENTATION\n#include \"ctxprof.h\"\n"
+          "static ctxprof_enc st;\nstatic volatile int bad, freed;\n"
+          "static volatile ctxprof_ctx sink;\n"
+          "static void on_prof(int sig)\n{\n    (void)sig;\n"
+          "    sink = ctxprof_enc_hash(&st, 64, 1);\n}\n"
+          "static void grow_free(void *p)\n{\n    if (p == st.buf)\n        bad = 1;\n"
+          "    freed++;\n    free(p);\n    raise(SIGPROF);\n}\n"
+          "int main(void)\n{\n    uint64_t i;\n    signal(SIGPROF, on_prof);\n"
+          "    for (i = 0; i < 200; i++)\n        ctxprof_enc_push(&st, 64, 64, i);\n"
+          "    ctxprof_enc_deinit(&st);\n    return bad || freed < 4;\n}\n",
+          f);
+    REQUIRE(fclose(f) == 0);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I%s "
+                             "grow.c -o grow > grow.log 2>&1 && ./grow",
+                             d, CTXPROF_TEST_CC, cwd),
+             0);
+}
+
 static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_paper_figure1", pcce_paper_figure1},
     {"pcce_exhaustive_dags", pcce_exhaustive_dags},
@@ -1131,6 +1166,7 @@ static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_bitstack_reference", pcce_bitstack_reference},
     {"pcce_stack_limit", pcce_stack_limit},
     {"pcce_query_hash", pcce_query_hash},
+    {"pcce_grow_signal_safe", pcce_grow_signal_safe},
     {"pcce_threads", pcce_threads},
     {"pcce_decode_errors", pcce_decode_errors},
     {"pcce_decode_not_encodings", pcce_decode_not_encodings},

@@ -30,7 +30,7 @@ enum {
     ctxprof_gen_n_G = 7,
     ctxprof_gen_n_H = 8,
     ctxprof_gen_n_I = 9,
-    ctxprof_gen_n_count = 10
+    ctxprof_gen_node_count = 10
 };
 
 /* call edges: CTXPROF_GEN_EDGE_ID(caller, callee, site) */
@@ -53,7 +53,7 @@ enum {
     ctxprof_gen_e_F__I__0 = 15,
     ctxprof_gen_e_G__I__0 = 16,
     ctxprof_gen_e_J__I__0 = 17,
-    ctxprof_gen_e_count = 18
+    ctxprof_gen_edge_count = 18
 };
 
 /* pcce call macros, one per edge */
