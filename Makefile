@@ -456,7 +456,8 @@ bench: $(BENCHES) $(TOOLS)
 
 # ---- tests -----------------------------------------------------------------
 TEST_DEPS := $(HEADERS) $(wildcard tests/*.c tests/*.h)
-TEST_CONFIGS := gcc clang gcc-san clang-san
+# The slowest first: tests/run.sh runs two at a time, each lane taking the next.
+TEST_CONFIGS := gcc-san clang-san gcc clang
 # musl (Alpine's libc), where Debian's musl-gcc is installed (make deps):
 # its wrapper sees no kernel headers, so they come from a directory of links,
 # and links without .eh_frame_hdr and build id, which Alpine's gcc adds.

@@ -55,33 +55,33 @@ for cxx in "$CXX" "$CLANGXX"; do
 done
 
 # Run the unit-test binaries TEST_JOBS at a time (default 2: the CI machine
-# has two cores): binary k goes to lane k mod TEST_JOBS, each lane runs its
-# binaries in order, and the results are read back in the order of
-# TEST_BINS. A binary that was not built leaves no exit code, reported as
-# its build failure below. (Each binary keeps its scratch files in its own
-# temporary directory.)
+# has two cores): each lane takes the next binary nobody has claimed (mkdir
+# is atomic), so a lane that finishes early takes more; the results are read
+# back in the order of TEST_BINS. A binary that was not built leaves no exit
+# code, reported as its build failure below. (Each binary keeps its scratch
+# files in its own temporary directory.)
 run_bin() { # bin, cfg
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} "$1" >"build/test/$2.out" 2>&1
     echo $? >"build/test/$2.rc"
 }
 jobs=${TEST_JOBS:-2}
+rm -rf build/test/claim
+mkdir -p build/test/claim
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
     (
-        k=0
         for bin in $TEST_BINS; do
             cfg=$(basename "$(dirname "$bin")")
-            if [ $((k % jobs)) -eq "$lane" ]; then
-                rm -f "build/test/$cfg.out" "build/test/$cfg.rc"
-                if $MAKE -s "$bin" >>"$log.$cfg" 2>&1; then run_bin "$bin" "$cfg"; fi
-            fi
-            k=$((k + 1))
+            mkdir "build/test/claim/$cfg" 2>/dev/null || continue
+            rm -f "build/test/$cfg.out" "build/test/$cfg.rc"
+            if $MAKE -s "$bin" >>"$log.$cfg" 2>&1; then run_bin "$bin" "$cfg"; fi
         done
     ) &
     lane=$((lane + 1))
 done
 wait
+rm -rf build/test/claim
 
 for bin in $TEST_BINS; do
     cfg=$(basename "$(dirname "$bin")")
