@@ -1353,6 +1353,61 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_enc_hash(ctxprof_enc *st, uint32_t base, uint
    than once), e.g. &ctxprof_pcce_tls. The generated header picks the right
    macro and constants for every edge; these are its building blocks. */
 
+/* In C++ each call's undo is a destructor, so an exception that leaves the
+   call restores the thread's encoding too and code after a catch decodes
+   its own context. (In C a longjmp out of a call leaves it changed: decodes
+   then fail or name another path until the thread's calls return past the
+   setjmp.) Member names differ from the macros' parameters. */
+#if defined(__cplusplus)
+struct ctxprof__enc_undo_add { /* PCCE acyclic edge */
+    ctxprof_enc *s;
+    uint64_t d;
+    CTXPROF__PCC_DTOR ~ctxprof__enc_undo_add() { s->acyc[0] -= d; }
+};
+struct ctxprof__enc_undo_push { /* PCCE push edge */
+    ctxprof_enc *s;
+    uint64_t saved;
+    uint32_t b, n;
+    CTXPROF__PCC_DTOR ~ctxprof__enc_undo_push()
+    {
+        s->acyc[0] = saved;
+        ctxprof_enc_pop(s, b, n);
+    }
+};
+struct ctxprof__enc_undo_xor { /* Valence acyclic edge, one or two words */
+    ctxprof_enc *s;
+    uint32_t i0, i1;
+    uint64_t x0, x1;
+    CTXPROF__PCC_DTOR ~ctxprof__enc_undo_xor()
+    {
+        ctxprof_enc_xor(s, i1, x1);
+        ctxprof_enc_xor(s, i0, x0);
+    }
+};
+struct ctxprof__enc_undo_pop { /* cyclic edge */
+    ctxprof_enc *s;
+    uint32_t b, n;
+    CTXPROF__PCC_DTOR ~ctxprof__enc_undo_pop() { ctxprof_enc_pop(s, b, n); }
+};
+#define CTXPROF__ENC_UNDO(type, ...)                                                               \
+    CTXPROF__PCC_NOSHADOW_BEGIN                                                                    \
+    ctxprof__enc_undo_##type const ctxprof__enc_u = {__VA_ARGS__};                                 \
+    CTXPROF__PCC_NOSHADOW_END
+#define CTXPROF_PCCE_CALL_ADD(st, c, stmt)                                                         \
+    do {                                                                                           \
+        CTXPROF__ENC_UNDO(add, (st), (uint64_t)(c))                                                \
+        ctxprof__enc_u.s->acyc[0] += ctxprof__enc_u.d;                                             \
+        stmt;                                                                                      \
+    } while (0)
+#define CTXPROF_PCCE_CALL_PUSH(st, base, w, id, stmt)                                              \
+    do {                                                                                           \
+        CTXPROF__ENC_UNDO(push, (st), (st)->acyc[0], (uint32_t)(base), (uint32_t)(w))                \
+        ctxprof_enc_push(ctxprof__enc_u.s, ctxprof__enc_u.b, ctxprof__enc_u.n,                     \
+                         ctxprof__enc_u.saved);                                                    \
+        ctxprof__enc_u.s->acyc[0] = (uint64_t)(id);                                                \
+        stmt;                                                                                      \
+    } while (0)
+#else
 /* PCCE acyclic edge: id += c before the call, id -= c after. */
 #define CTXPROF_PCCE_CALL_ADD(st, c, stmt)                                                         \
     do {                                                                                           \
@@ -1373,6 +1428,8 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_enc_hash(ctxprof_enc *st, uint32_t base, uint
         ctxprof_enc_pop((st), (base), (w));                                                        \
     } while (0)
 
+#endif
+
 /* A call that needs no instrumentation (the one zero-code edge of a node). */
 #define CTXPROF_ENC_CALL_PLAIN(st, stmt)                                                           \
     do {                                                                                           \
@@ -1386,6 +1443,28 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_enc_hash(ctxprof_enc *st, uint32_t base, uint
    ctxprof_enc.acyc[] (Valence: bit fields of several words), recursion
    codes go on the bit stack with ctxprof_enc_push/pop. */
 
+#if defined(__cplusplus) /* undo in destructors: see CTXPROF_PCCE_CALL_ADD */
+#define CTXPROF_VAL_CALL_SET(st, word, val, stmt)                                                  \
+    do {                                                                                           \
+        CTXPROF__ENC_UNDO(xor, (st), (uint32_t)(word), (uint32_t)(word), (uint64_t)(val), 0)       \
+        ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i0, ctxprof__enc_u.x0);                   \
+        stmt;                                                                                      \
+    } while (0)
+#define CTXPROF_VAL_CALL_SET2(st, w0, v0, w1, v1, stmt)                                            \
+    do {                                                                                           \
+        CTXPROF__ENC_UNDO(xor, (st), (uint32_t)(w0), (uint32_t)(w1), (uint64_t)(v0),              \
+                          (uint64_t)(v1))                                                          \
+        ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i0, ctxprof__enc_u.x0);                   \
+        ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i1, ctxprof__enc_u.x1);                   \
+        stmt;                                                                                      \
+    } while (0)
+#define CTXPROF_VAL_CALL_PUSH(st, base, k, code, stmt)                                             \
+    do {                                                                                           \
+        CTXPROF__ENC_UNDO(pop, (st), (uint32_t)(base), (uint32_t)(k))                              \
+        ctxprof_enc_push(ctxprof__enc_u.s, ctxprof__enc_u.b, ctxprof__enc_u.n, (uint64_t)(code));  \
+        stmt;                                                                                      \
+    } while (0)
+#else
 /* Valence acyclic edge, code in one word: set before the call, reset after
    (whole-word XOR, see ctxprof_enc_xor). */
 #define CTXPROF_VAL_CALL_SET(st, word, val, stmt)                                                  \
@@ -1413,6 +1492,8 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_enc_hash(ctxprof_enc *st, uint32_t base, uint
         stmt;                                                                                      \
         ctxprof_enc_pop((st), (base), (k));                                                        \
     } while (0)
+
+#endif
 
 /* Per-thread states, one per scheme; a generated header's CTXPROF_CALL uses
    the one of its scheme. A thread that recursed deeply may free its stack

@@ -1941,8 +1941,85 @@ static void gen_graph_roundtrip_seeds(void)
     }
 }
 
+/* C++: an exception that leaves calls through CTXPROF_CALL (a recursive
+   edge among them) restores the encoding, in every scheme: after the catch
+   main decodes as main, and later calls decode right. */
+static void gen_call_throw(void)
+{
+    static const char graph[] = "ctxprof-callgraph 1\nroot main\ncall main f\ncall main g\n"
+                                "call f f\ncall f h\ncall g h\n";
+    static const char prog[] =
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"e_ctx.h\"\n"
+        "#include <cstdio>\n"
+        "#include <stdexcept>\n"
+        "static void show(unsigned node, const char *where)\n"
+        "{\n"
+        "    ctxprof_enc_view v;\n"
+        "    uint32_t p[64];\n"
+        "    size_t n = 0;\n"
+        "    ctxprof_error err;\n"
+        "    char buf[256];\n"
+        "    const ctxprof_enc_tables *t = ctxprof_gen_tables(CTXPROF_GEN_SCHEME);\n"
+        "    ctxprof_enc_query(CTXPROF_GEN_TLS, CTXPROF_GEN_BASE, &v);\n"
+        "    if (ctxprof_enc_decode_view(t, &v, node, p, 64, &n, &err) != CTXPROF_OK) {\n"
+        "        std::printf(\"%s: %s\\n\", where, err.detail);\n"
+        "        return;\n"
+        "    }\n"
+        "    ctxprof_enc_format(t, n ? t->edge_caller[p[0]] : node, p, n, buf, sizeof buf);\n"
+        "    std::printf(\"%s: %s\\n\", where, buf);\n"
+        "}\n"
+        "static void h(bool thr)\n"
+        "{\n"
+        "    show(CTXPROF_NODE(h), \"h\");\n"
+        "    if (thr)\n"
+        "        throw std::runtime_error(\"x\");\n"
+        "}\n"
+        "static void g() { CTXPROF_CALL(CTXPROF_EDGE(g, h, 0), h(false)); }\n"
+        "static void f(int n, bool thr)\n"
+        "{\n"
+        "    if (n)\n"
+        "        CTXPROF_CALL(CTXPROF_EDGE(f, f, 0), f(n - 1, thr));\n"
+        "    else\n"
+        "        CTXPROF_CALL(CTXPROF_EDGE(f, h, 0), h(thr));\n"
+        "}\n"
+        "int main()\n"
+        "{\n"
+        "    try {\n"
+        "        CTXPROF_CALL(CTXPROF_EDGE(main, f, 0), f(3, true));\n"
+        "    } catch (const std::exception &) {\n"
+        "    }\n"
+        "    show(CTXPROF_NODE(main), \"main\");\n"
+        "    CTXPROF_CALL(CTXPROF_EDGE(main, g, 0), g());\n"
+        "    return 0;\n"
+        "}\n";
+    static const char *const schemes[] = {"pcce", "valence", "hcce", "auto"};
+    const char *d = ctxprof_test_tmpdir(), *cxx = strstr(CTXPROF_TEST_CC, "clang") ? "clang++" : "g++";
+    char path[600], cwd[400], name[32], *out;
+    size_t k;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/throw.cg", d);
+    REQUIRE_EQ(ctxprof_test_put(path, graph), 0);
+    snprintf(path, sizeof path, "%s/throw.cpp", d);
+    REQUIRE_EQ(ctxprof_test_put(path, prog), 0);
+    for (k = 0; k < sizeof schemes / sizeof schemes[0]; k++) {
+        CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen --scheme %s -o %s/e_ctx.h %s/throw.cg && cd %s "
+                                 "&& %s -std=c++11 -O2 -Wall -Wextra -Werror -Wshadow -I%s -I. "
+                                 "throw.cpp -o throw && ./throw > throw.%s.out",
+                                 schemes[k], d, d, d, cxx, cwd, schemes[k]),
+                 0);
+        snprintf(name, sizeof name, "throw.%s.out", schemes[k]);
+        if ((out = gen_read(d, name, NULL)) != NULL) {
+            CHECK_STR(out, "h: main -> f -> f -> f -> f -> h\nmain: main\nh: main -> g -> h\n");
+            free(out);
+        }
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
+    {"gen_call_throw", gen_call_throw},
     {"gen_vcg_errors", gen_vcg_errors},
     {"gen_gcc_ci", gen_gcc_ci},
     {"gen_names_and_roots", gen_names_and_roots},
