@@ -1357,17 +1357,25 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_enc_hash(ctxprof_enc *st, uint32_t base, uint
    call restores the thread's encoding too and code after a catch decodes
    its own context. (In C a longjmp out of a call leaves it changed: decodes
    then fail or name another path until the thread's calls return past the
-   setjmp.) Member names differ from the macros' parameters. */
+   setjmp.) Member names differ from the macros' parameters, and the
+   locals are built by constructors: a brace list's commas would split
+   the arguments of a macro whose statement holds this one. */
 #if defined(__cplusplus)
 struct ctxprof__enc_undo_add { /* PCCE acyclic edge */
     ctxprof_enc *s;
     uint64_t d;
+    CTXPROF__PCC_DTOR ctxprof__enc_undo_add(ctxprof_enc *s0, uint64_t d0) : s(s0), d(d0) {}
     CTXPROF__PCC_DTOR ~ctxprof__enc_undo_add() { s->acyc[0] -= d; }
 };
 struct ctxprof__enc_undo_push { /* PCCE push edge */
     ctxprof_enc *s;
     uint64_t saved;
     uint32_t b, n;
+    CTXPROF__PCC_DTOR ctxprof__enc_undo_push(ctxprof_enc *s0, uint64_t saved0, uint32_t b0,
+                                             uint32_t n0)
+        : s(s0), saved(saved0), b(b0), n(n0)
+    {
+    }
     CTXPROF__PCC_DTOR ~ctxprof__enc_undo_push()
     {
         s->acyc[0] = saved;
@@ -1378,6 +1386,11 @@ struct ctxprof__enc_undo_xor { /* Valence acyclic edge, one or two words */
     ctxprof_enc *s;
     uint32_t i0, i1;
     uint64_t x0, x1;
+    CTXPROF__PCC_DTOR ctxprof__enc_undo_xor(ctxprof_enc *s0, uint32_t i00, uint32_t i10,
+                                            uint64_t x00, uint64_t x10)
+        : s(s0), i0(i00), i1(i10), x0(x00), x1(x10)
+    {
+    }
     CTXPROF__PCC_DTOR ~ctxprof__enc_undo_xor()
     {
         ctxprof_enc_xor(s, i1, x1);
@@ -1387,11 +1400,15 @@ struct ctxprof__enc_undo_xor { /* Valence acyclic edge, one or two words */
 struct ctxprof__enc_undo_pop { /* cyclic edge */
     ctxprof_enc *s;
     uint32_t b, n;
+    CTXPROF__PCC_DTOR ctxprof__enc_undo_pop(ctxprof_enc *s0, uint32_t b0, uint32_t n0)
+        : s(s0), b(b0), n(n0)
+    {
+    }
     CTXPROF__PCC_DTOR ~ctxprof__enc_undo_pop() { ctxprof_enc_pop(s, b, n); }
 };
 #define CTXPROF__ENC_UNDO(type, ...)                                                               \
     CTXPROF__PCC_NOSHADOW_BEGIN                                                                    \
-    ctxprof__enc_undo_##type const ctxprof__enc_u = {__VA_ARGS__};                                 \
+    ctxprof__enc_undo_##type const ctxprof__enc_u(__VA_ARGS__);                                    \
     CTXPROF__PCC_NOSHADOW_END
 #define CTXPROF_PCCE_CALL_ADD(st, c, stmt)                                                         \
     do {                                                                                           \
