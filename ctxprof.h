@@ -9418,19 +9418,19 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_off_stack(uintptr_t sp)
 }
 
 /* The main thread's initial SP, where the kernel put argc (/proc/self/stat
-   field 28), when it lies at or above sp in sp's mapping; else 0 (no /proc,
-   or another stack: valgrind's). Heights measured from it do not depend on
+   field 28), when it lies at or above sp in sp's mapping (*mp, which then
+   holds it too); else 0 (no /proc, or another stack: valgrind's). Heights measured from it do not depend on
    how libc's start-up reaches main (musl runs constructors deeper than
    main) or on where the implementation was loaded (a dlopen'd plugin).
    Signal-safe (open/read). */
-CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_main_start(uintptr_t sp)
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_main_start(uintptr_t sp,
+                                                                ctxprof__mapping *mp)
 {
     char buf[1024];
     const char *c;
     size_t got = 0;
     ssize_t n;
     uintptr_t v = 0;
-    ctxprof__mapping mp;
     int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field;
     if (fd < 0)
         return 0;
@@ -9445,7 +9445,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_main_start(uintptr_t sp)
         return 0;
     for (c++; *c >= '0' && *c <= '9'; c++)
         v = v * 10 + (uintptr_t)(*c - '0');
-    if (*c != ' ' || v < sp || !ctxprof__mapping_at(sp, &mp, NULL, 0) || v >= mp.end)
+    if (*c != ' ' || v < sp || !ctxprof__mapping_at(sp, mp, NULL, 0) || v >= mp->end)
         return 0;
     return v;
 }
@@ -9455,17 +9455,15 @@ CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_main_start(uintptr_t sp)
 CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t ctxprof__icpp_set_base(uintptr_t base)
 {
     ctxprof__mapping mp;
-    int mapped;
-    if (ctxprof__gettid() == (long)getpid()) {
-        uintptr_t start = ctxprof__icpp_main_start(base);
-        if (start)
-            base = start;
-    }
-    mapped = ctxprof__mapping_at(base, &mp, NULL, 0);
+    long tid = ctxprof__gettid();
+    uintptr_t start = tid == (long)getpid() ? ctxprof__icpp_main_start(base, &mp) : 0;
+    int mapped = start != 0 || ctxprof__mapping_at(base, &mp, NULL, 0);
+    if (start)
+        base = start;
     ctxprof__icpp_base = base;
     ctxprof__icpp_stack_lo = mapped ? ctxprof__mapping_stack_lo(&mp) : 0;
     ctxprof__icpp_stack_hi = mapped ? mp.end : 0;
-    ctxprof__icpp_tid_set(ctxprof__gettid(), base);
+    ctxprof__icpp_tid_set(tid, base);
     pthread_once(&ctxprof__icpp_tidkey_once, ctxprof__icpp_tidkey_init);
     if (ctxprof__icpp_tidkey_ok)
         pthread_setspecific(ctxprof__icpp_tidkey, (void *)&ctxprof__icpp_tidkey);

@@ -730,6 +730,7 @@ static void icpp_main_base(void)
     char path[600], *out = NULL, cwd[400];
     size_t len;
     uintptr_t sp = ctxprof_icpp_sp();
+    ctxprof__mapping mp;
 #if defined(__GLIBC__)
     const char *tls = "";
 #else /* musl refuses initial-exec TLS in a dlopen'd library */
@@ -737,9 +738,9 @@ static void icpp_main_base(void)
 #endif
     /* this process: the constructor ran before main */
     if (!ctxprof_test_under_valgrind()) /* /proc gives valgrind's own stack there */
-        CHECK_EQ(ctxprof_icpp_thread_base(), ctxprof__icpp_main_start(sp));
+        CHECK_EQ(ctxprof_icpp_thread_base(), ctxprof__icpp_main_start(sp, &mp));
     CHECK(ctxprof_icpp_thread_base() > sp);
-    CHECK_EQ(ctxprof__icpp_main_start(ctxprof_icpp_thread_base() + 4096), 0); /* below sp */
+    CHECK_EQ(ctxprof__icpp_main_start(ctxprof_icpp_thread_base() + 4096, &mp), 0); /* below sp */
     REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
     snprintf(path, sizeof path, "%s/icpp_mb.c", dir);
     REQUIRE_EQ(ctxprof_test_put(path, src), 0);
