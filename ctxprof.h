@@ -1564,8 +1564,8 @@ CTXPROF_INLINE ctxprof_enc *ctxprof_enc_thread_state(int scheme)
         frame pointers (the paper trained unmodified binaries too).
      2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
         frame padding (activation record resizing, 5.1) under a stack
-        growth cap - the paper's random search (5.1.1) or ours (sweeps and
-        annealing on an exact incremental evaluator) - reports a cap-aware
+        growth cap - the paper's random search (5.1.1) or ours (sweeps, local
+        search and annealing on an exact incremental evaluator) - reports a cap-aware
         upper bound, and
         names the pairs only call-site wrapping (5.2) or cloning (5.3) can
         separate;
@@ -2114,7 +2114,7 @@ CTXPROF_API void ctxprof_icpp_save_frames(uintptr_t sp, uintptr_t base, uintptr_
 /* --- padding search (paper 5.1.1 and ours) ------------------------------ */
 
 enum {
-    CTXPROF_ICPP_SEARCH_OURS = 0,   /* ours: sweeps + annealing, exact incremental gains */
+    CTXPROF_ICPP_SEARCH_OURS = 0,   /* ours: sweeps, local search, annealing; exact gains */
     CTXPROF_ICPP_SEARCH_GREEDY = 0, /* the former name of OURS */
     CTXPROF_ICPP_SEARCH_RANDOM = 1, /* the paper's random search (sec. 5.1.1) */
     CTXPROF_ICPP_SEARCH_NONE = 2    /* no padding: report only */
@@ -12173,8 +12173,9 @@ CTXPROF_DEF int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t p
    and only their heights are followed (they count for the growth).
 
    Every search runs on this evaluator: the paper's random search (5.1.1)
-   and ours (coordinate sweeps, then simulated annealing on moves that
-   separate a colliding pair, then a last sweep). */
+   and ours (coordinate sweeps, iterated local search kicking variables
+   that separate colliding pairs, simulated annealing on such moves, then a
+   last sweep). */
 
 struct ctxprof__icpp_padres {
     ctxprof__strtab vars;   /* source function names */
@@ -12816,6 +12817,69 @@ CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint
     ctxprof__icpp_restore(s, best_x);
 }
 
+#define CTXPROF__ICPP_KICK_MAX 32 /* variables one kick of the local search resets at most */
+
+/* Ours, part 2: iterated local search (Lourenco, Martin and Stutzle). A
+   kick resets k variables, each one that differs between a random pair of
+   units sharing a CID, to a random value (uniform up to max_units, divided
+   by 1..8: small pads more often; one that breaks the height limit is not
+   taken), then sweeps. The result stays unless it has fewer precise paths
+   (equal ones stay: a walk along the plateau, and the sweep's tie rule
+   takes pads down, giving back room under the cap); else the kick is
+   undone. k starts at 1, doubles (to KICK_MAX) after 4 kicks without a
+   gain, and is 1 again after one. Ends in the best state seen. */
+CTXPROF__PRIV void ctxprof__icpp_ils(ctxprof__icpp_ps *s, double target, uint64_t until,
+                                     uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x,
+                                     int32_t *saved)
+{
+    size_t best = s->uniq, v;
+    uint64_t rng = seed;
+    unsigned long calls = 0;
+    unsigned k = 1, stall = 0;
+    uint32_t diff[CTXPROF__ICPP_DIFF], a, b;
+    for (v = 0; v < s->nv; v++)
+        best_x[v] = s->x[v];
+    while (s->work < until && !s->nomem && !ctxprof__icpp_reached(s, target)) {
+        size_t before = s->uniq, nm = 0;
+        unsigned j;
+        for (v = 0; v < s->nv; v++)
+            saved[v] = s->x[v];
+        for (j = 0; j < k; j++) { /* the kick */
+            long nd = ctxprof__icpp_pick(s, mem, &nm, &calls, 1, &rng, &a, &b, diff);
+            uint32_t var;
+            int32_t val;
+            if (nd < 0) /* nothing collides */
+                goto done;
+            if (nd == 0)
+                continue;
+            var = diff[ctxprof__icpp_rng(&rng) % (uint64_t)nd];
+            val = (int32_t)(ctxprof__icpp_rng(&rng) % ((uint64_t)s->max_units + 1)) /
+                  (int32_t)(1 + ctxprof__icpp_rng(&rng) % 8);
+            val -= s->x[var];
+            ctxprof__icpp_apply(s, var, val);
+            if (s->over)
+                ctxprof__icpp_apply(s, var, -val);
+        }
+        ctxprof__icpp_sweep(s, NULL, target, until);
+        if (s->uniq > before) {
+            k = 1;
+            stall = 0;
+        } else if (++stall >= 4) {
+            k = k * 2 < CTXPROF__ICPP_KICK_MAX ? k * 2 : CTXPROF__ICPP_KICK_MAX;
+            stall = 0;
+        }
+        if (s->uniq < before) {
+            ctxprof__icpp_restore(s, saved);
+        } else if (s->uniq > best) {
+            best = s->uniq;
+            for (v = 0; v < s->nv; v++)
+                best_x[v] = s->x[v];
+        }
+    }
+done:
+    ctxprof__icpp_restore(s, best_x);
+}
+
 /* The paper's random search (sec. 5.1.1): pick a random ambiguous path and
    another path with its CID, grow the functions that differ between them -
    the first by 16 bytes, the second by 32, ... - until the pair separates;
@@ -13360,16 +13424,22 @@ CTXPROF__PRIV int ctxprof__icpp_edges(const struct ctxprof__icpp_mapdata *d, con
 }
 
 /* Ours, within `budget` unit moves: coordinate sweeps (they bring most of
-   the gain, the first one most of all), annealing with what is left, then
-   one more sweep if the budget allows. (A second pass, sweeps from a
-   looser cap tightened back in steps, was dropped: on the corrected
-   synthetic maps and the trained ones it lost to this one on 14 of 15
-   map and cap pairs, and it doubled the time.) */
+   the gain, the first one most of all), iterated local search with 70% of
+   what is left, annealing with the rest, then one more sweep if the budget
+   allows. The local search gains most where the sweeps' optimum is far
+   from the best (synthetic maps, the C parser), annealing's small moves
+   where it is close (calc, zipfwalk). (A second pass, sweeps from a looser
+   cap tightened back in steps, was dropped: on the corrected synthetic
+   maps and the trained ones it lost to this one on 14 of 15 map and cap
+   pairs, and it doubled the time.) best_x and saved: nv each. */
 CTXPROF__PRIV void ctxprof__icpp_ours(ctxprof__icpp_ps *s, double target, uint64_t budget,
-                                      uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x)
+                                      uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x,
+                                      int32_t *saved)
 {
     uint64_t end = s->work + budget;
     ctxprof__icpp_sweep(s, NULL, target, end);
+    if (s->work < end)
+        ctxprof__icpp_ils(s, target, s->work + (end - s->work) / 10 * 7, seed, mem, best_x, saved);
     if (s->work < end)
         ctxprof__icpp_anneal(s, target, end - s->work, seed, mem, best_x);
     ctxprof__icpp_sweep(s, NULL, target, end);
@@ -13386,7 +13456,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     ctxprof__icpp_ps s, e;
     uint32_t *fvar = NULL, *nvar = NULL, *evar = NULL;
     uint64_t *hh = NULL;
-    int32_t *best_x = NULL;
+    int32_t *best_x = NULL, *saved = NULL;
     ctxprof__icpp_member *mem = NULL;
     uint8_t *frozen = NULL;
     size_t p, n, f, v;
@@ -13447,7 +13517,8 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     if (ctxprof__icpp_ps_build(&s, d, nvar, r->vars.n, d->pheight, limit, dd.max_units))
         goto nomem;
     best_x = (int32_t *)ctxprof__alloc(d->nn + s.nv + 1, sizeof *best_x, NULL);
-    if (!best_x)
+    saved = (int32_t *)ctxprof__alloc(d->nn + s.nv + 1, sizeof *saved, NULL);
+    if (!best_x || !saved)
         goto nomem;
     rep->paths = s.np;
     rep->max_height_before = maxh;
@@ -13455,7 +13526,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     if (ctxprof__icpp_capped_bound(&s, &rep->precise_bound_capped))
         goto nomem;
     if (dd.search == CTXPROF_ICPP_SEARCH_GREEDY)
-        ctxprof__icpp_ours(&s, dd.target, dd.budget, dd.seed, mem, best_x);
+        ctxprof__icpp_ours(&s, dd.target, dd.budget, dd.seed, mem, best_x, saved);
     else if (dd.search == CTXPROF_ICPP_SEARCH_RANDOM)
         ctxprof__icpp_random(&s, dd.target, dd.max_iterations, dd.seed, mem, best_x);
     if (s.nomem)
@@ -13492,7 +13563,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
         if (ctxprof__icpp_ps_build(&e, d, evar, r->nedges, hh, limit, dd.max_units))
             goto nomem;
         memcpy(e.frozen, frozen, r->nedges);
-        ctxprof__icpp_ours(&e, dd.target, dd.budget, dd.seed, mem, best_x);
+        ctxprof__icpp_ours(&e, dd.target, dd.budget, dd.seed, mem, best_x, saved);
         if (e.nomem)
             goto nomem;
         r->eunits = (uint32_t *)ctxprof__alloc(e.nv + 1, sizeof *r->eunits, NULL);
@@ -13518,6 +13589,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     ctxprof__free(hh, NULL);
     ctxprof__free(mem, NULL);
     ctxprof__free(best_x, NULL);
+    ctxprof__free(saved, NULL);
     ctxprof__free(frozen, NULL);
     return CTXPROF_OK;
 nomem:
@@ -13529,6 +13601,7 @@ nomem:
     ctxprof__free(hh, NULL);
     ctxprof__free(mem, NULL);
     ctxprof__free(best_x, NULL);
+    ctxprof__free(saved, NULL);
     ctxprof__free(frozen, NULL);
     ctxprof_icpp_pads_deinit(out);
     return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "icpp: out of memory computing padding");
