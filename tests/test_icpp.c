@@ -1534,7 +1534,7 @@ static void icpp_gen_pad_cli(void)
     const char *dir = ctxprof_test_tmpdir();
     static const char *const bad[] = {"--budget 0",         "--budget 2.5",     "--budget 1e30",
                                       "--max-units 0",      "--max-growth 0.5", "--max-growth nan",
-                                      "--search best"};
+                                      "--search best",      "--wrap=1",         "--max-growth="};
     char path[600], *rep, want[64];
     size_t len, k;
     FILE *f;
@@ -1558,6 +1558,14 @@ static void icpp_gen_pad_cli(void)
     REQUIRE(strstr(rep, "max_stack_growth=") != NULL);
     g = atof(strstr(rep, "max_stack_growth=") + 17);
     CHECK(g > 1 && g <= 1.1 + 1e-4);
+    { /* --name=value is --name value */
+        char *eq = icpp_gen_pad(path, "--search=random --max-growth=1.1 --seed=3");
+        REQUIRE(eq != NULL && strstr(eq, "seconds=") && strstr(rep, "seconds="));
+        *strstr(rep, "seconds=") = '\0'; /* the rest is deterministic */
+        *strstr(eq, "seconds=") = '\0';
+        CHECK_STR(eq, rep);
+        free(eq);
+    }
     free(rep);
     rep = icpp_gen_pad(path, "--search ours --max-growth inf --budget 1e5 --max-units 8");
     REQUIRE(rep != NULL);
@@ -1565,6 +1573,13 @@ static void icpp_gen_pad_cli(void)
     free(rep);
     for (k = 0; k < sizeof bad / sizeof bad[0]; k++)
         CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad %s %s 2>/dev/null", bad[k], path), 2);
+    /* an option missing its value says so */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen pad %s --max-growth 2>%s/cli.err", path, dir), 2);
+    snprintf(path, sizeof path, "%s/cli.err", dir);
+    rep = (char *)ctxprof_test_slurp(path, &len);
+    REQUIRE(rep != NULL);
+    CHECK_CONTAINS(rep, "--max-growth needs a value");
+    free(rep);
 }
 
 /* ctxprof-gen pad FRAMES: gcc's .su lines or a call graph's func lines

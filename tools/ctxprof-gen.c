@@ -1066,11 +1066,33 @@ static int cmd_pad(int argc, char **argv)
     memset(&desc, 0, sizeof desc);
     memset(&map, 0, sizeof map);
     for (i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-            out = argv[++i];
-        } else if (strcmp(a, "--search") == 0 && i + 1 < argc) {
-            const char *v = argv[++i];
+        static const char *const valued[] = {"-o",      "--search", "--max-growth", "--max-units",
+                                             "--budget", "--seed",  "--pairs"};
+        const char *a = argv[i], *val = NULL, *eq = strchr(a, '=');
+        char name[32];
+        size_t k;
+        if (a[0] == '-' && a[1] == '-' && eq && (size_t)(eq - a) < sizeof name) { /* --name=value */
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+            a = name;
+        }
+        for (k = 0; k < sizeof valued / sizeof valued[0] && strcmp(a, valued[k]) != 0; k++)
+            ;
+        if (k < sizeof valued / sizeof valued[0] && !val) {
+            if (i + 1 == argc) {
+                fprintf(stderr, "ctxprof-gen pad: option %s needs a value\n", a);
+                return 2;
+            }
+            val = argv[++i];
+        } else if (k == sizeof valued / sizeof valued[0] && val) {
+            fprintf(stderr, "ctxprof-gen pad: option %s takes no value\n", a);
+            return 2;
+        }
+        if (strcmp(a, "-o") == 0) {
+            out = val;
+        } else if (strcmp(a, "--search") == 0) {
+            const char *v = val;
             desc.search = strcmp(v, "ours") == 0 || strcmp(v, "greedy") == 0
                               ? CTXPROF_ICPP_SEARCH_OURS
                           : strcmp(v, "random") == 0 ? CTXPROF_ICPP_SEARCH_RANDOM
@@ -1080,38 +1102,38 @@ static int cmd_pad(int argc, char **argv)
                 fprintf(stderr, "ctxprof-gen pad: unknown search '%s'\n", v);
                 return 2;
             }
-        } else if (strcmp(a, "--max-growth") == 0 && i + 1 < argc) {
+        } else if (strcmp(a, "--max-growth") == 0) {
             char *end;
-            desc.max_growth = strtod(argv[++i], &end);
-            if (*end || end == argv[i] || !(desc.max_growth >= 1)) {
+            desc.max_growth = strtod(val, &end);
+            if (*end || end == val || !(desc.max_growth >= 1)) {
                 fprintf(stderr, "ctxprof-gen pad: --max-growth wants a number >= 1\n");
                 return 2;
             }
-        } else if (strcmp(a, "--max-units") == 0 && i + 1 < argc) {
+        } else if (strcmp(a, "--max-units") == 0) {
             uint64_t v;
-            if (ctxprof__parse_u64(argv[++i], &v) || v == 0 || v > 65536) {
+            if (ctxprof__parse_u64(val, &v) || v == 0 || v > 65536) {
                 fprintf(stderr, "ctxprof-gen pad: --max-units wants 1..65536\n");
                 return 2;
             }
             desc.max_units = (unsigned)v;
-        } else if (strcmp(a, "--budget") == 0 && i + 1 < argc) {
+        } else if (strcmp(a, "--budget") == 0) {
             uint64_t v;
-            if (parse_count(argv[++i], &v)) {
+            if (parse_count(val, &v)) {
                 fprintf(stderr, "ctxprof-gen pad: --budget wants a positive whole number "
                                 "(200000000 or 2e8)\n");
                 return 2;
             }
             desc.budget = v;
-        } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
+        } else if (strcmp(a, "--seed") == 0) {
             uint64_t v;
-            if (ctxprof__parse_u64(argv[++i], &v)) {
+            if (ctxprof__parse_u64(val, &v)) {
                 fprintf(stderr, "ctxprof-gen pad: bad --seed\n");
                 return 2;
             }
             desc.seed = v;
-        } else if (strcmp(a, "--pairs") == 0 && i + 1 < argc) {
+        } else if (strcmp(a, "--pairs") == 0) {
             uint64_t v;
-            if (ctxprof__parse_u64(argv[++i], &v)) {
+            if (ctxprof__parse_u64(val, &v)) {
                 fprintf(stderr, "ctxprof-gen pad: bad --pairs\n");
                 return 2;
             }
