@@ -1045,6 +1045,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     t->nodes[CTXPROF__HCCT_DROP].count = lss ? 0 : CTXPROF__HCCT_MON;
     CTXPROF__HCCT_PARENT(t, CTXPROF__HCCT_DROP) = CTXPROF__HCCT_FREE;
     t->n_nodes = 3;
+    t->st.nodes_peak = 1; /* the root */
     t->site_mask = (d.flags & CTXPROF_HCCT_ROUTINE_ONLY) ? 0 : ~(uintptr_t)0;
     t->unit = d.metric == CTXPROF_HCCT_CALLS ? 1 : 0;
     t->top = t->frames;

@@ -1385,7 +1385,7 @@ static void hcct_node_bound_random(void)
         for (i = 0; i < 3000; i++) {
             uint64_t r = ctxprof_test_rand(&s), w = 1 + (r >> 40) % 3;
             unsigned op = (unsigned)(r % 16);
-            if ((op < 8 || i == 0) && depth < 12) { /* first a node: nodes_peak */
+            if (op < 8 && depth < 12) {
                 uintptr_t x = 1 + (uintptr_t)((r >> 8) % nr), site = (uintptr_t)(r >> 20) % 2;
                 ctxprof_hcct_push(&a, x, site);
                 ctxprof_hcct_push(&b, x, site);
