@@ -171,16 +171,21 @@ static int cid_table(void)
         bench_stats(q_ns[q], ROUNDS, &med[q], &lo[q], &hi[q]);
     printf("Context at a query point 20 frames deep (%s -O2, frame pointers; %d rounds,\n"
            "variants alternating; ns per query, median [min-max]; net = minus the empty\n"
-           "call). CID height here: %llu bytes; backtrace() returns %d frames.\n\n",
+           "call, \"~0\" when within the empty call's min-max spread; x CID = this query's\n"
+           "ns over the CID capture's, both with the call of the query point included: the\n"
+           "CID's net cost is at the noise floor, no divisor). CID height here: %llu bytes;\n"
+           "backtrace() returns %d frames.\n\n",
            __VERSION__, ROUNDS, (unsigned long long)q_cid_height, q_bt_frames);
-    printf("| query | ns | net ns | x CID (net) |\n|---|---|---|---|\n");
+    printf("| query | ns | net ns | x CID (gross, call included) |\n|---|---|---|---|\n");
     for (q = 0; q < NQ; q++) {
         double net = med[q] - med[Q_EMPTY];
         printf("| %s | %.2f [%.2f-%.2f] |", q_name[q], med[q], lo[q], hi[q]);
         if (q == Q_EMPTY)
             printf(" | |\n");
+        else if (net <= hi[Q_EMPTY] - lo[Q_EMPTY] && -net <= hi[Q_EMPTY] - lo[Q_EMPTY])
+            printf(" ~0 (%.2f) | %.2f |\n", net, med[q] / med[Q_CID]);
         else
-            printf(" %.2f | %.1f |\n", net, net / (med[Q_CID] - med[Q_EMPTY]));
+            printf(" %.2f | %.2f |\n", net, med[q] / med[Q_CID]);
     }
     ctxprof_pcc_set_deinit(&q_pcc);
     ctxprof_icpp_map_deinit(&q_map);
