@@ -76,7 +76,10 @@ $(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
 	$(CC) -std=gnu11 $(CFLAGS) -fno-inline $(STRICT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
 # Benchmark 1: per-call cost; one binary per compiler and context width
-# (args: name, compiler, bits, binary suffix, extra flags).
+# (args: name, compiler, bits, binary suffix, extra flags). The .so variants
+# (PCC with initial-exec or dynamic TLS) are measured against the same
+# workload uninstrumented in a third -fPIC .so, built the same way: calls
+# between a .so's two TUs go through the PLT in all three.
 PCC_BFLAGS := -O2 -gdwarf-4 -fno-optimize-sibling-calls $(STRICT)
 define pcc_calls_rule
 BENCHES += $(B)/bench/pcc_calls_$(1)_$(4)
@@ -91,16 +94,20 @@ $(B)/bench/pcc_calls_$(1)_$(4): bench/pcc_calls.c bench/bench.h bench/pcc_fib.c 
 	    -DUSE_PCC_INV -c bench/pcc_fib.c -o $$$$o/pccinv$$$$s.o; \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=finstr \
 	    -finstrument-functions -c bench/pcc_fib.c -o $$$$o/finstr$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=plainso \
+	    -c bench/pcc_fib.c -o $$$$o/so_plain$$$$s.pic; \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=pccso \
 	    -DUSE_PCC -c bench/pcc_fib.c -o $$$$o/so_ie$$$$s.pic; \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=pccsodyn \
 	    -DUSE_PCC -DCTXPROF_TLS_DYNAMIC -c bench/pcc_fib.c -o $$$$o/so_gd$$$$s.pic; \
 	done; \
+	$(2) -shared $$$$o/so_plain0.pic $$$$o/so_plain1.pic -o $(B)/bench/libpcc_$(1)_$(4)_plain.so; \
 	$(2) -shared $$$$o/so_ie0.pic $$$$o/so_ie1.pic -o $(B)/bench/libpcc_$(1)_$(4)_ie.so; \
 	$(2) -shared $$$$o/so_gd0.pic $$$$o/so_gd1.pic -o $(B)/bench/libpcc_$(1)_$(4)_gd.so; \
 	$(2) -std=gnu11 $(PCC_BFLAGS) -c bench/pcc_hooks.c -o $$$$o/hooks.o; \
 	$(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) bench/pcc_calls.c $$$$o/*.o -o $$@ \
-	  -L$(B)/bench -lpcc_$(1)_$(4)_ie -lpcc_$(1)_$(4)_gd -Wl,-rpath,'$$$$ORIGIN' \
+	  -L$(B)/bench -lpcc_$(1)_$(4)_plain -lpcc_$(1)_$(4)_ie -lpcc_$(1)_$(4)_gd \
+	  -Wl,-rpath,'$$$$ORIGIN' \
 	  $(LDFLAGS) $(LDLIBS)
 endef
 $(eval $(call pcc_calls_rule,gcc,$(CC),64,64))
