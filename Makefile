@@ -168,6 +168,8 @@ $(B)/bench/enc_cost_ctx.h: bench/enc_cost.callgraph $(B)/ctxprof-gen
 	@mkdir -p $(@D)
 	$(B)/ctxprof-gen --all-schemes -o $@ bench/enc_cost.callgraph
 
+# enc_cost's PCC column: the library's default configuration (64-bit
+# contexts, 32-bit call-site ids), no CTXPROF_* flags.
 $(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c bench/enc_cost.h bench/bench.h $(B)/bench/enc_cost_ctx.h ctxprof.h
 	$(CC) -std=gnu11 -O2 -g $(STRICT) -fno-optimize-sibling-calls -I. -I$(B)/bench \
 	    bench/enc_cost.c bench/enc_cost_fib.c -o $@ $(LDFLAGS)
