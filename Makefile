@@ -34,7 +34,7 @@ CXXSTRICT := -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wsign-conver
 TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all tool tools examples bench bench-build demo test check format clean install \
+.PHONY: all tool tools examples bench bench-build bench-smoke demo test check format clean install \
         uninstall deps fuzz fuzz-build memcheck stress robustness help
 all: tools examples bench-build
 
@@ -42,7 +42,7 @@ help:
 	@echo "make            tools, examples and benchmarks into build/"
 	@echo "make demo       every capability at work on a real workload"
 	@echo "make test       header checks, unit tests (gcc, clang, ASan+UBSan, musl), fuzz replays"
-	@echo "make bench      the benchmark tables (minutes)"
+	@echo "make bench      the benchmark tables (minutes); make bench-smoke: each once, tiny"
 	@echo "make stress     threads under ThreadSanitizer (STRESS_SECONDS, STRESS_THREADS)"
 	@echo "make fuzz       libFuzzer on every parser (FUZZ_SECONDS)"
 	@echo "make robustness write faults, bounds and signal storms; make memcheck: valgrind"
@@ -57,10 +57,12 @@ EXAMPLES :=
 DEMOS :=
 BENCHES :=
 BENCH_RUNS :=
+BENCH_SMOKE :=
 
 # ---- modules ---------------------------------------------------------------
 # Each module appends to TOOLS, EXAMPLES, DEMOS (shell scripts run by `make demo`),
-# BENCHES and BENCH_RUNS (shell scripts run by `make bench`) in its own block.
+# BENCHES, BENCH_RUNS (shell scripts run by `make bench`) and BENCH_SMOKE (benchmarks
+# `make test` runs once with their smallest arguments) in its own block.
 
 # ---- module: pcc ----
 TOOLS += $(B)/ctxprof-set
@@ -312,6 +314,7 @@ $(B)/bench/pebs_drain: bench/pebs_drain.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PEBS_BFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 BENCH_RUNS += bench/pebs.sh
+BENCH_SMOKE += $(B)/bench/pebs_overhead
 
 # Examples: hotfuncs (any machine), and the ICPP example program (calc)
 # profiled by perf_event sampling when examples/icpp exists.
@@ -463,6 +466,12 @@ demo: $(EXAMPLES) $(TOOLS)
 bench: $(BENCHES) $(TOOLS)
 	@set -e; for r in $(BENCH_RUNS); do echo; echo "==== bench: $$r ===="; sh $$r; done
 
+# The benchmarks of BENCH_SMOKE, each once with its smallest arguments
+# (bench/smoke.sh; a second or two): `make test` runs this, so a benchmark
+# that can no longer start fails the tests, not the end of `make bench`.
+bench-smoke: $(BENCH_SMOKE)
+	@B=$(B) sh bench/smoke.sh
+
 # ---- tests -----------------------------------------------------------------
 TEST_DEPS := $(HEADERS) $(wildcard tests/*.c tests/*.h)
 # The slowest first: tests/run.sh runs two at a time, each lane taking the next.
@@ -500,7 +509,7 @@ $(B)/test/musl/test_ctxprof: $(TEST_DEPS) | $(B)/musl-include
 test check: $(TOOLS) $(EXAMPLES)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
 	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
-	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" BENCH_SMOKE="$(BENCH_SMOKE)" \
 	 MUSL_CC="$(if $(filter musl,$(TEST_CONFIGS)),$(MUSL_CC))" sh tests/run.sh
 
 format:
