@@ -34,7 +34,7 @@ CXXSTRICT := -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wsign-conver
 TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all tool tools examples bench bench-build demo test check format clean install \
+.PHONY: all tool tools examples bench bench-build bench-smoke demo test check format clean install \
         uninstall deps fuzz fuzz-build memcheck stress robustness help
 all: tools examples bench-build
 
@@ -42,7 +42,7 @@ help:
 	@echo "make            tools, examples and benchmarks into build/"
 	@echo "make demo       every capability at work on a real workload"
 	@echo "make test       header checks, unit tests (gcc, clang, ASan+UBSan, musl), fuzz replays"
-	@echo "make bench      the benchmark tables (minutes)"
+	@echo "make bench      the benchmark tables (minutes); make bench-smoke: each once, tiny"
 	@echo "make stress     threads under ThreadSanitizer (STRESS_SECONDS, STRESS_THREADS)"
 	@echo "make fuzz       libFuzzer on every parser (FUZZ_SECONDS)"
 	@echo "make robustness write faults, bounds and signal storms; make memcheck: valgrind"
@@ -57,10 +57,12 @@ EXAMPLES :=
 DEMOS :=
 BENCHES :=
 BENCH_RUNS :=
+BENCH_SMOKE :=
 
 # ---- modules ---------------------------------------------------------------
 # Each module appends to TOOLS, EXAMPLES, DEMOS (shell scripts run by `make demo`),
-# BENCHES and BENCH_RUNS (shell scripts run by `make bench`) in its own block.
+# BENCHES, BENCH_RUNS (shell scripts run by `make bench`) and BENCH_SMOKE (benchmarks
+# `make test` runs once with their smallest arguments) in its own block.
 
 # ---- module: pcc ----
 TOOLS += $(B)/ctxprof-set
@@ -76,7 +78,10 @@ $(B)/examples/anomaly/minikv: examples/anomaly/minikv.c ctxprof.h
 	$(CC) -std=gnu11 $(CFLAGS) -fno-inline $(STRICT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
 # Benchmark 1: per-call cost; one binary per compiler and context width
-# (args: name, compiler, bits, binary suffix, extra flags).
+# (args: name, compiler, bits, binary suffix, extra flags). The .so variants
+# (PCC with initial-exec or dynamic TLS) are measured against the same
+# workload uninstrumented in a third -fPIC .so, built the same way: calls
+# between a .so's two TUs go through the PLT in all three.
 PCC_BFLAGS := -O2 -gdwarf-4 -fno-optimize-sibling-calls $(STRICT)
 define pcc_calls_rule
 BENCHES += $(B)/bench/pcc_calls_$(1)_$(4)
@@ -91,16 +96,20 @@ $(B)/bench/pcc_calls_$(1)_$(4): bench/pcc_calls.c bench/bench.h bench/pcc_fib.c 
 	    -DUSE_PCC_INV -c bench/pcc_fib.c -o $$$$o/pccinv$$$$s.o; \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=finstr \
 	    -finstrument-functions -c bench/pcc_fib.c -o $$$$o/finstr$$$$s.o; \
+	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=plainso \
+	    -c bench/pcc_fib.c -o $$$$o/so_plain$$$$s.pic; \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=pccso \
 	    -DUSE_PCC -c bench/pcc_fib.c -o $$$$o/so_ie$$$$s.pic; \
 	  $(2) -std=gnu11 $(PCC_BFLAGS) -fPIC -DCTXPROF_CTX_BITS=$(3) $(5) -DSIDE=$$$$s -DVARIANT=pccsodyn \
 	    -DUSE_PCC -DCTXPROF_TLS_DYNAMIC -c bench/pcc_fib.c -o $$$$o/so_gd$$$$s.pic; \
 	done; \
+	$(2) -shared $$$$o/so_plain0.pic $$$$o/so_plain1.pic -o $(B)/bench/libpcc_$(1)_$(4)_plain.so; \
 	$(2) -shared $$$$o/so_ie0.pic $$$$o/so_ie1.pic -o $(B)/bench/libpcc_$(1)_$(4)_ie.so; \
 	$(2) -shared $$$$o/so_gd0.pic $$$$o/so_gd1.pic -o $(B)/bench/libpcc_$(1)_$(4)_gd.so; \
 	$(2) -std=gnu11 $(PCC_BFLAGS) -c bench/pcc_hooks.c -o $$$$o/hooks.o; \
 	$(2) -std=gnu11 $(PCC_BFLAGS) -DCTXPROF_CTX_BITS=$(3) $(5) bench/pcc_calls.c $$$$o/*.o -o $$@ \
-	  -L$(B)/bench -lpcc_$(1)_$(4)_ie -lpcc_$(1)_$(4)_gd -Wl,-rpath,'$$$$ORIGIN' \
+	  -L$(B)/bench -lpcc_$(1)_$(4)_plain -lpcc_$(1)_$(4)_ie -lpcc_$(1)_$(4)_gd \
+	  -Wl,-rpath,'$$$$ORIGIN' \
 	  $(LDFLAGS) $(LDLIBS)
 endef
 $(eval $(call pcc_calls_rule,gcc,$(CC),64,64))
@@ -161,6 +170,8 @@ $(B)/bench/enc_cost_ctx.h: bench/enc_cost.callgraph $(B)/ctxprof-gen
 	@mkdir -p $(@D)
 	$(B)/ctxprof-gen --all-schemes -o $@ bench/enc_cost.callgraph
 
+# enc_cost's PCC column: the library's default configuration (64-bit
+# contexts, 32-bit call-site ids), no CTXPROF_* flags.
 $(B)/bench/enc_cost: bench/enc_cost.c bench/enc_cost_fib.c bench/enc_cost.h bench/bench.h $(B)/bench/enc_cost_ctx.h ctxprof.h
 	$(CC) -std=gnu11 -O2 -g $(STRICT) -fno-optimize-sibling-calls -I. -I$(B)/bench \
 	    bench/enc_cost.c bench/enc_cost_fib.c -o $@ $(LDFLAGS)
@@ -303,6 +314,7 @@ $(B)/bench/pebs_drain: bench/pebs_drain.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PEBS_BFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 BENCH_RUNS += bench/pebs.sh
+BENCH_SMOKE += $(B)/bench/pebs_overhead
 
 # Examples: hotfuncs (any machine), and the ICPP example program (calc)
 # profiled by perf_event sampling when examples/icpp exists.
@@ -454,6 +466,12 @@ demo: $(EXAMPLES) $(TOOLS)
 bench: $(BENCHES) $(TOOLS)
 	@set -e; for r in $(BENCH_RUNS); do echo; echo "==== bench: $$r ===="; sh $$r; done
 
+# The benchmarks of BENCH_SMOKE, each once with its smallest arguments
+# (bench/smoke.sh; a second or two): `make test` runs this, so a benchmark
+# that can no longer start fails the tests, not the end of `make bench`.
+bench-smoke: $(BENCH_SMOKE)
+	@B=$(B) sh bench/smoke.sh
+
 # ---- tests -----------------------------------------------------------------
 TEST_DEPS := $(HEADERS) $(wildcard tests/*.c tests/*.h)
 # The slowest first: tests/run.sh runs two at a time, each lane taking the next.
@@ -491,7 +509,7 @@ $(B)/test/musl/test_ctxprof: $(TEST_DEPS) | $(B)/musl-include
 test check: $(TOOLS) $(EXAMPLES)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
 	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
-	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" BENCH_SMOKE="$(BENCH_SMOKE)" \
 	 MUSL_CC="$(if $(filter musl,$(TEST_CONFIGS)),$(MUSL_CC))" sh tests/run.sh
 
 format:

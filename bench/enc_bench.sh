@@ -86,5 +86,7 @@ if command -v valgrind >/dev/null 2>&1; then
         done
         echo
     done
-    echo "(plain = 0 by definition; PCC: the pcc module's CTXPROF_PCC_FUNC + CTXPROF_PCC_CALL, 64-bit)"
+    echo "(plain = 0 by definition; PCC: the pcc module's CTXPROF_PCC_FUNC + CTXPROF_PCC_CALL in the"
+    echo " library's default configuration: 64-bit contexts, 32-bit call-site ids; CTXPROF_SITE_BITS=64"
+    echo " adds 2 Ir per acyclic site, 1 per fib call)"
 fi

@@ -171,16 +171,21 @@ static int cid_table(void)
         bench_stats(q_ns[q], ROUNDS, &med[q], &lo[q], &hi[q]);
     printf("Context at a query point 20 frames deep (%s -O2, frame pointers; %d rounds,\n"
            "variants alternating; ns per query, median [min-max]; net = minus the empty\n"
-           "call). CID height here: %llu bytes; backtrace() returns %d frames.\n\n",
+           "call, \"~0\" when within the empty call's min-max spread; x CID = this query's\n"
+           "ns over the CID capture's, both with the call of the query point included: the\n"
+           "CID's net cost is at the noise floor, no divisor). CID height here: %llu bytes;\n"
+           "backtrace() returns %d frames.\n\n",
            __VERSION__, ROUNDS, (unsigned long long)q_cid_height, q_bt_frames);
-    printf("| query | ns | net ns | x CID (net) |\n|---|---|---|---|\n");
+    printf("| query | ns | net ns | x CID (gross, call included) |\n|---|---|---|---|\n");
     for (q = 0; q < NQ; q++) {
         double net = med[q] - med[Q_EMPTY];
         printf("| %s | %.2f [%.2f-%.2f] |", q_name[q], med[q], lo[q], hi[q]);
         if (q == Q_EMPTY)
             printf(" | |\n");
+        else if (net <= hi[Q_EMPTY] - lo[Q_EMPTY] && -net <= hi[Q_EMPTY] - lo[Q_EMPTY])
+            printf(" ~0 (%.2f) | %.2f |\n", net, med[q] / med[Q_CID]);
         else
-            printf(" %.2f | %.1f |\n", net, net / (med[Q_CID] - med[Q_EMPTY]));
+            printf(" %.2f | %.2f |\n", net, med[q] / med[Q_CID]);
     }
     ctxprof_pcc_set_deinit(&q_pcc);
     ctxprof_icpp_map_deinit(&q_map);
@@ -202,21 +207,27 @@ static volatile uint64_t w_sink;        /* unsigned: it wraps as it accumulates 
 static const ctxprof_icpp_map *w_probe; /* set: w_leaf times resolving itself */
 static double w_probe_ns[64];
 static uint32_t w_probe_walked[64];
+static int w_probe_kind[64];
 static int w_nprobe;
 
-/* What the handler does for a sample here: resolve (pc, sp) on the live
-   stack, with targeted reads when the CID is ambiguous. */
-NOINLINE static void w_resolve_here(uintptr_t pc, uintptr_t sp, uintptr_t fp)
+/* What the handler does for a sample in w_leaf's body: resolve (pc, sp) on
+   the live stack, with targeted reads when the CID is ambiguous. The PC is
+   this call's return address, a PC of w_leaf's body where its frame is
+   complete (heights come from the CFA rule at the PC: a prologue PC, such as
+   w_leaf + 1, gives another height and a MISSING path); sp and fp are
+   w_leaf's at the call, which are also its SP and frame at that PC. */
+NOINLINE static void w_resolve_here(uintptr_t sp, uintptr_t fp)
 {
     ctxprof_icpp_result res;
+    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
     double t0 = bench_now_ns();
     int i;
     for (i = 0; i < 1000; i++)
-        ctxprof_icpp_resolve(w_probe, pc, sp,
-                             ctxprof_icpp_thread_base(), fp, NULL, 64, &res);
+        ctxprof_icpp_resolve(w_probe, pc, sp, ctxprof_icpp_thread_base(), fp, NULL, 64, &res);
     if (w_nprobe < 64) {
         w_probe_ns[w_nprobe] = (bench_now_ns() - t0) / 1000;
-        w_probe_walked[w_nprobe] = res.kind == CTXPROF_ICPP_PRECISE ? res.walked : UINT32_MAX;
+        w_probe_kind[w_nprobe] = res.kind;
+        w_probe_walked[w_nprobe] = res.walked;
         w_nprobe++;
     }
 }
@@ -226,8 +237,7 @@ NOINLINE static long w_leaf(uint64_t x)
     CTXPROF_ICPP_FUNC(w_leaf);
     int i;
     if (w_probe)
-        w_resolve_here((uintptr_t)w_leaf + 1, ctxprof_icpp_sp(),
-                       (uintptr_t)__builtin_frame_address(0));
+        w_resolve_here(ctxprof_icpp_sp(), (uintptr_t)__builtin_frame_address(0));
     for (i = 0; i < 64; i++)
         x = x * 6364136223846793005u + 1442695040888963407u;
     w_sink += x;
@@ -305,6 +315,18 @@ static int sampler_table(void)
     w_probe = &map; /* the handler's work, timed in place on 64 trained paths */
     w_run(64);
     w_probe = NULL;
+    /* every probe is a trained path at a PC of its body: a probe that does
+       not resolve PRECISE would mix fast failures into the median below */
+    for (k = 0; k < 64; k++)
+        if (k >= w_nprobe || w_probe_kind[k] != CTXPROF_ICPP_PRECISE) {
+            fprintf(stderr,
+                    "icpp_bench sampler: probe %d of 64 in w_leaf did not resolve PRECISE "
+                    "(kind %d): the handler's timing would not be of real resolves\n",
+                    k, k < w_nprobe ? w_probe_kind[k] : -1);
+            ctxprof_icpp_map_deinit(&map);
+            ctxprof_symtab_deinit(&st);
+            return 1;
+        }
     /* about 0.2 s of work per run */
     do {
         n *= 2;
@@ -373,13 +395,13 @@ static int sampler_table(void)
     }
     {
         double d[ROUNDS], lo, hi, wk, wlo, whi, rs, rlo, rhi, fr = 0;
-        int precise = 0;
+        int precise = 0; /* all of them (checked above) */
         for (r = 0; r < ROUNDS; r++)
             d[r] = (cpu[S_FAST][r] - cpu[S_NONE][r]) / (nsamp[S_FAST][r] > 0 ? nsamp[S_FAST][r] : 1);
         bench_stats(d, ROUNDS, &per, &lo, &hi);
         bench_stats(walked, ROUNDS, &wk, &wlo, &whi);
         for (k = 0; k < w_nprobe; k++)
-            if (w_probe_walked[k] != UINT32_MAX) {
+            if (w_probe_kind[k] == CTXPROF_ICPP_PRECISE) {
                 precise++;
                 fr += w_probe_walked[k];
             }

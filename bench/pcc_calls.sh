@@ -3,7 +3,9 @@
 # -finstrument-functions with empty hooks, gcc and clang, 64- and 32-bit
 # contexts (with the default 32-bit call-site ids) and 64-bit contexts with
 # full-width ids (CTXPROF_SITE_BITS=64): time ratios (medians of alternating
-# rounds) and callgrind instructions per call (deterministic).
+# rounds) and callgrind instructions per call (deterministic). PCC in a .so
+# is compared with the same workload uninstrumented in a -fPIC .so (the PLT
+# is in both), and that .so with the executable (the PLT alone).
 set -e
 B=${B:-build}
 # The .so variants call through the PLT: bind every symbol at load time, or
@@ -15,17 +17,25 @@ for bin in gcc_64 clang_64 gcc_32 clang_32 gcc_64site64 clang_64site64; do
     "$B/bench/pcc_calls_$bin" --n 25 --rounds 151
 done
 echo
-echo "callgrind: extra instructions per call over the uninstrumented build (fib(20), 21891 calls)"
-echo "| build | PCC, restore from local | PCC, restore by inverse | -finstrument-functions, empty hooks | PCC in a .so, initial-exec | PCC in a .so, TLS_DYNAMIC |"
-echo "|---|---|---|---|---|---|"
+echo "callgrind: extra instructions per call over the uninstrumented build of the same kind"
+echo "(fib(20), 21891 calls): the executable's, or for the .so columns the uninstrumented"
+echo "-fPIC .so (calls between its TUs go through the PLT too); 'plain .so' is that baseline"
+echo "over the executable's, the PLT's own cost"
+echo "| build | PCC, restore from local | PCC, restore by inverse | -finstrument-functions, empty hooks | plain .so over plain (PLT) | PCC in a .so, initial-exec | PCC in a .so, TLS_DYNAMIC |"
+echo "|---|---|---|---|---|---|---|"
 for bin in gcc_64 clang_64 gcc_32 clang_32 gcc_64site64 clang_64site64; do
     line="| $bin |"
     base=""
-    for v in plain pcc pccinv finstr pccso pccsodyn; do
+    sobase=""
+    for v in plain pcc pccinv finstr plainso pccso pccsodyn; do
         ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=run_variant \
              "$B/bench/pcc_calls_$bin" --only $v --n 20 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+        if [ -z "$ir" ]; then echo "pcc_calls.sh: callgrind gave no count for $bin $v" >&2; exit 1; fi
         if [ -z "$base" ]; then base=$ir; continue; fi
-        line="$line $(awk -v a="$ir" -v b="$base" 'BEGIN { printf "+%.1f Ir", (a - b) / 21891 }') |"
+        b=$base
+        case $v in pccso|pccsodyn) b=$sobase ;; esac
+        line="$line $(awk -v a="$ir" -v b="$b" 'BEGIN { printf "%+.1f Ir", (a - b) / 21891 }') |"
+        if [ "$v" = plainso ]; then sobase=$ir; fi
     done
     echo "$line"
 done

@@ -2,7 +2,7 @@
    live in two translation units (SIDE 0 and 1), so every call crosses a TU
    boundary and the context update cannot be optimized away. Compiled once
    per variant (VARIANT names the symbol prefix):
-     plain     no instrumentation
+     plain     no instrumentation (plainso: the same -fPIC in a .so, the .so variants' base)
      pcc       CTXPROF_PCC_FUNC + CTXPROF_PCC_CALL (restore from a local)
      pccinv    update before, restore by multiplying by the inverse of 3
      finstr    -finstrument-functions with empty hooks (flag set by the Makefile)

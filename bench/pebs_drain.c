@@ -16,8 +16,12 @@
                                 over its samples, for --toggle-collect=pebs_bench_paths
 
    Sinks: a callback that sums the IPs; the caller's array; the callback
-   with heights (stack base set); the ring "cold" (an 8 MiB buffer walked
-   before each drain, as when the kernel wrote it from another CPU).
+   with heights (stack base set); the callback (no heights: read it against
+   the first row) with the ring cold: every line of the ring and of its
+   control page flushed to memory (clflush, then mfence) before each drain,
+   the worst case of a ring the kernel wrote from another CPU. Off x86-64, a
+   buffer twice the last-level cache's size (sysfs; 64 MiB if unknown) is
+   walked instead.
 
    Then the pipeline's cost per sample (ctxprof_pebs_paths_sample, no ring):
    a map of 1,000 paths bound to this program's functions, samples that are
@@ -44,7 +48,15 @@ static uint64_t head;
 static ctxprof_pebs_sample *arr;
 static size_t arr_len;
 static volatile uint64_t ip_sum;
+/* How the cold variant evicts the ring: clflush on x86-64 (-DPD_NO_CLFLUSH
+   tries the other way), else by walking flush_buf. */
+#if defined(__x86_64__) && defined(__SSE2__) && !defined(PD_NO_CLFLUSH)
+#define PD_CLFLUSH 1
+#else
+#define PD_CLFLUSH 0
 static unsigned char *flush_buf;
+static size_t flush_len;
+#endif
 
 static void sum_fn(void *user, const ctxprof_pebs_sample *s)
 {
@@ -121,6 +133,49 @@ void pebs_bench_paths(ctxprof_pebs_paths *pp)
 }
 #endif
 
+#if !PD_CLFLUSH
+/* Bytes of the last-level cache (cpu0's highest cache index in sysfs), or 0. */
+static size_t llc_bytes(void)
+{
+    char path[96], buf[32];
+    size_t best = 0;
+    int i;
+    for (i = 0; i < 8; i++) {
+        FILE *f;
+        unsigned long v;
+        char unit = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (fgets(buf, sizeof buf, f) && sscanf(buf, "%lu%c", &v, &unit) >= 1) {
+            size_t b = (size_t)v * (unit == 'K' ? 1024u : unit == 'M' ? 1024u * 1024u : 1u);
+            if (b > best)
+                best = b;
+        }
+        fclose(f);
+    }
+    return best;
+}
+#endif
+
+/* Evicts the ring (data and control page) from every cache level. */
+static void evict_ring(void)
+{
+#if PD_CLFLUSH
+    size_t k;
+    for (k = 0; k < RING; k += 64)
+        __builtin_ia32_clflush(data + k);
+    for (k = 0; k < sizeof *meta; k += 64)
+        __builtin_ia32_clflush((const unsigned char *)meta + k);
+    __builtin_ia32_mfence(); /* the flushes complete before the drain reads */
+#else
+    size_t k;
+    for (k = 0; k < flush_len; k += 64)
+        flush_buf[k]++;
+#endif
+}
+
 /* One drain of a full ring by a sink; ns per sample. */
 typedef struct variant {
     const char *name;
@@ -133,7 +188,7 @@ typedef struct variant {
 static double drain_once(const variant *v, int r)
 {
     double t0, t1;
-    size_t n = (RING - 64) / 56, k;
+    size_t n = (RING - 64) / 56;
     uint64_t got;
     ring.stack_base = v->base;
     /* move the start so records straddle the end in different places */
@@ -141,8 +196,7 @@ static double drain_once(const variant *v, int r)
     meta->data_head = meta->data_tail;
     fill(n);
     if (v->cold)
-        for (k = 0; k < 8u << 20; k += 64)
-            flush_buf[k]++;
+        evict_ring();
     arr_len = 0;
     t0 = bench_now_ns();
     got = pebs_bench_drain(v->sk);
@@ -167,7 +221,7 @@ static void drain_table(ctxprof__pebs_sink *cb, ctxprof__pebs_sink *to_arr)
     variant vs[4] = {{"callback", NULL, 0, 0, {0}},
                      {"callback + heights", NULL, 0x7fff0000, 0, {0}},
                      {"caller's array", NULL, 0, 0, {0}},
-                     {"callback, ring cold in cache", NULL, 0x7fff0000, 1, {0}}};
+                     {"callback, ring cold (flushed)", NULL, 0, 1, {0}}};
     int r, v;
     vs[0].sk = vs[1].sk = vs[3].sk = cb;
     vs[2].sk = to_arr;
@@ -310,9 +364,16 @@ int main(int argc, char **argv)
     int rc = 0;
     meta = (struct perf_event_mmap_page *)calloc(1, sizeof *meta);
     data = (unsigned char *)calloc(1, RING);
-    flush_buf = (unsigned char *)calloc(1, 8u << 20);
+#if !PD_CLFLUSH
+    flush_len = 2 * llc_bytes();
+    if (!flush_len)
+        flush_len = (size_t)64 << 20;
+    flush_buf = (unsigned char *)calloc(1, flush_len);
+    if (!flush_buf)
+        return 1;
+#endif
     arr = (ctxprof_pebs_sample *)calloc(RING / 56 + 1, sizeof *arr);
-    if (!meta || !data || !flush_buf || !arr)
+    if (!meta || !data || !arr)
         return 1;
     ring.fd = -1;
     ring.meta = meta;
@@ -346,7 +407,9 @@ int main(int argc, char **argv)
     }
     free(meta);
     free(data);
+#if !PD_CLFLUSH
     free(flush_buf);
+#endif
     free(arr);
     return rc;
 }

@@ -27,7 +27,8 @@ compile_case() { # name, command...
 
 # Build the unit-test binaries first, two at a time; a failed build is
 # reported below as a failed case of its configuration.
-$MAKE -s -k -j2 $TEST_BINS >>"$log" 2>&1
+# The benchmarks of the smoke runs (BENCH_SMOKE, below) build alongside.
+$MAKE -s -k -j2 $TEST_BINS $BENCH_SMOKE >>"$log" 2>&1
 
 for cc in "$CC" "$CLANG"; do
     compile_case "headers-c99-$cc" $cc -std=c99 $STRICT -c tests/compile_c99.c -o build/test/c99.o
@@ -107,6 +108,24 @@ for bin in $TEST_BINS; do
     echo "   $last"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
 done
+
+# Smoke runs of the benchmarks (make bench-smoke, bench/smoke.sh): each once
+# with its smallest arguments, a second or two, so a benchmark that can no
+# longer start fails here and not at the end of `make bench`.
+if [ -n "$BENCH_SMOKE" ]; then
+    $MAKE -s bench-smoke >build/test/bench-smoke.out 2>>"$log"
+    rc=$?
+    n=0
+    while read -r word name rest; do
+        case $word in
+        ok) ok "$name"; n=$((n + 1)) ;;
+        skip) echo "skip $name $rest"; skipped=$((skipped + 1)); n=$((n + 1)) ;;
+        FAIL) bad "$name $rest"; n=$((n + 1)) ;;
+        *) echo "$word $name $rest" ;;
+        esac
+    done <build/test/bench-smoke.out
+    if [ "$rc" -ne 0 ] && [ "$n" -eq 0 ]; then bad "bench-smoke (build; see $log)"; fi
+fi
 
 # Replay the fuzzing seeds and regression inputs (tests/data/fuzz/<target>)
 # through each libFuzzer target: a crash found once stays fixed.
