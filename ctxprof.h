@@ -2131,7 +2131,7 @@ typedef struct ctxprof_icpp_pad_desc {
                             as far as its share of the budget reaches, at least 256) */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
-    uint64_t budget;     /* ours: unit moves evaluated (default 2e8, a few CPU seconds) */
+    uint64_t budget;     /* ours: unit moves evaluated (default 4e8, seconds) */
     size_t max_pairs;    /* inseparable pairs kept as examples (default 32): permutations first */
 } ctxprof_icpp_pad_desc;
 
@@ -13489,7 +13489,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     if (dd.max_iterations == 0)
         dd.max_iterations = 2000;
     if (dd.budget == 0)
-        dd.budget = 200000000u;
+        dd.budget = 400000000u;
     r = (struct ctxprof__icpp_padres *)ctxprof__zalloc(1, sizeof *r, NULL);
     if (!r)
         goto nomem;

@@ -909,7 +909,7 @@ static double icpp_pad_checked(const ctxprof_icpp_map *m, int search, double gro
     d.search = search;
     d.max_growth = growth;
     d.seed = seed;
-    d.budget = 30000000; /* a seventh of the default: the maps are small */
+    d.budget = 30000000; /* a thirteenth of the default: the maps are small */
     if (ctxprof_icpp_pad_compute(m, &d, &p, &err) != CTXPROF_OK) {
         CHECK(!"pad_compute failed");
         return -1;

@@ -842,7 +842,7 @@ static const char gen_help_pad[] =
     "height stays within --max-growth X times the unpadded one (default 1.2;\n"
     "'inf': no limit).\n"
     "--search ours (default): coordinate sweeps, iterated local search, then\n"
-    "simulated annealing, within --budget N unit moves (default 2e8, a few CPU\n"
+    "simulated annealing, within --budget N unit moves (default 4e8, 2-10 CPU\n"
     "seconds; deterministic).\n"
     "--max-units N: the largest pad of one function, in 16 bytes (default 256).\n"
     "--search random: the paper's random search (5.1.1), with no limit unless\n"
@@ -1033,7 +1033,7 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
     return 0;
 }
 
-/* A positive count, as digits or in the form the help gives (2e8). */
+/* A positive count, as digits or in the form the help gives (4e8). */
 static int parse_count(const char *s, uint64_t *out)
 {
     char *end;
@@ -1120,7 +1120,7 @@ static int cmd_pad(int argc, char **argv)
             uint64_t v;
             if (parse_count(val, &v)) {
                 fprintf(stderr, "ctxprof-gen pad: --budget wants a positive whole number "
-                                "(200000000 or 2e8)\n");
+                                "(400000000 or 4e8)\n");
                 return 2;
             }
             desc.budget = v;
