@@ -732,7 +732,8 @@ typedef struct ctxprof_pcc_file {
    unchanged. The 64-byte header is checked first and no more is read than
    it announces, so a device or a false length fails without reading on. */
 CTXPROF_API int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err);
-/* Writes atomically; values must be sorted and unique. */
+/* Writes atomically; values must be sorted and unique, and below 2^32 when
+   bits is 32 (else CTXPROF_ERR_INVAL: nothing is cut or written). */
 CTXPROF_API int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *path,
                                        ctxprof_error *err);
 CTXPROF_API void ctxprof_pcc_file_free(ctxprof_pcc_file *f);
@@ -4659,6 +4660,11 @@ CTXPROF_DEF int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *pa
         if (f->values[i] <= f->values[i - 1])
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: values not sorted and unique",
                                  path);
+    /* sorted: only the last can be too wide (cut, it would be another value) */
+    if (width == 4 && f->count && f->values[f->count - 1] > 0xFFFFFFFFu)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "%s: value %#llx does not fit in 32 bits (bits = 32)", path,
+                             (unsigned long long)f->values[f->count - 1]);
     if (f->count > (SIZE_MAX - CTXPROF__BLOB_HDR) / width)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: too many values", path);
     img = (unsigned char *)ctxprof__alloc(CTXPROF__BLOB_HDR + f->count * width, 1, f->alloc_user);

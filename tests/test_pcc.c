@@ -1760,6 +1760,43 @@ static void pcc_set_bad_files(void)
     ctxprof_pcc_set_deinit(&ref);
 }
 
+/* A 32-bit file cannot hold a value of 2^32 or more: the writer refuses it
+   (it cut such values: the file had other values, or was refused as out of
+   order) and writes nothing; values that fit go through. */
+static void pcc_file_write_bits32(void)
+{
+    uint64_t wide[2] = {0x100000005ull, 0x200000003ull}, one = 0xdeadbeef00000001ull;
+    uint64_t fit[2] = {5, 0xFFFFFFFFull};
+    ctxprof_pcc_file f, g;
+    ctxprof_error e;
+    char path[512];
+    snprintf(path, sizeof path, "%s/w32.set", ctxprof_test_tmpdir());
+    memset(&f, 0, sizeof f);
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    f.bits = 32;
+    f.site_version = 3;
+    f.count = 2;
+    f.values = wide;
+    CHECK_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_error_message(&e), "w32.set: value 0x200000003 does not fit in 32 bits");
+    CHECK_NE(access(path, F_OK), 0);
+    f.count = 1;
+    f.values = &one;
+    CHECK_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_error_message(&e), "0xdeadbeef00000001 does not fit");
+    CHECK_NE(access(path, F_OK), 0);
+    f.count = 2;
+    f.values = fit;
+    REQUIRE_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_file_read(&g, path, &e), CTXPROF_OK);
+    CHECK_EQ(g.bits, 32);
+    REQUIRE_EQ(g.count, 2);
+    CHECK_EQ(g.values[0], 5);
+    CHECK_EQ(g.values[1], 0xFFFFFFFFull);
+    ctxprof_pcc_file_free(&g);
+}
+
 /* The ctxprof-set tool reports, merges and compares files as the library
    sees them; incompatible files are refused. */
 static void pcc_tool(void)
@@ -2105,6 +2142,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_report_rate_limit", pcc_report_rate_limit},
     {"pcc_set_files", pcc_set_files},
     {"pcc_set_bad_files", pcc_set_bad_files},
+    {"pcc_file_write_bits32", pcc_file_write_bits32},
     {"pcc_tool", pcc_tool},
     {"pcc_example", pcc_example},
     {"pcc_bits32", pcc_bits32},
