@@ -2630,25 +2630,29 @@ CTXPROF__PRIV int ctxprof__write_out(const char *path, const void *data, size_t 
     return ctxprof__write_file_atomic(path, data, len, err);
 }
 
-/* Reads a whole file into a NUL-terminated buffer from CTXPROF_MALLOC. */
+/* Reads a whole file ("-": standard input) into a NUL-terminated buffer
+   from CTXPROF_MALLOC. A file is closed after, standard input is not; they
+   are told apart by the name, not by the descriptor: with standard input
+   closed (a daemon), open may return 0 for the file. */
 CTXPROF__PRIV int ctxprof__read_file(const char *path, char **out, size_t *out_len, void *ud,
                               ctxprof_error *err)
 {
-    int fd;
+    int fd, is_stdin;
     char *buf = NULL;
     size_t cap = 0, len = 0;
     *out = NULL;
     *out_len = 0;
     if (!path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    is_stdin = strcmp(path, "-") == 0;
+    fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
     for (;;) {
         ssize_t n;
         if (cap - len < 2 &&
             ctxprof__reserve((void **)&buf, &cap, len, len + 65536, 1, ud) != CTXPROF_OK) {
-            if (fd)
+            if (!is_stdin)
                 close(fd);
             ctxprof__free(buf, ud);
             return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
@@ -2658,7 +2662,7 @@ CTXPROF__PRIV int ctxprof__read_file(const char *path, char **out, size_t *out_l
             continue;
         if (n < 0) {
             int e = errno;
-            if (fd)
+            if (!is_stdin)
                 close(fd);
             ctxprof__free(buf, ud);
             return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
@@ -2667,7 +2671,7 @@ CTXPROF__PRIV int ctxprof__read_file(const char *path, char **out, size_t *out_l
             break;
         len += (size_t)n;
     }
-    if (fd)
+    if (!is_stdin)
         close(fd);
     if (!buf && ctxprof__reserve((void **)&buf, &cap, 0, 1, 1, ud) != CTXPROF_OK)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
@@ -2776,7 +2780,8 @@ CTXPROF__PRIV long ctxprof__read_full(int fd, unsigned char *p, size_t len)
    payload is read; then exactly the announced payload, and one byte more
    to see that the input ends there. From a pipe the buffer grows with
    what arrives, so a false length costs no more memory than the data
-   sent. The caller then checks the whole image with ctxprof__blob_open. */
+   sent. The caller then checks the whole image with ctxprof__blob_open.
+   "-" is standard input, which is left open (see ctxprof__read_file). */
 CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char **out, size_t *size,
                                      ctxprof_error *err)
 {
@@ -2786,12 +2791,13 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
     const char *more = "";
     struct stat sb;
     long n;
-    int fd, e = 0, reg, rc = CTXPROF_OK;
+    int fd, e = 0, reg, is_stdin, rc = CTXPROF_OK;
     *out = NULL;
     *size = 0;
     if (!path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    is_stdin = strcmp(path, "-") == 0;
+    fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
     n = ctxprof__read_full(fd, hdr, sizeof hdr);
@@ -2848,7 +2854,7 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
                            (unsigned long long)have, (unsigned long long)plen,
                            have < plen ? "truncated?" : "data after it");
 done:
-    if (fd)
+    if (!is_stdin)
         close(fd);
     if (rc) {
         ctxprof__free(buf, ud);

@@ -1797,6 +1797,58 @@ static void pcc_file_write_bits32(void)
     ctxprof_pcc_file_free(&g);
 }
 
+/* With standard input closed (a daemon), the file a load opens gets fd 0:
+   it was taken for standard input and never closed. Every reader closes
+   what it opened, and still leaves a real standard input open. */
+static void pcc_set_load_fd0(void)
+{
+    ctxprof_pcc_set s, t;
+    ctxprof_pcc_file f;
+    ctxprof_error e;
+    char path[512], *text = NULL;
+    size_t len = 0;
+    int saved;
+    snprintf(path, sizeof path, "%s/fd0.set", ctxprof_test_tmpdir());
+    pcc_set_fill(&s, 41, 10, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&s, path), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_init(&t, NULL), CTXPROF_OK);
+    memset(&f, 0, sizeof f);
+    saved = dup(0); /* -1 if the tests run without standard input */
+    close(0);
+    CHECK_EQ(ctxprof_pcc_set_load(&t, path), CTXPROF_OK);
+    CHECK_EQ(fcntl(0, F_GETFD), -1); /* closed again */
+    CHECK_EQ(ctxprof_pcc_set_merge(&t, path), CTXPROF_OK);
+    CHECK_EQ(fcntl(0, F_GETFD), -1);
+    CHECK_EQ(ctxprof_pcc_file_read(&f, path, &e), CTXPROF_OK);
+    CHECK_EQ(fcntl(0, F_GETFD), -1);
+    CHECK_EQ(ctxprof_pcc_set_load(&t, "Makefile"), CTXPROF_ERR_CORRUPT); /* an error path */
+    CHECK_EQ(fcntl(0, F_GETFD), -1);
+    CHECK_EQ(ctxprof__read_file("Makefile", &text, &len, NULL, &e), CTXPROF_OK);
+    CHECK_EQ(fcntl(0, F_GETFD), -1);
+    free(text);
+    text = NULL;
+    /* "-" with standard input open: read, and left open */
+    close(0); /* (what a reader left open) */
+    CHECK_EQ(open(path, O_RDONLY), 0);
+    CHECK_EQ(ctxprof_pcc_set_load(&t, "-"), CTXPROF_OK);
+    CHECK_NE(fcntl(0, F_GETFD), -1);
+    CHECK_EQ(lseek(0, 0, SEEK_SET), 0);
+    CHECK_EQ(ctxprof__read_file("-", &text, &len, NULL, &e), CTXPROF_OK);
+    CHECK_NE(fcntl(0, F_GETFD), -1);
+    free(text);
+    if (saved >= 0) {
+        dup2(saved, 0);
+        close(saved);
+    } else {
+        close(0);
+    }
+    CHECK(pcc_set_equal(&t, &s));
+    CHECK_EQ(f.count, 10);
+    ctxprof_pcc_file_free(&f);
+    ctxprof_pcc_set_deinit(&s);
+    ctxprof_pcc_set_deinit(&t);
+}
+
 /* The ctxprof-set tool reports, merges and compares files as the library
    sees them; incompatible files are refused. */
 static void pcc_tool(void)
@@ -2143,6 +2195,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_set_files", pcc_set_files},
     {"pcc_set_bad_files", pcc_set_bad_files},
     {"pcc_file_write_bits32", pcc_file_write_bits32},
+    {"pcc_set_load_fd0", pcc_set_load_fd0},
     {"pcc_tool", pcc_tool},
     {"pcc_example", pcc_example},
     {"pcc_bits32", pcc_bits32},
