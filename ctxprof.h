@@ -2791,7 +2791,7 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
     const char *more = "";
     struct stat sb;
     long n;
-    int fd, e = 0, reg, is_stdin, rc = CTXPROF_OK;
+    int fd, e = 0, reg, huge, is_stdin, rc = CTXPROF_OK;
     *out = NULL;
     *size = 0;
     if (!path)
@@ -2817,9 +2817,10 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
     have = plen;
     if (reg) /* the size check of blob_open, before anything is allocated */
         have = sb.st_size >= (off_t)sizeof hdr ? (uint64_t)sb.st_size - sizeof hdr : 0;
-    if (plen > (uint64_t)(SIZE_MAX / 2 - sizeof hdr))
-        have = 0;
-    if (have == plen) {
+    /* a length no buffer can hold: refused unread (with the real size of a
+       regular file in the message, else with the length alone) */
+    huge = plen > (uint64_t)(SIZE_MAX / 2 - sizeof hdr);
+    if (have == plen && !huge) {
         cap = reg || plen < 65536 ? (size_t)plen : 65536;
         for (;;) {
             unsigned char *nb = (unsigned char *)ctxprof__alloc(sizeof hdr + cap, 1, ud);
@@ -2848,6 +2849,10 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
     }
     if (e)
         rc = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
+    else if (huge && (!reg || have == plen))
+        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           "%s: header says the payload is %llu bytes, more than can be read",
+                           path, (unsigned long long)plen);
     else if (have != plen)
         rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
                            "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,

@@ -1849,6 +1849,45 @@ static void pcc_set_load_fd0(void)
     ctxprof_pcc_set_deinit(&t);
 }
 
+/* A header that announces a payload no buffer can hold: refused unread,
+   with the size the file really has (the message said 0 bytes), or from a
+   pipe with the announced length alone. */
+static void pcc_set_huge_length(void)
+{
+    ctxprof_pcc_set s;
+    ctxprof_pcc_file f;
+    ctxprof_error e;
+    char path[512], out[512], want[200];
+    unsigned char *img;
+    size_t len;
+    const char *d = ctxprof_test_tmpdir();
+    snprintf(path, sizeof path, "%s/huge.set", d);
+    snprintf(out, sizeof out, "%s/huge.out", d);
+    pcc_set_fill(&s, 42, 10, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&s, path), CTXPROF_OK);
+    img = ctxprof_test_slurp(path, &len);
+    REQUIRE(img != NULL);
+    REQUIRE_EQ(len, CTXPROF__BLOB_HDR + 80);
+    ctxprof__put64(img + 48, 0x7fffffffffffffffull);
+    REQUIRE_EQ(pcc_write_raw(path, img, len), 0);
+    memset(&f, 0, sizeof f);
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(ctxprof_pcc_file_read(&f, path, &e), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(ctxprof_error_message(&e),
+                   "huge.set: payload is 80 bytes, header says 9223372036854775807 (truncated?)");
+    CHECK_EQ(ctxprof_pcc_set_load(&s, path), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "payload is 80 bytes");
+    CHECK_EQ(ctxprof_pcc_set_count(&s), 10);
+    /* from a pipe: its size is unknown */
+    CHECK_EQ(ctxprof_test_sh("cat %s | build/ctxprof-set info - 2> %s", path, out), 1);
+    snprintf(want, sizeof want,
+             "ctxprof-set: -: header says the payload is 9223372036854775807 bytes, more than "
+             "can be read");
+    CHECK_EQ(ctxprof_test_sh("grep -qxF '%s' %s", want, out), 0);
+    free(img);
+    ctxprof_pcc_set_deinit(&s);
+}
+
 /* The ctxprof-set tool reports, merges and compares files as the library
    sees them; incompatible files are refused. */
 static void pcc_tool(void)
@@ -2196,6 +2235,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_set_bad_files", pcc_set_bad_files},
     {"pcc_file_write_bits32", pcc_file_write_bits32},
     {"pcc_set_load_fd0", pcc_set_load_fd0},
+    {"pcc_set_huge_length", pcc_set_huge_length},
     {"pcc_tool", pcc_tool},
     {"pcc_example", pcc_example},
     {"pcc_bits32", pcc_bits32},
