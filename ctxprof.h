@@ -705,7 +705,8 @@ CTXPROF_API int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos,
                                      ctxprof_ctx *out_value);
 CTXPROF_API void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_stats *out);
 /* Saves the set atomically (temporary file + rename): versioned binary with
-   bit width, site seed, hash version and checksum. */
+   bit width, site seed, hash version and checksum. "-" is standard output
+   (file descriptor 1, written directly: flush stdio first). */
 CTXPROF_API int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path);
 /* Replaces the set's contents with a file's (load) or adds them (merge: the
    union of runs or hosts). A truncated, corrupt or mismatched file is
@@ -732,8 +733,9 @@ typedef struct ctxprof_pcc_file {
    unchanged. The 64-byte header is checked first and no more is read than
    it announces, so a device or a false length fails without reading on. */
 CTXPROF_API int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err);
-/* Writes atomically; values must be sorted and unique, and below 2^32 when
-   bits is 32 (else CTXPROF_ERR_INVAL: nothing is cut or written). */
+/* Writes atomically ("-": standard output, as ctxprof_pcc_set_save); values
+   must be sorted and unique, and below 2^32 when bits is 32 (else
+   CTXPROF_ERR_INVAL: nothing is cut or written). */
 CTXPROF_API int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *path,
                                        ctxprof_error *err);
 CTXPROF_API void ctxprof_pcc_file_free(ctxprof_pcc_file *f);
@@ -4689,7 +4691,7 @@ CTXPROF_DEF int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *pa
     params[2] = f->site_version;
     params[3] = f->count;
     ctxprof__blob_seal(img, CTXPROF__KIND_PCC_SET, params, f->count * width);
-    st = ctxprof__write_file_atomic(path, img, CTXPROF__BLOB_HDR + f->count * width, err);
+    st = ctxprof__write_out(path, img, CTXPROF__BLOB_HDR + f->count * width, err);
     ctxprof__free(img, f->alloc_user);
     return st;
 }

@@ -2012,6 +2012,64 @@ static void pcc_tool(void)
     ctxprof_pcc_set_deinit(&u);
 }
 
+/* "-" as an output is standard output, as it is standard input to the
+   readers and stdout to ctxprof-gen -o: ctxprof_pcc_set_save, and
+   ctxprof-set merge -o - (its summary then on standard error). Both made a
+   file named "-". */
+static void pcc_set_save_stdout(void)
+{
+    ctxprof_pcc_set a, b, back;
+    char pa[512], pb[512], po[512], err[512], dash[512], root[1024];
+    const char *d = ctxprof_test_tmpdir();
+    int saved, fd;
+    REQUIRE(getcwd(root, sizeof root) != NULL);
+    snprintf(pa, sizeof pa, "%s/sa.set", d);
+    snprintf(pb, sizeof pb, "%s/sb.set", d);
+    snprintf(po, sizeof po, "%s/sout.set", d);
+    snprintf(err, sizeof err, "%s/sout.err", d);
+    snprintf(dash, sizeof dash, "%s/-", d);
+    pcc_set_fill(&a, 51, 100, 1);
+    pcc_set_fill(&b, 52, 50, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&a, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&b, pb), CTXPROF_OK);
+    /* the library, in a directory where a file "-" would land */
+    fflush(stdout);
+    saved = dup(1);
+    fd = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    close(fd);
+    if (chdir(d) == 0) {
+        CHECK_EQ(ctxprof_pcc_set_save(&a, "-"), CTXPROF_OK);
+        CHECK_EQ(chdir(root), 0);
+    }
+    dup2(saved, 1);
+    close(saved);
+    CHECK_NE(access(dash, F_OK), 0);
+    pcc_set_fill(&back, 53, 3, 0);
+    CHECK_EQ(ctxprof_pcc_set_load(&back, po), CTXPROF_OK);
+    CHECK(pcc_set_equal(&back, &a));
+    /* the tool: the union on stdout, the summary on stderr */
+    unlink(po);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/build/ctxprof-set merge -o - sa.set sb.set > sout.set "
+                             "2> sout.err",
+                             d, root),
+             0);
+    CHECK_NE(access(dash, F_OK), 0);
+    CHECK_EQ(ctxprof_pcc_set_merge(&a, pb), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pcc_set_load(&back, po), CTXPROF_OK);
+    CHECK(pcc_set_equal(&back, &a));
+    CHECK_EQ(ctxprof_test_sh("grep -qx 'file=- contexts=%zu' %s", ctxprof_pcc_set_count(&a), err),
+             0);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/build/ctxprof-set merge -o - sa.set > /dev/full 2> %s",
+                             d, root, err),
+             2);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'write failed: No space left on device' %s", err), 0);
+    ctxprof_pcc_set_deinit(&a);
+    ctxprof_pcc_set_deinit(&b);
+    ctxprof_pcc_set_deinit(&back);
+}
+
 /* The anomaly example: silent on normal input, exactly one report (with
    the handler chain in its backtrace) on input reaching the legacy path.
    The runs work in the test's directory (they save minikv-demo.db there). */
@@ -2237,6 +2295,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_set_load_fd0", pcc_set_load_fd0},
     {"pcc_set_huge_length", pcc_set_huge_length},
     {"pcc_tool", pcc_tool},
+    {"pcc_set_save_stdout", pcc_set_save_stdout},
     {"pcc_example", pcc_example},
     {"pcc_bits32", pcc_bits32},
     {"pcc_robust_files", pcc_robust_files},
