@@ -613,7 +613,9 @@ typedef struct ctxprof_pcc_report {
     unsigned line;            /* query point: line */
     void *const *frames;      /* return addresses, innermost first */
     size_t nframes;           /* entries in frames */
-    const char *backtrace;    /* frames symbolized, one per line, "#0 0x.. fn+0x1a (obj)" */
+    const char *backtrace;    /* frames symbolized, one whole line each (nframes lines),
+                                 "#0 0x.. fn+0x1a (obj)\n"; C++ names demangled, a name
+                                 over 1024 characters cut to end in "..." */
     uint64_t index;           /* 1 for the first report of this set, 2 for the next... */
 } ctxprof_pcc_report;
 typedef void (*ctxprof_pcc_report_fn)(void *user, const ctxprof_pcc_report *report);
@@ -4145,32 +4147,73 @@ CTXPROF__PRIV void ctxprof__pcc_symtab_free(ctxprof_pcc_set *set)
     set->symtab = NULL;
 }
 
-/* Renders frames one per line: "#i 0xADDR function+0xOFF (object)". A
-   return address points after the call, so it is looked up at addr - 1. */
-CTXPROF__PRIV void ctxprof__pcc_symbolize(ctxprof_pcc_set *set, void *const *frames, size_t n,
-                                          char *out, size_t cap)
+/* A C++ name as source spells it, whole (a template's runs to kilobytes),
+   from the C++ runtime's allocator (release with free); NULL for a name that
+   is not mangled or without a demangler. */
+CTXPROF__PRIV char *ctxprof__pcc_demangle(const char *name)
+{
+    char *d;
+    int status = -1;
+    if (name[0] != '_' || name[1] != 'Z' || !CTXPROF__HAVE_DEMANGLER())
+        return NULL;
+    d = ctxprof__cxa_demangle(name, NULL, NULL, &status);
+    if (d && status != 0) {
+        free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+/* Renders frames one per line: "#i 0xADDR function+0xOFF (object)\n". The
+   text grows to fit, so every frame gets its whole line; a name longer than
+   CTXPROF__PCC_NAME_MAX (a C++ template's demangled name runs to tens of
+   kilobytes) is cut and ends in "...", so a report stays readable and its
+   text bounded. A return address points after the call, so it is looked
+   up at addr - 1. Returns a string from CTXPROF_MALLOC, or NULL when out
+   of memory. */
+#define CTXPROF__PCC_NAME_MAX 1024
+CTXPROF__PRIV char *ctxprof__pcc_symbolize(ctxprof_pcc_set *set, void *const *frames, size_t n)
 {
     const ctxprof_symtab *st = ctxprof__pcc_symbols(set);
-    size_t i, used = 0;
+    void *ud = set->desc.alloc_user;
+    size_t i, used = 0, cap = 0;
+    char *out = NULL;
+    if (ctxprof__reserve((void **)&out, &cap, 0, 64 + n * 128, 1, ud) != CTXPROF_OK)
+        return NULL;
     out[0] = '\0';
-    for (i = 0; i < n && used + 1 < cap; i++) {
+    for (i = 0; i < n; i++) {
         uintptr_t pc = (uintptr_t)frames[i], off = 0;
         const char *obj = NULL, *fn = st && pc ? ctxprof_symtab_lookup(st, pc - 1, &off, &obj) : NULL;
         const char *base = obj ? strrchr(obj, '/') : NULL;
-        char dm[512];
-        int w;
-        if (fn)
-            fn = ctxprof_demangle(fn, dm, sizeof dm);
-        if (fn)
-            w = snprintf(out + used, cap - used, "#%zu 0x%lx %s+0x%lx (%s)\n", i,
-                         (unsigned long)pc, fn, (unsigned long)(off + 1),
-                         base ? base + 1 : obj ? obj : "?");
-        else
-            w = snprintf(out + used, cap - used, "#%zu 0x%lx ?\n", i, (unsigned long)pc);
-        if (w < 0)
+        char *dm = fn ? ctxprof__pcc_demangle(fn) : NULL;
+        const char *name = dm ? dm : fn;
+        size_t len = name ? strlen(name) : 0;
+        int keep = (int)(len > CTXPROF__PCC_NAME_MAX ? CTXPROF__PCC_NAME_MAX - 3 : len), w;
+        for (;;) { /* at most twice: the second time the line fits */
+            if (name)
+                w = snprintf(out + used, cap - used, "#%zu 0x%lx %.*s%s+0x%lx (%s)\n", i,
+                             (unsigned long)pc, keep, name,
+                             len > CTXPROF__PCC_NAME_MAX ? "..." : "", (unsigned long)(off + 1),
+                             base ? base + 1 : obj ? obj : "?");
+            else
+                w = snprintf(out + used, cap - used, "#%zu 0x%lx ?\n", i, (unsigned long)pc);
+            if (w < 0 || (size_t)w < cap - used)
+                break;
+            if (ctxprof__reserve((void **)&out, &cap, used, used + (size_t)w + 1, 1, ud) !=
+                CTXPROF_OK) {
+                free(dm);
+                ctxprof__free(out, ud);
+                return NULL;
+            }
+        }
+        free(dm);
+        if (w < 0) {
+            out[used] = '\0';
             break;
+        }
         used += (size_t)w;
     }
+    return out;
 }
 
 CTXPROF__PRIV size_t ctxprof__pcc_probe(const ctxprof__pcc_table *t, ctxprof_ctx v)
@@ -4571,8 +4614,7 @@ CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, c
 {
     void *frames[64 + 4];
     int n = ctxprof__backtrace(frames, (int)set->desc.backtrace_depth + 4), skip = 0, i;
-    size_t cap = 64 + (size_t)(n > 0 ? n : 0) * 256;
-    char *text = (char *)ctxprof__alloc(cap, 1, set->desc.alloc_user);
+    char *text;
     ctxprof_pcc_report r;
     /* Start at the frame that called the check: the slow path's return
        address (sanitizer interceptors add frames of their own). */
@@ -4590,12 +4632,8 @@ CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, c
     if (r.nframes > set->desc.backtrace_depth)
         r.nframes = set->desc.backtrace_depth;
     r.index = index;
-    if (text) {
-        ctxprof__pcc_symbolize(set, r.frames, r.nframes, text, cap);
-        r.backtrace = text;
-    } else {
-        r.backtrace = "(out of memory for the backtrace)";
-    }
+    text = ctxprof__pcc_symbolize(set, r.frames, r.nframes);
+    r.backtrace = text ? text : "(out of memory for the backtrace)";
     set->desc.report(set->desc.report_user, &r);
     ctxprof__free(text, set->desc.alloc_user);
 }

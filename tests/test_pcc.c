@@ -1141,6 +1141,99 @@ static void pcc_report_once(void)
     pthread_mutex_destroy(&rep.mu);
 }
 
+/* Functions with names of 400 and 1600 characters (C++ template names run
+   longer still): a report's text held 256 bytes a frame, so it was cut in
+   the middle of a line and lost the outer frames while nframes claimed
+   them all. Every frame gets its whole line now; a name over 1024
+   characters is cut to end in "...". */
+#define PCC_CAT(a, b) a##b
+#define PCC_XCAT(a, b) PCC_CAT(a, b)
+#define PCC_STR(a) #a
+#define PCC_XSTR(a) PCC_STR(a)
+#define PCC_N50 abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOPQRSTUVW
+#define PCC_N100 PCC_XCAT(PCC_N50, PCC_N50)
+#define PCC_N200 PCC_XCAT(PCC_N100, PCC_N100)
+#define PCC_N400 PCC_XCAT(PCC_N200, PCC_N200)
+#define PCC_N800 PCC_XCAT(PCC_N400, PCC_N400)
+#define PCC_N1600 PCC_XCAT(PCC_N800, PCC_N800)
+#define PCC_LONG(k) PCC_XCAT(pcc_long_##k##_, PCC_N400)
+#define PCC_HUGE PCC_XCAT(pcc_huge_, PCC_N1600)
+
+static ctxprof_pcc_set pcc_long_set;
+static char *pcc_long_bt;
+static size_t pcc_long_nframes;
+
+static void pcc_long_report(void *user, const ctxprof_pcc_report *r)
+{
+    (void)user;
+    free(pcc_long_bt);
+    pcc_long_bt = strdup(r->backtrace);
+    pcc_long_nframes = r->nframes;
+}
+
+static __attribute__((noinline)) void PCC_HUGE(void)
+{
+    ctxprof_pcc_set_check(&pcc_long_set, 4242, CTXPROF_PCC_LOC);
+    __asm__ volatile("");
+}
+#define PCC_LONG_FN(k, callee)                                                                     \
+    static __attribute__((noinline)) void PCC_LONG(k)(void)                                        \
+    {                                                                                              \
+        callee();                                                                                  \
+        __asm__ volatile("");                                                                      \
+    }
+PCC_LONG_FN(7, PCC_HUGE)
+PCC_LONG_FN(6, PCC_LONG(7))
+PCC_LONG_FN(5, PCC_LONG(6))
+PCC_LONG_FN(4, PCC_LONG(5))
+PCC_LONG_FN(3, PCC_LONG(4))
+PCC_LONG_FN(2, PCC_LONG(3))
+PCC_LONG_FN(1, PCC_LONG(2))
+PCC_LONG_FN(0, PCC_LONG(1))
+
+static void pcc_report_long_names(void)
+{
+    static const char *const names[8] = {
+        PCC_XSTR(PCC_LONG(0)), PCC_XSTR(PCC_LONG(1)), PCC_XSTR(PCC_LONG(2)),
+        PCC_XSTR(PCC_LONG(3)), PCC_XSTR(PCC_LONG(4)), PCC_XSTR(PCC_LONG(5)),
+        PCC_XSTR(PCC_LONG(6)), PCC_XSTR(PCC_LONG(7))};
+    const char *huge = PCC_XSTR(PCC_HUGE), *p, *prev;
+    char want[1100];
+    ctxprof_pcc_set_desc desc;
+    size_t lines = 0, len, k;
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    desc.report = pcc_long_report;
+    REQUIRE_EQ(strlen(huge), 1609);
+    REQUIRE_EQ(ctxprof_pcc_set_init(&pcc_long_set, &desc), CTXPROF_OK);
+    PCC_LONG(0)();
+    ctxprof_pcc_set_deinit(&pcc_long_set);
+    REQUIRE(pcc_long_bt != NULL);
+    len = strlen(pcc_long_bt);
+    for (p = pcc_long_bt; *p; p++)
+        lines += *p == '\n';
+    CHECK_EQ(lines, pcc_long_nframes);
+    CHECK_GE(pcc_long_nframes, 10);
+    CHECK(len > 0 && pcc_long_bt[len - 1] == '\n');
+    /* innermost first: the huge name cut, then the chain outward, then the
+       case itself */
+    snprintf(want, sizeof want, "#0 0x");
+    CHECK(strncmp(pcc_long_bt, want, strlen(want)) == 0);
+    snprintf(want, sizeof want, " %.1021s...+0x", huge);
+    prev = strstr(pcc_long_bt, want);
+    CHECK(prev != NULL);
+    for (k = 8; prev && k-- > 0;) {
+        snprintf(want, sizeof want, " %s+0x", names[k]);
+        p = strstr(pcc_long_bt, want);
+        CHECK(p != NULL && p > prev);
+        prev = p;
+    }
+    p = strstr(pcc_long_bt, " pcc_report_long_names+0x");
+    CHECK(p != NULL && prev && p > prev);
+    free(pcc_long_bt);
+    pcc_long_bt = NULL;
+}
+
 /* In a forked child that holds the set's lock as a loader or a reporter
    would: checks of a trained context, and of new contexts (one of them 0)
    that were reported before, answer without the lock. A check that took
@@ -2284,6 +2377,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_set_reclaim", pcc_set_reclaim},
     {"pcc_set_concurrent", pcc_set_concurrent},
     {"pcc_report_once", pcc_report_once},
+    {"pcc_report_long_names", pcc_report_long_names},
     {"pcc_check_new_lock_free", pcc_check_new_lock_free},
     {"pcc_fork_takes_over_lock", pcc_fork_takes_over_lock},
     {"pcc_zero_with_table", pcc_zero_with_table},
