@@ -593,6 +593,10 @@ CTXPROF_API double ctxprof_pcc_expected_conflicts(double n, unsigned bits);
    merge is retired, not freed, since a reader may still be probing it:
    growth retires less than the current table in all (the sizes halve), but
    each load or merge over a non-empty set retires the whole previous table.
+   Reports read the process's symbol table once, and again only when a
+   dlopen or dlclose changed what is loaded (an object loaded and unloaded
+   again between two reports changes nothing): the table replaced then is
+   retired too, since another report may still be reading it.
    ctxprof_pcc_set_reclaim frees the retired tables at a quiescent point;
    deinit frees everything; stats.retired_bytes says what is waiting.
 
@@ -644,7 +648,8 @@ typedef struct ctxprof_pcc_stats {
     uint64_t reported;   /* report callbacks made */
     uint64_t suppressed; /* report callbacks refused by the rate limit */
     uint64_t dropped;    /* values not stored: a bound was reached */
-    uint64_t retired_bytes; /* replaced tables waiting for ctxprof_pcc_set_reclaim */
+    uint64_t retired_bytes; /* replaced tables (contexts, symbols) waiting for
+                               ctxprof_pcc_set_reclaim */
     double expected_conflicts; /* among `distinct` contexts (paper 3.2): stored values that
                                   stand for two or more contexts, on average */
 } ctxprof_pcc_stats;
@@ -672,7 +677,8 @@ typedef struct ctxprof_pcc_set {
     uint64_t tokens_ns;            /* rate limiter: time when the bucket was last full */
     uint64_t new_seen, reported_count, suppressed, dropped;
     void *symtab;                  /* symbol tables for backtraces: loaded on the first report,
-                                      again after a dlopen or dlclose (older ones kept) */
+                                      again when a dlopen or dlclose changed the loaded
+                                      objects (replaced ones retired, freed by reclaim) */
     struct {
         uint64_t n;
         char pad[56];
@@ -684,7 +690,8 @@ typedef struct ctxprof_pcc_set {
 CTXPROF_API int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc);
 /* Frees everything; no thread may use the set any more. */
 CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
-/* Frees the tables retired by growth, load and merge; returns the bytes
+/* Frees the tables retired by growth, load and merge, and the symbol
+   tables that reports replaced after a dlopen or dlclose; returns the bytes
    freed. Call it only at a quiescent point, when no thread is inside a
    function on this set (check, contains, count, next, stats, add, save,
    load, merge): e.g. right after a load made while the checking threads
@@ -4096,24 +4103,74 @@ CTXPROF_DEF double ctxprof_pcc_expected_conflicts(double n, unsigned bits)
 
 /* ---- pcc: the open-addressing table ---- */
 
-/* The set's symbol table, loaded on the first report and again after an
-   object was loaded or unloaded (dlopen, dlclose), outside the lock: a
-   thread that loses the race frees its copy. A replaced table stays until
-   the set is freed, since another report may still read it. NULL if none
+/* The set's symbol table, loaded on the first report, outside the lock: a
+   thread that loses the race frees its copy. After a dlopen or dlclose
+   (the dynamic linker's count of loads and unloads moved) it is read again
+   only if the loaded objects differ from those it was read from: a
+   library loaded and unloaded again between two reports (a plugin probed,
+   a dlopen/dlclose per request) costs no new table. A replaced table hangs
+   on `older` of the current one, counted in retired_bytes, until
+   ctxprof_pcc_set_reclaim (another report may still read it: the same
+   quiescence rule as for retired context tables) or deinit. NULL if none
    can be read. */
 typedef struct ctxprof__pcc_syms {
     ctxprof_symtab st;
+    uint64_t changes; /* dl count at which the objects were last seen as read (atomic) */
+    uint64_t objects; /* ctxprof__pcc_objects() when read */
     struct ctxprof__pcc_syms *older;
 } ctxprof__pcc_syms;
 
-CTXPROF__PRIV void ctxprof__pcc_syms_free(ctxprof__pcc_syms *y, void *ud)
+/* Bytes of a symbol table, as retired_bytes counts them. */
+CTXPROF__PRIV uint64_t ctxprof__pcc_syms_bytes(const ctxprof__pcc_syms *y)
 {
+    return (uint64_t)sizeof *y + (uint64_t)y->st.syms_cap * sizeof(struct ctxprof__sym) +
+           (uint64_t)y->st.objs_cap * sizeof(struct ctxprof__symobj) + (uint64_t)y->st.names_cap;
+}
+
+/* Frees a chain of symbol tables; returns their bytes. */
+CTXPROF__PRIV size_t ctxprof__pcc_syms_free(ctxprof__pcc_syms *y, void *ud)
+{
+    size_t bytes = 0;
     while (y) {
         ctxprof__pcc_syms *older = y->older;
+        bytes += (size_t)ctxprof__pcc_syms_bytes(y);
         ctxprof_symtab_deinit(&y->st);
         ctxprof__free(y, ud);
         y = older;
     }
+    return bytes;
+}
+
+#if defined(CTXPROF__HAVE_SYMTAB)
+CTXPROF__PRIV int ctxprof__pcc_object_hash(struct ctxprof__dl_info *in, size_t size, void *data)
+{
+    uint64_t *h = (uint64_t *)data;
+    ctxprof__loadobj o;
+    unsigned i;
+    if (size < sizeof *in)
+        return 0;
+    *h = ctxprof_mix64(*h ^ (uint64_t)in->addr);
+    if (in->name)
+        *h = ctxprof_hash_bytes(in->name, strlen(in->name), *h);
+    for (i = 0; i < in->phnum; i++)
+        if (in->phdr[i].type == 1) /* PT_LOAD */
+            *h = ctxprof_mix64(*h ^ in->phdr[i].vaddr ^ ctxprof_mix64(in->phdr[i].memsz));
+    o.build_id_len = 0;
+    ctxprof__symtab_build_id(&o, in);
+    *h = ctxprof_hash_bytes(o.build_id, o.build_id_len, *h);
+    return 0;
+}
+#endif
+
+/* A hash of the loaded objects: each one's load address, name, segments
+   and build id (what the symbol table depends on; reads no file). */
+CTXPROF__PRIV uint64_t ctxprof__pcc_objects(void)
+{
+    uint64_t h = 0x6A09E667F3BCC908u;
+#if defined(CTXPROF__HAVE_SYMTAB)
+    ctxprof__dl_iterate_phdr(ctxprof__pcc_object_hash, &h);
+#endif
+    return h;
 }
 
 CTXPROF__PRIV const ctxprof_symtab *ctxprof__pcc_symbols(ctxprof_pcc_set *set)
@@ -4121,22 +4178,35 @@ CTXPROF__PRIV const ctxprof_symtab *ctxprof__pcc_symbols(ctxprof_pcc_set *set)
     ctxprof__pcc_syms *cur = (ctxprof__pcc_syms *)__atomic_load_n(&set->symtab, __ATOMIC_ACQUIRE);
     ctxprof__pcc_syms *y;
     void *expected = cur;
-    uint64_t now = ctxprof__dl_changes();
-    if (cur && (now == UINT64_MAX || now == cur->st.dl_changes)) /* (unknown: kept) */
+    uint64_t now = ctxprof__dl_changes(), objects;
+    if (cur && (now == UINT64_MAX || now == __atomic_load_n(&cur->changes, __ATOMIC_RELAXED)))
+        return cur->st.count ? &cur->st : NULL; /* (unknown: kept) */
+    /* read after the count: a change after it shows at the next report */
+    objects = ctxprof__pcc_objects();
+    if (cur && objects == cur->objects) { /* loaded and unloaded again: still right */
+        __atomic_store_n(&cur->changes, now, __ATOMIC_RELAXED);
         return cur->st.count ? &cur->st : NULL;
+    }
     y = (ctxprof__pcc_syms *)ctxprof__zalloc(1, sizeof *y, set->desc.alloc_user);
     if (!y)
         return cur && cur->st.count ? &cur->st : NULL;
+    /* objects from before the table's walk: a change in between makes
+       them differ next time, and the table is read again (never kept
+       stale) */
     if (ctxprof_symtab_init(&y->st, NULL) != CTXPROF_OK) {
         memset(&y->st, 0, sizeof y->st); /* remembered as "no symbols" */
         y->st.dl_changes = now;
     }
+    y->changes = y->st.dl_changes;
+    y->objects = objects;
     y->older = cur;
     if (!__atomic_compare_exchange_n(&set->symtab, &expected, (void *)y, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
         y->older = NULL;
         ctxprof__pcc_syms_free(y, set->desc.alloc_user);
         y = (ctxprof__pcc_syms *)expected;
+    } else if (cur) {
+        __atomic_add_fetch(&set->retired_bytes, ctxprof__pcc_syms_bytes(cur), __ATOMIC_RELAXED);
     }
     return y->st.count ? &y->st : NULL;
 }
@@ -4355,8 +4425,8 @@ CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, ctxprof__pcc_table 
     if (old != &ctxprof__pcc_empty) {
         old->retired = set->retired;
         set->retired = old;
-        __atomic_store_n(&set->retired_bytes, set->retired_bytes + ctxprof__pcc_table_bytes(old),
-                         __ATOMIC_RELAXED);
+        /* an add: reports retire symbol tables without the lock */
+        __atomic_add_fetch(&set->retired_bytes, ctxprof__pcc_table_bytes(old), __ATOMIC_RELAXED);
     }
     return CTXPROF_OK;
 }
@@ -4476,12 +4546,19 @@ CTXPROF__PRIV int ctxprof__pcc_uninit(ctxprof_pcc_set *set)
 CTXPROF_DEF size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set)
 {
     ctxprof__pcc_table *chain;
+    ctxprof__pcc_syms *syms, *old_syms = NULL;
     ctxprof__pcc_lock(set);
     chain = set->retired;
     set->retired = NULL;
+    syms = (ctxprof__pcc_syms *)__atomic_load_n(&set->symtab, __ATOMIC_ACQUIRE);
+    if (syms) {
+        old_syms = syms->older;
+        syms->older = NULL;
+    }
     __atomic_store_n(&set->retired_bytes, 0, __ATOMIC_RELAXED);
     ctxprof__pcc_unlock(set);
-    return ctxprof__pcc_free_chain(chain, set->desc.alloc_user);
+    return ctxprof__pcc_free_chain(chain, set->desc.alloc_user) +
+           ctxprof__pcc_syms_free(old_syms, set->desc.alloc_user);
 }
 
 CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)

@@ -248,6 +248,115 @@ static void pcc_dl_reports(void)
     ctxprof_pcc_set_deinit(&pcc_dl_set);
 }
 
+/* A library that dlopen loads and dlclose unloads again (not loaded now,
+   not kept): its name, or NULL when there is none here. */
+static const char *pcc_unloadable_lib(void)
+{
+    static const char *const libs[] = {"libz.so.1", "libBrokenLocale.so.1", "libthread_db.so.1",
+                                       "libanl.so.1"};
+    size_t k;
+    for (k = 0; k < sizeof libs / sizeof libs[0]; k++) {
+        void *h = dlopen(libs[k], RTLD_NOW | RTLD_NOLOAD);
+        if (h) { /* loaded already */
+            dlclose(h);
+            continue;
+        }
+        if (!(h = dlopen(libs[k], RTLD_NOW)))
+            continue;
+        dlclose(h);
+        if ((h = dlopen(libs[k], RTLD_NOW | RTLD_NOLOAD)) != NULL) { /* kept */
+            dlclose(h);
+            continue;
+        }
+        return libs[k];
+    }
+    return NULL;
+}
+
+/* Symbol tables a set holds: the current one and those it replaced. */
+static size_t pcc_syms_held(const ctxprof_pcc_set *s)
+{
+    const ctxprof__pcc_syms *y = (const ctxprof__pcc_syms *)s->symtab;
+    size_t n = 0;
+    for (; y; y = y->older)
+        n++;
+    return n;
+}
+
+static unsigned pcc_syms_calls;
+static void pcc_syms_report(void *user, const ctxprof_pcc_report *r)
+{
+    (void)user;
+    pcc_syms_calls++;
+    snprintf(pcc_dl_bt, sizeof pcc_dl_bt, "%s", r->backtrace);
+}
+
+/* A checker that reports new contexts while libraries come and go: each
+   report after a dlopen/dlclose read a new symbol table and kept the old
+   one until deinit (about 128 KiB a report), which neither reclaim nor
+   retired_bytes saw. A library loaded and unloaded again between reports
+   costs no new table now; the tables replaced when the objects did change
+   are counted in retired_bytes and freed by reclaim. */
+static void pcc_report_symbols_bounded(void)
+{
+    const char *lib = pcc_unloadable_lib();
+    ctxprof_pcc_set s;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    const void *first;
+    uint64_t before;
+    void *h = NULL;
+    size_t freed;
+    int i;
+    if (!lib)
+        SKIP("no library here that dlopen loads and dlclose unloads");
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    desc.report = pcc_syms_report;
+    desc.reports_per_sec = 1000000;
+    pcc_syms_calls = 0;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_OK);
+    ctxprof_pcc_set_check(&s, 1, CTXPROF_PCC_LOC);
+    first = s.symtab;
+    REQUIRE(first != NULL);
+    /* loaded and unloaded between two reports: the same objects */
+    for (i = 0; i < 50; i++) {
+        h = dlopen(lib, RTLD_NOW);
+        REQUIRE(h != NULL);
+        dlclose(h);
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)(100 + i), CTXPROF_PCC_LOC);
+    }
+    CHECK_EQ(pcc_syms_calls, 51);
+    CHECK(s.symtab == first);
+    CHECK_EQ(pcc_syms_held(&s), 1);
+    ctxprof_pcc_set_stats(&s, &st);
+    before = st.retired_bytes; /* the reported values' tables that grew */
+    /* loaded for one report, unloaded for the next: a table each time */
+    for (i = 0; i < 10; i++) {
+        if (i % 2 == 0) {
+            h = dlopen(lib, RTLD_NOW);
+            REQUIRE(h != NULL);
+        } else {
+            dlclose(h);
+        }
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)(200 + i), CTXPROF_PCC_LOC);
+    }
+    CHECK_EQ(pcc_syms_calls, 61);
+    CHECK_EQ(pcc_syms_held(&s), 11);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_GE(st.retired_bytes, before + 10 * (sizeof(ctxprof__pcc_syms) + 1000));
+    freed = ctxprof_pcc_set_reclaim(&s);
+    CHECK_EQ(freed, st.retired_bytes);
+    CHECK_EQ(pcc_syms_held(&s), 1);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_EQ(st.retired_bytes, 0);
+    /* the table kept still names the frames */
+    pcc_dl_bt[0] = '\0';
+    ctxprof_pcc_set_check(&s, 300, CTXPROF_PCC_LOC);
+    CHECK_CONTAINS(pcc_dl_bt, " pcc_report_symbols_bounded+0x");
+    ctxprof_pcc_set_deinit(&s);
+}
+
 /* Two builds from different directories (different __FILE__ paths), each
    run as its own PIE process under ASLR, print the same ids, and so does a
    build by the other compiler; a different seed gives different ids. */
@@ -2361,6 +2470,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
     {"pcc_cxx", pcc_cxx},
     {"pcc_dl_reports", pcc_dl_reports},
+    {"pcc_report_symbols_bounded", pcc_report_symbols_bounded},
     {"pcc_site_ids_long_names", pcc_site_ids_long_names},
     {"pcc_site_folds", pcc_site_folds},
     {"pcc_call_site_floor", pcc_call_site_floor},
