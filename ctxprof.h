@@ -661,6 +661,7 @@ typedef struct ctxprof__pcc_table {
     size_t count;       /* values in slots */
     int has_zero;       /* the value 0 is in the set: published with the table (atomic) */
     struct ctxprof__pcc_table *retired; /* next in the set's list of retired tables */
+    size_t gen; /* 1 + gen of the table it replaced (iteration cursors see a replacement) */
 } ctxprof__pcc_table;
 
 typedef struct ctxprof_pcc_set {
@@ -708,8 +709,17 @@ CTXPROF_API int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx value);
 CTXPROF_API int ctxprof_pcc_set_contains(const ctxprof_pcc_set *set, ctxprof_ctx value);
 /* Values in the set. */
 CTXPROF_API size_t ctxprof_pcc_set_count(const ctxprof_pcc_set *set);
-/* Iteration in table order: start with *pos = 0; returns 0 when done. Not
-   safe against concurrent inserts (they may or may not be seen). */
+/* Iteration in table order: start with *pos = 0; returns 1 with a value in
+   *out_value, 0 when done. Values inserted meanwhile may or may not be
+   seen. The table is replaced when it grows (an insert by any thread, the
+   caller's own add or check too), and by a load or merge; *pos holds the
+   generation of the table it walks, and a call that finds another table
+   starts over on it. So every value present from the first call to the
+   last is returned at least once, never skipped, but values returned
+   before a replacement can come again (detected modulo 2^24 replacements
+   between two calls; 4 where size_t has 32 bits). Exactly once: no adds,
+   loads or merges on the set until the iteration is done. Thread-safe,
+   lock-free. */
 CTXPROF_API int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos,
                                      ctxprof_ctx *out_value);
 CTXPROF_API void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_stats *out);
@@ -4301,7 +4311,7 @@ CTXPROF__PRIV size_t ctxprof__pcc_probe(const ctxprof__pcc_table *t, ctxprof_ctx
 /* The table of every empty set: probing it finds nothing, and it is never
    written (the first insert replaces it), freed or retired. */
 static ctxprof_ctx ctxprof__pcc_empty_slot;
-static ctxprof__pcc_table ctxprof__pcc_empty = {&ctxprof__pcc_empty_slot, 0, 0, 0, NULL};
+static ctxprof__pcc_table ctxprof__pcc_empty = {&ctxprof__pcc_empty_slot, 0, 0, 0, NULL, 0};
 
 CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, void *ud)
 {
@@ -4315,6 +4325,7 @@ CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, v
     t->count = 0;
     t->has_zero = 0;
     t->retired = NULL;
+    t->gen = 0; /* set when published */
     return CTXPROF_OK;
 }
 
@@ -4421,6 +4432,7 @@ CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, ctxprof__pcc_table 
         return CTXPROF_ERR_NOMEM;
     *nt = *fresh;
     nt->retired = NULL;
+    nt->gen = old->gen + 1;
     __atomic_store_n(where, nt, __ATOMIC_RELEASE);
     if (old != &ctxprof__pcc_empty) {
         old->retired = set->retired;
@@ -4592,24 +4604,44 @@ CTXPROF_DEF int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx v)
     return r;
 }
 
+/* The iteration cursor: 0 at the start, else the low bits of the walked
+   table's generation above the next slot + 1:
+
+       | gen mod 2^(width - CTXPROF__PCC_POS_BITS) | slot + 1 (POS_BITS) |
+
+   A table cannot have 2^POS_BITS slots: it would fill the address space. */
+#if SIZE_MAX > 0xFFFFFFFFu
+#define CTXPROF__PCC_POS_BITS 40
+#else
+#define CTXPROF__PCC_POS_BITS 30
+#endif
+
 CTXPROF_DEF int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos, ctxprof_ctx *out)
 {
     const ctxprof__pcc_table *t = ctxprof__pcc_cur(set);
-    if (*pos == 0) {
-        *pos = 1;
+    const size_t low = ((size_t)1 << CTXPROF__PCC_POS_BITS) - 1;
+    const size_t gen = (size_t)(t->gen << CTXPROF__PCC_POS_BITS);
+    size_t i = *pos & low;
+    if ((*pos & ~low) != gen)
+        i = 0; /* the table was replaced since the last call: start over */
+    if (i == 0) {
+        i = 1;
         if (__atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE)) {
+            *pos = gen | i;
             *out = 0;
             return 1;
         }
     }
-    while (*pos - 1 <= t->mask) {
-        ctxprof_ctx v = __atomic_load_n(&t->slots[*pos - 1], __ATOMIC_ACQUIRE);
-        (*pos)++;
+    while (i - 1 <= t->mask) {
+        ctxprof_ctx v = __atomic_load_n(&t->slots[i - 1], __ATOMIC_ACQUIRE);
+        i++;
         if (v) {
+            *pos = gen | i;
             *out = v;
             return 1;
         }
     }
+    *pos = gen | i;
     return 0;
 }
 

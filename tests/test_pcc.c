@@ -1717,6 +1717,73 @@ static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero)
         ctxprof_pcc_set_add(set, 0);
 }
 
+/* ctxprof_pcc_set_next across a replacement of the table (growth by an
+   add, a load): the walk went on in the new table at the old position, so
+   values present all along were skipped or returned twice. It starts over
+   on the new table now: after the change, every value of the set comes
+   exactly once, so none present throughout is missed. */
+static void pcc_set_next_growth(void)
+{
+    static const size_t at[4] = {0, 1, 15, 29};
+    char path[512];
+    size_t a;
+    snprintf(path, sizeof path, "%s/next.set", ctxprof_test_tmpdir());
+    for (a = 0; a < 5; a++) {
+        ctxprof_pcc_set s, f;
+        ctxprof_pcc_set_desc desc;
+        ctxprof_ctx v, vals[71];
+        unsigned char after[71];
+        size_t pos = 0, k = 0, n = 30, i, missed = 0, twice = 0, stray = 0;
+        memset(&desc, 0, sizeof desc);
+        desc.expected = 16; /* 64 slots: 30 values fit, 70 make it grow */
+        REQUIRE_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_OK);
+        for (i = 0; i < 30; i++)
+            ctxprof_pcc_set_add(&s, vals[i] = (ctxprof_ctx)ctxprof_mix64(i + 1));
+        if (a == 4) { /* a load: other values, the same zero */
+            pcc_set_fill(&f, 77, 40, 1);
+            REQUIRE_EQ(ctxprof_pcc_set_save(&f, path), CTXPROF_OK);
+            ctxprof_pcc_set_add(&s, 0);
+        }
+        memset(after, 0, sizeof after);
+        while (ctxprof_pcc_set_next(&s, &pos, &v)) {
+            int found = 0;
+            if (k > (a < 4 ? at[a] : 10)) {
+                for (i = 0; i < n; i++)
+                    if (vals[i] == v) {
+                        after[i]++;
+                        found = 1;
+                    }
+                stray += !found;
+            }
+            if (k++ == (a < 4 ? at[a] : 10)) {
+                if (a < 4) {
+                    for (i = 30; i < 70; i++)
+                        ctxprof_pcc_set_add(&s, vals[i] = (ctxprof_ctx)ctxprof_mix64(i + 1000));
+                    n = 70;
+                } else {
+                    size_t p2 = 0;
+                    REQUIRE_EQ(ctxprof_pcc_set_load(&s, path), CTXPROF_OK);
+                    for (n = 0; n < 71 && ctxprof_pcc_set_next(&f, &p2, &v); n++)
+                        vals[n] = v;
+                    REQUIRE_EQ(n, 41);
+                }
+            }
+            REQUIRE(k < 1000);
+        }
+        for (i = 0; i < n; i++) {
+            missed += after[i] == 0;
+            twice += after[i] > 1;
+        }
+        CHECK_EQ(missed, 0);
+        CHECK_EQ(twice, 0);
+        CHECK_EQ(stray, 0);
+        CHECK_EQ(k, (a < 4 ? at[a] : 10) + 1 + n);
+        ctxprof_pcc_set_deinit(&s);
+        if (a == 4)
+            ctxprof_pcc_set_deinit(&f);
+    }
+}
+
 /* Same contents as a reference set, value by value. */
 static int pcc_set_equal(const ctxprof_pcc_set *a, const ctxprof_pcc_set *b)
 {
@@ -2484,6 +2551,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_conflicts", pcc_conflicts},
     {"pcc_set_basic", pcc_set_basic},
     {"pcc_set_capacity", pcc_set_capacity},
+    {"pcc_set_next_growth", pcc_set_next_growth},
     {"pcc_set_reclaim", pcc_set_reclaim},
     {"pcc_set_concurrent", pcc_set_concurrent},
     {"pcc_report_once", pcc_report_once},
