@@ -2872,8 +2872,8 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
         rc = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
     else if (huge && (!reg || have == plen))
         rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
-                           "%s: header says the payload is %llu bytes, more than can be read",
-                           path, (unsigned long long)plen);
+                           "%s: header says the payload is %llu bytes, more than can be read", path,
+                           (unsigned long long)plen);
     else if (have != plen)
         rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
                            "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,

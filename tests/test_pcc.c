@@ -1303,9 +1303,8 @@ PCC_LONG_FN(0, PCC_LONG(1))
 static void pcc_report_long_names(void)
 {
     static const char *const names[8] = {
-        PCC_XSTR(PCC_LONG(0)), PCC_XSTR(PCC_LONG(1)), PCC_XSTR(PCC_LONG(2)),
-        PCC_XSTR(PCC_LONG(3)), PCC_XSTR(PCC_LONG(4)), PCC_XSTR(PCC_LONG(5)),
-        PCC_XSTR(PCC_LONG(6)), PCC_XSTR(PCC_LONG(7))};
+        PCC_XSTR(PCC_LONG(0)), PCC_XSTR(PCC_LONG(1)), PCC_XSTR(PCC_LONG(2)), PCC_XSTR(PCC_LONG(3)),
+        PCC_XSTR(PCC_LONG(4)), PCC_XSTR(PCC_LONG(5)), PCC_XSTR(PCC_LONG(6)), PCC_XSTR(PCC_LONG(7))};
     const char *huge = PCC_XSTR(PCC_HUGE), *p, *prev;
     char want[1100];
     ctxprof_pcc_set_desc desc;
@@ -2330,8 +2329,8 @@ static void pcc_set_save_stdout(void)
     CHECK(pcc_set_equal(&back, &a));
     CHECK_EQ(ctxprof_test_sh("grep -qx 'file=- contexts=%zu' %s", ctxprof_pcc_set_count(&a), err),
              0);
-    CHECK_EQ(ctxprof_test_sh("cd %s && %s/build/ctxprof-set merge -o - sa.set > /dev/full 2> %s",
-                             d, root, err),
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/build/ctxprof-set merge -o - sa.set > /dev/full 2> %s", d,
+                             root, err),
              2);
     CHECK_EQ(ctxprof_test_sh("grep -q 'write failed: No space left on device' %s", err), 0);
     ctxprof_pcc_set_deinit(&a);
