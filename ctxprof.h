@@ -593,6 +593,10 @@ CTXPROF_API double ctxprof_pcc_expected_conflicts(double n, unsigned bits);
    merge is retired, not freed, since a reader may still be probing it:
    growth retires less than the current table in all (the sizes halve), but
    each load or merge over a non-empty set retires the whole previous table.
+   Reports read the process's symbol table once, and again only when a
+   dlopen or dlclose changed what is loaded (an object loaded and unloaded
+   again between two reports changes nothing): the table replaced then is
+   retired too, since another report may still be reading it.
    ctxprof_pcc_set_reclaim frees the retired tables at a quiescent point;
    deinit frees everything; stats.retired_bytes says what is waiting.
 
@@ -613,7 +617,9 @@ typedef struct ctxprof_pcc_report {
     unsigned line;            /* query point: line */
     void *const *frames;      /* return addresses, innermost first */
     size_t nframes;           /* entries in frames */
-    const char *backtrace;    /* frames symbolized, one per line, "#0 0x.. fn+0x1a (obj)" */
+    const char *backtrace;    /* frames symbolized, one whole line each (nframes lines),
+                                 "#0 0x.. fn+0x1a (obj)\n"; C++ names demangled, a name
+                                 over 1024 characters cut to end in "..." */
     uint64_t index;           /* 1 for the first report of this set, 2 for the next... */
 } ctxprof_pcc_report;
 typedef void (*ctxprof_pcc_report_fn)(void *user, const ctxprof_pcc_report *report);
@@ -642,7 +648,8 @@ typedef struct ctxprof_pcc_stats {
     uint64_t reported;   /* report callbacks made */
     uint64_t suppressed; /* report callbacks refused by the rate limit */
     uint64_t dropped;    /* values not stored: a bound was reached */
-    uint64_t retired_bytes; /* replaced tables waiting for ctxprof_pcc_set_reclaim */
+    uint64_t retired_bytes; /* replaced tables (contexts, symbols) waiting for
+                               ctxprof_pcc_set_reclaim */
     double expected_conflicts; /* among `distinct` contexts (paper 3.2): stored values that
                                   stand for two or more contexts, on average */
 } ctxprof_pcc_stats;
@@ -654,6 +661,7 @@ typedef struct ctxprof__pcc_table {
     size_t count;       /* values in slots */
     int has_zero;       /* the value 0 is in the set: published with the table (atomic) */
     struct ctxprof__pcc_table *retired; /* next in the set's list of retired tables */
+    size_t gen; /* 1 + gen of the table it replaced (iteration cursors see a replacement) */
 } ctxprof__pcc_table;
 
 typedef struct ctxprof_pcc_set {
@@ -670,7 +678,8 @@ typedef struct ctxprof_pcc_set {
     uint64_t tokens_ns;            /* rate limiter: time when the bucket was last full */
     uint64_t new_seen, reported_count, suppressed, dropped;
     void *symtab;                  /* symbol tables for backtraces: loaded on the first report,
-                                      again after a dlopen or dlclose (older ones kept) */
+                                      again when a dlopen or dlclose changed the loaded
+                                      objects (replaced ones retired, freed by reclaim) */
     struct {
         uint64_t n;
         char pad[56];
@@ -682,7 +691,8 @@ typedef struct ctxprof_pcc_set {
 CTXPROF_API int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc);
 /* Frees everything; no thread may use the set any more. */
 CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
-/* Frees the tables retired by growth, load and merge; returns the bytes
+/* Frees the tables retired by growth, load and merge, and the symbol
+   tables that reports replaced after a dlopen or dlclose; returns the bytes
    freed. Call it only at a quiescent point, when no thread is inside a
    function on this set (check, contains, count, next, stats, add, save,
    load, merge): e.g. right after a load made while the checking threads
@@ -699,13 +709,23 @@ CTXPROF_API int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx value);
 CTXPROF_API int ctxprof_pcc_set_contains(const ctxprof_pcc_set *set, ctxprof_ctx value);
 /* Values in the set. */
 CTXPROF_API size_t ctxprof_pcc_set_count(const ctxprof_pcc_set *set);
-/* Iteration in table order: start with *pos = 0; returns 0 when done. Not
-   safe against concurrent inserts (they may or may not be seen). */
+/* Iteration in table order: start with *pos = 0; returns 1 with a value in
+   *out_value, 0 when done. Values inserted meanwhile may or may not be
+   seen. The table is replaced when it grows (an insert by any thread, the
+   caller's own add or check too), and by a load or merge; *pos holds the
+   generation of the table it walks, and a call that finds another table
+   starts over on it. So every value present from the first call to the
+   last is returned at least once, never skipped, but values returned
+   before a replacement can come again (detected modulo 2^24 replacements
+   between two calls; 4 where size_t has 32 bits). Exactly once: no adds,
+   loads or merges on the set until the iteration is done. Thread-safe,
+   lock-free. */
 CTXPROF_API int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos,
                                      ctxprof_ctx *out_value);
 CTXPROF_API void ctxprof_pcc_set_stats(const ctxprof_pcc_set *set, ctxprof_pcc_stats *out);
 /* Saves the set atomically (temporary file + rename): versioned binary with
-   bit width, site seed, hash version and checksum. */
+   bit width, site seed, hash version and checksum. "-" is standard output
+   (file descriptor 1, written directly: flush stdio first). */
 CTXPROF_API int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path);
 /* Replaces the set's contents with a file's (load) or adds them (merge: the
    union of runs or hosts). A truncated, corrupt or mismatched file is
@@ -732,7 +752,9 @@ typedef struct ctxprof_pcc_file {
    unchanged. The 64-byte header is checked first and no more is read than
    it announces, so a device or a false length fails without reading on. */
 CTXPROF_API int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctxprof_error *err);
-/* Writes atomically; values must be sorted and unique. */
+/* Writes atomically ("-": standard output, as ctxprof_pcc_set_save); values
+   must be sorted and unique, and below 2^32 when bits is 32 (else
+   CTXPROF_ERR_INVAL: nothing is cut or written). */
 CTXPROF_API int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *path,
                                        ctxprof_error *err);
 CTXPROF_API void ctxprof_pcc_file_free(ctxprof_pcc_file *f);
@@ -2629,25 +2651,29 @@ CTXPROF__PRIV int ctxprof__write_out(const char *path, const void *data, size_t 
     return ctxprof__write_file_atomic(path, data, len, err);
 }
 
-/* Reads a whole file into a NUL-terminated buffer from CTXPROF_MALLOC. */
+/* Reads a whole file ("-": standard input) into a NUL-terminated buffer
+   from CTXPROF_MALLOC. A file is closed after, standard input is not; they
+   are told apart by the name, not by the descriptor: with standard input
+   closed (a daemon), open may return 0 for the file. */
 CTXPROF__PRIV int ctxprof__read_file(const char *path, char **out, size_t *out_len, void *ud,
                               ctxprof_error *err)
 {
-    int fd;
+    int fd, is_stdin;
     char *buf = NULL;
     size_t cap = 0, len = 0;
     *out = NULL;
     *out_len = 0;
     if (!path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    is_stdin = strcmp(path, "-") == 0;
+    fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
     for (;;) {
         ssize_t n;
         if (cap - len < 2 &&
             ctxprof__reserve((void **)&buf, &cap, len, len + 65536, 1, ud) != CTXPROF_OK) {
-            if (fd)
+            if (!is_stdin)
                 close(fd);
             ctxprof__free(buf, ud);
             return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
@@ -2657,7 +2683,7 @@ CTXPROF__PRIV int ctxprof__read_file(const char *path, char **out, size_t *out_l
             continue;
         if (n < 0) {
             int e = errno;
-            if (fd)
+            if (!is_stdin)
                 close(fd);
             ctxprof__free(buf, ud);
             return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
@@ -2666,7 +2692,7 @@ CTXPROF__PRIV int ctxprof__read_file(const char *path, char **out, size_t *out_l
             break;
         len += (size_t)n;
     }
-    if (fd)
+    if (!is_stdin)
         close(fd);
     if (!buf && ctxprof__reserve((void **)&buf, &cap, 0, 1, 1, ud) != CTXPROF_OK)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
@@ -2775,7 +2801,8 @@ CTXPROF__PRIV long ctxprof__read_full(int fd, unsigned char *p, size_t len)
    payload is read; then exactly the announced payload, and one byte more
    to see that the input ends there. From a pipe the buffer grows with
    what arrives, so a false length costs no more memory than the data
-   sent. The caller then checks the whole image with ctxprof__blob_open. */
+   sent. The caller then checks the whole image with ctxprof__blob_open.
+   "-" is standard input, which is left open (see ctxprof__read_file). */
 CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char **out, size_t *size,
                                      ctxprof_error *err)
 {
@@ -2785,12 +2812,13 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
     const char *more = "";
     struct stat sb;
     long n;
-    int fd, e = 0, reg, rc = CTXPROF_OK;
+    int fd, e = 0, reg, huge, is_stdin, rc = CTXPROF_OK;
     *out = NULL;
     *size = 0;
     if (!path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "no file name");
-    fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    is_stdin = strcmp(path, "-") == 0;
+    fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ctxprof__fail(err, CTXPROF_ERR_SYS, errno, "%s", path);
     n = ctxprof__read_full(fd, hdr, sizeof hdr);
@@ -2810,9 +2838,10 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
     have = plen;
     if (reg) /* the size check of blob_open, before anything is allocated */
         have = sb.st_size >= (off_t)sizeof hdr ? (uint64_t)sb.st_size - sizeof hdr : 0;
-    if (plen > (uint64_t)(SIZE_MAX / 2 - sizeof hdr))
-        have = 0;
-    if (have == plen) {
+    /* a length no buffer can hold: refused unread (with the real size of a
+       regular file in the message, else with the length alone) */
+    huge = plen > (uint64_t)(SIZE_MAX / 2 - sizeof hdr);
+    if (have == plen && !huge) {
         cap = reg || plen < 65536 ? (size_t)plen : 65536;
         for (;;) {
             unsigned char *nb = (unsigned char *)ctxprof__alloc(sizeof hdr + cap, 1, ud);
@@ -2841,13 +2870,17 @@ CTXPROF__PRIV int ctxprof__blob_read(const char *path, void *ud, unsigned char *
     }
     if (e)
         rc = ctxprof__fail(err, CTXPROF_ERR_SYS, e, "%s: read failed", path);
+    else if (huge && (!reg || have == plen))
+        rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
+                           "%s: header says the payload is %llu bytes, more than can be read", path,
+                           (unsigned long long)plen);
     else if (have != plen)
         rc = ctxprof__fail(err, CTXPROF_ERR_CORRUPT, 0,
                            "%s: payload is %s%llu bytes, header says %llu (%s)", path, more,
                            (unsigned long long)have, (unsigned long long)plen,
                            have < plen ? "truncated?" : "data after it");
 done:
-    if (fd)
+    if (!is_stdin)
         close(fd);
     if (rc) {
         ctxprof__free(buf, ud);
@@ -4080,24 +4113,74 @@ CTXPROF_DEF double ctxprof_pcc_expected_conflicts(double n, unsigned bits)
 
 /* ---- pcc: the open-addressing table ---- */
 
-/* The set's symbol table, loaded on the first report and again after an
-   object was loaded or unloaded (dlopen, dlclose), outside the lock: a
-   thread that loses the race frees its copy. A replaced table stays until
-   the set is freed, since another report may still read it. NULL if none
+/* The set's symbol table, loaded on the first report, outside the lock: a
+   thread that loses the race frees its copy. After a dlopen or dlclose
+   (the dynamic linker's count of loads and unloads moved) it is read again
+   only if the loaded objects differ from those it was read from: a
+   library loaded and unloaded again between two reports (a plugin probed,
+   a dlopen/dlclose per request) costs no new table. A replaced table hangs
+   on `older` of the current one, counted in retired_bytes, until
+   ctxprof_pcc_set_reclaim (another report may still read it: the same
+   quiescence rule as for retired context tables) or deinit. NULL if none
    can be read. */
 typedef struct ctxprof__pcc_syms {
     ctxprof_symtab st;
+    uint64_t changes; /* dl count at which the objects were last seen as read (atomic) */
+    uint64_t objects; /* ctxprof__pcc_objects() when read */
     struct ctxprof__pcc_syms *older;
 } ctxprof__pcc_syms;
 
-CTXPROF__PRIV void ctxprof__pcc_syms_free(ctxprof__pcc_syms *y, void *ud)
+/* Bytes of a symbol table, as retired_bytes counts them. */
+CTXPROF__PRIV uint64_t ctxprof__pcc_syms_bytes(const ctxprof__pcc_syms *y)
 {
+    return (uint64_t)sizeof *y + (uint64_t)y->st.syms_cap * sizeof(struct ctxprof__sym) +
+           (uint64_t)y->st.objs_cap * sizeof(struct ctxprof__symobj) + (uint64_t)y->st.names_cap;
+}
+
+/* Frees a chain of symbol tables; returns their bytes. */
+CTXPROF__PRIV size_t ctxprof__pcc_syms_free(ctxprof__pcc_syms *y, void *ud)
+{
+    size_t bytes = 0;
     while (y) {
         ctxprof__pcc_syms *older = y->older;
+        bytes += (size_t)ctxprof__pcc_syms_bytes(y);
         ctxprof_symtab_deinit(&y->st);
         ctxprof__free(y, ud);
         y = older;
     }
+    return bytes;
+}
+
+#if defined(CTXPROF__HAVE_SYMTAB)
+CTXPROF__PRIV int ctxprof__pcc_object_hash(struct ctxprof__dl_info *in, size_t size, void *data)
+{
+    uint64_t *h = (uint64_t *)data;
+    ctxprof__loadobj o;
+    unsigned i;
+    if (size < sizeof *in)
+        return 0;
+    *h = ctxprof_mix64(*h ^ (uint64_t)in->addr);
+    if (in->name)
+        *h = ctxprof_hash_bytes(in->name, strlen(in->name), *h);
+    for (i = 0; i < in->phnum; i++)
+        if (in->phdr[i].type == 1) /* PT_LOAD */
+            *h = ctxprof_mix64(*h ^ in->phdr[i].vaddr ^ ctxprof_mix64(in->phdr[i].memsz));
+    o.build_id_len = 0;
+    ctxprof__symtab_build_id(&o, in);
+    *h = ctxprof_hash_bytes(o.build_id, o.build_id_len, *h);
+    return 0;
+}
+#endif
+
+/* A hash of the loaded objects: each one's load address, name, segments
+   and build id (what the symbol table depends on; reads no file). */
+CTXPROF__PRIV uint64_t ctxprof__pcc_objects(void)
+{
+    uint64_t h = 0x6A09E667F3BCC908u;
+#if defined(CTXPROF__HAVE_SYMTAB)
+    ctxprof__dl_iterate_phdr(ctxprof__pcc_object_hash, &h);
+#endif
+    return h;
 }
 
 CTXPROF__PRIV const ctxprof_symtab *ctxprof__pcc_symbols(ctxprof_pcc_set *set)
@@ -4105,22 +4188,35 @@ CTXPROF__PRIV const ctxprof_symtab *ctxprof__pcc_symbols(ctxprof_pcc_set *set)
     ctxprof__pcc_syms *cur = (ctxprof__pcc_syms *)__atomic_load_n(&set->symtab, __ATOMIC_ACQUIRE);
     ctxprof__pcc_syms *y;
     void *expected = cur;
-    uint64_t now = ctxprof__dl_changes();
-    if (cur && (now == UINT64_MAX || now == cur->st.dl_changes)) /* (unknown: kept) */
+    uint64_t now = ctxprof__dl_changes(), objects;
+    if (cur && (now == UINT64_MAX || now == __atomic_load_n(&cur->changes, __ATOMIC_RELAXED)))
+        return cur->st.count ? &cur->st : NULL; /* (unknown: kept) */
+    /* read after the count: a change after it shows at the next report */
+    objects = ctxprof__pcc_objects();
+    if (cur && objects == cur->objects) { /* loaded and unloaded again: still right */
+        __atomic_store_n(&cur->changes, now, __ATOMIC_RELAXED);
         return cur->st.count ? &cur->st : NULL;
+    }
     y = (ctxprof__pcc_syms *)ctxprof__zalloc(1, sizeof *y, set->desc.alloc_user);
     if (!y)
         return cur && cur->st.count ? &cur->st : NULL;
+    /* objects from before the table's walk: a change in between makes
+       them differ next time, and the table is read again (never kept
+       stale) */
     if (ctxprof_symtab_init(&y->st, NULL) != CTXPROF_OK) {
         memset(&y->st, 0, sizeof y->st); /* remembered as "no symbols" */
         y->st.dl_changes = now;
     }
+    y->changes = y->st.dl_changes;
+    y->objects = objects;
     y->older = cur;
     if (!__atomic_compare_exchange_n(&set->symtab, &expected, (void *)y, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
         y->older = NULL;
         ctxprof__pcc_syms_free(y, set->desc.alloc_user);
         y = (ctxprof__pcc_syms *)expected;
+    } else if (cur) {
+        __atomic_add_fetch(&set->retired_bytes, ctxprof__pcc_syms_bytes(cur), __ATOMIC_RELAXED);
     }
     return y->st.count ? &y->st : NULL;
 }
@@ -4131,32 +4227,73 @@ CTXPROF__PRIV void ctxprof__pcc_symtab_free(ctxprof_pcc_set *set)
     set->symtab = NULL;
 }
 
-/* Renders frames one per line: "#i 0xADDR function+0xOFF (object)". A
-   return address points after the call, so it is looked up at addr - 1. */
-CTXPROF__PRIV void ctxprof__pcc_symbolize(ctxprof_pcc_set *set, void *const *frames, size_t n,
-                                          char *out, size_t cap)
+/* A C++ name as source spells it, whole (a template's runs to kilobytes),
+   from the C++ runtime's allocator (release with free); NULL for a name that
+   is not mangled or without a demangler. */
+CTXPROF__PRIV char *ctxprof__pcc_demangle(const char *name)
+{
+    char *d;
+    int status = -1;
+    if (name[0] != '_' || name[1] != 'Z' || !CTXPROF__HAVE_DEMANGLER())
+        return NULL;
+    d = ctxprof__cxa_demangle(name, NULL, NULL, &status);
+    if (d && status != 0) {
+        free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+/* Renders frames one per line: "#i 0xADDR function+0xOFF (object)\n". The
+   text grows to fit, so every frame gets its whole line; a name longer than
+   CTXPROF__PCC_NAME_MAX (a C++ template's demangled name runs to tens of
+   kilobytes) is cut and ends in "...", so a report stays readable and its
+   text bounded. A return address points after the call, so it is looked
+   up at addr - 1. Returns a string from CTXPROF_MALLOC, or NULL when out
+   of memory. */
+#define CTXPROF__PCC_NAME_MAX 1024
+CTXPROF__PRIV char *ctxprof__pcc_symbolize(ctxprof_pcc_set *set, void *const *frames, size_t n)
 {
     const ctxprof_symtab *st = ctxprof__pcc_symbols(set);
-    size_t i, used = 0;
+    void *ud = set->desc.alloc_user;
+    size_t i, used = 0, cap = 0;
+    char *out = NULL;
+    if (ctxprof__reserve((void **)&out, &cap, 0, 64 + n * 128, 1, ud) != CTXPROF_OK)
+        return NULL;
     out[0] = '\0';
-    for (i = 0; i < n && used + 1 < cap; i++) {
+    for (i = 0; i < n; i++) {
         uintptr_t pc = (uintptr_t)frames[i], off = 0;
         const char *obj = NULL, *fn = st && pc ? ctxprof_symtab_lookup(st, pc - 1, &off, &obj) : NULL;
         const char *base = obj ? strrchr(obj, '/') : NULL;
-        char dm[512];
-        int w;
-        if (fn)
-            fn = ctxprof_demangle(fn, dm, sizeof dm);
-        if (fn)
-            w = snprintf(out + used, cap - used, "#%zu 0x%lx %s+0x%lx (%s)\n", i,
-                         (unsigned long)pc, fn, (unsigned long)(off + 1),
-                         base ? base + 1 : obj ? obj : "?");
-        else
-            w = snprintf(out + used, cap - used, "#%zu 0x%lx ?\n", i, (unsigned long)pc);
-        if (w < 0)
+        char *dm = fn ? ctxprof__pcc_demangle(fn) : NULL;
+        const char *name = dm ? dm : fn;
+        size_t len = name ? strlen(name) : 0;
+        int keep = (int)(len > CTXPROF__PCC_NAME_MAX ? CTXPROF__PCC_NAME_MAX - 3 : len), w;
+        for (;;) { /* at most twice: the second time the line fits */
+            if (name)
+                w = snprintf(out + used, cap - used, "#%zu 0x%lx %.*s%s+0x%lx (%s)\n", i,
+                             (unsigned long)pc, keep, name,
+                             len > CTXPROF__PCC_NAME_MAX ? "..." : "", (unsigned long)(off + 1),
+                             base ? base + 1 : obj ? obj : "?");
+            else
+                w = snprintf(out + used, cap - used, "#%zu 0x%lx ?\n", i, (unsigned long)pc);
+            if (w < 0 || (size_t)w < cap - used)
+                break;
+            if (ctxprof__reserve((void **)&out, &cap, used, used + (size_t)w + 1, 1, ud) !=
+                CTXPROF_OK) {
+                free(dm);
+                ctxprof__free(out, ud);
+                return NULL;
+            }
+        }
+        free(dm);
+        if (w < 0) {
+            out[used] = '\0';
             break;
+        }
         used += (size_t)w;
     }
+    return out;
 }
 
 CTXPROF__PRIV size_t ctxprof__pcc_probe(const ctxprof__pcc_table *t, ctxprof_ctx v)
@@ -4174,7 +4311,7 @@ CTXPROF__PRIV size_t ctxprof__pcc_probe(const ctxprof__pcc_table *t, ctxprof_ctx
 /* The table of every empty set: probing it finds nothing, and it is never
    written (the first insert replaces it), freed or retired. */
 static ctxprof_ctx ctxprof__pcc_empty_slot;
-static ctxprof__pcc_table ctxprof__pcc_empty = {&ctxprof__pcc_empty_slot, 0, 0, 0, NULL};
+static ctxprof__pcc_table ctxprof__pcc_empty = {&ctxprof__pcc_empty_slot, 0, 0, 0, NULL, 0};
 
 CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, void *ud)
 {
@@ -4188,6 +4325,7 @@ CTXPROF__PRIV int ctxprof__pcc_table_alloc(ctxprof__pcc_table *t, size_t want, v
     t->count = 0;
     t->has_zero = 0;
     t->retired = NULL;
+    t->gen = 0; /* set when published */
     return CTXPROF_OK;
 }
 
@@ -4294,12 +4432,13 @@ CTXPROF__PRIV int ctxprof__pcc_publish(ctxprof_pcc_set *set, ctxprof__pcc_table 
         return CTXPROF_ERR_NOMEM;
     *nt = *fresh;
     nt->retired = NULL;
+    nt->gen = old->gen + 1;
     __atomic_store_n(where, nt, __ATOMIC_RELEASE);
     if (old != &ctxprof__pcc_empty) {
         old->retired = set->retired;
         set->retired = old;
-        __atomic_store_n(&set->retired_bytes, set->retired_bytes + ctxprof__pcc_table_bytes(old),
-                         __ATOMIC_RELAXED);
+        /* an add: reports retire symbol tables without the lock */
+        __atomic_add_fetch(&set->retired_bytes, ctxprof__pcc_table_bytes(old), __ATOMIC_RELAXED);
     }
     return CTXPROF_OK;
 }
@@ -4419,12 +4558,19 @@ CTXPROF__PRIV int ctxprof__pcc_uninit(ctxprof_pcc_set *set)
 CTXPROF_DEF size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set)
 {
     ctxprof__pcc_table *chain;
+    ctxprof__pcc_syms *syms, *old_syms = NULL;
     ctxprof__pcc_lock(set);
     chain = set->retired;
     set->retired = NULL;
+    syms = (ctxprof__pcc_syms *)__atomic_load_n(&set->symtab, __ATOMIC_ACQUIRE);
+    if (syms) {
+        old_syms = syms->older;
+        syms->older = NULL;
+    }
     __atomic_store_n(&set->retired_bytes, 0, __ATOMIC_RELAXED);
     ctxprof__pcc_unlock(set);
-    return ctxprof__pcc_free_chain(chain, set->desc.alloc_user);
+    return ctxprof__pcc_free_chain(chain, set->desc.alloc_user) +
+           ctxprof__pcc_syms_free(old_syms, set->desc.alloc_user);
 }
 
 CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
@@ -4458,24 +4604,44 @@ CTXPROF_DEF int ctxprof_pcc_set_add(ctxprof_pcc_set *set, ctxprof_ctx v)
     return r;
 }
 
+/* The iteration cursor: 0 at the start, else the low bits of the walked
+   table's generation above the next slot + 1:
+
+       | gen mod 2^(width - CTXPROF__PCC_POS_BITS) | slot + 1 (POS_BITS) |
+
+   A table cannot have 2^POS_BITS slots: it would fill the address space. */
+#if SIZE_MAX > 0xFFFFFFFFu
+#define CTXPROF__PCC_POS_BITS 40
+#else
+#define CTXPROF__PCC_POS_BITS 30
+#endif
+
 CTXPROF_DEF int ctxprof_pcc_set_next(const ctxprof_pcc_set *set, size_t *pos, ctxprof_ctx *out)
 {
     const ctxprof__pcc_table *t = ctxprof__pcc_cur(set);
-    if (*pos == 0) {
-        *pos = 1;
+    const size_t low = ((size_t)1 << CTXPROF__PCC_POS_BITS) - 1;
+    const size_t gen = (size_t)(t->gen << CTXPROF__PCC_POS_BITS);
+    size_t i = *pos & low;
+    if ((*pos & ~low) != gen)
+        i = 0; /* the table was replaced since the last call: start over */
+    if (i == 0) {
+        i = 1;
         if (__atomic_load_n(&t->has_zero, __ATOMIC_ACQUIRE)) {
+            *pos = gen | i;
             *out = 0;
             return 1;
         }
     }
-    while (*pos - 1 <= t->mask) {
-        ctxprof_ctx v = __atomic_load_n(&t->slots[*pos - 1], __ATOMIC_ACQUIRE);
-        (*pos)++;
+    while (i - 1 <= t->mask) {
+        ctxprof_ctx v = __atomic_load_n(&t->slots[i - 1], __ATOMIC_ACQUIRE);
+        i++;
         if (v) {
+            *pos = gen | i;
             *out = v;
             return 1;
         }
     }
+    *pos = gen | i;
     return 0;
 }
 
@@ -4557,8 +4723,7 @@ CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, c
 {
     void *frames[64 + 4];
     int n = ctxprof__backtrace(frames, (int)set->desc.backtrace_depth + 4), skip = 0, i;
-    size_t cap = 64 + (size_t)(n > 0 ? n : 0) * 256;
-    char *text = (char *)ctxprof__alloc(cap, 1, set->desc.alloc_user);
+    char *text;
     ctxprof_pcc_report r;
     /* Start at the frame that called the check: the slow path's return
        address (sanitizer interceptors add frames of their own). */
@@ -4576,12 +4741,8 @@ CTXPROF__PRIV CTXPROF__NOINLINE void ctxprof__pcc_report(ctxprof_pcc_set *set, c
     if (r.nframes > set->desc.backtrace_depth)
         r.nframes = set->desc.backtrace_depth;
     r.index = index;
-    if (text) {
-        ctxprof__pcc_symbolize(set, r.frames, r.nframes, text, cap);
-        r.backtrace = text;
-    } else {
-        r.backtrace = "(out of memory for the backtrace)";
-    }
+    text = ctxprof__pcc_symbolize(set, r.frames, r.nframes);
+    r.backtrace = text ? text : "(out of memory for the backtrace)";
     set->desc.report(set->desc.report_user, &r);
     ctxprof__free(text, set->desc.alloc_user);
 }
@@ -4659,6 +4820,11 @@ CTXPROF_DEF int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *pa
         if (f->values[i] <= f->values[i - 1])
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: values not sorted and unique",
                                  path);
+    /* sorted: only the last can be too wide (cut, it would be another value) */
+    if (width == 4 && f->count && f->values[f->count - 1] > 0xFFFFFFFFu)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "%s: value %#llx does not fit in 32 bits (bits = 32)", path,
+                             (unsigned long long)f->values[f->count - 1]);
     if (f->count > (SIZE_MAX - CTXPROF__BLOB_HDR) / width)
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: too many values", path);
     img = (unsigned char *)ctxprof__alloc(CTXPROF__BLOB_HDR + f->count * width, 1, f->alloc_user);
@@ -4672,7 +4838,7 @@ CTXPROF_DEF int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *pa
     params[2] = f->site_version;
     params[3] = f->count;
     ctxprof__blob_seal(img, CTXPROF__KIND_PCC_SET, params, f->count * width);
-    st = ctxprof__write_file_atomic(path, img, CTXPROF__BLOB_HDR + f->count * width, err);
+    st = ctxprof__write_out(path, img, CTXPROF__BLOB_HDR + f->count * width, err);
     ctxprof__free(img, f->alloc_user);
     return st;
 }

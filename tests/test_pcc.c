@@ -248,6 +248,115 @@ static void pcc_dl_reports(void)
     ctxprof_pcc_set_deinit(&pcc_dl_set);
 }
 
+/* A library that dlopen loads and dlclose unloads again (not loaded now,
+   not kept): its name, or NULL when there is none here. */
+static const char *pcc_unloadable_lib(void)
+{
+    static const char *const libs[] = {"libz.so.1", "libBrokenLocale.so.1", "libthread_db.so.1",
+                                       "libanl.so.1"};
+    size_t k;
+    for (k = 0; k < sizeof libs / sizeof libs[0]; k++) {
+        void *h = dlopen(libs[k], RTLD_NOW | RTLD_NOLOAD);
+        if (h) { /* loaded already */
+            dlclose(h);
+            continue;
+        }
+        if (!(h = dlopen(libs[k], RTLD_NOW)))
+            continue;
+        dlclose(h);
+        if ((h = dlopen(libs[k], RTLD_NOW | RTLD_NOLOAD)) != NULL) { /* kept */
+            dlclose(h);
+            continue;
+        }
+        return libs[k];
+    }
+    return NULL;
+}
+
+/* Symbol tables a set holds: the current one and those it replaced. */
+static size_t pcc_syms_held(const ctxprof_pcc_set *s)
+{
+    const ctxprof__pcc_syms *y = (const ctxprof__pcc_syms *)s->symtab;
+    size_t n = 0;
+    for (; y; y = y->older)
+        n++;
+    return n;
+}
+
+static unsigned pcc_syms_calls;
+static void pcc_syms_report(void *user, const ctxprof_pcc_report *r)
+{
+    (void)user;
+    pcc_syms_calls++;
+    snprintf(pcc_dl_bt, sizeof pcc_dl_bt, "%s", r->backtrace);
+}
+
+/* A checker that reports new contexts while libraries come and go: each
+   report after a dlopen/dlclose read a new symbol table and kept the old
+   one until deinit (about 128 KiB a report), which neither reclaim nor
+   retired_bytes saw. A library loaded and unloaded again between reports
+   costs no new table now; the tables replaced when the objects did change
+   are counted in retired_bytes and freed by reclaim. */
+static void pcc_report_symbols_bounded(void)
+{
+    const char *lib = pcc_unloadable_lib();
+    ctxprof_pcc_set s;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_pcc_stats st;
+    const void *first;
+    uint64_t before;
+    void *h = NULL;
+    size_t freed;
+    int i;
+    if (!lib)
+        SKIP("no library here that dlopen loads and dlclose unloads");
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    desc.report = pcc_syms_report;
+    desc.reports_per_sec = 1000000;
+    pcc_syms_calls = 0;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_OK);
+    ctxprof_pcc_set_check(&s, 1, CTXPROF_PCC_LOC);
+    first = s.symtab;
+    REQUIRE(first != NULL);
+    /* loaded and unloaded between two reports: the same objects */
+    for (i = 0; i < 50; i++) {
+        h = dlopen(lib, RTLD_NOW);
+        REQUIRE(h != NULL);
+        dlclose(h);
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)(100 + i), CTXPROF_PCC_LOC);
+    }
+    CHECK_EQ(pcc_syms_calls, 51);
+    CHECK(s.symtab == first);
+    CHECK_EQ(pcc_syms_held(&s), 1);
+    ctxprof_pcc_set_stats(&s, &st);
+    before = st.retired_bytes; /* the reported values' tables that grew */
+    /* loaded for one report, unloaded for the next: a table each time */
+    for (i = 0; i < 10; i++) {
+        if (i % 2 == 0) {
+            h = dlopen(lib, RTLD_NOW);
+            REQUIRE(h != NULL);
+        } else {
+            dlclose(h);
+        }
+        ctxprof_pcc_set_check(&s, (ctxprof_ctx)(200 + i), CTXPROF_PCC_LOC);
+    }
+    CHECK_EQ(pcc_syms_calls, 61);
+    CHECK_EQ(pcc_syms_held(&s), 11);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_GE(st.retired_bytes, before + 10 * (sizeof(ctxprof__pcc_syms) + 1000));
+    freed = ctxprof_pcc_set_reclaim(&s);
+    CHECK_EQ(freed, st.retired_bytes);
+    CHECK_EQ(pcc_syms_held(&s), 1);
+    ctxprof_pcc_set_stats(&s, &st);
+    CHECK_EQ(st.retired_bytes, 0);
+    /* the table kept still names the frames */
+    pcc_dl_bt[0] = '\0';
+    ctxprof_pcc_set_check(&s, 300, CTXPROF_PCC_LOC);
+    CHECK_CONTAINS(pcc_dl_bt, " pcc_report_symbols_bounded+0x");
+    ctxprof_pcc_set_deinit(&s);
+}
+
 /* Two builds from different directories (different __FILE__ paths), each
    run as its own PIE process under ASLR, print the same ids, and so does a
    build by the other compiler; a different seed gives different ids. */
@@ -1141,6 +1250,98 @@ static void pcc_report_once(void)
     pthread_mutex_destroy(&rep.mu);
 }
 
+/* Functions with names of 400 and 1600 characters (C++ template names run
+   longer still): a report's text held 256 bytes a frame, so it was cut in
+   the middle of a line and lost the outer frames while nframes claimed
+   them all. Every frame gets its whole line now; a name over 1024
+   characters is cut to end in "...". */
+#define PCC_CAT(a, b) a##b
+#define PCC_XCAT(a, b) PCC_CAT(a, b)
+#define PCC_STR(a) #a
+#define PCC_XSTR(a) PCC_STR(a)
+#define PCC_N50 abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOPQRSTUVW
+#define PCC_N100 PCC_XCAT(PCC_N50, PCC_N50)
+#define PCC_N200 PCC_XCAT(PCC_N100, PCC_N100)
+#define PCC_N400 PCC_XCAT(PCC_N200, PCC_N200)
+#define PCC_N800 PCC_XCAT(PCC_N400, PCC_N400)
+#define PCC_N1600 PCC_XCAT(PCC_N800, PCC_N800)
+#define PCC_LONG(k) PCC_XCAT(pcc_long_##k##_, PCC_N400)
+#define PCC_HUGE PCC_XCAT(pcc_huge_, PCC_N1600)
+
+static ctxprof_pcc_set pcc_long_set;
+static char *pcc_long_bt;
+static size_t pcc_long_nframes;
+
+static void pcc_long_report(void *user, const ctxprof_pcc_report *r)
+{
+    (void)user;
+    free(pcc_long_bt);
+    pcc_long_bt = strdup(r->backtrace);
+    pcc_long_nframes = r->nframes;
+}
+
+static __attribute__((noinline)) void PCC_HUGE(void)
+{
+    ctxprof_pcc_set_check(&pcc_long_set, 4242, CTXPROF_PCC_LOC);
+    __asm__ volatile("");
+}
+#define PCC_LONG_FN(k, callee)                                                                     \
+    static __attribute__((noinline)) void PCC_LONG(k)(void)                                        \
+    {                                                                                              \
+        callee();                                                                                  \
+        __asm__ volatile("");                                                                      \
+    }
+PCC_LONG_FN(7, PCC_HUGE)
+PCC_LONG_FN(6, PCC_LONG(7))
+PCC_LONG_FN(5, PCC_LONG(6))
+PCC_LONG_FN(4, PCC_LONG(5))
+PCC_LONG_FN(3, PCC_LONG(4))
+PCC_LONG_FN(2, PCC_LONG(3))
+PCC_LONG_FN(1, PCC_LONG(2))
+PCC_LONG_FN(0, PCC_LONG(1))
+
+static void pcc_report_long_names(void)
+{
+    static const char *const names[8] = {
+        PCC_XSTR(PCC_LONG(0)), PCC_XSTR(PCC_LONG(1)), PCC_XSTR(PCC_LONG(2)), PCC_XSTR(PCC_LONG(3)),
+        PCC_XSTR(PCC_LONG(4)), PCC_XSTR(PCC_LONG(5)), PCC_XSTR(PCC_LONG(6)), PCC_XSTR(PCC_LONG(7))};
+    const char *huge = PCC_XSTR(PCC_HUGE), *p, *prev;
+    char want[1100];
+    ctxprof_pcc_set_desc desc;
+    size_t lines = 0, len, k;
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_CHECK;
+    desc.report = pcc_long_report;
+    REQUIRE_EQ(strlen(huge), 1609);
+    REQUIRE_EQ(ctxprof_pcc_set_init(&pcc_long_set, &desc), CTXPROF_OK);
+    PCC_LONG(0)();
+    ctxprof_pcc_set_deinit(&pcc_long_set);
+    REQUIRE(pcc_long_bt != NULL);
+    len = strlen(pcc_long_bt);
+    for (p = pcc_long_bt; *p; p++)
+        lines += *p == '\n';
+    CHECK_EQ(lines, pcc_long_nframes);
+    CHECK_GE(pcc_long_nframes, 10);
+    CHECK(len > 0 && pcc_long_bt[len - 1] == '\n');
+    /* innermost first: the huge name cut, then the chain outward, then the
+       case itself */
+    snprintf(want, sizeof want, "#0 0x");
+    CHECK(strncmp(pcc_long_bt, want, strlen(want)) == 0);
+    snprintf(want, sizeof want, " %.1021s...+0x", huge);
+    prev = strstr(pcc_long_bt, want);
+    CHECK(prev != NULL);
+    for (k = 8; prev && k-- > 0;) {
+        snprintf(want, sizeof want, " %s+0x", names[k]);
+        p = strstr(pcc_long_bt, want);
+        CHECK(p != NULL && p > prev);
+        prev = p;
+    }
+    p = strstr(pcc_long_bt, " pcc_report_long_names+0x");
+    CHECK(p != NULL && prev && p > prev);
+    free(pcc_long_bt);
+    pcc_long_bt = NULL;
+}
+
 /* In a forked child that holds the set's lock as a loader or a reporter
    would: checks of a trained context, and of new contexts (one of them 0)
    that were reported before, answer without the lock. A check that took
@@ -1515,6 +1716,73 @@ static void pcc_set_fill(ctxprof_pcc_set *set, uint64_t seed, int n, int zero)
         ctxprof_pcc_set_add(set, 0);
 }
 
+/* ctxprof_pcc_set_next across a replacement of the table (growth by an
+   add, a load): the walk went on in the new table at the old position, so
+   values present all along were skipped or returned twice. It starts over
+   on the new table now: after the change, every value of the set comes
+   exactly once, so none present throughout is missed. */
+static void pcc_set_next_growth(void)
+{
+    static const size_t at[4] = {0, 1, 15, 29};
+    char path[512];
+    size_t a;
+    snprintf(path, sizeof path, "%s/next.set", ctxprof_test_tmpdir());
+    for (a = 0; a < 5; a++) {
+        ctxprof_pcc_set s, f;
+        ctxprof_pcc_set_desc desc;
+        ctxprof_ctx v, vals[71];
+        unsigned char after[71];
+        size_t pos = 0, k = 0, n = 30, i, missed = 0, twice = 0, stray = 0;
+        memset(&desc, 0, sizeof desc);
+        desc.expected = 16; /* 64 slots: 30 values fit, 70 make it grow */
+        REQUIRE_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_OK);
+        for (i = 0; i < 30; i++)
+            ctxprof_pcc_set_add(&s, vals[i] = (ctxprof_ctx)ctxprof_mix64(i + 1));
+        if (a == 4) { /* a load: other values, the same zero */
+            pcc_set_fill(&f, 77, 40, 1);
+            REQUIRE_EQ(ctxprof_pcc_set_save(&f, path), CTXPROF_OK);
+            ctxprof_pcc_set_add(&s, 0);
+        }
+        memset(after, 0, sizeof after);
+        while (ctxprof_pcc_set_next(&s, &pos, &v)) {
+            int found = 0;
+            if (k > (a < 4 ? at[a] : 10)) {
+                for (i = 0; i < n; i++)
+                    if (vals[i] == v) {
+                        after[i]++;
+                        found = 1;
+                    }
+                stray += !found;
+            }
+            if (k++ == (a < 4 ? at[a] : 10)) {
+                if (a < 4) {
+                    for (i = 30; i < 70; i++)
+                        ctxprof_pcc_set_add(&s, vals[i] = (ctxprof_ctx)ctxprof_mix64(i + 1000));
+                    n = 70;
+                } else {
+                    size_t p2 = 0;
+                    REQUIRE_EQ(ctxprof_pcc_set_load(&s, path), CTXPROF_OK);
+                    for (n = 0; n < 71 && ctxprof_pcc_set_next(&f, &p2, &v); n++)
+                        vals[n] = v;
+                    REQUIRE_EQ(n, 41);
+                }
+            }
+            REQUIRE(k < 1000);
+        }
+        for (i = 0; i < n; i++) {
+            missed += after[i] == 0;
+            twice += after[i] > 1;
+        }
+        CHECK_EQ(missed, 0);
+        CHECK_EQ(twice, 0);
+        CHECK_EQ(stray, 0);
+        CHECK_EQ(k, (a < 4 ? at[a] : 10) + 1 + n);
+        ctxprof_pcc_set_deinit(&s);
+        if (a == 4)
+            ctxprof_pcc_set_deinit(&f);
+    }
+}
+
 /* Same contents as a reference set, value by value. */
 static int pcc_set_equal(const ctxprof_pcc_set *a, const ctxprof_pcc_set *b)
 {
@@ -1760,6 +2028,134 @@ static void pcc_set_bad_files(void)
     ctxprof_pcc_set_deinit(&ref);
 }
 
+/* A 32-bit file cannot hold a value of 2^32 or more: the writer refuses it
+   (it cut such values: the file had other values, or was refused as out of
+   order) and writes nothing; values that fit go through. */
+static void pcc_file_write_bits32(void)
+{
+    uint64_t wide[2] = {0x100000005ull, 0x200000003ull}, one = 0xdeadbeef00000001ull;
+    uint64_t fit[2] = {5, 0xFFFFFFFFull};
+    ctxprof_pcc_file f, g;
+    ctxprof_error e;
+    char path[512];
+    snprintf(path, sizeof path, "%s/w32.set", ctxprof_test_tmpdir());
+    memset(&f, 0, sizeof f);
+    memset(&g, 0, sizeof g);
+    memset(&e, 0, sizeof e);
+    f.bits = 32;
+    f.site_version = 3;
+    f.count = 2;
+    f.values = wide;
+    CHECK_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_error_message(&e), "w32.set: value 0x200000003 does not fit in 32 bits");
+    CHECK_NE(access(path, F_OK), 0);
+    f.count = 1;
+    f.values = &one;
+    CHECK_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_error_message(&e), "0xdeadbeef00000001 does not fit");
+    CHECK_NE(access(path, F_OK), 0);
+    f.count = 2;
+    f.values = fit;
+    REQUIRE_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_file_read(&g, path, &e), CTXPROF_OK);
+    CHECK_EQ(g.bits, 32);
+    REQUIRE_EQ(g.count, 2);
+    CHECK_EQ(g.values[0], 5);
+    CHECK_EQ(g.values[1], 0xFFFFFFFFull);
+    ctxprof_pcc_file_free(&g);
+}
+
+/* With standard input closed (a daemon), the file a load opens gets fd 0:
+   it was taken for standard input and never closed. Every reader closes
+   what it opened, and still leaves a real standard input open. */
+static void pcc_set_load_fd0(void)
+{
+    ctxprof_pcc_set s, t;
+    ctxprof_pcc_file f;
+    ctxprof_error e;
+    char path[512], *text = NULL;
+    size_t len = 0;
+    int saved;
+    snprintf(path, sizeof path, "%s/fd0.set", ctxprof_test_tmpdir());
+    pcc_set_fill(&s, 41, 10, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&s, path), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_init(&t, NULL), CTXPROF_OK);
+    memset(&f, 0, sizeof f);
+    saved = dup(0); /* -1 if the tests run without standard input */
+    close(0);
+    CHECK_EQ(ctxprof_pcc_set_load(&t, path), CTXPROF_OK);
+    CHECK_EQ(fcntl(0, F_GETFD), -1); /* closed again */
+    CHECK_EQ(ctxprof_pcc_set_merge(&t, path), CTXPROF_OK);
+    CHECK_EQ(fcntl(0, F_GETFD), -1);
+    CHECK_EQ(ctxprof_pcc_file_read(&f, path, &e), CTXPROF_OK);
+    CHECK_EQ(fcntl(0, F_GETFD), -1);
+    CHECK_EQ(ctxprof_pcc_set_load(&t, "Makefile"), CTXPROF_ERR_CORRUPT); /* an error path */
+    CHECK_EQ(fcntl(0, F_GETFD), -1);
+    CHECK_EQ(ctxprof__read_file("Makefile", &text, &len, NULL, &e), CTXPROF_OK);
+    CHECK_EQ(fcntl(0, F_GETFD), -1);
+    free(text);
+    text = NULL;
+    /* "-" with standard input open: read, and left open */
+    close(0); /* (what a reader left open) */
+    CHECK_EQ(open(path, O_RDONLY), 0);
+    CHECK_EQ(ctxprof_pcc_set_load(&t, "-"), CTXPROF_OK);
+    CHECK_NE(fcntl(0, F_GETFD), -1);
+    CHECK_EQ(lseek(0, 0, SEEK_SET), 0);
+    CHECK_EQ(ctxprof__read_file("-", &text, &len, NULL, &e), CTXPROF_OK);
+    CHECK_NE(fcntl(0, F_GETFD), -1);
+    free(text);
+    if (saved >= 0) {
+        dup2(saved, 0);
+        close(saved);
+    } else {
+        close(0);
+    }
+    CHECK(pcc_set_equal(&t, &s));
+    CHECK_EQ(f.count, 10);
+    ctxprof_pcc_file_free(&f);
+    ctxprof_pcc_set_deinit(&s);
+    ctxprof_pcc_set_deinit(&t);
+}
+
+/* A header that announces a payload no buffer can hold: refused unread,
+   with the size the file really has (the message said 0 bytes), or from a
+   pipe with the announced length alone. */
+static void pcc_set_huge_length(void)
+{
+    ctxprof_pcc_set s;
+    ctxprof_pcc_file f;
+    ctxprof_error e;
+    char path[512], out[512], want[200];
+    unsigned char *img;
+    size_t len;
+    const char *d = ctxprof_test_tmpdir();
+    snprintf(path, sizeof path, "%s/huge.set", d);
+    snprintf(out, sizeof out, "%s/huge.out", d);
+    pcc_set_fill(&s, 42, 10, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&s, path), CTXPROF_OK);
+    img = ctxprof_test_slurp(path, &len);
+    REQUIRE(img != NULL);
+    REQUIRE_EQ(len, CTXPROF__BLOB_HDR + 80);
+    ctxprof__put64(img + 48, 0x7fffffffffffffffull);
+    REQUIRE_EQ(pcc_write_raw(path, img, len), 0);
+    memset(&f, 0, sizeof f);
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(ctxprof_pcc_file_read(&f, path, &e), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(ctxprof_error_message(&e),
+                   "huge.set: payload is 80 bytes, header says 9223372036854775807 (truncated?)");
+    CHECK_EQ(ctxprof_pcc_set_load(&s, path), CTXPROF_ERR_CORRUPT);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "payload is 80 bytes");
+    CHECK_EQ(ctxprof_pcc_set_count(&s), 10);
+    /* from a pipe: its size is unknown */
+    CHECK_EQ(ctxprof_test_sh("cat %s | build/ctxprof-set info - 2> %s", path, out), 1);
+    snprintf(want, sizeof want,
+             "ctxprof-set: -: header says the payload is 9223372036854775807 bytes, more than "
+             "can be read");
+    CHECK_EQ(ctxprof_test_sh("grep -qxF '%s' %s", want, out), 0);
+    free(img);
+    ctxprof_pcc_set_deinit(&s);
+}
+
 /* The ctxprof-set tool reports, merges and compares files as the library
    sees them; incompatible files are refused. */
 static void pcc_tool(void)
@@ -1882,6 +2278,64 @@ static void pcc_tool(void)
     ctxprof_pcc_set_deinit(&a);
     ctxprof_pcc_set_deinit(&b);
     ctxprof_pcc_set_deinit(&u);
+}
+
+/* "-" as an output is standard output, as it is standard input to the
+   readers and stdout to ctxprof-gen -o: ctxprof_pcc_set_save, and
+   ctxprof-set merge -o - (its summary then on standard error). Both made a
+   file named "-". */
+static void pcc_set_save_stdout(void)
+{
+    ctxprof_pcc_set a, b, back;
+    char pa[512], pb[512], po[512], err[512], dash[512], root[1024];
+    const char *d = ctxprof_test_tmpdir();
+    int saved, fd;
+    REQUIRE(getcwd(root, sizeof root) != NULL);
+    snprintf(pa, sizeof pa, "%s/sa.set", d);
+    snprintf(pb, sizeof pb, "%s/sb.set", d);
+    snprintf(po, sizeof po, "%s/sout.set", d);
+    snprintf(err, sizeof err, "%s/sout.err", d);
+    snprintf(dash, sizeof dash, "%s/-", d);
+    pcc_set_fill(&a, 51, 100, 1);
+    pcc_set_fill(&b, 52, 50, 0);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&a, pa), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_pcc_set_save(&b, pb), CTXPROF_OK);
+    /* the library, in a directory where a file "-" would land */
+    fflush(stdout);
+    saved = dup(1);
+    fd = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    close(fd);
+    if (chdir(d) == 0) {
+        CHECK_EQ(ctxprof_pcc_set_save(&a, "-"), CTXPROF_OK);
+        CHECK_EQ(chdir(root), 0);
+    }
+    dup2(saved, 1);
+    close(saved);
+    CHECK_NE(access(dash, F_OK), 0);
+    pcc_set_fill(&back, 53, 3, 0);
+    CHECK_EQ(ctxprof_pcc_set_load(&back, po), CTXPROF_OK);
+    CHECK(pcc_set_equal(&back, &a));
+    /* the tool: the union on stdout, the summary on stderr */
+    unlink(po);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/build/ctxprof-set merge -o - sa.set sb.set > sout.set "
+                             "2> sout.err",
+                             d, root),
+             0);
+    CHECK_NE(access(dash, F_OK), 0);
+    CHECK_EQ(ctxprof_pcc_set_merge(&a, pb), CTXPROF_OK);
+    CHECK_EQ(ctxprof_pcc_set_load(&back, po), CTXPROF_OK);
+    CHECK(pcc_set_equal(&back, &a));
+    CHECK_EQ(ctxprof_test_sh("grep -qx 'file=- contexts=%zu' %s", ctxprof_pcc_set_count(&a), err),
+             0);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s/build/ctxprof-set merge -o - sa.set > /dev/full 2> %s", d,
+                             root, err),
+             2);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'write failed: No space left on device' %s", err), 0);
+    ctxprof_pcc_set_deinit(&a);
+    ctxprof_pcc_set_deinit(&b);
+    ctxprof_pcc_set_deinit(&back);
 }
 
 /* The anomaly example: silent on normal input, exactly one report (with
@@ -2082,6 +2536,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_site_ids_across_builds", pcc_site_ids_across_builds},
     {"pcc_cxx", pcc_cxx},
     {"pcc_dl_reports", pcc_dl_reports},
+    {"pcc_report_symbols_bounded", pcc_report_symbols_bounded},
     {"pcc_site_ids_long_names", pcc_site_ids_long_names},
     {"pcc_site_folds", pcc_site_folds},
     {"pcc_call_site_floor", pcc_call_site_floor},
@@ -2095,9 +2550,11 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_conflicts", pcc_conflicts},
     {"pcc_set_basic", pcc_set_basic},
     {"pcc_set_capacity", pcc_set_capacity},
+    {"pcc_set_next_growth", pcc_set_next_growth},
     {"pcc_set_reclaim", pcc_set_reclaim},
     {"pcc_set_concurrent", pcc_set_concurrent},
     {"pcc_report_once", pcc_report_once},
+    {"pcc_report_long_names", pcc_report_long_names},
     {"pcc_check_new_lock_free", pcc_check_new_lock_free},
     {"pcc_fork_takes_over_lock", pcc_fork_takes_over_lock},
     {"pcc_zero_with_table", pcc_zero_with_table},
@@ -2105,7 +2562,11 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_report_rate_limit", pcc_report_rate_limit},
     {"pcc_set_files", pcc_set_files},
     {"pcc_set_bad_files", pcc_set_bad_files},
+    {"pcc_file_write_bits32", pcc_file_write_bits32},
+    {"pcc_set_load_fd0", pcc_set_load_fd0},
+    {"pcc_set_huge_length", pcc_set_huge_length},
     {"pcc_tool", pcc_tool},
+    {"pcc_set_save_stdout", pcc_set_save_stdout},
     {"pcc_example", pcc_example},
     {"pcc_bits32", pcc_bits32},
     {"pcc_robust_files", pcc_robust_files},

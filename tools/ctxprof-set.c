@@ -6,7 +6,8 @@
 
      ctxprof-set info FILE...             parameters, size and expected conflicts
      ctxprof-set list FILE                the values, one per line
-     ctxprof-set merge -o OUT IN...       OUT = union of the inputs (atomic write)
+     ctxprof-set merge -o OUT IN...       OUT = union of the inputs (atomic write;
+                                          "-": standard output)
      ctxprof-set diff A B [--list]        contexts only in A, only in B, in both
 
    Exit status: info, list, merge: 0 ok, 1 bad input, 2 usage or I/O error.
@@ -39,7 +40,8 @@ static const char details[] =
     "       expected_conflicts (E = n - m + m((m-1)/m)^n, m = 2^bits: values that\n"
     "       stand for two or more contexts, on average; Bond & McKinley 3.2)\n"
     "list   prints the values in hexadecimal, one per line, ascending\n"
-    "merge  writes the union of the inputs to OUT (temporary file + rename)\n"
+    "merge  writes the union of the inputs to OUT (temporary file + rename);\n"
+    "       OUT \"-\" is standard output, and the summary line goes to standard error\n"
     "diff   prints only_a only_b common; --list adds the values, one per line,\n"
     "       prefixed '<' (only in A) or '>' (only in B)\n"
     "\n"
@@ -191,7 +193,8 @@ static int cmd_merge(int argc, char **argv)
         ctxprof_pcc_file_free(&acc);
         return 2;
     }
-    printf("file=%s contexts=%zu\n", out, acc.count);
+    /* with -o -, standard output holds the set: the summary goes beside it */
+    fprintf(strcmp(out, "-") == 0 ? stderr : stdout, "file=%s contexts=%zu\n", out, acc.count);
     ctxprof_pcc_file_free(&acc);
     return 0;
 fail:
