@@ -119,6 +119,7 @@ $(eval $(call pcc_calls_rule,clang,$(CLANG),64,64))
 $(eval $(call pcc_calls_rule,clang,$(CLANG),32,32))
 $(eval $(call pcc_calls_rule,clang,$(CLANG),64,64site64,-DCTXPROF_SITE_BITS=64))
 BENCH_RUNS += bench/pcc_calls.sh
+BENCH_SMOKE += $(B)/bench/pcc_calls_gcc_64
 
 # Benchmark 2: query cost. The libunwind build exists when libunwind-dev does.
 PCC_QFLAGS := -O2 -gdwarf-4 -fno-omit-frame-pointer -fno-optimize-sibling-calls $(STRICT)
@@ -133,11 +134,13 @@ $(B)/bench/pcc_query_clang: bench/pcc_query.c bench/bench.h ctxprof.h
 	$(CLANG) -std=gnu11 $(PCC_QFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 ifeq ($(HAVE_LIBUNWIND),1)
 BENCHES += $(B)/bench/pcc_query_unwind
+BENCH_SMOKE += $(B)/bench/pcc_query_unwind
 $(B)/bench/pcc_query_unwind: bench/pcc_query.c bench/bench.h ctxprof.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PCC_QFLAGS) -DWITH_LIBUNWIND $< -o $@ $(LDFLAGS) -lunwind $(LDLIBS)
 endif
 BENCH_RUNS += bench/pcc_query.sh
+BENCH_SMOKE += $(B)/bench/pcc_query_gcc
 
 # ---- module: encodings (pcce, valence, ctxprof-gen) ----
 TOOLS += $(B)/ctxprof-gen
@@ -161,6 +164,8 @@ $(ENC_EX)/%: examples/encoders/%.c $(ENC_EX)/expr_ctx.h ctxprof.h
 # bench: generator speed, encoding lengths, per-call and query cost
 BENCHES += $(B)/bench/enc_synth $(B)/bench/enc_gen_speed $(B)/bench/enc_cost
 BENCH_RUNS += bench/enc_bench.sh
+# (enc_gen_speed's smoke run times the generator)
+BENCH_SMOKE += $(B)/bench/enc_synth $(B)/bench/enc_gen_speed $(B)/bench/enc_cost $(B)/ctxprof-gen
 
 $(B)/bench/enc_synth $(B)/bench/enc_gen_speed: $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
@@ -217,6 +222,7 @@ $(B)/bench/calc_func: examples/icpp/calc.c examples/icpp/step.h ctxprof.h
 BENCHES += $(B)/bench/icpp_bench $(B)/bench/icpp_train $(B)/examples/icpp/calc \
            $(B)/bench/calc_plain $(B)/bench/calc_func $(ENC_EX)/expr_ctx.h
 BENCH_RUNS += bench/icpp_bench.sh
+BENCH_SMOKE += $(B)/bench/icpp_bench $(B)/bench/icpp_train
 
 
 # ---- module: hcct ----
@@ -272,6 +278,7 @@ $(B)/bench/cparse_bench: bench/cparse_bench.c bench/hcct_bench.h bench/bench.h b
 	    $(B)/bench/cp_empty.o -o $@ $(LDFLAGS) $(LDLIBS)
 BENCHES += $(B)/bench/zipfwalk $(B)/bench/zw_layout $(B)/bench/cparse_bench
 BENCH_RUNS += bench/hcct.sh
+BENCH_SMOKE += $(B)/bench/zipfwalk $(B)/bench/zw_layout $(B)/bench/cparse_bench
 
 # examples/hotpaths: a C parser profiled through the hooks (only the parser
 # is compiled with -finstrument-functions; the library never is).
@@ -314,7 +321,7 @@ $(B)/bench/pebs_drain: bench/pebs_drain.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(PEBS_BFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 BENCH_RUNS += bench/pebs.sh
-BENCH_SMOKE += $(B)/bench/pebs_overhead
+BENCH_SMOKE += $(B)/bench/pebs_overhead $(B)/bench/pebs_drain
 
 # Examples: hotfuncs (any machine), and the ICPP example program (calc)
 # profiled by perf_event sampling when examples/icpp exists.
@@ -467,7 +474,7 @@ bench: $(BENCHES) $(TOOLS)
 	@set -e; for r in $(BENCH_RUNS); do echo; echo "==== bench: $$r ===="; sh $$r; done
 
 # The benchmarks of BENCH_SMOKE, each once with its smallest arguments
-# (bench/smoke.sh; a second or two): `make test` runs this, so a benchmark
+# (bench/smoke.sh; a few seconds): `make test` runs this, so a benchmark
 # that can no longer start fails the tests, not the end of `make bench`.
 bench-smoke: $(BENCH_SMOKE)
 	@B=$(B) sh bench/smoke.sh

@@ -7,6 +7,10 @@
                             (each encoding queried is first decoded and compared)
      enc_cost run V W N     one variant (plain pcc pcce valence hcce auto) of one
                             workload (acyclic fib) N times: for callgrind
+     enc_cost time|query --quick
+                            one round (query: of 10,000 queries), the smoke
+                            run of `make test`: the numbers mean nothing, the
+                            cross-checks run as always
 
    Workloads: "acyclic" calls outer() -> inner() (an acyclic call site whose
    PCCE constant is not zero), "fib" is fib(n) with both recursive calls
@@ -36,6 +40,8 @@
 #include "enc_cost.h"
 
 static volatile int bench_sink;
+/* --quick: one round */
+static int quick;
 static void (*probe)(uint32_t node); /* the cross-check's, at the callees; else NULL */
 
 int inner(int x)
@@ -201,12 +207,12 @@ static int cross_check(void)
 static int cmd_time(void)
 {
     enum { ROUNDS = 101, NV = 6 };
-    int w;
+    int w, rounds = quick ? 1 : ROUNDS;
     if (cross_check() != 0)
         return 1;
     printf("per-call cost, ns per instrumented call: median and min-max of %d rounds (variants "
            "alternated in each round); ratios are medians of the per-round ratios\n",
-           ROUNDS);
+           rounds);
     printf("%-9s %-8s %9s %13s %9s %9s\n", "workload", "variant", "ns/call", "min-max", "x plain",
            "x pcc");
     for (w = 0; w < 2; w++) {
@@ -216,21 +222,21 @@ static int cmd_time(void)
         calls = w ? fib_calls(24) * (double)n : (double)n;
         for (v = 0; v < NV; v++) /* warm up */
             run_one(v, w, n);
-        for (r = 0; r < ROUNDS; r++)
+        for (r = 0; r < rounds; r++)
             for (v = 0; v < NV; v++) {
                 int u = (v + r) % NV; /* a different order each round */
                 t[u][r] = run_one(u, w, n) / calls;
             }
-        for (r = 0; r < ROUNDS; r++)
+        for (r = 0; r < rounds; r++)
             for (v = 0; v < NV; v++) {
                 rp[v][r] = t[v][r] / t[0][r];
                 rc[v][r] = t[v][r] / t[1][r];
             }
         for (v = 0; v < NV; v++) {
-            double med = bench_median(t[v], ROUNDS);
+            double med = bench_median(t[v], rounds);
             printf("%-9s %-8s %9.2f %6.2f-%-6.2f %9.2f %9.2f\n", w ? "fib(24)" : "acyclic",
-                   variants[v], med, t[v][0], t[v][ROUNDS - 1], bench_median(rp[v], ROUNDS),
-                   bench_median(rc[v], ROUNDS));
+                   variants[v], med, t[v][0], t[v][rounds - 1], bench_median(rp[v], rounds),
+                   bench_median(rc[v], rounds));
         }
     }
     return 0;
@@ -245,8 +251,10 @@ static int cmd_query(void)
     const uint32_t e = CTXPROF_EDGE_ID(fib, fib, 0), e0 = CTXPROF_EDGE_ID(main, fib, 0);
     size_t di;
     uint32_t want[50];
-    printf("\nquery cost, ns per ctxprof_enc_hash (median of 7 rounds of 1M), words per "
-           "encoding\n");
+    int rounds = quick ? 1 : 7, nq = quick ? 10000 : 1000000;
+    printf("\nquery cost, ns per ctxprof_enc_hash (median of %d rounds of %d), words per "
+           "encoding\n",
+           rounds, nq);
     printf("%-8s %6s %9s %7s\n", "scheme", "depth", "ns/query", "words");
     for (di = 0; di < 2; di++) {
         int s;
@@ -269,35 +277,33 @@ static int cmd_query(void)
                         ctxprof_enc_scheme_name(s), depths[di], depths[di] - 1);
                 return 1;
             }
-            for (r = 0; r < 7; r++) {
+            for (r = 0; r < rounds; r++) {
                 double t0 = bench_now_ns();
                 uint64_t h = 0;
-                for (i = 0; i < 1000000; i++)
+                for (i = 0; i < nq; i++)
                     h += ctxprof_enc_hash(&st, t->acyc_bits, (uint64_t)i & 1);
-                med[r] = (bench_now_ns() - t0) / 1e6;
+                med[r] = (bench_now_ns() - t0) / nq;
                 bench_sink = (int)h;
             }
-            qsort(med, 7, sizeof med[0], bench_cmp_double);
             ctxprof_enc_query(&st, t->acyc_bits, &v);
-            printf("%-8s %6d %9.2f %7lu\n", ctxprof_enc_scheme_name(s), depths[di], med[3],
-                   (unsigned long)v.n_words);
+            printf("%-8s %6d %9.2f %7lu\n", ctxprof_enc_scheme_name(s), depths[di],
+                   bench_median(med, rounds), (unsigned long)v.n_words);
             ctxprof_enc_deinit(&st);
         }
         {
             volatile uint64_t pv = 12345;
             double med[7];
             int i, r;
-            for (r = 0; r < 7; r++) {
+            for (r = 0; r < rounds; r++) {
                 double t0 = bench_now_ns();
                 uint64_t h = 0;
-                for (i = 0; i < 1000000; i++)
+                for (i = 0; i < nq; i++)
                     h += pv;
-                med[r] = (bench_now_ns() - t0) / 1e6;
+                med[r] = (bench_now_ns() - t0) / nq;
                 bench_sink = (int)h;
             }
-            qsort(med, 7, sizeof med[0], bench_cmp_double);
             printf("%-8s %6d %9.2f %7d   (PCC: read the value; it is its own hash)\n", "pcc",
-                   depths[di], med[3], 1);
+                   depths[di], bench_median(med, rounds), 1);
         }
     }
     return 0;
@@ -305,9 +311,10 @@ static int cmd_query(void)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "time") == 0)
+    quick = argc == 3 && strcmp(argv[2], "--quick") == 0;
+    if ((argc == 2 || quick) && strcmp(argv[1], "time") == 0)
         return cmd_time();
-    if (argc >= 2 && strcmp(argv[1], "query") == 0)
+    if ((argc == 2 || quick) && strcmp(argv[1], "query") == 0)
         return cmd_query();
     if (argc == 5 && strcmp(argv[1], "run") == 0) {
         int v, fib = strcmp(argv[3], "fib") == 0;
@@ -319,6 +326,6 @@ int main(int argc, char **argv)
                 return 0;
             }
     }
-    fprintf(stderr, "usage: enc_cost time | query | run VARIANT acyclic|fib N\n");
+    fprintf(stderr, "usage: enc_cost time|query [--quick] | run VARIANT acyclic|fib N\n");
     return 2;
 }

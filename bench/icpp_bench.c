@@ -12,6 +12,10 @@
      icpp_bench synth KIND SEED PATHS OUT
                                 writes a synthetic path map (KIND dag: no
                                 recursion; rec: some recursion)
+     icpp_bench cid|sampler --quick
+                                one round (sampler: of runs of about 5 ms,
+                                not 0.2 s), the smoke run of `make test`:
+                                the numbers mean nothing, the checks run
 
    Timed variants alternate within one process over repeated rounds; the
    tables give medians (and min-max). Run by bench/icpp_bench.sh. */
@@ -28,6 +32,9 @@
 
 #define NOINLINE __attribute__((noinline))
 #define ROUNDS 11
+
+static int rounds = ROUNDS; /* --quick: 1 */
+static int quick;
 
 static int bench_cmp_ns(const void *a, const void *b)
 {
@@ -129,7 +136,7 @@ NOINLINE static void q_measure(ctxprof_ctx here)
     q_bt_frames = (int)q_sink;
     q_pcc_check(here); /* trains the value */
     ctxprof_pcc_set_mode(&q_pcc, CTXPROF_PCC_CHECK);
-    for (r = 0; r < ROUNDS; r++)
+    for (r = 0; r < rounds; r++)
         for (k = 0; k < NQ; k++) {
             int q = (k + r) % NQ;
             double t0 = bench_now_ns();
@@ -160,7 +167,7 @@ static int cid_table(void)
     if (ctxprof_pcc_set_init(&q_pcc, &desc) != CTXPROF_OK)
         return 1;
     q_rec(20);
-    if (q_found != (uint64_t)ROUNDS * (uint64_t)q_calls[Q_LOOKUP] * 2) {
+    if (q_found != (uint64_t)rounds * (uint64_t)q_calls[Q_LOOKUP] * 2) {
         fprintf(stderr,
                 "icpp_bench cid: the path map lookups found %llu candidates, not 2 "
                 "per lookup: the timed lookups missed\n",
@@ -168,14 +175,14 @@ static int cid_table(void)
         return 1;
     }
     for (q = 0; q < NQ; q++)
-        bench_stats(q_ns[q], ROUNDS, &med[q], &lo[q], &hi[q]);
+        bench_stats(q_ns[q], rounds, &med[q], &lo[q], &hi[q]);
     printf("Context at a query point 20 frames deep (%s -O2, frame pointers; %d rounds,\n"
            "variants alternating; ns per query, median [min-max]; net = minus the empty\n"
            "call, \"~0\" when within the empty call's min-max spread; x CID = this query's\n"
            "ns over the CID capture's, both with the call of the query point included: the\n"
            "CID's net cost is at the noise floor, no divisor). CID height here: %llu bytes;\n"
            "backtrace() returns %d frames.\n\n",
-           __VERSION__, ROUNDS, (unsigned long long)q_cid_height, q_bt_frames);
+           __VERSION__, rounds, (unsigned long long)q_cid_height, q_bt_frames);
     printf("| query | ns | net ns | x CID (gross, call included) |\n|---|---|---|---|\n");
     for (q = 0; q < NQ; q++) {
         double net = med[q] - med[Q_EMPTY];
@@ -327,14 +334,14 @@ static int sampler_table(void)
             ctxprof_symtab_deinit(&st);
             return 1;
         }
-    /* about 0.2 s of work per run */
+    /* about 0.2 s of work per run (--quick: 5 ms) */
     do {
         n *= 2;
         t0 = bench_now_ns();
         w_run(n);
-    } while (bench_now_ns() - t0 < 5e7);
-    n *= 4;
-    for (r = 0; r < ROUNDS; r++)
+    } while (bench_now_ns() - t0 < (quick ? 5e6 : 5e7));
+    n *= quick ? 1 : 4;
+    for (r = 0; r < rounds; r++)
         for (k = 0; k < NS; k++) {
             int v = (k + r) % NS;
             ctxprof_icpp_sampler s;
@@ -374,32 +381,32 @@ static int sampler_table(void)
            "same round; achieved rate = samples per second of the timer's clock (the\n"
            "thread's CPU time or the wall clock) in each run; median [min-max] of the\n"
            "%d rounds).\n\n",
-           __VERSION__, n, ROUNDS, ROUNDS);
+           __VERSION__, n, rounds, rounds);
     printf("| variant | samples/run | achieved rate, Hz | CPU time ratio | wall time ratio |\n"
            "|---|---|---|---|---|\n");
     for (k = 0; k < NS; k++) {
         double rc[ROUNDS], rw[ROUNDS], sn[ROUNDS], hz[ROUNDS], mc, lc, hc, mw, lw, hw, ms, ls, hs,
             mh, lh, hh;
-        for (r = 0; r < ROUNDS; r++) {
+        for (r = 0; r < rounds; r++) {
             rc[r] = cpu[k][r] / cpu[S_NONE][r];
             rw[r] = wall[k][r] / wall[S_NONE][r];
             sn[r] = nsamp[k][r]; /* a copy: the cost per sample below pairs rounds */
             hz[r] = nsamp[k][r] / ((k == S_CPU ? cpu[k][r] : wall[k][r]) * 1e-9);
         }
-        bench_stats(rc, ROUNDS, &mc, &lc, &hc);
-        bench_stats(rw, ROUNDS, &mw, &lw, &hw);
-        bench_stats(sn, ROUNDS, &ms, &ls, &hs);
-        bench_stats(hz, ROUNDS, &mh, &lh, &hh);
+        bench_stats(rc, rounds, &mc, &lc, &hc);
+        bench_stats(rw, rounds, &mw, &lw, &hw);
+        bench_stats(sn, rounds, &ms, &ls, &hs);
+        bench_stats(hz, rounds, &mh, &lh, &hh);
         printf("| %s | %.0f | %.0f [%.0f-%.0f] | %.4f [%.3f-%.3f] | %.4f [%.3f-%.3f] |\n",
                s_name[k], ms, mh, lh, hh, mc, lc, hc, mw, lw, hw);
     }
     {
         double d[ROUNDS], lo, hi, wk, wlo, whi, rs, rlo, rhi, fr = 0;
         int precise = 0; /* all of them (checked above) */
-        for (r = 0; r < ROUNDS; r++)
+        for (r = 0; r < rounds; r++)
             d[r] = (cpu[S_FAST][r] - cpu[S_NONE][r]) / (nsamp[S_FAST][r] > 0 ? nsamp[S_FAST][r] : 1);
-        bench_stats(d, ROUNDS, &per, &lo, &hi);
-        bench_stats(walked, ROUNDS, &wk, &wlo, &whi);
+        bench_stats(d, rounds, &per, &lo, &hi);
+        bench_stats(walked, rounds, &wk, &wlo, &whi);
         for (k = 0; k < w_nprobe; k++)
             if (w_probe_kind[k] == CTXPROF_ICPP_PRECISE) {
                 precise++;
@@ -635,11 +642,15 @@ int main(int argc, char **argv)
         return pad_table(argc - 3, argv + 3, 1);
     if (argc >= 3 && strcmp(argv[1], "pad") == 0)
         return pad_table(argc - 2, argv + 2, 0);
-    if (argc == 2 && strcmp(argv[1], "cid") == 0)
+    if (argc == 3 && strcmp(argv[2], "--quick") == 0) {
+        quick = 1;
+        rounds = 1;
+    }
+    if ((argc == 2 || quick) && strcmp(argv[1], "cid") == 0)
         return cid_table();
-    if (argc == 2 && strcmp(argv[1], "sampler") == 0)
+    if ((argc == 2 || quick) && strcmp(argv[1], "sampler") == 0)
         return sampler_table();
-    fprintf(stderr, "usage: icpp_bench cid | sampler | pad [--ours-only] MAP... |\n"
+    fprintf(stderr, "usage: icpp_bench cid|sampler [--quick] | pad [--ours-only] MAP... |\n"
                     "       icpp_bench synth dag|rec SEED PATHS OUT\n");
     return 2;
 }

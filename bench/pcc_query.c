@@ -16,7 +16,14 @@
    (always in cache) against a 500,000-context set (an 8 MiB table, probed
    in random order: most lookups miss the caches), each for trained
    contexts and for a never-trained context checked again after its report
-   (CHECK mode; 1,000 such contexts, looked up lock-free in both tables). */
+   (CHECK mode; 1,000 such contexts, looked up lock-free in both tables).
+
+     pcc_query [--quick]
+
+   --quick: 200 queries per cell and 4,096 per set-size round instead of
+   20,000 and 1,048,576, the smoke run of `make test` (a fraction of a
+   second; the numbers mean nothing, the checks that every timed check
+   found its trained context still run). */
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof.h"
 
@@ -33,6 +40,8 @@
 
 #define QUERIES 20000
 #define ROUNDS 9
+
+static int queries = QUERIES; /* per cell; --quick lowers it */
 
 static ctxprof_pcc_set pcc_set, walk_set;
 static uintptr_t stack_top;
@@ -61,7 +70,7 @@ static double time_method(int m, ctxprof_ctx here)
     void *buf[128];
     double t0 = bench_now_ns();
     int i;
-    for (i = 0; i < QUERIES; i++) {
+    for (i = 0; i < queries; i++) {
         switch (m) {
         case M_PCC:
             sink += (uint64_t)ctxprof_pcc_set_check(&pcc_set, here, CTXPROF_PCC_LOC);
@@ -82,7 +91,7 @@ static double time_method(int m, ctxprof_ctx here)
             break;
         }
     }
-    return (bench_now_ns() - t0) / QUERIES;
+    return (bench_now_ns() - t0) / queries;
 }
 
 static double results[NMETHODS];
@@ -145,6 +154,8 @@ static __attribute__((noinline)) long rec(int depth)
 #define BIG_Q (1u << 20)         /* queries per round, from a precomputed stream */
 #define NEW_N 1000               /* never-trained contexts, checked in turn */
 
+static unsigned big_q = BIG_Q; /* --quick lowers it (not below NEW_N) */
+
 static double time_stream(ctxprof_pcc_set *set, const ctxprof_ctx *q, unsigned n)
 {
     double t0 = bench_now_ns();
@@ -162,14 +173,14 @@ static void by_size(void)
                                         "500,000 contexts, 8 MiB table, random order"};
     ctxprof_pcc_set_desc desc;
     ctxprof_pcc_stats st;
-    ctxprof_ctx *known = (ctxprof_ctx *)malloc(BIG_Q * sizeof *known);
-    ctxprof_ctx *fresh = (ctxprof_ctx *)malloc(BIG_Q * sizeof *fresh);
+    ctxprof_ctx *known = (ctxprof_ctx *)malloc(big_q * sizeof *known);
+    ctxprof_ctx *fresh = (ctxprof_ctx *)malloc(big_q * sizeof *fresh);
     uint64_t rng = 12345;
     unsigned i, r, k;
     if (!known || !fresh)
         return;
     printf("\ncheck cost by set size (ns/query, medians of %d rounds of %u queries)\n", ROUNDS,
-           BIG_Q);
+           big_q);
     printf("| set | trained context | never-trained context, reported before |\n|---|---|---|\n");
     for (k = 0; k < 2; k++) {
         size_t n = k ? BIG_N : 1;
@@ -180,7 +191,7 @@ static void by_size(void)
         ctxprof_pcc_set_init(&pcc_set, &desc);
         for (i = 0; i < n; i++)
             ctxprof_pcc_set_add(&pcc_set, (ctxprof_ctx)ctxprof_mix64(i + 1));
-        for (i = 0; i < BIG_Q; i++) {
+        for (i = 0; i < big_q; i++) {
             rng = ctxprof_mix64(rng);
             known[i] = (ctxprof_ctx)ctxprof_mix64(rng % n + 1);
             fresh[i] = (ctxprof_ctx)ctxprof_mix64(~(uint64_t)(i % NEW_N));
@@ -189,8 +200,8 @@ static void by_size(void)
         for (i = 0; i < NEW_N; i++) /* reported (no callback): remembered */
             ctxprof_pcc_set_check(&pcc_set, fresh[i], CTXPROF_PCC_LOC);
         for (r = 0; r < ROUNDS; r++) {
-            t[r % 2][r] = time_stream(&pcc_set, r % 2 ? fresh : known, BIG_Q);
-            t[(r + 1) % 2][r] = time_stream(&pcc_set, (r + 1) % 2 ? fresh : known, BIG_Q);
+            t[r % 2][r] = time_stream(&pcc_set, r % 2 ? fresh : known, big_q);
+            t[(r + 1) % 2][r] = time_stream(&pcc_set, (r + 1) % 2 ? fresh : known, big_q);
         }
         ctxprof_pcc_set_stats(&pcc_set, &st);
         printf("| %s | %.1f | %.1f |%s\n", rows[k], bench_median(t[0], ROUNDS),
@@ -201,13 +212,20 @@ static void by_size(void)
     free(fresh);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     static const int depths[3] = {10, 20, 50};
     ctxprof_pcc_set_desc desc;
     int d, m;
+    if (argc == 2 && strcmp(argv[1], "--quick") == 0) {
+        queries = 200;
+        big_q = 4096;
+    } else if (argc > 1) {
+        fprintf(stderr, "usage: pcc_query [--quick]\n");
+        return 2;
+    }
     stack_top = (uintptr_t)__builtin_frame_address(0);
-    printf("%s, %d queries x %d rounds per cell, medians (ns/query)\n", __VERSION__, QUERIES,
+    printf("%s, %d queries x %d rounds per cell, medians (ns/query)\n", __VERSION__, queries,
            ROUNDS);
     printf("| depth | PCC check | FP walk+hash+lookup | backtrace() |");
 #if defined(WITH_LIBUNWIND)
