@@ -110,7 +110,7 @@ for bin in $TEST_BINS; do
 done
 
 # Smoke runs of the benchmarks (make bench-smoke, bench/smoke.sh): each once
-# with its smallest arguments, a second or two, so a benchmark that can no
+# with its smallest arguments, a few seconds, so a benchmark that can no
 # longer start fails here and not at the end of `make bench`.
 if [ -n "$BENCH_SMOKE" ]; then
     $MAKE -s bench-smoke >build/test/bench-smoke.out 2>>"$log"
