@@ -137,6 +137,12 @@
 #define CTXPROF_DEF
 #endif
 #endif
+/* CTXPROF_STATIC in C++: the API's declarations of variables (static) are
+   their definitions, and the implementation's would be a second one (C
+   takes the declaration as tentative). */
+#if defined(CTXPROF_STATIC) && defined(__cplusplus)
+#define CTXPROF__DECL_DEFINES 1
+#endif
 #ifndef CTXPROF_INLINE
 #if defined(__GNUC__) || defined(__clang__)
 /* never instrumented: under -finstrument-functions, the hooks would see
@@ -4037,8 +4043,10 @@ CTXPROF_DEF const char *ctxprof_demangle(const char *name, char *buf, size_t cap
 
 /* ==== pcc: implementation ==== */
 
+#ifndef CTXPROF__DECL_DEFINES
 CTXPROF_DEF CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
 CTXPROF_DEF CTXPROF_TLS unsigned ctxprof__pcc_stripe CTXPROF__TLS_MODEL;
+#endif
 static unsigned ctxprof__pcc_stripes_given;
 
 CTXPROF_DEF unsigned ctxprof__pcc_stripe_assign(void)
@@ -9431,10 +9439,12 @@ extern "C" {
 #endif
 #define CTXPROF__ICPP_NONE UINT32_MAX
 
+#ifndef CTXPROF__DECL_DEFINES
 CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_base CTXPROF__TLS_MODEL;
 CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_sp CTXPROF__TLS_MODEL;
 CTXPROF_DEF CTXPROF_TLS uintptr_t ctxprof__icpp_wrap_frame CTXPROF__TLS_MODEL;
 CTXPROF_DEF int ctxprof__icpp_training;
+#endif
 
 /* --- thread ids and the tid -> base registry --------------------------- */
 

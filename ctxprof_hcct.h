@@ -12,7 +12,7 @@
 
      Include ctxprof_hcct.h (it includes ctxprof.h). In exactly one .c file:
 
-         #define CTXPROF_IMPLEMENTATION       (or CTXPROF_HCCT_IMPLEMENTATION)
+         #define CTXPROF_IMPLEMENTATION
          #include "ctxprof_hcct.h"
 
      To profile a whole program without annotations, also define
@@ -32,7 +32,9 @@
      CTXPROF_HCCT_HOOKS           off  define __cyg_profile_func_enter/exit in the
                                        implementation TU (an #error if CTXPROF_ICPP_HOOKS
                                        is defined too: a program has one pair of hooks)
-     CTXPROF_HCCT_IMPLEMENTATION  off  implement this header only
+     CTXPROF_HCCT_IMPLEMENTATION  off  with CTXPROF_CORE_IMPLEMENTATION in the same
+                                       file: implement the core and this header, not
+                                       ctxprof_pebs.h (CTXPROF_IMPLEMENTATION: all)
 
    API OVERVIEW
 
@@ -872,7 +874,9 @@ extern "C" {
 #define CTXPROF__HCCT_FENCE_REL() ((void)0)
 #endif
 
+#ifndef CTXPROF__DECL_DEFINES
 CTXPROF_DEF CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL = NULL;
+#endif
 
 /* ==== hcct: tree ==== */
 
