@@ -14,7 +14,7 @@
      In exactly one .c file (it also implements ctxprof.h when that header
      gets CTXPROF_IMPLEMENTATION in the same TU):
 
-         #define CTXPROF_IMPLEMENTATION        (or CTXPROF_PEBS_IMPLEMENTATION)
+         #define CTXPROF_IMPLEMENTATION
          #include "ctxprof_pebs.h"
 
      Link with -lpthread (glibc < 2.34). With libpfm4 event names: define
@@ -52,7 +52,9 @@
 
      CTXPROF_HAVE_LIBPFM          off  libpfm4 event names (implementation TU,
      CTXPROF_PEBS_WITH_LIBPFM          link -lpfm); either name works
-     CTXPROF_PEBS_IMPLEMENTATION  off  implement this header only
+     CTXPROF_PEBS_IMPLEMENTATION  off  with CTXPROF_CORE_IMPLEMENTATION in the same
+                                       file: implement the core and this header, not
+                                       ctxprof_hcct.h (CTXPROF_IMPLEMENTATION: all)
 
    EXAMPLE
 
@@ -618,6 +620,7 @@ CTXPROF_API int ctxprof_pebs_encode_event(const char *name, struct perf_event_at
     !defined(CTXPROF__PEBS_IMPL_DONE)
 #define CTXPROF__PEBS_IMPL_DONE
 
+#include "ctxprof.h" /* emits the core implementation here if it is still missing */
 #if !defined(CTXPROF__CORE_IMPL_DONE)
 #error                                                                                             \
     "ctxprof_pebs.h: its implementation uses the core's private helpers: define CTXPROF_IMPLEMENTATION (or CTXPROF_CORE_IMPLEMENTATION too) in this TU"

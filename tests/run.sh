@@ -44,6 +44,11 @@ for cc in "$CC" "$CLANG"; do
     compile_case "headers-c11-static-$cc" $cc -std=c11 $STRICT -DCTXPROF_STATIC \
         -c tests/compile_c99.c -o build/test/c11-static.o
 done
+# ctxprof_pebs.h alone, declarations then implementation (it emits the core's)
+printf '%s\n' '#define _POSIX_C_SOURCE 200809L' '#include "../../ctxprof_pebs.h"' \
+    '#define CTXPROF_IMPLEMENTATION' '#include "../../ctxprof_pebs.h"' >build/test/pebs_twice.c
+compile_case "headers-c11-pebs-twice-$CC" $CC -std=c11 $STRICT -c build/test/pebs_twice.c \
+    -o build/test/pebs_twice.o
 if [ -n "$MUSL_CC" ]; then # the kernel's headers through build/musl-include
     for std in c99 c11; do
         compile_case "headers-$std-musl" $MUSL_CC -std=$std $STRICT -isystem build/musl-include \
@@ -53,6 +58,8 @@ fi
 for cxx in "$CXX" "$CLANGXX"; do
     compile_case "headers-c++11-$cxx" $cxx -std=c++11 $CXXSTRICT -c tests/compile_cpp.cpp \
         -o build/test/cpp.o
+    compile_case "headers-c++11-static-$cxx" $cxx -std=c++11 $CXXSTRICT -DCTXPROF_STATIC \
+        -c tests/compile_cpp.cpp -o build/test/cpp-static.o
 done
 
 # Run the unit-test binaries TEST_JOBS at a time (default 2: the CI machine
