@@ -35,7 +35,7 @@ TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all tool tools examples bench bench-build bench-smoke demo test check format clean install \
-        uninstall deps fuzz fuzz-build memcheck stress robustness help
+        uninstall deps test-tools fuzz fuzz-build memcheck stress robustness help
 all: tools examples bench-build
 
 help:
@@ -365,14 +365,15 @@ SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
 install: $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof \
-	    $(DESTDIR)$(PREFIX)/share/doc/ctxprof
+	    $(DESTDIR)$(PREFIX)/share/doc/ctxprof/docs
 	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	for f in ctxprof.pc ctxprof-pfm.pc; do \
 	    $(SUBST) tools/pkg/$$f.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$f; done
 	for f in ctxprofConfig.cmake ctxprofConfigVersion.cmake; do \
 	    $(SUBST) tools/pkg/$$f.in > $(DESTDIR)$(PREFIX)/lib/cmake/ctxprof/$$f; done
-	install -m 644 README.md CHANGELOG.md LICENSE docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ctxprof/
+	install -m 644 README.md CHANGELOG.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/ctxprof/
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ctxprof/docs/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(HEADERS))
@@ -384,8 +385,9 @@ uninstall:
 deps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q libpfm4-dev libunwind-dev musl-tools \
+	        $(TEST_TOOLS) \
 	        >/dev/null 2>&1 || echo "make deps: apt-get failed; optional parts are skipped"; \
-	else echo "make deps: run as root on Debian, or install libpfm4-dev libunwind-dev musl-tools"; fi
+	else echo "make deps: run as root on Debian, or install libpfm4-dev libunwind-dev musl-tools $(TEST_TOOLS)"; fi
 
 # Stress: 16 threads doing everything at once under ThreadSanitizer, an
 # observer thread querying while they run; counts must add up exactly
@@ -513,7 +515,21 @@ $(B)/test/musl/test_ctxprof: $(TEST_DEPS) | $(B)/musl-include
 	    -DCTXPROF_TEST_CC='"$(MUSL_CC) -isystem $(CURDIR)/$(B)/musl-include $(MUSL_LINK)"' \
 	    -DCTXPROF_TEST_CONFIG='"musl"' tests/test_main.c -o $@ $(MUSL_LINK) $(LDLIBS)
 
-test check: $(TOOLS) $(EXAMPLES)
+# The tools some cases need besides gcc and clang (the C++ header checks and
+# examples, the package test's pkg-config and CMake consumers): installed
+# when missing, as root on Debian; otherwise named, and those cases fail.
+TEST_TOOLS := g++ cmake pkg-config
+test-tools:
+	@missing=""; for t in $(TEST_TOOLS); do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	        echo "make test: installing$$missing"; \
+	        DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null 2>&1 || \
+	            echo "make test: apt-get failed: the cases that need$$missing will fail"; \
+	    else echo "make test: missing$$missing (install them): the cases that need them fail"; fi; \
+	fi
+
+test check: test-tools $(TOOLS) $(EXAMPLES)
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" CLANGXX="$(CLANGXX)" \
 	 STRICT="$(STRICT)" CXXSTRICT="$(CXXSTRICT)" MAKE="$(MAKE)" \
 	 TEST_BINS="$(TEST_BINS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" BENCH_SMOKE="$(BENCH_SMOKE)" \

@@ -15,9 +15,15 @@ static void package_install(void)
                              "%s/prefix/include/ctxprof_pebs.h && test -x %s/prefix/bin/ctxprof-set && "
                              "test -f %s/prefix/lib/pkgconfig/ctxprof.pc && "
                              "test -f %s/prefix/lib/cmake/ctxprof/ctxprofConfig.cmake && "
-                             "test -f %s/prefix/share/doc/ctxprof/ctxprof-gen.md && "
-                             "test -f %s/prefix/share/doc/ctxprof/ctxprof-set.md",
+                             "test -f %s/prefix/share/doc/ctxprof/docs/ctxprof-gen.md && "
+                             "test -f %s/prefix/share/doc/ctxprof/docs/ctxprof-set.md",
                              d, d, d, d, d, d, d, d),
+             0);
+    /* the installed README's relative links reach the installed files */
+    CHECK_EQ(ctxprof_test_sh("cd %s/prefix/share/doc/ctxprof && n=0 && for l in $(grep -o "
+                             "']([^):# ]*)' README.md | sed 's/^](//; s/)$//'); do "
+                             "test -f \"$l\" || exit 1; n=$((n + 1)); done && test $n -ge 2",
+                             d),
              0);
     /* a consumer outside the source tree: only the installed headers exist */
     REQUIRE_EQ(ctxprof_test_sh("mkdir -p %s/consumer && cp examples/anomaly/minikv.c "
