@@ -2248,7 +2248,27 @@ static void pcc_tool(void)
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s 2> /dev/null", pa), 2);
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set info Makefile 2> %s", out), 1);
     CHECK_EQ(ctxprof_test_sh("grep -q 'Makefile: not a ctxprof file' %s", out), 0);
-    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set bogus 2> /dev/null"), 2);
+    { /* usage errors say what is wrong, then the usage */
+        static const char *const cases[][2] = {
+            {"bogus", "unknown command bogus"},
+            {"", "no command"},
+            {"merge %s", "merge: no output: -o OUT (- for standard output)"},
+            {"merge -o x.set", "merge: no input file"},
+            {"info", "info: no file"},
+            {"list %s %s", "list takes one file"},
+            {"diff %s", "diff takes two files (and --list)"},
+        };
+        size_t k;
+        for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            char args[1200];
+            snprintf(args, sizeof args, cases[k][0], pa, pa);
+            CHECK_EQ(ctxprof_test_sh("build/ctxprof-set %s > /dev/null 2> %s", args, out), 2);
+            CHECK_EQ(ctxprof_test_sh("head -n 1 %s | grep -qxF 'ctxprof-set: %s' && "
+                                     "grep -q '^usage:' %s",
+                                     out, cases[k][1], out),
+                     0);
+        }
+    }
     /* "-o" at the end is a usage error, not an input named -o */
     CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge %s -o > /dev/null 2> %s", pa, out), 2);
     CHECK_EQ(ctxprof_test_sh("grep -q -- '-o needs a file' %s", out), 0);

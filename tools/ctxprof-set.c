@@ -74,13 +74,19 @@ static int same_params(const ctxprof_pcc_file *a, const char *pa, const ctxprof_
     return 0;
 }
 
+/* Usage errors: what is wrong, then the usage; exit status 2. */
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "ctxprof-set: %s%s\n", what, arg ? arg : "");
+    fputs(usage, stderr);
+    return 2;
+}
+
 static int cmd_info(int argc, char **argv)
 {
     int i, rc = 0;
-    if (argc < 1) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (argc < 1)
+        return usage_error("info: no file", NULL);
     for (i = 0; i < argc; i++) {
         ctxprof_pcc_file f;
         if (load(&f, argv[i])) {
@@ -99,10 +105,8 @@ static int cmd_list(int argc, char **argv)
 {
     ctxprof_pcc_file f;
     size_t i;
-    if (argc != 1) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (argc != 1)
+        return usage_error("list takes one file", NULL);
     if (load(&f, argv[0]))
         return 1;
     for (i = 0; i < f.count; i++)
@@ -138,23 +142,16 @@ static int cmd_merge(int argc, char **argv)
     memset(&acc, 0, sizeof acc);
     for (i = 0; i < argc; i++) { /* options first: "a.set -o" is no input named -o */
         if (strcmp(argv[i], "-o") == 0) {
-            if (i + 1 == argc || out) {
-                fprintf(stderr, "ctxprof-set: merge: %s\n",
-                        out ? "-o given twice" : "-o needs a file");
-                fputs(usage, stderr);
-                return 2;
-            }
+            if (i + 1 == argc || out)
+                return usage_error(out ? "merge: -o given twice" : "merge: -o needs a file",
+                                   NULL);
             out = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "ctxprof-set: merge: unknown option %s\n", argv[i]);
-            fputs(usage, stderr);
-            return 2;
+            return usage_error("merge: unknown option ", argv[i]);
         }
     }
-    if (!out) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (!out)
+        return usage_error("merge: no output: -o OUT (- for standard output)", NULL);
     for (i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0) {
             i++;
@@ -184,9 +181,8 @@ static int cmd_merge(int argc, char **argv)
         }
     }
     if (first < 0) {
-        fputs(usage, stderr);
         ctxprof_pcc_file_free(&acc);
-        return 2;
+        return usage_error("merge: no input file", NULL);
     }
     if (ctxprof_pcc_file_write(&acc, out, &err) != CTXPROF_OK) {
         fprintf(stderr, "ctxprof-set: %s\n", ctxprof_error_message(&err));
@@ -207,10 +203,8 @@ static int cmd_diff(int argc, char **argv)
     ctxprof_pcc_file a, b;
     size_t i = 0, j = 0, only_a = 0, only_b = 0, common = 0;
     int list = argc == 3 && strcmp(argv[2], "--list") == 0;
-    if (argc != 2 && !list) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (argc != 2 && !list)
+        return usage_error("diff takes two files (and --list)", NULL);
     if (load(&a, argv[0]))
         return 2; /* like cmp: 1 means "they differ" only */
     if (load(&b, argv[1]) || !same_params(&a, argv[0], &b, argv[1])) {
@@ -260,8 +254,7 @@ static int run(int argc, char **argv)
         return cmd_merge(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "diff") == 0)
         return cmd_diff(argc - 2, argv + 2);
-    fputs(usage, stderr);
-    return 2;
+    return usage_error(argc >= 2 ? "unknown command " : "no command", argc >= 2 ? argv[1] : NULL);
 }
 
 /* Output lost to a full disk would pass for results (an empty list, diff's
