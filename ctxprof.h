@@ -4025,17 +4025,28 @@ extern char *ctxprof__cxa_demangle(const char *mangled, char *out, size_t *len, 
 #define ctxprof__cxa_demangle(m, o, l, s) ((char *)NULL)
 #endif
 
-CTXPROF_DEF const char *ctxprof_demangle(const char *name, char *buf, size_t cap)
+/* A C++ name as source spells it, whole (a template's runs to kilobytes),
+   from the C++ runtime's allocator (release with free); NULL for a name that
+   is not mangled or without a demangler. */
+CTXPROF__PRIV char *ctxprof__demangle_alloc(const char *name)
 {
     char *d;
     int status = -1;
-    if (!name || name[0] != '_' || name[1] != 'Z' || !CTXPROF__HAVE_DEMANGLER() || !cap)
-        return name;
+    if (name[0] != '_' || name[1] != 'Z' || !CTXPROF__HAVE_DEMANGLER())
+        return NULL;
     d = ctxprof__cxa_demangle(name, NULL, NULL, &status);
-    if (!d || status != 0) {
-        free(d); /* the demangler's own allocation */
-        return name;
+    if (d && status != 0) {
+        free(d);
+        d = NULL;
     }
+    return d;
+}
+
+CTXPROF_DEF const char *ctxprof_demangle(const char *name, char *buf, size_t cap)
+{
+    char *d = name && cap ? ctxprof__demangle_alloc(name) : NULL;
+    if (!d)
+        return name;
     snprintf(buf, cap, "%s", d);
     free(d);
     return buf;
@@ -4235,23 +4246,6 @@ CTXPROF__PRIV void ctxprof__pcc_symtab_free(ctxprof_pcc_set *set)
     set->symtab = NULL;
 }
 
-/* A C++ name as source spells it, whole (a template's runs to kilobytes),
-   from the C++ runtime's allocator (release with free); NULL for a name that
-   is not mangled or without a demangler. */
-CTXPROF__PRIV char *ctxprof__pcc_demangle(const char *name)
-{
-    char *d;
-    int status = -1;
-    if (name[0] != '_' || name[1] != 'Z' || !CTXPROF__HAVE_DEMANGLER())
-        return NULL;
-    d = ctxprof__cxa_demangle(name, NULL, NULL, &status);
-    if (d && status != 0) {
-        free(d);
-        d = NULL;
-    }
-    return d;
-}
-
 /* Renders frames one per line: "#i 0xADDR function+0xOFF (object)\n". The
    text grows to fit, so every frame gets its whole line; a name longer than
    CTXPROF__PCC_NAME_MAX (a C++ template's demangled name runs to tens of
@@ -4273,7 +4267,7 @@ CTXPROF__PRIV char *ctxprof__pcc_symbolize(ctxprof_pcc_set *set, void *const *fr
         uintptr_t pc = (uintptr_t)frames[i], off = 0;
         const char *obj = NULL, *fn = st && pc ? ctxprof_symtab_lookup(st, pc - 1, &off, &obj) : NULL;
         const char *base = obj ? strrchr(obj, '/') : NULL;
-        char *dm = fn ? ctxprof__pcc_demangle(fn) : NULL;
+        char *dm = fn ? ctxprof__demangle_alloc(fn) : NULL;
         const char *name = dm ? dm : fn;
         size_t len = name ? strlen(name) : 0;
         int keep = (int)(len > CTXPROF__PCC_NAME_MAX ? CTXPROF__PCC_NAME_MAX - 3 : len), w;
