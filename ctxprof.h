@@ -12903,6 +12903,12 @@ CTXPROF__PRIV double ctxprof__icpp_unit01(uint64_t *rng)
     return (double)(ctxprof__icpp_rng(rng) >> 11) / 9007199254740992.0;
 }
 
+/* Copies every variable's value into out (nv entries). */
+CTXPROF__PRIV void ctxprof__icpp_save(const ctxprof__icpp_ps *s, int32_t *out)
+{
+    memcpy(out, s->x, s->nv * sizeof *out);
+}
+
 /* Puts every variable back to the values in best_x. */
 CTXPROF__PRIV void ctxprof__icpp_restore(ctxprof__icpp_ps *s, const int32_t *best_x)
 {
@@ -12924,13 +12930,12 @@ CTXPROF__PRIV void ctxprof__icpp_restore(ctxprof__icpp_ps *s, const int32_t *bes
 CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint64_t budget,
                                         uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x)
 {
-    size_t best = s->uniq, nm = 0, v, nwarm = 0;
+    size_t best = s->uniq, nm = 0, nwarm = 0;
     uint64_t rng = seed, start = s->work, steps = 0;
     unsigned long calls = 0;
     uint32_t diff[CTXPROF__ICPP_DIFF];
     double lost = 0;
-    for (v = 0; v < s->nv; v++)
-        best_x[v] = s->x[v];
+    ctxprof__icpp_save(s, best_x);
     while (s->work - start + steps < budget && !s->nomem && !ctxprof__icpp_reached(s, target)) {
         double done = (double)(s->work - start + steps) / (double)budget;
         double t0 = nwarm >= 64 ? 0.5 * lost / (double)nwarm : 1e-9; /* greedy while warming */
@@ -12980,8 +12985,7 @@ CTXPROF__PRIV void ctxprof__icpp_anneal(ctxprof__icpp_ps *s, double target, uint
         }
         if (s->uniq > best) {
             best = s->uniq;
-            for (v = 0; v < s->nv; v++)
-                best_x[v] = s->x[v];
+            ctxprof__icpp_save(s, best_x);
         }
     }
     ctxprof__icpp_restore(s, best_x);
@@ -13002,18 +13006,16 @@ CTXPROF__PRIV void ctxprof__icpp_ils(ctxprof__icpp_ps *s, double target, uint64_
                                      uint64_t seed, ctxprof__icpp_member *mem, int32_t *best_x,
                                      int32_t *saved)
 {
-    size_t best = s->uniq, v;
+    size_t best = s->uniq;
     uint64_t rng = seed;
     unsigned long calls = 0;
     unsigned k = 1, stall = 0;
     uint32_t diff[CTXPROF__ICPP_DIFF], a, b;
-    for (v = 0; v < s->nv; v++)
-        best_x[v] = s->x[v];
+    ctxprof__icpp_save(s, best_x);
     while (s->work < until && !s->nomem && !ctxprof__icpp_reached(s, target)) {
         size_t before = s->uniq, nm = 0;
         unsigned j;
-        for (v = 0; v < s->nv; v++)
-            saved[v] = s->x[v];
+        ctxprof__icpp_save(s, saved);
         for (j = 0; j < k; j++) { /* the kick */
             long nd = ctxprof__icpp_pick(s, mem, &nm, &calls, 1, &rng, &a, &b, diff);
             uint32_t var;
@@ -13042,8 +13044,7 @@ CTXPROF__PRIV void ctxprof__icpp_ils(ctxprof__icpp_ps *s, double target, uint64_
             ctxprof__icpp_restore(s, saved);
         } else if (s->uniq > best) {
             best = s->uniq;
-            for (v = 0; v < s->nv; v++)
-                best_x[v] = s->x[v];
+            ctxprof__icpp_save(s, best_x);
         }
     }
 done:
@@ -13063,13 +13064,12 @@ CTXPROF__PRIV void ctxprof__icpp_random(ctxprof__icpp_ps *s, double target,
                                         unsigned long max_iter, uint64_t seed,
                                         ctxprof__icpp_member *mem, int32_t *best_x)
 {
-    size_t best = s->uniq, nm = 0, v;
+    size_t best = s->uniq, nm = 0;
     unsigned long since = 0, fails = 0, calls = 0;
     uint64_t rng = seed;
     uint32_t diff[CTXPROF__ICPP_DIFF], a, b;
     int32_t steps[CTXPROF__ICPP_DIFF];
-    for (v = 0; v < s->nv; v++)
-        best_x[v] = s->x[v];
+    ctxprof__icpp_save(s, best_x);
     while (since < max_iter && !s->nomem && !ctxprof__icpp_reached(s, target)) {
         size_t before = s->uniq, k;
         long nd = ctxprof__icpp_pick(s, mem, &nm, &calls, 1, &rng, &a, &b, diff);
@@ -13104,8 +13104,7 @@ CTXPROF__PRIV void ctxprof__icpp_random(ctxprof__icpp_ps *s, double target,
         }
         if (s->uniq > best) {
             best = s->uniq;
-            for (v = 0; v < s->nv; v++)
-                best_x[v] = s->x[v];
+            ctxprof__icpp_save(s, best_x);
         }
     }
     ctxprof__icpp_restore(s, best_x);
