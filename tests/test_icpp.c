@@ -3482,6 +3482,8 @@ static void icpp_sampler_rebind(void)
     size_t n, i, precise = 0;
     memset(&m, 0, sizeof m);
     snprintf(path, sizeof path, "%s/icpp_rebind.paths", ctxprof_test_tmpdir());
+    /* trained here as in icpp_sampler_live, not in a shared helper: the
+       heights include the frame of the function that samples later */
     ctxprof_icpp_train_reset();
     REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
     icpp_s_rec(3);
