@@ -78,11 +78,26 @@ typedef struct gen_opts {
     uint32_t mask; /* extra schemes to emit */
     uint64_t walks, seed;
     uint32_t depth, steps;
+    ctxprof_icpp_pad_desc pad; /* pad: the search (seed: in seed) */
 } gen_opts;
 
 static int gen_u64(const char *s, uint64_t *v)
 {
     return ctxprof__parse_u64(s, v) == 0;
+}
+
+/* A positive count, as digits or in the form the help gives (4e8). */
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    double v;
+    if (ctxprof__parse_u64(s, out) == 0)
+        return *out ? 0 : -1;
+    v = strtod(s, &end);
+    if (end == s || *end || !(v >= 1 && v < 18446744073709551616.0) || (double)(uint64_t)v != v)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
 }
 
 /* Parses argv (after the subcommand). `allowed` lists the options of the
@@ -100,21 +115,20 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
             continue;
         }
         name = a[1] == '-' ? a + 2 : a + 1;
-        if (strcmp(a, "--all-schemes") == 0) {
-            snprintf(key, sizeof key, " all-schemes ");
-        } else {
+        {
             size_t k = strcspn(name, "=");
+            char list[160];
             if (k >= sizeof key - 2)
                 return gen_usage_error("unknown option %s", a);
             snprintf(key, sizeof key, " %.*s ", (int)k, name);
-        }
-        {
-            char list[128];
             snprintf(list, sizeof list, " %s ", allowed);
             if (!strstr(list, key))
                 return gen_usage_error("unknown option %s", a);
         }
-        if (strcmp(key, " all-schemes ") != 0) {
+        if (strstr(" all-schemes wrap ", key)) { /* flags */
+            if (strchr(name, '='))
+                return gen_usage_error("option %s takes no value", a);
+        } else {
             const char *eq = strchr(name, '=');
             if (eq)
                 val = eq + 1;
@@ -154,6 +168,34 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
             if (!gen_u64(val, &v) || v == 0 || v > 100000000)
                 return gen_usage_error("--steps takes 1 .. 100000000, not '%s'", val);
             o->steps = (uint32_t)v;
+        } else if (strcmp(key, " search ") == 0) {
+            o->pad.search = strcmp(val, "ours") == 0 || strcmp(val, "greedy") == 0
+                                ? CTXPROF_ICPP_SEARCH_OURS
+                            : strcmp(val, "random") == 0 ? CTXPROF_ICPP_SEARCH_RANDOM
+                            : strcmp(val, "none") == 0   ? CTXPROF_ICPP_SEARCH_NONE
+                                                         : -1;
+            if (o->pad.search < 0)
+                return gen_usage_error("unknown search '%s' (ours, random or none)", val);
+        } else if (strcmp(key, " max-growth ") == 0) {
+            char *end;
+            o->pad.max_growth = strtod(val, &end);
+            if (*end || end == val || !(o->pad.max_growth >= 1))
+                return gen_usage_error("--max-growth takes a number >= 1 or inf, not '%s'", val);
+        } else if (strcmp(key, " max-units ") == 0) {
+            if (!gen_u64(val, &v) || v == 0 || v > 65536)
+                return gen_usage_error("--max-units takes 1 .. 65536, not '%s'", val);
+            o->pad.max_units = (unsigned)v;
+        } else if (strcmp(key, " budget ") == 0) {
+            if (parse_count(val, &o->pad.budget))
+                return gen_usage_error("--budget takes a positive whole number (400000000 or "
+                                       "4e8), not '%s'",
+                                       val);
+        } else if (strcmp(key, " pairs ") == 0) {
+            if (!gen_u64(val, &v))
+                return gen_usage_error("--pairs takes a number, not '%s'", val);
+            o->pad.max_pairs = (size_t)v; /* examples kept (default 32) */
+        } else if (strcmp(key, " wrap ") == 0) {
+            o->pad.wrap = 1;
         }
     }
     if (!o->n_inputs)
@@ -1033,130 +1075,35 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
     return 0;
 }
 
-/* A positive count, as digits or in the form the help gives (4e8). */
-static int parse_count(const char *s, uint64_t *out)
-{
-    char *end;
-    double v;
-    if (ctxprof__parse_u64(s, out) == 0)
-        return *out ? 0 : -1;
-    v = strtod(s, &end);
-    if (end == s || *end || !(v >= 1 && v < 18446744073709551616.0) || (double)(uint64_t)v != v)
-        return -1;
-    *out = (uint64_t)v;
-    return 0;
-}
-
 /* ctxprof-gen pad: frame padding from a path map (ICPP). */
 static int cmd_pad(int argc, char **argv)
 {
-    ctxprof_icpp_pad_desc desc;
+    gen_opts o;
     ctxprof_icpp_map map;
     ctxprof_icpp_pads pads;
     ctxprof_error err;
-    const char *out = NULL, *in = NULL;
-    const char **frames = (const char **)argv; /* FRAMES, gathered at the front of argv */
-    size_t max_pairs = 0, need, known = 0, n_frames = 0, f;
+    const char *in;
+    size_t max_pairs, need, known = 0, f;
     char *text = NULL, *header = NULL;
     size_t hlen = 0;
     uint64_t *fsize = NULL;
     double worst = 1; /* nothing padded: no frame grows */
     int i, rc = 0;
     FILE *rep = stdout;
-    memset(&desc, 0, sizeof desc);
-    memset(&map, 0, sizeof map);
-    for (i = 0; i < argc; i++) {
-        static const char *const valued[] = {"-o",      "--search", "--max-growth", "--max-units",
-                                             "--budget", "--seed",  "--pairs"};
-        const char *a = argv[i], *val = NULL, *eq = strchr(a, '=');
-        char name[32];
-        size_t k;
-        if (a[0] == '-' && a[1] == '-' && eq && (size_t)(eq - a) < sizeof name) { /* --name=value */
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = '\0';
-            val = eq + 1;
-            a = name;
-        }
-        for (k = 0; k < sizeof valued / sizeof valued[0] && strcmp(a, valued[k]) != 0; k++)
-            ;
-        if (k < sizeof valued / sizeof valued[0] && !val) {
-            if (i + 1 == argc) {
-                fprintf(stderr, "ctxprof-gen pad: option %s needs a value\n", a);
-                return 2;
-            }
-            val = argv[++i];
-        } else if (k == sizeof valued / sizeof valued[0] && val) {
-            fprintf(stderr, "ctxprof-gen pad: option %s takes no value\n", a);
-            return 2;
-        }
-        if (strcmp(a, "-o") == 0) {
-            out = val;
-        } else if (strcmp(a, "--search") == 0) {
-            const char *v = val;
-            desc.search = strcmp(v, "ours") == 0 || strcmp(v, "greedy") == 0
-                              ? CTXPROF_ICPP_SEARCH_OURS
-                          : strcmp(v, "random") == 0 ? CTXPROF_ICPP_SEARCH_RANDOM
-                          : strcmp(v, "none") == 0   ? CTXPROF_ICPP_SEARCH_NONE
-                                                     : -1;
-            if (desc.search < 0) {
-                fprintf(stderr, "ctxprof-gen pad: unknown search '%s'\n", v);
-                return 2;
-            }
-        } else if (strcmp(a, "--max-growth") == 0) {
-            char *end;
-            desc.max_growth = strtod(val, &end);
-            if (*end || end == val || !(desc.max_growth >= 1)) {
-                fprintf(stderr, "ctxprof-gen pad: --max-growth wants a number >= 1\n");
-                return 2;
-            }
-        } else if (strcmp(a, "--max-units") == 0) {
-            uint64_t v;
-            if (ctxprof__parse_u64(val, &v) || v == 0 || v > 65536) {
-                fprintf(stderr, "ctxprof-gen pad: --max-units wants 1..65536\n");
-                return 2;
-            }
-            desc.max_units = (unsigned)v;
-        } else if (strcmp(a, "--budget") == 0) {
-            uint64_t v;
-            if (parse_count(val, &v)) {
-                fprintf(stderr, "ctxprof-gen pad: --budget wants a positive whole number "
-                                "(400000000 or 4e8)\n");
-                return 2;
-            }
-            desc.budget = v;
-        } else if (strcmp(a, "--seed") == 0) {
-            uint64_t v;
-            if (ctxprof__parse_u64(val, &v)) {
-                fprintf(stderr, "ctxprof-gen pad: bad --seed\n");
-                return 2;
-            }
-            desc.seed = v;
-        } else if (strcmp(a, "--pairs") == 0) {
-            uint64_t v;
-            if (ctxprof__parse_u64(val, &v)) {
-                fprintf(stderr, "ctxprof-gen pad: bad --pairs\n");
-                return 2;
-            }
-            max_pairs = (size_t)v;
-            desc.max_pairs = max_pairs; /* examples kept (default 32) */
-        } else if (strcmp(a, "--wrap") == 0) {
-            desc.wrap = 1;
-        } else if (strcmp(a, "--help") == 0) {
+    for (i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0) {
             fputs(gen_help_pad, stdout);
             return 0;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ctxprof-gen pad: unknown option '%s'\n", a);
-            return 2;
-        } else if (!in) {
-            in = a;
-        } else {
-            frames[n_frames++] = a;
         }
-    }
-    if (!in) {
-        fputs(gen_help_pad, stderr);
-        return 2;
-    }
+    memset(&o, 0, sizeof o);
+    memset(&map, 0, sizeof map);
+    o.input_kind = "path map";
+    if ((rc = gen_parse(argc, argv,
+                        "o search max-growth max-units budget seed pairs wrap", &o)) != 0)
+        return rc;
+    o.pad.seed = o.seed;
+    max_pairs = o.pad.max_pairs;
+    in = o.inputs[0]; /* then the FRAMES files */
     if (ctxprof_icpp_map_load(&map, in, &err)) {
         gen_error(ctxprof_error_message(&err));
         return err.status == CTXPROF_ERR_SYS ? 2 : 1;
@@ -1167,22 +1114,22 @@ static int cmd_pad(int argc, char **argv)
         ctxprof_icpp_map_deinit(&map);
         return 1;
     }
-    if (ctxprof_icpp_pad_compute(&map, &desc, &pads, &err)) {
+    if (ctxprof_icpp_pad_compute(&map, &o.pad, &pads, &err)) {
         gen_error(ctxprof_error_message(&err));
         ctxprof_icpp_map_deinit(&map);
         return 2;
     }
-    if (out && strcmp(out, "-") == 0)
+    if (o.out && strcmp(o.out, "-") == 0)
         rep = stderr;
     /* everything that can fail comes first: a failed run prints no report */
-    if (n_frames) {
+    if (o.n_inputs > 1) {
         if (!(fsize = (uint64_t *)calloc(map.funcs + 1, sizeof *fsize))) {
             fprintf(stderr, "ctxprof-gen pad: out of memory\n");
             rc = 2;
             goto done;
         }
-        for (f = 0; f < n_frames; f++)
-            if ((rc = gen_frames_read(frames[f], &map, fsize)) != 0)
+        for (f = 1; f < o.n_inputs; f++)
+            if ((rc = gen_frames_read(o.inputs[f], &map, fsize)) != 0)
                 goto done;
         for (f = 0; f < map.funcs; f++) {
             unsigned u;
@@ -1202,16 +1149,16 @@ static int cmd_pad(int argc, char **argv)
         goto done;
     }
     ctxprof_icpp_pads_report_text(&pads, max_pairs, text, need + 1);
-    if (out) {
-        if (ctxprof_icpp_pads_emit(&pads, in, out, &header, &hlen, &err) ||
-            ctxprof__write_out(out, header, hlen, &err)) {
+    if (o.out) {
+        if (ctxprof_icpp_pads_emit(&pads, in, o.out, &header, &hlen, &err) ||
+            ctxprof__write_out(o.out, header, hlen, &err)) {
             gen_error(ctxprof_error_message(&err));
             rc = 2;
             goto done;
         }
     }
     fprintf(rep, "functions=%zu\n", map.funcs);
-    if (n_frames)
+    if (o.n_inputs > 1)
         fprintf(rep, "frames_known=%zu\nmax_frame_growth=%.4f\n", known, worst);
     fputs(text, rep);
 done:
