@@ -2719,6 +2719,11 @@ static int icpp_build(const char *cc, const char *out, const char *extra)
                            cc, extra, ctxprof_test_tmpdir(), out);
 }
 
+/* gcc's hooks also instrument the library's inline functions unless told
+   not to (clang's never do) */
+#define ICPP_HOOKS_EXCL                                                                            \
+    (strstr(CTXPROF_TEST_CC, "clang") ? "" : "-finstrument-functions-exclude-file-list=ctxprof.h")
+
 /* Loads the path map NAME of the test directory. */
 static int icpp_load(ctxprof_icpp_map *m, const char *name)
 {
@@ -2806,6 +2811,7 @@ static void icpp_pad_moves_heights(void)
     char path[600];
     ctxprof_icpp_map m0, m1;
     size_t matched, moved;
+    PLAIN_BUILD_ONLY();
     memset(&m0, 0, sizeof m0);
     memset(&m1, 0, sizeof m1);
     snprintf(path, sizeof path, "%s/icpp_hand_pads.h", dir);
@@ -2825,11 +2831,12 @@ static void icpp_pad_moves_heights(void)
     ctxprof_icpp_map_deinit(&m1);
 }
 
-/* Call-site wrapping (5.2) in compiled programs, gcc and clang: a wrap of
-   u units on an edge lowers every path through that edge by exactly 16 u
-   bytes (each time the path takes the edge), on top of the pads, so the
-   generator's precise_after_wrap (which assumes that) predicts the rebuilt
-   binary. icpp_prog wraps term -> factor and factor -> left/right with
+/* Call-site wrapping (5.2) in compiled programs (with each plain
+   configuration's compiler: gcc, clang, musl-gcc): a wrap of u units on an
+   edge lowers every path through that edge by exactly 16 u bytes (each
+   time the path takes the edge), on top of the pads, so the generator's
+   precise_after_wrap (which assumes that) predicts the rebuilt binary.
+   icpp_prog wraps term -> factor and factor -> left/right with
    CTXPROF_ICPP_CALL; the training build has them at 0 units. */
 static void icpp_wrap_moves_heights(void)
 {
@@ -2838,44 +2845,33 @@ static void icpp_wrap_moves_heights(void)
     static const char *const wraps[][2] = {{"term", "factor"}, {"factor", "left"}};
     static const unsigned wrap_units[] = {2, 3};
     static const icpp_table t = {pads, pad_units, 2, wraps, wrap_units, 2};
-    static const char *const ccs[] = {"gcc", "clang"};
     const char *dir = ctxprof_test_tmpdir();
     char path[600], flags[900], name[32];
-    size_t c, k, built = 0;
+    ctxprof_icpp_map m0, m1;
+    size_t k, matched, moved;
+    PLAIN_BUILD_ONLY();
     snprintf(path, sizeof path, "%s/icpp_wrap_pads.h", dir);
     REQUIRE_EQ(icpp_table_write(path, &t), 0);
-    for (c = 0; c < 2; c++) {
-        const char *excl = c ? "" : "-finstrument-functions-exclude-file-list=ctxprof.h";
-        ctxprof_icpp_map m0, m1;
-        size_t matched, moved;
-        if (ctxprof_test_sh("command -v %s >/dev/null 2>&1", ccs[c]) != 0)
-            continue;
-        memset(&m0, 0, sizeof m0);
-        memset(&m1, 0, sizeof m1);
-        for (k = 0; k < 2; k++) {
-            snprintf(flags, sizeof flags,
-                     "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS %s%s", excl,
-                     k ? "-include " : "", k ? path : "");
-            snprintf(name, sizeof name, "icpp_w%zu", k);
-            REQUIRE_EQ(icpp_build(ccs[c], name, flags), 0);
-            REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/w%zu.paths %s/icpp_w%zu train x "
-                                       ">/dev/null",
-                                       dir, k, dir, k),
-                       0);
-        }
-        REQUIRE_EQ(icpp_load(&m0, "w0.paths"), CTXPROF_OK);
-        REQUIRE_EQ(icpp_load(&m1, "w1.paths"), CTXPROF_OK);
-        CHECK_GE(m0.paths, 20);
-        CHECK_EQ(m0.paths, m1.paths);
-        icpp_check_moved(&m0, &m1, &t, &matched, &moved);
-        CHECK_EQ(matched, m0.paths);
-        CHECK_GE(moved, m0.paths / 2); /* most paths cross a pad or a wrap */
-        ctxprof_icpp_map_deinit(&m0);
-        ctxprof_icpp_map_deinit(&m1);
-        built++;
+    memset(&m0, 0, sizeof m0);
+    memset(&m1, 0, sizeof m1);
+    for (k = 0; k < 2; k++) {
+        snprintf(flags, sizeof flags, "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS %s%s",
+                 ICPP_HOOKS_EXCL, k ? "-include " : "", k ? path : "");
+        snprintf(name, sizeof name, "icpp_w%zu", k);
+        REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, name, flags), 0);
+        REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/w%zu.paths %s/icpp_w%zu train x >/dev/null",
+                                   dir, k, dir, k),
+                   0);
     }
-    if (!built)
-        SKIP("neither gcc nor clang found");
+    REQUIRE_EQ(icpp_load(&m0, "w0.paths"), CTXPROF_OK);
+    REQUIRE_EQ(icpp_load(&m1, "w1.paths"), CTXPROF_OK);
+    CHECK_GE(m0.paths, 20);
+    CHECK_EQ(m0.paths, m1.paths);
+    icpp_check_moved(&m0, &m1, &t, &matched, &moved);
+    CHECK_EQ(matched, m0.paths);
+    CHECK_GE(moved, m0.paths / 2); /* most paths cross a pad or a wrap */
+    ctxprof_icpp_map_deinit(&m0);
+    ctxprof_icpp_map_deinit(&m1);
 }
 
 /* Share of paths whose CID is unique. */
@@ -2893,54 +2889,48 @@ static double icpp_precise_share(const ctxprof_icpp_map *m)
 /* What the generator predicts is what the rebuilt program measures
    (tests/data/icpp_wrap.c, where every call is wrapped): train, `pad
    --wrap -o`, rebuild with the table, train again; the new map's precise
-   share equals precise_after_wrap, with gcc and clang at -O2 and -O0. The
+   share equals precise_after_wrap, at -O2 and -O0 (with each plain
+   configuration's compiler). The
    wraps' sizes differ from function to function and from the training
    build's, the pads' too (none at all unpadded, also at -O0), and a
    function exits with a wrap's array still allocated. */
 static void icpp_wrap_predicted(void)
 {
-    static const char *const ccs[] = {"gcc", "clang"}, *const opts[] = {"-O2", "-O0"};
-    const char *dir = ctxprof_test_tmpdir();
+    static const char *const opts[] = {"-O2", "-O0"};
+    const char *dir = ctxprof_test_tmpdir(), *cc = CTXPROF_TEST_CC;
     char path[600], *txt = NULL, *hit;
-    size_t c, o, len, built = 0;
+    size_t o, len;
     ctxprof_error e;
-    for (c = 0; c < 2; c++) {
-        if (ctxprof_test_sh("command -v %s >/dev/null 2>&1", ccs[c]) != 0)
-            continue;
-        for (o = 0; o < 2; o++) {
-            ctxprof_icpp_map m;
-            double predicted = -1;
-            const char *cc = ccs[c], *opt = opts[o];
-            memset(&m, 0, sizeof m);
-            REQUIRE_EQ(ctxprof_test_sh("%s %s -fno-omit-frame-pointer -finstrument-functions "
-                                       "-DCTXPROF_ICPP_HOOKS tests/data/icpp_wrap.c -o %s/wr0 -lpthread"
-                                       " -ldl && CTXPROF_ICPP_TRAIN=%s/wr0.paths %s/wr0 > /dev/null",
-                                       cc, opt, dir, dir, dir),
-                       0);
-            REQUIRE_EQ(ctxprof_test_sh("build/ctxprof-gen pad --wrap -o %s/wr_pads.h %s/wr0.paths >"
-                                       " %s/wr.rep",
-                                       dir, dir, dir),
-                       0);
-            snprintf(path, sizeof path, "%s/wr.rep", dir);
-            REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
-            hit = strstr(txt, "\nprecise_after_wrap=");
-            CHECK(hit != NULL && sscanf(hit, "\nprecise_after_wrap=%lf", &predicted) == 1);
-            ctxprof__free(txt, NULL);
-            REQUIRE_EQ(ctxprof_test_sh("%s %s -fno-omit-frame-pointer -finstrument-functions "
-                                       "-DCTXPROF_ICPP_HOOKS -include %s/wr_pads.h "
-                                       "tests/data/icpp_wrap.c -o %s/wr1 -lpthread -ldl && "
-                                       "CTXPROF_ICPP_TRAIN=%s/wr1.paths %s/wr1 > /dev/null",
-                                       cc, opt, dir, dir, dir, dir),
-                       0);
-            REQUIRE_EQ(icpp_load(&m, "wr1.paths"), CTXPROF_OK);
-            CHECK_GE(m.paths, 100);
-            CHECK_NEAR(icpp_precise_share(&m), predicted, 1e-4);
-            ctxprof_icpp_map_deinit(&m);
-            built++;
-        }
+    PLAIN_BUILD_ONLY();
+    for (o = 0; o < 2; o++) {
+        ctxprof_icpp_map m;
+        double predicted = -1;
+        memset(&m, 0, sizeof m);
+        REQUIRE_EQ(ctxprof_test_sh("%s %s -fno-omit-frame-pointer -finstrument-functions "
+                                   "-DCTXPROF_ICPP_HOOKS tests/data/icpp_wrap.c -o %s/wr0 -lpthread "
+                                   "-ldl && CTXPROF_ICPP_TRAIN=%s/wr0.paths %s/wr0 > /dev/null",
+                                   cc, opts[o], dir, dir, dir),
+                   0);
+        REQUIRE_EQ(ctxprof_test_sh("build/ctxprof-gen pad --wrap -o %s/wr_pads.h %s/wr0.paths > "
+                                   "%s/wr.rep",
+                                   dir, dir, dir),
+                   0);
+        snprintf(path, sizeof path, "%s/wr.rep", dir);
+        REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
+        hit = strstr(txt, "\nprecise_after_wrap=");
+        CHECK(hit != NULL && sscanf(hit, "\nprecise_after_wrap=%lf", &predicted) == 1);
+        ctxprof__free(txt, NULL);
+        REQUIRE_EQ(ctxprof_test_sh("%s %s -fno-omit-frame-pointer -finstrument-functions "
+                                   "-DCTXPROF_ICPP_HOOKS -include %s/wr_pads.h "
+                                   "tests/data/icpp_wrap.c -o %s/wr1 -lpthread -ldl && "
+                                   "CTXPROF_ICPP_TRAIN=%s/wr1.paths %s/wr1 > /dev/null",
+                                   cc, opts[o], dir, dir, dir, dir),
+                   0);
+        REQUIRE_EQ(icpp_load(&m, "wr1.paths"), CTXPROF_OK);
+        CHECK_GE(m.paths, 100);
+        CHECK_NEAR(icpp_precise_share(&m), predicted, 1e-4);
+        ctxprof_icpp_map_deinit(&m);
     }
-    if (!built)
-        SKIP("neither gcc nor clang found");
 }
 
 /* Whole-program training with -finstrument-functions and no annotations;
@@ -2970,6 +2960,7 @@ static void icpp_train_shadow_stack(void)
     char path[600], *txt = NULL;
     size_t len;
     ctxprof_error e;
+    PLAIN_BUILD_ONLY();
     REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O2 -fno-omit-frame-pointer -finstrument-functions "
                                "tests/data/icpp_stack.c -o %s/icpp_stack -lpthread -ldl -lrt",
                                CTXPROF_TEST_CC, dir),
@@ -3003,18 +2994,16 @@ static void icpp_hooks_end_to_end(void)
     char path[600], flags[700], rep[4096], *hit;
     ctxprof_icpp_map m, m2;
     double predicted;
-    const char *excl = strstr(CTXPROF_TEST_CC, "clang")
-                           ? ""
-                           : "-finstrument-functions-exclude-file-list=ctxprof.h";
     FILE *f;
     size_t n;
     unsigned long long cid_height = 0;
     uint32_t p;
     int found = 0;
+    PLAIN_BUILD_ONLY();
     memset(&m, 0, sizeof m);
     memset(&m2, 0, sizeof m2);
     snprintf(flags, sizeof flags, "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS",
-             excl);
+             ICPP_HOOKS_EXCL);
     REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, "icpp_h0", flags), 0);
     REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/h0.paths %s/icpp_h0 train x >/dev/null", dir,
                                dir),
@@ -3068,7 +3057,7 @@ static void icpp_hooks_end_to_end(void)
     predicted = atof(hit + strlen("precise_after="));
     snprintf(flags, sizeof flags,
              "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS -include %s/h_pads.h",
-             excl, dir);
+             ICPP_HOOKS_EXCL, dir);
     REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, "icpp_h1", flags), 0);
     REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/h1.paths %s/icpp_h1 train x >/dev/null", dir,
                                dir),
@@ -3253,16 +3242,14 @@ static void icpp_cfa_rules(void)
 static void icpp_cfa_every_instruction(void)
 {
     const char *dir = ctxprof_test_tmpdir();
-    const char *excl = strstr(CTXPROF_TEST_CC, "clang")
-                           ? ""
-                           : "-finstrument-functions-exclude-file-list=ctxprof.h";
     char flags[700], path[600];
     int plain;
+    PLAIN_BUILD_ONLY();
     for (plain = 1; plain >= 0; plain--) {
         long sp[6], cfa[6];
         FILE *f;
         snprintf(flags, sizeof flags, "-finstrument-functions %s -DICPP_HOOKS -DCTXPROF_ICPP_HOOKS %s",
-                 excl, plain ? "-DICPP_PLAIN_CALLS" : "");
+                 ICPP_HOOKS_EXCL, plain ? "-DICPP_PLAIN_CALLS" : "");
         REQUIRE_EQ(icpp_build(CTXPROF_TEST_CC, "icpp_s", flags), 0);
         REQUIRE_EQ(ctxprof_test_sh("CTXPROF_ICPP_TRAIN=%s/s.paths %s/icpp_s train x >/dev/null &&"
                                    " %s/icpp_s step %s/s.paths > %s/s.out",
@@ -3431,24 +3418,30 @@ static void icpp_sampler_live(void)
 /* Rebinding the map the sampler resolves with (after a dlopen and
    ctxprof_symtab_reload, say) while its handler runs: the handler never
    reads tables that bind freed (ASan builds report it if it does), and
-   samples still resolve. One thread rebinds 30 times while another sends
-   this one the sampler's signal nonstop (the old code's use after free
-   showed in about one run in three). Then, deterministically: while a
+   samples still resolve. One thread rebinds (30 times, and until 1,000
+   samples were taken) while another sends
+   this one the sampler's signal nonstop, the next as soon as the last was
+   taken (the old code's use after free showed in about one run in three;
+   without that pacing the queue never emptied, and the sampled thread
+   could stay at one PC, inside pthread_create, for the whole run). Then, deterministically: while a
    reader (as the handler) holds the tables, a rebind publishes new ones
    and waits, and the old ones stay readable until the reader is done. */
 typedef struct icpp_rebind {
     ctxprof_icpp_map *m;
     ctxprof_symtab *st;
+    ctxprof_icpp_sampler *s;
     pthread_t target;
-    int signo, stop, bad;
+    int signo, go, stop, bad;
 } icpp_rebind;
 
 static void *icpp_rebind_thread(void *arg)
 {
     icpp_rebind *r = (icpp_rebind *)arg;
     int k;
-    for (k = 0; k < 30; k++)
-        r->bad += ctxprof_icpp_map_bind(r->m, r->st, NULL) != CTXPROF_OK;
+    while (!__atomic_load_n(&r->go, __ATOMIC_ACQUIRE))
+        sched_yield();
+    for (k = 0; k < 30 || (k < 3000 && __atomic_load_n(&r->s->next, __ATOMIC_ACQUIRE) < 1000); k++)
+        r->bad += ctxprof_icpp_map_bind(r->m, r->st, NULL) != CTXPROF_OK; /* 1,000 samples' time */
     __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
     return NULL;
 }
@@ -3464,8 +3457,16 @@ static void *icpp_rebind_once(void *arg)
 static void *icpp_rebind_storm(void *arg)
 {
     icpp_rebind *r = (icpp_rebind *)arg;
-    while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
-        pthread_kill(r->target, r->signo); /* queued: none is lost while one runs */
+    while (!__atomic_load_n(&r->go, __ATOMIC_ACQUIRE))
+        sched_yield();
+    while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+        uint64_t taken = __atomic_load_n(&r->s->next, __ATOMIC_ACQUIRE);
+        int spin;
+        pthread_kill(r->target, r->signo);
+        for (spin = 0; spin < 100000 && __atomic_load_n(&r->s->next, __ATOMIC_ACQUIRE) == taken;
+             spin++)
+            ;
+    }
     return NULL;
 }
 
@@ -3501,10 +3502,12 @@ static void icpp_sampler_rebind(void)
     memset(&rb, 0, sizeof rb);
     rb.m = &m;
     rb.st = &st;
+    rb.s = &s;
     rb.target = pthread_self();
     rb.signo = desc.signo;
-    REQUIRE_EQ(pthread_create(&t[0], NULL, icpp_rebind_thread, &rb), 0);
     REQUIRE_EQ(pthread_create(&t[1], NULL, icpp_rebind_storm, &rb), 0);
+    REQUIRE_EQ(pthread_create(&t[0], NULL, icpp_rebind_thread, &rb), 0);
+    __atomic_store_n(&rb.go, 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&rb.stop, __ATOMIC_ACQUIRE))
         icpp_s_rec(3); /* called from here as in training: the map's heights */
     for (i = 0; i < 2; i++)
@@ -3515,7 +3518,7 @@ static void icpp_sampler_rebind(void)
     for (i = 0; i < n; i++)
         precise += s.samples[i].kind == CTXPROF_ICPP_PRECISE;
     CHECK_GE(precise, n / 2);
-    printf("  icpp: %zu samples (%llu dropped) while rebinding 30 times, %zu precise\n", n,
+    printf("  icpp: %zu samples (%llu dropped) while rebinding, %zu precise\n", n,
            (unsigned long long)ctxprof_icpp_sampler_dropped(&s), precise);
     {
         unsigned rd = ctxprof__icpp_read_begin();
