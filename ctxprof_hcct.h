@@ -135,8 +135,9 @@
      between the two (atomic_thread_fence(memory_order_release)) and the
      querying thread an acquire fence after the query.
      After fork() the child keeps copies of the parent's trees (fork waits
-     for a merge or snapshot in progress); with the environment variable,
-     use %p in out= for one profile per process.
+     for a merge, snapshot or query naming code addresses in progress);
+     with the environment variable, use %p in out= for one profile per
+     process.
 
    BOUNDS
 
@@ -2502,12 +2503,17 @@ CTXPROF__HCCT_FN const char *ctxprof__hcct_default_name(uintptr_t r, char *buf, 
 static pthread_mutex_t ctxprof__hcct_symmu = PTHREAD_MUTEX_INITIALIZER;
 static ctxprof_symtab ctxprof__hcct_syms;
 static int ctxprof__hcct_syms_state; /* 0 not loaded, 1 loaded, -1 unavailable */
+/* fork() waits for the mutex (the session's fork handlers), registered on
+   first use: queries of plain trees may take it with no session. */
+static pthread_once_t ctxprof__hcct_fork_once = PTHREAD_ONCE_INIT;
+CTXPROF__HCCT_FN void ctxprof__hcct_fork_init(void);
 
 CTXPROF__HCCT_FN const char *ctxprof__hcct_symbol(uintptr_t r, char *buf, size_t cap,
                                                   int *reloaded)
 {
     const char *name = NULL;
     uintptr_t off = 0;
+    pthread_once(&ctxprof__hcct_fork_once, ctxprof__hcct_fork_init);
     pthread_mutex_lock(&ctxprof__hcct_symmu);
     if (ctxprof__hcct_syms_state == 0)
         ctxprof__hcct_syms_state = ctxprof_symtab_init(&ctxprof__hcct_syms, NULL) ? -1 : 1;
@@ -4255,7 +4261,6 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
    tree being merged; a snapshot) does not exist in the child, which would
    wait for them forever (at its exit, writing CTXPROF_HCCT's profile).
    fork waits until they are free, in the order snapshots take them. */
-static pthread_once_t ctxprof__hcct_fork_once = PTHREAD_ONCE_INIT;
 
 CTXPROF__HCCT_FN void ctxprof__hcct_fork_prepare(void)
 {

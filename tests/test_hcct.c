@@ -3050,6 +3050,28 @@ static void hcct_session_signal_in_lock(void)
     CHECK_EQ(rc, 0);
 }
 
+/* fork() while another thread names code addresses of a plain tree, with
+   no session ever started (tests/data/hcct_fork_symbols.c): fork waits
+   for the symbols' mutex, which the child's query hung on when a thread
+   of the parent held it (the fork handlers were registered by
+   ctxprof_hcct_start only). */
+static void hcct_fork_symbols(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char out[600], *txt = NULL;
+    size_t len;
+    PLAIN_BUILD_ONLY();
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O0 -I. tests/data/hcct_fork_symbols.c -o "
+                               "%s/hcct_fork_symbols -lpthread -ldl -lrt",
+                               CTXPROF_TEST_CC, dir),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/hcct_fork_symbols > %s/fork_symbols.out", dir, dir), 0);
+    snprintf(out, sizeof out, "%s/fork_symbols.out", dir);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, NULL) == CTXPROF_OK);
+    CHECK_CONTAINS(txt, "child ok\n");
+    ctxprof__free(txt, NULL);
+}
+
 /* Routine descriptors that the profile names at snapshot time: one on the
    heap is read as it is; one in a library that dlclose unloaded is not
    read (it crashed the snapshot) and shows as "[unloaded 0x...]". */
@@ -4265,6 +4287,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_session_shutdown_parked", hcct_session_shutdown_parked},
     {"hcct_session_signal_in_lock", hcct_session_signal_in_lock},
+    {"hcct_fork_symbols", hcct_fork_symbols},
     {"hcct_names_unloaded", hcct_names_unloaded},
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
