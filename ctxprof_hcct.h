@@ -123,9 +123,14 @@
      counted in the thread's tree (stats.reentrant) and in its profiles
      (profile.reentrant, summed when trees merge, shown in every output:
      a handler that runs often over call-heavy code can lose most of its
-     events); the others are counted exactly. Nothing is
-     async-signal-safe except that the tree never crashes or corrupts itself
-     on such re-entry (stats.events may then miss a few events).
+     events); the others are counted exactly. A thread's first event
+     in a session creates its tree (malloc): one from a signal handler
+     (found on x86-64 Linux by the signal frame on the stack, as ICPP
+     finds handlers) is dropped and counted in the snapshots'
+     profile.reentrant instead, since the handler may have interrupted
+     malloc. Nothing is async-signal-safe except that the tree never
+     crashes or corrupts itself on such re-entry (stats.events may then
+     miss a few events).
      Queries and stats_get read the live tree with relaxed atomic loads,
      and its owner stores what they read with relaxed atomic stores (on
      x86-64 and aarch64 the same instructions as plain ones): no data race,
@@ -4097,19 +4102,51 @@ static pthread_key_t ctxprof__hcct_tkey;
 static int ctxprof__hcct_tkey_ok;
 static CTXPROF_TLS int ctxprof__hcct_tstate CTXPROF__TLS_MODEL; /* 1 attaching, 2 retired */
 /* The calling thread holds ctxprof__hcct_mu: an instrumented signal
-   handler that interrupts it must not attach (it would lock it again). */
+   handler that interrupts it must not attach (it would lock it again).
+   Set before the lock is taken and cleared after it is released, so that
+   it covers the instructions of pthread_mutex_lock/unlock that run with
+   the lock held. */
 static CTXPROF_TLS int ctxprof__hcct_holding CTXPROF__TLS_MODEL;
+/* Events of threads without a tree dropped because they interrupted the
+   profiler or code that may hold its locks or malloc's (a signal
+   handler's): counted in the snapshots' reentrant. */
+static uint64_t ctxprof__hcct_sig_dropped;
 
 CTXPROF__HCCT_FN void ctxprof__hcct_lock(void)
 {
-    pthread_mutex_lock(&ctxprof__hcct_mu);
     ctxprof__hcct_holding = 1;
+    CTXPROF__HCCT_FENCE();
+    pthread_mutex_lock(&ctxprof__hcct_mu);
 }
 
 CTXPROF__HCCT_FN void ctxprof__hcct_unlock(void)
 {
-    ctxprof__hcct_holding = 0;
     pthread_mutex_unlock(&ctxprof__hcct_mu);
+    CTXPROF__HCCT_FENCE();
+    ctxprof__hcct_holding = 0;
+}
+
+/* Whether the calling thread may be running a signal handler, whose
+   interrupted code may hold malloc's locks: a signal frame on the stack
+   above the caller's frame, found as ICPP finds an uninstrumented
+   handler's (ctxprof__icpp_sig_between: the sigreturn trampoline's
+   address, a signal blocked now that the frame's saved mask did not
+   block). No signal blocked: none (unless SA_NODEFER with an empty
+   sa_mask, and a handler on an alternate signal stack is not seen).
+   x86-64 Linux; elsewhere 0. Signal-safe: sigprocmask, /proc/self/maps
+   read with open/read. */
+CTXPROF__HCCT_FN int ctxprof__hcct_in_handler(void)
+{
+    ctxprof__mapping mp;
+    sigset_t now;
+    uintptr_t sp = (uintptr_t)&mp;
+    int sig;
+    if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
+        return 0;
+    for (sig = 1; sig <= 64 && sigismember(&now, sig) != 1; sig++)
+        ;
+    return sig <= 64 && ctxprof__mapping_at(sp, &mp, NULL, 0) &&
+           ctxprof__icpp_sig_between(sp, mp.end, mp.end) != 0;
 }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -4117,10 +4154,13 @@ CTXPROF__HCCT_FN void ctxprof__hcct_unlock(void)
 /* under the lock; pairs with the lock-free load of attach */
 #define CTXPROF__HCCT_SET_STATE(v) __atomic_store_n(&ctxprof__hcct_state, (v), __ATOMIC_RELEASE)
 #define CTXPROF__HCCT_BUMP_GEN() __atomic_add_fetch(&ctxprof__hcct_gen, 1, __ATOMIC_RELEASE)
+#define CTXPROF__HCCT_COUNT_DROP()                                                                 \
+    __atomic_add_fetch(&ctxprof__hcct_sig_dropped, 1, __ATOMIC_RELAXED)
 #else
 #define CTXPROF__HCCT_LOAD_STATE() (ctxprof__hcct_state)
 #define CTXPROF__HCCT_SET_STATE(v) (ctxprof__hcct_state = (v))
 #define CTXPROF__HCCT_BUMP_GEN() (++ctxprof__hcct_gen)
+#define CTXPROF__HCCT_COUNT_DROP() (++ctxprof__hcct_sig_dropped)
 #endif
 
 /* In a tick of a session tree: follow stop/resume requests. */
@@ -4220,8 +4260,15 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
 {
     ctxprof_hcct *t;
     ctxprof_hcct_desc d;
-    if (ctxprof__hcct_tstate || ctxprof__hcct_holding || CTXPROF__HCCT_LOAD_STATE() != 1)
-        return NULL; /* the thread's own events while it attaches or holds the lock: dropped */
+    if (ctxprof__hcct_tstate == 2 || CTXPROF__HCCT_LOAD_STATE() != 1)
+        return NULL;
+    /* The thread's own events while it attaches or holds the lock, and a
+       signal handler's (it may have interrupted malloc, which attaching
+       calls): dropped, and counted. */
+    if (ctxprof__hcct_tstate || ctxprof__hcct_holding || ctxprof__hcct_in_handler()) {
+        CTXPROF__HCCT_COUNT_DROP();
+        return NULL;
+    }
     ctxprof__hcct_tstate = 1; /* allocation below may run instrumented code */
     ctxprof__hcct_lock();
     d = ctxprof__hcct_sdesc;
@@ -4284,6 +4331,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
     ctxprof_hcct_desc d;
     int rc = CTXPROF_OK;
     pthread_once(&ctxprof__hcct_fork_once, ctxprof__hcct_fork_init);
+    ctxprof__icpp_sigret_learn(); /* for ctxprof__hcct_in_handler (not signal-safe) */
     ctxprof__hcct_lock();
     if (!desc) {
         if (ctxprof__hcct_state == 0)
@@ -4356,8 +4404,11 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
             ctxprof_hcct_profile_deinit(&p);
         }
     }
-    if (!rc)
+    if (!rc) {
         acc.lost_threads = ctxprof__hcct_lost;
+        acc.reentrant =
+            ctxprof__hcct_sat_add(acc.reentrant, CTXPROF__HCCT_RD(ctxprof__hcct_sig_dropped));
+    }
     ctxprof__hcct_unlock();
     if (!rc && phi > 0)
         rc = ctxprof_hcct_profile_prune(&acc, phi, err);
@@ -4396,6 +4447,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
         ctxprof_hcct_profile_deinit(&ctxprof__hcct_retired);
     ctxprof__hcct_have_retired = 0;
     ctxprof__hcct_lost = 0;
+    CTXPROF__HCCT_WR(ctxprof__hcct_sig_dropped, 0);
     if (ctxprof__hcct_tkey_ok) {
         pthread_setspecific(ctxprof__hcct_tkey, NULL);
         pthread_key_delete(ctxprof__hcct_tkey);

@@ -3050,6 +3050,90 @@ static void hcct_session_signal_in_lock(void)
     CHECK_EQ(rc, 0);
 }
 
+/* An instrumented signal handler in a thread without a tree, which it
+   interrupted inside malloc (uninstrumented code): attaching would call
+   malloc again and deadlock on its lock. The handler's events are
+   dropped, and counted in the snapshot's reentrant. In a forked child
+   under an alarm. */
+typedef struct hcct_sigmalloc_result {
+    uint64_t handled, reentrant;
+    uint32_t threads;
+} hcct_sigmalloc_result;
+
+static uint64_t hcct_sigmalloc_handled;
+static int hcct_sigmalloc_running;
+
+static void hcct_sigmalloc_handler(int sig)
+{
+    (void)sig;
+    hcct_t_inner();
+    __atomic_add_fetch(&hcct_sigmalloc_handled, 1, __ATOMIC_RELEASE);
+}
+
+/* mallocs until its signal was handled */
+static void *hcct_sigmalloc_body(void *arg)
+{
+    uint64_t before = __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE);
+    size_t i;
+    (void)arg;
+    __atomic_store_n(&hcct_sigmalloc_running, 1, __ATOMIC_RELEASE);
+    for (i = 0; __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE) == before; i++) {
+        void *volatile p = malloc(40000 + (i & 7) * 1000); /* beyond the tcache: locked */
+        free(p);
+    }
+    return NULL;
+}
+
+static int hcct_sigmalloc_child(void *arg, void *shared)
+{
+    hcct_sigmalloc_result *r = (hcct_sigmalloc_result *)shared;
+    ctxprof_hcct_desc d = hcct_desc_lss(0, 0);
+    ctxprof_hcct_profile p;
+    struct sigaction sa;
+    int i;
+    (void)arg;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hcct_sigmalloc_handler;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGUSR1, &sa, NULL) != 0 || ctxprof_hcct_start(&d, NULL) != CTXPROF_OK)
+        return 1;
+    for (i = 0; i < 100; i++) {
+        pthread_t th;
+        __atomic_store_n(&hcct_sigmalloc_running, 0, __ATOMIC_RELEASE);
+        if (pthread_create(&th, NULL, hcct_sigmalloc_body, NULL) != 0)
+            return 2;
+        while (!__atomic_load_n(&hcct_sigmalloc_running, __ATOMIC_ACQUIRE))
+            sched_yield();
+        usleep(100);
+        pthread_kill(th, SIGUSR1);
+        pthread_join(th, NULL);
+    }
+    if (ctxprof_hcct_snapshot(-1, &p, NULL) != CTXPROF_OK)
+        return 3;
+    r->handled = __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE);
+    r->reentrant = p.reentrant;
+    r->threads = p.threads;
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_shutdown();
+    return 0;
+}
+
+static void hcct_session_signal_in_malloc(void)
+{
+    hcct_sigmalloc_result *r = (hcct_sigmalloc_result *)ctxprof_test_shared(sizeof *r);
+    int sig, rc;
+    REQUIRE(r != NULL);
+    rc = ctxprof_test_child(hcct_sigmalloc_child, NULL, r, 20, &sig);
+    CHECK_EQ(sig, 0); /* SIGALRM: the deadlock */
+    CHECK_EQ(rc, 0);
+    if (rc == 0) {
+        CHECK_EQ(r->handled, 100);
+        CHECK_EQ(r->reentrant, 100); /* every handler event, none recorded */
+        CHECK_EQ(r->threads, 0);
+    }
+    munmap(r, sizeof *r);
+}
+
 /* fork() while another thread names code addresses of a plain tree, with
    no session ever started (tests/data/hcct_fork_symbols.c): fork waits
    for the symbols' mutex, which the child's query hung on when a thread
@@ -4287,6 +4371,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_session_shutdown_parked", hcct_session_shutdown_parked},
     {"hcct_session_signal_in_lock", hcct_session_signal_in_lock},
+    {"hcct_session_signal_in_malloc", hcct_session_signal_in_malloc},
     {"hcct_fork_symbols", hcct_fork_symbols},
     {"hcct_names_unloaded", hcct_names_unloaded},
     {"hcct_session_churn", hcct_session_churn},
