@@ -578,10 +578,11 @@ CTXPROF_API void ctxprof_hcct_stop(void);
 /* Merged profile of all session threads, live and exited, pruned at phi
    (0 = desc.phi, < 0 = unpruned). Thread-safe; does not stop the threads. */
 CTXPROF_API int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out, ctxprof_error *err);
-/* Frees the session. Only when no other thread runs instrumented code;
-   a thread parked inside it (a pool waiting for work) keeps its tree,
-   inert, until its next enter frees it (it leaks if the thread exits
-   first); after a new start its events count in the new session. */
+/* Frees the session. Another thread that runs or is parked inside
+   instrumented code (a pool waiting for work) keeps its tree, counting in
+   no session, until one of its next 65536 enters (its next tick) or its
+   exit frees it; its later events count in a new session, if one was
+   started. */
 CTXPROF_API void ctxprof_hcct_shutdown(void);
 /* The calling thread's tree (created if the session runs), or NULL. */
 CTXPROF_API ctxprof_hcct *ctxprof_hcct_thread(void);
@@ -1646,7 +1647,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         (t)->busy = 0;                                                                             \
     } while (0)
 
-CTXPROF__HCCT_FN void ctxprof__hcct_bury(ctxprof_hcct *t);
+CTXPROF__HCCT_FN int ctxprof__hcct_bury(ctxprof_hcct *t);
 
 /* Pushes a frame (room is guaranteed by the countdown). */
 CTXPROF__HCCT_FN void ctxprof__hcct_push_frame(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
@@ -1836,7 +1837,7 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
         CTXPROF__HCCT_WR(t->sampled, t->sampled + consumed);
     if ((size_t)(t->top - t->frames) + t->excess > t->st.depth_peak)
         CTXPROF__HCCT_WR(t->st.depth_peak, (size_t)(t->top - t->frames) + t->excess);
-    if (t->session)
+    if (CTXPROF__HCCT_RD(t->session))
         ctxprof__hcct_session_poll(t);
     next = t->tick_period;
     if (t->period_ns && !t->paused) {
@@ -1948,11 +1949,12 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 {
     int64_t cd;
     size_t room;
-    if (CTXPROF__UNLIKELY(t->session == 2)) { /* a shutdown left it: drop it */
-        ctxprof__hcct_bury(t);
-        return;
-    }
     CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    /* a shutdown left it: let it go with the event, unless the event
+       interrupted the profiler (dropped above: the interrupted code still
+       writes the tree) or ctxprof__hcct_bury may not run here */
+    if (CTXPROF__UNLIKELY(CTXPROF__HCCT_RD(t->session) == 2) && ctxprof__hcct_bury(t))
+        return;
     if (cd < 0)
         cd = ctxprof__hcct_tick(t, cd);
     if (t->excess) {
@@ -4215,11 +4217,16 @@ CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
 }
 
 /* Frees the calling thread's tree t that a shutdown left (unmerged: its
-   session is gone); the thread's next event may attach to a new session. */
-CTXPROF__HCCT_FN void ctxprof__hcct_bury(ctxprof_hcct *t)
+   session is gone), from a slow path that interrupted no other; the
+   thread's next event may attach to a new session. 0 (t kept, for a
+   later event) in a signal handler (it may have interrupted malloc, or
+   the thread holding the lock) or while the thread holds the lock. */
+CTXPROF__HCCT_FN int ctxprof__hcct_bury(ctxprof_hcct *t)
 {
     ctxprof_hcct **pp;
     void *ud = t->desc.alloc_user;
+    if (ctxprof__hcct_holding || ctxprof__hcct_in_handler())
+        return 0;
     ctxprof__hcct_lock();
     for (pp = &ctxprof__hcct_left; *pp && *pp != t; pp = &(*pp)->next_thread)
         ;
@@ -4230,6 +4237,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_bury(ctxprof_hcct *t)
         ctxprof__hcct_tls = NULL;
     ctxprof_hcct_deinit(t);
     ctxprof__free(t, ud);
+    return 1;
 }
 
 /* pthread key destructor: the thread exits; its tree is merged and freed. */
@@ -4433,12 +4441,15 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
             ctxprof__free(t, ud);
             continue;
         }
-        /* Another live thread's: it may be parked inside instrumented code
-           that it returns through later, so the tree stays (inert: every
-           event is dropped) until that thread's next enter frees it. */
-        t->session = 2;
-        t->busy = 1;
-        CTXPROF__HCCT_WR(t->countdown, CTXPROF__HCCT_CD_BUSY);
+        /* Another live thread's: it may run or be parked inside
+           instrumented code, so the tree stays until that thread's next
+           slow path frees it (its next tick at the latest, within 65536
+           enters; events until then count in no session). The flag is
+           all that is written here: the countdown and busy are the
+           owner's (the busy protocol), and freeing the tree from a
+           handler's event that interrupted the owner in the fast path
+           freed it under that fast path's writes. */
+        CTXPROF__HCCT_WR(t->session, 2);
         t->next_thread = ctxprof__hcct_left;
         ctxprof__hcct_left = t;
     }

@@ -2903,7 +2903,7 @@ static void hcct_session_threads(void)
 /* Shutdown while a pool thread is parked inside instrumented code, and a
    new session: the thread returns through its scope (its old tree was
    freed by the shutdown: a use after free) and runs again, counted in the
-   new session once its first event has let the old tree go. */
+   new session once its next tick has let the old tree go. */
 typedef struct hcct_parked {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -2937,8 +2937,9 @@ static void *hcct_parked_body(void *arg)
         hcct_park_wait(k, 2);
         hcct_t_body((void *)(intptr_t)100);
     }
-    for (i = 0; i < 100; i++)
+    for (i = 0; i < 70000; i++) /* past a tick, which lets the old tree go */
         hcct_t_inner();
+    hcct_t_body((void *)(intptr_t)50);
     hcct_park_set(k, 3);
     return NULL;
 }
@@ -2965,15 +2966,16 @@ static void hcct_session_shutdown_parked(void)
     hcct_park_set(&k, 2);
     hcct_park_wait(&k, 3);
     REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
-    /* the first enter after the restart (an outer) lets the old tree go
-       and is dropped; what follows counts in a new tree, the dropped
-       outer's two inner calls at its root */
+    /* the enters after the restart go to the old tree until its next tick
+       (within 65536 of them) lets it go, with that enter; what follows
+       counts in a new tree: the last 50 outers, and inners at its root */
     x = hcct_find_path(&p, outer, 1);
     REQUIRE(x != NULL);
-    CHECK_EQ(x->count, 99);
+    CHECK_EQ(x->count, 50);
     x = hcct_find_path(&p, inner, 1);
     REQUIRE(x != NULL);
-    CHECK_EQ(x->count, 100 + 2);
+    CHECK_GE(x->count, 70000 + 300 - 65536);
+    CHECK_LT(x->count, 70000);
     ctxprof_hcct_profile_deinit(&p);
     pthread_join(th, NULL);
     ctxprof_hcct_shutdown();
@@ -3132,6 +3134,77 @@ static void hcct_session_signal_in_malloc(void)
         CHECK_EQ(r->threads, 0);
     }
     munmap(r, sizeof *r);
+}
+
+/* A shutdown leaves a running thread its tree, which signals then
+   interrupt: the handler's events that interrupt the thread's fast path
+   are dropped, and only the thread itself, outside the profiler, frees
+   the tree (a handler's slow path freed it under the interrupted fast
+   path's writes: a use after free, seen by AddressSanitizer). In a
+   forked child, so that a crash is a failure. */
+static int hcct_bury_stop;
+
+static __attribute__((noinline)) int hcct_bury_leaf(int x)
+{
+    CTXPROF_HCCT_SCOPE("leaf");
+    return x + 1;
+}
+
+static __attribute__((noinline)) int hcct_bury_mid(int x)
+{
+    CTXPROF_HCCT_SCOPE("mid");
+    return hcct_bury_leaf(x) + hcct_bury_leaf(x + 1);
+}
+
+static void hcct_bury_handler(int sig)
+{
+    (void)sig;
+    hcct_t_inner();
+}
+
+static void *hcct_bury_body(void *arg)
+{
+    volatile int acc = 0;
+    (void)arg;
+    while (!__atomic_load_n(&hcct_bury_stop, __ATOMIC_ACQUIRE))
+        acc = hcct_bury_mid(acc & 0xffff); /* (no overflow) */
+    return NULL;
+}
+
+static int hcct_bury_child(void *arg, void *shared)
+{
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    struct sigaction sa;
+    pthread_t th;
+    int i, k;
+    (void)arg;
+    (void)shared;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hcct_bury_handler;
+    sigemptyset(&sa.sa_mask);
+    d.max_bytes = (size_t)16 << 20;
+    if (sigaction(SIGUSR1, &sa, NULL) != 0 || ctxprof_hcct_start(&d, NULL) != CTXPROF_OK ||
+        pthread_create(&th, NULL, hcct_bury_body, NULL) != 0)
+        return 1;
+    for (i = 0; i < 1500; i++) {
+        usleep(200);
+        ctxprof_hcct_shutdown(); /* the thread's tree is left to it */
+        for (k = 0; k < 20; k++)
+            pthread_kill(th, SIGUSR1);
+        if (ctxprof_hcct_start(&d, NULL) != CTXPROF_OK)
+            return 2;
+    }
+    __atomic_store_n(&hcct_bury_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    ctxprof_hcct_shutdown();
+    return 0;
+}
+
+static void hcct_session_shutdown_signals(void)
+{
+    int sig, rc = ctxprof_test_child(hcct_bury_child, NULL, NULL, 60, &sig);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(rc, 0);
 }
 
 /* fork() while another thread names code addresses of a plain tree, with
@@ -4372,6 +4445,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_shutdown_parked", hcct_session_shutdown_parked},
     {"hcct_session_signal_in_lock", hcct_session_signal_in_lock},
     {"hcct_session_signal_in_malloc", hcct_session_signal_in_malloc},
+    {"hcct_session_shutdown_signals", hcct_session_shutdown_signals},
     {"hcct_fork_symbols", hcct_fork_symbols},
     {"hcct_names_unloaded", hcct_names_unloaded},
     {"hcct_session_churn", hcct_session_churn},
