@@ -4096,7 +4096,8 @@ static int ctxprof__hcct_state; /* 0 never started, 1 running, 2 stopped */
 static uint64_t ctxprof__hcct_gen;
 static ctxprof_hcct_desc ctxprof__hcct_sdesc;
 static ctxprof_hcct *ctxprof__hcct_list;
-static ctxprof_hcct *ctxprof__hcct_left; /* trees of live threads a shutdown left */
+static ctxprof_hcct *ctxprof__hcct_left; /* trees of live threads a shutdown left (freed
+                                            by the thread's next slow path or its exit) */
 static ctxprof_hcct_profile ctxprof__hcct_retired;
 static int ctxprof__hcct_have_retired;
 static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated or merged */
@@ -4232,6 +4233,8 @@ CTXPROF__HCCT_FN int ctxprof__hcct_bury(ctxprof_hcct *t)
         ;
     if (*pp)
         *pp = t->next_thread;
+    if (ctxprof__hcct_tkey_ok) /* (kept while a tree is left) */
+        pthread_setspecific(ctxprof__hcct_tkey, NULL);
     ctxprof__hcct_unlock();
     if (ctxprof__hcct_tls == t)
         ctxprof__hcct_tls = NULL;
@@ -4240,7 +4243,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_bury(ctxprof_hcct *t)
     return 1;
 }
 
-/* pthread key destructor: the thread exits; its tree is merged and freed. */
+/* pthread key destructor: the thread exits; its tree is merged and freed,
+   or only freed when a shutdown left it (the key stays while trees are
+   left, so that this runs for them too). */
 CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
 {
     ctxprof_hcct *t = (ctxprof_hcct *)arg, **pp;
@@ -4250,12 +4255,15 @@ CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
     ctxprof__hcct_lock();
     for (pp = &ctxprof__hcct_list; *pp && *pp != t; pp = &(*pp)->next_thread)
         ;
-    if (*pp) {
-        *pp = t->next_thread;
+    if (*pp)
         ctxprof__hcct_retire(t);
-    } else {
-        t = NULL; /* freed by ctxprof_hcct_shutdown */
-    }
+    else
+        for (pp = &ctxprof__hcct_left; *pp && *pp != t; pp = &(*pp)->next_thread)
+            ;
+    if (*pp)
+        *pp = t->next_thread;
+    else
+        t = NULL; /* not a tree of the library's lists (never expected) */
     ctxprof__hcct_unlock();
     if (t) {
         void *ud = t->desc.alloc_user;
@@ -4461,9 +4469,12 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
     CTXPROF__HCCT_WR(ctxprof__hcct_sig_dropped, 0);
     if (ctxprof__hcct_tkey_ok) {
         pthread_setspecific(ctxprof__hcct_tkey, NULL);
-        pthread_key_delete(ctxprof__hcct_tkey);
+        /* kept while trees are left: their threads free them at exit */
+        if (!ctxprof__hcct_left) {
+            pthread_key_delete(ctxprof__hcct_tkey);
+            ctxprof__hcct_tkey_ok = 0;
+        }
     }
-    ctxprof__hcct_tkey_ok = 0;
     CTXPROF__HCCT_SET_STATE(0);
     CTXPROF__HCCT_BUMP_GEN();
     ctxprof__hcct_unlock();
