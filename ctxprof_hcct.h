@@ -123,9 +123,14 @@
      counted in the thread's tree (stats.reentrant) and in its profiles
      (profile.reentrant, summed when trees merge, shown in every output:
      a handler that runs often over call-heavy code can lose most of its
-     events); the others are counted exactly. Nothing is
-     async-signal-safe except that the tree never crashes or corrupts itself
-     on such re-entry (stats.events may then miss a few events).
+     events); the others are counted exactly. A thread's first event
+     in a session creates its tree (malloc): one from a signal handler
+     (found on x86-64 Linux by the signal frame on the stack, as ICPP
+     finds handlers) is dropped and counted in the snapshots'
+     profile.reentrant instead, since the handler may have interrupted
+     malloc. Nothing is async-signal-safe except that the tree never
+     crashes or corrupts itself on such re-entry (stats.events may then
+     miss a few events).
      Queries and stats_get read the live tree with relaxed atomic loads,
      and its owner stores what they read with relaxed atomic stores (on
      x86-64 and aarch64 the same instructions as plain ones): no data race,
@@ -135,8 +140,9 @@
      between the two (atomic_thread_fence(memory_order_release)) and the
      querying thread an acquire fence after the query.
      After fork() the child keeps copies of the parent's trees (fork waits
-     for a merge or snapshot in progress); with the environment variable,
-     use %p in out= for one profile per process.
+     for a merge, snapshot or query naming code addresses in progress);
+     with the environment variable, use %p in out= for one profile per
+     process.
 
    BOUNDS
 
@@ -572,10 +578,11 @@ CTXPROF_API void ctxprof_hcct_stop(void);
 /* Merged profile of all session threads, live and exited, pruned at phi
    (0 = desc.phi, < 0 = unpruned). Thread-safe; does not stop the threads. */
 CTXPROF_API int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out, ctxprof_error *err);
-/* Frees the session. Only when no other thread runs instrumented code;
-   a thread parked inside it (a pool waiting for work) keeps its tree,
-   inert, until its next enter frees it (it leaks if the thread exits
-   first); after a new start its events count in the new session. */
+/* Frees the session. Another thread that runs or is parked inside
+   instrumented code (a pool waiting for work) keeps its tree, counting in
+   no session, until one of its next 65536 enters (its next tick) or its
+   exit frees it; its later events count in a new session, if one was
+   started. */
 CTXPROF_API void ctxprof_hcct_shutdown(void);
 /* The calling thread's tree (created if the session runs), or NULL. */
 CTXPROF_API ctxprof_hcct *ctxprof_hcct_thread(void);
@@ -1640,7 +1647,7 @@ CTXPROF__HCCT_FN uint32_t ctxprof__hcct_occur(ctxprof_hcct *t, uint32_t p, uintp
         (t)->busy = 0;                                                                             \
     } while (0)
 
-CTXPROF__HCCT_FN void ctxprof__hcct_bury(ctxprof_hcct *t);
+CTXPROF__HCCT_FN int ctxprof__hcct_bury(ctxprof_hcct *t);
 
 /* Pushes a frame (room is guaranteed by the countdown). */
 CTXPROF__HCCT_FN void ctxprof__hcct_push_frame(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
@@ -1830,7 +1837,7 @@ CTXPROF__HCCT_FN int64_t ctxprof__hcct_tick(ctxprof_hcct *t, int64_t cd)
         CTXPROF__HCCT_WR(t->sampled, t->sampled + consumed);
     if ((size_t)(t->top - t->frames) + t->excess > t->st.depth_peak)
         CTXPROF__HCCT_WR(t->st.depth_peak, (size_t)(t->top - t->frames) + t->excess);
-    if (t->session)
+    if (CTXPROF__HCCT_RD(t->session))
         ctxprof__hcct_session_poll(t);
     next = t->tick_period;
     if (t->period_ns && !t->paused) {
@@ -1942,11 +1949,12 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 {
     int64_t cd;
     size_t room;
-    if (CTXPROF__UNLIKELY(t->session == 2)) { /* a shutdown left it: drop it */
-        ctxprof__hcct_bury(t);
-        return;
-    }
     CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
+    /* a shutdown left it: let it go with the event, unless the event
+       interrupted the profiler (dropped above: the interrupted code still
+       writes the tree) or ctxprof__hcct_bury may not run here */
+    if (CTXPROF__UNLIKELY(CTXPROF__HCCT_RD(t->session) == 2) && ctxprof__hcct_bury(t))
+        return;
     if (cd < 0)
         cd = ctxprof__hcct_tick(t, cd);
     if (t->excess) {
@@ -2502,12 +2510,17 @@ CTXPROF__HCCT_FN const char *ctxprof__hcct_default_name(uintptr_t r, char *buf, 
 static pthread_mutex_t ctxprof__hcct_symmu = PTHREAD_MUTEX_INITIALIZER;
 static ctxprof_symtab ctxprof__hcct_syms;
 static int ctxprof__hcct_syms_state; /* 0 not loaded, 1 loaded, -1 unavailable */
+/* fork() waits for the mutex (the session's fork handlers), registered on
+   first use: queries of plain trees may take it with no session. */
+static pthread_once_t ctxprof__hcct_fork_once = PTHREAD_ONCE_INIT;
+CTXPROF__HCCT_FN void ctxprof__hcct_fork_init(void);
 
 CTXPROF__HCCT_FN const char *ctxprof__hcct_symbol(uintptr_t r, char *buf, size_t cap,
                                                   int *reloaded)
 {
     const char *name = NULL;
     uintptr_t off = 0;
+    pthread_once(&ctxprof__hcct_fork_once, ctxprof__hcct_fork_init);
     pthread_mutex_lock(&ctxprof__hcct_symmu);
     if (ctxprof__hcct_syms_state == 0)
         ctxprof__hcct_syms_state = ctxprof_symtab_init(&ctxprof__hcct_syms, NULL) ? -1 : 1;
@@ -4083,7 +4096,8 @@ static int ctxprof__hcct_state; /* 0 never started, 1 running, 2 stopped */
 static uint64_t ctxprof__hcct_gen;
 static ctxprof_hcct_desc ctxprof__hcct_sdesc;
 static ctxprof_hcct *ctxprof__hcct_list;
-static ctxprof_hcct *ctxprof__hcct_left; /* trees of live threads a shutdown left */
+static ctxprof_hcct *ctxprof__hcct_left; /* trees of live threads a shutdown left (freed
+                                            by the thread's next slow path or its exit) */
 static ctxprof_hcct_profile ctxprof__hcct_retired;
 static int ctxprof__hcct_have_retired;
 static uint32_t ctxprof__hcct_lost; /* threads whose tree could not be allocated or merged */
@@ -4091,19 +4105,51 @@ static pthread_key_t ctxprof__hcct_tkey;
 static int ctxprof__hcct_tkey_ok;
 static CTXPROF_TLS int ctxprof__hcct_tstate CTXPROF__TLS_MODEL; /* 1 attaching, 2 retired */
 /* The calling thread holds ctxprof__hcct_mu: an instrumented signal
-   handler that interrupts it must not attach (it would lock it again). */
+   handler that interrupts it must not attach (it would lock it again).
+   Set before the lock is taken and cleared after it is released, so that
+   it covers the instructions of pthread_mutex_lock/unlock that run with
+   the lock held. */
 static CTXPROF_TLS int ctxprof__hcct_holding CTXPROF__TLS_MODEL;
+/* Events of threads without a tree dropped because they interrupted the
+   profiler or code that may hold its locks or malloc's (a signal
+   handler's): counted in the snapshots' reentrant. */
+static uint64_t ctxprof__hcct_sig_dropped;
 
 CTXPROF__HCCT_FN void ctxprof__hcct_lock(void)
 {
-    pthread_mutex_lock(&ctxprof__hcct_mu);
     ctxprof__hcct_holding = 1;
+    CTXPROF__HCCT_FENCE();
+    pthread_mutex_lock(&ctxprof__hcct_mu);
 }
 
 CTXPROF__HCCT_FN void ctxprof__hcct_unlock(void)
 {
-    ctxprof__hcct_holding = 0;
     pthread_mutex_unlock(&ctxprof__hcct_mu);
+    CTXPROF__HCCT_FENCE();
+    ctxprof__hcct_holding = 0;
+}
+
+/* Whether the calling thread may be running a signal handler, whose
+   interrupted code may hold malloc's locks: a signal frame on the stack
+   above the caller's frame, found as ICPP finds an uninstrumented
+   handler's (ctxprof__icpp_sig_between: the sigreturn trampoline's
+   address, a signal blocked now that the frame's saved mask did not
+   block). No signal blocked: none (unless SA_NODEFER with an empty
+   sa_mask, and a handler on an alternate signal stack is not seen).
+   x86-64 Linux; elsewhere 0. Signal-safe: sigprocmask, /proc/self/maps
+   read with open/read. */
+CTXPROF__HCCT_FN int ctxprof__hcct_in_handler(void)
+{
+    ctxprof__mapping mp;
+    sigset_t now;
+    uintptr_t sp = (uintptr_t)&mp;
+    int sig;
+    if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
+        return 0;
+    for (sig = 1; sig <= 64 && sigismember(&now, sig) != 1; sig++)
+        ;
+    return sig <= 64 && ctxprof__mapping_at(sp, &mp, NULL, 0) &&
+           ctxprof__icpp_sig_between(sp, mp.end, mp.end) != 0;
 }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -4111,10 +4157,13 @@ CTXPROF__HCCT_FN void ctxprof__hcct_unlock(void)
 /* under the lock; pairs with the lock-free load of attach */
 #define CTXPROF__HCCT_SET_STATE(v) __atomic_store_n(&ctxprof__hcct_state, (v), __ATOMIC_RELEASE)
 #define CTXPROF__HCCT_BUMP_GEN() __atomic_add_fetch(&ctxprof__hcct_gen, 1, __ATOMIC_RELEASE)
+#define CTXPROF__HCCT_COUNT_DROP()                                                                 \
+    __atomic_add_fetch(&ctxprof__hcct_sig_dropped, 1, __ATOMIC_RELAXED)
 #else
 #define CTXPROF__HCCT_LOAD_STATE() (ctxprof__hcct_state)
 #define CTXPROF__HCCT_SET_STATE(v) (ctxprof__hcct_state = (v))
 #define CTXPROF__HCCT_BUMP_GEN() (++ctxprof__hcct_gen)
+#define CTXPROF__HCCT_COUNT_DROP() (++ctxprof__hcct_sig_dropped)
 #endif
 
 /* In a tick of a session tree: follow stop/resume requests. */
@@ -4169,24 +4218,34 @@ CTXPROF__HCCT_FN void ctxprof__hcct_retire(ctxprof_hcct *t)
 }
 
 /* Frees the calling thread's tree t that a shutdown left (unmerged: its
-   session is gone); the thread's next event may attach to a new session. */
-CTXPROF__HCCT_FN void ctxprof__hcct_bury(ctxprof_hcct *t)
+   session is gone), from a slow path that interrupted no other; the
+   thread's next event may attach to a new session. 0 (t kept, for a
+   later event) in a signal handler (it may have interrupted malloc, or
+   the thread holding the lock) or while the thread holds the lock. */
+CTXPROF__HCCT_FN int ctxprof__hcct_bury(ctxprof_hcct *t)
 {
     ctxprof_hcct **pp;
     void *ud = t->desc.alloc_user;
+    if (ctxprof__hcct_holding || ctxprof__hcct_in_handler())
+        return 0;
     ctxprof__hcct_lock();
     for (pp = &ctxprof__hcct_left; *pp && *pp != t; pp = &(*pp)->next_thread)
         ;
     if (*pp)
         *pp = t->next_thread;
+    if (ctxprof__hcct_tkey_ok) /* (kept while a tree is left) */
+        pthread_setspecific(ctxprof__hcct_tkey, NULL);
     ctxprof__hcct_unlock();
     if (ctxprof__hcct_tls == t)
         ctxprof__hcct_tls = NULL;
     ctxprof_hcct_deinit(t);
     ctxprof__free(t, ud);
+    return 1;
 }
 
-/* pthread key destructor: the thread exits; its tree is merged and freed. */
+/* pthread key destructor: the thread exits; its tree is merged and freed,
+   or only freed when a shutdown left it (the key stays while trees are
+   left, so that this runs for them too). */
 CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
 {
     ctxprof_hcct *t = (ctxprof_hcct *)arg, **pp;
@@ -4196,12 +4255,15 @@ CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
     ctxprof__hcct_lock();
     for (pp = &ctxprof__hcct_list; *pp && *pp != t; pp = &(*pp)->next_thread)
         ;
-    if (*pp) {
-        *pp = t->next_thread;
+    if (*pp)
         ctxprof__hcct_retire(t);
-    } else {
-        t = NULL; /* freed by ctxprof_hcct_shutdown */
-    }
+    else
+        for (pp = &ctxprof__hcct_left; *pp && *pp != t; pp = &(*pp)->next_thread)
+            ;
+    if (*pp)
+        *pp = t->next_thread;
+    else
+        t = NULL; /* not a tree of the library's lists (never expected) */
     ctxprof__hcct_unlock();
     if (t) {
         void *ud = t->desc.alloc_user;
@@ -4214,8 +4276,15 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
 {
     ctxprof_hcct *t;
     ctxprof_hcct_desc d;
-    if (ctxprof__hcct_tstate || ctxprof__hcct_holding || CTXPROF__HCCT_LOAD_STATE() != 1)
-        return NULL; /* the thread's own events while it attaches or holds the lock: dropped */
+    if (ctxprof__hcct_tstate == 2 || CTXPROF__HCCT_LOAD_STATE() != 1)
+        return NULL;
+    /* The thread's own events while it attaches or holds the lock, and a
+       signal handler's (it may have interrupted malloc, which attaching
+       calls): dropped, and counted. */
+    if (ctxprof__hcct_tstate || ctxprof__hcct_holding || ctxprof__hcct_in_handler()) {
+        CTXPROF__HCCT_COUNT_DROP();
+        return NULL;
+    }
     ctxprof__hcct_tstate = 1; /* allocation below may run instrumented code */
     ctxprof__hcct_lock();
     d = ctxprof__hcct_sdesc;
@@ -4255,7 +4324,6 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
    tree being merged; a snapshot) does not exist in the child, which would
    wait for them forever (at its exit, writing CTXPROF_HCCT's profile).
    fork waits until they are free, in the order snapshots take them. */
-static pthread_once_t ctxprof__hcct_fork_once = PTHREAD_ONCE_INIT;
 
 CTXPROF__HCCT_FN void ctxprof__hcct_fork_prepare(void)
 {
@@ -4279,6 +4347,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
     ctxprof_hcct_desc d;
     int rc = CTXPROF_OK;
     pthread_once(&ctxprof__hcct_fork_once, ctxprof__hcct_fork_init);
+    ctxprof__icpp_sigret_learn(); /* for ctxprof__hcct_in_handler (not signal-safe) */
     ctxprof__hcct_lock();
     if (!desc) {
         if (ctxprof__hcct_state == 0)
@@ -4351,8 +4420,11 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
             ctxprof_hcct_profile_deinit(&p);
         }
     }
-    if (!rc)
+    if (!rc) {
         acc.lost_threads = ctxprof__hcct_lost;
+        acc.reentrant =
+            ctxprof__hcct_sat_add(acc.reentrant, CTXPROF__HCCT_RD(ctxprof__hcct_sig_dropped));
+    }
     ctxprof__hcct_unlock();
     if (!rc && phi > 0)
         rc = ctxprof_hcct_profile_prune(&acc, phi, err);
@@ -4377,12 +4449,15 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
             ctxprof__free(t, ud);
             continue;
         }
-        /* Another live thread's: it may be parked inside instrumented code
-           that it returns through later, so the tree stays (inert: every
-           event is dropped) until that thread's next enter frees it. */
-        t->session = 2;
-        t->busy = 1;
-        CTXPROF__HCCT_WR(t->countdown, CTXPROF__HCCT_CD_BUSY);
+        /* Another live thread's: it may run or be parked inside
+           instrumented code, so the tree stays until that thread's next
+           slow path frees it (its next tick at the latest, within 65536
+           enters; events until then count in no session). The flag is
+           all that is written here: the countdown and busy are the
+           owner's (the busy protocol), and freeing the tree from a
+           handler's event that interrupted the owner in the fast path
+           freed it under that fast path's writes. */
+        CTXPROF__HCCT_WR(t->session, 2);
         t->next_thread = ctxprof__hcct_left;
         ctxprof__hcct_left = t;
     }
@@ -4391,11 +4466,15 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
         ctxprof_hcct_profile_deinit(&ctxprof__hcct_retired);
     ctxprof__hcct_have_retired = 0;
     ctxprof__hcct_lost = 0;
+    CTXPROF__HCCT_WR(ctxprof__hcct_sig_dropped, 0);
     if (ctxprof__hcct_tkey_ok) {
         pthread_setspecific(ctxprof__hcct_tkey, NULL);
-        pthread_key_delete(ctxprof__hcct_tkey);
+        /* kept while trees are left: their threads free them at exit */
+        if (!ctxprof__hcct_left) {
+            pthread_key_delete(ctxprof__hcct_tkey);
+            ctxprof__hcct_tkey_ok = 0;
+        }
     }
-    ctxprof__hcct_tkey_ok = 0;
     CTXPROF__HCCT_SET_STATE(0);
     CTXPROF__HCCT_BUMP_GEN();
     ctxprof__hcct_unlock();

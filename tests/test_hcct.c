@@ -2903,7 +2903,7 @@ static void hcct_session_threads(void)
 /* Shutdown while a pool thread is parked inside instrumented code, and a
    new session: the thread returns through its scope (its old tree was
    freed by the shutdown: a use after free) and runs again, counted in the
-   new session once its first event has let the old tree go. */
+   new session once its next tick has let the old tree go. */
 typedef struct hcct_parked {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -2937,8 +2937,9 @@ static void *hcct_parked_body(void *arg)
         hcct_park_wait(k, 2);
         hcct_t_body((void *)(intptr_t)100);
     }
-    for (i = 0; i < 100; i++)
+    for (i = 0; i < 70000; i++) /* past a tick, which lets the old tree go */
         hcct_t_inner();
+    hcct_t_body((void *)(intptr_t)50);
     hcct_park_set(k, 3);
     return NULL;
 }
@@ -2965,15 +2966,16 @@ static void hcct_session_shutdown_parked(void)
     hcct_park_set(&k, 2);
     hcct_park_wait(&k, 3);
     REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
-    /* the first enter after the restart (an outer) lets the old tree go
-       and is dropped; what follows counts in a new tree, the dropped
-       outer's two inner calls at its root */
+    /* the enters after the restart go to the old tree until its next tick
+       (within 65536 of them) lets it go, with that enter; what follows
+       counts in a new tree: the last 50 outers, and inners at its root */
     x = hcct_find_path(&p, outer, 1);
     REQUIRE(x != NULL);
-    CHECK_EQ(x->count, 99);
+    CHECK_EQ(x->count, 50);
     x = hcct_find_path(&p, inner, 1);
     REQUIRE(x != NULL);
-    CHECK_EQ(x->count, 100 + 2);
+    CHECK_GE(x->count, 70000 + 300 - 65536);
+    CHECK_LT(x->count, 70000);
     ctxprof_hcct_profile_deinit(&p);
     pthread_join(th, NULL);
     ctxprof_hcct_shutdown();
@@ -3048,6 +3050,232 @@ static void hcct_session_signal_in_lock(void)
     int sig, rc = ctxprof_test_child(hcct_signal_in_lock_child, NULL, NULL, 120, &sig);
     CHECK_EQ(sig, 0);
     CHECK_EQ(rc, 0);
+}
+
+/* An instrumented signal handler in a thread without a tree, which it
+   interrupted inside malloc (uninstrumented code): attaching would call
+   malloc again and deadlock on its lock. The handler's events are
+   dropped, and counted in the snapshot's reentrant. In a forked child
+   under an alarm. */
+typedef struct hcct_sigmalloc_result {
+    uint64_t handled, reentrant;
+    uint32_t threads;
+} hcct_sigmalloc_result;
+
+static uint64_t hcct_sigmalloc_handled;
+static int hcct_sigmalloc_running;
+
+static void hcct_sigmalloc_handler(int sig)
+{
+    (void)sig;
+    hcct_t_inner();
+    __atomic_add_fetch(&hcct_sigmalloc_handled, 1, __ATOMIC_RELEASE);
+}
+
+/* mallocs until its signal was handled */
+static void *hcct_sigmalloc_body(void *arg)
+{
+    uint64_t before = __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE);
+    size_t i;
+    (void)arg;
+    __atomic_store_n(&hcct_sigmalloc_running, 1, __ATOMIC_RELEASE);
+    for (i = 0; __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE) == before; i++) {
+        void *volatile p = malloc(40000 + (i & 7) * 1000); /* beyond the tcache: locked */
+        free(p);
+    }
+    return NULL;
+}
+
+static int hcct_sigmalloc_child(void *arg, void *shared)
+{
+    hcct_sigmalloc_result *r = (hcct_sigmalloc_result *)shared;
+    ctxprof_hcct_desc d = hcct_desc_lss(0, 0);
+    ctxprof_hcct_profile p;
+    struct sigaction sa;
+    int i;
+    (void)arg;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hcct_sigmalloc_handler;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGUSR1, &sa, NULL) != 0 || ctxprof_hcct_start(&d, NULL) != CTXPROF_OK)
+        return 1;
+    for (i = 0; i < 100; i++) {
+        pthread_t th;
+        __atomic_store_n(&hcct_sigmalloc_running, 0, __ATOMIC_RELEASE);
+        if (pthread_create(&th, NULL, hcct_sigmalloc_body, NULL) != 0)
+            return 2;
+        while (!__atomic_load_n(&hcct_sigmalloc_running, __ATOMIC_ACQUIRE))
+            sched_yield();
+        usleep(100);
+        pthread_kill(th, SIGUSR1);
+        pthread_join(th, NULL);
+    }
+    if (ctxprof_hcct_snapshot(-1, &p, NULL) != CTXPROF_OK)
+        return 3;
+    r->handled = __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE);
+    r->reentrant = p.reentrant;
+    r->threads = p.threads;
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_shutdown();
+    return 0;
+}
+
+static void hcct_session_signal_in_malloc(void)
+{
+    hcct_sigmalloc_result *r = (hcct_sigmalloc_result *)ctxprof_test_shared(sizeof *r);
+    int sig, rc;
+    REQUIRE(r != NULL);
+    rc = ctxprof_test_child(hcct_sigmalloc_child, NULL, r, 20, &sig);
+    CHECK_EQ(sig, 0); /* SIGALRM: the deadlock */
+    CHECK_EQ(rc, 0);
+    if (rc == 0) {
+        CHECK_EQ(r->handled, 100);
+        CHECK_EQ(r->reentrant, 100); /* every handler event, none recorded */
+        CHECK_EQ(r->threads, 0);
+    }
+    munmap(r, sizeof *r);
+}
+
+/* A shutdown leaves a running thread its tree, which signals then
+   interrupt: the handler's events that interrupt the thread's fast path
+   are dropped, and only the thread itself, outside the profiler, frees
+   the tree (a handler's slow path freed it under the interrupted fast
+   path's writes: a use after free, seen by AddressSanitizer). In a
+   forked child, so that a crash is a failure. */
+static int hcct_bury_stop;
+
+static __attribute__((noinline)) int hcct_bury_leaf(int x)
+{
+    CTXPROF_HCCT_SCOPE("leaf");
+    return x + 1;
+}
+
+static __attribute__((noinline)) int hcct_bury_mid(int x)
+{
+    CTXPROF_HCCT_SCOPE("mid");
+    return hcct_bury_leaf(x) + hcct_bury_leaf(x + 1);
+}
+
+static void hcct_bury_handler(int sig)
+{
+    (void)sig;
+    hcct_t_inner();
+}
+
+static void *hcct_bury_body(void *arg)
+{
+    volatile int acc = 0;
+    (void)arg;
+    while (!__atomic_load_n(&hcct_bury_stop, __ATOMIC_ACQUIRE))
+        acc = hcct_bury_mid(acc & 0xffff); /* (no overflow) */
+    return NULL;
+}
+
+static int hcct_bury_child(void *arg, void *shared)
+{
+    ctxprof_hcct_desc d = hcct_desc_cct();
+    struct sigaction sa;
+    pthread_t th;
+    int i, k;
+    (void)arg;
+    (void)shared;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hcct_bury_handler;
+    sigemptyset(&sa.sa_mask);
+    d.max_bytes = (size_t)16 << 20;
+    if (sigaction(SIGUSR1, &sa, NULL) != 0 || ctxprof_hcct_start(&d, NULL) != CTXPROF_OK ||
+        pthread_create(&th, NULL, hcct_bury_body, NULL) != 0)
+        return 1;
+    for (i = 0; i < 1500; i++) {
+        usleep(200);
+        ctxprof_hcct_shutdown(); /* the thread's tree is left to it */
+        for (k = 0; k < 20; k++)
+            pthread_kill(th, SIGUSR1);
+        if (ctxprof_hcct_start(&d, NULL) != CTXPROF_OK)
+            return 2;
+    }
+    __atomic_store_n(&hcct_bury_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    ctxprof_hcct_shutdown();
+    return 0;
+}
+
+static void hcct_session_shutdown_signals(void)
+{
+    int sig, rc = ctxprof_test_child(hcct_bury_child, NULL, NULL, 60, &sig);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(rc, 0);
+}
+
+/* Threads alive at a shutdown that exit with no further event: their
+   trees, left to them, are freed at their exit (they leaked, 42 MB each
+   with the defaults), so start/shutdown cycles do not grow the memory. */
+static pthread_barrier_t hcct_left_barrier;
+
+static void *hcct_left_body(void *arg)
+{
+    (void)arg;
+    hcct_t_inner(); /* attaches */
+    pthread_barrier_wait(&hcct_left_barrier); /* the shutdown */
+    pthread_barrier_wait(&hcct_left_barrier);
+    return NULL; /* no event since */
+}
+
+static size_t hcct_left_count(void)
+{
+    const ctxprof_hcct *t;
+    size_t n = 0;
+    pthread_mutex_lock(&ctxprof__hcct_mu);
+    for (t = ctxprof__hcct_left; t; t = t->next_thread)
+        n++;
+    pthread_mutex_unlock(&ctxprof__hcct_mu);
+    return n;
+}
+
+static void hcct_session_shutdown_exit(void)
+{
+    ctxprof_hcct_desc d = hcct_desc_lss(0, 0);
+    size_t left = hcct_left_count(), heap = 0;
+    int i;
+    d.max_bytes = (size_t)8 << 20;
+    REQUIRE_EQ(pthread_barrier_init(&hcct_left_barrier, NULL, 2), 0);
+    for (i = 0; i < 10; i++) {
+        pthread_t th;
+        REQUIRE(ctxprof_hcct_start(&d, NULL) == CTXPROF_OK);
+        REQUIRE(pthread_create(&th, NULL, hcct_left_body, NULL) == 0);
+        pthread_barrier_wait(&hcct_left_barrier);
+        ctxprof_hcct_shutdown();
+        CHECK_EQ(hcct_left_count(), left + 1);
+        pthread_barrier_wait(&hcct_left_barrier);
+        pthread_join(th, NULL);
+        CHECK_EQ(hcct_left_count(), left);
+        if (i == 0) /* glibc's thread arena and its first tree's pages are kept */
+            heap = ctxprof_test_heap_bytes();
+    }
+    CHECK_HEAP_GREW_AT_MOST(heap, (size_t)1 << 20); /* 9 trees of 8 MB leaked */
+    pthread_barrier_destroy(&hcct_left_barrier);
+}
+
+/* fork() while another thread names code addresses of a plain tree, with
+   no session ever started (tests/data/hcct_fork_symbols.c): fork waits
+   for the symbols' mutex, which the child's query hung on when a thread
+   of the parent held it (the fork handlers were registered by
+   ctxprof_hcct_start only). */
+static void hcct_fork_symbols(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char out[600], *txt = NULL;
+    size_t len;
+    PLAIN_BUILD_ONLY();
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O0 -I. tests/data/hcct_fork_symbols.c -o "
+                               "%s/hcct_fork_symbols -lpthread -ldl -lrt",
+                               CTXPROF_TEST_CC, dir),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("%s/hcct_fork_symbols > %s/fork_symbols.out", dir, dir), 0);
+    snprintf(out, sizeof out, "%s/fork_symbols.out", dir);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, NULL) == CTXPROF_OK);
+    CHECK_CONTAINS(txt, "child ok\n");
+    ctxprof__free(txt, NULL);
 }
 
 /* Routine descriptors that the profile names at snapshot time: one on the
@@ -4265,6 +4493,10 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_threads", hcct_session_threads},
     {"hcct_session_shutdown_parked", hcct_session_shutdown_parked},
     {"hcct_session_signal_in_lock", hcct_session_signal_in_lock},
+    {"hcct_session_signal_in_malloc", hcct_session_signal_in_malloc},
+    {"hcct_session_shutdown_signals", hcct_session_shutdown_signals},
+    {"hcct_session_shutdown_exit", hcct_session_shutdown_exit},
+    {"hcct_fork_symbols", hcct_fork_symbols},
     {"hcct_names_unloaded", hcct_names_unloaded},
     {"hcct_session_churn", hcct_session_churn},
     {"hcct_session_lost", hcct_session_lost},
