@@ -12,11 +12,11 @@
 
    Commands, one per line: set KEY VALUE | get KEY | del KEY | count |
    save FILE | load FILE. A value "@PATH" is a legacy indirect value: `get`
-   returns the contents of PATH. Build: make examples (or
-   cc -O2 -I../.. minikv.c). See demo.sh. */
+   returns the contents of PATH. Build: make examples, or cc -O2 -I../.. minikv.c; see demo.sh. */
 #define CTXPROF_IMPLEMENTATION
 #include "ctxprof.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,20 +65,35 @@ static int find(const char *key)
     return -1;
 }
 
-/* Reads a small file into out (legacy "@path" values and `load`). */
+/* Reads a whole file into out, NUL-terminated (`load`); returns its size,
+   or -1 with errno set (EFBIG: it needs more than cap - 1 bytes). One read
+   may return less than the file: read until the end. */
 static long read_file(const char *path, char *out, size_t cap)
 {
     CTXPROF_PCC_FUNC();
-    int fd;
-    long n = -1;
+    int fd, err = 0;
+    size_t n = 0;
+    long got = 0;
     CTXPROF_PCC_CALL(SITE, fd = sys_open(path, O_RDONLY));
     if (fd < 0)
         return -1;
-    CTXPROF_PCC_CALL(SITE, n = sys_read(fd, out, cap - 1));
+    while (n < cap) {
+        CTXPROF_PCC_CALL(SITE, got = sys_read(fd, out + n, cap - n));
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    if (got < 0)
+        err = errno;
+    else if (n == cap) /* no room left for the NUL: too large */
+        err = EFBIG;
     close(fd);
-    if (n >= 0)
-        out[n] = '\0';
-    return n;
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    out[n] = '\0';
+    return (long)n;
 }
 
 /* Legacy indirect values ("@path"), read with stdio. */
@@ -88,8 +103,12 @@ static const char *resolve_indirect(const char *val, char *buf, size_t cap)
     int fd;
     FILE *f;
     CTXPROF_PCC_CALL(SITE, fd = sys_open(val + 1, O_RDONLY));
-    if (fd < 0 || !(f = fdopen(fd, "r")))
+    if (fd < 0)
         return "(unreadable)";
+    if (!(f = fdopen(fd, "r"))) {
+        close(fd);
+        return "(unreadable)";
+    }
     if (!fgets(buf, (int)cap, f))
         buf[0] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
@@ -140,28 +159,41 @@ static void cmd_save(const char *path)
 {
     CTXPROF_PCC_FUNC();
     char line[400];
-    int fd, i;
+    int fd, i, err = 0;
     CTXPROF_PCC_CALL(SITE, fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC));
     if (fd < 0) {
-        puts("error: cannot save");
+        printf("error: cannot save: %s\n", strerror(errno));
         return;
     }
-    for (i = 0; i < nkeys; i++) {
-        int n = snprintf(line, sizeof line, "%s %s\n", store[i].key, store[i].val);
-        CTXPROF_PCC_CALL(SITE, sys_write(fd, line, (size_t)n));
+    for (i = 0; i < nkeys && !err; i++) {
+        size_t n = (size_t)snprintf(line, sizeof line, "%s %s\n", store[i].key, store[i].val), off;
+        long w = 0;
+        for (off = 0; off < n; off += (size_t)w) { /* a write may take part of it */
+            CTXPROF_PCC_CALL(SITE, w = sys_write(fd, line + off, n - off));
+            if (w <= 0) {
+                err = w < 0 ? errno : EIO;
+                break;
+            }
+        }
     }
-    close(fd);
-    puts("ok");
+    if (close(fd) != 0 && !err)
+        err = errno; /* NFS and the like report write errors here */
+    if (err)
+        printf("error: cannot save: %s\n", strerror(err));
+    else
+        puts("ok");
 }
 
 static void cmd_load(const char *path)
 {
     CTXPROF_PCC_FUNC();
-    char buf[4096], *line, *save = NULL;
+    /* what `save` writes of a full store fits: "KEY VALUE\n" per key */
+    static char buf[MAXKEYS * (sizeof store[0].key + sizeof store[0].val) + 1];
+    char *line, *save = NULL;
     long n;
     CTXPROF_PCC_CALL(SITE, n = read_file(path, buf, sizeof buf));
     if (n < 0) {
-        puts("error: cannot load");
+        printf("error: cannot load: %s\n", strerror(errno));
         return;
     }
     nkeys = 0;
@@ -235,8 +267,22 @@ int main(int argc, char **argv)
         perror(argv[3]);
         return 1;
     }
-    while (fgets(line, sizeof line, in))
+    while (fgets(line, sizeof line, in)) {
+        size_t len = strlen(line);
+        int c;
+        /* a longer line is one bad command, not two commands */
+        if (len == sizeof line - 1 && line[len - 1] != '\n' && (c = getc(in)) != EOF && c != '\n') {
+            while ((c = getc(in)) != EOF && c != '\n')
+                ;
+            printf("error: line longer than %d bytes (ignored)\n", (int)sizeof line - 1);
+            continue;
+        }
         CTXPROF_PCC_CALL(SITE, dispatch(line));
+    }
+    if (ferror(in)) { /* a directory, an I/O error: not an empty input */
+        fprintf(stderr, "minikv: %s: %s\n", argc > 3 ? argv[3] : "stdin", strerror(errno));
+        return 1;
+    }
     if (in != stdin)
         fclose(in);
     ctxprof_pcc_set_stats(&guard_set, &st);

@@ -26,8 +26,17 @@ typedef struct node {
     struct node *a, *b;
 } node;
 
-static const char *cur; /* parser position */
-static int failed;
+/* Factors nest in factors ("(", "-", "max(") at most this deep: it bounds
+   the recursion, and the deepest query's context (4 calls a level, plus
+   main -> run and the query's own 2) fits where_am_i's path[256]. */
+#define MAX_NEST 60
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const char *cur;      /* parser position: never past the string's NUL */
+static const char *err_at;   /* the first error's position, or NULL */
+static const char *err_what; /* and what it was */
+static int nest, undecoded;  /* factors open; queries that could not decode */
 
 static node *mk(char op, double value, node *a, node *b)
 {
@@ -49,6 +58,25 @@ static void skip(void)
         cur++;
 }
 
+/* Notes an error at the current position (only the first one counts). */
+static void fail(const char *what)
+{
+    if (!err_at) {
+        err_at = cur;
+        err_what = what;
+    }
+}
+
+/* Consumes c if it is next; otherwise an error there (cur stays put, so
+   it never steps over the string's end). */
+static void expect(char c)
+{
+    if (*cur == c)
+        cur++;
+    else
+        fail("syntax error");
+}
+
 /* The query point: decode the calling context of this thread's encoding. */
 static int where_am_i(void)
 {
@@ -56,22 +84,27 @@ static int where_am_i(void)
     ctxprof_enc_view v;
     ctxprof_error err;
     uint32_t path[256];
-    size_t n;
-    char text[2048];
+    size_t n, need;
+    char text[4096];
     int st;
     ctxprof_enc_query(CTXPROF_GEN_TLS, CTXPROF_GEN_BASE, &v);
-    st = ctxprof_enc_decode_view(t, &v, CTXPROF_NODE(where_am_i), path, 256, &n, &err);
+    st = ctxprof_enc_decode_view(t, &v, CTXPROF_NODE(where_am_i), path,
+                                 sizeof path / sizeof path[0], &n, &err);
     if (st != CTXPROF_OK) {
-        fprintf(stderr, "decode failed: %s (%s)\n", ctxprof_strerror(st), err.detail);
+        fprintf(stderr, "expr: context not decoded: %s (%s)\n", ctxprof_strerror(st), err.detail);
         return 0;
     }
-    ctxprof_enc_format(t, 0, path, n, text, sizeof text);
-    printf("  context (%lu calls, encoded in %lu bits = %lu word%s, hash %016llx):\n    %s\n",
+    need = ctxprof_enc_format(t, 0, path, n, text, sizeof text);
+    printf("  context (%lu calls, encoded in %lu bits = %lu word%s, hash %016llx):\n    %s",
            (unsigned long)n, (unsigned long)v.n_bits, (unsigned long)v.n_words,
            v.n_words == 1 ? "" : "s",
            (unsigned long long)ctxprof_enc_hash(CTXPROF_GEN_TLS, CTXPROF_GEN_BASE,
-                                                 CTXPROF_NODE(where_am_i)),
+                                                CTXPROF_NODE(where_am_i)),
            text);
+    if (need >= sizeof text)
+        printf(" [cut: %lu of %lu characters shown]", (unsigned long)(sizeof text - 1),
+               (unsigned long)need);
+    printf("\n");
     return 1;
 }
 
@@ -82,7 +115,7 @@ static node *parse_number(void)
     char *end;
     double v = strtod(cur, &end);
     if (end == cur) {
-        failed = 1;
+        fail("syntax error");
         return mk('n', 0, NULL, NULL);
     }
     cur = end;
@@ -91,9 +124,11 @@ static node *parse_number(void)
         int ok;
         cur++;
         skip();
-        CTXPROF_CALL(CTXPROF_EDGE(parse_number, where_am_i, 0), ok = where_am_i());
-        if (!ok)
-            failed = 1;
+        if (!err_at) { /* a failed parse's contexts are not worth printing */
+            CTXPROF_CALL(CTXPROF_EDGE(parse_number, where_am_i, 0), ok = where_am_i());
+            if (!ok)
+                undecoded++;
+        }
     }
     return mk('n', v, NULL, NULL);
 }
@@ -101,20 +136,21 @@ static node *parse_number(void)
 static node *parse_call(void)
 {
     node *a, *b;
-    cur += 3; /* "max" */
+    cur += 3; /* "max", matched by the caller */
     skip();
-    if (*cur++ != '(') {
-        failed = 1;
+    if (*cur != '(') {
+        fail("syntax error");
         return mk('n', 0, NULL, NULL);
     }
+    cur++;
     CTXPROF_CALL(CTXPROF_EDGE(parse_call, parse_expr, 0), a = parse_expr());
-    if (*cur++ != ',') {
-        failed = 1;
+    if (*cur != ',') {
+        fail("syntax error");
         return a;
     }
+    cur++;
     CTXPROF_CALL(CTXPROF_EDGE(parse_call, parse_expr, 0), b = parse_expr());
-    if (*cur++ != ')')
-        failed = 1;
+    expect(')');
     skip();
     return mk('m', 0, a, b);
 }
@@ -123,11 +159,15 @@ static node *parse_factor(void)
 {
     node *r;
     skip();
+    if (nest == MAX_NEST) {
+        fail("nesting deeper than " STR(MAX_NEST) " levels");
+        return mk('n', 0, NULL, NULL);
+    }
+    nest++;
     if (*cur == '(') {
         cur++;
         CTXPROF_CALL(CTXPROF_EDGE(parse_factor, parse_expr, 0), r = parse_expr());
-        if (*cur++ != ')')
-            failed = 1;
+        expect(')');
         skip();
     } else if (*cur == '-') {
         cur++;
@@ -138,6 +178,7 @@ static node *parse_factor(void)
     } else {
         CTXPROF_CALL(CTXPROF_EDGE(parse_factor, parse_number, 0), r = parse_number());
     }
+    nest--;
     return r;
 }
 
@@ -205,18 +246,21 @@ static int run(const char *text)
     node *tree;
     double v;
     cur = text;
-    failed = 0;
+    err_at = NULL;
+    nest = undecoded = 0;
     printf("%s\n", text);
     CTXPROF_CALL(CTXPROF_EDGE(run, parse_expr, 0), tree = parse_expr());
-    if (failed || *cur) {
-        printf("  syntax error at offset %ld\n", (long)(cur - text));
+    if (!err_at && *cur)
+        fail("syntax error");
+    if (err_at) {
+        printf("  %s at offset %ld\n", err_what, (long)(err_at - text));
         free_tree(tree);
         return 1;
     }
     CTXPROF_CALL(CTXPROF_EDGE(run, eval, 0), v = eval(tree));
     printf("  = %g\n", v);
     free_tree(tree);
-    return 0;
+    return undecoded != 0;
 }
 
 int main(int argc, char **argv)

@@ -9,6 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef CPARSE_NO_LOADER
+#include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+#endif
 
 struct cparse_stats {
     uint64_t tokens, decls, functions, statements, expressions, directives, errors;
@@ -27,26 +32,47 @@ static const char cparse_prelude[] =
     "#define __USE_ATFILE 1\n#define __USE_LARGEFILE64 1\n#define CTXPROF_IMPLEMENTATION 1\n";
 
 /* The prelude and the file's text in one malloc'ed buffer (*text, *len);
-   returns the file's size, or -1 when it cannot be read. */
+   returns the file's size, or -1 with errno set when it cannot be read.
+   Only a regular file has a size to read: a directory (EISDIR) or a pipe
+   or device (EINVAL) is refused, not taken for a file of its seek range. */
 static long cparse_load(const char *path, char **text, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    long n;
-    size_t got;
+    struct stat sb;
+    size_t n, got;
+    int err = 0;
     if (!f)
         return -1;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    if (fstat(fileno(f), &sb) != 0)
+        err = errno;
+    else if (S_ISDIR(sb.st_mode))
+        err = EISDIR;
+    else if (!S_ISREG(sb.st_mode))
+        err = EINVAL;
+    else if (sb.st_size < 0 || (uintmax_t)sb.st_size > (uintmax_t)LONG_MAX - sizeof cparse_prelude)
+        err = EFBIG;
+    if (err) {
         fclose(f);
+        errno = err;
         return -1;
     }
-    *text = (char *)malloc(sizeof cparse_prelude + (size_t)n);
+    n = (size_t)sb.st_size;
+    *text = (char *)malloc(sizeof cparse_prelude + n);
     if (!*text) {
         fclose(f);
+        errno = ENOMEM;
         return -1;
     }
     memcpy(*text, cparse_prelude, sizeof cparse_prelude - 1);
-    got = fread(*text + sizeof cparse_prelude - 1, 1, (size_t)n, f);
+    got = fread(*text + sizeof cparse_prelude - 1, 1, n, f);
+    err = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
+    if (err) {
+        free(*text);
+        *text = NULL;
+        errno = err;
+        return -1;
+    }
     *len = sizeof cparse_prelude - 1 + got;
     return (long)got;
 }

@@ -18,6 +18,7 @@
 #define CTXPROF_HCCT_HOOKS
 #include "../../ctxprof_hcct.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,13 @@ typedef struct {
     size_t len;
 } input;
 
-static void parse_all(const input *in, size_t n, int passes, struct cparse_stats *st)
+/* Every pass of both runs (the profile's and the exact tree's) goes
+   through this one function, called from one site in main: cparse_run's
+   call site, the root of every context the hooks record, is then the same
+   in both runs whatever the compiler inlines or unrolls, and the contexts
+   of the two trees can match. */
+__attribute__((noinline)) static void parse_all(const input *in, size_t n, int passes,
+                                                struct cparse_stats *st)
 {
     int p;
     size_t i;
@@ -51,7 +58,8 @@ static int failed(int rc, const ctxprof_error *e, const char *what)
     return rc != 0;
 }
 
-/* Writes prefix + ext; returns nonzero on failure (said). */
+/* Writes prefix + ext; returns nonzero on failure (said: the library's
+   message names the file). */
 static int write_as(const ctxprof_hcct_profile *p, const char *prefix, const char *ext, int format,
                     const char *title)
 {
@@ -62,26 +70,45 @@ static int write_as(const ctxprof_hcct_profile *p, const char *prefix, const cha
     memset(&e, 0, sizeof e);
     w.format = format;
     w.title = title;
-    snprintf(path, sizeof path, "%s%s", prefix, ext);
-    if (failed(ctxprof_hcct_profile_write(p, path, &w, &e), &e, path))
+    if (snprintf(path, sizeof path, "%s%s", prefix, ext) >= (int)sizeof path) {
+        fprintf(stderr, "hotpaths: -o %s: the name is too long\n", prefix);
+        return 1;
+    }
+    if (failed(ctxprof_hcct_profile_write(p, path, &w, &e), &e, "write"))
         return 1;
     printf("  wrote %s\n", path);
     return 0;
 }
 
+static const char usage[] =
+    "usage: hotpaths [-o PREFIX] [-p PASSES] [--phi P] [--eps E] FILE...\n"
+    "  -o PREFIX  writes PREFIX.txt, .folded, .json and .svg (default hotpaths)\n"
+    "  -p PASSES  passes over the files, 1 to 1000 (default 2)\n"
+    "  --phi P    hot: more than P of all calls, 0 < P < 1 (default 0.001)\n"
+    "  --eps E    the Space Saving error, 0 < E <= P; 0: P / 5 (default 0.0001)\n";
+
+/* arg, whole, as a number in *out; nonzero when it is not one. */
+static int not_number(const char *arg, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(arg, &end);
+    return end == arg || *end || errno || *out != *out;
+}
+
 int main(int argc, char **argv)
 {
-    const char *prefix = "hotpaths";
-    double phi = 1e-3, eps = 1e-4;
-    int passes = 2, i, rc = 1;
+    const char *prefix = "hotpaths", *bad = NULL;
+    double phi = 1e-3, eps = 1e-4, x;
+    int passes = 2, i, k, rc = 1, ok;
     input *in;
     size_t nin = 0, bytes = 0;
-    struct cparse_stats st, st2;
+    struct cparse_stats st[2];
     ctxprof_hcct_desc d;
     ctxprof_hcct_profile hot, exact;
     ctxprof_hcct_accuracy acc;
     ctxprof_hcct_stats ts, xs;
-    ctxprof_hcct cct, *mine;
+    ctxprof_hcct cct, *mine = NULL;
     ctxprof_error e;
     ctxprof_hcct_write_desc top;
 
@@ -90,47 +117,98 @@ int main(int argc, char **argv)
     memset(&exact, 0, sizeof exact);
     memset(&cct, 0, sizeof cct);
     in = (input *)calloc((size_t)argc, sizeof *in);
-    if (!in)
+    if (!in) {
+        fprintf(stderr, "hotpaths: out of memory\n");
         return 1;
+    }
     for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            prefix = argv[++i];
-        else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
-            passes = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--phi") == 0 && i + 1 < argc)
-            phi = atof(argv[++i]);
-        else if (strcmp(argv[i], "--eps") == 0 && i + 1 < argc)
-            eps = atof(argv[++i]);
-        else if (cparse_load(argv[i], &in[nin].text, &in[nin].len) >= 0)
+        const char *a = argv[i];
+        int valued = strcmp(a, "-o") == 0 || strcmp(a, "-p") == 0 || strcmp(a, "--phi") == 0 ||
+                     strcmp(a, "--eps") == 0;
+        if (a[0] == '-' && a[1] && (!valued || i + 1 == argc)) {
+            fprintf(stderr, "hotpaths: %s: %s\n%s", a, valued ? "needs a value" : "unknown option",
+                    usage);
+            rc = 2;
+            goto done;
+        }
+        if (valued)
+            i++;
+        if (strcmp(a, "-o") == 0) {
+            prefix = argv[i];
+        } else if (strcmp(a, "-p") == 0) {
+            if (not_number(argv[i], &x) || !(x >= 1 && x <= 1000) || x != (double)(int)x)
+                bad = "a whole number from 1 to 1000";
+            else
+                passes = (int)x;
+        } else if (strcmp(a, "--phi") == 0) {
+            if (not_number(argv[i], &x) || !(x > 0 && x < 1))
+                bad = "a number above 0 and below 1";
+            else
+                phi = x;
+        } else if (strcmp(a, "--eps") == 0) {
+            if (not_number(argv[i], &x) || !(x >= 0 && x < 1))
+                bad = "a number from 0 (phi / 5) to below 1";
+            else
+                eps = x;
+        } else if (cparse_load(a, &in[nin].text, &in[nin].len) >= 0) {
             bytes += in[nin++].len - (sizeof cparse_prelude - 1);
-        else
-            fprintf(stderr, "hotpaths: cannot read %s (skipped)\n", argv[i]);
+        } else {
+            fprintf(stderr, "hotpaths: %s: %s (skipped)\n", a, strerror(errno));
+        }
+        if (bad) {
+            fprintf(stderr, "hotpaths: %s %s: expected %s\n%s", a, argv[i], bad, usage);
+            rc = 2;
+            goto done;
+        }
     }
     if (nin == 0) {
-        fprintf(stderr, "usage: hotpaths [-o PREFIX] [-p PASSES] [--phi P] [--eps E] FILE...\n");
+        fprintf(stderr, "hotpaths: no file to parse\n%s", usage);
         rc = 2;
         goto done;
     }
     cparse_run_init(); /* the parser's setup, before the profile */
 
-    /* 1. the whole program, profiled through the -finstrument-functions
-          hooks: a lazy Space Saving tree per thread (|M| = 1/eps) */
-    memset(&d, 0, sizeof d);
-    d.phi = phi;
-    d.epsilon = eps;
-    if (failed(ctxprof_hcct_start(&d, &e), &e, "start"))
-        goto done;
-    parse_all(in, nin, passes, &st);
-    ctxprof_hcct_stop();
-    mine = ctxprof_hcct_thread();
+    for (k = 0; k < 2; k++) {
+        memset(&d, 0, sizeof d);
+        if (k == 0) {
+            /* 1. the whole program, profiled through the -finstrument-functions
+                  hooks: a lazy Space Saving tree per thread (|M| = 1/eps) */
+            d.phi = phi;
+            d.epsilon = eps;
+            if (failed(ctxprof_hcct_start(&d, &e), &e, "start"))
+                goto done;
+        } else {
+            /* 2. the same work under the exact calling context tree, bound to
+                  this thread instead of the session's tree, to check the HCCT */
+            d.mode = CTXPROF_HCCT_CCT;
+            d.flags = CTXPROF_HCCT_CODE_ADDRESSES;
+            if (failed(ctxprof_hcct_init(&cct, &d, &e), &e, "exact tree"))
+                goto done;
+            ctxprof_hcct_bind(&cct);
+        }
+        parse_all(in, nin, passes, &st[k]); /* the one call of both runs */
+        if (k == 0) {
+            ctxprof_hcct_stop();
+            mine = ctxprof_hcct_thread();
+            if (!mine) {
+                fprintf(stderr, "hotpaths: the session has no tree for this thread "
+                                "(the parser reported no call)\n");
+                goto done;
+            }
+        } else {
+            ctxprof_hcct_bind(mine);
+        }
+    }
+
     ctxprof_hcct_stats_get(mine, &ts);
     if (failed(ctxprof_hcct_snapshot(phi, &hot, &e), &e, "snapshot"))
         goto done;
+    eps = hot.epsilon; /* what the library used (--eps 0: phi / 5) */
     printf("parsed %zu files (%zu bytes) %d times: %llu tokens, %llu declarations, %llu "
            "functions, %llu statements, %llu expressions, %llu recovered errors\n",
-           nin, bytes, passes, (unsigned long long)st.tokens, (unsigned long long)st.decls,
-           (unsigned long long)st.functions, (unsigned long long)st.statements,
-           (unsigned long long)st.expressions, (unsigned long long)st.errors);
+           nin, bytes, passes, (unsigned long long)st[0].tokens, (unsigned long long)st[0].decls,
+           (unsigned long long)st[0].functions, (unsigned long long)st[0].statements,
+           (unsigned long long)st[0].expressions, (unsigned long long)st[0].errors);
     printf("profiled %llu calls with %zu counters (epsilon %g): the tree peaked at %zu nodes "
            "(%.2f MiB), %llu Space Saving replacements\n\n",
            (unsigned long long)hot.total, ts.counters, eps, ts.nodes_peak,
@@ -140,7 +218,7 @@ int main(int argc, char **argv)
     top.format = CTXPROF_HCCT_TOP;
     top.top = 12;
     top.max_depth = 8;
-    printf("the hottest calling contexts (phi %g: count > %llu):\n", phi,
+    printf("the %zu hottest calling contexts (phi %g: count > %llu):\n", top.top, phi,
            (unsigned long long)hot.threshold);
     fflush(stdout); /* the library writes "-" with write(2) */
     if (failed(ctxprof_hcct_profile_write(&hot, "-", &top, &e), &e, "stdout"))
@@ -152,29 +230,27 @@ int main(int argc, char **argv)
         write_as(&hot, prefix, ".svg", CTXPROF_HCCT_SVG, "cparse: hot calling contexts"))
         goto done;
 
-    /* 2. the same work under the exact calling context tree, bound to
-          this thread instead of the session's tree, to check the HCCT */
-    memset(&d, 0, sizeof d);
-    d.mode = CTXPROF_HCCT_CCT;
-    d.flags = CTXPROF_HCCT_CODE_ADDRESSES;
-    if (failed(ctxprof_hcct_init(&cct, &d, &e), &e, "exact tree"))
-        goto done;
-    ctxprof_hcct_bind(&cct);
-    parse_all(in, nin, passes, &st2);
-    ctxprof_hcct_bind(mine);
+    /* the check: the HCCT against the exact tree of the same work */
     ctxprof_hcct_stats_get(&cct, &xs);
     if (failed(ctxprof_hcct_query(&cct, phi - eps, &exact, &e), &e, "exact query") ||
         failed(ctxprof_hcct_profile_compare(&hot, &exact, phi, &acc, &e), &e, "compare"))
         goto done;
+    ok = st[0].checksum == st[1].checksum && !acc.missed && !acc.bound_violations;
     printf("\nagainst the exact CCT of the same work (%zu nodes, %.1f MiB; the MCCT is %.2f%% "
            "of it):\n  %zu hot contexts, %zu reported, %zu missed, %zu false positives, "
-           "largest overestimate %llu (epsilon N = %.0f): %s\n",
+           "%zu counts out of bounds, largest overestimate %llu (epsilon N = %.0f): %s\n",
            xs.nodes, (double)xs.bytes / 1048576.0, 100.0 * (double)ts.nodes_peak / (double)xs.nodes,
-           acc.hot, acc.reported, acc.missed, acc.false_positives,
+           acc.hot, acc.reported, acc.missed, acc.false_positives, acc.bound_violations,
            (unsigned long long)acc.max_error, eps * (double)exact.total,
-           acc.equal ? "the same HCCT" : "within the guarantees");
-    if (st.checksum != st2.checksum || acc.missed || acc.bound_violations)
-        fprintf(stderr, "hotpaths: the check failed\n");
+           !ok         ? "the check FAILED"
+           : acc.equal ? "the same HCCT"
+                       : "within the guarantees");
+    if (!ok)
+        fprintf(
+            stderr, "hotpaths: the check failed: %s\n",
+            st[0].checksum != st[1].checksum
+                ? "the two runs parsed differently"
+                : "the HCCT broke its guarantees (missed hot contexts or counts out of bounds)");
     else
         rc = 0;
 done:

@@ -337,6 +337,20 @@ static int work_rounds_main(const char *arg)
     return 0;
 }
 
+/* The SECS argument: a number of seconds from 0 to 86400 (0: one round);
+   -1 (said) otherwise, where atof made a negative or huge one a sample
+   capacity that wrapped around. */
+static double parse_secs(const char *arg)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v >= 0 && v <= 86400)) {
+        fprintf(stderr, "SECS %s: expected a number of seconds from 0 to 86400\n", arg);
+        return -1;
+    }
+    return v;
+}
+
 /* ---- sampling and the report ----------------------------------------------- */
 
 #include "step.h"
@@ -411,6 +425,13 @@ static int sample_report(void)
     ctxprof_icpp_train_stop();
     n = ctxprof_icpp_sampler_count(&s);
     tal = (tally *)calloc(n + 1, sizeof *tal);
+    if (!tal) {
+        fprintf(stderr, "calc: out of memory for %zu samples\n", n);
+        ctxprof_icpp_sampler_deinit(&s);
+        ctxprof_icpp_map_deinit(&m);
+        ctxprof_symtab_deinit(&st);
+        return 1;
+    }
     memset(by_reads, 0, sizeof by_reads);
     memset(&alone_v, 0, sizeof alone_v);
     memset(&live_v, 0, sizeof live_v);
@@ -534,7 +555,7 @@ static void step_report(int cfa, const step_tally *t)
 int main(int argc, char **argv)
 {
     int sampling = argc >= 3 && strcmp(argv[1], "sample") == 0, a = sampling ? 3 : 2;
-    double secs = argc > a ? atof(argv[a]) : 1.0;
+    double secs = 1.0;
     long r;
     if (argc == 3 && strcmp(argv[1], "rounds") == 0) /* fixed work: CPU ns per round */
         return work_rounds_main(argv[2]);
@@ -557,6 +578,8 @@ int main(int argc, char **argv)
                         "calc step MAP | calc rounds N\n");
         return 2;
     }
+    if (argc > a && (secs = parse_secs(argv[a])) < 0)
+        return 2;
     input_b = argc > a + 1 && strcmp(argv[a + 1], "b") == 0;
     input_c = argc > a + 1 && strcmp(argv[a + 1], "c") == 0;
     save_chain = argc > a + 2 && strcmp(argv[a + 2], "chain") == 0;

@@ -30,6 +30,9 @@
    (PC, SP) alone, walks of up to 8 frames, walks of up to
    CTXPROF_ICPP_FRAMES (64 in the Makefile's build) frames.
 
+   Exit status: 0, 1 on an error, 2 on a usage error, 77 when perf_event
+   sampling is not available here (the message says why).
+
    Built with the flags of calc (see the Makefile); examples/pebs/demo.sh
    trains, then profiles. */
 #define main calc_main_unused
@@ -52,6 +55,21 @@ static void both(void *user, const ctxprof_pebs_sample *s)
     ctxprof_pebs_paths_sample(&pp_alone, s);
     ctxprof_pebs_paths_sample(&pp_walk8, s);
     ctxprof_pebs_paths_sample(&pp_walk, s);
+}
+
+/* Opens the sampler and attaches this thread: 0, 1 on an error, or 77
+   when perf_event sampling is not available here (examples/pebs/demo.sh
+   then skips the step). */
+static int pebs_start(const ctxprof_pebs_desc *d)
+{
+    int rc = ctxprof_pebs_open(&prof, d);
+    if (rc == CTXPROF_OK)
+        rc = ctxprof_pebs_attach(&prof, 0, 0);
+    if (rc == CTXPROF_OK)
+        return 0;
+    fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&prof.error));
+    ctxprof_pebs_close(&prof); /* harmless after a failed open */
+    return rc == CTXPROF_ERR_UNSUPPORTED ? 77 : 1;
 }
 
 static int profile_start(const char *mapfile)
@@ -96,11 +114,7 @@ static int profile_start(const char *mapfile)
     d.flags = CTXPROF_PEBS_CALLCHAIN; /* the truth, for the evaluation only */
     d.stack_bytes = 4096;             /* frame words for the partial walks */
     d.on_sample = both;
-    if (ctxprof_pebs_open(&prof, &d) != CTXPROF_OK ||
-        ctxprof_pebs_attach(&prof, 0, 0) != CTXPROF_OK) {
-        fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&prof.error));
-        return 1;
-    }
+    return pebs_start(&d);
     return 0;
 fail:
     fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&err));
@@ -139,6 +153,7 @@ static int profile_report(void)
     const ctxprof_pebs_paths_stats *w = &pp_walk.st;
     hot *h;
     size_t i, n = 0;
+    int rc = 0;
     ctxprof_pebs_close(&prof);
     ctxprof_pebs_stats_get(&prof, &ps);
     printf("level used: %s (%s)\n", ctxprof_pebs_level_name(prof.level),
@@ -160,6 +175,11 @@ static int profile_report(void)
         line(what, &pp_walk.st);
     }
     h = (hot *)calloc(pmap.paths + 1, sizeof *h);
+    if (!h) {
+        fprintf(stderr, "calc_pebs: out of memory for %zu paths\n", pmap.paths);
+        rc = 1;
+        goto no_table;
+    }
     for (i = 0; i < pmap.paths; i++)
         if (pp_walk.path_weight[i]) {
             h[n].path = (uint32_t)i;
@@ -183,6 +203,7 @@ static int profile_report(void)
         }
         printf("\n");
     }
+no_table:
     free(h);
 #if defined(CTXPROF_HCCT_NAMED)
     {
@@ -214,7 +235,7 @@ static int profile_report(void)
     ctxprof_pebs_paths_deinit(&pp_walk);
     ctxprof_icpp_map_deinit(&pmap);
     ctxprof_symtab_deinit(&psyms);
-    return 0;
+    return rc;
 }
 
 /* Training from callchain samples: no hooks needed (a plain build). */
@@ -239,12 +260,7 @@ static int train_start(void)
     d.ring_pages = 512;   /* records of ~5 KiB (stack copy and callchain) */
     d.on_sample = ctxprof_pebs_train_sample;
     d.user = &trainer;
-    if (ctxprof_pebs_open(&prof, &d) != CTXPROF_OK ||
-        ctxprof_pebs_attach(&prof, 0, 0) != CTXPROF_OK) {
-        fprintf(stderr, "calc_pebs: %s\n", ctxprof_error_message(&prof.error));
-        return 1;
-    }
-    return 0;
+    return pebs_start(&d);
 }
 
 static int train_end(const char *out)
@@ -277,15 +293,18 @@ int main(int argc, char **argv)
 {
     int prof_mode = argc >= 3 && strcmp(argv[1], "profile") == 0;
     int train_mode = argc >= 3 && strcmp(argv[1], "train") == 0, a = prof_mode || train_mode;
-    double secs = argc >= 3 + a ? atof(argv[2 + a]) : 1.0;
+    double secs = 1.0;
     long r;
+    int rc;
     if (!a && !(argc >= 2 && strcmp(argv[1], "run") == 0)) {
         fprintf(stderr, "usage: calc_pebs run [SECS] | calc_pebs train OUT [SECS] | "
                         "calc_pebs profile MAP [SECS]\n");
         return 2;
     }
-    if (prof_mode ? profile_start(argv[2]) : train_mode ? train_start() : 0)
-        return 1;
+    if (argc >= 3 + a && (secs = parse_secs(argv[2 + a])) < 0) /* calc.c's */
+        return 2;
+    if ((rc = prof_mode ? profile_start(argv[2]) : train_mode ? train_start() : 0) != 0)
+        return rc;
     r = work(secs); /* called from main in every mode: the same paths and heights */
     if (prof_mode)
         return profile_report();

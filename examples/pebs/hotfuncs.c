@@ -9,6 +9,9 @@
 
      hotfuncs [SECS]        (default 1)
 
+   Exit status: 0, 1 on an error, 2 on a usage error, 77 when perf_event
+   sampling is not available here (the message says why).
+
    Build: cc -O2 -fno-omit-frame-pointer hotfuncs.c -lpthread (see the
    Makefile). On a machine without a PMU it says which level it used. */
 #define _GNU_SOURCE
@@ -138,7 +141,7 @@ static int by_u64(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     static ctxprof_pebs_sample samples[1 << 16];
-    double secs = argc > 1 ? atof(argv[1]) : 1.0;
+    double secs = 1.0;
     pthread_t th[3];
     void *(*fn[3])(void *) = {hasher, sorter, descender};
     ctxprof_pebs_desc d;
@@ -150,17 +153,25 @@ int main(int argc, char **argv)
     funcstat *f;
     uint64_t *h;
     size_t n, i, k, nf = 0, nh = 0;
-    int t;
+    int t, rc;
 
+    if (argc > 1) { /* atof took "-1" and "x" for seconds */
+        char *end;
+        secs = strtod(argv[1], &end);
+        if (argc > 2 || end == argv[1] || *end || !(secs > 0 && secs <= 3600)) {
+            fprintf(stderr, "usage: hotfuncs [SECS]  (seconds above 0, at most 3600)\n");
+            return 2;
+        }
+    }
     memset(&d, 0, sizeof d);
     d.period_ns = 250000; /* 4 kHz per thread (software level) */
     d.period = 1000003;   /* ~1M cycles, as ICPP (hardware levels) */
     d.samples = samples;  /* the simplest sink: an array, read after close */
     d.samples_cap = sizeof samples / sizeof samples[0];
-    if (ctxprof_pebs_open(&pb, &d) != CTXPROF_OK) {
+    if ((rc = ctxprof_pebs_open(&pb, &d)) != CTXPROF_OK) {
         fprintf(stderr, "hotfuncs: %s\n", ctxprof_error_message(&pb.error));
         fprintf(stderr, "hotfuncs: %s\n", ctxprof_pebs_explain(&pb));
-        return 1;
+        return rc == CTXPROF_ERR_UNSUPPORTED ? 77 : 1; /* 77: no sampling here (demo.sh) */
     }
     for (t = 0; t < 3; t++)
         if (pthread_create(&th[t], NULL, fn[t], NULL) != 0)
@@ -185,6 +196,13 @@ int main(int argc, char **argv)
     }
     f = (funcstat *)calloc(n + 1, sizeof *f);
     h = (uint64_t *)calloc(n + 1, sizeof *h);
+    if (!f || !h) {
+        fprintf(stderr, "hotfuncs: out of memory for %zu samples\n", n);
+        free(f);
+        free(h);
+        ctxprof_symtab_deinit(&sy);
+        return 1;
+    }
     for (i = 0; i < n; i++) {
         uintptr_t fu = ctxprof_symtab_func(&sy, (uintptr_t)s[i].ip);
         for (k = 0; k < nf && f[k].func != fu; k++)
