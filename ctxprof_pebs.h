@@ -3192,16 +3192,40 @@ CTXPROF__PRIV int ctxprof__pebs_is_code(const ctxprof_symtab *st, const ctxprof_
 /* Whether rbp is still the caller's at the sample: a function's first
    instructions, its return, a leaf built without a frame (gcc 12 and
    clang 14 omit it where no stack is needed, -mno-omit-leaf-frame-pointer
-   or not). The stack copy's top word is then a return address (returns
-   1), or rbp just pushed under one (returns 2); the return address goes
-   to *ra, the leaf's CFA is sp + 8 * the result. 0 otherwise, or without
-   the words. Code is what st knows, else the bound map m. */
+   or not). Returns k > 0 when it is: the leaf's CFA is sp + 8 * k and its
+   return address, the word just below, goes to *ra; 0 otherwise, or
+   without the words. Where the bound map m has the leaf's CFA rule at the
+   PC (.eh_frame, read by bind) the rule decides: CFA = rbp + 16, the frame
+   is set up (0); CFA = SP + 8k, the return address is the k-th word
+   (whatever code it returns to: a caller outside the map too). Else
+   the top words guess: a return address (1), or rbp just pushed under one
+   (2). A guess only: a set-up frame's top word can hold a code address
+   too (clang's `push %rax` that realigns the stack after the saved
+   registers stores whatever rax held, such as the address of a switch's
+   jump-table target in the caller), and taken for a return address it
+   put a bogus caller in the path and the walk. Code is what st knows,
+   else the bound map m. */
 CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
                                             const ctxprof_pebs_sample *s, uint64_t *ra)
 {
+    const ctxprof__icpp_bound *b = m && m->d ? ctxprof__icpp_bound_of(m->d) : NULL;
+    const ctxprof__icpp_cfa *c;
     uint64_t w[2];
     if (!s->stack || s->stack_size < 16 || s->stack_addr != s->sp)
         return 0;
+    c = b && ctxprof_icpp_map_func_of_pc(m, (uintptr_t)s->ip) >= 0
+            ? ctxprof__icpp_cfa_at(b, (uintptr_t)s->ip)
+            : NULL;
+    if (c && c->reg == CTXPROF__CFA_FP)
+        return 0;
+    if (c && c->reg == CTXPROF__CFA_SP) {
+        uint64_t k = c->off >= 8 && c->off % 8 == 0 ? (uint64_t)c->off / 8 : 0;
+        if (k == 0 || k > s->stack_size / 8)
+            return 0;
+        memcpy(w, s->stack + 8 * (k - 1), 8); /* the rule's: not checked against m */
+        *ra = w[0];
+        return (unsigned)k;
+    }
     memcpy(w, s->stack, 16);
     if (ctxprof__pebs_is_code(st, m, w[0])) {
         *ra = w[0];

@@ -4435,6 +4435,114 @@ static void pebs_copy_frames_bounds(void)
 #endif
 }
 
+/* A frame set up with rbp at any optimization level, by gcc and clang (a
+   variable-length array needs one): its body's CFA rule is rbp + 16. */
+long pebs_fp_leaf(long n);
+__attribute__((noinline)) long pebs_fp_leaf(long n)
+{
+    volatile char a[n + 1];
+    a[n] = (char)n;
+    return a[n] + 1;
+}
+static long (*volatile pebs_fp_leaf_p)(long) = pebs_fp_leaf;
+
+/* Whether rbp is still the caller's (a prologue, a frameless leaf) was
+   guessed from the stack copy's top word alone: a code address there was
+   taken for the leaf's return address. In a set-up frame that word is a
+   local or a realignment slot, and clang's `push %rax` stores whatever rax
+   held: with -finstrument-functions, eval_leaf of examples/icpp/calc.c
+   keeps the address of its caller's jump-table target there, and 95% of
+   calc_pebs's samples went to a wrong path (a bogus caller first in the
+   walk; the callchain "truth" got it as an extra frame). The leaf's CFA
+   rule (.eh_frame, read by bind) decides now. */
+static void pebs_paths_frame_set_up(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT) || !defined(__x86_64__)
+    SKIP("the ICPP section of ctxprof.h or x86-64 is not in this build");
+#else
+    static const char text[] = "ctxprof-paths 1\n"
+                               "path 1 128 pebs_hot_t1 pebs_fp_leaf\n"
+                               "path 3 128 pebs_hot_t2 pebs_fp_leaf\n";
+    uintptr_t leaf = (uintptr_t)pebs_fp_leaf, t1 = (uintptr_t)pebs_hot_t1,
+              t2 = (uintptr_t)pebs_hot_t2, body = 0;
+    const ctxprof__icpp_bound *b;
+    ctxprof_icpp_map m;
+    ctxprof_symtab st;
+    ctxprof_pebs_paths pp;
+    ctxprof_pebs_paths_desc pd;
+    ctxprof_pebs_sample s;
+    ctxprof_error err;
+    uint64_t words[8], chain[3];
+    uint32_t fs[2];
+    long f;
+    size_t i;
+    CHECK_EQ(pebs_fp_leaf_p(5), 6);
+    memset(&m, 0, sizeof m);
+    memset(&st, 0, sizeof st);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t.paths", &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    f = ctxprof_icpp_map_func(&m, "pebs_fp_leaf");
+    REQUIRE(f >= 0 && ctxprof_icpp_map_func_of_pc(&m, leaf) == f);
+    b = ctxprof__icpp_bound_of(m.d);
+    REQUIRE(b != NULL);
+    for (i = 0; i < b->ncfa && !body; i++) /* a PC of the body: CFA = rbp + 16 */
+        if (b->cfa[i].reg == CTXPROF__CFA_FP && b->cfa[i].off == 16 &&
+            ctxprof_icpp_map_func_of_pc(&m, b->cfa[i].pc) == f)
+            body = b->cfa[i].pc;
+    REQUIRE(body != 0);
+    memset(&pd, 0, sizeof pd);
+    pd.map = &m;
+    pd.max_walk = 8;
+    pd.unit_weight = 1;
+    pd.ambiguous = CTXPROF_PEBS_AMBIG_DROP;
+    REQUIRE_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_OK);
+    /* in the body, called from t1: rbp is the leaf's (its record at sp + 32
+       holds the return address into t1), and the top word is a stale code
+       address in t2 */
+    memset(&s, 0, sizeof s);
+    memset(words, 0, sizeof words);
+    s.ip = body;
+    s.sp = s.stack_addr = 0x7f0000000000ull - 128;
+    s.height = 128; /* no body offset in the map: base - SP */
+    s.bp = s.sp + 32;
+    s.period = 1;
+    words[0] = t2 + 9;
+    words[4] = s.sp + 96; /* saved rbp: the caller's frame, past the copy */
+    words[5] = t1 + 5;
+    s.stack = (const unsigned char *)words;
+    s.stack_size = sizeof words;
+    chain[0] = (uint64_t)PERF_CONTEXT_USER; /* the kernel's walk from rbp */
+    chain[1] = s.ip;
+    chain[2] = t1 + 5;
+    s.callchain = chain;
+    s.callchain_nr = 3;
+    ctxprof_pebs_paths_sample(&pp, &s);
+    CHECK_EQ(pp.st.precise, 1);
+    CHECK_EQ(pp.st.correct, 1);
+    CHECK_EQ(pp.st.incorrect, 0);
+    for (i = 0; i < m.paths; i++)
+        if (pp.path_weight[i]) {
+            CHECK_EQ(ctxprof_icpp_map_path_funcs(&m, (uint32_t)i, fs, 2), 2);
+            CHECK_EQ(fs[0], ctxprof_icpp_map_func(&m, "pebs_hot_t1"));
+        }
+    /* at the leaf's first instruction (CFA = SP + 8) rbp is t1's, and the
+       top word is the return address into t1, missing from the callchain */
+    s.ip = leaf;
+    words[0] = t1 + 5;
+    words[5] = 0x10; /* t1's caller: no function of the map */
+    chain[1] = s.ip;
+    chain[2] = 0x10;
+    ctxprof_pebs_paths_sample(&pp, &s);
+    CHECK_EQ(pp.st.precise, 2);
+    CHECK_EQ(pp.st.correct, 2);
+    CHECK_EQ(pp.st.incorrect, 0);
+    ctxprof_pebs_paths_deinit(&pp);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+#endif
+}
+
 /* End to end in a separate program (frame pointers on): ICPP training of a
    leaf reached through two same-sized recursions, then sampling through the
    pipeline. (PC, SP) alone cannot tell the recursions apart; one frame of
@@ -5218,6 +5326,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_paths_unit", pebs_paths_unit},
     {"pebs_paths_split_extremes", pebs_paths_split_extremes},
     {"pebs_copy_frames_bounds", pebs_copy_frames_bounds},
+    {"pebs_paths_frame_set_up", pebs_paths_frame_set_up},
     {"pebs_paths_e2e", pebs_paths_e2e},
     {"pebs_train_unit", pebs_train_unit},
     {"pebs_train_stripped", pebs_train_stripped},
