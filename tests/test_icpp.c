@@ -635,6 +635,123 @@ static void icpp_train_recursion(void)
     CHECK_EQ(st.nodes, 0);
 }
 
+/* The evaluation flow: a thread's sample names its current node
+   (ctxprof_icpp_train_current), and another thread turns it into a path
+   with ctxprof_icpp_train_path while the first trains on and its tree's
+   arrays grow (and move). Fresh worker threads (a tree grows most often
+   while small) take random paths 40 deep through icpp_g_a and icpp_g_b,
+   and publish each leaf's node with the path's choices under a seqlock;
+   this thread names every published node and checks the path function by
+   function. The old code freed a tree's arrays while the reader walked
+   them: ASan builds report the use after free, others read a wrong path
+   or fault. train_get_stats runs beside it too (ThreadSanitizer builds
+   see the counters' accesses). */
+#define ICPP_G_DEPTH 40
+typedef struct icpp_grow {
+    uint64_t seq, node, bits; /* the last leaf: seqlock (seq odd while written) */
+    int stop;
+} icpp_grow;
+static icpp_grow icpp_g;
+
+static void icpp_g_a(unsigned d, uint64_t bits, uint64_t *rng);
+static void icpp_g_b(unsigned d, uint64_t bits, uint64_t *rng);
+
+static void icpp_g_next(unsigned d, uint64_t bits, uint64_t *rng)
+{
+    uint64_t s;
+    if (d == ICPP_G_DEPTH) {
+        s = __atomic_load_n(&icpp_g.seq, __ATOMIC_RELAXED);
+        __atomic_store_n(&icpp_g.seq, s + 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        __atomic_store_n(&icpp_g.node, ctxprof_icpp_train_current(), __ATOMIC_RELAXED);
+        __atomic_store_n(&icpp_g.bits, bits, __ATOMIC_RELAXED);
+        __atomic_store_n(&icpp_g.seq, s + 2, __ATOMIC_RELEASE);
+        return;
+    }
+    *rng = *rng * 6364136223846793005u + 1442695040888963407u;
+    if (*rng >> 63)
+        icpp_g_a(d + 1, bits | (uint64_t)1 << d, rng);
+    else
+        icpp_g_b(d + 1, bits, rng);
+}
+
+__attribute__((noinline)) static void icpp_g_a(unsigned d, uint64_t bits, uint64_t *rng)
+{
+    CTXPROF_ICPP_FUNC(icpp_g_a);
+    icpp_g_next(d, bits, rng);
+}
+
+__attribute__((noinline)) static void icpp_g_b(unsigned d, uint64_t bits, uint64_t *rng)
+{
+    CTXPROF_ICPP_FUNC(icpp_g_b);
+    icpp_g_next(d, bits, rng);
+}
+
+static void *icpp_g_worker(void *arg)
+{
+    uint64_t rng = (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15u + 1;
+    int k;
+    ctxprof_icpp_thread_begin();
+    for (k = 0; k < 600; k++) /* some 20 new nodes each: 6 growths */
+        icpp_g_next(0, 0, &rng);
+    ctxprof_icpp_thread_end();
+    return NULL;
+}
+
+static void *icpp_g_spawner(void *arg)
+{
+    uintptr_t i;
+    (void)arg;
+    for (i = 0; i < 24; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, icpp_g_worker, (void *)(i + 1)) != 0)
+            break;
+        pthread_join(th, NULL);
+    }
+    __atomic_store_n(&icpp_g.stop, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void icpp_train_path_concurrent(void)
+{
+    ctxprof_icpp_train_stats st;
+    ctxprof_error err;
+    pthread_t sp;
+    uintptr_t fs[ICPP_G_DEPTH + 1];
+    unsigned long named = 0, wrong = 0, calls = 0;
+    memset(&icpp_g, 0, sizeof icpp_g);
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    REQUIRE_EQ(pthread_create(&sp, NULL, icpp_g_spawner, NULL), 0);
+    while (!__atomic_load_n(&icpp_g.stop, __ATOMIC_ACQUIRE)) {
+        uint64_t s0 = __atomic_load_n(&icpp_g.seq, __ATOMIC_ACQUIRE), node, bits, s1, h;
+        size_t len, i;
+        node = __atomic_load_n(&icpp_g.node, __ATOMIC_RELAXED);
+        bits = __atomic_load_n(&icpp_g.bits, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        s1 = __atomic_load_n(&icpp_g.seq, __ATOMIC_RELAXED);
+        if ((++calls & 255) == 0)
+            ctxprof_icpp_train_get_stats(&st);
+        if (s0 != s1 || (s0 & 1) || !node)
+            continue;
+        len = ctxprof_icpp_train_path(node, fs, ICPP_G_DEPTH + 1, &h);
+        named++;
+        wrong += len != ICPP_G_DEPTH || h == 0;
+        for (i = 0; len == ICPP_G_DEPTH && i < len; i++)
+            wrong += fs[i] != (bits >> i & 1 ? (uintptr_t)icpp_g_a : (uintptr_t)icpp_g_b);
+    }
+    pthread_join(sp, NULL);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_GE(named, 100);
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(st.entries, 24u * 600 * ICPP_G_DEPTH);
+    CHECK_EQ(st.dropped_paths + st.dropped_depth + st.no_base, 0);
+    printf("  icpp: %lu paths named while 24 threads grew their trees to %zu nodes\n", named,
+           st.nodes);
+    ctxprof_icpp_train_reset();
+}
+
 static void *icpp_tid_thread(void *arg)
 {
     uintptr_t *out = (uintptr_t *)arg;
@@ -4806,6 +4923,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_map_roundtrip", icpp_map_roundtrip},
     {"icpp_map_errors", icpp_map_errors},
     {"icpp_train_recursion", icpp_train_recursion},
+    {"icpp_train_path_concurrent", icpp_train_path_concurrent},
     {"icpp_thread_base", icpp_thread_base},
     {"icpp_main_base", icpp_main_base},
     {"icpp_pad_search", icpp_pad_search},
