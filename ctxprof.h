@@ -2281,10 +2281,11 @@ typedef struct ctxprof_icpp_sampler {
 } ctxprof_icpp_sampler;
 
 /* Allocates the buffer and installs the signal handler (process-wide; one
-   sampler at a time), again if the signal's disposition changed since the
-   last init (the program or a library set its own). Then every thread to
-   sample calls attach. Setting another disposition while a sampler is
-   active loses its samples. */
+   sampler at a time). Then every thread to sample calls attach. The
+   handler takes the signals the sampler's timers raise; others (the
+   program's own timer, kill) go to the handler the program had installed
+   for the signal, if any, else are samples too. Setting another
+   disposition while a sampler is active loses its samples. */
 CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                                           const ctxprof_icpp_sampler_desc *desc,
                                           ctxprof_error *err);
@@ -2299,9 +2300,11 @@ CTXPROF_API void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s);
 CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
 /* Samples dropped because the buffer was full. */
 CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s);
-/* Deactivates (the handler stays installed and ignores late signals) and
-   frees. Detach every live thread first; the timers of threads that exited
-   without a detach are deleted here. Does nothing unless s is the active
+/* Deactivates and frees: deletes every thread's timer (detach the live
+   ones first),
+   discards the signals they left pending (other pending instances of the
+   signal too) and puts back the disposition that init replaced, unless
+   the program has set another since. Does nothing unless s is the active
    sampler (e.g. one whose init was refused). */
 CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
@@ -14240,6 +14243,10 @@ static ctxprof_icpp_sampler *ctxprof__icpp_active;
 static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS long ctxprof__icpp_timer_tid CTXPROF__TLS_MODEL; /* no syscall per sample */
+/* The signal's disposition before the sampler's handler replaced it:
+   signals that the sampler's timers did not raise go on to it. Set by
+   init before it installs the handler, restored by deinit. */
+static struct sigaction ctxprof__icpp_old_sa;
 
 /* Every thread's timer, so that those of threads that exited without a
    detach (their timer_t was in their TLS) are deleted: at the next
@@ -14346,12 +14353,44 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_regs(const void *uc, uintptr_t 
 #endif
 }
 
+/* The sigev_value of the sampler's timers, which tells their signals from
+   the program's (the same signal from its own timer, kill, raise). */
+CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_timer_cookie(void)
+{
+    return (void *)&ctxprof__icpp_old_sa;
+}
+
+/* A signal the sampler's timers did not raise goes to the handler that
+   the program had installed before the sampler's (ctxprof__icpp_old_sa),
+   and only there; with none (default or ignored) it is a sample, as one
+   sent with pthread_kill to sample a thread now. The handler is copied in
+   the grace period (deinit restores the disposition, then waits, before
+   the next init may overwrite it) and called after it: it may not return
+   (siglongjmp), and it may take any time. */
 CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
     ctxprof_icpp_sampler *s;
     unsigned rd = ctxprof__icpp_read_begin();
-    (void)sig;
+    if (!si || si->si_code != SI_TIMER || si->si_value.sival_ptr != ctxprof__icpp_timer_cookie()) {
+        void (*act)(int, siginfo_t *, void *) = NULL;
+        void (*hnd)(int) = NULL;
+        if (ctxprof__icpp_old_sa.sa_flags & SA_SIGINFO)
+            act = ctxprof__icpp_old_sa.sa_sigaction;
+        else if (ctxprof__icpp_old_sa.sa_handler != SIG_DFL &&
+                 ctxprof__icpp_old_sa.sa_handler != SIG_IGN)
+            hnd = ctxprof__icpp_old_sa.sa_handler;
+        if (act || hnd) {
+            ctxprof__icpp_read_end(rd);
+            errno = saved;
+            if (act)
+                act(sig, si, uc);
+            else
+                hnd(sig);
+            errno = saved;
+            return;
+        }
+    }
     s = __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST);
     if (s && uc) {
         uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
@@ -14444,7 +14483,9 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                              dd.capacity);
     /* asked each time: since the last init the program or a library may
        have set its own disposition (SIG_IGN, say), and every sample would
-       be lost */
+       be lost. Kept for the signals that are not the sampler's, and for
+       deinit to put back; none when ours is installed already (a fork
+       child's, say: the one saved then stays). */
     if (sigaction(dd.signo, NULL, &old) != 0 || !(old.sa_flags & SA_SIGINFO) ||
         old.sa_sigaction != ctxprof__icpp_on_signal) {
         struct sigaction sa;
@@ -14452,7 +14493,8 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
         sa.sa_sigaction = ctxprof__icpp_on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(dd.signo, &sa, NULL) != 0) {
+        if (sigaction(dd.signo, NULL, &ctxprof__icpp_old_sa) != 0 ||
+            sigaction(dd.signo, &sa, NULL) != 0) {
             int e = errno;
             ctxprof__free(buf, NULL);
             return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: sigaction(%d)", dd.signo);
@@ -14481,6 +14523,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = 4; /* SIGEV_THREAD_ID: to this thread, not the process */
     sev.sigev_signo = s->desc.signo;
+    sev.sigev_value.sival_ptr = ctxprof__icpp_timer_cookie();
 #if defined(sigev_notify_thread_id)
     sev.sigev_notify_thread_id = (pid_t)ctxprof__gettid();
 #elif defined(__GLIBC__)
@@ -14567,6 +14610,25 @@ CTXPROF_DEF uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s)
     return s ? __atomic_load_n(&s->dropped, __ATOMIC_RELAXED) : 0;
 }
 
+/* Puts back the disposition init replaced, unless the program has set
+   another since. Every timer is deleted, but a signal one raised may still
+   be pending in some thread, and delivered to the previous disposition
+   (SIGPROF's default action terminates): ignoring the signal first
+   discards every pending instance (POSIX; ctxprof_pebs.h does the same),
+   the program's too. */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sig_restore(int signo)
+{
+    struct sigaction cur, ign;
+    if (sigaction(signo, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) ||
+        cur.sa_sigaction != ctxprof__icpp_on_signal)
+        return;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(signo, &ign, NULL);
+    sigaction(signo, &ctxprof__icpp_old_sa, NULL);
+}
+
 CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
 {
     /* only the active sampler owns the timers: deinit of another (one whose
@@ -14580,6 +14642,7 @@ CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
     ctxprof__icpp_tmrs = NULL;
     ctxprof__icpp_tmrcap = 0;
     ctxprof__icpp_tmr_lock(0);
+    ctxprof__icpp_sig_restore(s->desc.signo);
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) == s) {
         __atomic_store_n(&ctxprof__icpp_active, (ctxprof_icpp_sampler *)NULL, __ATOMIC_SEQ_CST);
         ctxprof__icpp_sync(); /* a handler that saw s finishes before we free */

@@ -3876,10 +3876,14 @@ static void icpp_sampler_deinit_other(void)
 /* The program (or a library) sets its own disposition for the sampler's
    signal after a deinit: the next init installs the handler again, and a
    signal becomes a sample; a handler of the program's own is replaced
-   the same way. */
+   the same way, and gets the signals that are not the sampler's. Deinit
+   puts either back. */
+static int icpp_theirs_calls;
+
 static void icpp_theirs(int sig)
 {
     (void)sig;
+    icpp_theirs_calls++;
 }
 
 static void icpp_sampler_disposition(void)
@@ -3896,10 +3900,121 @@ static void icpp_sampler_disposition(void)
         REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_OK);
         REQUIRE_EQ(sigaction(SIGPROF, NULL, &sa), 0);
         CHECK((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction == ctxprof__icpp_on_signal);
+        icpp_theirs_calls = 0;
         REQUIRE_EQ(pthread_kill(pthread_self(), SIGPROF), 0); /* delivered before it returns */
-        CHECK_EQ(ctxprof_icpp_sampler_count(&s), 1);
+        CHECK_EQ(ctxprof_icpp_sampler_count(&s), (size_t)(k == 0 ? 1 : 0));
+        CHECK_EQ(icpp_theirs_calls, (k == 0 ? 0 : 1));
         ctxprof_icpp_sampler_deinit(&s);
+        REQUIRE_EQ(sigaction(SIGPROF, NULL, &sa), 0);
+        CHECK(!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == theirs[k]);
     }
+    signal(SIGPROF, SIG_DFL);
+}
+
+/* The program's own handler of the sampler's signal: the signals that the
+   sampler's timers did not raise go to it (not samples), the timers' do
+   not, and deinit puts it back. */
+static int icpp_chain_calls, icpp_chain_code;
+
+static void icpp_chain_prev(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)uc;
+    icpp_chain_calls++;
+    icpp_chain_code = si ? si->si_code : 0;
+}
+
+/* Samples of the sampler's timer on this thread: 5 within 1.5 s (0 or 1). */
+static int icpp_timer_samples(ctxprof_icpp_sampler *s)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    while (ctxprof_icpp_sampler_count(s) < 5 &&
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9 < 1.5);
+    return ctxprof_icpp_sampler_count(s) >= 5;
+}
+
+static void icpp_sampler_chain(void)
+{
+    struct sigaction mine, was, now;
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    int signo = SIGRTMIN + 5;
+    memset(&mine, 0, sizeof mine);
+    mine.sa_sigaction = icpp_chain_prev;
+    mine.sa_flags = SA_SIGINFO;
+    sigemptyset(&mine.sa_mask);
+    REQUIRE_EQ(sigaction(signo, &mine, &was), 0);
+    icpp_chain_calls = 0;
+    memset(&d, 0, sizeof d);
+    d.signo = signo;
+    d.hz = 1000;
+    d.wall = 1;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(pthread_kill(pthread_self(), signo), 0); /* delivered before it returns */
+    CHECK_EQ(icpp_chain_calls, 1);
+    CHECK_EQ(icpp_chain_code, SI_TKILL);
+    CHECK_EQ(ctxprof_icpp_sampler_count(&s), 0);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s, &err), CTXPROF_OK);
+    CHECK(icpp_timer_samples(&s));
+    ctxprof_icpp_sampler_detach(&s);
+    CHECK_EQ(icpp_chain_calls, 1); /* the timer's signals are the sampler's alone */
+    ctxprof_icpp_sampler_deinit(&s);
+    REQUIRE_EQ(sigaction(signo, NULL, &now), 0);
+    CHECK((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == icpp_chain_prev);
+    REQUIRE_EQ(pthread_kill(pthread_self(), signo), 0);
+    CHECK_EQ(icpp_chain_calls, 2);
+    sigaction(signo, &was, NULL);
+}
+
+/* With the default disposition put back (a real-time signal's terminates
+   the process), a timer signal left pending in a thread that blocks it is
+   discarded by deinit, not delivered. In a child: on a failure, it dies. */
+static int icpp_pending_child(void *arg, void *shared)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    sigset_t set, pend;
+    int *out = (int *)shared, i;
+    (void)arg;
+    memset(&d, 0, sizeof d);
+    d.signo = SIGRTMIN + 5;
+    d.hz = 1000;
+    d.wall = 1;
+    signal(d.signo, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, d.signo);
+    if (ctxprof_icpp_sampler_init(&s, &d, NULL) != CTXPROF_OK ||
+        pthread_sigmask(SIG_BLOCK, &set, NULL) != 0 ||
+        ctxprof_icpp_sampler_attach(&s, NULL) != CTXPROF_OK)
+        return 1;
+    for (i = 0; i < 1500; i++) {
+        sigpending(&pend);
+        if (sigismember(&pend, d.signo))
+            break;
+        usleep(1000);
+    }
+    out[0] = i < 1500; /* pending */
+    ctxprof_icpp_sampler_detach(&s);
+    ctxprof_icpp_sampler_deinit(&s);
+    sigpending(&pend);
+    out[1] = sigismember(&pend, d.signo);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    out[2] = 1; /* alive */
+    return 0;
+}
+
+static void icpp_sampler_restore_pending(void)
+{
+    int *r = (int *)ctxprof_test_in_child(icpp_pending_child, NULL, 3 * sizeof(int));
+    REQUIRE(r != NULL);
+    CHECK_EQ(r[0], 1);
+    CHECK_EQ(r[1], 0);
+    CHECK_EQ(r[2], 1);
+    munmap(r, 3 * sizeof(int));
 }
 
 /* Rates: a wall-clock signal costs 2-25 us, so rates above
@@ -4967,6 +5082,8 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_fork", icpp_sampler_fork},
     {"icpp_sampler_deinit_other", icpp_sampler_deinit_other},
     {"icpp_sampler_disposition", icpp_sampler_disposition},
+    {"icpp_sampler_chain", icpp_sampler_chain},
+    {"icpp_sampler_restore_pending", icpp_sampler_restore_pending},
     {"icpp_sampler_max_hz", icpp_sampler_max_hz},
     {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
     {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
