@@ -2301,7 +2301,7 @@ CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
 /* Samples dropped because the buffer was full. */
 CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s);
 /* Deactivates and frees: deletes every thread's timer (detach the live
-   ones first),
+   ones first; a thread that did not attaches anew to the next sampler),
    discards the signals they left pending (other pending instances of the
    signal too) and puts back the disposition that init replaced, unless
    the program has set another since. Does nothing unless s is the active
@@ -14243,6 +14243,11 @@ static ctxprof_icpp_sampler *ctxprof__icpp_active;
 static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS long ctxprof__icpp_timer_tid CTXPROF__TLS_MODEL; /* no syscall per sample */
+/* Deinits so far, and the count when the calling thread's timer was made:
+   a deinit deletes every thread's timer, so one from before it is gone
+   (its id may be another's by now: not to be deleted again). */
+static unsigned ctxprof__icpp_tmrgen;
+static CTXPROF_TLS unsigned ctxprof__icpp_timer_gen CTXPROF__TLS_MODEL;
 /* The signal's disposition before the sampler's handler replaced it:
    signals that the sampler's timers did not raise go on to it. Set by
    init before it installs the handler, restored by deinit. */
@@ -14518,8 +14523,11 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     ctxprof__error_clear(err);
     if (!s || !s->installed)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: sampler not initialised");
-    if (ctxprof__icpp_has_timer)
-        return CTXPROF_OK;
+    if (ctxprof__icpp_has_timer) {
+        if (ctxprof__icpp_timer_gen == __atomic_load_n(&ctxprof__icpp_tmrgen, __ATOMIC_ACQUIRE))
+            return CTXPROF_OK;
+        ctxprof__icpp_has_timer = 0; /* an earlier sampler's, deleted by its deinit */
+    }
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = 4; /* SIGEV_THREAD_ID: to this thread, not the process */
     sev.sigev_signo = s->desc.signo;
@@ -14567,6 +14575,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     }
     ctxprof__icpp_timer = tm;
     ctxprof__icpp_has_timer = 1;
+    ctxprof__icpp_timer_gen = ctxprof__icpp_tmrgen;
     ctxprof__icpp_timer_tid = ctxprof__gettid();
     ctxprof__icpp_tmrs[ctxprof__icpp_ntmr].tid = ctxprof__icpp_timer_tid;
     ctxprof__icpp_tmrs[ctxprof__icpp_ntmr++].tm = tm;
@@ -14577,16 +14586,20 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
 CTXPROF_DEF void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s)
 {
     size_t i;
+    int live;
     (void)s;
     if (ctxprof__icpp_has_timer) {
         ctxprof__icpp_tmr_lock(1);
-        for (i = 0; i < ctxprof__icpp_ntmr; i++) /* our own timer, not just our id */
+        /* else a deinit since our attach deleted it: its id may be reused */
+        live = ctxprof__icpp_timer_gen == ctxprof__icpp_tmrgen;
+        for (i = 0; live && i < ctxprof__icpp_ntmr; i++) /* our own timer, not just our id */
             if (memcmp(&ctxprof__icpp_tmrs[i].tm, &ctxprof__icpp_timer, sizeof(timer_t)) == 0) {
                 ctxprof__icpp_tmr_drop(i, 0);
                 break;
             }
         ctxprof__icpp_tmr_lock(0);
-        timer_delete(ctxprof__icpp_timer);
+        if (live)
+            timer_delete(ctxprof__icpp_timer);
         ctxprof__icpp_has_timer = 0;
     }
 }
@@ -14641,6 +14654,7 @@ CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
     ctxprof__free(ctxprof__icpp_tmrs, NULL);
     ctxprof__icpp_tmrs = NULL;
     ctxprof__icpp_tmrcap = 0;
+    __atomic_store_n(&ctxprof__icpp_tmrgen, ctxprof__icpp_tmrgen + 1, __ATOMIC_RELEASE);
     ctxprof__icpp_tmr_lock(0);
     ctxprof__icpp_sig_restore(s->desc.signo);
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) == s) {

@@ -4017,6 +4017,78 @@ static void icpp_sampler_restore_pending(void)
     munmap(r, 3 * sizeof(int));
 }
 
+/* A thread that did not detach keeps its timer's id in its TLS after a
+   deinit deleted the timer: its attach to the next sampler makes a new
+   timer (the old code took the stale one for its own and attached
+   nothing), and its detach deletes only that (not a stale id, by then
+   perhaps another thread's timer). */
+typedef struct icpp_stale {
+    ctxprof_icpp_sampler *s[2];
+    int phase, rc[2];
+    long tid;
+    size_t own;
+} icpp_stale;
+
+static void *icpp_stale_thread(void *arg)
+{
+    icpp_stale *st = (icpp_stale *)arg;
+    ctxprof_icpp_sampler *s;
+    struct timespec t0, t1;
+    size_t i, n;
+    st->tid = (long)ctxprof__gettid();
+    st->rc[0] = ctxprof_icpp_sampler_attach(st->s[0], NULL);
+    __atomic_store_n(&st->phase, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&st->phase, __ATOMIC_ACQUIRE) != 2)
+        sched_yield();
+    s = st->s[1];
+    st->rc[1] = ctxprof_icpp_sampler_attach(s, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        n = ctxprof_icpp_sampler_count(s);
+        for (i = st->own = 0; i < n; i++)
+            st->own += s->samples[i].tid == (int32_t)st->tid;
+    } while (st->own < 5 &&
+             (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9 < 1.5);
+    ctxprof_icpp_sampler_detach(s);
+    return NULL;
+}
+
+static void icpp_sampler_stale_timer(void)
+{
+    ctxprof_icpp_sampler s[2];
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    icpp_stale st;
+    pthread_t th;
+    int before = icpp_count_timers();
+    if (before < 0)
+        SKIP("no /proc/self/timers here");
+    memset(&d, 0, sizeof d);
+    d.hz = 1000;
+    d.wall = 1;
+    memset(&st, 0, sizeof st);
+    st.s[0] = &s[0];
+    st.s[1] = &s[1];
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s[0], &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(pthread_create(&th, NULL, icpp_stale_thread, &st), 0);
+    while (__atomic_load_n(&st.phase, __ATOMIC_ACQUIRE) != 1)
+        sched_yield();
+    ctxprof_icpp_sampler_deinit(&s[0]); /* the thread has not detached */
+    CHECK_EQ(icpp_count_timers(), before);
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s[1], &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s[1], &err), CTXPROF_OK); /* ours, to keep */
+    __atomic_store_n(&st.phase, 2, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    CHECK_EQ(st.rc[0], CTXPROF_OK);
+    CHECK_EQ(st.rc[1], CTXPROF_OK);
+    CHECK_GE(st.own, 5);
+    CHECK_EQ(icpp_count_timers(), before + 1); /* ours is left */
+    ctxprof_icpp_sampler_detach(&s[1]);
+    ctxprof_icpp_sampler_deinit(&s[1]);
+    CHECK_EQ(icpp_count_timers(), before);
+}
+
 /* Rates: a wall-clock signal costs 2-25 us, so rates above
    CTXPROF_ICPP_SAMPLER_MAX_HZ (20 kHz, a 50 us period) are refused rather
    than keeping a thread in its handler; the maximum itself is accepted. */
@@ -5084,6 +5156,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_disposition", icpp_sampler_disposition},
     {"icpp_sampler_chain", icpp_sampler_chain},
     {"icpp_sampler_restore_pending", icpp_sampler_restore_pending},
+    {"icpp_sampler_stale_timer", icpp_sampler_stale_timer},
     {"icpp_sampler_max_hz", icpp_sampler_max_hz},
     {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
     {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
