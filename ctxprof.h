@@ -9547,18 +9547,30 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t ba
     ctxprof__icpp_tid_lock(0);
 }
 
+/* The base is read between two reads of the slot's tid (a seqlock's
+   recheck): a writer clears the base before it changes the tid and sets
+   the new one after, so a base read while another entry took the slot
+   comes with a tid that is no longer ours, and the search starts over
+   (a few times: each retry means the entry changed). */
 CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
 {
-    size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    size_t h = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, i, k;
+    int tries;
     if (tid <= 0)
         return 0;
-    for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
-        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
-        if (cur == tid)
-            return __atomic_load_n(&ctxprof__icpp_tids[i].base, __ATOMIC_ACQUIRE);
-        if (cur == 0)
-            return 0;
-    }
+    for (tries = 0; tries < 8; tries++)
+        for (k = 0, i = h; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
+            long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
+            uintptr_t base;
+            if (cur == 0)
+                return 0;
+            if (cur != tid)
+                continue;
+            base = __atomic_load_n(&ctxprof__icpp_tids[i].base, __ATOMIC_ACQUIRE);
+            if (__atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE) == tid)
+                return base;
+            break; /* the slot changed hands: again */
+        }
     return 0;
 }
 

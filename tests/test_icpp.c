@@ -787,6 +787,82 @@ static void icpp_thread_base(void)
     CHECK_EQ(ctxprof_icpp_height(96, 160), 64);
 }
 
+/* ctxprof_icpp_base_of_tid while another thread's entry takes over the
+   slot: two made-up thread ids with the same slot (above any pid_max) take
+   turns in it, swapped by a signal handler on the looking-up thread (a
+   20 kHz timer of its own: a swap can fall between any two of its
+   instructions; 600 swaps), and a lookup of one never returns the other's
+   base (the old code read the slot's tid, then its base: a swap in
+   between gave the other's, about one swap in ten). */
+typedef struct icpp_tidrace {
+    long tid[2];
+    int on;
+    uint64_t swaps;
+} icpp_tidrace;
+static icpp_tidrace icpp_tr;
+
+static void icpp_tidrace_swap(int sig)
+{
+    int j = icpp_tr.on;
+    (void)sig;
+    ctxprof__icpp_tid_set(icpp_tr.tid[j], 0);
+    ctxprof__icpp_tid_set(icpp_tr.tid[j ^ 1], (uintptr_t)0x1000 << (j ^ 1));
+    icpp_tr.on = j ^ 1;
+    __atomic_store_n(&icpp_tr.swaps, icpp_tr.swaps + 1, __ATOMIC_RELEASE);
+}
+
+static void icpp_tid_slot_reuse(void)
+{
+    struct sigaction sa, was;
+    struct sigevent sev;
+    struct itimerspec its;
+    timer_t tm;
+    unsigned long found = 0, wrong = 0;
+    int signo = SIGRTMIN + 6;
+    size_t h;
+    long t;
+    memset(&icpp_tr, 0, sizeof icpp_tr);
+    icpp_tr.tid[0] = (1L << 30) + 1;
+    h = (size_t)ctxprof_mix64((uint64_t)icpp_tr.tid[0]) % CTXPROF__ICPP_TIDS;
+    for (t = icpp_tr.tid[0] + 1; !icpp_tr.tid[1]; t++)
+        if ((size_t)ctxprof_mix64((uint64_t)t) % CTXPROF__ICPP_TIDS == h)
+            icpp_tr.tid[1] = t;
+    /* the slot and the next empty: each removal empties it for the other */
+    REQUIRE_EQ(ctxprof__icpp_tids[h].tid, 0);
+    REQUIRE_EQ(ctxprof__icpp_tids[(h + 1) % CTXPROF__ICPP_TIDS].tid, 0);
+    ctxprof__icpp_tid_set(icpp_tr.tid[0], 0x1000);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = icpp_tidrace_swap;
+    sigemptyset(&sa.sa_mask);
+    REQUIRE_EQ(sigaction(signo, &sa, &was), 0);
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = signo;
+#if defined(sigev_notify_thread_id)
+    sev.sigev_notify_thread_id = (pid_t)ctxprof__gettid();
+#else
+    sev._sigev_un._tid = (pid_t)ctxprof__gettid();
+#endif
+    REQUIRE_EQ(timer_create(CLOCK_MONOTONIC, &sev, &tm), 0);
+    its.it_interval.tv_sec = 0;
+    its.it_interval.tv_nsec = 50000;
+    its.it_value = its.it_interval;
+    REQUIRE_EQ(timer_settime(tm, 0, &its, NULL), 0);
+    while (__atomic_load_n(&icpp_tr.swaps, __ATOMIC_ACQUIRE) < 600) {
+        uintptr_t b = ctxprof_icpp_base_of_tid(icpp_tr.tid[0]);
+        found += b == 0x1000;
+        wrong += b != 0 && b != 0x1000;
+    }
+    timer_delete(tm);
+    signal(signo, SIG_IGN); /* one may be pending still */
+    sigaction(signo, &was, NULL);
+    ctxprof__icpp_tid_set(icpp_tr.tid[icpp_tr.on], 0);
+    CHECK_EQ(wrong, 0);
+    CHECK_GE(found, 1);
+    CHECK_EQ(ctxprof_icpp_base_of_tid(icpp_tr.tid[0]), 0);
+    CHECK_EQ(ctxprof_icpp_base_of_tid(icpp_tr.tid[1]), 0);
+}
+
 /* The main thread's base is its initial SP (where argc lies, argv - 8)
    wherever the implementation's constructor runs: linked in, dlopen'd 20
    frames deep in main, or dlopen'd by another thread (which then gets no
@@ -5112,6 +5188,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_train_recursion", icpp_train_recursion},
     {"icpp_train_path_concurrent", icpp_train_path_concurrent},
     {"icpp_thread_base", icpp_thread_base},
+    {"icpp_tid_slot_reuse", icpp_tid_slot_reuse},
     {"icpp_main_base", icpp_main_base},
     {"icpp_pad_search", icpp_pad_search},
     {"icpp_pad_incremental", icpp_pad_incremental},
