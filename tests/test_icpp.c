@@ -662,9 +662,9 @@ static void icpp_g_next(unsigned d, uint64_t bits, uint64_t *rng)
     if (d == ICPP_G_DEPTH) {
         s = __atomic_load_n(&icpp_g.seq, __ATOMIC_RELAXED);
         __atomic_store_n(&icpp_g.seq, s + 1, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_RELEASE);
-        __atomic_store_n(&icpp_g.node, ctxprof_icpp_train_current(), __ATOMIC_RELAXED);
-        __atomic_store_n(&icpp_g.bits, bits, __ATOMIC_RELAXED);
+        /* release: a reader that sees either sees seq odd on its recheck */
+        __atomic_store_n(&icpp_g.node, ctxprof_icpp_train_current(), __ATOMIC_RELEASE);
+        __atomic_store_n(&icpp_g.bits, bits, __ATOMIC_RELEASE);
         __atomic_store_n(&icpp_g.seq, s + 2, __ATOMIC_RELEASE);
         return;
     }
@@ -726,9 +726,8 @@ static void icpp_train_path_concurrent(void)
     while (!__atomic_load_n(&icpp_g.stop, __ATOMIC_ACQUIRE)) {
         uint64_t s0 = __atomic_load_n(&icpp_g.seq, __ATOMIC_ACQUIRE), node, bits, s1, h;
         size_t len, i;
-        node = __atomic_load_n(&icpp_g.node, __ATOMIC_RELAXED);
-        bits = __atomic_load_n(&icpp_g.bits, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        node = __atomic_load_n(&icpp_g.node, __ATOMIC_ACQUIRE);
+        bits = __atomic_load_n(&icpp_g.bits, __ATOMIC_ACQUIRE);
         s1 = __atomic_load_n(&icpp_g.seq, __ATOMIC_RELAXED);
         if ((++calls & 255) == 0)
             ctxprof_icpp_train_get_stats(&st);
