@@ -9488,6 +9488,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV long ctxprof__gettid(void)
 static struct {
     long tid;
     uintptr_t base;
+    unsigned seq; /* odd while a writer changes tid or base (ctxprof_icpp_base_of_tid) */
 } ctxprof__icpp_tids[CTXPROF__ICPP_TIDS];
 static int ctxprof__icpp_tidlock;
 static pthread_key_t ctxprof__icpp_tidkey;
@@ -9529,13 +9530,19 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t ba
         if (at == CTXPROF__ICPP_TIDS)
             at = tomb != CTXPROF__ICPP_TIDS ? tomb : empty;
         if (at != CTXPROF__ICPP_TIDS) { /* else full: that many live threads */
+            unsigned seq = ctxprof__icpp_tids[at].seq;
+            __atomic_store_n(&ctxprof__icpp_tids[at].seq, seq + 1, __ATOMIC_RELAXED);
             __atomic_store_n(&ctxprof__icpp_tids[at].base, (uintptr_t)0, __ATOMIC_RELEASE);
             __atomic_store_n(&ctxprof__icpp_tids[at].tid, tid, __ATOMIC_RELEASE);
             __atomic_store_n(&ctxprof__icpp_tids[at].base, base, __ATOMIC_RELEASE);
+            __atomic_store_n(&ctxprof__icpp_tids[at].seq, seq + 2, __ATOMIC_RELEASE);
         }
     } else if (at != CTXPROF__ICPP_TIDS) {
+        unsigned seq = ctxprof__icpp_tids[at].seq;
+        __atomic_store_n(&ctxprof__icpp_tids[at].seq, seq + 1, __ATOMIC_RELAXED);
         __atomic_store_n(&ctxprof__icpp_tids[at].base, (uintptr_t)0, __ATOMIC_RELEASE);
         __atomic_store_n(&ctxprof__icpp_tids[at].tid, CTXPROF__ICPP_TID_DEAD, __ATOMIC_RELEASE);
+        __atomic_store_n(&ctxprof__icpp_tids[at].seq, seq + 2, __ATOMIC_RELEASE);
         /* tombstones that end a run: no live entry's run passes them */
         i = (at + 1) % CTXPROF__ICPP_TIDS;
         if (__atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_RELAXED) == 0)
@@ -9547,10 +9554,11 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t ba
     ctxprof__icpp_tid_lock(0);
 }
 
-/* The base is read between two reads of the slot's tid (a seqlock's
-   recheck): a writer clears the base before it changes the tid and sets
-   the new one after, so a base read while another entry took the slot
-   comes with a tid that is no longer ours, and the search starts over
+/* A slot's tid and base are read under its sequence number (a seqlock):
+   the writer makes it odd before it changes them (release stores, so a
+   reader that sees a new value sees the odd number on its recheck) and
+   even after. A base read while the slot changed hands (even twice: the
+   tid again ours) comes with another number, and the search starts over
    (a few times: each retry means the entry changed). */
 CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
 {
@@ -9560,6 +9568,7 @@ CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
         return 0;
     for (tries = 0; tries < 8; tries++)
         for (k = 0, i = h; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
+            unsigned seq = __atomic_load_n(&ctxprof__icpp_tids[i].seq, __ATOMIC_ACQUIRE);
             long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
             uintptr_t base;
             if (cur == 0)
@@ -9567,9 +9576,9 @@ CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
             if (cur != tid)
                 continue;
             base = __atomic_load_n(&ctxprof__icpp_tids[i].base, __ATOMIC_ACQUIRE);
-            if (__atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE) == tid)
+            if (!(seq & 1u) && __atomic_load_n(&ctxprof__icpp_tids[i].seq, __ATOMIC_RELAXED) == seq)
                 return base;
-            break; /* the slot changed hands: again */
+            break; /* the slot is changing or changed hands: again */
         }
     return 0;
 }
