@@ -1620,7 +1620,9 @@ CTXPROF_INLINE ctxprof_enc *ctxprof_enc_thread_state(int scheme)
    ctxprof_icpp_map_height).
 
    Threads. Training keeps one calling-context tree per thread; saving
-   merges them and must run when the other threads are quiescent. Lookups
+   merges them and must run when the other threads are quiescent;
+   ctxprof_icpp_train_path, train_key and train_get_stats may run in any
+   thread while the others train. Lookups
    and resolution on a loaded map are read-only (any thread, and signal
    handlers). */
 
@@ -1731,21 +1733,28 @@ CTXPROF_API void ctxprof_icpp_train_stop(void);
    from the process's symbols; the ctxprof-paths format; atomic replace). Run it
    when other training threads are quiescent. */
 CTXPROF_API int ctxprof_icpp_train_save(const char *path, ctxprof_error *err);
-/* Frees all training data (no thread may be inside instrumented code). */
+/* Frees all training data (no thread may be inside instrumented code, nor
+   in ctxprof_icpp_train_path, train_key or train_get_stats). */
 CTXPROF_API void ctxprof_icpp_train_reset(void);
+/* Counts summed over every thread's tree. Any thread, while others train
+   (each thread's counts are read as they stand, not all at one instant);
+   not concurrently with ctxprof_icpp_train_reset. */
 CTXPROF_API void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out);
 /* The calling thread's current training node (a path), 0 when none: the
    true path of a sample, for evaluation. Signal-safe. */
 CTXPROF_API uint64_t ctxprof_icpp_train_current(void);
 /* Function ids of a node's path, root first, into funcs[max]; returns the
-   path length (may exceed max). *out_height gets its height. */
+   path length (may exceed max), 0 for an unknown node. *out_height gets
+   its height. Any thread, while the node's thread trains on (its tree's
+   arrays stay readable until no reader is left: they move when the tree
+   grows); not concurrently with ctxprof_icpp_train_reset. Signal-safe. */
 CTXPROF_API size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size_t max,
                                            uint64_t *out_height);
 /* ctxprof_icpp_path_key of a node's path (names from st), with root, when
    not NULL, put first (the functions entered before training started, e.g.
    "main"): the true path of a sample, comparable with any map's paths.
    0 when the node is unknown, a name is missing or the path is longer than
-   1024 functions. */
+   1024 functions. Threads: as ctxprof_icpp_train_path. */
 CTXPROF_API uint64_t ctxprof_icpp_train_key(uint64_t node, const ctxprof_symtab *st,
                                             const char *root);
 
@@ -2272,10 +2281,11 @@ typedef struct ctxprof_icpp_sampler {
 } ctxprof_icpp_sampler;
 
 /* Allocates the buffer and installs the signal handler (process-wide; one
-   sampler at a time), again if the signal's disposition changed since the
-   last init (the program or a library set its own). Then every thread to
-   sample calls attach. Setting another disposition while a sampler is
-   active loses its samples. */
+   sampler at a time). Then every thread to sample calls attach. The
+   handler takes the signals the sampler's timers raise; others (the
+   program's own timer, kill) go to the handler the program had installed
+   for the signal, if any, else are samples too. Setting another
+   disposition while a sampler is active loses its samples. */
 CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                                           const ctxprof_icpp_sampler_desc *desc,
                                           ctxprof_error *err);
@@ -2290,9 +2300,11 @@ CTXPROF_API void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s);
 CTXPROF_API size_t ctxprof_icpp_sampler_count(const ctxprof_icpp_sampler *s);
 /* Samples dropped because the buffer was full. */
 CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s);
-/* Deactivates (the handler stays installed and ignores late signals) and
-   frees. Detach every live thread first; the timers of threads that exited
-   without a detach are deleted here. Does nothing unless s is the active
+/* Deactivates and frees: deletes every thread's timer (detach the live
+   ones first; a thread that did not attaches anew to the next sampler),
+   discards the signals they left pending (other pending instances of the
+   signal too) and puts back the disposition that init replaced, unless
+   the program has set another since. Does nothing unless s is the active
    sampler (e.g. one whose init was refused). */
 CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
@@ -9476,6 +9488,7 @@ CTXPROF__NOINSTR CTXPROF__PRIV long ctxprof__gettid(void)
 static struct {
     long tid;
     uintptr_t base;
+    unsigned seq; /* odd while a writer changes tid or base (ctxprof_icpp_base_of_tid) */
 } ctxprof__icpp_tids[CTXPROF__ICPP_TIDS];
 static int ctxprof__icpp_tidlock;
 static pthread_key_t ctxprof__icpp_tidkey;
@@ -9517,13 +9530,19 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t ba
         if (at == CTXPROF__ICPP_TIDS)
             at = tomb != CTXPROF__ICPP_TIDS ? tomb : empty;
         if (at != CTXPROF__ICPP_TIDS) { /* else full: that many live threads */
+            unsigned seq = ctxprof__icpp_tids[at].seq;
+            __atomic_store_n(&ctxprof__icpp_tids[at].seq, seq + 1, __ATOMIC_RELAXED);
             __atomic_store_n(&ctxprof__icpp_tids[at].base, (uintptr_t)0, __ATOMIC_RELEASE);
             __atomic_store_n(&ctxprof__icpp_tids[at].tid, tid, __ATOMIC_RELEASE);
             __atomic_store_n(&ctxprof__icpp_tids[at].base, base, __ATOMIC_RELEASE);
+            __atomic_store_n(&ctxprof__icpp_tids[at].seq, seq + 2, __ATOMIC_RELEASE);
         }
     } else if (at != CTXPROF__ICPP_TIDS) {
+        unsigned seq = ctxprof__icpp_tids[at].seq;
+        __atomic_store_n(&ctxprof__icpp_tids[at].seq, seq + 1, __ATOMIC_RELAXED);
         __atomic_store_n(&ctxprof__icpp_tids[at].base, (uintptr_t)0, __ATOMIC_RELEASE);
         __atomic_store_n(&ctxprof__icpp_tids[at].tid, CTXPROF__ICPP_TID_DEAD, __ATOMIC_RELEASE);
+        __atomic_store_n(&ctxprof__icpp_tids[at].seq, seq + 2, __ATOMIC_RELEASE);
         /* tombstones that end a run: no live entry's run passes them */
         i = (at + 1) % CTXPROF__ICPP_TIDS;
         if (__atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_RELAXED) == 0)
@@ -9535,18 +9554,32 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_tid_set(long tid, uintptr_t ba
     ctxprof__icpp_tid_lock(0);
 }
 
+/* A slot's tid and base are read under its sequence number (a seqlock):
+   the writer makes it odd before it changes them (release stores, so a
+   reader that sees a new value sees the odd number on its recheck) and
+   even after. A base read while the slot changed hands (even twice: the
+   tid again ours) comes with another number, and the search starts over
+   (a few times: each retry means the entry changed). */
 CTXPROF_DEF uintptr_t ctxprof_icpp_base_of_tid(long tid)
 {
-    size_t i = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, k;
+    size_t h = (size_t)ctxprof_mix64((uint64_t)tid) % CTXPROF__ICPP_TIDS, i, k;
+    int tries;
     if (tid <= 0)
         return 0;
-    for (k = 0; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
-        long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
-        if (cur == tid)
-            return __atomic_load_n(&ctxprof__icpp_tids[i].base, __ATOMIC_ACQUIRE);
-        if (cur == 0)
-            return 0;
-    }
+    for (tries = 0; tries < 8; tries++)
+        for (k = 0, i = h; k < CTXPROF__ICPP_TIDS; k++, i = (i + 1) % CTXPROF__ICPP_TIDS) {
+            unsigned seq = __atomic_load_n(&ctxprof__icpp_tids[i].seq, __ATOMIC_ACQUIRE);
+            long cur = __atomic_load_n(&ctxprof__icpp_tids[i].tid, __ATOMIC_ACQUIRE);
+            uintptr_t base;
+            if (cur == 0)
+                return 0;
+            if (cur != tid)
+                continue;
+            base = __atomic_load_n(&ctxprof__icpp_tids[i].base, __ATOMIC_ACQUIRE);
+            if (!(seq & 1u) && __atomic_load_n(&ctxprof__icpp_tids[i].seq, __ATOMIC_RELAXED) == seq)
+                return base;
+            break; /* the slot is changing or changed hands: again */
+        }
     return 0;
 }
 
@@ -9682,18 +9715,42 @@ typedef struct ctxprof__icpp_sframe {
     uintptr_t sig_clean;  /* a callee's CFA with no signal frame above it (0: none) */
 } ctxprof__icpp_sframe;
 
+/* The node arrays other threads read (ctxprof_icpp_train_path): each
+   node's function, height and parent, in one block that the owner
+   replaces by one twice its size when it is full. Layout:
+
+     +------+-----+----------------------+---------------------+---------------------+
+     | next | cap | func[cap]: uintptr_t | height[cap]: uint64 | parent[cap]: uint32 |
+     +------+-----+----------------------+---------------------+---------------------+
+
+   A reader counts itself in (ts->readers), loads ts->nn (acquire: the
+   nodes below it are written) and then the block. The owner stores the
+   new block, then loads the count: both sides sequentially consistent, so
+   either the owner sees the reader, or the reader sees the new block.
+   Seeing readers, the owner keeps the old block on its retired list
+   (next), freed by the next growth that sees none, or by reset; a node's
+   three fields never change once nn covers it. The retired blocks add up
+   to less than the current one (each is half the next). */
+typedef struct ctxprof__icpp_nblk {
+    struct ctxprof__icpp_nblk *next; /* retired: the next one (the owner's list) */
+    size_t cap;
+} ctxprof__icpp_nblk;
+
 typedef struct ctxprof__icpp_ts {
     ctxprof__icpp_sframe *stack; /* shadow stack */
     size_t depth, scap;
-    uintptr_t *nfunc;            /* node -> function */
-    uint32_t *nparent;           /* node -> parent */
-    uint64_t *nheight, *ncount;  /* node -> height, entries */
+    uintptr_t *nfunc;            /* node -> function (in nblk) */
+    uint32_t *nparent;           /* node -> parent (in nblk) */
+    uint64_t *nheight, *ncount;  /* node -> height (in nblk), entries */
     uint32_t *nbody;             /* node -> smallest CFA - SP its entries found, 0 none,
                                     UINT32_MAX not measured (no entry below a frame yet) */
-    size_t nn, ncap;
+    size_t nn, ncap;             /* nn: stored with release by the owner */
+    ctxprof__icpp_nblk *nblk;    /* the block nfunc, nheight and nparent lie in */
+    ctxprof__icpp_nblk *retired; /* blocks replaced while a reader was in */
+    int readers;                 /* ctxprof_icpp_train_path calls reading this tree */
     uint32_t *slots;             /* (parent, func, height) -> node + 1 */
     size_t mask;
-    uint64_t entries, dropped_paths, dropped_depth, no_base;
+    uint64_t entries, dropped_paths, dropped_depth, no_base; /* owner: relaxed stores */
     uint32_t cur;                /* current node, read by the sampler */
     uint32_t slot;               /* registry index + 1 */
     int busy;                    /* reentrancy guard (hooks in library code) */
@@ -9718,6 +9775,72 @@ CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_grow(void *p, size_t n, size_
     if (q)
         CTXPROF_FREE(p, NULL);
     return q;
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV uintptr_t *ctxprof__icpp_nblk_func(ctxprof__icpp_nblk *b)
+{
+    return (uintptr_t *)(void *)(b + 1);
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV uint64_t *ctxprof__icpp_nblk_height(ctxprof__icpp_nblk *b)
+{
+    return (uint64_t *)(void *)(ctxprof__icpp_nblk_func(b) + b->cap);
+}
+
+CTXPROF__NOINSTR CTXPROF__PRIV uint32_t *ctxprof__icpp_nblk_parent(ctxprof__icpp_nblk *b)
+{
+    return (uint32_t *)(void *)(ctxprof__icpp_nblk_height(b) + b->cap);
+}
+
+/* A block for cap nodes holding copies of t's n nodes, or NULL. */
+CTXPROF__NOINSTR CTXPROF__PRIV ctxprof__icpp_nblk *ctxprof__icpp_nblk_new(const ctxprof__icpp_ts *t,
+                                                                          size_t cap, size_t n)
+{
+    const size_t per = sizeof(uintptr_t) + sizeof(uint64_t) + sizeof(uint32_t);
+    ctxprof__icpp_nblk *b;
+    if (cap > (SIZE_MAX - sizeof *b) / per)
+        return NULL;
+    b = (ctxprof__icpp_nblk *)CTXPROF_MALLOC(sizeof *b + cap * per, NULL);
+    if (!b)
+        return NULL;
+    b->next = NULL;
+    b->cap = cap;
+    if (n) {
+        memcpy(ctxprof__icpp_nblk_func(b), t->nfunc, n * sizeof *t->nfunc);
+        memcpy(ctxprof__icpp_nblk_height(b), t->nheight, n * sizeof *t->nheight);
+        memcpy(ctxprof__icpp_nblk_parent(b), t->nparent, n * sizeof *t->nparent);
+    }
+    return b;
+}
+
+/* Frees blocks from b on. */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_nblk_free(ctxprof__icpp_nblk *b)
+{
+    while (b) {
+        ctxprof__icpp_nblk *next = b->next;
+        CTXPROF_FREE(b, NULL);
+        b = next;
+    }
+}
+
+/* Owner: publishes b as t's node block (see ctxprof__icpp_nblk). */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_nblk_publish(ctxprof__icpp_ts *t,
+                                                               ctxprof__icpp_nblk *b)
+{
+    ctxprof__icpp_nblk *old = t->nblk;
+    t->nfunc = ctxprof__icpp_nblk_func(b);
+    t->nheight = ctxprof__icpp_nblk_height(b);
+    t->nparent = ctxprof__icpp_nblk_parent(b);
+    __atomic_store_n(&t->nblk, b, __ATOMIC_SEQ_CST);
+    if (old) {
+        old->next = t->retired;
+        t->retired = old;
+    }
+    if (__atomic_load_n(&t->readers, __ATOMIC_SEQ_CST) == 0) {
+        /* a reader that comes now sees b; none that saw another is left */
+        ctxprof__icpp_nblk_free(t->retired);
+        t->retired = NULL;
+    }
 }
 
 CTXPROF__NOINSTR CTXPROF__PRIV ctxprof__icpp_ts *ctxprof__icpp_ts_get(void)
@@ -9781,36 +9904,38 @@ CTXPROF__NOINSTR CTXPROF__PRIV uint32_t ctxprof__icpp_ts_node(ctxprof__icpp_ts *
         goto full;
     if (t->nn >= t->ncap) {
         size_t nc = t->ncap ? 2 * t->ncap : 512;
-        uintptr_t *f = (uintptr_t *)ctxprof__icpp_grow(t->nfunc, nc, sizeof *f);
-        uint32_t *p = f ? (uint32_t *)ctxprof__icpp_grow(t->nparent, nc, sizeof *p) : NULL;
-        uint64_t *h = p ? (uint64_t *)ctxprof__icpp_grow(t->nheight, nc, sizeof *h) : NULL;
-        uint64_t *c = h ? (uint64_t *)ctxprof__icpp_grow(t->ncount, nc, sizeof *c) : NULL;
+        ctxprof__icpp_nblk *nb = ctxprof__icpp_nblk_new(t, nc, t->nn);
+        uint64_t *c = nb ? (uint64_t *)ctxprof__icpp_grow(t->ncount, nc, sizeof *c) : NULL;
         uint32_t *b = c ? (uint32_t *)ctxprof__icpp_grow(t->nbody, nc, sizeof *b) : NULL;
         /* each array moved only on success; on failure keep what moved */
-        if (f)
-            t->nfunc = f;
-        if (p)
-            t->nparent = p;
-        if (h)
-            t->nheight = h;
         if (c)
             t->ncount = c;
         if (b)
             t->nbody = b;
-        if (!b)
+        if (!b) {
+            CTXPROF_FREE(nb, NULL);
             goto full; /* arrays that grew keep the old contents: capacity unchanged */
+        }
+        ctxprof__icpp_nblk_publish(t, nb);
         t->ncap = nc;
     }
-    n = (uint32_t)t->nn++;
+    n = (uint32_t)t->nn;
     t->nfunc[n] = func;
     t->nparent[n] = parent;
     t->nheight[n] = height;
     t->ncount[n] = 0;
     t->nbody[n] = UINT32_MAX; /* not measured yet */
     t->slots[i] = n + 1;
+    __atomic_store_n(&t->nn, (size_t)n + 1, __ATOMIC_RELEASE); /* for train_path */
     return n;
 full:
     return CTXPROF__ICPP_NONE;
+}
+
+/* Owner: one more in a counter that ctxprof_icpp_train_get_stats reads. */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_count(uint64_t *c)
+{
+    __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 }
 
 CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_ts_ready(ctxprof__icpp_ts *t)
@@ -10152,7 +10277,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
     t->busy = 1;
     base = ctxprof__icpp_base ? ctxprof__icpp_base : ctxprof__icpp_set_base(sp);
     if (sp > base || ctxprof__icpp_off_stack(sp) || !ctxprof__icpp_ts_ready(t)) {
-        t->no_base++;
+        ctxprof__icpp_count(&t->no_base);
         goto out;
     }
     if (paired)
@@ -10180,7 +10305,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         goto handler;
     }
     if (t->depth >= ctxprof__icpp_max_depth) {
-        t->dropped_depth++;
+        ctxprof__icpp_count(&t->dropped_depth);
         goto out;
     }
     if (t->depth >= t->scap) {
@@ -10188,7 +10313,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
         ctxprof__icpp_sframe *st =
             (ctxprof__icpp_sframe *)ctxprof__icpp_grow(t->stack, nc, sizeof *st);
         if (!st) {
-            t->dropped_depth++;
+            ctxprof__icpp_count(&t->dropped_depth);
             goto out;
         }
         t->stack = st;
@@ -10202,10 +10327,10 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof__icpp_enter_slow(uintptr_t func, uintp
                    ? CTXPROF__ICPP_NONE
                    : ctxprof__icpp_ts_node(t, parent, func, (uint64_t)(base - sp));
         if (node == CTXPROF__ICPP_NONE) {
-            t->dropped_paths++;
+            ctxprof__icpp_count(&t->dropped_paths);
         } else {
             t->ncount[node]++;
-            t->entries++;
+            ctxprof__icpp_count(&t->entries);
             if (cfa) { /* the smallest found (a stale copy reads larger) */
                 uint32_t b = (uint32_t)(cfa - sp), *nb = &t->nbody[node];
                 if (*nb == UINT32_MAX || *nb == 0 || b < *nb)
@@ -10326,13 +10451,13 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
     for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
         /* the struct stays (threads keep a pointer to it); its data goes */
         CTXPROF_FREE(t->stack, NULL);
-        CTXPROF_FREE(t->nfunc, NULL);
-        CTXPROF_FREE(t->nparent, NULL);
-        CTXPROF_FREE(t->nheight, NULL);
+        ctxprof__icpp_nblk_free(t->nblk);
+        ctxprof__icpp_nblk_free(t->retired);
         CTXPROF_FREE(t->ncount, NULL);
         CTXPROF_FREE(t->nbody, NULL);
         CTXPROF_FREE(t->slots, NULL);
         t->stack = NULL;
+        t->nblk = t->retired = NULL;
         t->nfunc = NULL;
         t->nparent = t->nbody = NULL;
         t->nheight = t->ncount = NULL;
@@ -10349,12 +10474,13 @@ CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
     ctxprof__icpp_ts *t;
     memset(out, 0, sizeof *out);
     for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next) {
-        out->threads += t->nn > 0;
-        out->nodes += t->nn > 1 ? t->nn - 1 : 0;
-        out->entries += t->entries;
-        out->dropped_paths += t->dropped_paths;
-        out->dropped_depth += t->dropped_depth;
-        out->no_base += t->no_base;
+        size_t nn = __atomic_load_n(&t->nn, __ATOMIC_ACQUIRE);
+        out->threads += nn > 0;
+        out->nodes += nn > 1 ? nn - 1 : 0;
+        out->entries += __atomic_load_n(&t->entries, __ATOMIC_RELAXED);
+        out->dropped_paths += __atomic_load_n(&t->dropped_paths, __ATOMIC_RELAXED);
+        out->dropped_depth += __atomic_load_n(&t->dropped_depth, __ATOMIC_RELAXED);
+        out->no_base += __atomic_load_n(&t->no_base, __ATOMIC_RELAXED);
     }
     out->dropped_signal = __atomic_load_n(&ctxprof__icpp_sig_dropped, __ATOMIC_RELAXED);
 }
@@ -10373,6 +10499,7 @@ CTXPROF_DEF size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size
                                            uint64_t *out_height)
 {
     ctxprof__icpp_ts *t;
+    ctxprof__icpp_nblk *b;
     uint32_t slot = (uint32_t)(node >> 32), n = (uint32_t)node, k;
     size_t len = 0, i;
     if (out_height)
@@ -10380,17 +10507,25 @@ CTXPROF_DEF size_t ctxprof_icpp_train_path(uint64_t node, uintptr_t *funcs, size
     for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next)
         if (t->slot == slot)
             break;
-    if (!t || n == 0 || n >= t->nn)
+    if (!t || n == 0)
         return 0;
-    if (out_height)
-        *out_height = t->nheight[n];
-    for (k = n; k != 0; k = t->nparent[k])
-        len++;
-    for (k = n, i = len; k != 0; k = t->nparent[k]) {
-        i--;
-        if (i < max)
-            funcs[i] = t->nfunc[k];
+    /* the owner may be growing the tree: see ctxprof__icpp_nblk */
+    __atomic_add_fetch(&t->readers, 1, __ATOMIC_SEQ_CST);
+    if (n < __atomic_load_n(&t->nn, __ATOMIC_ACQUIRE) &&
+        (b = __atomic_load_n(&t->nblk, __ATOMIC_SEQ_CST)) != NULL) {
+        const uintptr_t *fn = ctxprof__icpp_nblk_func(b);
+        const uint32_t *par = ctxprof__icpp_nblk_parent(b);
+        if (out_height)
+            *out_height = ctxprof__icpp_nblk_height(b)[n];
+        for (k = n; k != 0; k = par[k]) /* a parent precedes its children */
+            len++;
+        for (k = n, i = len; k != 0; k = par[k]) {
+            i--;
+            if (i < max)
+                funcs[i] = fn[k];
+        }
     }
+    __atomic_sub_fetch(&t->readers, 1, __ATOMIC_SEQ_CST);
     return len;
 }
 
@@ -14129,6 +14264,15 @@ static ctxprof_icpp_sampler *ctxprof__icpp_active;
 static CTXPROF_TLS timer_t ctxprof__icpp_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS int ctxprof__icpp_has_timer CTXPROF__TLS_MODEL;
 static CTXPROF_TLS long ctxprof__icpp_timer_tid CTXPROF__TLS_MODEL; /* no syscall per sample */
+/* Deinits so far, and the count when the calling thread's timer was made:
+   a deinit deletes every thread's timer, so one from before it is gone
+   (its id may be another's by now: not to be deleted again). */
+static unsigned ctxprof__icpp_tmrgen;
+static CTXPROF_TLS unsigned ctxprof__icpp_timer_gen CTXPROF__TLS_MODEL;
+/* The signal's disposition before the sampler's handler replaced it:
+   signals that the sampler's timers did not raise go on to it. Set by
+   init before it installs the handler, restored by deinit. */
+static struct sigaction ctxprof__icpp_old_sa;
 
 /* Every thread's timer, so that those of threads that exited without a
    detach (their timer_t was in their TLS) are deleted: at the next
@@ -14235,12 +14379,44 @@ CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__icpp_regs(const void *uc, uintptr_t 
 #endif
 }
 
+/* The sigev_value of the sampler's timers, which tells their signals from
+   the program's (the same signal from its own timer, kill, raise). */
+CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_timer_cookie(void)
+{
+    return (void *)&ctxprof__icpp_old_sa;
+}
+
+/* A signal the sampler's timers did not raise goes to the handler that
+   the program had installed before the sampler's (ctxprof__icpp_old_sa),
+   and only there; with none (default or ignored) it is a sample, as one
+   sent with pthread_kill to sample a thread now. The handler is copied in
+   the grace period (deinit restores the disposition, then waits, before
+   the next init may overwrite it) and called after it: it may not return
+   (siglongjmp), and it may take any time. */
 CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
     ctxprof_icpp_sampler *s;
     unsigned rd = ctxprof__icpp_read_begin();
-    (void)sig;
+    if (!si || si->si_code != SI_TIMER || si->si_value.sival_ptr != ctxprof__icpp_timer_cookie()) {
+        void (*act)(int, siginfo_t *, void *) = NULL;
+        void (*hnd)(int) = NULL;
+        if (ctxprof__icpp_old_sa.sa_flags & SA_SIGINFO)
+            act = ctxprof__icpp_old_sa.sa_sigaction;
+        else if (ctxprof__icpp_old_sa.sa_handler != SIG_DFL &&
+                 ctxprof__icpp_old_sa.sa_handler != SIG_IGN)
+            hnd = ctxprof__icpp_old_sa.sa_handler;
+        if (act || hnd) {
+            ctxprof__icpp_read_end(rd);
+            errno = saved;
+            if (act)
+                act(sig, si, uc);
+            else
+                hnd(sig);
+            errno = saved;
+            return;
+        }
+    }
     s = __atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST);
     if (s && uc) {
         uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
@@ -14333,7 +14509,9 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                              dd.capacity);
     /* asked each time: since the last init the program or a library may
        have set its own disposition (SIG_IGN, say), and every sample would
-       be lost */
+       be lost. Kept for the signals that are not the sampler's, and for
+       deinit to put back; none when ours is installed already (a fork
+       child's, say: the one saved then stays). */
     if (sigaction(dd.signo, NULL, &old) != 0 || !(old.sa_flags & SA_SIGINFO) ||
         old.sa_sigaction != ctxprof__icpp_on_signal) {
         struct sigaction sa;
@@ -14341,7 +14519,8 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
         sa.sa_sigaction = ctxprof__icpp_on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(dd.signo, &sa, NULL) != 0) {
+        if (sigaction(dd.signo, NULL, &ctxprof__icpp_old_sa) != 0 ||
+            sigaction(dd.signo, &sa, NULL) != 0) {
             int e = errno;
             ctxprof__free(buf, NULL);
             return ctxprof__fail(err, CTXPROF_ERR_SYS, e, "icpp: sigaction(%d)", dd.signo);
@@ -14365,11 +14544,15 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     ctxprof__error_clear(err);
     if (!s || !s->installed)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: sampler not initialised");
-    if (ctxprof__icpp_has_timer)
-        return CTXPROF_OK;
+    if (ctxprof__icpp_has_timer) {
+        if (ctxprof__icpp_timer_gen == __atomic_load_n(&ctxprof__icpp_tmrgen, __ATOMIC_ACQUIRE))
+            return CTXPROF_OK;
+        ctxprof__icpp_has_timer = 0; /* an earlier sampler's, deleted by its deinit */
+    }
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = 4; /* SIGEV_THREAD_ID: to this thread, not the process */
     sev.sigev_signo = s->desc.signo;
+    sev.sigev_value.sival_ptr = ctxprof__icpp_timer_cookie();
 #if defined(sigev_notify_thread_id)
     sev.sigev_notify_thread_id = (pid_t)ctxprof__gettid();
 #elif defined(__GLIBC__)
@@ -14413,6 +14596,7 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
     }
     ctxprof__icpp_timer = tm;
     ctxprof__icpp_has_timer = 1;
+    ctxprof__icpp_timer_gen = ctxprof__icpp_tmrgen;
     ctxprof__icpp_timer_tid = ctxprof__gettid();
     ctxprof__icpp_tmrs[ctxprof__icpp_ntmr].tid = ctxprof__icpp_timer_tid;
     ctxprof__icpp_tmrs[ctxprof__icpp_ntmr++].tm = tm;
@@ -14423,16 +14607,20 @@ CTXPROF_DEF int ctxprof_icpp_sampler_attach(ctxprof_icpp_sampler *s, ctxprof_err
 CTXPROF_DEF void ctxprof_icpp_sampler_detach(ctxprof_icpp_sampler *s)
 {
     size_t i;
+    int live;
     (void)s;
     if (ctxprof__icpp_has_timer) {
         ctxprof__icpp_tmr_lock(1);
-        for (i = 0; i < ctxprof__icpp_ntmr; i++) /* our own timer, not just our id */
+        /* else a deinit since our attach deleted it: its id may be reused */
+        live = ctxprof__icpp_timer_gen == ctxprof__icpp_tmrgen;
+        for (i = 0; live && i < ctxprof__icpp_ntmr; i++) /* our own timer, not just our id */
             if (memcmp(&ctxprof__icpp_tmrs[i].tm, &ctxprof__icpp_timer, sizeof(timer_t)) == 0) {
                 ctxprof__icpp_tmr_drop(i, 0);
                 break;
             }
         ctxprof__icpp_tmr_lock(0);
-        timer_delete(ctxprof__icpp_timer);
+        if (live)
+            timer_delete(ctxprof__icpp_timer);
         ctxprof__icpp_has_timer = 0;
     }
 }
@@ -14456,6 +14644,25 @@ CTXPROF_DEF uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s)
     return s ? __atomic_load_n(&s->dropped, __ATOMIC_RELAXED) : 0;
 }
 
+/* Puts back the disposition init replaced, unless the program has set
+   another since. Every timer is deleted, but a signal one raised may still
+   be pending in some thread, and delivered to the previous disposition
+   (SIGPROF's default action terminates): ignoring the signal first
+   discards every pending instance (POSIX; ctxprof_pebs.h does the same),
+   the program's too. */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sig_restore(int signo)
+{
+    struct sigaction cur, ign;
+    if (sigaction(signo, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) ||
+        cur.sa_sigaction != ctxprof__icpp_on_signal)
+        return;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(signo, &ign, NULL);
+    sigaction(signo, &ctxprof__icpp_old_sa, NULL);
+}
+
 CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
 {
     /* only the active sampler owns the timers: deinit of another (one whose
@@ -14468,7 +14675,9 @@ CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
     ctxprof__free(ctxprof__icpp_tmrs, NULL);
     ctxprof__icpp_tmrs = NULL;
     ctxprof__icpp_tmrcap = 0;
+    __atomic_store_n(&ctxprof__icpp_tmrgen, ctxprof__icpp_tmrgen + 1, __ATOMIC_RELEASE);
     ctxprof__icpp_tmr_lock(0);
+    ctxprof__icpp_sig_restore(s->desc.signo);
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_SEQ_CST) == s) {
         __atomic_store_n(&ctxprof__icpp_active, (ctxprof_icpp_sampler *)NULL, __ATOMIC_SEQ_CST);
         ctxprof__icpp_sync(); /* a handler that saw s finishes before we free */

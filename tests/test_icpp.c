@@ -635,6 +635,122 @@ static void icpp_train_recursion(void)
     CHECK_EQ(st.nodes, 0);
 }
 
+/* The evaluation flow: a thread's sample names its current node
+   (ctxprof_icpp_train_current), and another thread turns it into a path
+   with ctxprof_icpp_train_path while the first trains on and its tree's
+   arrays grow (and move). Fresh worker threads (a tree grows most often
+   while small) take random paths 40 deep through icpp_g_a and icpp_g_b,
+   and publish each leaf's node with the path's choices under a seqlock;
+   this thread names every published node and checks the path function by
+   function. The old code freed a tree's arrays while the reader walked
+   them: ASan builds report the use after free, others read a wrong path
+   or fault. train_get_stats runs beside it too (ThreadSanitizer builds
+   see the counters' accesses). */
+#define ICPP_G_DEPTH 40
+typedef struct icpp_grow {
+    uint64_t seq, node, bits; /* the last leaf: seqlock (seq odd while written) */
+    int stop;
+} icpp_grow;
+static icpp_grow icpp_g;
+
+static void icpp_g_a(unsigned d, uint64_t bits, uint64_t *rng);
+static void icpp_g_b(unsigned d, uint64_t bits, uint64_t *rng);
+
+static void icpp_g_next(unsigned d, uint64_t bits, uint64_t *rng)
+{
+    uint64_t s;
+    if (d == ICPP_G_DEPTH) {
+        s = __atomic_load_n(&icpp_g.seq, __ATOMIC_RELAXED);
+        __atomic_store_n(&icpp_g.seq, s + 1, __ATOMIC_RELAXED);
+        /* release: a reader that sees either sees seq odd on its recheck */
+        __atomic_store_n(&icpp_g.node, ctxprof_icpp_train_current(), __ATOMIC_RELEASE);
+        __atomic_store_n(&icpp_g.bits, bits, __ATOMIC_RELEASE);
+        __atomic_store_n(&icpp_g.seq, s + 2, __ATOMIC_RELEASE);
+        return;
+    }
+    *rng = *rng * 6364136223846793005u + 1442695040888963407u;
+    if (*rng >> 63)
+        icpp_g_a(d + 1, bits | (uint64_t)1 << d, rng);
+    else
+        icpp_g_b(d + 1, bits, rng);
+}
+
+__attribute__((noinline)) static void icpp_g_a(unsigned d, uint64_t bits, uint64_t *rng)
+{
+    CTXPROF_ICPP_FUNC(icpp_g_a);
+    icpp_g_next(d, bits, rng);
+}
+
+__attribute__((noinline)) static void icpp_g_b(unsigned d, uint64_t bits, uint64_t *rng)
+{
+    CTXPROF_ICPP_FUNC(icpp_g_b);
+    icpp_g_next(d, bits, rng);
+}
+
+static void *icpp_g_worker(void *arg)
+{
+    uint64_t rng = (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15u + 1;
+    int k;
+    ctxprof_icpp_thread_begin();
+    for (k = 0; k < 600; k++) /* some 20 new nodes each: 6 growths */
+        icpp_g_next(0, 0, &rng);
+    ctxprof_icpp_thread_end();
+    return NULL;
+}
+
+static void *icpp_g_spawner(void *arg)
+{
+    uintptr_t i;
+    (void)arg;
+    for (i = 0; i < 24; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, icpp_g_worker, (void *)(i + 1)) != 0)
+            break;
+        pthread_join(th, NULL);
+    }
+    __atomic_store_n(&icpp_g.stop, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void icpp_train_path_concurrent(void)
+{
+    ctxprof_icpp_train_stats st;
+    ctxprof_error err;
+    pthread_t sp;
+    uintptr_t fs[ICPP_G_DEPTH + 1];
+    unsigned long named = 0, wrong = 0, calls = 0;
+    memset(&icpp_g, 0, sizeof icpp_g);
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    REQUIRE_EQ(pthread_create(&sp, NULL, icpp_g_spawner, NULL), 0);
+    while (!__atomic_load_n(&icpp_g.stop, __ATOMIC_ACQUIRE)) {
+        uint64_t s0 = __atomic_load_n(&icpp_g.seq, __ATOMIC_ACQUIRE), node, bits, s1, h;
+        size_t len, i;
+        node = __atomic_load_n(&icpp_g.node, __ATOMIC_ACQUIRE);
+        bits = __atomic_load_n(&icpp_g.bits, __ATOMIC_ACQUIRE);
+        s1 = __atomic_load_n(&icpp_g.seq, __ATOMIC_RELAXED);
+        if ((++calls & 255) == 0)
+            ctxprof_icpp_train_get_stats(&st);
+        if (s0 != s1 || (s0 & 1) || !node)
+            continue;
+        len = ctxprof_icpp_train_path(node, fs, ICPP_G_DEPTH + 1, &h);
+        named++;
+        wrong += len != ICPP_G_DEPTH || h == 0;
+        for (i = 0; len == ICPP_G_DEPTH && i < len; i++)
+            wrong += fs[i] != (bits >> i & 1 ? (uintptr_t)icpp_g_a : (uintptr_t)icpp_g_b);
+    }
+    pthread_join(sp, NULL);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_GE(named, 100);
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(st.entries, 24u * 600 * ICPP_G_DEPTH);
+    CHECK_EQ(st.dropped_paths + st.dropped_depth + st.no_base, 0);
+    printf("  icpp: %lu paths named while 24 threads grew their trees to %zu nodes\n", named,
+           st.nodes);
+    ctxprof_icpp_train_reset();
+}
+
 static void *icpp_tid_thread(void *arg)
 {
     uintptr_t *out = (uintptr_t *)arg;
@@ -668,6 +784,82 @@ static void icpp_thread_base(void)
     CHECK_EQ(ctxprof_icpp_height(100, 0), CTXPROF_ICPP_NO_HEIGHT);
     CHECK_EQ(ctxprof_icpp_height(100, 99), CTXPROF_ICPP_NO_HEIGHT);
     CHECK_EQ(ctxprof_icpp_height(96, 160), 64);
+}
+
+/* ctxprof_icpp_base_of_tid while another thread's entry takes over the
+   slot: two made-up thread ids with the same slot (above any pid_max) take
+   turns in it, swapped by a signal handler on the looking-up thread (a
+   20 kHz timer of its own: a swap can fall between any two of its
+   instructions; 600 swaps), and a lookup of one never returns the other's
+   base (the old code read the slot's tid, then its base: a swap in
+   between gave the other's, about one swap in ten). */
+typedef struct icpp_tidrace {
+    long tid[2];
+    int on;
+    uint64_t swaps;
+} icpp_tidrace;
+static icpp_tidrace icpp_tr;
+
+static void icpp_tidrace_swap(int sig)
+{
+    int j = icpp_tr.on;
+    (void)sig;
+    ctxprof__icpp_tid_set(icpp_tr.tid[j], 0);
+    ctxprof__icpp_tid_set(icpp_tr.tid[j ^ 1], (uintptr_t)0x1000 << (j ^ 1));
+    icpp_tr.on = j ^ 1;
+    __atomic_store_n(&icpp_tr.swaps, icpp_tr.swaps + 1, __ATOMIC_RELEASE);
+}
+
+static void icpp_tid_slot_reuse(void)
+{
+    struct sigaction sa, was;
+    struct sigevent sev;
+    struct itimerspec its;
+    timer_t tm;
+    unsigned long found = 0, wrong = 0;
+    int signo = SIGRTMIN + 6;
+    size_t h;
+    long t;
+    memset(&icpp_tr, 0, sizeof icpp_tr);
+    icpp_tr.tid[0] = (1L << 30) + 1;
+    h = (size_t)ctxprof_mix64((uint64_t)icpp_tr.tid[0]) % CTXPROF__ICPP_TIDS;
+    for (t = icpp_tr.tid[0] + 1; !icpp_tr.tid[1]; t++)
+        if ((size_t)ctxprof_mix64((uint64_t)t) % CTXPROF__ICPP_TIDS == h)
+            icpp_tr.tid[1] = t;
+    /* the slot and the next empty: each removal empties it for the other */
+    REQUIRE_EQ(ctxprof__icpp_tids[h].tid, 0);
+    REQUIRE_EQ(ctxprof__icpp_tids[(h + 1) % CTXPROF__ICPP_TIDS].tid, 0);
+    ctxprof__icpp_tid_set(icpp_tr.tid[0], 0x1000);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = icpp_tidrace_swap;
+    sigemptyset(&sa.sa_mask);
+    REQUIRE_EQ(sigaction(signo, &sa, &was), 0);
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = signo;
+#if defined(sigev_notify_thread_id)
+    sev.sigev_notify_thread_id = (pid_t)ctxprof__gettid();
+#else
+    sev._sigev_un._tid = (pid_t)ctxprof__gettid();
+#endif
+    REQUIRE_EQ(timer_create(CLOCK_MONOTONIC, &sev, &tm), 0);
+    its.it_interval.tv_sec = 0;
+    its.it_interval.tv_nsec = 50000;
+    its.it_value = its.it_interval;
+    REQUIRE_EQ(timer_settime(tm, 0, &its, NULL), 0);
+    while (__atomic_load_n(&icpp_tr.swaps, __ATOMIC_ACQUIRE) < 600) {
+        uintptr_t b = ctxprof_icpp_base_of_tid(icpp_tr.tid[0]);
+        found += b == 0x1000;
+        wrong += b != 0 && b != 0x1000;
+    }
+    timer_delete(tm);
+    signal(signo, SIG_IGN); /* one may be pending still */
+    sigaction(signo, &was, NULL);
+    ctxprof__icpp_tid_set(icpp_tr.tid[icpp_tr.on], 0);
+    CHECK_EQ(wrong, 0);
+    CHECK_GE(found, 1);
+    CHECK_EQ(ctxprof_icpp_base_of_tid(icpp_tr.tid[0]), 0);
+    CHECK_EQ(ctxprof_icpp_base_of_tid(icpp_tr.tid[1]), 0);
 }
 
 /* The main thread's base is its initial SP (where argc lies, argv - 8)
@@ -3762,10 +3954,14 @@ static void icpp_sampler_deinit_other(void)
 /* The program (or a library) sets its own disposition for the sampler's
    signal after a deinit: the next init installs the handler again, and a
    signal becomes a sample; a handler of the program's own is replaced
-   the same way. */
+   the same way, and gets the signals that are not the sampler's. Deinit
+   puts either back. */
+static int icpp_theirs_calls;
+
 static void icpp_theirs(int sig)
 {
     (void)sig;
+    icpp_theirs_calls++;
 }
 
 static void icpp_sampler_disposition(void)
@@ -3782,10 +3978,193 @@ static void icpp_sampler_disposition(void)
         REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_OK);
         REQUIRE_EQ(sigaction(SIGPROF, NULL, &sa), 0);
         CHECK((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction == ctxprof__icpp_on_signal);
+        icpp_theirs_calls = 0;
         REQUIRE_EQ(pthread_kill(pthread_self(), SIGPROF), 0); /* delivered before it returns */
-        CHECK_EQ(ctxprof_icpp_sampler_count(&s), 1);
+        CHECK_EQ(ctxprof_icpp_sampler_count(&s), (size_t)(k == 0 ? 1 : 0));
+        CHECK_EQ(icpp_theirs_calls, (k == 0 ? 0 : 1));
         ctxprof_icpp_sampler_deinit(&s);
+        REQUIRE_EQ(sigaction(SIGPROF, NULL, &sa), 0);
+        CHECK(!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == theirs[k]);
     }
+    signal(SIGPROF, SIG_DFL);
+}
+
+/* The program's own handler of the sampler's signal: the signals that the
+   sampler's timers did not raise go to it (not samples), the timers' do
+   not, and deinit puts it back. */
+static int icpp_chain_calls, icpp_chain_code;
+
+static void icpp_chain_prev(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)uc;
+    icpp_chain_calls++;
+    icpp_chain_code = si ? si->si_code : 0;
+}
+
+/* Samples of the sampler's timer on this thread: 5 within 1.5 s (0 or 1). */
+static int icpp_timer_samples(ctxprof_icpp_sampler *s)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    while (ctxprof_icpp_sampler_count(s) < 5 &&
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9 < 1.5);
+    return ctxprof_icpp_sampler_count(s) >= 5;
+}
+
+static void icpp_sampler_chain(void)
+{
+    struct sigaction mine, was, now;
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    int signo = SIGRTMIN + 5;
+    memset(&mine, 0, sizeof mine);
+    mine.sa_sigaction = icpp_chain_prev;
+    mine.sa_flags = SA_SIGINFO;
+    sigemptyset(&mine.sa_mask);
+    REQUIRE_EQ(sigaction(signo, &mine, &was), 0);
+    icpp_chain_calls = 0;
+    memset(&d, 0, sizeof d);
+    d.signo = signo;
+    d.hz = 1000;
+    d.wall = 1;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(pthread_kill(pthread_self(), signo), 0); /* delivered before it returns */
+    CHECK_EQ(icpp_chain_calls, 1);
+    CHECK_EQ(icpp_chain_code, SI_TKILL);
+    CHECK_EQ(ctxprof_icpp_sampler_count(&s), 0);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s, &err), CTXPROF_OK);
+    CHECK(icpp_timer_samples(&s));
+    ctxprof_icpp_sampler_detach(&s);
+    CHECK_EQ(icpp_chain_calls, 1); /* the timer's signals are the sampler's alone */
+    ctxprof_icpp_sampler_deinit(&s);
+    REQUIRE_EQ(sigaction(signo, NULL, &now), 0);
+    CHECK((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == icpp_chain_prev);
+    REQUIRE_EQ(pthread_kill(pthread_self(), signo), 0);
+    CHECK_EQ(icpp_chain_calls, 2);
+    sigaction(signo, &was, NULL);
+}
+
+/* With the default disposition put back (a real-time signal's terminates
+   the process), a timer signal left pending in a thread that blocks it is
+   discarded by deinit, not delivered. In a child: on a failure, it dies. */
+static int icpp_pending_child(void *arg, void *shared)
+{
+    ctxprof_icpp_sampler s;
+    ctxprof_icpp_sampler_desc d;
+    sigset_t set, pend;
+    int *out = (int *)shared, i;
+    (void)arg;
+    memset(&d, 0, sizeof d);
+    d.signo = SIGRTMIN + 5;
+    d.hz = 1000;
+    d.wall = 1;
+    signal(d.signo, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, d.signo);
+    if (ctxprof_icpp_sampler_init(&s, &d, NULL) != CTXPROF_OK ||
+        pthread_sigmask(SIG_BLOCK, &set, NULL) != 0 ||
+        ctxprof_icpp_sampler_attach(&s, NULL) != CTXPROF_OK)
+        return 1;
+    for (i = 0; i < 1500; i++) {
+        sigpending(&pend);
+        if (sigismember(&pend, d.signo))
+            break;
+        usleep(1000);
+    }
+    out[0] = i < 1500; /* pending */
+    ctxprof_icpp_sampler_detach(&s);
+    ctxprof_icpp_sampler_deinit(&s);
+    sigpending(&pend);
+    out[1] = sigismember(&pend, d.signo);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    out[2] = 1; /* alive */
+    return 0;
+}
+
+static void icpp_sampler_restore_pending(void)
+{
+    int *r = (int *)ctxprof_test_in_child(icpp_pending_child, NULL, 3 * sizeof(int));
+    REQUIRE(r != NULL);
+    CHECK_EQ(r[0], 1);
+    CHECK_EQ(r[1], 0);
+    CHECK_EQ(r[2], 1);
+    munmap(r, 3 * sizeof(int));
+}
+
+/* A thread that did not detach keeps its timer's id in its TLS after a
+   deinit deleted the timer: its attach to the next sampler makes a new
+   timer (the old code took the stale one for its own and attached
+   nothing), and its detach deletes only that (not a stale id, by then
+   perhaps another thread's timer). */
+typedef struct icpp_stale {
+    ctxprof_icpp_sampler *s[2];
+    int phase, rc[2];
+    long tid;
+    size_t own;
+} icpp_stale;
+
+static void *icpp_stale_thread(void *arg)
+{
+    icpp_stale *st = (icpp_stale *)arg;
+    ctxprof_icpp_sampler *s;
+    struct timespec t0, t1;
+    size_t i, n;
+    st->tid = (long)ctxprof__gettid();
+    st->rc[0] = ctxprof_icpp_sampler_attach(st->s[0], NULL);
+    __atomic_store_n(&st->phase, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&st->phase, __ATOMIC_ACQUIRE) != 2)
+        sched_yield();
+    s = st->s[1];
+    st->rc[1] = ctxprof_icpp_sampler_attach(s, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        n = ctxprof_icpp_sampler_count(s);
+        for (i = st->own = 0; i < n; i++)
+            st->own += s->samples[i].tid == (int32_t)st->tid;
+    } while (st->own < 5 &&
+             (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9 < 1.5);
+    ctxprof_icpp_sampler_detach(s);
+    return NULL;
+}
+
+static void icpp_sampler_stale_timer(void)
+{
+    ctxprof_icpp_sampler s[2];
+    ctxprof_icpp_sampler_desc d;
+    ctxprof_error err;
+    icpp_stale st;
+    pthread_t th;
+    int before = icpp_count_timers();
+    if (before < 0)
+        SKIP("no /proc/self/timers here");
+    memset(&d, 0, sizeof d);
+    d.hz = 1000;
+    d.wall = 1;
+    memset(&st, 0, sizeof st);
+    st.s[0] = &s[0];
+    st.s[1] = &s[1];
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s[0], &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(pthread_create(&th, NULL, icpp_stale_thread, &st), 0);
+    while (__atomic_load_n(&st.phase, __ATOMIC_ACQUIRE) != 1)
+        sched_yield();
+    ctxprof_icpp_sampler_deinit(&s[0]); /* the thread has not detached */
+    CHECK_EQ(icpp_count_timers(), before);
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s[1], &d, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_sampler_attach(&s[1], &err), CTXPROF_OK); /* ours, to keep */
+    __atomic_store_n(&st.phase, 2, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    CHECK_EQ(st.rc[0], CTXPROF_OK);
+    CHECK_EQ(st.rc[1], CTXPROF_OK);
+    CHECK_GE(st.own, 5);
+    CHECK_EQ(icpp_count_timers(), before + 1); /* ours is left */
+    ctxprof_icpp_sampler_detach(&s[1]);
+    ctxprof_icpp_sampler_deinit(&s[1]);
+    CHECK_EQ(icpp_count_timers(), before);
 }
 
 /* Rates: a wall-clock signal costs 2-25 us, so rates above
@@ -4809,7 +5188,9 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_map_roundtrip", icpp_map_roundtrip},
     {"icpp_map_errors", icpp_map_errors},
     {"icpp_train_recursion", icpp_train_recursion},
+    {"icpp_train_path_concurrent", icpp_train_path_concurrent},
     {"icpp_thread_base", icpp_thread_base},
+    {"icpp_tid_slot_reuse", icpp_tid_slot_reuse},
     {"icpp_main_base", icpp_main_base},
     {"icpp_pad_search", icpp_pad_search},
     {"icpp_pad_incremental", icpp_pad_incremental},
@@ -4852,6 +5233,9 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_sampler_fork", icpp_sampler_fork},
     {"icpp_sampler_deinit_other", icpp_sampler_deinit_other},
     {"icpp_sampler_disposition", icpp_sampler_disposition},
+    {"icpp_sampler_chain", icpp_sampler_chain},
+    {"icpp_sampler_restore_pending", icpp_sampler_restore_pending},
+    {"icpp_sampler_stale_timer", icpp_sampler_stale_timer},
     {"icpp_sampler_max_hz", icpp_sampler_max_hz},
     {"icpp_sampler_tid_stale", icpp_sampler_tid_stale},
     {"icpp_sampler_tid_reuse_ns", icpp_sampler_tid_reuse_ns},
