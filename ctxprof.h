@@ -1375,7 +1375,8 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_enc_hash(ctxprof_enc *st, uint32_t base, uint
     return (ctxprof_ctx)ctxprof_mix64(h ^ ctxprof_mix64(v.n_bits + (site << 16)));
 }
 
-/* ---- call-site macros (statement form: `stmt` is the call) ----
+/* ---- call-site macros (statement form: the call is the last argument;
+   commas in it, as in f<int, 2>(x), need no parentheses) ----
 
    `st` is a pointer expression without side effects (it is evaluated more
    than once), e.g. &ctxprof_pcce_tls. The generated header picks the right
@@ -1438,37 +1439,37 @@ struct ctxprof__enc_undo_pop { /* cyclic edge */
     CTXPROF__PCC_NOSHADOW_BEGIN                                                                    \
     ctxprof__enc_undo_##type const ctxprof__enc_u(__VA_ARGS__);                                    \
     CTXPROF__PCC_NOSHADOW_END
-#define CTXPROF_PCCE_CALL_ADD(st, c, stmt)                                                         \
+#define CTXPROF_PCCE_CALL_ADD(st, c, ...)                                                          \
     do {                                                                                           \
         CTXPROF__ENC_UNDO(add, (st), (uint64_t)(c))                                                \
         ctxprof__enc_u.s->acyc[0] += ctxprof__enc_u.d;                                             \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
     } while (0)
-#define CTXPROF_PCCE_CALL_PUSH(st, base, w, id, stmt)                                              \
+#define CTXPROF_PCCE_CALL_PUSH(st, base, w, id, ...)                                               \
     do {                                                                                           \
         CTXPROF__ENC_UNDO(push, (st), (st)->acyc[0], (uint32_t)(base), (uint32_t)(w))                \
         ctxprof_enc_push(ctxprof__enc_u.s, ctxprof__enc_u.b, ctxprof__enc_u.n,                     \
                          ctxprof__enc_u.saved);                                                    \
         ctxprof__enc_u.s->acyc[0] = (uint64_t)(id);                                                \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
     } while (0)
 #else
 /* PCCE acyclic edge: id += c before the call, id -= c after. */
-#define CTXPROF_PCCE_CALL_ADD(st, c, stmt)                                                         \
+#define CTXPROF_PCCE_CALL_ADD(st, c, ...)                                                          \
     do {                                                                                           \
         (st)->acyc[0] += (uint64_t)(c);                                                            \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
         (st)->acyc[0] -= (uint64_t)(c);                                                            \
     } while (0)
 
 /* PCCE push edge (recursion): push the id (w bits), restart it at `id`;
    restore both after the call. */
-#define CTXPROF_PCCE_CALL_PUSH(st, base, w, id, stmt)                                              \
+#define CTXPROF_PCCE_CALL_PUSH(st, base, w, id, ...)                                               \
     do {                                                                                           \
         uint64_t ctxprof__saved_id = (st)->acyc[0];                                                \
         ctxprof_enc_push((st), (base), (w), ctxprof__saved_id);                                    \
         (st)->acyc[0] = (uint64_t)(id);                                                            \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
         (st)->acyc[0] = ctxprof__saved_id;                                                         \
         ctxprof_enc_pop((st), (base), (w));                                                        \
     } while (0)
@@ -1476,9 +1477,9 @@ struct ctxprof__enc_undo_pop { /* cyclic edge */
 #endif
 
 /* A call that needs no instrumentation (the one zero-code edge of a node). */
-#define CTXPROF_ENC_CALL_PLAIN(st, stmt)                                                           \
+#define CTXPROF_ENC_CALL_PLAIN(st, ...)                                                            \
     do {                                                                                           \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
     } while (0)
 
 /* ==== valence: declarations ====
@@ -1489,52 +1490,52 @@ struct ctxprof__enc_undo_pop { /* cyclic edge */
    codes go on the bit stack with ctxprof_enc_push/pop. */
 
 #if defined(__cplusplus) /* undo in destructors: see CTXPROF_PCCE_CALL_ADD */
-#define CTXPROF_VAL_CALL_SET(st, word, val, stmt)                                                  \
+#define CTXPROF_VAL_CALL_SET(st, word, val, ...)                                                   \
     do {                                                                                           \
         CTXPROF__ENC_UNDO(xor, (st), (uint32_t)(word), (uint32_t)(word), (uint64_t)(val), 0)       \
         ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i0, ctxprof__enc_u.x0);                   \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
     } while (0)
-#define CTXPROF_VAL_CALL_SET2(st, w0, v0, w1, v1, stmt)                                            \
+#define CTXPROF_VAL_CALL_SET2(st, w0, v0, w1, v1, ...)                                             \
     do {                                                                                           \
         CTXPROF__ENC_UNDO(xor, (st), (uint32_t)(w0), (uint32_t)(w1), (uint64_t)(v0),              \
                           (uint64_t)(v1))                                                          \
         ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i0, ctxprof__enc_u.x0);                   \
         ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i1, ctxprof__enc_u.x1);                   \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
     } while (0)
-#define CTXPROF_VAL_CALL_PUSH(st, base, k, code, stmt)                                             \
+#define CTXPROF_VAL_CALL_PUSH(st, base, k, code, ...)                                              \
     do {                                                                                           \
         CTXPROF__ENC_UNDO(pop, (st), (uint32_t)(base), (uint32_t)(k))                              \
         ctxprof_enc_push(ctxprof__enc_u.s, ctxprof__enc_u.b, ctxprof__enc_u.n, (uint64_t)(code));  \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
     } while (0)
 #else
 /* Valence acyclic edge, code in one word: set before the call, reset after
    (whole-word XOR, see ctxprof_enc_xor). */
-#define CTXPROF_VAL_CALL_SET(st, word, val, stmt)                                                  \
+#define CTXPROF_VAL_CALL_SET(st, word, val, ...)                                                   \
     do {                                                                                           \
         ctxprof_enc_xor((st), (word), (uint64_t)(val));                                            \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
         ctxprof_enc_xor((st), (word), (uint64_t)(val));                                            \
     } while (0)
 
 /* Valence acyclic edge whose level and edge codes lie in two words. */
-#define CTXPROF_VAL_CALL_SET2(st, w0, v0, w1, v1, stmt)                                            \
+#define CTXPROF_VAL_CALL_SET2(st, w0, v0, w1, v1, ...)                                             \
     do {                                                                                           \
         ctxprof_enc_xor((st), (w0), (uint64_t)(v0));                                               \
         ctxprof_enc_xor((st), (w1), (uint64_t)(v1));                                               \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
         ctxprof_enc_xor((st), (w1), (uint64_t)(v1));                                               \
         ctxprof_enc_xor((st), (w0), (uint64_t)(v0));                                               \
     } while (0)
 
 /* Cyclic edge (Valence, HCCE, AUTO): push k bits of code before the call,
    pop them after. Also AUTO's entry code on an edge into an SCC. */
-#define CTXPROF_VAL_CALL_PUSH(st, base, k, code, stmt)                                             \
+#define CTXPROF_VAL_CALL_PUSH(st, base, k, code, ...)                                              \
     do {                                                                                           \
         ctxprof_enc_push((st), (base), (k), (uint64_t)(code));                                     \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
         ctxprof_enc_pop((st), (base), (k));                                                        \
     } while (0)
 
@@ -1940,7 +1941,7 @@ CTXPROF_INLINE void ctxprof__icpp_wrap_end(ctxprof__icpp_wrapnote *w)
 #else
 #define CTXPROF__ICPP_WRAP_NOTE (void)0
 #endif
-#define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
+#define CTXPROF_ICPP_CALL(caller, callee, ...)                                                     \
     do {                                                                                           \
         size_t ctxprof__icpp_n;                                                                    \
         CTXPROF__ICPP_SIZE(ctxprof__icpp_n,                                                        \
@@ -1950,14 +1951,14 @@ CTXPROF_INLINE void ctxprof__icpp_wrap_end(ctxprof__icpp_wrapnote *w)
             CTXPROF__ICPP_KEEP(ctxprof__icpp_wrap);                                                \
             {                                                                                      \
                 CTXPROF__ICPP_WRAP_NOTE;                                                           \
-                stmt;                                                                              \
+                __VA_ARGS__;                                                                       \
             }                                                                                      \
         }                                                                                          \
     } while (0)
 #else
-#define CTXPROF_ICPP_CALL(caller, callee, stmt)                                                    \
+#define CTXPROF_ICPP_CALL(caller, callee, ...)                                                     \
     do {                                                                                           \
-        stmt;                                                                                      \
+        __VA_ARGS__;                                                                               \
     } while (0)
 #endif
 
@@ -8901,7 +8902,8 @@ CTXPROF__PRIV void ctxprof__emit_u64(ctxprof__sbuf *b, uint64_t v)
         ctxprof__sbuf_printf(b, "0x%llxull", (unsigned long long)v);
 }
 
-/* The call macro of one edge: the innermost statement is `stmt`. */
+/* The call macro of one edge: the innermost statement is the call
+   (__VA_ARGS__: commas in it need no parentheses). */
 CTXPROF__PRIV void ctxprof__emit_call(ctxprof__sbuf *b, const ctxprof_enc_op *op,
                                       const char *base)
 {
@@ -8940,9 +8942,9 @@ CTXPROF__PRIV void ctxprof__emit_call(ctxprof__sbuf *b, const ctxprof_enc_op *op
         close++;
     }
     if (!close)
-        ctxprof__sbuf_printf(b, "CTXPROF_ENC_CALL_PLAIN(st, stmt)");
+        ctxprof__sbuf_printf(b, "CTXPROF_ENC_CALL_PLAIN(st, __VA_ARGS__)");
     else
-        ctxprof__sbuf_put(b, "stmt", 4);
+        ctxprof__sbuf_put(b, "__VA_ARGS__", 11);
     while (close-- > 0)
         ctxprof__sbuf_put(b, ")", 1);
 }
@@ -9290,15 +9292,15 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         ctxprof__sbuf_printf(&b, "\n/* %s call macros, one per edge */\n", sn);
         for (e = 0; e < m; e++) {
             const ctxprof_graph_edge *E = &g->edges[e];
-            ctxprof__sbuf_printf(&b, "#define %sc_%s__%s__%u_%s(st, stmt) ", P,
+            ctxprof__sbuf_printf(&b, "#define %sc_%s__%s__%u_%s(st, ...) ", P,
                                  g->nodes[E->caller].cname, g->nodes[E->callee].cname,
                                  (unsigned)E->site, sn);
             ctxprof__emit_call(&b, &tabs[s].ops[e], base);
             ctxprof__sbuf_put(&b, "\n", 1);
         }
         ctxprof__sbuf_printf(&b,
-                             "#define %sCALL_%s_ST(st, e, stmt) %s_CALL_(e, _%s, st, stmt)\n"
-                             "#define %sCALL_%s(e, stmt) %sCALL_%s_ST(&%s, e, stmt)\n",
+                             "#define %sCALL_%s_ST(st, e, ...) %s_CALL_(e, _%s, st, __VA_ARGS__)\n"
+                             "#define %sCALL_%s(e, ...) %sCALL_%s_ST(&%s, e, __VA_ARGS__)\n",
                              U, SN, U, sn, U, SN, U, SN, tls[s]);
     }
     {
@@ -9310,16 +9312,16 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
             "\n/* %s is the scheme of %sCALL */\n"
             "#define %sEDGE(caller, callee, site) caller##__##callee##__##site\n"
             "#define %s_CAT3(a, b, c) a##b##c\n"
-            "#define %s_CALL_(e, s, st, stmt) %s_CAT3(%sc_, e, s)(((void)%s_EID(e), st), stmt)\n"
+            "#define %s_CALL_(e, s, st, ...) %s_CAT3(%sc_, e, s)(((void)%s_EID(e), st), __VA_ARGS__)\n"
             "#define %s_EID(e) %s_CAT3(%se_, e, )\n"
-            "#define %sEDGE_ID(caller, callee, site) %s_EID(%sEDGE(caller, callee, site))\n"
+            "#define %sEDGE_ID(caller, callee, site) %s_EID(caller##__##callee##__##site)\n"
             "#define %sNODE(f) %sn_##f\n"
             "#define %sSCHEME CTXPROF_ENC_%s\n"
             "#define %sBASE %s%s_BASE\n"
             "#define %sTLS (&%s)\n"
-            "#define %sCALL_ST(st, e, stmt) %sCALL_%s_ST(st, e, stmt)\n"
-            "#define %sCALL(e, stmt) %sCALL_%s(e, stmt)\n",
-            dn, U, U, U, U, U, P, U, U, U, P, U, U, U, U, P, U, DN, U, U, DN, U, tls[def], U, U, DN,
+            "#define %sCALL_ST(st, e, ...) %sCALL_%s_ST(st, e, __VA_ARGS__)\n"
+            "#define %sCALL(e, ...) %sCALL_%s(e, __VA_ARGS__)\n",
+            dn, U, U, U, U, U, P, U, U, U, P, U, U, U, P, U, DN, U, U, DN, U, tls[def], U, U, DN,
             U, U, DN);
         ctxprof__sbuf_printf(&b,
                              "#ifndef CTXPROF_EDGE /* short names, for the first generated "

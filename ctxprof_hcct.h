@@ -3309,8 +3309,9 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_site(ctxprof__hcct_sb *b, const ctxprof_hc
         ctxprof__hcct_sb_printf(b, " @0x%llx", (unsigned long long)x->site);
 }
 
+/* The header of the text outputs; shown: the contexts the output lists. */
 CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
-                                             const char *lead)
+                                             const char *lead, size_t shown)
 {
     const char *m = ctxprof__hcct_metric_name(p->metric);
     if (p->mode == CTXPROF_HCCT_LSS)
@@ -3318,8 +3319,8 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
                                 lead, p->counters, p->epsilon);
     else
         ctxprof__hcct_sb_printf(b, "%sctxprof hcct: exact calling context tree", lead);
-    ctxprof__hcct_sb_printf(b, ", %u thread%s, %zu contexts shown\n", (unsigned)p->threads,
-                            p->threads == 1 ? "" : "s", p->n - 1);
+    ctxprof__hcct_sb_printf(b, ", %u thread%s, %zu of %zu contexts shown\n",
+                            (unsigned)p->threads, p->threads == 1 ? "" : "s", shown, p->n - 1);
     ctxprof__hcct_sb_printf(b, "%stotal %llu %s", lead, (unsigned long long)p->total, m);
     if (p->flags & CTXPROF_HCCT_PRUNED)
         ctxprof__hcct_sb_printf(b, "; hot: count > %llu (phi %g)",
@@ -3349,11 +3350,20 @@ CTXPROF__HCCT_FN void ctxprof__hcct_w_header(ctxprof__hcct_sb *b, const ctxprof_
                                 lead, (unsigned)p->lost_threads, p->lost_threads == 1 ? "" : "s");
 }
 
+/* The contexts (the root aside) at most maxd deep. */
+CTXPROF__HCCT_FN size_t ctxprof__hcct_within(const ctxprof_hcct_profile *p, unsigned maxd)
+{
+    size_t i, n = 0;
+    for (i = 1; i < p->n; i++)
+        n += p->nodes[i].depth <= maxd;
+    return n;
+}
+
 CTXPROF__HCCT_FN void ctxprof__hcct_w_text(ctxprof__hcct_sb *b, const ctxprof_hcct_profile *p,
                                            unsigned maxd)
 {
     uint32_t i;
-    ctxprof__hcct_w_header(b, p, "# ");
+    ctxprof__hcct_w_header(b, p, "# ", ctxprof__hcct_within(p, maxd));
     if (p->flags & CTXPROF_HCCT_SCALED)
         ctxprof__hcct_sb_puts(b, "# count: an estimate (the bursts' count, scaled); err: the "
                                  "bound on the bursts' count, scaled (not a bound on the true "
@@ -3610,6 +3620,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_svg(ctxprof__hcct_sb *b, const ctxprof_hcct
     double height;
     uint64_t whole;
     uint32_t i;
+    size_t drawn = 0;
     if (!incl)
         return CTXPROF_ERR_NOMEM;
     x0 = (double *)ctxprof__alloc(p->n, sizeof *x0, p->alloc_user);
@@ -3619,9 +3630,13 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_svg(ctxprof__hcct_sb *b, const ctxprof_hcct
     }
     whole = incl[0] > p->total ? incl[0] : p->total;
     scale = whole ? (width - 2 * pad) / (double)whole : 0.0;
-    for (i = 0; i < p->n; i++)
-        if (p->nodes[i].depth > depth && (double)incl[i] * scale >= 0.1)
+    for (i = 0; i < p->n; i++) {
+        if ((double)incl[i] * scale < 0.1)
+            continue; /* too narrow to draw */
+        if (p->nodes[i].depth > depth)
             depth = p->nodes[i].depth;
+        drawn += i && p->nodes[i].depth <= maxd;
+    }
     rows = (depth > maxd ? maxd : depth) + 1;
     height = (double)rows * fh + 70.0;
     ctxprof__hcct_sb_printf(
@@ -3640,7 +3655,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_svg(ctxprof__hcct_sb *b, const ctxprof_hcct
         ctxprof__hcct_sb sub;
         memset(&sub, 0, sizeof sub);
         sub.ud = p->alloc_user;
-        ctxprof__hcct_w_header(&sub, p, "");
+        ctxprof__hcct_w_header(&sub, p, "", drawn);
         if (sub.p) {
             char *nl;
             for (nl = sub.p; (nl = strchr(nl, '\n')) != NULL;)
@@ -3743,7 +3758,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_w_top(ctxprof__hcct_sb *b, const ctxprof_hcct
             (!(p->flags & CTXPROF_HCCT_PRUNED) || (p->nodes[i].flags & CTXPROF_HCCT_HOT)))
             ord[m++] = (uint32_t)i;
     ctxprof__hcct_sort(ord, tmp, m, ctxprof__hcct_cmp_count, p->nodes);
-    ctxprof__hcct_w_header(b, p, "# ");
+    ctxprof__hcct_w_header(b, p, "# ", m < top ? m : top);
     ctxprof__hcct_sb_puts(b, "#         count          err        %  context (caller > callee)\n");
     for (i = 0; i < m && i < top; i++) {
         uint32_t x = ord[i], k = 0, j;

@@ -504,8 +504,8 @@ static void gen_golden(void)
         fprintf(stderr, "  differs from tests/data/fig3_ctx.h: see build/test/fig3_ctx.h.new\n");
     }
     /* Figure 3: three-bit Valence codes; E -> F is cyclic edge 3 (D-G, G-J, J-D, E-F) */
-    CHECK_CONTAINS(a, "#define ctxprof_gen_c_E__F__0_valence(st, stmt) "
-                      "CTXPROF_VAL_CALL_PUSH(st, CTXPROF_GEN_VALENCE_BASE, 3, 3u, stmt)");
+    CHECK_CONTAINS(a, "#define ctxprof_gen_c_E__F__0_valence(st, ...) "
+                      "CTXPROF_VAL_CALL_PUSH(st, CTXPROF_GEN_VALENCE_BASE, 3, 3u, __VA_ARGS__)");
     CHECK_CONTAINS(a, "#define CTXPROF_GEN_VALENCE_BASE");
     CHECK_CONTAINS(a, "#if CTXPROF_CTX_BITS != 64");
     free(golden);
@@ -660,7 +660,8 @@ out:
 }
 
 /* Functions named like the generated counts: "count" used to be both
-   ctxprof_gen_n_count, the number of functions, and the function's id. */
+   ctxprof_gen_n_count, the number of functions, and the function's id.
+   And a macro named like a function is not expanded in an edge's name. */
 static void gen_names_reserved(void)
 {
     PLAIN_BUILD_ONLY();
@@ -675,12 +676,14 @@ static void gen_names_reserved(void)
                            "    CTXPROF_CALL(CTXPROF_EDGE(count, node_count, 0), a = node_count());\n"
                            "    CTXPROF_CALL(CTXPROF_EDGE(count, edge_count, 0), b = edge_count());\n"
                            "    return a + b;\n}\n"
+                           "#define node_count oops /* names are not macro-expanded */\n"
                            "int main(void)\n{\n    int r;\n"
                            "    CTXPROF_CALL(CTXPROF_EDGE(main, count, 0), r = count());\n"
                            "    return r == 3 && CTXPROF_NODE(count) == 1 && "
                            "ctxprof_gen_node_count == 4 &&\n"
                            "           ctxprof_gen_edge_count == 3 && "
-                           "CTXPROF_EDGE_ID(count, edge_count, 0) == 2 ? 0 : 1;\n}\n"),
+                           "CTXPROF_EDGE_ID(count, edge_count, 0) == 2 &&\n"
+                           "           CTXPROF_EDGE_ID(count, node_count, 0) == 1 ? 0 : 1;\n}\n"),
              0);
 }
 
@@ -766,8 +769,8 @@ static void gen_call_site_floor(void)
     REQUIRE_EQ(ctxprof_enc_emit(&g, &desc, &hdr, &len, &err), CTXPROF_OK);
     snprintf(path, sizeof path, "%s/fl_ctx.h", d);
     REQUIRE_EQ(ctxprof__write_file_atomic(path, hdr, len, &err), CTXPROF_OK);
-    CHECK_CONTAINS(hdr, "#define ctxprof_gen_c_g__h__0_pcce(st, stmt) CTXPROF_PCCE_CALL_ADD(");
-    CHECK_CONTAINS(hdr, "#define ctxprof_gen_c_g__h__0_valence(st, stmt) CTXPROF_VAL_CALL_SET(");
+    CHECK_CONTAINS(hdr, "#define ctxprof_gen_c_g__h__0_pcce(st, ...) CTXPROF_PCCE_CALL_ADD(");
+    CHECK_CONTAINS(hdr, "#define ctxprof_gen_c_g__h__0_valence(st, ...) CTXPROF_VAL_CALL_SET(");
     snprintf(path, sizeof path, "%s/fl.c", d);
     REQUIRE(gen_write(path, "#include \"fl_ctx.h\"\nint h(int);\nint site_pcce(int x);\n"
                             "int site_val(int x);\nint plain(int x);\n"
@@ -1943,7 +1946,8 @@ static void gen_graph_roundtrip_seeds(void)
 
 /* C++: an exception that leaves calls through CTXPROF_CALL (a recursive
    edge among them) restores the encoding, in every scheme: after the catch
-   main decodes as main, and later calls decode right. */
+   main decodes as main, and later calls decode right. A call whose
+   template arguments' commas are not in parentheses is one call. */
 static void gen_call_throw(void)
 {
     static const char graph[] = "ctxprof-callgraph 1\nroot main\ncall main f\ncall main g\n"
@@ -1975,7 +1979,11 @@ static void gen_call_throw(void)
         "    if (thr)\n"
         "        throw std::runtime_error(\"x\");\n"
         "}\n"
-        "static void g() { CTXPROF_CALL(CTXPROF_EDGE(g, h, 0), h(false)); }\n"
+        "template <typename T, int N> static T g()\n"
+        "{\n"
+        "    CTXPROF_CALL(CTXPROF_EDGE(g, h, 0), h(false));\n"
+        "    return N;\n"
+        "}\n"
         "static void f(int n, bool thr)\n"
         "{\n"
         "    if (n)\n"
@@ -1990,8 +1998,9 @@ static void gen_call_throw(void)
         "    } catch (const std::exception &) {\n"
         "    }\n"
         "    show(CTXPROF_NODE(main), \"main\");\n"
-        "    CTXPROF_CALL(CTXPROF_EDGE(main, g, 0), g());\n"
-        "    return 0;\n"
+        "    int r = 0;\n"
+        "    CTXPROF_CALL(CTXPROF_EDGE(main, g, 0), r = g<int, 2>());\n"
+        "    return r == 2 ? 0 : 1;\n"
         "}\n";
     static const char *const schemes[] = {"pcce", "valence", "hcce", "auto"};
     const char *d = ctxprof_test_tmpdir(), *cxx = strstr(CTXPROF_TEST_CC, "clang") ? "clang++" : "g++";

@@ -1742,6 +1742,30 @@ static void hcct_outputs(void)
     CHECK_CONTAINS(txt, "  main > parse;expr > lex <&>\n");
     CHECK(strstr(txt, "parse;expr > lex") < strstr(txt, "main > lex"));
     ctxprof_hcct_text_free(&p, txt);
+    /* the header counts the contexts listed: top's 2, the 1 within depth 1 */
+    {
+        ctxprof_hcct_write_desc wd;
+        size_t len, rows = 0, k;
+        char want[64];
+        const char *c;
+        memset(&wd, 0, sizeof wd);
+        for (k = 0; k < 2; k++) {
+            wd.format = k ? CTXPROF_HCCT_TEXT : CTXPROF_HCCT_TOP;
+            wd.top = 2;
+            wd.max_depth = 1;
+            REQUIRE(ctxprof_hcct_profile_format(&p, &wd, &txt, &len, &e) == CTXPROF_OK);
+            for (c = txt, rows = 0; *c; c = strchr(c, '\n') + 1) { /* the contexts' lines */
+                const char *end = strchr(c, '\n');
+                REQUIRE(end != NULL);
+                rows += *c != '#' && !(end - c > 5 && memcmp(end - 5, "  all", 5) == 0) &&
+                        !memmem(c, (size_t)(end - c), "deeper", 6);
+            }
+            snprintf(want, sizeof want, ", %zu of %zu contexts shown\n", rows, p.n - 1);
+            CHECK_EQ(rows, k ? 1 : 2);
+            CHECK_CONTAINS(txt, want);
+            ctxprof_hcct_text_free(&p, txt);
+        }
+    }
     /* prune keeps hot nodes and their ancestors */
     REQUIRE(ctxprof_hcct_profile_prune(&p, 0.4, &e) == CTXPROF_OK); /* > 4.8 */
     CHECK_EQ(p.n, 4); /* root, main, parse (ancestor), lex (6) */

@@ -4,7 +4,9 @@
        test_ctxprof [SUBSTRING]    run the cases whose name contains SUBSTRING
 
    Prints "ok NAME" / "FAIL NAME" / "skip NAME" per case and ends with the line
-   "N passed, N failed" (", N skipped" appended when something skipped). */
+   "N passed, N failed" (", N skipped" appended when something skipped).
+   A case that runs longer than CTXPROF_TEST_CASE_SECONDS (default 900; 0:
+   no limit, as under valgrind) is a hang: the binary says which and exits 1. */
 #define _GNU_SOURCE
 #define CTXPROF_IMPLEMENTATION
 #include "../ctxprof.h"
@@ -82,6 +84,39 @@ int ctxprof_test_sh(const char *fmt, ...)
     return WEXITSTATUS(rc);
 }
 
+/* The watchdog of a case: SIGALRM in this process names the case and ends
+   the run (the case may hold locks: nothing else is safe). A forked child
+   inherits the handler but not the alarm: there SIGALRM is its own (the
+   timeouts of ctxprof_test_child), so it dies of it as if unhandled. */
+static const char *volatile ctxprof_test_current;
+static pid_t ctxprof_test_pid;
+
+static void ctxprof_test_put_str(const char *s)
+{
+    size_t n = strlen(s);
+    while (n) {
+        ssize_t w = write(1, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void ctxprof_test_on_alarm(int sig)
+{
+    if (getpid() != ctxprof_test_pid) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    ctxprof_test_put_str("FAIL ");
+    ctxprof_test_put_str(ctxprof_test_current ? ctxprof_test_current : "?");
+    ctxprof_test_put_str(" (still running at the per-case limit, CTXPROF_TEST_CASE_SECONDS: a "
+                         "hang?)\n");
+    _exit(1);
+}
+
 #include "test_core.c"
 #include "test_pcc.c"
 #include "test_icpp.c"
@@ -110,8 +145,16 @@ static const struct {
 int main(int argc, char **argv)
 {
     int passed = 0, failed = 0, skipped = 0, k;
+    unsigned limit = 900;
+    const char *env = getenv("CTXPROF_TEST_CASE_SECONDS");
     size_t t;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (env && *env)
+        limit = (unsigned)strtoul(env, NULL, 10);
+    if (ctxprof_test_under_valgrind())
+        limit = 0;
+    ctxprof_test_pid = getpid();
+    signal(SIGALRM, ctxprof_test_on_alarm);
     for (t = 0; t < sizeof ctxprof_test_tables / sizeof ctxprof_test_tables[0]; t++) {
         const ctxprof_test_case *c;
         for (c = ctxprof_test_tables[t].cases; c->name; c++) {
@@ -123,8 +166,11 @@ int main(int argc, char **argv)
             double secs;
             ctxprof_test_failed = 0;
             ctxprof_test_skipped = 0;
+            ctxprof_test_current = c->name;
             clock_gettime(CLOCK_MONOTONIC, &t0);
+            alarm(limit);
             c->fn();
+            alarm(0);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
             if (secs >= 2)
