@@ -4224,6 +4224,98 @@ static void hcct_robust_signals(void)
     munmap(r, sizeof *r);
 }
 
+/* A sealed binary profile: the root and two children f and g of the root
+   (count 100, error 0, monitored), with one field changed: node (1 or 2)
+   word (0 count .. 6 flags) = value, or header word hw = value (node 0). */
+static void hcct_crafted_file(const char *path, size_t node, size_t word, uint64_t value)
+{
+    static const char *const names[] = {"f", "g"};
+    uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
+    uint64_t hdr[17] = {3, 3, 200, 0, 0, 0, 0, 0, 0, 0, 0, CTXPROF_HCCT_CCT, 0, 0, 1, 0, 0};
+    uint64_t nodes[3][7] = {{0, 0, 0, 0, CTXPROF_HCCT_NONE, 0, CTXPROF_HCCT_IS_ROOT | 1},
+                            {100, 0, 0x1000, 0x2000, 0, 1, CTXPROF_HCCT_MONITORED},
+                            {100, 0, 0x1100, 0x2100, 0, 2, CTXPROF_HCCT_MONITORED}};
+    unsigned char img[CTXPROF__BLOB_HDR + 17 * 8 + 2 * 9 + 3 * 56];
+    size_t off = CTXPROF__BLOB_HDR, i, k;
+    FILE *f;
+    if (node)
+        nodes[node][word] = value;
+    else
+        hdr[word] = value;
+    for (i = 0; i < 17; i++, off += 8)
+        ctxprof__put64(img + off, hdr[i]);
+    for (i = 0; i < 2; i++) {
+        ctxprof__put64(img + off, 1);
+        img[off + 8] = (unsigned char)names[i][0];
+        off += 9;
+    }
+    for (k = 0; k < 3; k++)
+        for (i = 0; i < 7; i++, off += 8)
+            ctxprof__put64(img + off, nodes[k][i]);
+    ctxprof__blob_seal(img, CTXPROF__KIND_HCCT_PROFILE, params, off - CTXPROF__BLOB_HDR);
+    f = fopen(path, "wb");
+    REQUIRE(f != NULL);
+    REQUIRE_EQ(fwrite(img, 1, off, f), off);
+    fclose(f);
+}
+
+/* Each node and header field the reader checks, one at a time, just past
+   its bound (refused as corrupt, the output untouched) and at it (read). */
+static void hcct_read_field_bounds(void)
+{
+    static const struct {
+        size_t node, word;
+        uint64_t bad, good;
+        const char *why;
+    } cases[] = {
+        {1, 1, 101, 100, "node 1 is inconsistent"},          /* error above the count */
+        {2, 1, 101, 100, "node 2 is inconsistent"},
+        {1, 4, 1, 0, "node 1 is inconsistent (parent 1,"},   /* its own parent */
+        {2, 4, 2, 1, "node 2 is inconsistent (parent 2,"},   /* its own parent; 1 is fine */
+        {2, 4, 3, 0, "node 2 is inconsistent (parent 3,"},   /* a later node */
+        {1, 6, 8 | CTXPROF_HCCT_MONITORED, 7 & ~(uint64_t)CTXPROF_HCCT_IS_ROOT,
+         "node 1 is inconsistent"},                          /* an unknown flag */
+        {1, 6, 1ull << 32 | CTXPROF_HCCT_MONITORED, 0, "node 1 is inconsistent"},
+        {0, 11, CTXPROF_HCCT_CCT + 1, CTXPROF_HCCT_LSS, "bad mode, metric or flags"},
+        {0, 11, 1ull << 32, CTXPROF_HCCT_CCT, "bad mode, metric or flags"},
+        {0, 12, CTXPROF_HCCT_OTHER + 1, CTXPROF_HCCT_OTHER, "bad mode, metric or flags"},
+        {0, 13, 8, 7 & ~(uint64_t)CTXPROF_HCCT_BY_NAME, "bad mode, metric or flags"},
+    };
+    char path[512];
+    size_t c;
+    snprintf(path, sizeof path, "%s/fields.hcct", ctxprof_test_tmpdir());
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ctxprof_hcct_profile q;
+        ctxprof_error e;
+        memset(&q, 0, sizeof q);
+        memset(&e, 0, sizeof e);
+        hcct_crafted_file(path, cases[c].node, cases[c].word, cases[c].bad);
+        CHECK_EQ(ctxprof_hcct_profile_read(&q, path, NULL, &e), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(e.detail, cases[c].why);
+        CHECK(q.nodes == NULL && q.n == 0);
+        ctxprof_hcct_profile_deinit(&q);
+        hcct_crafted_file(path, cases[c].node, cases[c].word, cases[c].good);
+        if (ctxprof_hcct_profile_read(&q, path, NULL, &e) != CTXPROF_OK) {
+            fprintf(stderr, "case %zu: %s\n", c, e.detail);
+            CHECK(0);
+            continue;
+        }
+        CHECK_EQ(q.n, 3);
+        if (cases[c].node && q.n == 3) {
+            const ctxprof_hcct_pnode *x = &q.nodes[cases[c].node];
+            uint64_t got = cases[c].word == 1 ? x->err : cases[c].word == 4 ? x->parent : x->flags;
+            CHECK_EQ(got, cases[c].good);
+        } else if (cases[c].word == 11) {
+            CHECK_EQ((uint64_t)q.mode, cases[c].good);
+        } else if (cases[c].word == 12) {
+            CHECK_EQ((uint64_t)q.metric, cases[c].good);
+        } else {
+            CHECK_EQ((uint64_t)q.flags, cases[c].good);
+        }
+        ctxprof_hcct_profile_deinit(&q);
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_init_errors", hcct_init_errors},
     {"hcct_lazy_queue", hcct_lazy_queue},
@@ -4280,4 +4372,5 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_robust_files", hcct_robust_files},
     {"hcct_robust_bounds", hcct_robust_bounds},
     {"hcct_robust_signals", hcct_robust_signals},
+    {"hcct_read_field_bounds", hcct_read_field_bounds},
     {0, 0}};
