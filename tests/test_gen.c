@@ -2026,6 +2026,56 @@ static void gen_call_throw(void)
     }
 }
 
+/* The numeric options of check at and past their bounds: past, exit 2
+   and the option's own message (not some later complaint); at, a run. */
+static void gen_check_option_bounds(void)
+{
+    static const struct {
+        const char *args;
+        int rc;
+        const char *msg; /* on standard error, for rc 2 */
+    } cases[] = {
+        {"--walks 0", 2, "--walks takes a positive number, not '0'"},
+        {"--walks -1", 2, "--walks takes a positive number, not '-1'"},
+        {"--walks x", 2, "--walks takes a positive number, not 'x'"},
+        {"--walks 1 --depth 0", 2, "--depth takes 1 .. 1000000, not '0'"},
+        {"--walks 1 --depth 1000001", 2, "--depth takes 1 .. 1000000, not '1000001'"},
+        {"--walks 1 --depth 5000000", 2, "--depth takes 1 .. 1000000, not '5000000'"},
+        {"--walks 1 --depth 4294967297", 2, "--depth takes 1 .. 1000000, not '4294967297'"},
+        {"--walks 1 --steps 0", 2, "--steps takes 1 .. 100000000, not '0'"},
+        {"--walks 1 --steps 100000001", 2, "--steps takes 1 .. 100000000, not '100000001'"},
+        {"--walks 1 --depth 1000000", 0, NULL},
+        {"--walks 1 --depth 1", 0, NULL},
+        {"--walks 1 --steps 100000000 --depth 10", 0, NULL},
+    };
+    const char *d = ctxprof_test_tmpdir(), *tool = "build/ctxprof-gen";
+    size_t c;
+    if (access(tool, X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int fails = ctxprof_test_failed;
+        char *out;
+        CHECK_EQ(ctxprof_test_sh("%s check tests/data/fig3.txt %s > %s/bounds.out 2> %s/bounds.err",
+                                 tool, cases[c].args, d, d),
+                 cases[c].rc);
+        if (cases[c].msg) {
+            REQUIRE((out = gen_read(d, "bounds.err", NULL)) != NULL);
+            CHECK_CONTAINS(out, cases[c].msg);
+            free(out);
+            REQUIRE((out = gen_read(d, "bounds.out", NULL)) != NULL);
+            CHECK_STR(out, "");
+            free(out);
+        } else {
+            REQUIRE((out = gen_read(d, "bounds.out", NULL)) != NULL);
+            CHECK_CONTAINS(out, "checked=");
+            CHECK(strstr(out, "checked=0\n") == NULL);
+            free(out);
+        }
+        if (ctxprof_test_failed != fails)
+            fprintf(stderr, "  with check %s\n", cases[c].args);
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_call_throw", gen_call_throw},
@@ -2063,4 +2113,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_graph_names_api_empty_label", gen_graph_names_api_empty_label},
     {"gen_graph_names_text_escapes", gen_graph_names_text_escapes},
     {"gen_graph_roundtrip_seeds", gen_graph_roundtrip_seeds},
+    {"gen_check_option_bounds", gen_check_option_bounds},
     {0, 0}};

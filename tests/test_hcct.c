@@ -4476,6 +4476,267 @@ static void hcct_robust_signals(void)
     munmap(r, sizeof *r);
 }
 
+/* A sealed binary profile: the root and two children f and g of the root
+   (count 100, error 0, monitored), with one field changed: node (1 or 2)
+   word (0 count .. 6 flags) = value, or header word hw = value (node 0). */
+static void hcct_crafted_file(const char *path, size_t node, size_t word, uint64_t value)
+{
+    static const char *const names[] = {"f", "g"};
+    uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
+    uint64_t hdr[17] = {3, 3, 200, 0, 0, 0, 0, 0, 0, 0, 0, CTXPROF_HCCT_CCT, 0, 0, 1, 0, 0};
+    uint64_t nodes[3][7] = {{0, 0, 0, 0, CTXPROF_HCCT_NONE, 0, CTXPROF_HCCT_IS_ROOT | 1},
+                            {100, 0, 0x1000, 0x2000, 0, 1, CTXPROF_HCCT_MONITORED},
+                            {100, 0, 0x1100, 0x2100, 0, 2, CTXPROF_HCCT_MONITORED}};
+    unsigned char img[CTXPROF__BLOB_HDR + 17 * 8 + 2 * 9 + 3 * 56];
+    size_t off = CTXPROF__BLOB_HDR, i, k;
+    FILE *f;
+    if (node)
+        nodes[node][word] = value;
+    else
+        hdr[word] = value;
+    for (i = 0; i < 17; i++, off += 8)
+        ctxprof__put64(img + off, hdr[i]);
+    for (i = 0; i < 2; i++) {
+        ctxprof__put64(img + off, 1);
+        img[off + 8] = (unsigned char)names[i][0];
+        off += 9;
+    }
+    for (k = 0; k < 3; k++)
+        for (i = 0; i < 7; i++, off += 8)
+            ctxprof__put64(img + off, nodes[k][i]);
+    ctxprof__blob_seal(img, CTXPROF__KIND_HCCT_PROFILE, params, off - CTXPROF__BLOB_HDR);
+    f = fopen(path, "wb");
+    REQUIRE(f != NULL);
+    REQUIRE_EQ(fwrite(img, 1, off, f), off);
+    fclose(f);
+}
+
+/* Each node and header field the reader checks, one at a time, just past
+   its bound (refused as corrupt, the output untouched) and at it (read). */
+static void hcct_read_field_bounds(void)
+{
+    static const struct {
+        size_t node, word;
+        uint64_t bad, good;
+        const char *why;
+    } cases[] = {
+        {1, 1, 101, 100, "node 1 is inconsistent"},          /* error above the count */
+        {2, 1, 101, 100, "node 2 is inconsistent"},
+        {1, 4, 1, 0, "node 1 is inconsistent (parent 1,"},   /* its own parent */
+        {2, 4, 2, 1, "node 2 is inconsistent (parent 2,"},   /* its own parent; 1 is fine */
+        {2, 4, 3, 0, "node 2 is inconsistent (parent 3,"},   /* a later node */
+        {1, 6, 8 | CTXPROF_HCCT_MONITORED, 7 & ~(uint64_t)CTXPROF_HCCT_IS_ROOT,
+         "node 1 is inconsistent"},                          /* an unknown flag */
+        {1, 6, 1ull << 32 | CTXPROF_HCCT_MONITORED, 0, "node 1 is inconsistent"},
+        {0, 11, CTXPROF_HCCT_CCT + 1, CTXPROF_HCCT_LSS, "bad mode, metric or flags"},
+        {0, 11, 1ull << 32, CTXPROF_HCCT_CCT, "bad mode, metric or flags"},
+        {0, 12, CTXPROF_HCCT_OTHER + 1, CTXPROF_HCCT_OTHER, "bad mode, metric or flags"},
+        {0, 13, 8, 7 & ~(uint64_t)CTXPROF_HCCT_BY_NAME, "bad mode, metric or flags"},
+    };
+    char path[512];
+    size_t c;
+    snprintf(path, sizeof path, "%s/fields.hcct", ctxprof_test_tmpdir());
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ctxprof_hcct_profile q;
+        ctxprof_error e;
+        memset(&q, 0, sizeof q);
+        memset(&e, 0, sizeof e);
+        hcct_crafted_file(path, cases[c].node, cases[c].word, cases[c].bad);
+        CHECK_EQ(ctxprof_hcct_profile_read(&q, path, NULL, &e), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(e.detail, cases[c].why);
+        CHECK(q.nodes == NULL && q.n == 0);
+        ctxprof_hcct_profile_deinit(&q);
+        hcct_crafted_file(path, cases[c].node, cases[c].word, cases[c].good);
+        if (ctxprof_hcct_profile_read(&q, path, NULL, &e) != CTXPROF_OK) {
+            fprintf(stderr, "case %zu: %s\n", c, e.detail);
+            CHECK(0);
+            continue;
+        }
+        CHECK_EQ(q.n, 3);
+        if (cases[c].node && q.n == 3) {
+            const ctxprof_hcct_pnode *x = &q.nodes[cases[c].node];
+            uint64_t got = cases[c].word == 1 ? x->err : cases[c].word == 4 ? x->parent : x->flags;
+            CHECK_EQ(got, cases[c].good);
+        } else if (cases[c].word == 11) {
+            CHECK_EQ((uint64_t)q.mode, cases[c].good);
+        } else if (cases[c].word == 12) {
+            CHECK_EQ((uint64_t)q.metric, cases[c].good);
+        } else {
+            CHECK_EQ((uint64_t)q.flags, cases[c].good);
+        }
+        ctxprof_hcct_profile_deinit(&q);
+    }
+}
+
+/* The CTXPROF_HCCT option parser (ctxprof__hcct_auto_parse, compiled only
+   with CTXPROF_HCCT_HOOKS, so in a program of its own): each key with valid
+   and invalid values. The program reads one option string a line and
+   prints what the parser made of it. */
+static const char hcct_opts_prog[] =
+    "#define _GNU_SOURCE\n"
+    "#define CTXPROF_IMPLEMENTATION\n"
+    "#define CTXPROF_HCCT_HOOKS\n"
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <stdio.h>\n"
+    "int main(void)\n"
+    "{\n"
+    "    char line[4096];\n"
+    "    while (fgets(line, sizeof line, stdin)) {\n"
+    "        ctxprof_hcct_desc d, c;\n"
+    "        ctxprof_error e, ef;\n"
+    "        int rc, fill;\n"
+    "        line[strcspn(line, \"\\n\")] = 0;\n"
+    "        memset(&d, 0, sizeof d);\n"
+    "        memset(&e, 0, sizeof e);\n"
+    "        memset(&ef, 0, sizeof ef);\n"
+    "        rc = ctxprof__hcct_auto_parse(line, &d, &e);\n"
+    "        c = d;\n"
+    "        fill = ctxprof__hcct_desc_fill(&c, &ef);\n"
+    "        printf(\"%d %d %.17g %.17g %zu %zu %zu %u %u %u %d %d %s|%s\\n\", rc, d.mode, d.phi,\n"
+    "               d.epsilon, d.counters, d.max_depth, d.max_bytes, d.flags, d.burst_period_us,\n"
+    "               d.burst_length_us, fill, ctxprof__hcct_auto_fmt, ctxprof__hcct_auto_out,\n"
+    "               e.detail);\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n";
+
+static void hcct_env_options(void)
+{
+    /* what each string must give: parse status, then (when parsed) the
+       descriptor's fields (0 = left alone), for burst whether the tree
+       takes it, and the output file's format */
+    static const struct {
+        const char *opt;
+        int rc, mode;
+        double phi, eps;
+        size_t counters, depth, mem;
+        unsigned flags, per, len;
+        int fill_ok, fmt; /* fill_ok: -1 not checked */
+        const char *why;  /* the message, for a refusal */
+    } cases[] = {
+        {"mode=lss", 0, CTXPROF_HCCT_LSS, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"mode=cct", 0, CTXPROF_HCCT_CCT, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"mode=CCT", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option 'mode=CCT'"},
+        {"phi=0.25", 0, 0, 0.25, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"phi=1e-4", 0, 0, 1e-4, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"phi=", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option 'phi='"},
+        {"phi=x", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option 'phi=x'"},
+        {"phi=0.1x", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"phi=-0.5", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"phi=nan", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"eps=0.001", 0, 0, 0, 0.001, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"eps=inf", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option 'eps=inf'"},
+        {"eps=", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"counters=1", 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"counters=1e3", 0, 0, 0, 0, 1000, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"counters=2.9", 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"counters=0", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "'counters=0'"},
+        {"counters=0.5", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"counters=1e20", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"depth=2", 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"depth=1000", 0, 0, 0, 0, 0, 1000, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"depth=1", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "'depth=1'"},
+        {"depth=1.99", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"depth=two", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"mem=1", 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"mem=1048576", 0, 0, 0, 0, 0, 0, 1048576, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"mem=0", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "'mem=0'"},
+        {"mem=-1", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"sites=0", 0, 0, 0, 0, 0, 0, 0, CTXPROF_HCCT_ROUTINE_ONLY, 0, 0, -1, CTXPROF_HCCT_TEXT,
+         0},
+        {"sites=1", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"sites=0,sites=1", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"sites=1,sites=0", 0, 0, 0, 0, 0, 0, 0, CTXPROF_HCCT_ROUTINE_ONLY, 0, 0, -1,
+         CTXPROF_HCCT_TEXT, 0},
+        {"sites=2", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "'sites=2'"},
+        {"sites=00", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "'sites=00'"},
+        {"sites=", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option"},
+        {"burst=100:50", 0, 0, 0, 0, 0, 0, 0, 0, 100, 50, 1, CTXPROF_HCCT_TEXT, 0},
+        {"burst=100:100", 0, 0, 0, 0, 0, 0, 0, 0, 100, 100, 1, CTXPROF_HCCT_TEXT, 0},
+        {"burst=4294967295:1", 0, 0, 0, 0, 0, 0, 0, 0, 4294967295u, 1, 1, CTXPROF_HCCT_TEXT, 0},
+        /* a length beyond the period is no bursting: the tree refuses it */
+        {"burst=100:4294967396", 0, 0, 0, 0, 0, 0, 0, 0, 100, 101, 0, CTXPROF_HCCT_TEXT, 0},
+        {"burst=4294967296:1", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0,
+         "burst=PERIOD_US:LENGTH_US, got '4294967296:1'"},
+        {"burst=4294967297:1", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0,
+         "got '4294967297:1'"},
+        {"burst=100", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "got '100'"},
+        {"burst=100:50x", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "got '100:50x'"},
+        {"burst=a:b", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "got 'a:b'"},
+        {"burst=", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "got ''"},
+        {"out=p.svg", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_SVG, 0},
+        {"out=p.json", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_JSON, 0},
+        {"out=p.folded", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_COLLAPSED, 0},
+        {"out=p.collapsed", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_COLLAPSED, 0},
+        {"out=p.hcct", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_BINARY, 0},
+        {"out=p.txt", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"out=d.svg/p", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+        {"out=p.pdf", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0,
+         "out=p.pdf: unknown format '.pdf'"},
+        {"phi", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "'phi' is not key=value"},
+        {"bogus=1", CTXPROF_ERR_PARSE, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, "bad option 'bogus=1'"},
+        {"mode=cct,phi=0.5,eps=0.125,counters=7,depth=9,mem=100,sites=0,burst=10:5,out=q.json",
+         0, CTXPROF_HCCT_CCT, 0.5, 0.125, 7, 9, 100, CTXPROF_HCCT_ROUTINE_ONLY, 10, 5, -1,
+         CTXPROF_HCCT_JSON, 0},
+        {"phi=0.1,phi=0.2", 0, 0, 0.2, 0, 0, 0, 0, 0, 0, 0, -1, CTXPROF_HCCT_TEXT, 0},
+    };
+    const char *d = ctxprof_test_tmpdir();
+    char src[600], exe[600], in[600], out[600], cwd[4096];
+    FILE *f;
+    size_t c, n = sizeof cases / sizeof cases[0];
+    char line[4096];
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(src, sizeof src, "%s/hcct_opts.c", d);
+    snprintf(exe, sizeof exe, "%s/hcct_opts", d);
+    snprintf(in, sizeof in, "%s/hcct_opts.in", d);
+    snprintf(out, sizeof out, "%s/hcct_opts.out", d);
+    REQUIRE_EQ(ctxprof_test_put(src, hcct_opts_prog), 0);
+    REQUIRE((f = fopen(in, "w")) != NULL);
+    for (c = 0; c < n; c++)
+        fprintf(f, "%s\n", cases[c].opt);
+    REQUIRE_EQ(fclose(f), 0);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=gnu11 -O0 -I%s %s -o %s -lpthread", CTXPROF_TEST_CC, cwd,
+                               src, exe),
+               0);
+    REQUIRE_EQ(ctxprof_test_sh("env -u CTXPROF_HCCT %s < %s > %s", exe, in, out), 0);
+    REQUIRE((f = fopen(out, "r")) != NULL);
+    for (c = 0; c < n && fgets(line, sizeof line, f); c++) {
+        int rc, mode, fill, fmt, fails = ctxprof_test_failed;
+        double phi, eps;
+        size_t counters, depth, mem;
+        unsigned flags, per, len;
+        char *bar = strchr(line, '|');
+        line[strcspn(line, "\n")] = 0;
+        if (sscanf(line, "%d %d %lf %lf %zu %zu %zu %u %u %u %d %d", &rc, &mode, &phi, &eps,
+                   &counters, &depth, &mem, &flags, &per, &len, &fill, &fmt) != 12 || !bar) {
+            CHECK(0);
+            break;
+        }
+        CHECK_EQ(rc, cases[c].rc);
+        if (cases[c].rc) {
+            CHECK_CONTAINS(bar + 1, cases[c].why);
+        } else {
+            CHECK_STR(bar + 1, "");
+            CHECK_EQ(mode, cases[c].mode);
+            CHECK_EQ(phi, cases[c].phi);
+            CHECK_EQ(eps, cases[c].eps);
+            CHECK_EQ(counters, cases[c].counters);
+            CHECK_EQ(depth, cases[c].depth);
+            CHECK_EQ(mem, cases[c].mem);
+            CHECK_EQ(flags, cases[c].flags);
+            CHECK_EQ(per, cases[c].per);
+            CHECK_EQ(len, cases[c].len);
+            CHECK_EQ(fmt, cases[c].fmt);
+            if (cases[c].fill_ok >= 0)
+                CHECK_EQ(fill == 0, cases[c].fill_ok);
+        }
+        if (ctxprof_test_failed != fails)
+            fprintf(stderr, "  for CTXPROF_HCCT=%s: %s\n", cases[c].opt, line);
+    }
+    CHECK_EQ(c, n);
+    fclose(f);
+}
+
 static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_init_errors", hcct_init_errors},
     {"hcct_lazy_queue", hcct_lazy_queue},
@@ -4536,4 +4797,6 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_robust_files", hcct_robust_files},
     {"hcct_robust_bounds", hcct_robust_bounds},
     {"hcct_robust_signals", hcct_robust_signals},
+    {"hcct_read_field_bounds", hcct_read_field_bounds},
+    {"hcct_env_options", hcct_env_options},
     {0, 0}};

@@ -5177,6 +5177,59 @@ static void icpp_robust_signals(void)
     munmap(r, sizeof *r);
 }
 
+/* A DWARF-3 CIE (version 3: the return-address register is a ULEB128,
+   here the two-byte 0x80 0x01) gives the rows of its version-1 form; a
+   version-4 CIE (address and segment sizes follow the augmentation) is not
+   read as either. */
+static void icpp_cfa_cie_version3(void)
+{
+    static const ctxprof__icpp_pcrange all = {0, UINTPTR_MAX, 0};
+    unsigned char *b = (unsigned char *)calloc(256, 1);
+    ctxprof__icpp_cfa v1[8];
+    ctxprof__cfi_ctx x;
+    size_t len, n1, k;
+    uintptr_t begin;
+    REQUIRE(b != NULL);
+    len = icpp_cfa_blob(b, &begin);
+    memset(&x, 0, sizeof x);
+    x.pcs = &all;
+    x.npcs = 1;
+    ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+    n1 = x.out.n;
+    REQUIRE_EQ(n1, 5);
+    memcpy(v1, x.out.row, n1 * sizeof v1[0]);
+    free(x.out.row);
+    /* the CIE: version at 8, return address register at 14, then the
+       augmentation data and instructions, and two bytes of padding (so the
+       one-byte-longer ULEB fits the same CIE length) */
+    REQUIRE_EQ(b[8], 1);
+    REQUIRE_EQ(b[14], 0x10);
+    REQUIRE_EQ(b[22], 0);
+    memmove(b + 15, b + 14, 9);
+    b[8] = 3;
+    b[14] = 0x80;
+    b[15] = 0x01;
+    memset(&x, 0, sizeof x);
+    x.pcs = &all;
+    x.npcs = 1;
+    ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+    REQUIRE_EQ(x.out.n, n1);
+    for (k = 0; k < n1; k++) {
+        CHECK_EQ(x.out.row[k].pc, v1[k].pc);
+        CHECK_EQ(x.out.row[k].reg, v1[k].reg);
+        CHECK_EQ(x.out.row[k].off, v1[k].off);
+    }
+    free(x.out.row);
+    b[8] = 4;
+    memset(&x, 0, sizeof x);
+    x.pcs = &all;
+    x.npcs = 1;
+    ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+    CHECK_EQ(x.out.n, 0);
+    free(x.out.row);
+    free(b);
+}
+
 static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp_symtab_self},
                                                         {"icpp_map_build_id", icpp_map_build_id},
                                                        {"icpp_symtab_libc", icpp_symtab_libc},
@@ -5248,4 +5301,5 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
     {"icpp_robust_signals", icpp_robust_signals},
+    {"icpp_cfa_cie_version3", icpp_cfa_cie_version3},
                                                        {0, 0}};

@@ -2546,6 +2546,135 @@ static void pcc_robust_bounds(void)
     ctxprof_pcc_set_deinit(&s);
 }
 
+/* A value count so large that count * width wraps to the payload's length
+   is corrupt, not a request for memory: 2^61 + 1 eight-byte values "fill"
+   8 bytes modulo 2^64, 2^62 + 1 four-byte ones 4 bytes. */
+static void pcc_set_count_wraps(void)
+{
+    static const struct {
+        uint64_t bits, count;
+        size_t len;
+    } cases[] = {{64, (1ull << 61) + 1, 8}, {32, (1ull << 62) + 1, 4}, {64, 1ull << 61, 0}};
+    size_t c;
+    char path[512];
+    snprintf(path, sizeof path, "%s/wrap.set", ctxprof_test_tmpdir());
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unsigned char img[CTXPROF__BLOB_HDR + 8];
+        uint64_t params[4];
+        ctxprof_pcc_file f;
+        ctxprof_error e;
+        params[0] = cases[c].bits;
+        params[1] = 7;
+        params[2] = CTXPROF_PCC_SITE_VERSION;
+        params[3] = cases[c].count;
+        memset(img, 0, sizeof img);
+        img[CTXPROF__BLOB_HDR] = 1;
+        ctxprof__blob_seal(img, CTXPROF__KIND_PCC_SET, params, cases[c].len);
+        memset(&f, 0, sizeof f);
+        memset(&e, 0, sizeof e);
+        CHECK_EQ(ctxprof__pcc_file_parse(&f, img, CTXPROF__BLOB_HDR + cases[c].len, "wrap", &e),
+                 CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(ctxprof_error_message(&e), "values do not fill");
+        CHECK(f.values == NULL);
+        CHECK_EQ(f.count, 0);
+        REQUIRE_EQ(pcc_write_raw(path, img, CTXPROF__BLOB_HDR + cases[c].len), 0);
+        memset(&e, 0, sizeof e);
+        CHECK_EQ(ctxprof_pcc_file_read(&f, path, &e), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(ctxprof_error_message(&e), "values do not fill");
+    }
+}
+
+/* The writer refuses what the reader would: a repeated or descending value
+   (strictly ascending only), and writes nothing. */
+static void pcc_file_write_duplicates(void)
+{
+    static const uint64_t dup[2] = {1, 1}, desc[3] = {1, 3, 2}, ok[2] = {1, 2};
+    ctxprof_pcc_file f;
+    ctxprof_error e;
+    char path[512];
+    snprintf(path, sizeof path, "%s/dup.set", ctxprof_test_tmpdir());
+    memset(&f, 0, sizeof f);
+    f.bits = 64;
+    f.site_version = CTXPROF_PCC_SITE_VERSION;
+    f.values = (uint64_t *)dup;
+    f.count = 2;
+    memset(&e, 0, sizeof e);
+    unlink(path);
+    CHECK_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_error_message(&e), "values not sorted and unique");
+    CHECK_EQ(access(path, F_OK), -1);
+    f.values = (uint64_t *)desc;
+    f.count = 3;
+    CHECK_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_ERR_INVAL);
+    CHECK_EQ(access(path, F_OK), -1);
+    f.bits = 32;
+    f.values = (uint64_t *)dup;
+    f.count = 2;
+    CHECK_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_ERR_INVAL);
+    CHECK_EQ(access(path, F_OK), -1);
+    /* and what it accepts reads back */
+    f.values = (uint64_t *)ok;
+    REQUIRE_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_OK);
+    {
+        ctxprof_pcc_file g;
+        memset(&g, 0, sizeof g);
+        REQUIRE_EQ(ctxprof_pcc_file_read(&g, path, &e), CTXPROF_OK);
+        CHECK_EQ(g.count, 2);
+        CHECK_EQ(g.bits, 32);
+        if (g.count == 2) {
+            CHECK_EQ(g.values[0], 1);
+            CHECK_EQ(g.values[1], 2);
+        }
+        ctxprof_pcc_file_free(&g);
+    }
+}
+
+/* Sets of two site-hash versions (their ids hash other strings) are as
+   incompatible as two seeds: merge and diff refuse them, the same files with
+   one version are merged. */
+static void pcc_tool_site_version(void)
+{
+    static const uint64_t va[2] = {1, 5}, vb[2] = {2, 5};
+    ctxprof_pcc_file f;
+    ctxprof_error e;
+    char pa[512], pb[512], pu[512], out[512];
+    const char *d = ctxprof_test_tmpdir();
+    snprintf(pa, sizeof pa, "%s/sva.set", d);
+    snprintf(pb, sizeof pb, "%s/svb.set", d);
+    snprintf(pu, sizeof pu, "%s/svu.set", d);
+    snprintf(out, sizeof out, "%s/sv.out", d);
+    memset(&f, 0, sizeof f);
+    f.bits = 64;
+    f.seed = 0x1234;
+    f.site_version = 1;
+    f.values = (uint64_t *)va;
+    f.count = 2;
+    REQUIRE_EQ(ctxprof_pcc_file_write(&f, pa, &e), CTXPROF_OK);
+    f.values = (uint64_t *)vb;
+    REQUIRE_EQ(ctxprof_pcc_file_write(&f, pb, &e), CTXPROF_OK);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge -o %s %s %s > /dev/null 2>&1", pu, pa, pb), 0);
+    memset(&f, 0, sizeof f);
+    REQUIRE_EQ(ctxprof_pcc_file_read(&f, pu, &e), CTXPROF_OK);
+    CHECK_EQ(f.count, 3);
+    CHECK_EQ(f.site_version, 1);
+    ctxprof_pcc_file_free(&f);
+    /* b again, one version on */
+    f.bits = 64;
+    f.seed = 0x1234;
+    f.site_version = 2;
+    f.values = (uint64_t *)vb;
+    f.count = 2;
+    REQUIRE_EQ(ctxprof_pcc_file_write(&f, pb, &e), CTXPROF_OK);
+    unlink(pu);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set merge -o %s %s %s > /dev/null 2> %s", pu, pa, pb,
+                             out), 1);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'site hash v1) and .* site hash v2) come from "
+                             "incompatible builds' %s", out), 0);
+    CHECK_EQ(access(pu, F_OK), -1);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-set diff %s %s > /dev/null 2> %s", pa, pb, out), 2);
+    CHECK_EQ(ctxprof_test_sh("grep -q 'incompatible builds' %s", out), 0);
+}
+
 static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_noncommutative", pcc_noncommutative},
     {"pcc_set_uninit", pcc_set_uninit},
@@ -2591,4 +2720,7 @@ static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_bits32", pcc_bits32},
     {"pcc_robust_files", pcc_robust_files},
     {"pcc_robust_bounds", pcc_robust_bounds},
+    {"pcc_set_count_wraps", pcc_set_count_wraps},
+    {"pcc_file_write_duplicates", pcc_file_write_duplicates},
+    {"pcc_tool_site_version", pcc_tool_site_version},
     {0, 0}};

@@ -1156,6 +1156,160 @@ static void pcce_grow_signal_safe(void)
              0);
 }
 
+/* Hand-made decode tables: tables reach the decoder from ctxprof_enc_build
+   or as static arrays written by ctxprof-gen (maybe edited, maybe stale),
+   so the decoder checks them as it goes. */
+static const char *const pcce_hand_names[2] = {"main", "f"};
+static const ctxprof_enc_op pcce_hand_ops[2];
+
+/* One node f that calls itself, with a range, a level group and no code:
+   every step takes f -> f and consumes no bits. The decoder says so
+   (a loop, CTXPROF_ERR_CORRUPT) long before the output buffer is full. */
+static void pcce_decode_loop(void)
+{
+    static const uint32_t caller[1] = {0}, callee[1] = {0}, zero[1] = {0}, one_first[2] = {0, 1};
+    static const uint64_t lo[1] = {0}, cc[1] = {1};
+    static const uint8_t flags[1] = {0}, lvlen[1] = {0};
+    static const int schemes[4] = {CTXPROF_ENC_PCCE, CTXPROF_ENC_HCCE, CTXPROF_ENC_AUTO,
+                                   CTXPROF_ENC_VALENCE};
+    static uint32_t out[4096];
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    size_t n, i;
+    for (i = 0; i < 4; i++) {
+        memset(&t, 0, sizeof t);
+        t.scheme = schemes[i];
+        t.n_nodes = 1;
+        t.n_edges = 1;
+        t.node_names = pcce_hand_names + 1;
+        t.edge_caller = caller;
+        t.edge_callee = callee;
+        t.edge_site = zero;
+        t.ops = pcce_hand_ops;
+        t.node_flags = flags;
+        t.node_rec_bits = lvlen;
+        if (t.scheme == CTXPROF_ENC_VALENCE) {
+            t.n_scc = 1;
+            t.scc_of_node = zero;
+            t.lv_level = zero;
+            t.lv_len = lvlen;
+            t.lv_first = one_first;
+            t.grp_plevel = zero;
+            t.grp_first = one_first;
+            t.grp_edge = zero;
+        } else {
+            t.n_num = 1;
+            t.num_of_node = zero;
+            t.range_first = one_first;
+            t.range_lo = lo;
+            t.range_ref = zero;
+            t.num_cc = cc;
+        }
+        memset(&err, 0, sizeof err);
+        n = 0;
+        CHECK_EQ(ctxprof_enc_decode(&t, NULL, 0, 0, out, 4096, &n, &err), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(err.detail, "a loop at 'f'");
+        CHECK_LT(n, 64); /* (0 stack bits + 2) * (1 node + 1), and one step more */
+    }
+}
+
+/* PCCE: the range of a thread's start holds one id (ctxprof_enc_build makes
+   it [0, 1)); one that the tables make wider holds just that one start. */
+static void pcce_decode_root_range(void)
+{
+    static const uint32_t zero[1] = {0}, first[2] = {0, 1}, ref[1] = {CTXPROF_ENC_REF_ROOT};
+    static const uint64_t lo[1] = {0}, cc[1] = {3};
+    static const uint8_t flags[1] = {CTXPROF_ENC_NODE_ROOT};
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    uint32_t out[8];
+    uint64_t w;
+    size_t n;
+    memset(&t, 0, sizeof t);
+    t.scheme = CTXPROF_ENC_PCCE;
+    t.n_nodes = 1;
+    t.node_names = pcce_hand_names;
+    t.edge_caller = t.edge_callee = t.edge_site = zero;
+    t.ops = pcce_hand_ops;
+    t.node_flags = flags;
+    t.acyc_bits = 2;
+    t.acyc_words = 1;
+    t.n_num = 1;
+    t.num_of_node = zero;
+    t.range_first = first;
+    t.range_lo = lo;
+    t.range_ref = ref;
+    t.num_cc = cc;
+    for (w = 0; w < 4; w++) {
+        memset(&err, 0, sizeof err);
+        n = 99;
+        if (w == 0) {
+            CHECK_EQ(ctxprof_enc_decode(&t, &w, 2, 0, out, 8, &n, &err), CTXPROF_OK);
+            CHECK_EQ(n, 0);
+        } else {
+            CHECK_EQ(ctxprof_enc_decode(&t, &w, 2, 0, out, 8, &n, &err), CTXPROF_ERR_CORRUPT);
+            CHECK_CONTAINS(err.detail, w < 3 ? "start of a thread at 'main'"
+                                             : "id outside the node's range at 'main'");
+        }
+    }
+}
+
+/* AUTO per-target codes: f is a coded entry point (2-bit codes: 0 entered
+   from main, 1 from itself by f -> f); codes 2 and 3 are past f's one
+   cyclic in-edge. cyc_edge holds one more edge past f's slice (main -> f),
+   as the slice of a following node would: a code one past the slice must
+   not read it. */
+static void pcce_decode_target_code(void)
+{
+    static const uint32_t caller[2] = {0, 1}, callee[2] = {1, 1}, zero[2] = {0, 0};
+    static const uint32_t num_of_node[2] = {0, 1}, rfirst[3] = {0, 1, 2};
+    static const uint32_t rref[2] = {CTXPROF_ENC_REF_ROOT, 0};
+    static const uint64_t rlo[2] = {0, 0}, cc[2] = {1, 1};
+    static const uint8_t flags[2] = {CTXPROF_ENC_NODE_ROOT,
+                                     CTXPROF_ENC_NODE_CODED | CTXPROF_ENC_NODE_ENTRY};
+    static const uint8_t rec_bits[2] = {0, 2};
+    static const uint32_t cyc_first[3] = {0, 0, 1}, cyc_edge[2] = {1, 0};
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    uint32_t out[8];
+    uint64_t w;
+    size_t n;
+    memset(&t, 0, sizeof t);
+    t.scheme = CTXPROF_ENC_AUTO;
+    t.n_nodes = 2;
+    t.n_edges = 2;
+    t.node_names = pcce_hand_names;
+    t.edge_caller = caller;
+    t.edge_callee = callee;
+    t.edge_site = zero;
+    t.ops = pcce_hand_ops;
+    t.node_flags = flags;
+    t.n_num = 2;
+    t.num_of_node = num_of_node;
+    t.range_first = rfirst;
+    t.range_lo = rlo;
+    t.range_ref = rref;
+    t.num_cc = cc;
+    t.node_rec_bits = rec_bits;
+    t.cyc_first = cyc_first;
+    t.cyc_edge = cyc_edge;
+    /* the tables decode: f entered from main (code 0), then f -> f (1) */
+    w = 0;
+    REQUIRE_EQ(ctxprof_enc_decode(&t, &w, 2, 1, out, 8, &n, &err), CTXPROF_OK);
+    REQUIRE_EQ(n, 1);
+    CHECK_EQ(out[0], 0);
+    w = 1; /* top code 1 (low bits), below it 0 */
+    REQUIRE_EQ(ctxprof_enc_decode(&t, &w, 4, 1, out, 8, &n, &err), CTXPROF_OK);
+    REQUIRE_EQ(n, 2);
+    CHECK_EQ(out[0], 0);
+    CHECK_EQ(out[1], 1);
+    for (w = 2; w < 4; w++) {
+        memset(&err, 0, sizeof err);
+        CHECK_EQ(ctxprof_enc_decode(&t, &w, 2, 1, out, 8, &n, &err), CTXPROF_ERR_CORRUPT);
+        CHECK_CONTAINS(err.detail, "stack code at 'f'");
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_paper_figure1", pcce_paper_figure1},
     {"pcce_exhaustive_dags", pcce_exhaustive_dags},
@@ -1170,4 +1324,7 @@ static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_threads", pcce_threads},
     {"pcce_decode_errors", pcce_decode_errors},
     {"pcce_decode_not_encodings", pcce_decode_not_encodings},
+    {"pcce_decode_loop", pcce_decode_loop},
+    {"pcce_decode_root_range", pcce_decode_root_range},
+    {"pcce_decode_target_code", pcce_decode_target_code},
     {0, 0}};

@@ -5276,6 +5276,239 @@ static void pebs_robust_bounds(void)
     CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "beyond the array's capacity");
 }
 
+/* A sample of IP | CALLCHAIN | REGS_USER that is words long: a callchain
+   of 0xc0de0000 + k fills it (w: at least words). */
+static size_t pebs_chain_sample(uint64_t *w, size_t words, uint64_t ip)
+{
+    struct perf_event_header h;
+    size_t n = 1, nregs = (size_t)ctxprof__pebs_popcount(PEBS_MASK), nr = words - 4 - nregs, k;
+    unsigned b;
+    w[n++] = ip;
+    w[n++] = nr;
+    for (k = 0; k < nr; k++)
+        w[n++] = 0xc0de0000u + k;
+    w[n++] = 2; /* REGS_USER: 64-bit ABI */
+    for (b = 0; b < 64; b++)
+        if (PEBS_MASK >> b & 1)
+            w[n++] = 0x7000 + b;
+    h.type = PERF_RECORD_SAMPLE;
+    h.misc = PERF_RECORD_MISC_USER;
+    h.size = (uint16_t)(n * 8);
+    memcpy(w, &h, sizeof h);
+    return n * 8;
+}
+
+typedef struct pebs_chain_got {
+    uint64_t ips[4];
+    size_t n, bad;
+} pebs_chain_got;
+
+/* Counts the samples and the callchain entries that are not 0xc0de0000 + k. */
+static void pebs_chain_got_fn(void *user, const ctxprof_pebs_sample *s)
+{
+    pebs_chain_got *g = (pebs_chain_got *)user;
+    uint32_t k;
+    for (k = 0; k < s->callchain_nr; k++)
+        g->bad += s->callchain[k] != 0xc0de0000u + k;
+    if (g->n < 4)
+        g->ips[g->n] = s->event_ip;
+    g->n++;
+}
+
+/* A sample too big for the reader's scratch buffer (7296 bytes) straddles
+   the end of a 16 KiB ring: it is not copied (counted as bad), and the
+   sample after it is read. One that fits the buffer exactly, or does not
+   straddle, is read whole. */
+static void pebs_ring_straddle_big(void)
+{
+    static uint64_t w[1024];
+    static const struct {
+        size_t words;
+        uint64_t start; /* where the big sample begins (mod 16 KiB) */
+        int read;       /* read whole (1) or refused (0) */
+    } cases[] = {{1024, 16384 - 4096, 0},
+                 {1024, 2 * 16384 - 8, 0}, /* its header is the ring's last word */
+                 {CTXPROF__PEBS_SCRATCH_WORDS, 16384 - 4096, 1},
+                 {CTXPROF__PEBS_SCRATCH_WORDS + 1, 16384 - 4096, 0},
+                 {1024, 0, 1},
+                 {1024, 8192, 1}};
+    ctxprof__pebs_fmt f;
+    ctxprof__pebs_sink sk;
+    size_t c;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    REQUIRE_EQ(8 * CTXPROF__PEBS_SCRATCH_WORDS, 7296);
+    REQUIRE_EQ(ctxprof__pebs_fmt_init(&f, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN |
+                                             PERF_SAMPLE_REGS_USER, PEBS_MASK, 0, 0),
+               0);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pebs_fake fk;
+        pebs_chain_got g;
+        size_t len;
+        memset(&g, 0, sizeof g);
+        memset(&sk, 0, sizeof sk);
+        sk.fn = pebs_chain_got_fn;
+        sk.user = &g;
+        pebs_fake_init(&fk, 16384);
+        fk.head = cases[c].start;
+        fk.meta->data_tail = fk.head;
+        len = pebs_chain_sample(w, cases[c].words, 0x401000);
+        REQUIRE_EQ(len, 8 * cases[c].words);
+        pebs_fake_write(&fk, w, len);
+        len = pebs_chain_sample(w, 16, 0x402000);
+        pebs_fake_write(&fk, w, len);
+        pebs_fake_publish(&fk);
+        CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), 1u + (unsigned)cases[c].read);
+        CHECK_EQ(fk.meta->data_tail, fk.head);
+        CHECK_EQ(fk.ring.st.bad_records, 1u - (unsigned)cases[c].read);
+        CHECK_EQ(fk.ring.st.desyncs, 0);
+        CHECK_EQ(fk.ring.st.bytes, 8 * cases[c].words + 128);
+        CHECK_EQ(g.bad, 0);
+        REQUIRE_EQ(g.n, 1u + (unsigned)cases[c].read);
+        if (cases[c].read)
+            CHECK_EQ(g.ips[0], 0x401000);
+        CHECK_EQ(g.ips[g.n - 1], 0x402000);
+        pebs_fake_free(&fk);
+    }
+}
+
+/* A LOST record is {id, lost}: one of 16 bytes has no count (bad, nothing
+   counted, not the next record's first word). */
+static void pebs_ring_lost_short(void)
+{
+    static pebs_rec r;
+    static pebs_got g;
+    pebs_fake fk;
+    ctxprof__pebs_fmt f = pebs_std_fmt();
+    ctxprof__pebs_sink sk;
+    size_t len;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    pebs_fake_init(&fk, 4096);
+    pebs_sink_init(&sk, &g);
+    pebs_rec_begin(&r); /* LOST with its id only */
+    pebs_rec_u64(&r, 7);
+    REQUIRE_EQ(pebs_rec_end(&r, PERF_RECORD_LOST, 0), 16);
+    pebs_fake_write(&fk, r.w, 16);
+    len = pebs_std_sample(&r, 1);
+    pebs_fake_write(&fk, r.w, len);
+    pebs_rec_begin(&r); /* and one of 24 bytes counts */
+    pebs_rec_u64(&r, 7);
+    pebs_rec_u64(&r, 5);
+    pebs_fake_write(&fk, r.w, pebs_rec_end(&r, PERF_RECORD_LOST, 0));
+    pebs_fake_write(&fk, r.w, 8); /* LOST_SAMPLES {lost} of 8 bytes: no count either */
+    {
+        struct perf_event_header h;
+        h.type = CTXPROF__PEBS_RECORD_LOST_SAMPLES;
+        h.misc = 0;
+        h.size = 8;
+        memcpy(fk.data + ((fk.head - 8) & (fk.size - 1)), &h, sizeof h);
+    }
+    len = pebs_std_sample(&r, 2);
+    pebs_fake_write(&fk, r.w, len);
+    pebs_fake_publish(&fk);
+    CHECK_EQ(ctxprof__pebs_ring_read(&fk.ring, &f, &sk), 2);
+    CHECK_EQ(fk.ring.st.lost, 5);
+    CHECK_EQ(fk.ring.st.lost_samples, 0);
+    CHECK_EQ(fk.ring.st.bad_records, 2);
+    CHECK_EQ(fk.ring.st.desyncs, 0);
+    REQUIRE_EQ(g.n, 2);
+    CHECK_EQ(g.s[0].ip, 0x400001);
+    CHECK_EQ(g.s[1].ip, 0x400002);
+    pebs_fake_free(&fk);
+}
+
+/* A stack copy's size is a multiple of 8 (the kernel pads it): one of 12
+   bytes is refused even when a dyn_size that fits follows its first word. */
+static void pebs_parse_stack_unaligned(void)
+{
+    static pebs_rec r;
+    ctxprof__pebs_fmt f;
+    ctxprof_pebs_sample s;
+    uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    unsigned b;
+    size_t len, at_size;
+    if (!PEBS_MASK)
+        SKIP("no register layout for this architecture");
+    REQUIRE_EQ(ctxprof__pebs_fmt_init(&f, st, PEBS_MASK, 0, 0), 0);
+    pebs_rec_begin(&r);
+    pebs_rec_u64(&r, 0x1111); /* IP */
+    pebs_rec_u64(&r, 2);      /* REGS_USER */
+    for (b = 0; b < 64; b++)
+        if (PEBS_MASK >> b & 1)
+            pebs_rec_u64(&r, 0x7000 + b);
+    at_size = r.n;
+    pebs_rec_u64(&r, 8); /* STACK_USER size: 8 bytes */
+    pebs_rec_u64(&r, 0xabc0);
+    pebs_rec_u64(&r, 8); /* dyn_size */
+    len = pebs_rec_end(&r, PERF_RECORD_SAMPLE, 0);
+    REQUIRE_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), 0);
+    CHECK_EQ(s.stack_size, 8);
+    for (b = 9; b < 16; b++) { /* 9 .. 15: the same words, read as 8 bytes and some */
+        r.w[at_size] = b;
+        CHECK_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), -1);
+    }
+    r.w[at_size] = 4; /* and less than a word */
+    CHECK_EQ(ctxprof__pebs_parse(&f, (const unsigned char *)r.w, len, &s), -1);
+}
+
+/* CTXPROF_PEBS_LEVEL names a level (or auto); a level in the descriptor,
+   or CTXPROF_PEBS_NO_ENV, wins over it. */
+static void pebs_level_env(void)
+{
+    static const struct {
+        const char *env;
+        int rc, level;
+    } cases[] = {{"pebs", CTXPROF_OK, CTXPROF_PEBS_LEVEL_PEBS},
+                 {"hw", CTXPROF_OK, CTXPROF_PEBS_LEVEL_HW},
+                 {"hardware", CTXPROF_OK, CTXPROF_PEBS_LEVEL_HW},
+                 {"sw", CTXPROF_OK, CTXPROF_PEBS_LEVEL_SW},
+                 {"software", CTXPROF_OK, CTXPROF_PEBS_LEVEL_SW},
+                 {"auto", CTXPROF_OK, 0},
+                 {"", CTXPROF_OK, 0},
+                 {NULL, CTXPROF_OK, 0},
+                 {"HW", CTXPROF_ERR_INVAL, 0},
+                 {"hw ", CTXPROF_ERR_INVAL, 0},
+                 {"pebs2", CTXPROF_ERR_INVAL, 0},
+                 {"s", CTXPROF_ERR_INVAL, 0}};
+    const char *old = getenv("CTXPROF_PEBS_LEVEL");
+    char saved[256];
+    size_t c;
+    int lvl;
+    snprintf(saved, sizeof saved, "%s", old ? old : "");
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ctxprof_pebs pb;
+        ctxprof_pebs_desc d;
+        memset(&pb, 0, sizeof pb);
+        memset(&d, 0, sizeof d);
+        if (cases[c].env)
+            setenv("CTXPROF_PEBS_LEVEL", cases[c].env, 1);
+        else
+            unsetenv("CTXPROF_PEBS_LEVEL");
+        lvl = -1;
+        CHECK_EQ(ctxprof__pebs_forced(&pb, &d, &lvl), cases[c].rc);
+        if (cases[c].rc == CTXPROF_OK) {
+            CHECK_EQ(lvl, cases[c].level);
+        } else {
+            CHECK_CONTAINS(ctxprof_error_message(&pb.error), "expected pebs, hw, sw or auto");
+        }
+        if (ctxprof_test_failed)
+            fprintf(stderr, "  CTXPROF_PEBS_LEVEL='%s'\n", cases[c].env ? cases[c].env : "(unset)");
+        /* the descriptor's level, or no environment: the variable is not read */
+        d.level = CTXPROF_PEBS_LEVEL_SW;
+        CHECK_EQ(ctxprof__pebs_forced(&pb, &d, &lvl), CTXPROF_OK);
+        CHECK_EQ(lvl, CTXPROF_PEBS_LEVEL_SW);
+        d.level = 0;
+        d.flags = CTXPROF_PEBS_NO_ENV;
+        CHECK_EQ(ctxprof__pebs_forced(&pb, &d, &lvl), CTXPROF_OK);
+        CHECK_EQ(lvl, 0);
+    }
+    if (old)
+        setenv("CTXPROF_PEBS_LEVEL", saved, 1);
+    else
+        unsetenv("CTXPROF_PEBS_LEVEL");
+}
+
 static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_parse_fields", pebs_parse_fields},
     {"pebs_parse_bounds", pebs_parse_bounds},
@@ -5336,4 +5569,8 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_hardware", pebs_hardware},
     {"pebs_robust_signals", pebs_robust_signals},
     {"pebs_robust_bounds", pebs_robust_bounds},
+    {"pebs_ring_straddle_big", pebs_ring_straddle_big},
+    {"pebs_ring_lost_short", pebs_ring_lost_short},
+    {"pebs_parse_stack_unaligned", pebs_parse_stack_unaligned},
+    {"pebs_level_env", pebs_level_env},
     {0, 0}};

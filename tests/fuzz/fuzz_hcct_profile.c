@@ -4,8 +4,10 @@
    version 1 (one header word fewer). Accepted profiles must render in every
    format, copy, prune, merge into a copy of themselves (doubling the total
    and every count, with no node added: siblings are distinct contexts),
-   merge by name, and compare with themselves; refused ones must leave the
-   output profile untouched. */
+   merge by name, and compare with themselves; they must hold the format's
+   invariants (error <= count, a parent before its child, known flags and
+   mode) and be written back in the binary format to a file that reads as
+   the same profile. Refused ones must leave the output profile untouched. */
 #define CTXPROF_IMPLEMENTATION
 #include "../../ctxprof_hcct.h"
 
@@ -17,7 +19,75 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[64];
+static char path[64], again[64];
+
+/* Field by field (doubles by their bits: NaN is a value a file may hold). */
+static int same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_profile *b)
+{
+    size_t i;
+    if (a->n != b->n || a->total != b->total || a->threshold != b->threshold ||
+        a->absent != b->absent || a->events != b->events || a->sampled != b->sampled ||
+        a->dropped != b->dropped || memcmp(&a->phi, &b->phi, sizeof a->phi) != 0 ||
+        memcmp(&a->epsilon, &b->epsilon, sizeof a->epsilon) != 0 ||
+        a->counters != b->counters || a->mode != b->mode || a->metric != b->metric ||
+        a->flags != b->flags || a->threads != b->threads || a->lost_threads != b->lost_threads ||
+        a->reentrant != b->reentrant)
+        return 0;
+    for (i = 0; i < a->n; i++) {
+        const ctxprof_hcct_pnode *x = &a->nodes[i], *y = &b->nodes[i];
+        if (x->count != y->count || x->err != y->err || x->routine != y->routine ||
+            x->site != y->site || x->parent != y->parent || x->flags != y->flags ||
+            x->depth != y->depth || x->child != y->child || x->sibling != y->sibling ||
+            strcmp(ctxprof_hcct_profile_name(a, i), ctxprof_hcct_profile_name(b, i)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* What the reader promises of a profile it accepts. */
+static void check_invariants(const ctxprof_hcct_profile *p)
+{
+    size_t i;
+    if (p->n < 1 || p->nodes[0].parent != CTXPROF_HCCT_NONE ||
+        !(p->nodes[0].flags & CTXPROF_HCCT_IS_ROOT) ||
+        (p->mode != CTXPROF_HCCT_LSS && p->mode != CTXPROF_HCCT_CCT) || p->metric < 0 ||
+        p->metric > CTXPROF_HCCT_OTHER || p->flags > 7)
+        abort();
+    for (i = 0; i < p->n; i++) {
+        const ctxprof_hcct_pnode *x = &p->nodes[i];
+        if (x->err > x->count || x->flags > 7 || (i && (x->parent >= i || x->name == 0)) ||
+            (i && (x->flags & CTXPROF_HCCT_IS_ROOT)) ||
+            (i && x->depth != p->nodes[x->parent].depth + 1))
+            abort();
+    }
+}
+
+/* Written in the binary format and read back, the same profile; written
+   again, the same bytes. */
+static void check_roundtrip(const ctxprof_hcct_profile *p)
+{
+    ctxprof_hcct_write_desc d;
+    ctxprof_hcct_profile q;
+    ctxprof_error err;
+    char *a = NULL, *b = NULL;
+    size_t alen = 0, blen = 0;
+    memset(&d, 0, sizeof d);
+    d.format = CTXPROF_HCCT_BINARY;
+    if (ctxprof_hcct_profile_format(p, &d, &a, &alen, &err) != CTXPROF_OK)
+        return; /* out of memory */
+    if (ctxprof_hcct_profile_write(p, again, &d, &err) != CTXPROF_OK ||
+        ctxprof_hcct_profile_read(&q, again, NULL, &err) != CTXPROF_OK)
+        abort();
+    if (!same_profile(p, &q))
+        abort();
+    if (ctxprof_hcct_profile_format(&q, &d, &b, &blen, &err) == CTXPROF_OK) {
+        if (blen != alen || memcmp(a, b, alen) != 0)
+            abort();
+        ctxprof_hcct_text_free(&q, b);
+    }
+    ctxprof_hcct_text_free(p, a);
+    ctxprof_hcct_profile_deinit(&q);
+}
 
 static void check(const unsigned char *img, size_t size)
 {
@@ -38,6 +108,8 @@ static void check(const unsigned char *img, size_t size)
             abort();
         return;
     }
+    check_invariants(&p);
+    check_roundtrip(&p);
     for (fmt = CTXPROF_HCCT_TEXT; fmt <= CTXPROF_HCCT_TOP; fmt++) {
         ctxprof_hcct_write_desc d;
         char *out = NULL;
@@ -83,8 +155,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *img = (unsigned char *)malloc(CTXPROF__BLOB_HDR + size + 1);
     uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
     uint64_t params1[4] = {1, sizeof(uintptr_t) * 8, 0, 0}; /* no reentrant word */
-    if (!path[0])
+    if (!path[0]) {
         fuzz_temp_path(path, sizeof path, "fuzz_hcct_profile");
+        fuzz_temp_path(again, sizeof again, "fuzz_hcct_profile_again");
+    }
     if (!img)
         return 0;
     check(data, size);

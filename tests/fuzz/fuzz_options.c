@@ -1,7 +1,8 @@
 /* libFuzzer target: the option and name parsers - the CTXPROF_HCCT
-   environment variable (ctxprof_hcct.h HOOKS), perf event names
-   (ctxprof_pebs_encode_event) and encoding scheme names. The input is the
-   string. A refused option string must say why; an accepted one must give
+   environment variable (ctxprof_hcct.h HOOKS), the CTXPROF_PEBS_LEVEL
+   variable, perf event names (ctxprof_pebs_encode_event) and encoding
+   scheme names. The input is the string. A level is one of the names the
+   documentation gives (exactly those), or refused with a reason. A refused option string must say why; an accepted one must give
    a descriptor that the tree's own validation either refuses with a reason
    or fills into sane values. A refused event name must leave the
    attributes untouched. */
@@ -53,6 +54,40 @@ static void event_name(const char *s)
     }
 }
 
+/* The documented names: pebs, hw or hardware, sw or software, auto (or
+   empty): the level, else -1. */
+static int level_of(const char *s)
+{
+    if (!*s || strcmp(s, "auto") == 0)
+        return 0;
+    if (strcmp(s, "pebs") == 0)
+        return CTXPROF_PEBS_LEVEL_PEBS;
+    if (strcmp(s, "hw") == 0 || strcmp(s, "hardware") == 0)
+        return CTXPROF_PEBS_LEVEL_HW;
+    if (strcmp(s, "sw") == 0 || strcmp(s, "software") == 0)
+        return CTXPROF_PEBS_LEVEL_SW;
+    return -1;
+}
+
+static void pebs_level(const char *s)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    int lvl = -2, rc, want = level_of(s);
+    memset(&pb, 0, sizeof pb);
+    memset(&d, 0, sizeof d);
+    if (setenv("CTXPROF_PEBS_LEVEL", s, 1) != 0)
+        return;
+    rc = ctxprof__pebs_forced(&pb, &d, &lvl);
+    if (want >= 0 ? rc != CTXPROF_OK || lvl != want
+                  : rc != CTXPROF_ERR_INVAL || !strstr(pb.error.detail, "CTXPROF_PEBS_LEVEL='"))
+        abort();
+    d.flags = CTXPROF_PEBS_NO_ENV; /* not read at all */
+    if (ctxprof__pebs_forced(&pb, &d, &lvl) != CTXPROF_OK || lvl != 0)
+        abort();
+    unsetenv("CTXPROF_PEBS_LEVEL");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *s = (char *)malloc(size + 1);
@@ -62,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(s, data, size);
     s[size] = '\0';
     event_name(s);
+    pebs_level(s);
     scheme = ctxprof_enc_scheme_parse(s);
     if (scheme < 0 || scheme >= CTXPROF_ENC_NSCHEMES ||
         (scheme && strcmp(ctxprof_enc_scheme_name(scheme), s) != 0))

@@ -21,14 +21,24 @@ static char path[64], again[64];
 static uint64_t own[4]; /* this build's header parameters */
 static const ctxprof_ctx base[3] = {1, 0x1234, (ctxprof_ctx)0xFEEDFACECAFEBEEFull};
 
-static void check(const unsigned char *img, size_t size)
+/* sealed: img carries a valid magic, version, kind and checksum, so only
+   its parameters and payload can be wrong: refused, it is corrupt. Else the
+   container may also be another version or kind (mismatch). Never out of
+   memory: an accepted count of values fills the payload, at most size. */
+static void check(const unsigned char *img, size_t size, int sealed)
 {
     ctxprof_pcc_file f;
     ctxprof_error err;
     size_t i;
+    int st;
     memset(&f, 0, sizeof f);
     memset(&err, 0, sizeof err);
-    if (ctxprof__pcc_file_parse(&f, img, size, "fuzz", &err) == CTXPROF_OK) {
+    st = ctxprof__pcc_file_parse(&f, img, size, "fuzz", &err);
+    if (st != CTXPROF_OK && st != CTXPROF_ERR_CORRUPT && (sealed || st != CTXPROF_ERR_MISMATCH))
+        abort();
+    if (st != CTXPROF_OK && err.status != st)
+        abort();
+    if (st == CTXPROF_OK) {
         if (f.bits != 32 && f.bits != 64)
             abort();
         for (i = 1; i < f.count; i++)
@@ -132,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ctxprof__free(buf, NULL);
         ctxprof_pcc_set_deinit(&s);
     }
-    check(data, size);
+    check(data, size, 0);
     /* sealed variant: up to 32 bytes of params, the rest payload */
     for (i = 0; i < 32 && i < size; i++)
         params[i / 8] |= (uint64_t)data[i] << (8 * (i % 8));
@@ -144,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (len)
         memcpy(img + CTXPROF__BLOB_HDR, data + 32, len);
     ctxprof__blob_seal(img, CTXPROF__KIND_PCC_SET, params, len);
-    check(img, CTXPROF__BLOB_HDR + len);
+    check(img, CTXPROF__BLOB_HDR + len, 1);
     /* this build's parameters: what the set itself loads and merges */
     memcpy(params, own, sizeof params);
     params[3] = size / (own[0] / 8);
