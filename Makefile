@@ -439,7 +439,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINS = $(foreach t,$(FUZZ_TARGETS),$(B)/fuzz/fuzz_$(t))
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(HEADERS)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h tests/hcct_same.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< -o $@
 # both call-graph formats go through one parser: one source, two corpora

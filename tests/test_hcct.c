@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <sys/stat.h>
 
+#include "hcct_same.h"
+
 /* ---- helpers ---- */
 
 static ctxprof_hcct_desc hcct_desc_lss(double phi, double eps)
@@ -1777,30 +1779,6 @@ static void hcct_outputs(void)
     ctxprof_hcct_deinit(&t);
 }
 
-/* The binary format: everything survives a round trip; truncated,
-   corrupted, foreign and inconsistent files are refused and the target
-   profile is left alone. */
-static int hcct_same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_profile *b)
-{
-    size_t i;
-    if (a->n != b->n || a->total != b->total || a->threshold != b->threshold ||
-        a->absent != b->absent || a->events != b->events || a->sampled != b->sampled ||
-        a->dropped != b->dropped || a->phi != b->phi || a->epsilon != b->epsilon ||
-        a->counters != b->counters || a->mode != b->mode || a->metric != b->metric ||
-        a->flags != b->flags || a->threads != b->threads || a->lost_threads != b->lost_threads ||
-        a->reentrant != b->reentrant)
-        return 0;
-    for (i = 0; i < a->n; i++) {
-        const ctxprof_hcct_pnode *x = &a->nodes[i], *y = &b->nodes[i];
-        if (x->count != y->count || x->err != y->err || x->routine != y->routine ||
-            x->site != y->site || x->parent != y->parent || x->flags != y->flags ||
-            x->depth != y->depth || x->child != y->child || x->sibling != y->sibling ||
-            strcmp(ctxprof_hcct_profile_name(a, i), ctxprof_hcct_profile_name(b, i)) != 0)
-            return 0;
-    }
-    return 1;
-}
-
 static char *txt_unused;
 static size_t len_unused;
 
@@ -2014,6 +1992,9 @@ static void hcct_outputs_lss(void)
     ctxprof_hcct_deinit(&t);
 }
 
+/* The binary format: everything survives a round trip; truncated,
+   corrupted, foreign and inconsistent files are refused and the target
+   profile is left alone. */
 static void hcct_binary_roundtrip(void)
 {
     ctxprof_hcct t;
@@ -2135,25 +2116,15 @@ static void hcct_binary_roundtrip(void)
     ctxprof_hcct_deinit(&t);
 }
 
-/* A sealed binary profile of the root and two children of the root, each
-   {routine, site, name}, for the reader's sibling checks; the header says
-   flags (CTXPROF_HCCT_BY_NAME or 0). */
-static void hcct_two_children_file(const char *path, uint64_t flags, const uint64_t a[3],
-                                   const uint64_t b[3])
+/* Writes a sealed binary profile of the 17 header words hdr and the
+   nodes: the root and two nodes named "f" and "g". */
+static void hcct_image_write(const char *path, const uint64_t hdr[17], const uint64_t nodes[3][7])
 {
     static const char *const names[] = {"f", "g"};
     uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
-    uint64_t hdr[17] = {3, 3, 200, 0, 0, 0, 0, 0, 0, 0, 0, CTXPROF_HCCT_CCT, 0, 0, 1, 0, 0};
-    uint64_t nodes[3][7] = {{0, 0, 0, 0, CTXPROF_HCCT_NONE, 0, CTXPROF_HCCT_IS_ROOT | 1}};
     unsigned char img[CTXPROF__BLOB_HDR + 17 * 8 + 2 * 9 + 3 * 56];
     size_t off = CTXPROF__BLOB_HDR, i, k;
     FILE *f;
-    hdr[13] = flags;
-    for (k = 0; k < 2; k++) {
-        const uint64_t *x = k ? b : a;
-        uint64_t nd[7] = {100, 0, x[0], x[1], 0, x[2], CTXPROF_HCCT_MONITORED};
-        memcpy(nodes[k + 1], nd, sizeof nd);
-    }
     for (i = 0; i < 17; i++, off += 8)
         ctxprof__put64(img + off, hdr[i]);
     for (i = 0; i < 2; i++) {
@@ -2169,6 +2140,24 @@ static void hcct_two_children_file(const char *path, uint64_t flags, const uint6
     REQUIRE(f != NULL);
     REQUIRE_EQ(fwrite(img, 1, off, f), off);
     fclose(f);
+}
+
+/* A sealed binary profile of the root and two children of the root, each
+   {routine, site, name}, for the reader's sibling checks; the header says
+   flags (CTXPROF_HCCT_BY_NAME or 0). */
+static void hcct_two_children_file(const char *path, uint64_t flags, const uint64_t a[3],
+                                   const uint64_t b[3])
+{
+    uint64_t hdr[17] = {3, 3, 200, 0, 0, 0, 0, 0, 0, 0, 0, CTXPROF_HCCT_CCT, 0, 0, 1, 0, 0};
+    uint64_t nodes[3][7] = {{0, 0, 0, 0, CTXPROF_HCCT_NONE, 0, CTXPROF_HCCT_IS_ROOT | 1}};
+    size_t k;
+    hdr[13] = flags;
+    for (k = 0; k < 2; k++) {
+        const uint64_t *x = k ? b : a;
+        uint64_t nd[7] = {100, 0, x[0], x[1], 0, x[2], CTXPROF_HCCT_MONITORED};
+        memcpy(nodes[k + 1], nd, sizeof nd);
+    }
+    hcct_image_write(path, hdr, (const uint64_t(*)[7])nodes);
 }
 
 /* Siblings are distinct contexts (merge and compare find one node per
@@ -4481,34 +4470,15 @@ static void hcct_robust_signals(void)
    word (0 count .. 6 flags) = value, or header word hw = value (node 0). */
 static void hcct_crafted_file(const char *path, size_t node, size_t word, uint64_t value)
 {
-    static const char *const names[] = {"f", "g"};
-    uint64_t params[4] = {CTXPROF__HCCT_BIN_VERSION, sizeof(uintptr_t) * 8, 0, 0};
     uint64_t hdr[17] = {3, 3, 200, 0, 0, 0, 0, 0, 0, 0, 0, CTXPROF_HCCT_CCT, 0, 0, 1, 0, 0};
     uint64_t nodes[3][7] = {{0, 0, 0, 0, CTXPROF_HCCT_NONE, 0, CTXPROF_HCCT_IS_ROOT | 1},
                             {100, 0, 0x1000, 0x2000, 0, 1, CTXPROF_HCCT_MONITORED},
                             {100, 0, 0x1100, 0x2100, 0, 2, CTXPROF_HCCT_MONITORED}};
-    unsigned char img[CTXPROF__BLOB_HDR + 17 * 8 + 2 * 9 + 3 * 56];
-    size_t off = CTXPROF__BLOB_HDR, i, k;
-    FILE *f;
     if (node)
         nodes[node][word] = value;
     else
         hdr[word] = value;
-    for (i = 0; i < 17; i++, off += 8)
-        ctxprof__put64(img + off, hdr[i]);
-    for (i = 0; i < 2; i++) {
-        ctxprof__put64(img + off, 1);
-        img[off + 8] = (unsigned char)names[i][0];
-        off += 9;
-    }
-    for (k = 0; k < 3; k++)
-        for (i = 0; i < 7; i++, off += 8)
-            ctxprof__put64(img + off, nodes[k][i]);
-    ctxprof__blob_seal(img, CTXPROF__KIND_HCCT_PROFILE, params, off - CTXPROF__BLOB_HDR);
-    f = fopen(path, "wb");
-    REQUIRE(f != NULL);
-    REQUIRE_EQ(fwrite(img, 1, off, f), off);
-    fclose(f);
+    hcct_image_write(path, hdr, (const uint64_t(*)[7])nodes);
 }
 
 /* Each node and header field the reader checks, one at a time, just past

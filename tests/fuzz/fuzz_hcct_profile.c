@@ -15,34 +15,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../hcct_same.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64], again[64];
 
-/* Field by field (doubles by their bits: NaN is a value a file may hold). */
-static int same_profile(const ctxprof_hcct_profile *a, const ctxprof_hcct_profile *b)
-{
-    size_t i;
-    if (a->n != b->n || a->total != b->total || a->threshold != b->threshold ||
-        a->absent != b->absent || a->events != b->events || a->sampled != b->sampled ||
-        a->dropped != b->dropped || memcmp(&a->phi, &b->phi, sizeof a->phi) != 0 ||
-        memcmp(&a->epsilon, &b->epsilon, sizeof a->epsilon) != 0 ||
-        a->counters != b->counters || a->mode != b->mode || a->metric != b->metric ||
-        a->flags != b->flags || a->threads != b->threads || a->lost_threads != b->lost_threads ||
-        a->reentrant != b->reentrant)
-        return 0;
-    for (i = 0; i < a->n; i++) {
-        const ctxprof_hcct_pnode *x = &a->nodes[i], *y = &b->nodes[i];
-        if (x->count != y->count || x->err != y->err || x->routine != y->routine ||
-            x->site != y->site || x->parent != y->parent || x->flags != y->flags ||
-            x->depth != y->depth || x->child != y->child || x->sibling != y->sibling ||
-            strcmp(ctxprof_hcct_profile_name(a, i), ctxprof_hcct_profile_name(b, i)) != 0)
-            return 0;
-    }
-    return 1;
-}
 
 /* What the reader promises of a profile it accepts. */
 static void check_invariants(const ctxprof_hcct_profile *p)
@@ -78,7 +57,7 @@ static void check_roundtrip(const ctxprof_hcct_profile *p)
     if (ctxprof_hcct_profile_write(p, again, &d, &err) != CTXPROF_OK ||
         ctxprof_hcct_profile_read(&q, again, NULL, &err) != CTXPROF_OK)
         abort();
-    if (!same_profile(p, &q))
+    if (!hcct_same_profile(p, &q))
         abort();
     if (ctxprof_hcct_profile_format(&q, &d, &b, &blen, &err) == CTXPROF_OK) {
         if (blen != alen || memcmp(a, b, alen) != 0)
