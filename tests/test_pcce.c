@@ -1162,6 +1162,38 @@ static void pcce_grow_signal_safe(void)
 static const char *const pcce_hand_names[2] = {"main", "f"};
 static const ctxprof_enc_op pcce_hand_ops[2];
 
+/* t zeroed, then the graph of hand-made tables (every edge's site 0 and op
+   empty, the names from pcce_hand_names + first). */
+static void pcce_hand_graph(ctxprof_enc_tables *t, int scheme, uint32_t n_nodes, uint32_t n_edges,
+                            size_t first, const uint32_t *caller, const uint32_t *callee,
+                            const uint32_t *zero, const uint8_t *flags)
+{
+    memset(t, 0, sizeof *t);
+    t->scheme = scheme;
+    t->n_nodes = n_nodes;
+    t->n_edges = n_edges;
+    t->node_names = pcce_hand_names + first;
+    t->edge_caller = caller;
+    t->edge_callee = callee;
+    t->edge_site = zero;
+    t->ops = pcce_hand_ops;
+    t->node_flags = flags;
+}
+
+/* The numbering of hand-made tables (PCCE, HCCE, AUTO): n_num numbered
+   nodes, the ranges of each. */
+static void pcce_hand_ranges(ctxprof_enc_tables *t, uint32_t n_num, const uint32_t *num_of_node,
+                             const uint32_t *first, const uint64_t *lo, const uint32_t *ref,
+                             const uint64_t *cc)
+{
+    t->n_num = n_num;
+    t->num_of_node = num_of_node;
+    t->range_first = first;
+    t->range_lo = lo;
+    t->range_ref = ref;
+    t->num_cc = cc;
+}
+
 /* One node f that calls itself, with a range, a level group and no code:
    every step takes f -> f and consumes no bits. The decoder says so
    (a loop, CTXPROF_ERR_CORRUPT) long before the output buffer is full. */
@@ -1177,16 +1209,7 @@ static void pcce_decode_loop(void)
     ctxprof_error err;
     size_t n, i;
     for (i = 0; i < 4; i++) {
-        memset(&t, 0, sizeof t);
-        t.scheme = schemes[i];
-        t.n_nodes = 1;
-        t.n_edges = 1;
-        t.node_names = pcce_hand_names + 1;
-        t.edge_caller = caller;
-        t.edge_callee = callee;
-        t.edge_site = zero;
-        t.ops = pcce_hand_ops;
-        t.node_flags = flags;
+        pcce_hand_graph(&t, schemes[i], 1, 1, 1, caller, callee, zero, flags);
         t.node_rec_bits = lvlen;
         if (t.scheme == CTXPROF_ENC_VALENCE) {
             t.n_scc = 1;
@@ -1198,12 +1221,7 @@ static void pcce_decode_loop(void)
             t.grp_first = one_first;
             t.grp_edge = zero;
         } else {
-            t.n_num = 1;
-            t.num_of_node = zero;
-            t.range_first = one_first;
-            t.range_lo = lo;
-            t.range_ref = zero;
-            t.num_cc = cc;
+            pcce_hand_ranges(&t, 1, zero, one_first, lo, zero, cc);
         }
         memset(&err, 0, sizeof err);
         n = 0;
@@ -1225,21 +1243,10 @@ static void pcce_decode_root_range(void)
     uint32_t out[8];
     uint64_t w;
     size_t n;
-    memset(&t, 0, sizeof t);
-    t.scheme = CTXPROF_ENC_PCCE;
-    t.n_nodes = 1;
-    t.node_names = pcce_hand_names;
-    t.edge_caller = t.edge_callee = t.edge_site = zero;
-    t.ops = pcce_hand_ops;
-    t.node_flags = flags;
+    pcce_hand_graph(&t, CTXPROF_ENC_PCCE, 1, 0, 0, zero, zero, zero, flags);
+    pcce_hand_ranges(&t, 1, zero, first, lo, ref, cc);
     t.acyc_bits = 2;
     t.acyc_words = 1;
-    t.n_num = 1;
-    t.num_of_node = zero;
-    t.range_first = first;
-    t.range_lo = lo;
-    t.range_ref = ref;
-    t.num_cc = cc;
     for (w = 0; w < 4; w++) {
         memset(&err, 0, sizeof err);
         n = 99;
@@ -1274,22 +1281,8 @@ static void pcce_decode_target_code(void)
     uint32_t out[8];
     uint64_t w;
     size_t n;
-    memset(&t, 0, sizeof t);
-    t.scheme = CTXPROF_ENC_AUTO;
-    t.n_nodes = 2;
-    t.n_edges = 2;
-    t.node_names = pcce_hand_names;
-    t.edge_caller = caller;
-    t.edge_callee = callee;
-    t.edge_site = zero;
-    t.ops = pcce_hand_ops;
-    t.node_flags = flags;
-    t.n_num = 2;
-    t.num_of_node = num_of_node;
-    t.range_first = rfirst;
-    t.range_lo = rlo;
-    t.range_ref = rref;
-    t.num_cc = cc;
+    pcce_hand_graph(&t, CTXPROF_ENC_AUTO, 2, 2, 0, caller, callee, zero, flags);
+    pcce_hand_ranges(&t, 2, num_of_node, rfirst, rlo, rref, cc);
     t.node_rec_bits = rec_bits;
     t.cyc_first = cyc_first;
     t.cyc_edge = cyc_edge;
