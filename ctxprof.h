@@ -14388,6 +14388,26 @@ CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_timer_cookie(void)
     return (void *)&ctxprof__icpp_old_sa;
 }
 
+/* The program's handler that a saved disposition names, to chain a signal
+   to (both samplers', ICPP's and ctxprof_pebs.h's): none when it was the
+   default or ignored. Signal-safe. */
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__sig_has_handler(const struct sigaction *sa)
+{
+    if (sa->sa_flags & SA_SIGINFO)
+        return sa->sa_sigaction != NULL;
+    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN && sa->sa_handler != NULL;
+}
+
+/* Calls that handler (ctxprof__sig_has_handler(sa) first). */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__sig_call(const struct sigaction *sa, int sig,
+                                                      siginfo_t *si, void *uc)
+{
+    if (sa->sa_flags & SA_SIGINFO)
+        sa->sa_sigaction(sig, si, uc);
+    else
+        sa->sa_handler(sig);
+}
+
 /* A signal the sampler's timers did not raise goes to the handler that
    the program had installed before the sampler's (ctxprof__icpp_old_sa),
    and only there; with none (default or ignored) it is a sample, as one
@@ -14401,20 +14421,11 @@ CTXPROF__NOINSTR static void ctxprof__icpp_on_signal(int sig, siginfo_t *si, voi
     ctxprof_icpp_sampler *s;
     unsigned rd = ctxprof__icpp_read_begin();
     if (!si || si->si_code != SI_TIMER || si->si_value.sival_ptr != ctxprof__icpp_timer_cookie()) {
-        void (*act)(int, siginfo_t *, void *) = NULL;
-        void (*hnd)(int) = NULL;
-        if (ctxprof__icpp_old_sa.sa_flags & SA_SIGINFO)
-            act = ctxprof__icpp_old_sa.sa_sigaction;
-        else if (ctxprof__icpp_old_sa.sa_handler != SIG_DFL &&
-                 ctxprof__icpp_old_sa.sa_handler != SIG_IGN)
-            hnd = ctxprof__icpp_old_sa.sa_handler;
-        if (act || hnd) {
+        struct sigaction prev = ctxprof__icpp_old_sa;
+        if (ctxprof__sig_has_handler(&prev)) {
             ctxprof__icpp_read_end(rd);
             errno = saved;
-            if (act)
-                act(sig, si, uc);
-            else
-                hnd(sig);
+            ctxprof__sig_call(&prev, sig, si, uc);
             errno = saved;
             return;
         }

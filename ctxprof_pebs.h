@@ -2329,12 +2329,8 @@ CTXPROF__PRIV void ctxprof__pebs_sig_handler(int sig, siginfo_t *si, void *uc)
                 break;
             }
         }
-        if (!handled && (I->old_sa.sa_flags & SA_SIGINFO) && I->old_sa.sa_sigaction)
-            I->old_sa.sa_sigaction(sig, si, uc);
-        else if (!handled && !(I->old_sa.sa_flags & SA_SIGINFO) &&
-                 I->old_sa.sa_handler != SIG_DFL && I->old_sa.sa_handler != SIG_IGN &&
-                 I->old_sa.sa_handler)
-            I->old_sa.sa_handler(sig);
+        if (!handled && ctxprof__sig_has_handler(&I->old_sa))
+            ctxprof__sig_call(&I->old_sa, sig, si, uc);
     }
     __atomic_fetch_sub(&ctxprof__pebs_sig_active, 1, __ATOMIC_SEQ_CST);
     errno = saved;
