@@ -14408,6 +14408,21 @@ CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__sig_call(const struct sigaction *sa
         sa->sa_handler(sig);
 }
 
+/* Puts back the disposition old of signo after discarding every pending
+   instance of the signal in every thread (ignoring a signal does that,
+   POSIX): one that a deleted timer or closed event raised would otherwise
+   reach old, and SIGPROF's and SIGIO's default actions terminate. */
+CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__sig_restore_flushed(int signo,
+                                                                 const struct sigaction *old)
+{
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(signo, &ign, NULL);
+    sigaction(signo, old, NULL);
+}
+
 /* A signal the sampler's timers did not raise goes to the handler that
    the program had installed before the sampler's (ctxprof__icpp_old_sa),
    and only there; with none (default or ignored) it is a sample, as one
@@ -14659,21 +14674,14 @@ CTXPROF_DEF uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s)
 
 /* Puts back the disposition init replaced, unless the program has set
    another since. Every timer is deleted, but a signal one raised may still
-   be pending in some thread, and delivered to the previous disposition
-   (SIGPROF's default action terminates): ignoring the signal first
-   discards every pending instance (POSIX; ctxprof_pebs.h does the same),
-   the program's too. */
+   be pending in some thread: discarded first (the program's too). */
 CTXPROF__NOINSTR CTXPROF__PRIV void ctxprof__icpp_sig_restore(int signo)
 {
-    struct sigaction cur, ign;
+    struct sigaction cur;
     if (sigaction(signo, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) ||
         cur.sa_sigaction != ctxprof__icpp_on_signal)
         return;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(signo, &ign, NULL);
-    sigaction(signo, &ctxprof__icpp_old_sa, NULL);
+    ctxprof__sig_restore_flushed(signo, &ctxprof__icpp_old_sa);
 }
 
 CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)

@@ -3120,15 +3120,8 @@ CTXPROF_DEF void ctxprof_pebs_close(ctxprof_pebs *pb)
         /* Every ring is closed (O_ASYNC cleared first): no new signal can be
            raised. One raised earlier may still be pending in some thread,
            and with SIGIO's default action (terminate) restored it would kill
-           the process. Ignoring the signal discards every pending instance
-           in every thread (POSIX; the kernel flushes them), after which the
-           previous disposition is restored as it was. */
-        struct sigaction ign;
-        memset(&ign, 0, sizeof ign);
-        ign.sa_handler = SIG_IGN;
-        sigemptyset(&ign.sa_mask);
-        sigaction(I->d.signo, &ign, NULL);
-        sigaction(I->d.signo, &I->old_sa, NULL);
+           the process: discarded first. */
+        ctxprof__sig_restore_flushed(I->d.signo, &I->old_sa);
         __atomic_store_n(&ctxprof__pebs_sig_owner, (struct ctxprof__pebs_impl *)NULL,
                          __ATOMIC_SEQ_CST);
         while (__atomic_load_n(&ctxprof__pebs_sig_active, __ATOMIC_SEQ_CST) != 0)
