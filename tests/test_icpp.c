@@ -3365,9 +3365,19 @@ static size_t icpp_cfa_blob(unsigned char *b, uintptr_t *begin_out)
     return n + 4;
 }
 
-static void icpp_cfa_rules(void)
+/* x (its rows to free): the rules of the len bytes of .eh_frame at b, for
+   every PC. */
+static void icpp_cfa_read(ctxprof__cfi_ctx *x, const unsigned char *b, size_t len)
 {
     static const ctxprof__icpp_pcrange all = {0, UINTPTR_MAX, 0};
+    memset(x, 0, sizeof *x);
+    x->pcs = &all;
+    x->npcs = 1;
+    ctxprof__cfi_eh_frame(x, b, b, b + len, 0);
+}
+
+static void icpp_cfa_rules(void)
+{
     size_t len, cut, k;
     uintptr_t begin;
     uint64_t rng = 12345;
@@ -3375,10 +3385,7 @@ static void icpp_cfa_rules(void)
     ctxprof__cfi_ctx x;
     REQUIRE(b != NULL);
     len = icpp_cfa_blob(b, &begin);
-    memset(&x, 0, sizeof x);
-    x.pcs = &all;
-    x.npcs = 1;
-    ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+    icpp_cfa_read(&x, b, len);
     REQUIRE_EQ(x.out.n, 5);
     for (k = 0; k < 5; k++) { /* (pc - begin, register, offset) of each row */
         static const unsigned want[5][3] = {{0, CTXPROF__CFA_SP, 8},
@@ -3415,10 +3422,7 @@ static void icpp_cfa_rules(void)
                 size_t at = (size_t)(ctxprof_mix64(rng += 0x9E3779B97F4A7C15u) % cut);
                 c[at] = (unsigned char)ctxprof_mix64(rng += 0x9E3779B97F4A7C15u);
             }
-            memset(&x, 0, sizeof x);
-            x.pcs = &all;
-            x.npcs = 1;
-            ctxprof__cfi_eh_frame(&x, c, c, c + cut, 0);
+            icpp_cfa_read(&x, c, cut);
             for (i = 0; i < x.out.n; i++)
                 CHECK(x.out.row[i].reg == CTXPROF__CFA_SP || x.out.row[i].reg == CTXPROF__CFA_FP ||
                       (x.out.row[i].reg == CTXPROF__CFA_NONE && x.out.row[i].off == 0));
@@ -5186,7 +5190,6 @@ static void icpp_robust_signals(void)
    read as either. */
 static void icpp_cfa_cie_version3(void)
 {
-    static const ctxprof__icpp_pcrange all = {0, UINTPTR_MAX, 0};
     unsigned char *b = (unsigned char *)calloc(256, 1);
     ctxprof__icpp_cfa v1[8];
     ctxprof__cfi_ctx x;
@@ -5194,10 +5197,7 @@ static void icpp_cfa_cie_version3(void)
     uintptr_t begin;
     REQUIRE(b != NULL);
     len = icpp_cfa_blob(b, &begin);
-    memset(&x, 0, sizeof x);
-    x.pcs = &all;
-    x.npcs = 1;
-    ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+    icpp_cfa_read(&x, b, len);
     n1 = x.out.n;
     REQUIRE_EQ(n1, 5);
     memcpy(v1, x.out.row, n1 * sizeof v1[0]);
@@ -5212,10 +5212,7 @@ static void icpp_cfa_cie_version3(void)
     b[8] = 3;
     b[14] = 0x80;
     b[15] = 0x01;
-    memset(&x, 0, sizeof x);
-    x.pcs = &all;
-    x.npcs = 1;
-    ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+    icpp_cfa_read(&x, b, len);
     REQUIRE_EQ(x.out.n, n1);
     for (k = 0; k < n1; k++) {
         CHECK_EQ(x.out.row[k].pc, v1[k].pc);
@@ -5224,10 +5221,7 @@ static void icpp_cfa_cie_version3(void)
     }
     free(x.out.row);
     b[8] = 4;
-    memset(&x, 0, sizeof x);
-    x.pcs = &all;
-    x.npcs = 1;
-    ctxprof__cfi_eh_frame(&x, b, b, b + len, 0);
+    icpp_cfa_read(&x, b, len);
     CHECK_EQ(x.out.n, 0);
     free(x.out.row);
     free(b);
