@@ -9460,11 +9460,30 @@ CTXPROF_DEF int ctxprof__icpp_training;
 #if defined(__x86_64__)
 #define CTXPROF__SYS_GETTID 186
 #define CTXPROF__SYS_TGKILL 234
+#define CTXPROF__SYS_SIGALTSTACK 131
 #elif defined(__aarch64__)
 #define CTXPROF__SYS_GETTID 178
 #define CTXPROF__SYS_TGKILL 131
+#define CTXPROF__SYS_SIGALTSTACK 132
 #endif
 #endif
+
+/* Whether the calling thread runs on its alternate signal stack, so in a
+   handler (sigaltstack(2)'s SS_ONSTACK; the system call itself, as POSIX
+   declares sigaltstack only for XSI). Signal-safe. */
+CTXPROF__NOINSTR CTXPROF__PRIV int ctxprof__on_altstack(void)
+{
+#if defined(CTXPROF__SYS_SIGALTSTACK)
+    struct {
+        void *sp;
+        int flags; /* SS_ONSTACK: 1 */
+        size_t size;
+    } ss;
+    return ctxprof__syscall(CTXPROF__SYS_SIGALTSTACK, (void *)0, &ss) == 0 && (ss.flags & 1);
+#else
+    return 0;
+#endif
+}
 
 CTXPROF__NOINSTR CTXPROF__PRIV long ctxprof__gettid(void)
 {

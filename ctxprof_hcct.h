@@ -4149,16 +4149,20 @@ CTXPROF__HCCT_FN void ctxprof__hcct_unlock(void)
    above the caller's frame, found as ICPP finds an uninstrumented
    handler's (ctxprof__icpp_sig_between: the sigreturn trampoline's
    address, a signal blocked now that the frame's saved mask did not
-   block). No signal blocked: none (unless SA_NODEFER with an empty
-   sa_mask, and a handler on an alternate signal stack is not seen).
-   x86-64 Linux; elsewhere 0. Signal-safe: sigprocmask, /proc/self/maps
-   read with open/read. */
+   block), or running on the alternate signal stack (sigaltstack says so;
+   the frame found there saved an SP on another stack). No signal blocked
+   on the thread's own stack: none (unless SA_NODEFER with an empty
+   sa_mask, which is not seen). The frame search is x86-64 Linux only.
+   Signal-safe: sigaltstack, sigprocmask, /proc/self/maps read with
+   open/read. */
 CTXPROF__HCCT_FN int ctxprof__hcct_in_handler(void)
 {
     ctxprof__mapping mp;
     sigset_t now;
     uintptr_t sp = (uintptr_t)&mp;
     int sig;
+    if (ctxprof__on_altstack())
+        return 1;
     if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
         return 0;
     for (sig = 1; sig <= 64 && sigismember(&now, sig) != 1; sig++)

@@ -3075,6 +3075,7 @@ typedef struct hcct_sigmalloc_result {
     uint32_t threads;
 } hcct_sigmalloc_result;
 
+#define HCCT_SIGMALLOC_ALTSTACK (64u * 1024u)
 static uint64_t hcct_sigmalloc_handled;
 static int hcct_sigmalloc_running;
 
@@ -3085,44 +3086,65 @@ static void hcct_sigmalloc_handler(int sig)
     __atomic_add_fetch(&hcct_sigmalloc_handled, 1, __ATOMIC_RELEASE);
 }
 
-/* mallocs until its signal was handled */
+/* mallocs until its signal was handled; arg: a stack of at least
+   SIGSTKSZ bytes to handle it on (sigaltstack), or NULL */
 static void *hcct_sigmalloc_body(void *arg)
 {
     uint64_t before = __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE);
     size_t i;
-    (void)arg;
+    stack_t ss, old; /* old: the sanitizers' own, which they unmap at thread exit */
+    if (arg) {
+        memset(&ss, 0, sizeof ss);
+        ss.ss_sp = arg;
+        ss.ss_size = HCCT_SIGMALLOC_ALTSTACK;
+        if (sigaltstack(&ss, &old) != 0)
+            return arg; /* the child fails */
+    }
     __atomic_store_n(&hcct_sigmalloc_running, 1, __ATOMIC_RELEASE);
     for (i = 0; __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE) == before; i++) {
         void *volatile p = malloc(40000 + (i & 7) * 1000); /* beyond the tcache: locked */
         free(p);
     }
+    if (arg && sigaltstack(&old, NULL) != 0)
+        return arg;
     return NULL;
 }
 
+/* arg: the sigaction flags (SA_ONSTACK: each thread handles the signal on
+   an alternate stack; SA_NODEFER, with an empty sa_mask, would leave no
+   signal blocked in the handler, which ctxprof__hcct_in_handler cannot see
+   then: not tested) */
 static int hcct_sigmalloc_child(void *arg, void *shared)
 {
     hcct_sigmalloc_result *r = (hcct_sigmalloc_result *)shared;
     ctxprof_hcct_desc d = hcct_desc_lss(0, 0);
     ctxprof_hcct_profile p;
     struct sigaction sa;
-    int i;
-    (void)arg;
+    int i, flags = *(const int *)arg;
+    void *alt = flags & SA_ONSTACK ? malloc(HCCT_SIGMALLOC_ALTSTACK) : NULL;
+    if ((flags & SA_ONSTACK) && !alt)
+        return 1;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = hcct_sigmalloc_handler;
+    sa.sa_flags = flags;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGUSR1, &sa, NULL) != 0 || ctxprof_hcct_start(&d, NULL) != CTXPROF_OK)
         return 1;
     for (i = 0; i < 100; i++) {
         pthread_t th;
+        void *ret = NULL;
         __atomic_store_n(&hcct_sigmalloc_running, 0, __ATOMIC_RELEASE);
-        if (pthread_create(&th, NULL, hcct_sigmalloc_body, NULL) != 0)
+        if (pthread_create(&th, NULL, hcct_sigmalloc_body, alt) != 0)
             return 2;
         while (!__atomic_load_n(&hcct_sigmalloc_running, __ATOMIC_ACQUIRE))
             sched_yield();
         usleep(100);
         pthread_kill(th, SIGUSR1);
-        pthread_join(th, NULL);
+        pthread_join(th, &ret);
+        if (ret)
+            return 4; /* sigaltstack failed */
     }
+    free(alt);
     if (ctxprof_hcct_snapshot(-1, &p, NULL) != CTXPROF_OK)
         return 3;
     r->handled = __atomic_load_n(&hcct_sigmalloc_handled, __ATOMIC_ACQUIRE);
@@ -3133,12 +3155,12 @@ static int hcct_sigmalloc_child(void *arg, void *shared)
     return 0;
 }
 
-static void hcct_session_signal_in_malloc(void)
+static void hcct_sigmalloc_check(int flags)
 {
     hcct_sigmalloc_result *r = (hcct_sigmalloc_result *)ctxprof_test_shared(sizeof *r);
     int sig, rc;
     REQUIRE(r != NULL);
-    rc = ctxprof_test_child(hcct_sigmalloc_child, NULL, r, 20, &sig);
+    rc = ctxprof_test_child(hcct_sigmalloc_child, &flags, r, 20, &sig);
     CHECK_EQ(sig, 0); /* SIGALRM: the deadlock */
     CHECK_EQ(rc, 0);
     if (rc == 0) {
@@ -3147,6 +3169,18 @@ static void hcct_session_signal_in_malloc(void)
         CHECK_EQ(r->threads, 0);
     }
     munmap(r, sizeof *r);
+}
+
+static void hcct_session_signal_in_malloc(void)
+{
+    hcct_sigmalloc_check(0);
+}
+
+/* the same, each handler on its thread's alternate signal stack: the
+   signal frame lies there, apart from the interrupted stack */
+static void hcct_session_signal_in_malloc_altstack(void)
+{
+    hcct_sigmalloc_check(SA_ONSTACK);
 }
 
 /* A shutdown leaves a running thread its tree, which signals then
@@ -4749,6 +4783,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_shutdown_parked", hcct_session_shutdown_parked},
     {"hcct_session_signal_in_lock", hcct_session_signal_in_lock},
     {"hcct_session_signal_in_malloc", hcct_session_signal_in_malloc},
+    {"hcct_session_signal_in_malloc_altstack", hcct_session_signal_in_malloc_altstack},
     {"hcct_session_shutdown_signals", hcct_session_shutdown_signals},
     {"hcct_session_shutdown_exit", hcct_session_shutdown_exit},
     {"hcct_fork_symbols", hcct_fork_symbols},
