@@ -28,7 +28,8 @@ HEADERS := ctxprof.h ctxprof_hcct.h ctxprof_pebs.h
 # The strict warnings for library, tools and examples.
 STRICT  := -Wall -Wextra -Werror -pedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wconversion -Wsign-conversion -Wundef
-CXXSTRICT := -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wsign-conversion -Wundef
+CXXSTRICT := -Wall -Wextra -Werror -pedantic -Wshadow -Wconversion -Wsign-conversion -Wundef \
+             -Wold-style-cast -Wzero-as-null-pointer-constant
 # Tests: the library is compiled inside the test TU; its strictness is
 # covered by the compile checks, the test code itself by this set.
 TESTWARN := -Wall -Wextra -Werror -Wshadow -Wundef

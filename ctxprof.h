@@ -204,8 +204,44 @@
 #define CTXPROF__STATIC_ASSERT(c, msg) typedef char ctxprof__static_assert_##msg[(c) ? 1 : -1]
 #endif
 
+/* C++: the library's own code is C, its casts C casts; a C++ program's
+   stricter warnings (-Wold-style-cast and the like) stay off inside the
+   headers' declarations and implementation (the macros a program expands
+   in its own code use C++ casts: CTXPROF__CAST). */
+#if defined(__cplusplus) && defined(__clang__)
+#define CTXPROF__CXX_QUIET_BEGIN                                                                   \
+    _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wold-style-cast\"")    \
+        _Pragma("clang diagnostic ignored \"-Wzero-as-null-pointer-constant\"")                  \
+            _Pragma("clang diagnostic ignored \"-Wcomma\"")
+#define CTXPROF__CXX_QUIET_END _Pragma("clang diagnostic pop")
+#elif defined(__cplusplus) && defined(__GNUC__)
+#define CTXPROF__CXX_QUIET_BEGIN                                                                   \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"")        \
+        _Pragma("GCC diagnostic ignored \"-Wuseless-cast\"")                                     \
+            _Pragma("GCC diagnostic ignored \"-Wzero-as-null-pointer-constant\"")
+#define CTXPROF__CXX_QUIET_END _Pragma("GCC diagnostic pop")
+#else
+#define CTXPROF__CXX_QUIET_BEGIN
+#define CTXPROF__CXX_QUIET_END
+#endif
+/* A cast in a macro that expands in the program's code: static_cast in
+   C++, and reinterpret_cast between pointers and integers; the null
+   pointer, which generated headers use too. */
+#if defined(__cplusplus)
+#define CTXPROF__CAST(T, x) static_cast<T>(x)
+#define CTXPROF__UINTPTR(p) reinterpret_cast<uintptr_t>(p)
+#define CTXPROF__PTR(T, p) reinterpret_cast<T>(p)
+#define CTXPROF__NULL nullptr
+#else
+#define CTXPROF__CAST(T, x) ((T)(x))
+#define CTXPROF__UINTPTR(p) ((uintptr_t)(p))
+#define CTXPROF__PTR(T, p) ((T)(p))
+#define CTXPROF__NULL NULL
+#endif
+
 #ifdef __cplusplus
 extern "C" {
+CTXPROF__CXX_QUIET_BEGIN
 #endif
 
 /* ==== core: types ==== */
@@ -402,9 +438,9 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
 /* Multiplicative inverse of 3 modulo 2^bits: undoes an update even after V
    wrapped (dividing by 3 would not). */
 #if CTXPROF_CTX_BITS == 64
-#define CTXPROF_PCC_INV3 ((ctxprof_ctx)0xAAAAAAAAAAAAAAABu)
+#define CTXPROF_PCC_INV3 CTXPROF__CAST(ctxprof_ctx, 0xAAAAAAAAAAAAAAABu)
 #else
-#define CTXPROF_PCC_INV3 ((ctxprof_ctx)0xAAAAAAABu)
+#define CTXPROF_PCC_INV3 CTXPROF__CAST(ctxprof_ctx, 0xAAAAAAABu)
 #endif
 
 /* Composition of a chain of sites (paper 3.3, inlined call sites): two
@@ -413,7 +449,9 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
    enum ids: static initializers, case labels, static asserts).
    CTXPROF_PCC_SITE() calls an inline function, so a composition of such
    ids is not one, though at -O1 and above it folds to one immediate. */
-#define CTXPROF_PCC_COMPOSE(a, b) ((ctxprof_ctx)((ctxprof_ctx)3u * (ctxprof_ctx)(a) + (ctxprof_ctx)(b)))
+#define CTXPROF_PCC_COMPOSE(a, b)                                                                  \
+    CTXPROF__CAST(ctxprof_ctx, CTXPROF__CAST(ctxprof_ctx, 3u) * CTXPROF__CAST(ctxprof_ctx, a) +    \
+                                   CTXPROF__CAST(ctxprof_ctx, b))
 #define CTXPROF_PCC_COMPOSE3(a, b, c) CTXPROF_PCC_COMPOSE(CTXPROF_PCC_COMPOSE(a, b), c)
 #define CTXPROF_PCC_COMPOSE4(a, b, c, d) CTXPROF_PCC_COMPOSE(CTXPROF_PCC_COMPOSE3(a, b, c), d)
 
@@ -428,10 +466,14 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
    (NUL-padded after its end, then before its start), seeded with its size:
    two long names that differ only after their 32nd character, or only
    before their last 32, get different ids. C(s, i) is the i-th byte. */
-#define CTXPROF__FC(s, i) ((uint64_t)(unsigned char)(s)[(i) < sizeof(s) ? (i) : sizeof(s) - 1])
+#define CTXPROF__FC(s, i)                                                                          \
+    CTXPROF__CAST(uint64_t,                                                                        \
+                  CTXPROF__CAST(unsigned char, (s)[(i) < sizeof(s) ? (i) : sizeof(s) - 1]))
 #define CTXPROF__FT(s, i)                                                                          \
-    ((uint64_t)(unsigned char)(s)[(i) + sizeof(s) > 32 ? (i) + sizeof(s) - 33 : sizeof(s) - 1])
-#define CTXPROF__F1(C, s, i, h) (((h) ^ C(s, i)) * (uint64_t)0x100000001B3u)
+    CTXPROF__CAST(uint64_t,                                                                        \
+                  CTXPROF__CAST(unsigned char,                                                     \
+                                (s)[(i) + sizeof(s) > 32 ? (i) + sizeof(s) - 33 : sizeof(s) - 1]))
+#define CTXPROF__F1(C, s, i, h) (((h) ^ C(s, i)) * UINT64_C(0x100000001B3))
 #define CTXPROF__F4(C, s, i, h)                                                                    \
     CTXPROF__F1(C, s, i + 3,                                                                       \
                 CTXPROF__F1(C, s, i + 2, CTXPROF__F1(C, s, i + 1, CTXPROF__F1(C, s, i, h))))
@@ -440,7 +482,7 @@ CTXPROF_API CTXPROF_TLS ctxprof_pcc ctxprof_pcc_tls CTXPROF__TLS_MODEL;
         CTXPROF__F4(C, s, 12, CTXPROF__F4(C, s, 8,                                                 \
             CTXPROF__F4(C, s, 4, CTXPROF__F4(C, s, 0, h))))))))
 #define CTXPROF__FNAME(s)                                                                          \
-    CTXPROF__F32(CTXPROF__FT, s, CTXPROF__F32(CTXPROF__FC, s, (uint64_t)sizeof(s)))
+    CTXPROF__F32(CTXPROF__FT, s, CTXPROF__F32(CTXPROF__FC, s, CTXPROF__CAST(uint64_t, sizeof(s))))
 
 /* The id of a site from the hash of its file name, its line, a
    discriminator and the build seed; ctxprof_pcc_site_id computes the same
@@ -457,11 +499,12 @@ CTXPROF_INLINE ctxprof_ctx ctxprof_pcc_site_mix(uint64_t file_hash, unsigned lon
     return (ctxprof_ctx)h;
 }
 #define CTXPROF_PCC_SITE_D(disc)                                                                   \
-    ctxprof_pcc_site_mix(CTXPROF__FNAME(CTXPROF__BASE_FILE), (unsigned long)__LINE__,             \
-                         (unsigned long)(disc), (uint64_t)CTXPROF_SITE_SEED)
+    ctxprof_pcc_site_mix(                                                                          \
+        CTXPROF__FNAME(CTXPROF__BASE_FILE), CTXPROF__CAST(unsigned long, __LINE__),                \
+        CTXPROF__CAST(unsigned long, disc), CTXPROF__CAST(uint64_t, CTXPROF_SITE_SEED))
 #define CTXPROF_PCC_SITE() CTXPROF_PCC_SITE_D(0)
 /* Source location passed to the checking functions (cold path only). */
-#define CTXPROF_PCC_LOC CTXPROF__BASE_FILE, (unsigned)__LINE__
+#define CTXPROF_PCC_LOC CTXPROF__BASE_FILE, CTXPROF__CAST(unsigned, __LINE__)
 
 /* Run-time twin of CTXPROF_PCC_SITE_D for tools and tests: file is the base
    name (e.g. "server.c"); seed must be the build's CTXPROF_SITE_SEED. */
@@ -1441,25 +1484,26 @@ struct ctxprof__enc_undo_pop { /* cyclic edge */
     CTXPROF__PCC_NOSHADOW_END
 #define CTXPROF_PCCE_CALL_ADD(st, c, ...)                                                          \
     do {                                                                                           \
-        CTXPROF__ENC_UNDO(add, (st), (uint64_t)(c))                                                \
+        CTXPROF__ENC_UNDO(add, (st), CTXPROF__CAST(uint64_t, c))                                   \
         ctxprof__enc_u.s->acyc[0] += ctxprof__enc_u.d;                                             \
         __VA_ARGS__;                                                                               \
     } while (0)
 #define CTXPROF_PCCE_CALL_PUSH(st, base, w, id, ...)                                               \
     do {                                                                                           \
-        CTXPROF__ENC_UNDO(push, (st), (st)->acyc[0], (uint32_t)(base), (uint32_t)(w))                \
+        CTXPROF__ENC_UNDO(push, (st), (st)->acyc[0], CTXPROF__CAST(uint32_t, base),                \
+                          CTXPROF__CAST(uint32_t, w))                                              \
         ctxprof_enc_push(ctxprof__enc_u.s, ctxprof__enc_u.b, ctxprof__enc_u.n,                     \
                          ctxprof__enc_u.saved);                                                    \
-        ctxprof__enc_u.s->acyc[0] = (uint64_t)(id);                                                \
+        ctxprof__enc_u.s->acyc[0] = CTXPROF__CAST(uint64_t, id);                                   \
         __VA_ARGS__;                                                                               \
     } while (0)
 #else
 /* PCCE acyclic edge: id += c before the call, id -= c after. */
 #define CTXPROF_PCCE_CALL_ADD(st, c, ...)                                                          \
     do {                                                                                           \
-        (st)->acyc[0] += (uint64_t)(c);                                                            \
+        (st)->acyc[0] += CTXPROF__CAST(uint64_t, c);                                               \
         __VA_ARGS__;                                                                               \
-        (st)->acyc[0] -= (uint64_t)(c);                                                            \
+        (st)->acyc[0] -= CTXPROF__CAST(uint64_t, c);                                               \
     } while (0)
 
 /* PCCE push edge (recursion): push the id (w bits), restart it at `id`;
@@ -1468,7 +1512,7 @@ struct ctxprof__enc_undo_pop { /* cyclic edge */
     do {                                                                                           \
         uint64_t ctxprof__saved_id = (st)->acyc[0];                                                \
         ctxprof_enc_push((st), (base), (w), ctxprof__saved_id);                                    \
-        (st)->acyc[0] = (uint64_t)(id);                                                            \
+        (st)->acyc[0] = CTXPROF__CAST(uint64_t, id);                                               \
         __VA_ARGS__;                                                                               \
         (st)->acyc[0] = ctxprof__saved_id;                                                         \
         ctxprof_enc_pop((st), (base), (w));                                                        \
@@ -1492,22 +1536,24 @@ struct ctxprof__enc_undo_pop { /* cyclic edge */
 #if defined(__cplusplus) /* undo in destructors: see CTXPROF_PCCE_CALL_ADD */
 #define CTXPROF_VAL_CALL_SET(st, word, val, ...)                                                   \
     do {                                                                                           \
-        CTXPROF__ENC_UNDO(xor, (st), (uint32_t)(word), (uint32_t)(word), (uint64_t)(val), 0)       \
+        CTXPROF__ENC_UNDO(xor, (st), CTXPROF__CAST(uint32_t, word), CTXPROF__CAST(uint32_t, word), \
+                          CTXPROF__CAST(uint64_t, val), 0)                                         \
         ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i0, ctxprof__enc_u.x0);                   \
         __VA_ARGS__;                                                                               \
     } while (0)
 #define CTXPROF_VAL_CALL_SET2(st, w0, v0, w1, v1, ...)                                             \
     do {                                                                                           \
-        CTXPROF__ENC_UNDO(xor, (st), (uint32_t)(w0), (uint32_t)(w1), (uint64_t)(v0),              \
-                          (uint64_t)(v1))                                                          \
+        CTXPROF__ENC_UNDO(xor, (st), CTXPROF__CAST(uint32_t, w0), CTXPROF__CAST(uint32_t, w1),     \
+                          CTXPROF__CAST(uint64_t, v0), CTXPROF__CAST(uint64_t, v1))                \
         ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i0, ctxprof__enc_u.x0);                   \
         ctxprof_enc_xor(ctxprof__enc_u.s, ctxprof__enc_u.i1, ctxprof__enc_u.x1);                   \
         __VA_ARGS__;                                                                               \
     } while (0)
 #define CTXPROF_VAL_CALL_PUSH(st, base, k, code, ...)                                              \
     do {                                                                                           \
-        CTXPROF__ENC_UNDO(pop, (st), (uint32_t)(base), (uint32_t)(k))                              \
-        ctxprof_enc_push(ctxprof__enc_u.s, ctxprof__enc_u.b, ctxprof__enc_u.n, (uint64_t)(code));  \
+        CTXPROF__ENC_UNDO(pop, (st), CTXPROF__CAST(uint32_t, base), CTXPROF__CAST(uint32_t, k))    \
+        ctxprof_enc_push(ctxprof__enc_u.s, ctxprof__enc_u.b, ctxprof__enc_u.n,                     \
+                         CTXPROF__CAST(uint64_t, code));                                           \
         __VA_ARGS__;                                                                               \
     } while (0)
 #else
@@ -1515,26 +1561,26 @@ struct ctxprof__enc_undo_pop { /* cyclic edge */
    (whole-word XOR, see ctxprof_enc_xor). */
 #define CTXPROF_VAL_CALL_SET(st, word, val, ...)                                                   \
     do {                                                                                           \
-        ctxprof_enc_xor((st), (word), (uint64_t)(val));                                            \
+        ctxprof_enc_xor((st), (word), CTXPROF__CAST(uint64_t, val));                               \
         __VA_ARGS__;                                                                               \
-        ctxprof_enc_xor((st), (word), (uint64_t)(val));                                            \
+        ctxprof_enc_xor((st), (word), CTXPROF__CAST(uint64_t, val));                               \
     } while (0)
 
 /* Valence acyclic edge whose level and edge codes lie in two words. */
 #define CTXPROF_VAL_CALL_SET2(st, w0, v0, w1, v1, ...)                                             \
     do {                                                                                           \
-        ctxprof_enc_xor((st), (w0), (uint64_t)(v0));                                               \
-        ctxprof_enc_xor((st), (w1), (uint64_t)(v1));                                               \
+        ctxprof_enc_xor((st), (w0), CTXPROF__CAST(uint64_t, v0));                                  \
+        ctxprof_enc_xor((st), (w1), CTXPROF__CAST(uint64_t, v1));                                  \
         __VA_ARGS__;                                                                               \
-        ctxprof_enc_xor((st), (w1), (uint64_t)(v1));                                               \
-        ctxprof_enc_xor((st), (w0), (uint64_t)(v0));                                               \
+        ctxprof_enc_xor((st), (w1), CTXPROF__CAST(uint64_t, v1));                                  \
+        ctxprof_enc_xor((st), (w0), CTXPROF__CAST(uint64_t, v0));                                  \
     } while (0)
 
 /* Cyclic edge (Valence, HCCE, AUTO): push k bits of code before the call,
    pop them after. Also AUTO's entry code on an edge into an SCC. */
 #define CTXPROF_VAL_CALL_PUSH(st, base, k, code, ...)                                              \
     do {                                                                                           \
-        ctxprof_enc_push((st), (base), (k), (uint64_t)(code));                                     \
+        ctxprof_enc_push((st), (base), (k), CTXPROF__CAST(uint64_t, code));                        \
         __VA_ARGS__;                                                                               \
         ctxprof_enc_pop((st), (base), (k));                                                        \
     } while (0)
@@ -1703,7 +1749,7 @@ CTXPROF_INLINE ctxprof_icpp_cid ctxprof_icpp_cid_here(uintptr_t func)
     c.height = ctxprof_icpp_height(ctxprof_icpp_sp(), ctxprof__icpp_base);
     return c;
 }
-#define CTXPROF_ICPP_CID(fn) ctxprof_icpp_cid_here((uintptr_t)(fn))
+#define CTXPROF_ICPP_CID(fn) ctxprof_icpp_cid_here(CTXPROF__UINTPTR(fn))
 
 /* --- training: path maps from a shadow stack (paper 4.2) -------------- */
 
@@ -1835,7 +1881,7 @@ CTXPROF_INLINE void ctxprof__icpp_scope_end(ctxprof_icpp_scope *sc)
 #define CTXPROF__ICPP_KEEP(p) __asm__ volatile("" : : "r"(p))
 #else
 #define CTXPROF__ICPP_ALIGN16
-#define CTXPROF__ICPP_KEEP(p) ((void)(*(volatile char *)(p)))
+#define CTXPROF__ICPP_KEEP(p) ((void)(*CTXPROF__PTR(volatile char *, p)))
 #endif
 
 /* Grows f's frame by its table amount (activation record resizing, 5.1):
@@ -1974,12 +2020,12 @@ CTXPROF_INLINE void ctxprof__icpp_wrap_end(ctxprof__icpp_wrapnote *w)
 #define CTXPROF_ICPP_FUNC(f)                                                                       \
     CTXPROF_ICPP_PAD(f);                                                                           \
     ctxprof_icpp_scope ctxprof__icpp_scope                                                         \
-        __attribute__((cleanup(ctxprof__icpp_scope_end), unused)) =                                \
-            ctxprof_icpp_enter((uintptr_t)(f), (uintptr_t)__builtin_return_address(0), 1)
+        __attribute__((cleanup(ctxprof__icpp_scope_end), unused)) = ctxprof_icpp_enter(            \
+            CTXPROF__UINTPTR(f), CTXPROF__UINTPTR(__builtin_return_address(0)), 1)
 #else
 #define CTXPROF_ICPP_FUNC(f)                                                                       \
     CTXPROF_ICPP_PAD(f);                                                                           \
-    ctxprof_icpp_scope ctxprof__icpp_scope = ctxprof_icpp_enter((uintptr_t)(f), 0, 0)
+    ctxprof_icpp_scope ctxprof__icpp_scope = ctxprof_icpp_enter(CTXPROF__UINTPTR(f), 0, 0)
 #endif
 
 /* --- path maps and lookup (paper 4, 7) --------------------------------- */
@@ -2310,6 +2356,7 @@ CTXPROF_API uint64_t ctxprof_icpp_sampler_dropped(const ctxprof_icpp_sampler *s)
 CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
 #ifdef __cplusplus
+CTXPROF__CXX_QUIET_END
 }
 #endif
 
@@ -2370,6 +2417,7 @@ CTXPROF_API void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s);
 
 #ifdef __cplusplus
 extern "C" {
+CTXPROF__CXX_QUIET_BEGIN
 #endif
 
 /* ==== core: status and errors ==== */
@@ -9046,7 +9094,7 @@ CTXPROF__PRIV void ctxprof__emit_tables(ctxprof__sbuf *b, const ctxprof_enc_tabl
         if (cond)                                                                                  \
             ctxprof__sbuf_printf(b, ",\n    %s%s%s", P, sch, name);                                \
         else                                                                                       \
-            ctxprof__sbuf_printf(b, ",\n    0");                                                   \
+            ctxprof__sbuf_printf(b, ",\n    CTXPROF__NULL");                                       \
     } while (0)
     ctxprof__sbuf_printf(b,
                          "static const ctxprof_enc_tables %s%stables = {\n    %d, %lu, %lu, %u, "
@@ -9380,7 +9428,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                                  : s == 3 ? "HCCE"
                                           : "AUTO",
                                  P, ctxprof_enc_scheme_name(s));
-    ctxprof__sbuf_printf(&b, "    default:\n        return 0;\n    }\n}\n#endif\n");
+    ctxprof__sbuf_printf(&b, "    default:\n        return CTXPROF__NULL;\n    }\n}\n#endif\n");
     ctxprof__sbuf_flush(&b);
     if (b.failed == 2)
         rc = ctxprof__fail(err, CTXPROF_ERR_SYS, 0, "writing the header failed");
@@ -9411,6 +9459,7 @@ out:
 /* ==== icpp: implementation ==== */
 
 #ifdef __cplusplus
+CTXPROF__CXX_QUIET_END
 }
 #endif
 #include <signal.h>
@@ -9418,6 +9467,7 @@ out:
 #include <ucontext.h>
 #ifdef __cplusplus
 extern "C" {
+CTXPROF__CXX_QUIET_BEGIN
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -14727,6 +14777,7 @@ CTXPROF_DEF void ctxprof_icpp_sampler_deinit(ctxprof_icpp_sampler *s)
 }
 
 #ifdef __cplusplus
+CTXPROF__CXX_QUIET_END
 }
 #endif
 

@@ -244,6 +244,7 @@
 
 #ifdef __cplusplus
 extern "C" {
+CTXPROF__CXX_QUIET_BEGIN
 #endif
 
 /* ==== hcct: types ==== */
@@ -300,7 +301,7 @@ enum {
 
 /* Routine ids with the top bit set point to a ctxprof_hcct_routine (the
    macros use these); other ids are code addresses or user-defined. */
-#define CTXPROF_HCCT_NAMED ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
+#define CTXPROF_HCCT_NAMED (CTXPROF__CAST(uintptr_t, 1) << (sizeof(uintptr_t) * 8 - 1))
 typedef struct ctxprof_hcct_routine {
     const char *name;
     const char *file;
@@ -762,11 +763,11 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_end(ctxprof_hcct_scope *s)
 #define CTXPROF__HCCT_CAT2(a, b) a##b
 #define CTXPROF__HCCT_CAT(a, b) CTXPROF__HCCT_CAT2(a, b)
 #if defined(__GNUC__) || defined(__clang__)
-#define CTXPROF__HCCT_SP(var) ((uintptr_t)__builtin_frame_address(0))
-#define CTXPROF__HCCT_RA() ((uintptr_t)__builtin_return_address(0))
+#define CTXPROF__HCCT_SP(var) CTXPROF__UINTPTR(__builtin_frame_address(0))
+#define CTXPROF__HCCT_RA() CTXPROF__UINTPTR(__builtin_return_address(0))
 #else
-#define CTXPROF__HCCT_SP(var) ((uintptr_t) & (var))
-#define CTXPROF__HCCT_RA() ((uintptr_t)0)
+#define CTXPROF__HCCT_SP(var) CTXPROF__UINTPTR(&(var))
+#define CTXPROF__HCCT_RA() CTXPROF__CAST(uintptr_t, 0)
 #endif
 
 /* Portable form: CTXPROF_HCCT_ENTER(s, "name") at the top of a function and
@@ -776,7 +777,8 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_end(ctxprof_hcct_scope *s)
                                                                           __LINE__};               \
     ctxprof_hcct_scope var;                                                                        \
     ctxprof_hcct_scope_begin(&var,                                                                 \
-                             (uintptr_t)&CTXPROF__HCCT_CAT(var, _routine) | CTXPROF_HCCT_NAMED,   \
+                             CTXPROF__UINTPTR(&CTXPROF__HCCT_CAT(var, _routine)) |                \
+                                 CTXPROF_HCCT_NAMED,                                               \
                              CTXPROF__HCCT_RA(), CTXPROF__HCCT_SP(var))
 #define CTXPROF_HCCT_EXIT(var) ctxprof_hcct_scope_end(&(var))
 
@@ -793,13 +795,14 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_end(ctxprof_hcct_scope *s)
     ctxprof_hcct_scope CTXPROF__HCCT_CAT(ctxprof__hcct_s, __LINE__)                                \
         __attribute__((cleanup(ctxprof_hcct_scope_end)));                                          \
     ctxprof_hcct_scope_begin(&CTXPROF__HCCT_CAT(ctxprof__hcct_s, __LINE__),                        \
-                             (uintptr_t)&CTXPROF__HCCT_CAT(ctxprof__hcct_r, __LINE__) |            \
+                             CTXPROF__UINTPTR(&CTXPROF__HCCT_CAT(ctxprof__hcct_r, __LINE__)) |     \
                                  CTXPROF_HCCT_NAMED,                                               \
-                             (uintptr_t)__builtin_return_address(0),                               \
-                             (uintptr_t)__builtin_frame_address(0))
+                             CTXPROF__UINTPTR(__builtin_return_address(0)),                        \
+                             CTXPROF__UINTPTR(__builtin_frame_address(0)))
 #endif
 
 #ifdef __cplusplus
+CTXPROF__CXX_QUIET_END
 }
 #endif
 
@@ -828,6 +831,7 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_scope_end(ctxprof_hcct_scope *s)
 
 #ifdef __cplusplus
 extern "C" {
+CTXPROF__CXX_QUIET_BEGIN
 #endif
 
 #define CTXPROF__HCCT_FN CTXPROF__PRIV CTXPROF__HCCT_NOINSTR
@@ -4735,6 +4739,7 @@ __attribute__((constructor)) CTXPROF__HCCT_FN void ctxprof__hcct_auto(void)
 #endif /* CTXPROF_HCCT_HOOKS */
 
 #ifdef __cplusplus
+CTXPROF__CXX_QUIET_END
 }
 #endif
 

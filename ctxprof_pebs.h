@@ -202,6 +202,7 @@ struct perf_event_attr;
 
 #ifdef __cplusplus
 extern "C" {
+CTXPROF__CXX_QUIET_BEGIN
 #endif
 
 /* ==== pebs: declarations ==== */
@@ -607,6 +608,7 @@ CTXPROF_API int ctxprof_pebs_encode_event(const char *name, struct perf_event_at
                                           ctxprof_error *err);
 
 #ifdef __cplusplus
+CTXPROF__CXX_QUIET_END
 }
 #endif
 
@@ -661,6 +663,7 @@ extern long int syscall(long int sysno, ...);
 
 #ifdef __cplusplus
 extern "C" {
+CTXPROF__CXX_QUIET_BEGIN
 #endif
 
 /* ==== pebs: implementation ==== */
@@ -3856,6 +3859,7 @@ CTXPROF_DEF int ctxprof_pebs_train_save(ctxprof_pebs_train *t, const char *path,
 #endif /* ICPP */
 
 #ifdef __cplusplus
+CTXPROF__CXX_QUIET_END
 }
 #endif
 
@@ -3863,6 +3867,7 @@ CTXPROF_DEF int ctxprof_pebs_train_save(ctxprof_pebs_train *t, const char *path,
 
 #ifdef __cplusplus
 extern "C" {
+CTXPROF__CXX_QUIET_BEGIN
 #endif
 
 /* ==== pebs: implementation (not Linux: every call is unsupported) ==== */
@@ -3936,6 +3941,7 @@ CTXPROF_DEF int ctxprof_pebs_encode_event(const char *name, struct perf_event_at
 }
 
 #ifdef __cplusplus
+CTXPROF__CXX_QUIET_END
 }
 #endif
 

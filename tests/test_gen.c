@@ -548,8 +548,9 @@ static void gen_header_compiles(void)
                       "#define ALL(e, s) CTXPROF_GEN_CALL_PCCE(e, CTXPROF_GEN_CALL_VALENCE(e, "
                       "CTXPROF_GEN_CALL_HCCE(e, CTXPROF_GEN_CALL_AUTO(e, s))))\n"
                       "static void report(unsigned node)\n{\n"
-                      "    ctxprof_enc *st[5] = {0, &ctxprof_pcce_tls, &ctxprof_val_tls, "
-                      "&ctxprof_val_hcce_tls, &ctxprof_val_auto_tls};\n"
+                      "    ctxprof_enc *st[5] = {&ctxprof_pcce_tls, /* [0]: unused */\n"
+                      "        &ctxprof_pcce_tls, &ctxprof_val_tls, &ctxprof_val_hcce_tls,\n"
+                      "        &ctxprof_val_auto_tls};\n"
                       "    int s;\n    for (s = 1; s < 5; s++) {\n"
                       "        const ctxprof_enc_tables *t = ctxprof_gen_tables(s);\n"
                       "        ctxprof_enc_view v;\n        uint32_t p[32];\n        size_t n;\n"
@@ -581,7 +582,8 @@ static void gen_header_compiles(void)
         free(out);
     }
     rc = ctxprof_test_sh("cd %s && cp drv.c drv.cpp && %s -std=c++11 -O2 -Wall -Wextra -Werror "
-                         "-pedantic -Wshadow -Wconversion -Wsign-conversion -Wundef -I%s drv.cpp "
+                         "-pedantic -Wshadow -Wconversion -Wsign-conversion -Wundef "
+                         "-Wold-style-cast -Wzero-as-null-pointer-constant -I%s drv.cpp "
                          "-o drv_cpp > drv_cpp.log 2>&1 && ./drv_cpp > drv_cpp.out",
                          d, cxx, cwd);
     CHECK_EQ(rc, 0);

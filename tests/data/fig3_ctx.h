@@ -256,18 +256,18 @@ static const ctxprof_enc_tables ctxprof_gen_pcce_tables = {
     ctxprof_gen_pcce_range_ref,
     ctxprof_gen_pcce_num_cc,
     0,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
     0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0};
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL};
 
 /* valence */
 static const ctxprof_enc_op ctxprof_gen_valence_ops[] = {
@@ -323,11 +323,11 @@ static const ctxprof_enc_tables ctxprof_gen_valence_tables = {
     ctxprof_gen_valence_ops,
     ctxprof_gen_valence_node_flags,
     0,
-    0,
-    0,
-    0,
-    0,
-    0,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
     6,
     ctxprof_gen_valence_scc_of_node,
     ctxprof_gen_valence_lv_level,
@@ -338,9 +338,9 @@ static const ctxprof_enc_tables ctxprof_gen_valence_tables = {
     ctxprof_gen_valence_grp_edge,
     7,
     ctxprof_gen_valence_rec_edge,
-    0,
-    0,
-    0};
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL};
 
 /* hcce */
 static const ctxprof_enc_op ctxprof_gen_hcce_ops[] = {
@@ -397,18 +397,18 @@ static const ctxprof_enc_tables ctxprof_gen_hcce_tables = {
     ctxprof_gen_hcce_range_ref,
     ctxprof_gen_hcce_num_cc,
     0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
     7,
     ctxprof_gen_hcce_rec_edge,
-    0,
-    0,
-    0};
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL};
 
 /* auto */
 static const ctxprof_enc_op ctxprof_gen_auto_ops[] = {
@@ -471,15 +471,15 @@ static const ctxprof_enc_tables ctxprof_gen_auto_tables = {
     ctxprof_gen_auto_range_ref,
     ctxprof_gen_auto_num_cc,
     0,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
+    CTXPROF__NULL,
     0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
+    CTXPROF__NULL,
     ctxprof_gen_auto_node_rec_bits,
     ctxprof_gen_auto_cyc_first,
     ctxprof_gen_auto_cyc_edge};
@@ -499,7 +499,7 @@ const ctxprof_enc_tables *ctxprof_gen_tables(int scheme)
     case CTXPROF_ENC_AUTO:
         return &ctxprof_gen_auto_tables;
     default:
-        return 0;
+        return CTXPROF__NULL;
     }
 }
 #endif
