@@ -11498,14 +11498,15 @@ CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t
    A function's SP is its body's only between its prologue and its
    epilogue, and not while it pushes arguments; its CFA (the caller's SP at
    the call) is the same at every instruction. bind reads the CFA rules of
-   the map's functions from the loaded objects' .eh_frame, in memory
-   (PT_GNU_EH_FRAME; every read bounded by the segment that holds it, so a
-   malformed entry ends that object's table, never reads outside it), as
-   rows "from pc on, CFA = SP or FP + off" (DWARF 5 sec. 6.4, the subset
-   compilers emit for x86-64; a CFA expression or another register leaves
-   the rule unknown). A sample's height is then base - CFA + its
-   function's body offset (CFA - SP where training measured), whatever
-   instruction it interrupted. */
+   the map's functions (ctxprof_pebs.h's training: of those it records)
+   from the loaded objects' .eh_frame, in memory (PT_GNU_EH_FRAME; every
+   read bounded by the segment that holds it, so a malformed entry ends
+   that object's table, never reads outside it), as rows "from pc on,
+   CFA = SP or FP + off" (DWARF 5 sec. 6.4, the subset compilers emit for
+   x86-64; a CFA expression or another register leaves the rule unknown).
+   A sample's height is then base - CFA + its function's body offset
+   (CFA - SP where training measured), whatever instruction it
+   interrupted. */
 
 #define CTXPROF__CFA_NONE 0u /* unknown, or past a function's end */
 #define CTXPROF__CFA_FP 6u   /* DWARF register numbers, x86-64 */
@@ -11657,6 +11658,7 @@ typedef struct ctxprof__cfi_rows {
     ctxprof__icpp_cfa *row;
     size_t n, cap, first; /* first: the current FDE's first row */
     int nomem;
+    void *user; /* passed to CTXPROF_MALLOC/FREE */
 } ctxprof__cfi_rows;
 
 /* The rule reg + off from pc on (replacing a row of the same FDE at the
@@ -11675,7 +11677,7 @@ CTXPROF__PRIV void ctxprof__cfi_emit(ctxprof__cfi_rows *o, uintptr_t pc, uint32_
     }
     if (last && last->reg == reg && last->off == off)
         return;
-    if (ctxprof__reserve((void **)&o->row, &o->cap, o->n, o->n + 1, sizeof *o->row, NULL)) {
+    if (ctxprof__reserve((void **)&o->row, &o->cap, o->n, o->n + 1, sizeof *o->row, o->user)) {
         o->nomem = 1;
         return;
     }
@@ -11794,12 +11796,12 @@ CTXPROF__PRIV int ctxprof__cfi_run(ctxprof__cfi_rd *r, const ctxprof__cfi_cie *c
 }
 
 typedef struct ctxprof__cfi_ctx {
-    const ctxprof__icpp_pcrange *pcs; /* the map's functions, by start */
+    const ctxprof__icpp_pcrange *pcs; /* the functions wanted (a map's), by start */
     size_t npcs;
     ctxprof__cfi_rows out;
 } ctxprof__cfi_ctx;
 
-/* Whether [lo, hi) overlaps a map function. */
+/* Whether [lo, hi) overlaps a wanted function. */
 CTXPROF__PRIV int ctxprof__cfi_wanted(const ctxprof__cfi_ctx *x, uintptr_t lo, uintptr_t hi)
 {
     size_t a = 0, b = x->npcs;
@@ -11814,7 +11816,7 @@ CTXPROF__PRIV int ctxprof__cfi_wanted(const ctxprof__cfi_ctx *x, uintptr_t lo, u
 }
 
 /* The rows of the FDEs in .eh_frame at p, inside [lo, hi), that cover a
-   map function; hdr: the .eh_frame_hdr (datarel base). */
+   wanted function; hdr: the .eh_frame_hdr (datarel base). */
 CTXPROF__PRIV void ctxprof__cfi_eh_frame(ctxprof__cfi_ctx *x, const unsigned char *p,
                                          const unsigned char *lo, const unsigned char *hi,
                                          uintptr_t hdr)
@@ -11924,6 +11926,50 @@ CTXPROF__PRIV int ctxprof__cfa_cmp(const void *a, const void *b)
     return (x->reg != CTXPROF__CFA_NONE) - (y->reg != CTXPROF__CFA_NONE);
 }
 
+/* The CFA rules of the loaded objects' code that covers the functions
+   pcs[n] (sorted by start), sorted by pc, into *rows[*nrows] (allocated
+   with user; the caller frees them). An object without PT_GNU_EH_FRAME
+   gives none. 0, or CTXPROF_ERR_NOMEM (then nothing is left allocated). */
+CTXPROF__PRIV int ctxprof__cfi_load(const ctxprof__icpp_pcrange *pcs, size_t n, void *user,
+                                    ctxprof__icpp_cfa **rows, size_t *nrows)
+{
+    ctxprof__cfi_ctx x;
+    memset(&x, 0, sizeof x);
+    x.pcs = pcs;
+    x.npcs = n;
+    x.out.user = user;
+#if defined(CTXPROF__HAVE_SYMTAB)
+    ctxprof__dl_iterate_phdr(ctxprof__cfi_object, &x);
+#endif
+    *rows = NULL;
+    *nrows = 0;
+    if (x.out.nomem) {
+        ctxprof__free(x.out.row, user);
+        return CTXPROF_ERR_NOMEM;
+    }
+    if (x.out.n > 1)
+        qsort(x.out.row, x.out.n, sizeof *x.out.row, ctxprof__cfa_cmp);
+    *rows = x.out.row;
+    *nrows = x.out.n;
+    return CTXPROF_OK;
+}
+
+/* The CFA rule at pc among rows[n] (sorted by pc): the last row at or
+   before it (NULL: none). */
+CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__icpp_cfa_at(const ctxprof__icpp_cfa *rows,
+                                                            size_t n, uintptr_t pc)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rows[mid].pc <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? &rows[lo - 1] : NULL;
+}
+
 /* --- binding to the process's symbols, and resolving samples ------------ */
 
 /* Each function's body offset, CFA - SP where training measured its
@@ -11950,60 +11996,30 @@ CTXPROF__PRIV void ctxprof__icpp_body_offsets(const struct ctxprof__icpp_mapdata
     }
 }
 
-/* The CFA rule at pc: the last row at or before it (NULL: none). */
-CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__icpp_cfa_at(const ctxprof__icpp_bound *b,
-                                                            uintptr_t pc)
-{
-    size_t lo = 0, hi = b->ncfa;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (b->cfa[mid].pc <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? &b->cfa[lo - 1] : NULL;
-}
-
 /* Reads the CFA rules and body offsets of the bound functions b->pcs into
    b; 0 or CTXPROF_ERR_NOMEM. */
 CTXPROF__PRIV int ctxprof__icpp_bind_cfa(const struct ctxprof__icpp_mapdata *d,
                                          ctxprof__icpp_bound *b, size_t *out_funcs)
 {
-    ctxprof__cfi_ctx x;
     uint32_t *fbody = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *fbody, NULL);
     uint8_t *seen = (uint8_t *)ctxprof__zalloc(d->names.n + 1, 1, NULL);
     const ctxprof__icpp_pcrange *pcs = b->pcs;
     size_t i, n = b->npcs;
-    memset(&x, 0, sizeof x);
-    x.pcs = pcs;
-    x.npcs = n;
-    if (!fbody || !seen)
-        goto nomem;
+    if (!fbody || !seen || ctxprof__cfi_load(pcs, n, NULL, &b->cfa, &b->ncfa)) {
+        ctxprof__free(fbody, NULL);
+        ctxprof__free(seen, NULL);
+        return CTXPROF_ERR_NOMEM;
+    }
     ctxprof__icpp_body_offsets(d, fbody);
-#if defined(CTXPROF__HAVE_SYMTAB)
-    ctxprof__dl_iterate_phdr(ctxprof__cfi_object, &x);
-#endif
-    if (x.out.nomem)
-        goto nomem;
-    if (x.out.n > 1)
-        qsort(x.out.row, x.out.n, sizeof *x.out.row, ctxprof__cfa_cmp);
-    b->cfa = x.out.row;
-    b->ncfa = x.out.n;
     b->fbody = fbody;
     *out_funcs = 0;
     for (i = 0; i < n; i++) { /* functions with a body offset and a rule at their entry */
-        const ctxprof__icpp_cfa *c = ctxprof__icpp_cfa_at(b, pcs[i].start);
+        const ctxprof__icpp_cfa *c = ctxprof__icpp_cfa_at(b->cfa, b->ncfa, pcs[i].start);
         if (fbody[pcs[i].func] && c && c->reg != CTXPROF__CFA_NONE && !seen[pcs[i].func]++)
             ++*out_funcs;
     }
     ctxprof__free(seen, NULL);
     return CTXPROF_OK;
-nomem:
-    ctxprof__free(x.out.row, NULL);
-    ctxprof__free(fbody, NULL);
-    ctxprof__free(seen, NULL);
-    return CTXPROF_ERR_NOMEM;
 }
 
 /* A sample's height in map function f: base - CFA + the body offset where
@@ -12018,7 +12034,7 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_height_at(const struct ctxprof__icpp_mapdat
     uintptr_t cfa;
     if (h == CTXPROF_ICPP_NO_HEIGHT || d->no_cfa || !b || !b->fbody || !b->fbody[f])
         return h;
-    c = ctxprof__icpp_cfa_at(b, pc);
+    c = ctxprof__icpp_cfa_at(b->cfa, b->ncfa, pc);
     if (!c || c->reg == CTXPROF__CFA_NONE)
         return h;
     if (c->reg == CTXPROF__CFA_FP && (fp < sp || fp >= base))

@@ -3206,7 +3206,7 @@ CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxp
     if (!s->stack || s->stack_size < 16 || s->stack_addr != s->sp)
         return 0;
     c = b && ctxprof_icpp_map_func_of_pc(m, (uintptr_t)s->ip) >= 0
-            ? ctxprof__icpp_cfa_at(b, (uintptr_t)s->ip)
+            ? ctxprof__icpp_cfa_at(b->cfa, b->ncfa, (uintptr_t)s->ip)
             : NULL;
     if (c && c->reg == CTXPROF__CFA_FP)
         return 0;
