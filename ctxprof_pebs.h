@@ -123,13 +123,23 @@
        - rbp still the caller's (a function's first instructions, its
          return, and leaves built without a frame: gcc 12 and clang 14
          omit it where no stack is needed, -mno-omit-leaf-frame-pointer
-         or not): the callchain lacks the caller. The stack copy's top
-         words show it (a return address on top, or rbp just pushed under
-         it) and the caller is put back;
+         or not): the callchain lacks the caller, and it is put back;
        - saved registers being pushed or popped: right path, other SP.
-     Entries are kept apart by the leaf's frame size at the sample (CFA -
-     SP); the map gets, per leaf function, only the most sampled size (the
-     body's: for a frameless leaf, 8), the rest is counted as unsettled.
+     The leaf's CFA rule at the sample's PC says which: init reads the
+     rules of the functions it records from the loaded objects'
+     .eh_frame (PT_GNU_EH_FRAME, as ctxprof_icpp_map_bind does). CFA =
+     rbp + 16: the frame is set up; CFA = SP + 8k: rbp is the caller's,
+     the return address is the stack copy's k-th word (past the copy, the
+     caller is lost: frameless). Where no rule is known (no .eh_frame
+     entry, a CFA expression; none at all when init could not read them:
+     t->cfa_funcs 0) the top words guess: a return address on top, or rbp
+     just pushed under one. A guess only (stats.guessed): a set-up
+     frame's top word can hold a code address too (clang's realigning
+     `push %rax`), and a frameless leaf's saved registers hide its return
+     address under them. Entries are kept apart by the leaf's frame size
+     at the sample (CFA - SP); the map gets, per leaf function, only the
+     most sampled size (the body's: for a frameless leaf, 8), the rest is
+     counted as unsettled.
      A leaf that uses rbp as a register gives garbage chains: counted as
      frameless when rbp is no stack address, else mostly unsettled.
      A function with alloca or variable-length arrays has several body
@@ -553,9 +563,15 @@ typedef struct ctxprof_pebs_train_stats {
                            stack (sample.height 0) */
     uint64_t outside;   /* leaf PC in no selected function */
     uint64_t mismatch;  /* the callchain's leaf is not the registers' function (PEBS) */
-    uint64_t frameless; /* rbp no frame pointer (below SP or 1 MiB above) and no caller on top */
+    uint64_t frameless; /* rbp no frame pointer (below SP or 1 MiB above) and no caller on
+                           top; or the leaf's CFA rule puts its return address past the
+                           stack copy (or there is no copy): its caller is lost */
     uint64_t truncated; /* callchain max_stack frames long, or a path over CTXPROF_PEBS_PATH_MAX */
     uint64_t full;      /* dropped: the node or entry table is full */
+    uint64_t guessed;   /* used, but no CFA rule known at the leaf's PC (no .eh_frame entry,
+                           a CFA expression, or none read: cfa_funcs 0): its frame size,
+                           and whether rbp was its caller's, guessed from rbp and the top
+                           words of the stack copy */
     uint64_t unsettled; /* samples of entries left out: not the leaf's body frame offset */
     uint64_t rare;      /* samples of entries left out by min_count */
 } ctxprof_pebs_train_stats;
@@ -565,6 +581,9 @@ typedef struct ctxprof_pebs_train {
     ctxprof_pebs_train_desc d;
     ctxprof_pebs_train_stats st;
     size_t nodes, entries; /* table entries in use */
+    size_t cfa_funcs;      /* recorded functions (symbols) with a CFA rule at their entry,
+                              read from .eh_frame at init; 0: none could be read (no
+                              PT_GNU_EH_FRAME, out of memory), every frame is guessed */
     /* private: */
     uintptr_t *nfunc;           /* node -> function id (node 0: the root) */
     uint32_t *nparent;          /* node -> parent node */
@@ -574,15 +593,24 @@ typedef struct ctxprof_pebs_train {
     uint64_t *eseen;            /* samples with the path on the stack as a caller */
     uint32_t *eslots;           /* (node, height, offset) -> entry + 1 */
     size_t nmask, emask;
+    struct ctxprof__icpp_cfa *cfa; /* CFA rules of the recorded functions, by pc */
+    size_t ncfa;
 } ctxprof_pebs_train;
 
-/* Prepares a training sink. Allocates its bounded tables once; nothing
+/* Prepares a training sink. Allocates its bounded tables once, and reads
+   the CFA rules of the functions it records (.eh_frame of the loaded
+   objects; none when that fails: t->cfa_funcs 0, not an error); nothing
    else allocates until map/save. */
 CTXPROF_API int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_pebs_train_desc *d,
                                         ctxprof_error *err);
 /* One sample (a ctxprof_pebs_sample_fn with the sink as user): counts its
-   (call path, leaf height, frame offset). Allocation-free, async-signal-
-   safe; calls must be serialized (one sink per thread in signal mode). */
+   (call path, leaf height, frame offset). The leaf's CFA rule at its PC
+   (read at init) says where its frame is: set up (rbp + 16), or not yet
+   (SP + 8k: the return address, the caller the kernel's chain lacks, is
+   the stack copy's k-th word); where no rule is known, rbp and the copy's
+   top words guess (counted as guessed). Allocation-free (a binary search
+   in the rules), async-signal-safe; calls must be serialized (one sink
+   per thread in signal mode). */
 CTXPROF_API void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sample *s);
 /* The trained path map (replacing *out; bind it before resolving). Per leaf
    function only the entries at its body's frame offset (the most sampled
@@ -3181,33 +3209,40 @@ CTXPROF__PRIV int ctxprof__pebs_is_code(const ctxprof_symtab *st, const ctxprof_
               : ctxprof_icpp_map_func_of_pc(m, (uintptr_t)ra - 1) >= 0;
 }
 
+/* The CFA rule at pc among rows[n] (.eh_frame's: a bound map's, read by
+   bind, or training's, read at its init); NULL when none is known there. */
+CTXPROF__PRIV const ctxprof__icpp_cfa *ctxprof__pebs_rule(const ctxprof__icpp_cfa *rows, size_t n,
+                                                          uintptr_t pc)
+{
+    const ctxprof__icpp_cfa *c = rows ? ctxprof__icpp_cfa_at(rows, n, pc) : NULL;
+    return c && c->reg != CTXPROF__CFA_NONE ? c : NULL;
+}
+
 /* Whether rbp is still the caller's at the sample: a function's first
    instructions, its return, a leaf built without a frame (gcc 12 and
    clang 14 omit it where no stack is needed, -mno-omit-leaf-frame-pointer
    or not). Returns k > 0 when it is: the leaf's CFA is sp + 8 * k and its
    return address, the word just below, goes to *ra; 0 otherwise, or
-   without the words. Where the bound map m has the leaf's CFA rule at the
-   PC (.eh_frame, read by bind) the rule decides: CFA = rbp + 16, the frame
-   is set up (0); CFA = SP + 8k, the return address is the k-th word
-   (whatever code it returns to: a caller outside the map too). Else
-   the top words guess: a return address (1), or rbp just pushed under one
-   (2). A guess only: a set-up frame's top word can hold a code address
-   too (clang's `push %rax` that realigns the stack after the saved
-   registers stores whatever rax held, such as the address of a switch's
-   jump-table target in the caller), and taken for a return address it
-   put a bogus caller in the path and the walk. Code is what st knows,
-   else the bound map m. */
+   without the words. Where the leaf's CFA rule c at the PC is known
+   (ctxprof__pebs_rule: the profile side's from its bound map, training's
+   from its own table) the rule decides: CFA = rbp + off, the frame is set
+   up (0); CFA = SP + 8k, the return address is the k-th word (whatever
+   code it returns to: a caller outside the map too; 0 when it is past
+   the copy). Else (c NULL) the top words guess: a return address (1), or
+   rbp just pushed under one (2). A guess only: a set-up frame's top word
+   can hold a code address too (clang's `push %rax` that realigns the
+   stack after the saved registers stores whatever rax held, such as the
+   address of a switch's jump-table target in the caller), and taken for
+   a return address it put a bogus caller in the path and the walk; and
+   a frameless leaf's saved registers hide the return address under them.
+   Code is what st knows, else the bound map m. */
 CTXPROF__PRIV unsigned ctxprof__pebs_top_ra(const ctxprof_symtab *st, const ctxprof_icpp_map *m,
+                                            const ctxprof__icpp_cfa *c,
                                             const ctxprof_pebs_sample *s, uint64_t *ra)
 {
-    const ctxprof__icpp_bound *b = m && m->d ? ctxprof__icpp_bound_of(m->d) : NULL;
-    const ctxprof__icpp_cfa *c;
     uint64_t w[2];
     if (!s->stack || s->stack_size < 16 || s->stack_addr != s->sp)
         return 0;
-    c = b && ctxprof_icpp_map_func_of_pc(m, (uintptr_t)s->ip) >= 0
-            ? ctxprof__icpp_cfa_at(b->cfa, b->ncfa, (uintptr_t)s->ip)
-            : NULL;
     if (c && c->reg == CTXPROF__CFA_FP)
         return 0;
     if (c && c->reg == CTXPROF__CFA_SP) {
@@ -3389,8 +3424,12 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
     /* the stack copy's top words, once: the walk's and the check's. Without
        a height (no base, or SP off the thread's stack: a coroutine's, a
        sigaltstack) the copy is no part of the thread's stack: never read */
-    if (s->stack && s->height && (p->d.max_walk || s->callchain))
-        top = ctxprof__pebs_top_ra(NULL, m, s, &top_ra);
+    if (s->stack && s->height && (p->d.max_walk || s->callchain)) {
+        const ctxprof__icpp_bound *b = ctxprof__icpp_bound_of(m->d);
+        const ctxprof__icpp_cfa *c =
+            b ? ctxprof__pebs_rule(b->cfa, b->ncfa, (uintptr_t)s->ip) : NULL;
+        top = ctxprof__pebs_top_ra(NULL, m, c, s, &top_ra);
+    }
     fr.n = 0;
     if (p->d.max_walk && s->stack && s->height)
         ctxprof__pebs_copy_frames(s, top, top_ra, p->d.max_walk, &fr);
@@ -3501,11 +3540,12 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
    paths (node = (parent, function id), node 0 the root) and the entries
    (node, height, frame offset) -> samples. The frame offset, CFA - SP,
    is the leaf's frame size at the sample (ctxprof__pebs_user_chain, which
-   also puts back the caller a frameless state hides): in the body it is
-   the same in every call, while prologue and epilogue states (entry,
-   pushes and pops of saved registers, the return) share the body's path
-   but not its SP. Only each leaf function's most sampled offset - its
-   body's - is written to the map. */
+   also puts back the caller a frameless state hides, where the leaf's
+   CFA rule, read at init, or else the stack copy's top words say): in
+   the body it is the same in every call, while prologue and epilogue
+   states (entry, pushes and pops of saved registers, the return) share
+   the body's path but not its SP. Only each leaf function's most sampled
+   offset - its body's - is written to the map. */
 
 CTXPROF__PRIV uint64_t ctxprof__pebs_tn_hash(uint32_t parent, uintptr_t func)
 {
@@ -3524,6 +3564,37 @@ CTXPROF__PRIV size_t ctxprof__pebs_pow2(size_t n)
     while (c < 2 * n)
         c *= 2;
     return c;
+}
+
+/* Whether the function of symbol e is one the map records. */
+CTXPROF__PRIV int ctxprof__pebs_train_sel(const ctxprof_pebs_train *t, const struct ctxprof__sym *e)
+{
+    return e && (t->d.all_objects || e->obj == 0); /* object 0: the executable */
+}
+
+/* Reads the CFA rules of the functions training records (their PC ranges
+   from the symbol table) into t->cfa; none when that fails (the frames
+   are guessed then), with t->cfa_funcs 0. */
+CTXPROF__PRIV void ctxprof__pebs_train_cfa(ctxprof_pebs_train *t)
+{
+    const ctxprof_symtab *st = t->d.symtab;
+    ctxprof__icpp_pcrange *r;
+    size_t i, n = 0;
+    r = (ctxprof__icpp_pcrange *)ctxprof__alloc(st->count, sizeof *r, t->d.alloc_user);
+    if (!r)
+        return;
+    for (i = 0; i < st->count; i++) /* sorted by start already */
+        if (ctxprof__pebs_train_sel(t, &st->syms[i])) {
+            r[n].start = st->syms[i].start;
+            r[n].end = st->syms[i].end;
+            r[n].func = 0;
+            n++;
+        }
+    if (n && ctxprof__cfi_load(r, n, t->d.alloc_user, &t->cfa, &t->ncfa) == CTXPROF_OK)
+        for (i = 0; i < n; i++)
+            if (ctxprof__pebs_rule(t->cfa, t->ncfa, r[i].start))
+                t->cfa_funcs++;
+    ctxprof__free(r, t->d.alloc_user);
 }
 
 CTXPROF_DEF int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_pebs_train_desc *d,
@@ -3569,6 +3640,7 @@ CTXPROF_DEF int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_peb
     t->nfunc[0] = 0;
     t->nparent[0] = 0;
     t->nodes = 1;
+    ctxprof__pebs_train_cfa(t);
     return CTXPROF_OK;
 }
 
@@ -3587,6 +3659,7 @@ CTXPROF_DEF void ctxprof_pebs_train_deinit(ctxprof_pebs_train *t)
     ctxprof__free(t->ecount, ud);
     ctxprof__free(t->eseen, ud);
     ctxprof__free(t->eslots, ud);
+    ctxprof__free(t->cfa, ud);
     memset(t, 0, sizeof *t);
 }
 
@@ -3607,12 +3680,6 @@ CTXPROF__PRIV uint32_t ctxprof__pebs_train_child(ctxprof_pebs_train *t, uint32_t
     t->nparent[t->nodes] = parent;
     t->nslots[i] = (uint32_t)t->nodes + 1;
     return (uint32_t)t->nodes++;
-}
-
-/* Whether the function of symbol e is one the map records. */
-CTXPROF__PRIV int ctxprof__pebs_train_sel(const ctxprof_pebs_train *t, const struct ctxprof__sym *e)
-{
-    return e && (t->d.all_objects || e->obj == 0); /* object 0: the executable */
 }
 
 /* Counts a sample (leaf 1) or a caller on its stack (leaf 0) in the entry
@@ -3649,13 +3716,14 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
     ctxprof_pebs_train *t = (ctxprof_pebs_train *)train;
     const ctxprof_symtab *st = t->d.symtab;
     const struct ctxprof__sym *leaf;
+    const ctxprof__icpp_cfa *rule;
     uintptr_t pcs[CTXPROF__PEBS_PATH_MAX + 8];
     uint32_t nodes[CTXPROF__PEBS_PATH_MAX + 8];
     uint64_t off, top_ra = 0;
     uint32_t frames, node = 0;
     size_t np, n = 0, i;
     unsigned top;
-    int cut;
+    int cut, exact;
     t->st.samples++;
     if ((s->flags & (CTXPROF_PEBS_SAMPLE_NO_REGS | CTXPROF_PEBS_SAMPLE_STACK_TOP)) || !s->height) {
         t->st.nobase++;
@@ -3666,9 +3734,19 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
         t->st.outside++;
         return;
     }
-    top = ctxprof__pebs_top_ra(st, NULL, s, &top_ra);
+    /* the leaf's CFA rule decides where its frame is; without one, the
+       stack copy's top words guess */
+    rule = ctxprof__pebs_rule(t->cfa, t->ncfa, (uintptr_t)s->ip);
+    top = ctxprof__pebs_top_ra(st, NULL, rule, s, &top_ra);
     np = ctxprof__pebs_user_chain(s, top, top_ra, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames, &off,
                                   &cut);
+    if (rule && rule->reg == CTXPROF__CFA_SP && !top)
+        off = 0; /* rbp is the caller's, its return address past the copy: the caller is lost */
+    exact = 0;
+    if (rule && off) { /* the frame size is the rule's CFA - SP: exact */
+        uint64_t at = rule->reg == CTXPROF__CFA_SP ? s->sp : s->bp;
+        exact = at + (uint64_t)(int64_t)rule->off - s->sp == off;
+    }
     if (np == 0) {
         t->st.no_chain++;
         return;
@@ -3708,6 +3786,8 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
     if (ctxprof__pebs_train_add(t, node, s->height, off, 1))
         return;
     t->st.used++;
+    if (!exact)
+        t->st.guessed++;
     /* the callers' heights and frame sizes, from the frame-pointer chain in
        the stack copy (the words the kernel's unwinder read): a caller's SP
        at the call is its callee's CFA; its own CFA is its frame + 16 */

@@ -4631,11 +4631,24 @@ static void pebs_paths_e2e(void)
 
 /* ---- training without instrumentation (ctxprof_pebs_train) ---- */
 
-/* The training sink on synthetic samples of this program's functions: the
-   callchain's user part after its context marker becomes the path (kernel
-   frames skipped), the caller a frameless state hides is put back from the
-   stack copy's top words, the leaf's most sampled frame size is its body's,
-   and each kind of unusable sample is counted, not trained. */
+#if defined(CTXPROF_ICPP_NO_HEIGHT)
+/* Training as where no .eh_frame could be read: no CFA rule anywhere,
+   every frame guessed from rbp and the stack copy's top words. */
+static void pebs_train_no_cfa(ctxprof_pebs_train *t)
+{
+    ctxprof__free(t->cfa, t->d.alloc_user);
+    t->cfa = NULL;
+    t->ncfa = 0;
+    t->cfa_funcs = 0;
+}
+#endif
+
+/* The training sink on synthetic samples of this program's functions,
+   without CFA rules (pebs_train_cfa_* has them): the callchain's user
+   part after its context marker becomes the path (kernel frames skipped),
+   the caller a frameless state hides is put back from the stack copy's
+   top words, the leaf's most sampled frame size is its body's, and each
+   kind of unusable sample is counted, not trained. */
 static void pebs_train_unit(void)
 {
 #if !defined(CTXPROF_ICPP_NO_HEIGHT)
@@ -4663,6 +4676,7 @@ static void pebs_train_unit(void)
     td.symtab = &st;
     td.max_stack = 5;
     REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    pebs_train_no_cfa(&t);
     /* t2 > t1 > t0 in t0's body: CFA - SP = 48, plain words on top */
     body = pebs_mk(t0, 200, 1);
     body.bp = body.sp + 32;
@@ -4752,6 +4766,7 @@ static void pebs_train_unit(void)
     CHECK_EQ(t.st.truncated, 1);
     CHECK_EQ(t.st.samples, 15);
     CHECK_EQ(t.st.used, 7);
+    CHECK_EQ(t.st.guessed, 7);
     CHECK_EQ(t.nodes, 6); /* root, t2, t2>t1, t2>t1>t0, t1, t1>t0 */
     snprintf(path, sizeof path, "%s/train_unit.paths", ctxprof_test_tmpdir());
     REQUIRE_EQ(ctxprof_pebs_train_save(&t, path, &err), CTXPROF_OK);
@@ -4841,7 +4856,9 @@ static void pebs_train_stripped(void)
 #endif
 }
 
-static int pebs_map_has(const ctxprof_icpp_map *m, const char *str, uint64_t height)
+/* The count of the path str (root first, '>' between) at height in m; -1
+   when m has no such path. */
+static long long pebs_map_count(const ctxprof_icpp_map *m, const char *str, uint64_t height)
 {
     size_t i;
     for (i = 0; i < m->paths; i++) {
@@ -4850,9 +4867,174 @@ static int pebs_map_has(const ctxprof_icpp_map *m, const char *str, uint64_t hei
         ctxprof_icpp_map_path_str(m, (uint32_t)i, buf, sizeof buf);
         if (ctxprof_icpp_map_path(m, (uint32_t)i, &pi) == CTXPROF_OK && pi.height == height &&
             strcmp(buf, str) == 0)
-            return 1;
+            return (long long)pi.count;
     }
-    return 0;
+    return -1;
+}
+
+static int pebs_map_has(const ctxprof_icpp_map *m, const char *str, uint64_t height)
+{
+    return pebs_map_count(m, str, height) >= 0;
+}
+
+#if defined(__x86_64__)
+/* Two functions whose code and call frame information (.eh_frame, from
+   the assembler's .cfi directives) are known whatever the compiler and
+   its flags. Never called. pebs_cfa_fp sets its frame up with rbp, then
+   pushes rax (as clang's realigning `push %rax` does: whatever rax held,
+   a code address too): at +4 CFA = rbp + 16 = SP + 16, in its body at +5
+   CFA = rbp + 16 = SP + 24. pebs_cfa_push, a leaf without a frame, saves
+   rbx: at +1 CFA = SP + 16, its return address the second word. */
+__asm__(".pushsection .text\n"
+        ".globl pebs_cfa_fp\n"
+        ".type pebs_cfa_fp, @function\n"
+        "pebs_cfa_fp:\n"
+        ".cfi_startproc\n"
+        "push %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "mov %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "push %rax\n"
+        "nop\n"
+        "pop %rax\n"
+        "pop %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size pebs_cfa_fp, .-pebs_cfa_fp\n"
+        ".globl pebs_cfa_push\n"
+        ".type pebs_cfa_push, @function\n"
+        "pebs_cfa_push:\n"
+        ".cfi_startproc\n"
+        "push %rbx\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        ".cfi_offset %rbx, -16\n"
+        "nop\n"
+        "pop %rbx\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size pebs_cfa_push, .-pebs_cfa_push\n"
+        ".popsection\n");
+void pebs_cfa_fp(void);
+void pebs_cfa_push(void);
+#define PEBS_CFA_FP_CODE "\x55\x48\x89\xe5\x50\x90" /* push, mov, push, nop */
+#define PEBS_CFA_PUSH_CODE "\x53\x90"               /* push %rbx, nop */
+
+/* A sample at pc with SP sp (height h), rbp bp, the stack copy words[n]
+   at SP and the user callchain pc, chain[0..nc) (return addresses). */
+static ctxprof_pebs_sample pebs_cfa_sample(uintptr_t pc, uint64_t sp, uint64_t h, uint64_t bp,
+                                           const uint64_t *words, size_t n, uint64_t *chain,
+                                           const uint64_t *ras, uint32_t nc)
+{
+    ctxprof_pebs_sample s;
+    uint32_t k;
+    memset(&s, 0, sizeof s);
+    s.ip = pc;
+    s.sp = s.stack_addr = sp;
+    s.height = h;
+    s.bp = bp;
+    s.period = 1;
+    s.stack = (const unsigned char *)words;
+    s.stack_size = (uint32_t)(n * sizeof *words);
+    chain[0] = (uint64_t)PERF_CONTEXT_USER;
+    chain[1] = pc;
+    for (k = 0; k < nc; k++)
+        chain[2 + k] = ras[k];
+    s.callchain = chain;
+    s.callchain_nr = nc + 2;
+    return s;
+}
+#endif
+
+/* Training reads the CFA rules of the functions it records (.eh_frame) at
+   init, and the leaf's rule at the sample's PC says whether rbp is still
+   its caller's and which word is the return address the kernel's chain
+   lacks. Guessed from the stack copy's top words, a set-up frame whose
+   top word holds a code address (clang's `push %rax` realignment slot)
+   got that address as a bogus caller, and a leaf without a frame that
+   saved a register holding a code address got the register for its
+   return address: wrong paths, at wrong frame sizes. */
+static void pebs_train_cfa_caller(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT) || !defined(__x86_64__)
+    SKIP("the ICPP section of ctxprof.h or x86-64 is not in this build");
+#else
+    uintptr_t fp = (uintptr_t)pebs_cfa_fp, push = (uintptr_t)pebs_cfa_push,
+              t1 = (uintptr_t)pebs_hot_t1, t2 = (uintptr_t)pebs_hot_t2;
+    uint64_t words[12], chain[6], ras[2], sp = 0x7f0000000000ull - 200;
+    ctxprof_pebs_train t;
+    ctxprof_pebs_train_desc td;
+    ctxprof_symtab st;
+    ctxprof_pebs_sample s;
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    size_t k;
+    REQUIRE(memcmp((const void *)fp, PEBS_CFA_FP_CODE, 6) == 0);
+    REQUIRE(memcmp((const void *)push, PEBS_CFA_PUSH_CODE, 2) == 0);
+    memset(&td, 0, sizeof td);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    td.symtab = &st;
+    REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    CHECK(t.cfa_funcs >= 2);
+    /* pebs_cfa_fp's body, called from t1 (called from t2): rbp is its own
+       (sp + 8), the top word a stale code address in t2 */
+    memset(words, 0, sizeof words);
+    words[0] = t2 + 9;
+    words[1] = sp + 48; /* saved rbp: t1's frame */
+    words[2] = t1 + 5;
+    words[6] = sp + 96; /* t1's saved rbp: t2's frame, past the copy */
+    words[7] = t2 + 5;
+    ras[0] = t1 + 5;
+    ras[1] = t2 + 5;
+    s = pebs_cfa_sample(fp + 5, sp, 200, sp + 8, words, 12, chain, ras, 2);
+    for (k = 0; k < 3; k++)
+        ctxprof_pebs_train_sample(&t, &s);
+    /* pebs_cfa_push after its push, called from t1: rbp is t1's, so the
+       chain lacks t1; the top word is the saved rbx, a code address in t2,
+       the return address is under it */
+    memset(words, 0, sizeof words);
+    words[0] = t2 + 9;
+    words[1] = t1 + 5;
+    words[5] = sp + 88; /* t1's frame record at sp + 40 (t1's frames: 40 bytes, t2's 48) */
+    words[6] = t2 + 5;
+    s = pebs_cfa_sample(push + 1, sp, 200, sp + 40, words, 12, chain, ras + 1, 1);
+    for (k = 0; k < 2; k++)
+        ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.used, 5);
+    CHECK_EQ(t.st.guessed, 0);
+    REQUIRE_EQ(ctxprof_pebs_train_map(&t, &m, &err), CTXPROF_OK);
+    /* the true paths, with their callers at their SP at the call (the
+       leaf's CFA: sp + 24 and sp + 16) */
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t2>pebs_hot_t1>pebs_cfa_fp", 200), 3);
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t2>pebs_hot_t1>pebs_cfa_push", 200), 2);
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t2>pebs_hot_t1", 176), 0);
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t2>pebs_hot_t1", 184), 0);
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t2", 136), 0);
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t2", 144), 0);
+    CHECK_EQ(m.paths, 6);
+    for (k = 0; k < m.paths; k++) { /* and no bogus caller t2 under the leaf */
+        char buf[512];
+        ctxprof_icpp_map_path_str(&m, (uint32_t)k, buf, sizeof buf);
+        CHECK(strstr(buf, "pebs_hot_t2>pebs_cfa") == NULL);
+    }
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_pebs_train_deinit(&t);
+    /* all_objects: the rules of the libraries' functions too */
+    {
+        size_t own;
+        REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+        own = t.cfa_funcs;
+        ctxprof_pebs_train_deinit(&t);
+        td.all_objects = 1;
+        REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+        CHECK_LT(own, t.cfa_funcs);
+        ctxprof_pebs_train_deinit(&t);
+    }
+    ctxprof_symtab_deinit(&st);
+#endif
 }
 
 static void pebs_train_plain(void)
@@ -5563,6 +5745,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_paths_e2e", pebs_paths_e2e},
     {"pebs_train_unit", pebs_train_unit},
     {"pebs_train_stripped", pebs_train_stripped},
+    {"pebs_train_cfa_caller", pebs_train_cfa_caller},
     {"pebs_train_plain", pebs_train_plain},
     {"pebs_drain_noalloc", pebs_drain_noalloc},
     {"pebs_probe_once", pebs_probe_once},
