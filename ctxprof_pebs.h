@@ -130,16 +130,17 @@
      .eh_frame (PT_GNU_EH_FRAME, as ctxprof_icpp_map_bind does). CFA =
      rbp + 16: the frame is set up; CFA = SP + 8k: rbp is the caller's,
      the return address is the stack copy's k-th word (past the copy, the
-     caller is lost: frameless). Where no rule is known (no .eh_frame
-     entry, a CFA expression; none at all when init could not read them:
-     t->cfa_funcs 0) the top words guess: a return address on top, or rbp
-     just pushed under one. A guess only (stats.guessed): a set-up
-     frame's top word can hold a code address too (clang's realigning
-     `push %rax`), and a frameless leaf's saved registers hide its return
-     address under them. Entries are kept apart by the leaf's frame size
-     at the sample (CFA - SP); the map gets, per leaf function, only the
-     most sampled size (the body's: for a frameless leaf, 8), the rest is
-     counted as unsettled.
+     caller is lost; rbp below that CFA is no frame pointer, the chain
+     from it garbage: both counted as frameless). Where no rule is known
+     (no .eh_frame entry, a CFA expression; none at all when init could
+     not read them: t->cfa_funcs 0) the top words guess: a return address
+     on top, or rbp just pushed under one. A guess only (stats.guessed):
+     a set-up frame's top word can hold a code address too (clang's
+     realigning `push %rax`), and a frameless leaf's saved registers hide
+     its return address under them. Entries are kept apart by the leaf's
+     frame size at the sample (CFA - SP); the map gets, per leaf function,
+     only the most sampled size (the body's: for a frameless leaf, 8), the
+     rest is counted as unsettled.
      A leaf that uses rbp as a register gives garbage chains: counted as
      frameless when rbp is no stack address, else mostly unsettled.
      A function with alloca or variable-length arrays has several body
@@ -564,8 +565,9 @@ typedef struct ctxprof_pebs_train_stats {
     uint64_t outside;   /* leaf PC in no selected function */
     uint64_t mismatch;  /* the callchain's leaf is not the registers' function (PEBS) */
     uint64_t frameless; /* rbp no frame pointer (below SP or 1 MiB above) and no caller on
-                           top; or the leaf's CFA rule puts its return address past the
-                           stack copy (or there is no copy): its caller is lost */
+                           top; or the leaf's CFA rule (CFA = SP + 8k) says rbp is its
+                           caller's but puts its return address past the stack copy (or
+                           there is no copy), or rbp is below that CFA or 1 MiB above */
     uint64_t truncated; /* callchain max_stack frames long, or a path over CTXPROF_PEBS_PATH_MAX */
     uint64_t full;      /* dropped: the node or entry table is full */
     uint64_t guessed;   /* used, but no CFA rule known at the leaf's PC (no .eh_frame entry,
@@ -3740,8 +3742,13 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
     top = ctxprof__pebs_top_ra(st, NULL, rule, s, &top_ra);
     np = ctxprof__pebs_user_chain(s, top, top_ra, pcs, CTXPROF__PEBS_PATH_MAX + 8, &frames, &off,
                                   &cut);
-    if (rule && rule->reg == CTXPROF__CFA_SP && !top)
-        off = 0; /* rbp is the caller's, its return address past the copy: the caller is lost */
+    /* the rule says rbp is the caller's: the return address must be in the
+       copy (else the caller is lost), and rbp at or above the leaf's CFA
+       (else it is a register of code built without frame pointers, and
+       the kernel's chain from it garbage) */
+    if (rule && rule->reg == CTXPROF__CFA_SP &&
+        (!top || s->bp < s->sp + off || s->bp - s->sp >= CTXPROF__PEBS_MAX_FRAME))
+        off = 0;
     exact = 0;
     if (rule && off) { /* the frame size is the rule's CFA - SP: exact */
         uint64_t at = rule->reg == CTXPROF__CFA_SP ? s->sp : s->bp;

@@ -4955,7 +4955,9 @@ static ctxprof_pebs_sample pebs_cfa_sample(uintptr_t pc, uint64_t sp, uint64_t h
    top word holds a code address (clang's `push %rax` realignment slot)
    got that address as a bogus caller, and a leaf without a frame that
    saved a register holding a code address got the register for its
-   return address: wrong paths, at wrong frame sizes. */
+   return address: wrong paths, at wrong frame sizes. Where the rule says
+   rbp is the caller's but the return address is past the copy, or rbp is
+   no frame pointer, the caller is lost: counted as frameless. */
 static void pebs_train_cfa_caller(void)
 {
 #if !defined(CTXPROF_ICPP_NO_HEIGHT) || !defined(__x86_64__)
@@ -5003,6 +5005,17 @@ static void pebs_train_cfa_caller(void)
     s = pebs_cfa_sample(push + 1, sp, 200, sp + 40, words, 12, chain, ras + 1, 1);
     for (k = 0; k < 2; k++)
         ctxprof_pebs_train_sample(&t, &s);
+    /* the same with rbp no frame pointer (a register of code built without
+       them: the kernel's chain from it is garbage), or with the return
+       address past the stack copy: the caller is lost, nothing trained */
+    s.bp = 0x1234;
+    ctxprof_pebs_train_sample(&t, &s);
+    s.bp = sp + 8; /* below the CFA, sp + 16 */
+    ctxprof_pebs_train_sample(&t, &s);
+    s.bp = sp + 40;
+    s.stack_size = 8;
+    ctxprof_pebs_train_sample(&t, &s);
+    CHECK_EQ(t.st.frameless, 3);
     CHECK_EQ(t.st.used, 5);
     CHECK_EQ(t.st.guessed, 0);
     REQUIRE_EQ(ctxprof_pebs_train_map(&t, &m, &err), CTXPROF_OK);
