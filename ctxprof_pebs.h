@@ -139,16 +139,21 @@
      realigning `push %rax`), and a frameless leaf's saved registers hide
      its return address under them. Entries are kept apart by the leaf's
      frame size at the sample (CFA - SP); the map gets, per leaf function,
-     only the most sampled size (the body's: for a frameless leaf, 8), the
+     the entries at the most sampled size (the body's: for a frameless
+     leaf, 8). A sample at another size whose CFA is exact (its rule's) is
+     counted at the body's height, height - its size + the body's, where
+     the profile side's CFA heights put such samples (stats.folded); the
      rest is counted as unsettled.
      A leaf that uses rbp as a register gives garbage chains: counted as
      frameless when rbp is no stack address, else mostly unsettled.
      A function with alloca or variable-length arrays has several body
-     heights; only the most sampled is kept. Threads need an ICPP base:
-     the main thread has one (a constructor); another thread of a plain
-     build calls ctxprof_icpp_thread_begin() first thing, else its samples
-     count as nobase. The map then resolves samples of that same build
-     (ctxprof_pebs_paths): no run-time instrumentation at all.
+     frame sizes; only the most sampled is kept, the samples at the others
+     moved to its height (their CFA rule, rbp + 16, is exact). Threads
+     need an ICPP base: the main thread has one (a constructor); another
+     thread of a plain build calls ctxprof_icpp_thread_begin() first
+     thing, else its samples count as nobase. The map then resolves
+     samples of that same build (ctxprof_pebs_paths): no run-time
+     instrumentation at all.
 
    THREADS AND SIGNALS
 
@@ -554,8 +559,8 @@ typedef struct ctxprof_pebs_train_desc {
     void *alloc_user;             /* passed to CTXPROF_MALLOC/FREE */
 } ctxprof_pebs_train_desc;
 
-/* Why samples were used or not; filled by the sink (unsettled and rare by
-   ctxprof_pebs_train_map/_save). */
+/* Why samples were used or not; filled by the sink (unsettled, folded and
+   rare by ctxprof_pebs_train_map/_save). */
 typedef struct ctxprof_pebs_train_stats {
     uint64_t samples;   /* samples seen */
     uint64_t used;      /* counted in the table */
@@ -574,7 +579,11 @@ typedef struct ctxprof_pebs_train_stats {
                            a CFA expression, or none read: cfa_funcs 0): its frame size,
                            and whether rbp was its caller's, guessed from rbp and the top
                            words of the stack copy */
-    uint64_t unsettled; /* samples of entries left out: not the leaf's body frame offset */
+    uint64_t unsettled; /* samples of entries left out: not the leaf's body frame offset,
+                           and no exact CFA (guessed) to move them to the body's height */
+    uint64_t folded;    /* samples at another frame offset than the body's, with an exact
+                           CFA: counted at the body's height (height - offset + the body's
+                           offset), as the profile side's CFA heights see them */
     uint64_t rare;      /* samples of entries left out by min_count */
 } ctxprof_pebs_train_stats;
 
@@ -592,6 +601,7 @@ typedef struct ctxprof_pebs_train {
     uint32_t *nslots;           /* (parent, function) -> node + 1 */
     uint32_t *enode, *eoff;     /* entry -> node, frame offset (CFA - SP) */
     uint64_t *eheight, *ecount; /* ecount: samples with the path's leaf running */
+    uint64_t *eexact;           /* of those, samples whose CFA the leaf's rule gave */
     uint64_t *eseen;            /* samples with the path on the stack as a caller */
     uint32_t *eslots;           /* (node, height, offset) -> entry + 1 */
     size_t nmask, emask;
@@ -616,7 +626,9 @@ CTXPROF_API int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_peb
 CTXPROF_API void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sample *s);
 /* The trained path map (replacing *out; bind it before resolving). Per leaf
    function only the entries at its body's frame offset (the most sampled
-   one) and with at least min_count samples are kept. Allocates. Fails
+   one) are kept, with the samples at another offset whose CFA was exact
+   moved to the body's height, and with at least min_count samples (after
+   that move). Allocates. Fails
    (CTXPROF_ERR_INVAL, the counts of why in err) when samples came but
    none trained a path: e.g. a stripped binary, whose PCs are in no
    function of the symbol table; *out is then left alone. */
@@ -3547,7 +3559,8 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
    the body it is the same in every call, while prologue and epilogue
    states (entry, pushes and pops of saved registers, the return) share
    the body's path but not its SP. Only each leaf function's most sampled
-   offset - its body's - is written to the map. */
+   offset - its body's - is written to the map, with the samples at other
+   offsets whose CFA was exact moved to the body's height (eexact). */
 
 CTXPROF__PRIV uint64_t ctxprof__pebs_tn_hash(uint32_t parent, uintptr_t func)
 {
@@ -3630,10 +3643,11 @@ CTXPROF_DEF int ctxprof_pebs_train_init(ctxprof_pebs_train *t, const ctxprof_peb
     t->eoff = (uint32_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eoff, d->alloc_user);
     t->eheight = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eheight, d->alloc_user);
     t->ecount = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->ecount, d->alloc_user);
+    t->eexact = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eexact, d->alloc_user);
     t->eseen = (uint64_t *)ctxprof__alloc(t->d.max_entries, sizeof *t->eseen, d->alloc_user);
     t->eslots = (uint32_t *)ctxprof__zalloc(es, sizeof *t->eslots, d->alloc_user);
     if (!t->nfunc || !t->nparent || !t->nslots || !t->enode || !t->eoff || !t->eheight ||
-        !t->ecount || !t->eseen || !t->eslots) {
+        !t->ecount || !t->eexact || !t->eseen || !t->eslots) {
         ctxprof_pebs_train_deinit(t);
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "ctxprof_pebs_train: out of memory");
     }
@@ -3659,6 +3673,7 @@ CTXPROF_DEF void ctxprof_pebs_train_deinit(ctxprof_pebs_train *t)
     ctxprof__free(t->eoff, ud);
     ctxprof__free(t->eheight, ud);
     ctxprof__free(t->ecount, ud);
+    ctxprof__free(t->eexact, ud);
     ctxprof__free(t->eseen, ud);
     ctxprof__free(t->eslots, ud);
     ctxprof__free(t->cfa, ud);
@@ -3684,8 +3699,9 @@ CTXPROF__PRIV uint32_t ctxprof__pebs_train_child(ctxprof_pebs_train *t, uint32_t
     return (uint32_t)t->nodes++;
 }
 
-/* Counts a sample (leaf 1) or a caller on its stack (leaf 0) in the entry
-   (node, height, frame size); -1 when the table is full (counted). */
+/* Counts a sample (leaf 1; 2: its CFA exact, from its rule) or a caller
+   on its stack (leaf 0) in the entry (node, height, frame size); -1 when
+   the table is full (counted). */
 CTXPROF__PRIV int ctxprof__pebs_train_add(ctxprof_pebs_train *t, uint32_t node, uint64_t height,
                                           uint64_t off, int leaf)
 {
@@ -3695,6 +3711,7 @@ CTXPROF__PRIV int ctxprof__pebs_train_add(ctxprof_pebs_train *t, uint32_t node, 
         uint32_t e = t->eslots[j] - 1;
         if (t->enode[e] == node && t->eheight[e] == height && t->eoff[e] == o) {
             (leaf ? t->ecount : t->eseen)[e]++;
+            t->eexact[e] += leaf == 2;
             return 0;
         }
         j = (j + 1) & t->emask;
@@ -3707,6 +3724,7 @@ CTXPROF__PRIV int ctxprof__pebs_train_add(ctxprof_pebs_train *t, uint32_t node, 
     t->eheight[t->entries] = height;
     t->eoff[t->entries] = o;
     t->ecount[t->entries] = leaf != 0;
+    t->eexact[t->entries] = leaf == 2;
     t->eseen[t->entries] = leaf == 0;
     t->eslots[j] = (uint32_t)t->entries + 1;
     t->entries++;
@@ -3790,7 +3808,7 @@ CTXPROF_DEF void ctxprof_pebs_train_sample(void *train, const ctxprof_pebs_sampl
         t->st.truncated++;
         return;
     }
-    if (ctxprof__pebs_train_add(t, node, s->height, off, 1))
+    if (ctxprof__pebs_train_add(t, node, s->height, off, exact ? 2 : 1))
         return;
     t->st.used++;
     if (!exact)
@@ -3839,13 +3857,31 @@ CTXPROF__PRIV int ctxprof__pebs_tsort_cmp(const void *a, const void *b)
     return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
+/* What goes to the map: an entry at its function's body offset, or the
+   exact part of one at another offset moved to the body's height; cnt:
+   its samples as leaf and as caller (for min_count), count: as leaf.
+   Sorted by (node, height) to merge them. */
+typedef struct ctxprof__pebs_tkeep {
+    uint64_t height, cnt, count;
+    uint32_t node;
+} ctxprof__pebs_tkeep;
+
+CTXPROF__PRIV int ctxprof__pebs_tkeep_cmp(const void *a, const void *b)
+{
+    const ctxprof__pebs_tkeep *x = (const ctxprof__pebs_tkeep *)a;
+    const ctxprof__pebs_tkeep *y = (const ctxprof__pebs_tkeep *)b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return x->height < y->height ? -1 : x->height > y->height;
+}
+
 CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *out,
                                        ctxprof_error *err)
 {
     ctxprof__pebs_tsort *v = NULL;
-    unsigned char *keep = NULL;
+    ctxprof__pebs_tkeep *keep = NULL;
     struct ctxprof__icpp_mapdata *md = NULL;
-    size_t ne, a, b, c;
+    size_t ne, nk = 0, a, b, c;
     int rc = CTXPROF_OK;
     ctxprof__error_clear(err);
     if (!t || !t->nfunc || !out)
@@ -3859,7 +3895,7 @@ CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *
                              (unsigned long long)t->st.no_chain, (unsigned long long)t->st.nobase);
     ne = t->entries;
     v = (ctxprof__pebs_tsort *)ctxprof__alloc(ne ? ne : 1, sizeof *v, t->d.alloc_user);
-    keep = (unsigned char *)ctxprof__zalloc(ne ? ne : 1, 1, t->d.alloc_user);
+    keep = (ctxprof__pebs_tkeep *)ctxprof__alloc(ne ? ne : 1, sizeof *keep, t->d.alloc_user);
     md = ctxprof__icpp_md_new();
     if (!v || !keep || !md)
         goto nomem;
@@ -3870,7 +3906,7 @@ CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *
         v[a].entry = (uint32_t)a;
     }
     qsort(v, ne, sizeof *v, ctxprof__pebs_tsort_cmp);
-    t->st.unsettled = t->st.rare = 0;
+    t->st.unsettled = t->st.folded = t->st.rare = 0;
     for (a = 0; a < ne; a = b) { /* one leaf function: v[a, b) */
         uint64_t best = 0, sum;
         uint32_t boff = 0;
@@ -3883,22 +3919,43 @@ CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *
             }
         }
         for (c = a; c < b; c++) {
-            uint64_t cnt = t->ecount[v[c].entry] + t->eseen[v[c].entry];
-            if (v[c].off != boff)
-                t->st.unsettled += t->ecount[v[c].entry];
-            else if (cnt < t->d.min_count)
-                t->st.rare += t->ecount[v[c].entry];
-            else
-                keep[v[c].entry] = 1;
+            uint32_t e = v[c].entry;
+            uint64_t h = t->eheight[e], cnt = t->ecount[e] + t->eseen[e], count = t->ecount[e];
+            if (v[c].off != boff) {
+                /* a push/pop state: its samples whose CFA was exact are the
+                   body's, at base - CFA + the body's offset; the others
+                   (their CFA guessed) are left out */
+                cnt = count = h >= v[c].off ? t->eexact[e] : 0;
+                t->st.unsettled += t->ecount[e] - count;
+                t->st.folded += count;
+                if (!count)
+                    continue;
+                h = h - v[c].off + boff;
+            }
+            keep[nk].node = t->enode[e];
+            keep[nk].height = h;
+            keep[nk].cnt = cnt;
+            keep[nk].count = count;
+            nk++;
         }
     }
-    for (a = 0; a < ne; a++) {
+    if (nk > 1)
+        qsort(keep, nk, sizeof *keep, ctxprof__pebs_tkeep_cmp);
+    for (a = 0; a < nk; a = b) { /* one (node, height): keep[a, b) */
         uintptr_t fs[CTXPROF__PEBS_PATH_MAX];
+        uint64_t cnt = 0, count = 0;
         uint32_t x, mn = 0;
         size_t len = 0;
-        if (!keep[a])
+        for (b = a; b < nk && keep[b].node == keep[a].node && keep[b].height == keep[a].height;
+             b++) {
+            cnt += keep[b].cnt;
+            count += keep[b].count;
+        }
+        if (cnt < t->d.min_count) {
+            t->st.rare += count;
             continue;
-        for (x = t->enode[a]; x != 0 && len < CTXPROF__PEBS_PATH_MAX; x = t->nparent[x])
+        }
+        for (x = keep[a].node; x != 0 && len < CTXPROF__PEBS_PATH_MAX; x = t->nparent[x])
             fs[len++] = t->nfunc[x];
         while (len--) { /* root first */
             char tmp[40];
@@ -3912,7 +3969,7 @@ CTXPROF_DEF int ctxprof_pebs_train_map(ctxprof_pebs_train *t, ctxprof_icpp_map *
             if (f < 0 || (mn = ctxprof__icpp_md_child(md, mn, (uint32_t)f)) == CTXPROF__ICPP_NONE)
                 goto nomem;
         }
-        if (ctxprof__icpp_md_path(md, mn, t->eheight[a], t->ecount[a]))
+        if (ctxprof__icpp_md_path(md, mn, keep[a].height, count))
             goto nomem;
     }
     if (ctxprof__icpp_md_finish(md))

@@ -5050,6 +5050,88 @@ static void pebs_train_cfa_caller(void)
 #endif
 }
 
+/* A sample in a push/pop state (pebs_cfa_fp before it pushes rax) has its
+   body's path but not its SP; with its CFA exact (the rule's), its height
+   at the body is height - its frame size + the body's: training counts it
+   there instead of leaving it out, where the profile side's CFA heights
+   put such samples. A path sampled only in such states (here t1 >
+   pebs_cfa_fp) was missing from the map, and its samples resolved to
+   nothing. */
+static void pebs_train_cfa_fold(void)
+{
+#if !defined(CTXPROF_ICPP_NO_HEIGHT) || !defined(__x86_64__)
+    SKIP("the ICPP section of ctxprof.h or x86-64 is not in this build");
+#else
+    uintptr_t fp = (uintptr_t)pebs_cfa_fp, t1 = (uintptr_t)pebs_hot_t1, t2 = (uintptr_t)pebs_hot_t2;
+    uint64_t sp = 0x7f0000000000ull - 200, sp2 = 0x7f0000000000ull - 504;
+    uint64_t words[12], chain[6], ras[2];
+    ctxprof_pebs_train t;
+    ctxprof_pebs_train_desc td;
+    ctxprof_symtab st;
+    ctxprof_pebs_sample s, s2;
+    ctxprof_icpp_map m;
+    ctxprof_pebs_paths pp;
+    ctxprof_pebs_paths_desc pd;
+    ctxprof_error err;
+    size_t k;
+    REQUIRE(memcmp((const void *)fp, PEBS_CFA_FP_CODE, 6) == 0);
+    memset(&td, 0, sizeof td);
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    td.symtab = &st;
+    REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    /* t2 > t1 > pebs_cfa_fp: three samples in its body (nothing code-like
+       on top: guessed or not, the same), one before it pushes rax */
+    memset(words, 0, sizeof words);
+    words[1] = sp + 48;
+    words[2] = t1 + 5;
+    words[6] = sp + 96;
+    words[7] = t2 + 5;
+    ras[0] = t1 + 5;
+    ras[1] = t2 + 5;
+    s = pebs_cfa_sample(fp + 5, sp, 200, sp + 8, words, 12, chain, ras, 2);
+    for (k = 0; k < 3; k++)
+        ctxprof_pebs_train_sample(&t, &s);
+    s = pebs_cfa_sample(fp + 4, sp + 8, 192, sp + 8, words + 1, 11, chain, ras, 2);
+    ctxprof_pebs_train_sample(&t, &s);
+    /* t1 > pebs_cfa_fp (t1 called from outside the program), only before
+       the push: rbp = SP, t1's frame record at sp2 + 40 */
+    memset(words, 0, sizeof words);
+    words[0] = sp2 + 40;
+    words[1] = t1 + 5;
+    words[5] = sp2 + 200;
+    words[6] = 0x10;
+    ras[1] = 0x10;
+    s2 = pebs_cfa_sample(fp + 4, sp2, 504, sp2, words, 12, chain, ras, 2);
+    ctxprof_pebs_train_sample(&t, &s2);
+    CHECK_EQ(t.st.used, 5);
+    REQUIRE_EQ(ctxprof_pebs_train_map(&t, &m, &err), CTXPROF_OK);
+    CHECK_EQ(t.st.folded, 2);
+    CHECK_EQ(t.st.unsettled, 0);
+    /* at the body's height (CFA - SP 24 there, 16 before the push) */
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t2>pebs_hot_t1>pebs_cfa_fp", 200), 4);
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t1>pebs_cfa_fp", 512), 1);
+    CHECK_EQ(pebs_map_count(&m, "pebs_hot_t1", 488), 0); /* t1 as the caller */
+    CHECK_EQ(m.paths, 5);
+    /* the profile side puts the same sample there: base - CFA + 24 */
+    REQUIRE_EQ(ctxprof_icpp_map_bind(&m, &st, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_height(&m, fp + 4, sp2, sp2, sp2 + 504), 512);
+    memset(&pd, 0, sizeof pd);
+    pd.map = &m;
+    pd.max_walk = 8;
+    pd.unit_weight = 1;
+    REQUIRE_EQ(ctxprof_pebs_paths_init(&pp, &pd, &err), CTXPROF_OK);
+    ctxprof_pebs_paths_sample(&pp, &s2);
+    CHECK_EQ(pp.st.precise, 1);
+    CHECK_EQ(pp.st.correct, 1);
+    CHECK_EQ(pp.st.missing, 0);
+    ctxprof_pebs_paths_deinit(&pp);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_pebs_train_deinit(&t);
+    ctxprof_symtab_deinit(&st);
+#endif
+}
+
 static void pebs_train_plain(void)
 {
 #if !defined(CTXPROF_ICPP_NO_HEIGHT)
@@ -5759,6 +5841,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_train_unit", pebs_train_unit},
     {"pebs_train_stripped", pebs_train_stripped},
     {"pebs_train_cfa_caller", pebs_train_cfa_caller},
+    {"pebs_train_cfa_fold", pebs_train_cfa_fold},
     {"pebs_train_plain", pebs_train_plain},
     {"pebs_drain_noalloc", pebs_drain_noalloc},
     {"pebs_probe_once", pebs_probe_once},
