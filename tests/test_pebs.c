@@ -4946,6 +4946,43 @@ static ctxprof_pebs_sample pebs_cfa_sample(uintptr_t pc, uint64_t sp, uint64_t h
     s.callchain_nr = nc + 2;
     return s;
 }
+
+/* pebs_cfa_fp in its body (+5) at SP sp, height 200, called from t1
+   called from t2: rbp sp + 8 (its own), t1's frame record at sp + 48
+   (40 bytes under t1's CFA), t2's at sp + 96 (48 bytes), past the
+   copy (words[12], chain[4]); top: the stack's top word (rax pushed). */
+static ctxprof_pebs_sample pebs_cfa_fp_body(uint64_t *words, uint64_t *chain, uint64_t sp,
+                                            uint64_t top)
+{
+    uint64_t ras[2];
+    memset(words, 0, 12 * sizeof *words);
+    words[0] = top;
+    words[1] = sp + 48;
+    words[2] = ras[0] = (uintptr_t)pebs_hot_t1 + 5;
+    words[6] = sp + 96;
+    words[7] = ras[1] = (uintptr_t)pebs_hot_t2 + 5;
+    return pebs_cfa_sample((uintptr_t)pebs_cfa_fp + 5, sp, 200, sp + 8, words, 12, chain, ras, 2);
+}
+
+/* A training sink with this program's symbols st (and their CFA rules); 0,
+   or -1 when pebs_cfa_fp and pebs_cfa_push are not the code the samples
+   describe, or on an error. */
+static int pebs_cfa_train_init(ctxprof_pebs_train *t, ctxprof_symtab *st)
+{
+    ctxprof_pebs_train_desc td;
+    ctxprof_error err;
+    memset(&td, 0, sizeof td);
+    td.symtab = st;
+    if (memcmp((const void *)(uintptr_t)pebs_cfa_fp, PEBS_CFA_FP_CODE, 6) != 0 ||
+        memcmp((const void *)(uintptr_t)pebs_cfa_push, PEBS_CFA_PUSH_CODE, 2) != 0 ||
+        ctxprof_symtab_init(st, &err) != CTXPROF_OK)
+        return -1;
+    if (ctxprof_pebs_train_init(t, &td, &err) != CTXPROF_OK) {
+        ctxprof_symtab_deinit(st);
+        return -1;
+    }
+    return 0;
+}
 #endif
 
 /* Training reads the CFA rules of the functions it records (.eh_frame) at
@@ -4963,9 +5000,8 @@ static void pebs_train_cfa_caller(void)
 #if !defined(CTXPROF_ICPP_NO_HEIGHT) || !defined(__x86_64__)
     SKIP("the ICPP section of ctxprof.h or x86-64 is not in this build");
 #else
-    uintptr_t fp = (uintptr_t)pebs_cfa_fp, push = (uintptr_t)pebs_cfa_push,
-              t1 = (uintptr_t)pebs_hot_t1, t2 = (uintptr_t)pebs_hot_t2;
-    uint64_t words[12], chain[6], ras[2], sp = 0x7f0000000000ull - 200;
+    uintptr_t t1 = (uintptr_t)pebs_hot_t1, t2 = (uintptr_t)pebs_hot_t2;
+    uint64_t words[12], chain[4], sp = 0x7f0000000000ull - 200;
     ctxprof_pebs_train t;
     ctxprof_pebs_train_desc td;
     ctxprof_symtab st;
@@ -4973,25 +5009,11 @@ static void pebs_train_cfa_caller(void)
     ctxprof_icpp_map m;
     ctxprof_error err;
     size_t k;
-    REQUIRE(memcmp((const void *)fp, PEBS_CFA_FP_CODE, 6) == 0);
-    REQUIRE(memcmp((const void *)push, PEBS_CFA_PUSH_CODE, 2) == 0);
-    memset(&td, 0, sizeof td);
     memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
-    td.symtab = &st;
-    REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    REQUIRE_EQ(pebs_cfa_train_init(&t, &st), 0);
     CHECK(t.cfa_funcs >= 2);
-    /* pebs_cfa_fp's body, called from t1 (called from t2): rbp is its own
-       (sp + 8), the top word a stale code address in t2 */
-    memset(words, 0, sizeof words);
-    words[0] = t2 + 9;
-    words[1] = sp + 48; /* saved rbp: t1's frame */
-    words[2] = t1 + 5;
-    words[6] = sp + 96; /* t1's saved rbp: t2's frame, past the copy */
-    words[7] = t2 + 5;
-    ras[0] = t1 + 5;
-    ras[1] = t2 + 5;
-    s = pebs_cfa_sample(fp + 5, sp, 200, sp + 8, words, 12, chain, ras, 2);
+    /* pebs_cfa_fp's body: the top word a stale code address in t2 */
+    s = pebs_cfa_fp_body(words, chain, sp, t2 + 9);
     for (k = 0; k < 3; k++)
         ctxprof_pebs_train_sample(&t, &s);
     /* pebs_cfa_push after its push, called from t1: rbp is t1's, so the
@@ -5000,9 +5022,11 @@ static void pebs_train_cfa_caller(void)
     memset(words, 0, sizeof words);
     words[0] = t2 + 9;
     words[1] = t1 + 5;
-    words[5] = sp + 88; /* t1's frame record at sp + 40 (t1's frames: 40 bytes, t2's 48) */
+    words[5] = sp + 88; /* t1's frame record at sp + 40, t2's at sp + 88 */
     words[6] = t2 + 5;
-    s = pebs_cfa_sample(push + 1, sp, 200, sp + 40, words, 12, chain, ras + 1, 1);
+    /* the kernel's chain, from rbp: t1's return address (into t2) only */
+    s = pebs_cfa_sample((uintptr_t)pebs_cfa_push + 1, sp, 200, sp + 40, words, 12, chain, words + 6,
+                        1);
     for (k = 0; k < 2; k++)
         ctxprof_pebs_train_sample(&t, &s);
     /* the same with rbp no frame pointer (a register of code built without
@@ -5038,6 +5062,8 @@ static void pebs_train_cfa_caller(void)
     /* all_objects: the rules of the libraries' functions too */
     {
         size_t own;
+        memset(&td, 0, sizeof td);
+        td.symtab = &st;
         REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
         own = t.cfa_funcs;
         ctxprof_pebs_train_deinit(&t);
@@ -5062,11 +5088,10 @@ static void pebs_train_cfa_fold(void)
 #if !defined(CTXPROF_ICPP_NO_HEIGHT) || !defined(__x86_64__)
     SKIP("the ICPP section of ctxprof.h or x86-64 is not in this build");
 #else
-    uintptr_t fp = (uintptr_t)pebs_cfa_fp, t1 = (uintptr_t)pebs_hot_t1, t2 = (uintptr_t)pebs_hot_t2;
+    uintptr_t fp = (uintptr_t)pebs_cfa_fp, t1 = (uintptr_t)pebs_hot_t1;
     uint64_t sp = 0x7f0000000000ull - 200, sp2 = 0x7f0000000000ull - 504;
-    uint64_t words[12], chain[6], ras[2];
+    uint64_t words[12], chain[4], ras[2];
     ctxprof_pebs_train t;
-    ctxprof_pebs_train_desc td;
     ctxprof_symtab st;
     ctxprof_pebs_sample s, s2;
     ctxprof_icpp_map m;
@@ -5074,24 +5099,16 @@ static void pebs_train_cfa_fold(void)
     ctxprof_pebs_paths_desc pd;
     ctxprof_error err;
     size_t k;
-    REQUIRE(memcmp((const void *)fp, PEBS_CFA_FP_CODE, 6) == 0);
-    memset(&td, 0, sizeof td);
     memset(&m, 0, sizeof m);
-    REQUIRE_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
-    td.symtab = &st;
-    REQUIRE_EQ(ctxprof_pebs_train_init(&t, &td, &err), CTXPROF_OK);
+    REQUIRE_EQ(pebs_cfa_train_init(&t, &st), 0);
     /* t2 > t1 > pebs_cfa_fp: three samples in its body (nothing code-like
-       on top: guessed or not, the same), one before it pushes rax */
-    memset(words, 0, sizeof words);
-    words[1] = sp + 48;
-    words[2] = t1 + 5;
-    words[6] = sp + 96;
-    words[7] = t2 + 5;
-    ras[0] = t1 + 5;
-    ras[1] = t2 + 5;
-    s = pebs_cfa_sample(fp + 5, sp, 200, sp + 8, words, 12, chain, ras, 2);
+       on top: guessed or not, the same), one before it pushes rax (the
+       same stack without its top word) */
+    s = pebs_cfa_fp_body(words, chain, sp, 0);
     for (k = 0; k < 3; k++)
         ctxprof_pebs_train_sample(&t, &s);
+    ras[0] = chain[2];
+    ras[1] = chain[3];
     s = pebs_cfa_sample(fp + 4, sp + 8, 192, sp + 8, words + 1, 11, chain, ras, 2);
     ctxprof_pebs_train_sample(&t, &s);
     /* t1 > pebs_cfa_fp (t1 called from outside the program), only before
