@@ -282,8 +282,10 @@ static int train_end(const char *out)
            (unsigned long long)t->used, (unsigned long long)t->frameless,
            (unsigned long long)t->outside, (unsigned long long)t->nobase,
            (unsigned long long)t->truncated, (unsigned long long)t->full);
-    printf("left out of the map: %llu samples at a non-body frame offset (push/pop states)\n",
-           (unsigned long long)t->unsettled);
+    printf("push/pop states (a non-body frame offset): %llu moved to the body's height by "
+           "their CFA rule, %llu left out (no rule); %llu samples without a rule (guessed)\n",
+           (unsigned long long)t->folded, (unsigned long long)t->unsettled,
+           (unsigned long long)t->guessed);
     ctxprof_pebs_train_deinit(&trainer);
     ctxprof_symtab_deinit(&psyms);
     return rc;
