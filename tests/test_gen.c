@@ -2078,6 +2078,61 @@ static void gen_check_option_bounds(void)
     }
 }
 
+/* Runs build/ctxprof-gen with the arguments (a shell fragment, printf
+   style, run in the repository), standard output to d/tool.out, and checks
+   its exit status and that its standard error holds msg (NULL: anything). */
+static CTXPROF__PRINTF(3, 4) void gen_tool_expect(int rc, const char *msg, const char *fmt, ...)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char args[2000], *err;
+    int fails = ctxprof_test_failed;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen %s > %s/tool.out 2> %s/tool.err", args, d, d), rc);
+    if (msg && (err = gen_read(d, "tool.err", NULL)) != NULL) {
+        CHECK_CONTAINS(err, msg);
+        free(err);
+    }
+    if (ctxprof_test_failed != fails)
+        fprintf(stderr, "  with ctxprof-gen %s\n", args);
+}
+
+/* Options are matched whole (a blank in an unknown one made it match the
+   list of another command's options, and it took a value); each at most
+   once; every subcommand has --help. */
+static void gen_cli_options(void)
+{
+    static const char *const helps[] = {"stats", "check", "callgraph", "pad", ""};
+    const char *d = ctxprof_test_tmpdir(), *E = "tests/data/fig3.txt";
+    char *out;
+    size_t i;
+    if (access("build/ctxprof-gen", X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    gen_tool_expect(2, "unknown option --depth steps", "check %s --walks 5 '--depth steps' 3", E);
+    gen_tool_expect(2, "unknown option --bits scheme", "'--bits scheme' 7 -o %s/x1.h %s", d, E);
+    CHECK_EQ(ctxprof_test_sh("test -e %s/x1.h", d), 1);
+    gen_tool_expect(2, "unknown option --o", "--o %s/x2.h %s", d, E);
+    gen_tool_expect(2, "unknown option -bits", "-bits 32 %s", E);
+    gen_tool_expect(2, "unknown option --all", "--all %s", E);
+    gen_tool_expect(2, "option -o given twice", "-o %s/a.h -o %s/b.h %s", d, d, E);
+    CHECK_EQ(ctxprof_test_sh("test -e %s/a.h || test -e %s/b.h", d, d), 1);
+    gen_tool_expect(2, "option --walks given twice", "check %s --walks 5 --walks=6", E);
+    gen_tool_expect(2, "option --all-schemes given twice", "--all-schemes --all-schemes %s", E);
+    gen_tool_expect(2, "option --wrap given twice", "pad --wrap --wrap x.paths");
+    gen_tool_expect(0, NULL, "--bits=64 --scheme pcce -o %s/ok.h %s", d, E);
+    for (i = 0; i < sizeof helps / sizeof helps[0]; i++) {
+        gen_tool_expect(0, NULL, "%s --help", helps[i]);
+        REQUIRE((out = gen_read(d, "tool.out", NULL)) != NULL);
+        CHECK_CONTAINS(out, i == 3 ? "pad computes frame padding" : "usage: ctxprof-gen");
+        if (i < 3)
+            CHECK_CONTAINS(out, helps[i]);
+        free(out);
+        gen_tool_expect(0, NULL, "%s %s --bogus -h", helps[i], E);
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_call_throw", gen_call_throw},
@@ -2116,4 +2171,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_graph_names_text_escapes", gen_graph_names_text_escapes},
     {"gen_graph_roundtrip_seeds", gen_graph_roundtrip_seeds},
     {"gen_check_option_bounds", gen_check_option_bounds},
+    {"gen_cli_options", gen_cli_options},
     {0, 0}};

@@ -69,6 +69,7 @@ static int gen_usage_error(const char *fmt, const char *arg)
 
 /* Options shared by the subcommands. */
 typedef struct gen_opts {
+    const char *cmd; /* the subcommand ("" writes the header), for its --help */
     const char *out, *prefix, *root, *guard;
     const char *input_kind; /* what an input is, for "no ... given" (NULL: a call graph) */
     const char **inputs; /* the inputs, gathered at the front of argv (no limit) */
@@ -80,6 +81,8 @@ typedef struct gen_opts {
     uint32_t depth, steps;
     ctxprof_icpp_pad_desc pad; /* pad: the search (seed: in seed) */
 } gen_opts;
+
+static void gen_show_help(const char *cmd);
 
 static int gen_u64(const char *s, uint64_t *v)
 {
@@ -100,75 +103,105 @@ static int parse_count(const char *s, uint64_t *out)
     return 0;
 }
 
+/* The position (1, 2, ...) of name[0..n) among the blank-separated words
+   of list, compared whole, or 0. */
+static int gen_word_index(const char *name, size_t n, const char *list)
+{
+    int pos = 1;
+    while (*list) {
+        size_t k = strcspn(list, " ");
+        if (k == n && memcmp(list, name, n) == 0)
+            return pos;
+        list += k;
+        list += strspn(list, " ");
+        pos++;
+    }
+    return 0;
+}
+
 /* Parses argv (after the subcommand). `allowed` lists the options of the
-   command, e.g. "o p bits scheme". */
+   command, e.g. "o p bits scheme": one letter after "-" (-o FILE), longer
+   names after "--" (--bits 32, --bits=32), each at most once. Returns 0,
+   -1 when --help (or -h) printed the command's help, or the exit status
+   after a usage error. */
 static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
 {
     int i;
+    uint32_t seen = 0;
+    for (i = 0; i < argc; i++) /* first: "stats --bogus --help" helps */
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            gen_show_help(o->cmd);
+            return -1;
+        }
     o->inputs = (const char **)argv; /* slots before argv[i] are read already */
     for (i = 0; i < argc; i++) {
         const char *a = argv[i], *name = NULL, *val = NULL;
         char key[32];
+        size_t k;
+        int idx;
         uint64_t v;
         if (a[0] != '-' || a[1] == '\0') { /* an input ("-" = stdin) */
             o->inputs[o->n_inputs++] = a;
             continue;
         }
+        /* the name exactly as the command lists it: "--depth steps" or
+           "--o" is no option of a command that has --depth or -o */
         name = a[1] == '-' ? a + 2 : a + 1;
-        {
-            size_t k = strcspn(name, "=");
-            char list[160];
-            if (k >= sizeof key - 2)
-                return gen_usage_error("unknown option %s", a);
-            snprintf(key, sizeof key, " %.*s ", (int)k, name);
-            snprintf(list, sizeof list, " %s ", allowed);
-            if (!strstr(list, key))
-                return gen_usage_error("unknown option %s", a);
+        k = a[1] == '-' ? strcspn(name, "=") : strlen(name);
+        if ((a[1] == '-') != (k > 1) || k >= sizeof key ||
+            (idx = gen_word_index(name, k, allowed)) == 0)
+            return gen_usage_error("unknown option %s", a);
+        memcpy(key, name, k);
+        key[k] = '\0';
+        if (seen >> idx & 1) {
+            char opt[40];
+            snprintf(opt, sizeof opt, "%s%s", k > 1 ? "--" : "-", key);
+            return gen_usage_error("option %s given twice", opt);
         }
-        if (strstr(" all-schemes wrap ", key)) { /* flags */
-            if (strchr(name, '='))
+        seen |= 1u << idx;
+        if (strcmp(key, "all-schemes") == 0 || strcmp(key, "wrap") == 0) { /* flags */
+            if (name[k] == '=')
                 return gen_usage_error("option %s takes no value", a);
         } else {
-            const char *eq = strchr(name, '=');
-            if (eq)
-                val = eq + 1;
+            if (name[k] == '=')
+                val = name + k + 1;
             else if (i + 1 < argc)
                 val = argv[++i];
             else
                 return gen_usage_error("option %s needs a value", a);
         }
-        if (strcmp(key, " o ") == 0)
+        if (strcmp(key, "o") == 0)
             o->out = val;
-        else if (strcmp(key, " p ") == 0)
+        else if (strcmp(key, "p") == 0)
             o->prefix = val;
-        else if (strcmp(key, " root ") == 0)
+        else if (strcmp(key, "root") == 0)
             o->root = val;
-        else if (strcmp(key, " guard ") == 0)
+        else if (strcmp(key, "guard") == 0)
             o->guard = val;
-        else if (strcmp(key, " all-schemes ") == 0)
+        else if (strcmp(key, "all-schemes") == 0)
             o->mask = 0x1Eu;
-        else if (strcmp(key, " bits ") == 0) {
+        else if (strcmp(key, "bits") == 0) {
             if (!gen_u64(val, &v) || (v != 32 && v != 64))
                 return gen_usage_error("--bits takes 32 or 64, not '%s'", val);
             o->bits = (unsigned)v;
-        } else if (strcmp(key, " scheme ") == 0) {
+        } else if (strcmp(key, "scheme") == 0) {
             if (!(o->scheme = ctxprof_enc_scheme_parse(val)))
                 return gen_usage_error("unknown scheme '%s' (pcce, valence, hcce or auto)", val);
-        } else if (strcmp(key, " walks ") == 0) {
+        } else if (strcmp(key, "walks") == 0) {
             if (!gen_u64(val, &o->walks) || !o->walks)
                 return gen_usage_error("--walks takes a positive number, not '%s'", val);
-        } else if (strcmp(key, " seed ") == 0) {
+        } else if (strcmp(key, "seed") == 0) {
             if (!gen_u64(val, &o->seed))
                 return gen_usage_error("--seed takes a number, not '%s'", val);
-        } else if (strcmp(key, " depth ") == 0) {
+        } else if (strcmp(key, "depth") == 0) {
             if (!gen_u64(val, &v) || v == 0 || v > 1000000)
                 return gen_usage_error("--depth takes 1 .. 1000000, not '%s'", val);
             o->depth = (uint32_t)v;
-        } else if (strcmp(key, " steps ") == 0) {
+        } else if (strcmp(key, "steps") == 0) {
             if (!gen_u64(val, &v) || v == 0 || v > 100000000)
                 return gen_usage_error("--steps takes 1 .. 100000000, not '%s'", val);
             o->steps = (uint32_t)v;
-        } else if (strcmp(key, " search ") == 0) {
+        } else if (strcmp(key, "search") == 0) {
             o->pad.search = strcmp(val, "ours") == 0 || strcmp(val, "greedy") == 0
                                 ? CTXPROF_ICPP_SEARCH_OURS
                             : strcmp(val, "random") == 0 ? CTXPROF_ICPP_SEARCH_RANDOM
@@ -176,25 +209,25 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
                                                          : -1;
             if (o->pad.search < 0)
                 return gen_usage_error("unknown search '%s' (ours, random or none)", val);
-        } else if (strcmp(key, " max-growth ") == 0) {
+        } else if (strcmp(key, "max-growth") == 0) {
             char *end;
             o->pad.max_growth = strtod(val, &end);
             if (*end || end == val || !(o->pad.max_growth >= 1))
                 return gen_usage_error("--max-growth takes a number >= 1 or inf, not '%s'", val);
-        } else if (strcmp(key, " max-units ") == 0) {
+        } else if (strcmp(key, "max-units") == 0) {
             if (!gen_u64(val, &v) || v == 0 || v > 65536)
                 return gen_usage_error("--max-units takes 1 .. 65536, not '%s'", val);
             o->pad.max_units = (unsigned)v;
-        } else if (strcmp(key, " budget ") == 0) {
+        } else if (strcmp(key, "budget") == 0) {
             if (parse_count(val, &o->pad.budget))
                 return gen_usage_error("--budget takes a positive whole number (400000000 or "
                                        "4e8), not '%s'",
                                        val);
-        } else if (strcmp(key, " pairs ") == 0) {
+        } else if (strcmp(key, "pairs") == 0) {
             if (!gen_u64(val, &v))
                 return gen_usage_error("--pairs takes a number, not '%s'", val);
             o->pad.max_pairs = (size_t)v; /* examples kept (default 32) */
-        } else if (strcmp(key, " wrap ") == 0) {
+        } else if (strcmp(key, "wrap") == 0) {
             o->pad.wrap = 1;
         }
     }
@@ -618,9 +651,10 @@ static int cmd_emit(int argc, char **argv)
     gen_out go;
     int rc, st;
     memset(&o, 0, sizeof o);
+    o.cmd = "";
     o.out = "-";
     if ((rc = gen_parse(argc, argv, "o p bits scheme all-schemes root guard", &o)) != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     memset(&g, 0, sizeof g);
     if ((rc = gen_load(&o, &g)) != 0)
         goto out;
@@ -681,8 +715,9 @@ static int cmd_stats(int argc, char **argv)
     ctxprof_error err;
     int rc;
     memset(&o, 0, sizeof o);
+    o.cmd = "stats";
     if ((rc = gen_parse(argc, argv, "root", &o)) != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     memset(&g, 0, sizeof g);
     if ((rc = gen_load(&o, &g)) != 0)
         goto out;
@@ -720,8 +755,9 @@ static int cmd_check(int argc, char **argv)
     ctxprof_error err;
     int rc, s, all = 1;
     memset(&o, 0, sizeof o);
+    o.cmd = "check";
     if ((rc = gen_parse(argc, argv, "walks seed depth steps root", &o)) != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     if (!o.walks)
         return gen_usage_error("%s", "check needs --walks N");
     memset(&g, 0, sizeof g);
@@ -796,10 +832,11 @@ static int cmd_callgraph(int argc, char **argv)
     long root = -1;
     int rc;
     memset(&o, 0, sizeof o);
+    o.cmd = "callgraph";
     o.out = "-";
     o.input_kind = "path map";
     if ((rc = gen_parse(argc, argv, "o root", &o)) != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK)
         return GEN_EXIT_USAGE;
     for (k = 0; k < o.n_inputs && rc == 0; k++) {
@@ -899,7 +936,7 @@ static const char gen_help_pad[] =
     "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds frames_known\n"
     "and the largest frame growth. A run that fails prints no report.\n";
 
-static const char gen_help[] =
+static const char gen_help_usage[] =
     "usage: ctxprof-gen [options] GRAPH...           write the header\n"
     "       ctxprof-gen stats [--root F] GRAPH...    print graph statistics (key=value)\n"
     "       ctxprof-gen check GRAPH... --walks N [--seed S] [--depth D] [--steps K]\n"
@@ -910,7 +947,9 @@ static const char gen_help[] =
     "                       [--budget N] [--max-units N] [--seed N] [--wrap] [--pairs N]\n"
     "                       PATHMAP [FRAMES...]\n"
     "                                                 ICPP frame padding (key=value)\n"
-    "       ctxprof-gen --help | --version\n"
+    "       ctxprof-gen [COMMAND] --help | --version\n";
+
+static const char gen_help[] =
     "\n"
     "Header options:\n"
     "  -o FILE          output (default - = stdout); written atomically\n"
@@ -1088,19 +1127,15 @@ static int cmd_pad(int argc, char **argv)
     size_t hlen = 0;
     uint64_t *fsize = NULL;
     double worst = 1; /* nothing padded: no frame grows */
-    int i, rc = 0;
+    int rc = 0;
     FILE *rep = stdout;
-    for (i = 0; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0) {
-            fputs(gen_help_pad, stdout);
-            return 0;
-        }
     memset(&o, 0, sizeof o);
     memset(&map, 0, sizeof map);
+    o.cmd = "pad";
     o.input_kind = "path map";
     if ((rc = gen_parse(argc, argv,
                         "o search max-growth max-units budget seed pairs wrap", &o)) != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     o.pad.seed = o.seed;
     max_pairs = o.pad.max_pairs;
     in = o.inputs[0]; /* then the FRAMES files */
@@ -1172,14 +1207,30 @@ done:
     return rc;
 }
 
+/* The help of a subcommand ("": all of it). */
+static void gen_show_help(const char *cmd)
+{
+    if (strcmp(cmd, "pad") == 0) {
+        fputs(gen_help_pad, stdout);
+        return;
+    }
+    fputs(gen_help_usage, stdout);
+    if (!*cmd)
+        fputs(gen_help, stdout);
+    else
+        fputs("\n", stdout);
+    fputs(gen_help_cmds, stdout);
+    if (!*cmd) {
+        fputs("\n", stdout);
+        fputs(gen_help_pad, stdout);
+    }
+}
+
 static int cmd_help(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    fputs(gen_help, stdout);
-    fputs(gen_help_cmds, stdout);
-    fputs("\n", stdout);
-    fputs(gen_help_pad, stdout);
+    gen_show_help("");
     return 0;
 }
 
