@@ -2079,7 +2079,8 @@ static void gen_check_option_bounds(void)
 }
 
 /* Runs build/ctxprof-gen with the arguments (a shell fragment, printf
-   style, run in the repository), standard output to d/tool.out, and checks
+   style, run in the repository), standard output to d/tool.out unless the
+   arguments redirect it, and checks
    its exit status and that its standard error holds msg (NULL: anything). */
 static CTXPROF__PRINTF(3, 4) void gen_tool_expect(int rc, const char *msg, const char *fmt, ...)
 {
@@ -2090,7 +2091,8 @@ static CTXPROF__PRINTF(3, 4) void gen_tool_expect(int rc, const char *msg, const
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen %s > %s/tool.out 2> %s/tool.err", args, d, d), rc);
+    /* the redirections first: one in args wins */
+    CHECK_EQ(ctxprof_test_sh("build/ctxprof-gen > %s/tool.out 2> %s/tool.err %s", d, d, args), rc);
     if (msg && (err = gen_read(d, "tool.err", NULL)) != NULL) {
         CHECK_CONTAINS(err, msg);
         free(err);
@@ -2133,6 +2135,65 @@ static void gen_cli_options(void)
     }
 }
 
+/* Output that cannot be written (a full disk) is an error with a message
+   and exit status 2 in every command (stats, check, --help, --version and
+   pad's report exited 0 or 2 silently); pad -o with its report lost
+   leaves the old table (it was replaced first). */
+static void gen_cli_stdout_full(void)
+{
+    const char *d = ctxprof_test_tmpdir(), *E = "tests/data/fig3.txt";
+    const char *W = "tests/data/fuzz/pad/wrap.paths";
+    const char *full = "error: writing standard output: No space left on device";
+    if (access("build/ctxprof-gen", X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    if (access("/dev/full", W_OK) != 0)
+        SKIP("no /dev/full");
+    gen_tool_expect(2, full, "stats %s > /dev/full", E);
+    gen_tool_expect(2, full, "check %s --walks 3 > /dev/full", E);
+    gen_tool_expect(2, full, "--help > /dev/full");
+    gen_tool_expect(2, full, "stats --help > /dev/full");
+    gen_tool_expect(2, full, "--version > /dev/full");
+    gen_tool_expect(2, full, "%s > /dev/full", E);
+    gen_tool_expect(2, full, "callgraph %s > /dev/full", W);
+    gen_tool_expect(2, "error: writing the report to standard output: No space left on device",
+                    "pad %s > /dev/full", W);
+    gen_tool_expect(2, "error: writing standard output: No space left on device",
+                    "pad -o - %s > /dev/full", W);
+    REQUIRE(ctxprof_test_sh("echo old > %s/p.h", d) == 0);
+    gen_tool_expect(2, "No space left on device; the table was not written",
+                    "pad -o %s/p.h %s > /dev/full", d, W);
+    CHECK_EQ(ctxprof_test_sh("test \"$(cat %s/p.h)\" = old", d), 0);
+    CHECK_EQ(ctxprof_test_sh("ls %s | grep -q 'p.h.tmp'", d), 1);
+    gen_tool_expect(0, NULL, "pad -o %s/p.h %s", d, W);
+    CHECK_EQ(ctxprof_test_sh("grep -q CTXPROF_PAD_ %s/p.h", d), 0);
+}
+
+/* An output that is one of the inputs (the same file: by name, through a
+   link, or as standard input) is refused before anything is read or
+   written; it was replaced by the header or the table. */
+static void gen_cli_output_is_input(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    const char *in = "the input";
+    if (access("build/ctxprof-gen", X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    REQUIRE(ctxprof_test_sh("cd %s && cp %s/tests/data/fig3.txt g.cg && cp g.cg g.orig && "
+                            "ln -f g.cg g.hard && ln -sf g.cg g.sym && "
+                            "cp %s/tests/data/fuzz/pad/wrap.paths t.paths && cp t.paths t.orig",
+                            d, getcwd((char[512]){0}, 512), getcwd((char[512]){0}, 512)) == 0);
+    gen_tool_expect(2, in, "-o %s/g.cg %s/g.cg", d, d);
+    gen_tool_expect(2, in, "-o %s/g.hard %s/fig3.txt tests/data/fig3.txt %s/g.cg", d, d, d);
+    gen_tool_expect(2, in, "-o %s/g.sym tests/data/fig3.txt %s/g.cg", d, d);
+    gen_tool_expect(2, in, "--all-schemes -o %s/g.cg - < %s/g.cg", d, d);
+    gen_tool_expect(2, in, "pad -o %s/t.paths %s/t.paths", d, d);
+    gen_tool_expect(2, in, "pad -o %s/g.cg %s/t.paths %s/g.cg", d, d, d);
+    gen_tool_expect(2, in, "callgraph -o %s/t.paths %s/t.paths", d, d);
+    CHECK_EQ(ctxprof_test_sh("cmp -s %s/g.cg %s/g.orig && cmp -s %s/t.paths %s/t.orig", d, d, d, d),
+             0);
+    gen_tool_expect(0, NULL, "-o %s/g.h %s/g.cg", d, d); /* a new file, or another one: fine */
+    gen_tool_expect(0, NULL, "-o %s/g.h %s/g.cg", d, d);
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_call_throw", gen_call_throw},
@@ -2172,4 +2233,6 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_graph_roundtrip_seeds", gen_graph_roundtrip_seeds},
     {"gen_check_option_bounds", gen_check_option_bounds},
     {"gen_cli_options", gen_cli_options},
+    {"gen_cli_stdout_full", gen_cli_stdout_full},
+    {"gen_cli_output_is_input", gen_cli_output_is_input},
     {0, 0}};

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GEN_EXIT_INPUT 1
 #define GEN_EXIT_USAGE 2
@@ -623,21 +625,93 @@ static void gen_guard_of(const char *path, char *out, size_t size)
     snprintf(out + i, size - i, "_INCLUDED");
 }
 
-/* The header streams into the output through the library's atomic writer
-   (a temporary file renamed over it once all is written; stdout as is):
-   ctxprof_enc_emit hands over its text in pieces of about 1 MiB, each
-   written as it comes. err keeps the first write's errno. */
+/* ==== outputs ====
+
+   -o FILE goes through the library's atomic writer: a temporary file
+   beside FILE, renamed over it once all is written and synced; "-" is
+   standard output, written as it comes. The header streams in pieces of
+   about 1 MiB (ctxprof_enc_emit). */
+
 typedef struct gen_out {
-    ctxprof__atomic_file af;
-    int err;
+    ctxprof__atomic_file af; /* af.fd 1 for standard output */
+    const char *path;        /* as given, for messages */
+    int err;                 /* the first write's errno */
 } gen_out;
 
+/* Opens the output; prints the error and returns the exit status. */
+static int gen_out_open(gen_out *o, const char *path)
+{
+    ctxprof_error err;
+    int rc;
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    o->af.fd = 1;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    rc = ctxprof__atomic_open(&o->af, path, &err);
+    if (rc != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        return GEN_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The write callback of ctxprof_enc_emit, and the writer of the others. */
 static int gen_out_write(void *user, const char *data, size_t len)
 {
     gen_out *o = (gen_out *)user;
     if (!o->err)
         o->err = ctxprof__write_all(o->af.fd, (const unsigned char *)data, len);
     return o->err ? -1 : 0;
+}
+
+/* Whether what was written is on disk (a file: fsync of the temporary
+   file); prints the error. Lets pad print its report only once nothing
+   is left that can fail but the rename. */
+static int gen_out_sync(gen_out *o)
+{
+    if (!o->err && o->af.tmp[0] && fsync(o->af.fd) != 0)
+        o->err = errno;
+    return o->err;
+}
+
+/* Finishes the output: with ok, renames the temporary file over the path;
+   else (or when a write failed) removes it and leaves the path as it was.
+   Prints what failed; returns 0 or the exit status. */
+static int gen_out_close(gen_out *o, int ok)
+{
+    ctxprof_error err;
+    int rc, e = o->err ? o->err : ok ? 0 : ECANCELED;
+    if (o->af.fd == 1 && !o->af.tmp[0] && strcmp(o->path, "-") == 0) {
+        if (o->err)
+            fprintf(stderr, "%s: error: writing standard output: %s\n", gen_prog, strerror(o->err));
+        return o->err ? GEN_EXIT_USAGE : 0;
+    }
+    rc = ctxprof__atomic_commit(&o->af, e, o->path, &err);
+    if (rc != CTXPROF_OK && (o->err || ok)) { /* not the cancel asked for */
+        gen_error(ctxprof_error_message(&err));
+        return GEN_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Refuses an output that is one of the inputs (the same file, by device
+   and inode: -o x.cg x.cg would replace the input with the header). */
+static int gen_out_is_input(const char *out, const char *const *inputs, size_t n)
+{
+    struct stat so, si;
+    size_t i;
+    if (!out || strcmp(out, "-") == 0 || stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+        return 0;
+    for (i = 0; i < n; i++) {
+        int same = strcmp(inputs[i], "-") == 0 ? fstat(0, &si) == 0 : stat(inputs[i], &si) == 0;
+        if (same && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "%s: error: the output %s is the input %s: not overwriting it\n",
+                    gen_prog, out, inputs[i]);
+            return GEN_EXIT_USAGE;
+        }
+    }
+    return 0;
 }
 
 static int cmd_emit(int argc, char **argv)
@@ -655,6 +729,8 @@ static int cmd_emit(int argc, char **argv)
     o.out = "-";
     if ((rc = gen_parse(argc, argv, "o p bits scheme all-schemes root guard", &o)) != 0)
         return rc < 0 ? 0 : rc;
+    if ((rc = gen_out_is_input(o.out, o.inputs, o.n_inputs)) != 0)
+        return rc;
     memset(&g, 0, sizeof g);
     if ((rc = gen_load(&o, &g)) != 0)
         goto out;
@@ -673,34 +749,19 @@ static int cmd_emit(int argc, char **argv)
     d.schemes = o.mask;
     d.default_scheme = o.scheme;
     /* streamed: the text of a big program's header never sits in memory */
-    go.err = 0;
-    go.af.fd = 1;
-    go.af.tmp[0] = '\0';
-    if (strcmp(o.out, "-") != 0 && ctxprof__atomic_open(&go.af, o.out, &err) != CTXPROF_OK) {
-        gen_error(ctxprof_error_message(&err));
-        rc = GEN_EXIT_USAGE;
+    if ((rc = gen_out_open(&go, o.out)) != 0)
         goto out;
-    }
     d.write = gen_out_write;
     d.write_user = &go;
     st = ctxprof_enc_emit(&g, &d, &text, &len, &err);
-    if (strcmp(o.out, "-") != 0) {
-        ctxprof_error werr;
-        /* a failed emit removes the temporary file: EIO stands for "not all written" */
-        if (ctxprof__atomic_commit(&go.af, go.err ? go.err : st != CTXPROF_OK ? EIO : 0,
-                                   o.out, &werr) != CTXPROF_OK && st == CTXPROF_OK)
-            err = werr, st = werr.status;
-        else if (go.err)
-            err = werr; /* the write's own cause, not "the header failed" */
-    } else if (go.err) {
-        ctxprof__fail(&err, CTXPROF_ERR_SYS, go.err, "standard output: write failed");
-        st = CTXPROF_ERR_SYS;
-    }
-    if (st != CTXPROF_OK) {
+    if (st != CTXPROF_OK && !go.err) { /* a failed write is the output's to tell */
         gen_error(ctxprof_error_message(&err));
         rc = err.status == CTXPROF_ERR_NOMEM || err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE
                                                                               : GEN_EXIT_INPUT;
     }
+    st = gen_out_close(&go, st == CTXPROF_OK); /* a failed emit removes the temporary file */
+    if (!rc)
+        rc = st;
 out:
     ctxprof_graph_free_buffer(text, NULL);
     ctxprof_graph_deinit(&g);
@@ -837,6 +898,8 @@ static int cmd_callgraph(int argc, char **argv)
     o.input_kind = "path map";
     if ((rc = gen_parse(argc, argv, "o root", &o)) != 0)
         return rc < 0 ? 0 : rc;
+    if ((rc = gen_out_is_input(o.out, o.inputs, o.n_inputs)) != 0)
+        return rc;
     if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK)
         return GEN_EXIT_USAGE;
     for (k = 0; k < o.n_inputs && rc == 0; k++) {
@@ -894,9 +957,10 @@ static int cmd_callgraph(int argc, char **argv)
         rc = GEN_EXIT_USAGE;
     }
     if (rc == 0) {
-        if (ctxprof__write_out(o.out, text, len, &err) != CTXPROF_OK) {
-            gen_error(ctxprof_error_message(&err));
-            rc = GEN_EXIT_USAGE;
+        gen_out go;
+        if ((rc = gen_out_open(&go, o.out)) == 0) {
+            gen_out_write(&go, text, len);
+            rc = gen_out_close(&go, 1);
         }
     }
     ctxprof_graph_free_buffer(text, NULL);
@@ -1129,6 +1193,8 @@ static int cmd_pad(int argc, char **argv)
     double worst = 1; /* nothing padded: no frame grows */
     int rc = 0;
     FILE *rep = stdout;
+    gen_out go;
+    int have_out = 0; /* go holds the table's temporary file */
     memset(&o, 0, sizeof o);
     memset(&map, 0, sizeof map);
     o.cmd = "pad";
@@ -1136,6 +1202,8 @@ static int cmd_pad(int argc, char **argv)
     if ((rc = gen_parse(argc, argv,
                         "o search max-growth max-units budget seed pairs wrap", &o)) != 0)
         return rc < 0 ? 0 : rc;
+    if ((rc = gen_out_is_input(o.out, o.inputs, o.n_inputs)) != 0)
+        return rc;
     o.pad.seed = o.seed;
     max_pairs = o.pad.max_pairs;
     in = o.inputs[0]; /* then the FRAMES files */
@@ -1184,21 +1252,46 @@ static int cmd_pad(int argc, char **argv)
         goto done;
     }
     ctxprof_icpp_pads_report_text(&pads, max_pairs, text, need + 1);
+    /* The table is written and synced first, then the report, then the
+       table renamed into place: a report that cannot be written (a full
+       disk) leaves the old table, and the rename, which is all that can
+       fail after the report, is a metadata update. */
     if (o.out) {
-        if (ctxprof_icpp_pads_emit(&pads, in, o.out, &header, &hlen, &err) ||
-            ctxprof__write_out(o.out, header, hlen, &err)) {
+        if (ctxprof_icpp_pads_emit(&pads, in, o.out, &header, &hlen, &err)) {
             gen_error(ctxprof_error_message(&err));
             rc = 2;
+            goto done;
+        }
+        if ((rc = gen_out_open(&go, o.out)) != 0)
+            goto done;
+        have_out = 1;
+        gen_out_write(&go, header, hlen);
+        if (gen_out_sync(&go)) {
+            rc = gen_out_close(&go, 0);
+            have_out = 0;
             goto done;
         }
     }
     fprintf(rep, "functions=%zu\n", map.funcs);
     if (o.n_inputs > 1)
         fprintf(rep, "frames_known=%zu\nmax_frame_growth=%.4f\n", known, worst);
+    errno = 0;
     fputs(text, rep);
-done:
-    if (fflush(rep) != 0)
+    if (fflush(rep) != 0 || ferror(rep)) {
+        int e = errno ? errno : EIO;
+        fprintf(stderr, "%s: error: writing the report to %s: %s%s\n", gen_prog,
+                rep == stdout ? "standard output" : "standard error", strerror(e),
+                have_out ? "; the table was not written" : "");
         rc = 2;
+    }
+    if (have_out) {
+        int rc2 = gen_out_close(&go, rc == 0);
+        rc = rc ? rc : rc2;
+        have_out = 0;
+    }
+done:
+    if (have_out)
+        gen_out_close(&go, 0);
     free(fsize);
     free(text);
     free(header);
@@ -1252,7 +1345,7 @@ static const struct {
     {"help", cmd_help},   {"--version", cmd_version},
 };
 
-int main(int argc, char **argv)
+static int gen_run(int argc, char **argv)
 {
     size_t i;
     if (argc < 2)
@@ -1261,4 +1354,30 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], ctxprof_gen_cmds[i].name) == 0)
             return ctxprof_gen_cmds[i].run(argc - 2, argv + 2);
     return cmd_emit(argc - 1, argv + 1);
+}
+
+/* Output lost to a full disk would pass for a result (stats, check's
+   verdict, the help): a failed write of standard output makes the status 2
+   (the header, a graph or a table written to "-" say so themselves). */
+int main(int argc, char **argv)
+{
+    int rc, bad, e;
+    errno = 0;
+    rc = gen_run(argc, argv);
+    bad = ferror(stdout);
+    e = bad ? errno ? errno : EIO : 0; /* a failed write of the buffer set errno last */
+    errno = 0;
+    if (fflush(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad && rc != GEN_EXIT_USAGE) { /* a 2 has said why already */
+        fprintf(stderr, "%s: error: writing standard output: %s\n", gen_prog, strerror(e));
+        return GEN_EXIT_USAGE;
+    }
+    return bad ? GEN_EXIT_USAGE : rc;
 }
