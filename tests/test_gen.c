@@ -2194,6 +2194,73 @@ static void gen_cli_output_is_input(void)
     gen_tool_expect(0, NULL, "-o %s/g.h %s/g.cg", d, d);
 }
 
+/* SIGINT, SIGTERM and SIGHUP while the header is written remove the
+   temporary file (a 20000-function graph with --all-schemes left 50 MB of
+   it); the tool still dies of the signal. A signal the tool was started
+   with ignored (nohup) stays ignored. */
+static void gen_cli_signal_cleanup(void)
+{
+    static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, 0};
+    const char *d = ctxprof_test_tmpdir();
+    char dir[600], graph[700], out[700];
+    FILE *f;
+    uint64_t x = 1;
+    int i, k;
+    if (access("build/ctxprof-gen", X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    snprintf(dir, sizeof dir, "%s/sig", d);
+    mkdir(dir, 0777);
+    snprintf(graph, sizeof graph, "%s/big.cg", dir);
+    snprintf(out, sizeof out, "%s/big.h", dir);
+    REQUIRE((f = fopen(graph, "w")) != NULL);
+    fprintf(f, "ctxprof-callgraph 1\nroot f0\n");
+    for (i = 1; i < 20000; i++) {
+        x = ctxprof_mix64(x);
+        fprintf(f, "call f%llu f%d\n", (unsigned long long)(x % (uint64_t)i), i);
+    }
+    for (i = 0; i < 20000; i++)
+        for (k = 0; k < 2; k++) {
+            x = ctxprof_mix64(x);
+            fprintf(f, "call f%d f%llu site=s%d\n", i, (unsigned long long)(x % 20000), k);
+        }
+    REQUIRE(fclose(f) == 0);
+    for (k = 0; k < 4; k++) {
+        int sig = sigs[k] ? sigs[k] : SIGINT, st = 0, seen = 0, spins;
+        pid_t pid;
+        ctxprof_test_sh("rm -f %s/big.h*", dir);
+        pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            signal(sig, sigs[k] ? SIG_DFL : SIG_IGN); /* k = 3: as under nohup */
+            dup2(null, 2);
+            execl("build/ctxprof-gen", "ctxprof-gen", "--all-schemes", "-o", out, graph,
+                  (char *)NULL);
+            _exit(127);
+        }
+        /* wait for the temporary file, then signal */
+        for (spins = 0; spins < 4000000 && !seen; spins++) {
+            DIR *dp = opendir(dir);
+            struct dirent *de;
+            while (dp && (de = readdir(dp)) != NULL)
+                seen |= strncmp(de->d_name, "big.h.tmp", 9) == 0;
+            if (dp)
+                closedir(dp);
+        }
+        CHECK(seen);
+        kill(pid, sig);
+        REQUIRE(waitpid(pid, &st, 0) == pid);
+        if (sigs[k]) {
+            CHECK(WIFSIGNALED(st) && WTERMSIG(st) == sig);
+            CHECK_EQ(ctxprof_test_sh("ls %s | grep -q 'big.h'", dir), 1); /* nothing left */
+        } else {
+            CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+            CHECK_EQ(ctxprof_test_sh("ls %s | grep -q 'big.h.tmp'", dir), 1);
+            CHECK_EQ(access(out, F_OK), 0);
+        }
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_call_throw", gen_call_throw},
@@ -2235,4 +2302,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_cli_options", gen_cli_options},
     {"gen_cli_stdout_full", gen_cli_stdout_full},
     {"gen_cli_output_is_input", gen_cli_output_is_input},
+    {"gen_cli_signal_cleanup", gen_cli_signal_cleanup},
     {0, 0}};

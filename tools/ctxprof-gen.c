@@ -18,6 +18,7 @@
 #include "../ctxprof.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -630,7 +631,10 @@ static void gen_guard_of(const char *path, char *out, size_t size)
    -o FILE goes through the library's atomic writer: a temporary file
    beside FILE, renamed over it once all is written and synced; "-" is
    standard output, written as it comes. The header streams in pieces of
-   about 1 MiB (ctxprof_enc_emit). */
+   about 1 MiB (ctxprof_enc_emit), so the temporary file of a big program
+   can grow to 100 MB before the rename: SIGINT, SIGTERM and SIGHUP remove
+   it (the library installs no signal handler; the tool does, for the
+   signals it was not started with ignored). */
 
 typedef struct gen_out {
     ctxprof__atomic_file af; /* af.fd 1 for standard output */
@@ -638,17 +642,69 @@ typedef struct gen_out {
     int err;                 /* the first write's errno */
 } gen_out;
 
+/* The temporary file to remove on a signal: a copy of its name, and
+   whether it exists. The handler calls only unlink, sigaction and raise
+   (async-signal-safe). */
+static char gen_tmp_name[sizeof(((ctxprof__atomic_file *)0)->tmp)];
+static volatile sig_atomic_t gen_tmp_live;
+static const int gen_fatal_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void gen_on_signal(int sig)
+{
+    struct sigaction dfl;
+    if (gen_tmp_live)
+        unlink(gen_tmp_name);
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* delivered when the handler returns: the status says "killed by sig" */
+}
+
+/* Blocks the signals above (the old mask to *old) around the steps that
+   create, rename or remove the temporary file, so that the handler never
+   sees its name half copied or removes a file renamed into place. */
+static void gen_signals_block(sigset_t *old)
+{
+    sigset_t set;
+    size_t i;
+    sigemptyset(&set);
+    for (i = 0; i < 3; i++)
+        sigaddset(&set, gen_fatal_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
 /* Opens the output; prints the error and returns the exit status. */
 static int gen_out_open(gen_out *o, const char *path)
 {
+    static int handlers;
     ctxprof_error err;
+    sigset_t old;
     int rc;
     memset(o, 0, sizeof *o);
     o->path = path;
     o->af.fd = 1;
     if (strcmp(path, "-") == 0)
         return 0;
+    if (!handlers) { /* a signal the tool was started with ignored (nohup) stays so */
+        size_t i;
+        handlers = 1;
+        for (i = 0; i < 3; i++) {
+            struct sigaction sa, prev;
+            if (sigaction(gen_fatal_signals[i], NULL, &prev) != 0 || prev.sa_handler == SIG_IGN)
+                continue;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = gen_on_signal;
+            sigemptyset(&sa.sa_mask);
+            sigaction(gen_fatal_signals[i], &sa, NULL);
+        }
+    }
+    gen_signals_block(&old);
     rc = ctxprof__atomic_open(&o->af, path, &err);
+    if (rc == CTXPROF_OK && o->af.tmp[0]) {
+        memcpy(gen_tmp_name, o->af.tmp, sizeof gen_tmp_name);
+        gen_tmp_live = 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     if (rc != CTXPROF_OK) {
         gen_error(ctxprof_error_message(&err));
         return GEN_EXIT_USAGE;
@@ -681,13 +737,17 @@ static int gen_out_sync(gen_out *o)
 static int gen_out_close(gen_out *o, int ok)
 {
     ctxprof_error err;
+    sigset_t old;
     int rc, e = o->err ? o->err : ok ? 0 : ECANCELED;
     if (o->af.fd == 1 && !o->af.tmp[0] && strcmp(o->path, "-") == 0) {
         if (o->err)
             fprintf(stderr, "%s: error: writing standard output: %s\n", gen_prog, strerror(o->err));
         return o->err ? GEN_EXIT_USAGE : 0;
     }
+    gen_signals_block(&old);
     rc = ctxprof__atomic_commit(&o->af, e, o->path, &err);
+    gen_tmp_live = 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
     if (rc != CTXPROF_OK && (o->err || ok)) { /* not the cancel asked for */
         gen_error(ctxprof_error_message(&err));
         return GEN_EXIT_USAGE;
