@@ -1247,8 +1247,9 @@ CTXPROF_API int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
 /* ---- generated headers (ctxprof-gen) ---- */
 
 typedef struct ctxprof_enc_emit_desc {
-    const char *prefix;        /* table and macro prefix (NULL = "ctxprof_gen_") */
-    const char *guard;         /* include guard (NULL = from the prefix) */
+    const char *prefix; /* table and macro prefix (NULL = "ctxprof_gen_"): an identifier's start,
+                           not ctxprof_... or CTXPROF_... other than the default */
+    const char *guard;  /* include guard, an identifier (NULL = from the prefix) */
     const char *const *inputs; /* input names for the banner */
     size_t n_inputs;
     uint32_t ctx_bits;  /* CTXPROF_CTX_BITS the header requires (0 = 64) */
@@ -9167,6 +9168,55 @@ CTXPROF__PRIV void ctxprof__enc_ename(ctxprof__sbuf *b, const ctxprof_graph *g, 
                          (unsigned)E->site);
 }
 
+/* Whether s is a C identifier (at least one character). */
+CTXPROF__PRIV int ctxprof__enc_is_ident(const char *s)
+{
+    size_t i;
+    for (i = 0; s[i]; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' ||
+              (i && s[i] >= '0' && s[i] <= '9')))
+            return 0;
+    return i > 0;
+}
+
+/* A header's prefix: the start of a C identifier, of any length (the
+   names it starts are as long as the function names anyway), and outside
+   the library's names: ctxprof_... and CTXPROF_... in any case, except
+   the default "ctxprof_gen_" (-p ctxprof_ redefined CTXPROF_TLS, -p
+   ctxprof_enc_ redeclared ctxprof_enc_tables). "ctxprof" alone is out
+   too: its macros are CTXPROF_CAT3, CTXPROF_EID, ... 0 or
+   CTXPROF_ERR_INVAL. */
+CTXPROF__PRIV int ctxprof__enc_prefix_check(const char *P, ctxprof_error *err)
+{
+    static const char lib[] = "ctxprof";
+    size_t i;
+    if (!*P)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "empty prefix: it starts every name of the header");
+    if (!ctxprof__enc_is_ident(P))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "prefix '%.100s' is not the start of a C identifier (letters, digits "
+                             "and '_', not first a digit)",
+                             P);
+    for (i = 0; i < 7 && (P[i] | 0x20) == lib[i]; i++)
+        ;
+    if (i == 7 && (P[7] == '\0' || P[7] == '_') && strcmp(P, "ctxprof_gen_") != 0)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "prefix '%.100s' is in ctxprof.h's namespace (ctxprof_..., "
+                             "CTXPROF_...); take another (the default is ctxprof_gen_)",
+                             P);
+    return CTXPROF_OK;
+}
+
+/* An include guard: a C identifier. 0 or CTXPROF_ERR_INVAL. */
+CTXPROF__PRIV int ctxprof__enc_guard_check(const char *G, ctxprof_error *err)
+{
+    return ctxprof__enc_is_ident(G)
+               ? CTXPROF_OK
+               : ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                               "include guard '%.100s' is not a C identifier", G);
+}
+
 /* A scheme's name in capitals ("VALENCE"): up to 15 letters. */
 CTXPROF__PRIV void ctxprof__enc_scheme_upper(int scheme, char out[16])
 {
@@ -9186,7 +9236,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     uint32_t mask = (desc && desc->schemes ? desc->schemes : 0) | (1u << def);
     uint32_t bits = desc && desc->ctx_bits ? desc->ctx_bits : 64;
     ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
-    char U[64], guard[200];
+    char *U = NULL, *guard = NULL, *base = NULL; /* P in capitals, the guard, a BASE macro */
     size_t i, v, e, n = g->n_nodes, m = g->n_edges;
     ctxprof__sbuf b, nb, ob; /* the header; two edge names */
     ctxprof__map seen;
@@ -9211,20 +9261,24 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     if (def < CTXPROF_ENC_PCCE || def > CTXPROF_ENC_AUTO || (mask & ~0x1Eu) ||
         (bits != 32 && bits != 64))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "bad scheme or bit width");
-    for (i = 0; P[i]; i++) {
-        char c = P[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-              (i && c >= '0' && c <= '9')) ||
-            i + 1 >= sizeof U)
-            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
-                                 "prefix '%s' is not the start of a C identifier", P);
-        U[i] = (char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    if (ctxprof__enc_prefix_check(P, err) ||
+        (desc && desc->guard && ctxprof__enc_guard_check(desc->guard, err)))
+        return CTXPROF_ERR_INVAL;
+    i = strlen(P);
+    U = (char *)ctxprof__zalloc(i + 1, 1, ud);
+    guard =
+        (char *)ctxprof__zalloc((desc && desc->guard ? strlen(desc->guard) : i + 10) + 1, 1, ud);
+    base = (char *)ctxprof__zalloc(i + 32, 1, ud);
+    if (!U || !guard || !base) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+        goto out;
     }
-    U[i] = '\0';
+    for (i = 0; P[i]; i++)
+        U[i] = (char)(P[i] >= 'a' && P[i] <= 'z' ? P[i] - 'a' + 'A' : P[i]);
     if (desc && desc->guard)
-        snprintf(guard, sizeof guard, "%s", desc->guard);
+        strcpy(guard, desc->guard);
     else
-        snprintf(guard, sizeof guard, "%sH_INCLUDED", U);
+        sprintf(guard, "%sH_INCLUDED", U);
     /* edge names must be unique: caller__callee__site, compared whole (a
        64-bit hash with the next key probed when two different names share
        one); CTXPROF_EDGE pastes them, so a true clash cannot be renamed */
@@ -9332,11 +9386,11 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     ctxprof__sbuf_printf(&b, "\n    %sedge_count = %lu\n};\n", P, (unsigned long)m);
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         const char *sn = ctxprof_enc_scheme_name(s);
-        char SN[16], base[96];
+        char SN[16];
         if (!(mask >> s & 1))
             continue;
         ctxprof__enc_scheme_upper(s, SN);
-        snprintf(base, sizeof base, "%s%s_BASE", U, SN);
+        sprintf(base, "%s%s_BASE", U, SN);
         ctxprof__sbuf_printf(&b, "\n/* %s call macros, one per edge */\n", sn);
         for (e = 0; e < m; e++) {
             const ctxprof_graph_edge *E = &g->edges[e];
@@ -9440,6 +9494,9 @@ out:
     ctxprof__map_free(&seen);
     ctxprof__free(nb.p, ud);
     ctxprof__free(ob.p, ud);
+    ctxprof__free(U, ud);
+    ctxprof__free(guard, ud);
+    ctxprof__free(base, ud);
     if (rc != CTXPROF_OK) {
         ctxprof__free(b.p, ud);
         return rc;

@@ -2261,6 +2261,80 @@ static void gen_cli_signal_cleanup(void)
     }
 }
 
+/* -p and --guard are checked before the graphs are read (exit 2): a
+   prefix in ctxprof.h's namespace gave a header that redefined the
+   library's names, a guard that is no identifier one that did not
+   compile; a long prefix is fine (it was refused as "not the start of a C
+   identifier"). With -o, the default guard has the prefix in it: two
+   headers called ctx.h with -p lib_ and -p app_ were both CTX_H_INCLUDED,
+   and the second one included was skipped. */
+static void gen_cli_prefix_guard(void)
+{
+    static const char *const bad[][2] = {
+        {"ctxprof_", "prefix 'ctxprof_' is in ctxprof.h's namespace"},
+        {"ctxprof_enc_", "prefix 'ctxprof_enc_' is in ctxprof.h's namespace"},
+        {"CTXPROF_GEN_", "prefix 'CTXPROF_GEN_' is in ctxprof.h's namespace"},
+        {"Ctxprof", "prefix 'Ctxprof' is in ctxprof.h's namespace"},
+        {"a b", "prefix 'a b' is not the start of a C identifier"},
+        {"1x", "prefix '1x' is not the start of a C identifier"},
+        {"", "empty prefix"},
+    };
+    const char *d = ctxprof_test_tmpdir(), *E = "examples/encoders/expr.callgraph";
+    char cwd[512], longp[80], *hdr = NULL;
+    ctxprof_graph g;
+    ctxprof_enc_emit_desc desc;
+    ctxprof_error err;
+    size_t i, len;
+    if (access("build/ctxprof-gen", X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) /* the input does not exist: never read */
+        gen_tool_expect(2, bad[i][1], "-p '%s' -o %s/bad.h %s/missing.cg", bad[i][0], d, d);
+    gen_tool_expect(2, "include guard 'a b' is not a C identifier", "--guard 'a b' %s/missing.cg",
+                    d);
+    gen_tool_expect(2, "include guard '' is not a C identifier", "--guard '' %s/missing.cg", d);
+    CHECK_EQ(ctxprof_test_sh("test -e %s/bad.h", d), 1);
+    /* the library refuses them too */
+    REQUIRE(pcce_graph_file(&g, E) == 0);
+    memset(&desc, 0, sizeof desc);
+    desc.prefix = "ctxprof_enc_";
+    CHECK_EQ(ctxprof_enc_emit(&g, &desc, &hdr, &len, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "namespace");
+    desc.prefix = "lib_";
+    desc.guard = "x-y";
+    CHECK_EQ(ctxprof_enc_emit(&g, &desc, &hdr, &len, &err), CTXPROF_ERR_INVAL);
+    CHECK(hdr == NULL);
+    ctxprof_graph_deinit(&g);
+    /* a 70-letter prefix; two ctx.h, apart by their prefixes */
+    memset(longp, 'p', 70);
+    memcpy(longp + 70, "_", 2);
+    gen_tool_expect(0, NULL, "-p %s -o %s/long.h %s", longp, d, E);
+    REQUIRE(ctxprof_test_sh("mkdir -p %s/lib %s/app", d, d) == 0);
+    gen_tool_expect(0, NULL, "-p lib_ -o %s/lib/ctx.h %s", d, E);
+    gen_tool_expect(0, NULL, "-p app_ -o %s/app/ctx.h bench/enc_cost.callgraph", d);
+    CHECK_EQ(ctxprof_test_sh("grep -q '^#ifndef LIB_CTX_H_INCLUDED' %s/lib/ctx.h && "
+                             "grep -q '^#ifndef APP_CTX_H_INCLUDED' %s/app/ctx.h",
+                             d, d),
+             0);
+    /* default prefix: the guard as before (the golden header's) */
+    gen_tool_expect(0, NULL, "-o %s/lib/plain_ctx.h %s", d, E);
+    CHECK_EQ(ctxprof_test_sh("grep -q '^#ifndef PLAIN_CTX_H_INCLUDED' %s/lib/plain_ctx.h", d), 0);
+    {
+        char path[600];
+        snprintf(path, sizeof path, "%s/both.c", d);
+        REQUIRE(gen_write(path,
+                          "#include \"lib/ctx.h\"\n#include \"app/ctx.h\"\n#include \"long.h\"\n"
+                          "int main(void)\n{\n"
+                          "    return LIB_NODE(main) + APP_NODE(main) + "
+                          "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP_"
+                          "NODE(main);\n}\n") == 0);
+    }
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s -std=c99 -Wall -Wextra -Werror -pedantic -I%s -c both.c "
+                             "-o both.o 2> both.log",
+                             d, CTXPROF_TEST_CC, cwd),
+             0);
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_call_throw", gen_call_throw},
@@ -2303,4 +2377,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_cli_stdout_full", gen_cli_stdout_full},
     {"gen_cli_output_is_input", gen_cli_output_is_input},
     {"gen_cli_signal_cleanup", gen_cli_signal_cleanup},
+    {"gen_cli_prefix_guard", gen_cli_prefix_guard},
     {0, 0}};

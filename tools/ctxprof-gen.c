@@ -607,13 +607,18 @@ static int gen_load(const gen_opts *o, ctxprof_graph *g)
     return 0;
 }
 
-/* "build/expr_ctx.h" -> "EXPR_CTX_H_INCLUDED" */
-static void gen_guard_of(const char *path, char *out, size_t size)
+/* "build/expr_ctx.h" -> "EXPR_CTX_H_INCLUDED"; with a prefix other than
+   the default, that prefix in capitals first ("-p lib_": LIB_EXPR_CTX_H_...),
+   so that two headers named alike (lib/ctx.h, app/ctx.h) keep apart. */
+static void gen_guard_of(const char *path, const char *prefix, char *out, size_t size)
 {
     const char *base = strrchr(path, '/');
     size_t i = 0;
     base = base ? base + 1 : path;
-    if (*base >= '0' && *base <= '9')
+    if (prefix && strcmp(prefix, "ctxprof_gen_") != 0)
+        for (; *prefix && i + 13 < size; prefix++)
+            out[i++] = (char)(*prefix >= 'a' && *prefix <= 'z' ? *prefix - 'a' + 'A' : *prefix);
+    if (i == 0 && *base >= '0' && *base <= '9')
         out[i++] = '_';
     for (; *base && i + 12 < size; base++) {
         char c = *base;
@@ -789,6 +794,10 @@ static int cmd_emit(int argc, char **argv)
     o.out = "-";
     if ((rc = gen_parse(argc, argv, "o p bits scheme all-schemes root guard", &o)) != 0)
         return rc < 0 ? 0 : rc;
+    memset(&err, 0, sizeof err);
+    if ((o.prefix && ctxprof__enc_prefix_check(o.prefix, &err)) ||
+        (o.guard && ctxprof__enc_guard_check(o.guard, &err)))
+        return gen_usage_error("%s", err.detail); /* before the graphs are read */
     if ((rc = gen_out_is_input(o.out, o.inputs, o.n_inputs)) != 0)
         return rc;
     memset(&g, 0, sizeof g);
@@ -800,7 +809,7 @@ static int cmd_emit(int argc, char **argv)
     if (o.guard)
         d.guard = o.guard;
     else if (strcmp(o.out, "-") != 0) {
-        gen_guard_of(o.out, guard, sizeof guard);
+        gen_guard_of(o.out, o.prefix, guard, sizeof guard);
         d.guard = guard;
     }
     d.inputs = o.inputs;
