@@ -9217,6 +9217,22 @@ CTXPROF__PRIV int ctxprof__enc_guard_check(const char *G, ctxprof_error *err)
                                "include guard '%.100s' is not a C identifier", G);
 }
 
+/* The per-thread state of a header's scheme s, into buf (room for P and
+   32 bytes): the library's shared one for the default prefix, else the
+   header's own, P<scheme>_tls. Headers generated one by one for one
+   program (an application's, a library's) compose: with a shared state
+   the library's calls inside an application call changed the
+   application's encoding, and both decoded each other's paths. */
+CTXPROF__PRIV const char *ctxprof__enc_state(char *buf, const char *P, int s)
+{
+    static const char *const tls[CTXPROF_ENC_NSCHEMES] = {
+        "", "ctxprof_pcce_tls", "ctxprof_val_tls", "ctxprof_val_hcce_tls", "ctxprof_val_auto_tls"};
+    if (strcmp(P, "ctxprof_gen_") == 0)
+        return tls[s];
+    sprintf(buf, "%s%s_tls", P, ctxprof_enc_scheme_name(s));
+    return buf;
+}
+
 /* A scheme's name in capitals ("VALENCE"): up to 15 letters. */
 CTXPROF__PRIV void ctxprof__enc_scheme_upper(int scheme, char out[16])
 {
@@ -9237,13 +9253,12 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     uint32_t bits = desc && desc->ctx_bits ? desc->ctx_bits : 64;
     ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
     char *U = NULL, *guard = NULL, *base = NULL; /* P in capitals, the guard, a BASE macro */
+    char *stn = NULL;                            /* a state's name (ctxprof__enc_state) */
     size_t i, v, e, n = g->n_nodes, m = g->n_edges;
     ctxprof__sbuf b, nb, ob; /* the header; two edge names */
     ctxprof__map seen;
     ctxprof_enc_stats gst; /* for the overflow warnings */
-    int rc = CTXPROF_OK, have_gst = 0;
-    static const char *const tls[CTXPROF_ENC_NSCHEMES] = {
-        "", "ctxprof_pcce_tls", "ctxprof_val_tls", "ctxprof_val_hcce_tls", "ctxprof_val_auto_tls"};
+    int rc = CTXPROF_OK, have_gst = 0, own = 0; /* own: the header has its own states */
     *out = NULL;
     *out_len = 0;
     memset(tabs, 0, sizeof tabs);
@@ -9269,7 +9284,9 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     guard =
         (char *)ctxprof__zalloc((desc && desc->guard ? strlen(desc->guard) : i + 10) + 1, 1, ud);
     base = (char *)ctxprof__zalloc(i + 32, 1, ud);
-    if (!U || !guard || !base) {
+    stn = (char *)ctxprof__zalloc(i + 32, 1, ud);
+    own = strcmp(P, "ctxprof_gen_") != 0;
+    if (!U || !guard || !base || !stn) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
         goto out;
     }
@@ -9403,7 +9420,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         ctxprof__sbuf_printf(&b,
                              "#define %sCALL_%s_ST(st, e, ...) %s_CALL_(e, _%s, st, __VA_ARGS__)\n"
                              "#define %sCALL_%s(e, ...) %sCALL_%s_ST(&%s, e, __VA_ARGS__)\n",
-                             U, SN, U, sn, U, SN, U, SN, tls[s]);
+                             U, SN, U, sn, U, SN, U, SN, ctxprof__enc_state(stn, P, s));
     }
     {
         const char *dn = ctxprof_enc_scheme_name(def);
@@ -9414,7 +9431,8 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
             "\n/* %s is the scheme of %sCALL */\n"
             "#define %sEDGE(caller, callee, site) caller##__##callee##__##site\n"
             "#define %s_CAT3(a, b, c) a##b##c\n"
-            "#define %s_CALL_(e, s, st, ...) %s_CAT3(%sc_, e, s)(((void)%s_EID(e), st), __VA_ARGS__)\n"
+            "#define %s_CALL_(e, s, st, ...) %s_CAT3(%sc_, e, s)(((void)%s_EID(e), st), "
+            "__VA_ARGS__)\n"
             "#define %s_EID(e) %s_CAT3(%se_, e, )\n"
             "#define %sEDGE_ID(caller, callee, site) %s_EID(caller##__##callee##__##site)\n"
             "#define %sNODE(f) %sn_##f\n"
@@ -9423,8 +9441,8 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
             "#define %sTLS (&%s)\n"
             "#define %sCALL_ST(st, e, ...) %sCALL_%s_ST(st, e, __VA_ARGS__)\n"
             "#define %sCALL(e, ...) %sCALL_%s(e, __VA_ARGS__)\n",
-            dn, U, U, U, U, U, P, U, U, U, P, U, U, U, P, U, DN, U, U, DN, U, tls[def], U, U, DN,
-            U, U, DN);
+            dn, U, U, U, U, U, P, U, U, U, P, U, U, U, P, U, DN, U, U, DN, U,
+            ctxprof__enc_state(stn, P, def), U, U, DN, U, U, DN);
         ctxprof__sbuf_printf(&b,
                              "#ifndef CTXPROF_EDGE /* short names, for the first generated "
                              "header included */\n"
@@ -9436,13 +9454,32 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     ctxprof__sbuf_printf(&b,
                          "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
                          "/* decode tables of a scheme (CTXPROF_ENC_*), NULL if not generated */\n"
-                         "const ctxprof_enc_tables *%stables(int scheme);\n"
-                         "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n",
-                         P, guard);
+                         "const ctxprof_enc_tables *%stables(int scheme);\n",
+                         P);
+    if (own) {
+        ctxprof__sbuf_printf(&b, "/* per-thread states of the call macros, this header's own (a "
+                                 "header made with\n   another prefix has others) */\n");
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            if (mask >> s & 1)
+                ctxprof__sbuf_printf(&b,
+                                     "CTXPROF_API CTXPROF_TLS ctxprof_enc %s CTXPROF__TLS_MODEL;\n",
+                                     ctxprof__enc_state(stn, P, s));
+    }
+    ctxprof__sbuf_printf(&b, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
     ctxprof__sbuf_printf(&b,
                          "\n#if (defined(CTXPROF_IMPLEMENTATION) || defined(%sIMPLEMENTATION)) && "
                          "!defined(%s_TABLES_DONE)\n#define %s_TABLES_DONE\n",
                          U, U, U);
+    if (own) {
+        ctxprof__sbuf_printf(&b,
+                             "#if !defined(CTXPROF_STATIC)\n#ifdef __cplusplus\nextern \"C\" {\n"
+                             "#endif\n");
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            if (mask >> s & 1)
+                ctxprof__sbuf_printf(&b, "CTXPROF_TLS ctxprof_enc %s CTXPROF__TLS_MODEL;\n",
+                                     ctxprof__enc_state(stn, P, s));
+        ctxprof__sbuf_printf(&b, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
+    }
     ctxprof__sbuf_printf(&b, "static const char *const %snames[] = {", P);
     for (v = 0; v < n; v++) {
         ctxprof__sbuf_put(&b, "\n    ", 5);
@@ -9497,6 +9534,7 @@ out:
     ctxprof__free(U, ud);
     ctxprof__free(guard, ud);
     ctxprof__free(base, ud);
+    ctxprof__free(stn, ud);
     if (rc != CTXPROF_OK) {
         ctxprof__free(b.p, ud);
         return rc;

@@ -2335,6 +2335,115 @@ static void gen_cli_prefix_guard(void)
              0);
 }
 
+/* Two headers generated one by one for one program, an application's and
+   a library's (-p app_, -p lib_): each has its own per-thread states, so
+   the library's calls inside an application call neither change the
+   application's encoding nor read it (both used &ctxprof_val_auto_tls and
+   decoded each other's paths wrongly). Decoded in the library's work()
+   with both headers' tables, in AUTO and PCCE; also with the application
+   in C++ (the states have C linkage). */
+static void gen_prefix_states(void)
+{
+    static const char *const show =
+        "static void show(const char *who, ctxprof_enc *st, uint32_t base,\n"
+        "                 const ctxprof_enc_tables *t, unsigned node)\n{\n"
+        "    ctxprof_enc_view v;\n    uint32_t p[32];\n    size_t n;\n    char buf[200];\n"
+        "    ctxprof_error e;\n    ctxprof_enc_query(st, base, &v);\n"
+        "    if (ctxprof_enc_decode_view(t, &v, node, p, 32, &n, &e))\n"
+        "        printf(\"%s: %s\\n\", who, e.detail);\n    else {\n"
+        "        ctxprof_enc_format(t, node, p, n, buf, sizeof buf);\n"
+        "        printf(\"%s: %s\\n\", who, buf);\n    }\n}\n";
+    const char *d = ctxprof_test_tmpdir();
+    const char *expect = "lib: libentry -> work\napp: main -> x -> libentry\n"
+                         "lib: libentry -> other -> work\napp: main -> x -> libentry\n"
+                         "lib: libentry -> work\napp: main -> libentry\n"
+                         "lib: libentry -> other -> work\napp: main -> libentry\n";
+    char path[600], cwd[512], cxx[64], *out;
+    int k;
+    PLAIN_BUILD_ONLY();
+    if (access("build/ctxprof-gen", X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(cxx, sizeof cxx, "%s", strcmp(CTXPROF_TEST_CC, "clang") == 0 ? "clang++" : "g++");
+    snprintf(path, sizeof path, "%s/app.cg", d);
+    REQUIRE(gen_write(path, "ctxprof-callgraph 1\nroot main\ncall main x\ncall x libentry\n"
+                            "call main libentry\n") == 0);
+    snprintf(path, sizeof path, "%s/lib.cg", d);
+    REQUIRE(gen_write(path, "ctxprof-callgraph 1\nroot libentry\ncall libentry work\n"
+                            "call libentry other\ncall other work\n") == 0);
+    snprintf(path, sizeof path, "%s/lib.c", d);
+    {
+        char text[4000];
+        snprintf(text, sizeof text,
+                 "#define LIB_IMPLEMENTATION\n#include \"lib_ctx.h\"\n#include <stdio.h>\n"
+                 "void (*lib_hook)(void);\nint libentry(void);\n%s"
+                 "static int work(void)\n{\n"
+                 "    show(\"lib\", LIB_TLS, LIB_BASE, lib_tables(LIB_SCHEME), LIB_NODE(work));\n"
+                 "    lib_hook();\n    return 1;\n}\n"
+                 "static int other(void) { int r; LIB_CALL(LIB_EDGE(other, work, 0), r = work()); "
+                 "return r; }\n"
+                 "int libentry(void)\n{\n    int a, b;\n"
+                 "    LIB_CALL(LIB_EDGE(libentry, work, 0), a = work());\n"
+                 "    LIB_CALL(LIB_EDGE(libentry, other, 0), b = other());\n"
+                 "    return a + b;\n}\n",
+                 show);
+        REQUIRE(gen_write(path, text) == 0);
+        snprintf(path, sizeof path, "%s/app.c", d);
+        snprintf(text, sizeof text,
+                 "#define CTXPROF_IMPLEMENTATION\n#include \"app_ctx.h\"\n#include <stdio.h>\n"
+                 "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+                 "extern void (*lib_hook)(void);\nint libentry(void);\n"
+                 "#ifdef __cplusplus\n}\n#endif\n%s"
+                 "static void hook(void)\n{\n"
+                 "    show(\"app\", APP_TLS, APP_BASE, app_tables(APP_SCHEME), "
+                 "APP_NODE(libentry));\n}\n"
+                 "static int x(void) { int r; APP_CALL(APP_EDGE(x, libentry, 0), r = libentry()); "
+                 "return r; }\n"
+                 "int main(void)\n{\n    int a, b;\n    lib_hook = hook;\n"
+                 "    APP_CALL(APP_EDGE(main, x, 0), a = x());\n"
+                 "    APP_CALL(APP_EDGE(main, libentry, 0), b = libentry());\n"
+                 "    return a + b == 4 ? 0 : 1;\n}\n",
+                 show);
+        REQUIRE(gen_write(path, text) == 0);
+    }
+    for (k = 0; k < 3; k++) {
+        static const char *const schemes[3] = {"auto", "pcce", "auto"};
+        int fails = ctxprof_test_failed;
+        CHECK_EQ(ctxprof_test_sh("cd %s && %s/build/ctxprof-gen --scheme %s -p app_ -o app_ctx.h "
+                                 "app.cg && %s/build/ctxprof-gen --scheme %s -p lib_ -o lib_ctx.h "
+                                 "lib.cg",
+                                 d, cwd, schemes[k], cwd, schemes[k]),
+                 0);
+        if (k < 2)
+            CHECK_EQ(ctxprof_test_sh(
+                         "cd %s && %s -std=c11 -O1 -Wall -Wextra -Werror -pedantic -Wshadow "
+                         "-Wstrict-prototypes -Wmissing-prototypes -Wconversion -Wsign-conversion "
+                         "-Wundef -D_GNU_SOURCE -I%s app.c lib.c -o two > two.log 2>&1 && "
+                         "./two > two.out",
+                         d, CTXPROF_TEST_CC, cwd),
+                     0);
+        else /* the application in C++, the library in C */
+            CHECK_EQ(ctxprof_test_sh(
+                         "cd %s && cp app.c app.cpp && %s -std=c++11 -O1 -Wall -Wextra -Werror "
+                         "-pedantic -Wshadow -Wconversion -Wsign-conversion -Wundef "
+                         "-Wold-style-cast -Wzero-as-null-pointer-constant -I%s -c app.cpp "
+                         "-o app.o > two.log 2>&1 && %s -std=c99 -pedantic -Werror -D_GNU_SOURCE "
+                         "-I%s -c lib.c -o lib.o >> two.log 2>&1 && %s app.o lib.o -o two "
+                         "-lpthread >> two.log 2>&1 && ./two > two.out",
+                         d, cxx, cwd, CTXPROF_TEST_CC, cwd, cxx),
+                     0);
+        if ((out = gen_read(d, "two.out", NULL)) != NULL) {
+            CHECK_STR(out, expect);
+            free(out);
+        }
+        if (ctxprof_test_failed != fails) {
+            fprintf(stderr, "  with --scheme %s%s (see %s/two.log)\n", schemes[k],
+                    k == 2 ? ", C++" : "", d);
+            break;
+        }
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_call_throw", gen_call_throw},
@@ -2378,4 +2487,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_cli_output_is_input", gen_cli_output_is_input},
     {"gen_cli_signal_cleanup", gen_cli_signal_cleanup},
     {"gen_cli_prefix_guard", gen_cli_prefix_guard},
+    {"gen_prefix_states", gen_prefix_states},
     {0, 0}};
