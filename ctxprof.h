@@ -9159,13 +9159,48 @@ CTXPROF__PRIV void ctxprof__emit_cstr(ctxprof__sbuf *b, const char *s)
     ctxprof__sbuf_put(b, "\"", 1);
 }
 
-/* Edge e's generated name, caller__callee__site, as the whole text of b. */
-CTXPROF__PRIV void ctxprof__enc_ename(ctxprof__sbuf *b, const ctxprof_graph *g, size_t e)
+/* Edge e's generated name, caller SEP callee SEP site, as the whole text
+   of b (SEP "__": main__parse__0). */
+CTXPROF__PRIV void ctxprof__enc_ename(ctxprof__sbuf *b, const ctxprof_graph *g, size_t e,
+                                      const char *sep)
 {
     const ctxprof_graph_edge *E = &g->edges[e];
     b->len = 0;
-    ctxprof__sbuf_printf(b, "%s__%s__%u", g->nodes[E->caller].cname, g->nodes[E->callee].cname,
-                         (unsigned)E->site);
+    ctxprof__sbuf_printf(b, "%s%s%s%s%u", g->nodes[E->caller].cname, sep, g->nodes[E->callee].cname,
+                         sep, (unsigned)E->site);
+}
+
+/* Whether the edge names with sep are all different: 0, 1 with the first
+   two equal ones in *ea < *eb, -1 when out of memory. Compared whole (a
+   64-bit hash, the next key probed when two different names share one). */
+CTXPROF__PRIV int ctxprof__enc_enames_clash(const ctxprof_graph *g, const char *sep,
+                                            ctxprof__map *seen, ctxprof__sbuf *nb,
+                                            ctxprof__sbuf *ob, uint32_t *ea, uint32_t *eb)
+{
+    size_t e;
+    ctxprof__map_free(seen);
+    for (e = 0; e < g->n_edges; e++) {
+        uint32_t prev;
+        uint64_t key;
+        ctxprof__enc_ename(nb, g, e, sep);
+        if (nb->failed)
+            return -1;
+        key = ctxprof_hash_bytes(nb->p, nb->len, 7);
+        while ((prev = ctxprof__map_get(seen, key)) != UINT32_MAX) {
+            ctxprof__enc_ename(ob, g, prev, sep);
+            if (ob->failed)
+                return -1;
+            if (ob->len == nb->len && memcmp(ob->p, nb->p, nb->len) == 0) {
+                *ea = prev;
+                *eb = (uint32_t)e;
+                return 1;
+            }
+            key = ctxprof_mix64(key + 1);
+        }
+        if (ctxprof__map_put(seen, key, (uint32_t)e))
+            return -1;
+    }
+    return 0;
 }
 
 /* Whether s is a C identifier (at least one character). */
@@ -9259,6 +9294,8 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     ctxprof__map seen;
     ctxprof_enc_stats gst; /* for the overflow warnings */
     int rc = CTXPROF_OK, have_gst = 0, own = 0; /* own: the header has its own states */
+    unsigned k;
+    char sep[16]; /* between the parts of an edge's name */
     *out = NULL;
     *out_len = 0;
     memset(tabs, 0, sizeof tabs);
@@ -9296,36 +9333,34 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         strcpy(guard, desc->guard);
     else
         sprintf(guard, "%sH_INCLUDED", U);
-    /* edge names must be unique: caller__callee__site, compared whole (a
-       64-bit hash with the next key probed when two different names share
-       one); CTXPROF_EDGE pastes them, so a true clash cannot be renamed */
-    for (e = 0; e < m; e++) {
-        uint32_t prev;
-        uint64_t key;
-        ctxprof__enc_ename(&nb, g, e);
-        if (nb.failed) {
+    /* Edge names (the enum's e_..., the call macros' c_...) must be
+       unique, and CTXPROF_EDGE makes them by pasting its arguments, so the
+       separator is the one thing to choose: "__" (main__parse__0) unless
+       function names with "__" or an edge '_' make two equal (a__b calling
+       c, a calling b__c: a__b__c__0 twice), then the first of _1_, _2_,
+       ... that keeps them all apart (a__b_1_c_1_0, a_1_b__c_1_0). The
+       macros take the same separator, so CTXPROF_EDGE(a__b, c, 0) stays
+       as it is written. */
+    for (k = 0;; k++) {
+        uint32_t ea = 0, eb = 0;
+        int c;
+        if (k == 0)
+            strcpy(sep, "__");
+        else
+            snprintf(sep, sizeof sep, "_%u_", k);
+        if ((c = ctxprof__enc_enames_clash(g, sep, &seen, &nb, &ob, &ea, &eb)) < 0) {
             rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
             goto out;
         }
-        key = ctxprof_hash_bytes(nb.p, nb.len, 7);
-        while ((prev = ctxprof__map_get(&seen, key)) != UINT32_MAX) {
-            ctxprof__enc_ename(&ob, g, prev);
-            if (ob.failed) {
-                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
-                goto out;
-            }
-            if (ob.len == nb.len && memcmp(ob.p, nb.p, nb.len) == 0) {
-                rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
-                                   "call edges %u and %lu get the same name %.100s%s: rename a "
-                                   "function",
-                                   (unsigned)prev, (unsigned long)e, nb.p,
-                                   nb.len > 100 ? "..." : "");
-                goto out;
-            }
-            key = ctxprof_mix64(key + 1);
-        }
-        if (ctxprof__map_put(&seen, key, (uint32_t)e)) {
-            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+        if (c == 0)
+            break;
+        if (k == 1000) { /* not seen: the C names of the functions are unique */
+            rc = ctxprof__fail(
+                err, CTXPROF_ERR_INVAL, 0,
+                "call edges %.40s -> %.40s and %.40s -> %.40s get the same name "
+                "with every separator tried: rename one of the functions",
+                g->nodes[g->edges[ea].caller].name, g->nodes[g->edges[ea].callee].name,
+                g->nodes[g->edges[eb].caller].name, g->nodes[g->edges[eb].callee].name);
             goto out;
         }
     }
@@ -9392,8 +9427,8 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     ctxprof__sbuf_printf(&b, "\n/* call edges: %sEDGE_ID(caller, callee, site) */\nenum {", U);
     for (e = 0; e < m; e++) {
         const ctxprof_graph_edge *E = &g->edges[e];
-        ctxprof__sbuf_printf(&b, "\n    %se_%s__%s__%u = %lu,", P, g->nodes[E->caller].cname,
-                             g->nodes[E->callee].cname, (unsigned)E->site, (unsigned long)e);
+        ctxprof__sbuf_printf(&b, "\n    %se_%s%s%s%s%u = %lu,", P, g->nodes[E->caller].cname, sep,
+                             g->nodes[E->callee].cname, sep, (unsigned)E->site, (unsigned long)e);
         if (E->label) {
             ctxprof__sbuf_put(&b, " /* ", 4);
             ctxprof__emit_comment(&b, E->label);
@@ -9411,8 +9446,8 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         ctxprof__sbuf_printf(&b, "\n/* %s call macros, one per edge */\n", sn);
         for (e = 0; e < m; e++) {
             const ctxprof_graph_edge *E = &g->edges[e];
-            ctxprof__sbuf_printf(&b, "#define %sc_%s__%s__%u_%s(st, ...) ", P,
-                                 g->nodes[E->caller].cname, g->nodes[E->callee].cname,
+            ctxprof__sbuf_printf(&b, "#define %sc_%s%s%s%s%u_%s(st, ...) ", P,
+                                 g->nodes[E->caller].cname, sep, g->nodes[E->callee].cname, sep,
                                  (unsigned)E->site, sn);
             ctxprof__emit_call(&b, &tabs[s].ops[e], base);
             ctxprof__sbuf_put(&b, "\n", 1);
@@ -9429,19 +9464,19 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         ctxprof__sbuf_printf(
             &b,
             "\n/* %s is the scheme of %sCALL */\n"
-            "#define %sEDGE(caller, callee, site) caller##__##callee##__##site\n"
+            "#define %sEDGE(caller, callee, site) caller##%s##callee##%s##site\n"
             "#define %s_CAT3(a, b, c) a##b##c\n"
             "#define %s_CALL_(e, s, st, ...) %s_CAT3(%sc_, e, s)(((void)%s_EID(e), st), "
             "__VA_ARGS__)\n"
             "#define %s_EID(e) %s_CAT3(%se_, e, )\n"
-            "#define %sEDGE_ID(caller, callee, site) %s_EID(caller##__##callee##__##site)\n"
+            "#define %sEDGE_ID(caller, callee, site) %s_EID(caller##%s##callee##%s##site)\n"
             "#define %sNODE(f) %sn_##f\n"
             "#define %sSCHEME CTXPROF_ENC_%s\n"
             "#define %sBASE %s%s_BASE\n"
             "#define %sTLS (&%s)\n"
             "#define %sCALL_ST(st, e, ...) %sCALL_%s_ST(st, e, __VA_ARGS__)\n"
             "#define %sCALL(e, ...) %sCALL_%s(e, __VA_ARGS__)\n",
-            dn, U, U, U, U, U, P, U, U, U, P, U, U, U, P, U, DN, U, U, DN, U,
+            dn, U, U, sep, sep, U, U, U, P, U, U, U, P, U, U, sep, sep, U, P, U, DN, U, U, DN, U,
             ctxprof__enc_state(stn, P, def), U, U, DN, U, U, DN);
         ctxprof__sbuf_printf(&b,
                              "#ifndef CTXPROF_EDGE /* short names, for the first generated "
