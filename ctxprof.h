@@ -5783,8 +5783,19 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
     char *tok, where[300];
     unsigned root_line = 0;
     const char *file = ctxprof__graph_str(g, path);
+    size_t i;
     if (!file)
         return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    /* Lines end in LF (a CR before it is a blank). A CR followed by more
+       text on the first line is a file with CR line ends (classic Mac
+       OS): said as such, not as "unsupported version '1'". */
+    for (i = 0; i < len && buf[i] != '\n'; i++)
+        if (buf[i] == '\r' && i + 1 < len && buf[i + 1] != '\n' && buf[i + 1] != '\r' &&
+            buf[i + 1] != ' ' && buf[i + 1] != '\t')
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s:1: lines end in CR alone (old Mac OS line ends): convert "
+                                 "them to LF or CR LF",
+                                 path);
     ctxprof__lines_init(&L, buf, len, path);
     if (!ctxprof__lines_next(&L))
         return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
@@ -5796,10 +5807,15 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                              "'ctxprof-callgraph 1' or a gcc .ci graph",
                              path, L.line);
     tok = ctxprof__lines_tok(&L);
-    if (!tok || strcmp(tok, "1") != 0 || ctxprof__lines_tok(&L))
+    if (!tok || strcmp(tok, "1") != 0)
         return ctxprof__fail(&g->error, CTXPROF_ERR_MISMATCH, 0,
                              "%s:%u: unsupported call graph version '%s' (this library reads 1)",
                              path, L.line, tok ? tok : "");
+    if ((tok = ctxprof__lines_tok(&L)) != NULL)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u: unexpected '%s' after 'ctxprof-callgraph 1' (the first "
+                             "line is the magic and the version only)",
+                             path, L.line, tok);
     while (ctxprof__lines_next(&L)) {
         char *kw = ctxprof__lines_tok(&L), *a, *b, *opt;
         if (strcmp(kw, "root") == 0) {
@@ -5855,7 +5871,12 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                 return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                                      "%s:%u: call needs a caller and a callee", path, L.line);
             while ((opt = ctxprof__lines_tok(&L)) != NULL) {
-                if (strncmp(opt, "site=", 5) == 0 && opt[5]) {
+                if (strcmp(opt, "site=") == 0)
+                    return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                         "%s:%u: empty site label (site= takes a label: "
+                                         "site=LABEL)",
+                                         path, L.line);
+                if (strncmp(opt, "site=", 5) == 0) {
                     if (label)
                         return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                                              "%s:%u: second site= ('%s' after site=%s): a call "

@@ -45,6 +45,22 @@ static char *gen_read(const char *d, const char *name, size_t *len)
     return (char *)ctxprof_test_slurp(path, len ? len : &n);
 }
 
+/* CR LF line ends read as LF ones (the CR is a blank); CR alone is refused
+   as such (gen_text_errors), not as "unsupported version '1'". */
+static void gen_text_crlf(void)
+{
+    ctxprof_graph g;
+    const char *text = "ctxprof-callgraph 1\r\nroot main\r\ncall main a site=s1\r\n"
+                       "call a b\r \r\n";
+    ctxprof_graph_init(&g, NULL);
+    CHECK_EQ(ctxprof_graph_parse(&g, text, strlen(text), "crlf.txt"), CTXPROF_OK);
+    CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK_EQ(g.n_nodes, 3);
+    CHECK_EQ(g.n_edges, 2);
+    CHECK_STR(g.edges[0].label, "s1");
+    ctxprof_graph_deinit(&g);
+}
+
 /* Each malformed text input fails with its file:line message and leaves
    the graph as it was. */
 static void gen_text_errors(void)
@@ -57,7 +73,12 @@ static void gen_text_errors(void)
         {"hello 1\n", "t.txt:1: not a call graph"},
         {"ctxprof-callgraph 2\n", "t.txt:1: unsupported call graph version '2'"},
         {"ctxprof-callgraph\n", "t.txt:1: unsupported call graph version ''"},
-        {"ctxprof-callgraph 1 x\n", "t.txt:1: unsupported call graph version '1'"},
+        {"ctxprof-callgraph 1 x\n", "t.txt:1: unexpected 'x' after 'ctxprof-callgraph 1'"},
+        {"ctxprof-callgraph 1 extra\nroot main\n",
+         "t.txt:1: unexpected 'extra' after 'ctxprof-callgraph 1' (the first line is"},
+        /* CR line ends: one line to the reader */
+        {"ctxprof-callgraph 1\rroot main\rcall main a\r",
+         "t.txt:1: lines end in CR alone (old Mac OS line ends): convert them to LF"},
         {"ctxprof-callgraph 1\ncal main f\n", "t.txt:2: unknown keyword 'cal'"},
         {"ctxprof-callgraph 1\nroot\n", "t.txt:2: root needs a function name"},
         {"ctxprof-callgraph 1\nroot a b\n", "t.txt:2: unexpected 'b' after the root name"},
@@ -68,7 +89,8 @@ static void gen_text_errors(void)
         {"ctxprof-callgraph 1\nfunc f color=3\n", "t.txt:2: unknown attribute 'color=3'"},
         {"ctxprof-callgraph 1\ncall a\n", "t.txt:2: call needs a caller and a callee"},
         {"ctxprof-callgraph 1\ncall a b x=1\n", "t.txt:2: unknown attribute 'x=1'"},
-        {"ctxprof-callgraph 1\ncall a b site=\n", "t.txt:2: unknown attribute 'site='"},
+        {"ctxprof-callgraph 1\ncall a b site=\n", "t.txt:2: empty site label"},
+        {"ctxprof-callgraph 1\ncall a b site=x site=\n", "t.txt:2: empty site label"},
         {"ctxprof-callgraph 1\ncall a b\ncall b c\ncall a b\n",
          "t.txt:4: duplicate edge a -> b (first at line 2"},
         {"ctxprof-callgraph 1\ncall a b site=s1\ncall a b site=s1\n",
@@ -2506,6 +2528,7 @@ static void gen_prefix_states(void)
 
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
+    {"gen_text_crlf", gen_text_crlf},
     {"gen_call_throw", gen_call_throw},
     {"gen_vcg_errors", gen_vcg_errors},
     {"gen_gcc_ci", gen_gcc_ci},
