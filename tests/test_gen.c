@@ -2526,6 +2526,34 @@ static void gen_prefix_states(void)
     }
 }
 
+/* callgraph: the root is the function that starts the most entered
+   paths, with counts that add up past 2^64 saturating (two 2^63 wrapped
+   to 0 and lost to a count of 1); a path map without paths, or without a
+   call, is refused like pad refuses it (it wrote a graph with no edges and
+   exit status 0). */
+static void gen_cli_callgraph_root(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char *out;
+    if (access("build/ctxprof-gen", X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    REQUIRE(
+        ctxprof_test_sh("cd %s && printf 'ctxprof-paths 1\\npath 9223372036854775808 32 main a\\n"
+                        "path 9223372036854775808 32 main b\\npath 1 32 other c\\n' > big.paths "
+                        "&& printf 'ctxprof-paths 1\\n' > empty.paths && "
+                        "printf 'ctxprof-paths 1\\npath 5 16 main\\n' > one.paths",
+                        d) == 0);
+    gen_tool_expect(0, NULL, "callgraph %s/big.paths", d);
+    REQUIRE((out = gen_read(d, "tool.out", NULL)) != NULL);
+    CHECK(strncmp(out, "ctxprof-callgraph 1\nroot main\n", 30) == 0);
+    free(out);
+    gen_tool_expect(1, "empty.paths: error: no paths (did the training run enter",
+                    "callgraph -o %s/dyn.cg %s/empty.paths", d, d);
+    gen_tool_expect(1, "error: no calls in the path maps (every path is one function)",
+                    "callgraph -o %s/dyn.cg %s/one.paths", d, d);
+    CHECK_EQ(ctxprof_test_sh("test -e %s/dyn.cg", d), 1);
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_text_crlf", gen_text_crlf},
@@ -2572,4 +2600,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_cli_signal_cleanup", gen_cli_signal_cleanup},
     {"gen_cli_prefix_guard", gen_cli_prefix_guard},
     {"gen_prefix_states", gen_prefix_states},
+    {"gen_cli_callgraph_root", gen_cli_callgraph_root},
     {0, 0}};

@@ -980,6 +980,15 @@ static int cmd_callgraph(int argc, char **argv)
             rc = err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
             break;
         }
+        if (map.paths == 0) { /* as pad: a graph of no edges is no use */
+            fprintf(stderr,
+                    "%s: error: no paths (did the training run enter an instrumented "
+                    "function?)\n",
+                    o.inputs[k]);
+            ctxprof_icpp_map_deinit(&map);
+            rc = GEN_EXIT_INPUT;
+            break;
+        }
         free(root_count);
         if (!(root_count = (uint64_t *)calloc(map.funcs + 1, sizeof *root_count))) {
             fprintf(stderr, "%s: error: out of memory\n", gen_prog);
@@ -1001,7 +1010,10 @@ static int cmd_callgraph(int argc, char **argv)
                 cap = pi.len;
             }
             n = ctxprof_icpp_map_path_funcs(&map, (uint32_t)p, funcs, cap);
-            root_count[funcs[0]] += pi.count;
+            /* saturating: two counts of 2^63 wrapped to 0 and lost to a count of 1 */
+            root_count[funcs[0]] = pi.count > UINT64_MAX - root_count[funcs[0]]
+                                       ? UINT64_MAX
+                                       : root_count[funcs[0]] + pi.count;
             if (root_count[funcs[0]] > root_count[best])
                 best = funcs[0];
             for (i = 0; i + 1 < n && rc == 0; i++)
@@ -1015,6 +1027,11 @@ static int cmd_callgraph(int argc, char **argv)
         if (rc == 0 && root < 0 && map.paths) /* the root of the first map's most entered paths */
             root = ctxprof_graph_find(&g, ctxprof_icpp_map_func_name(&map, (uint32_t)best));
         ctxprof_icpp_map_deinit(&map);
+    }
+    if (rc == 0 && g.n_edges == 0) { /* paths of one function each: no call was seen */
+        fprintf(stderr, "%s: error: no calls in the path maps (every path is one function)\n",
+                gen_prog);
+        rc = GEN_EXIT_INPUT;
     }
     if (rc == 0 && (o.root || root >= 0) &&
         ctxprof_graph_set_root(&g, o.root ? o.root : g.nodes[root].name) != CTXPROF_OK) {
