@@ -9180,6 +9180,31 @@ CTXPROF__PRIV void ctxprof__emit_cstr(ctxprof__sbuf *b, const char *s)
     ctxprof__sbuf_put(b, "\"", 1);
 }
 
+/* The longest string literal C99 and C11 promise (5.2.4.1: 4095 characters),
+   which -pedantic enforces: a longer function name (a C++ template's
+   runs to thousands) goes into the names table as a char array instead,
+   which has no such limit. */
+#define CTXPROF__EMIT_LITERAL_MAX 4095
+
+/* s as the initializer of a char array, '\0' last, 16 to a line; bytes
+   other than printable ASCII, '\'' and '\\' in octal. */
+CTXPROF__PRIV void ctxprof__emit_chars(ctxprof__sbuf *b, const char *s)
+{
+    size_t i;
+    ctxprof__sbuf_put(b, "{", 1);
+    for (i = 0;; i++) {
+        unsigned char c = (unsigned char)s[i];
+        ctxprof__sbuf_put(b, i % 16 ? " " : "\n    ", i % 16 ? 1 : 5);
+        if (!c)
+            break;
+        if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+            ctxprof__sbuf_printf(b, "'%c',", (char)c);
+        else
+            ctxprof__sbuf_printf(b, "'\\%03o',", (unsigned)c);
+    }
+    ctxprof__sbuf_put(b, "0\n}", 3);
+}
+
 /* Edge e's generated name, caller SEP callee SEP site, as the whole text
    of b (SEP "__": main__parse__0). */
 CTXPROF__PRIV void ctxprof__enc_ename(ctxprof__sbuf *b, const ctxprof_graph *g, size_t e,
@@ -9536,10 +9561,19 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
                                      ctxprof__enc_state(stn, P, s));
         ctxprof__sbuf_printf(&b, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
     }
+    for (v = 0; v < n; v++)
+        if (strlen(g->nodes[v].name) > CTXPROF__EMIT_LITERAL_MAX) {
+            ctxprof__sbuf_printf(&b, "static const char %slong_name_%lu[] = ", P, (unsigned long)v);
+            ctxprof__emit_chars(&b, g->nodes[v].name);
+            ctxprof__sbuf_put(&b, ";\n", 2);
+        }
     ctxprof__sbuf_printf(&b, "static const char *const %snames[] = {", P);
     for (v = 0; v < n; v++) {
         ctxprof__sbuf_put(&b, "\n    ", 5);
-        ctxprof__emit_cstr(&b, g->nodes[v].name);
+        if (strlen(g->nodes[v].name) > CTXPROF__EMIT_LITERAL_MAX)
+            ctxprof__sbuf_printf(&b, "%slong_name_%lu", P, (unsigned long)v);
+        else
+            ctxprof__emit_cstr(&b, g->nodes[v].name);
         ctxprof__sbuf_put(&b, ",", 1);
     }
     ctxprof__sbuf_printf(&b, "%s\n};\n", n ? "" : "0");

@@ -833,6 +833,49 @@ static void gen_names_double_underscore(void)
              0);
 }
 
+/* A function name longer than the 4095 characters a C string literal may
+   have under -pedantic (a C++ template's, a generated one) made a header
+   that did not compile (-Werror=overlength-strings); such names go into
+   the names table as char arrays and read back whole, quotes, backslashes
+   and non-ASCII bytes included. */
+static void gen_names_very_long(void)
+{
+    char *text, *f, *gname;
+    size_t k;
+    PLAIN_BUILD_ONLY();
+    REQUIRE((text = (char *)malloc(20000)) != NULL);
+    f = (char *)malloc(5001);
+    gname = (char *)malloc(4200);
+    REQUIRE(f != NULL && gname != NULL);
+    memset(f, 'f', 5000);
+    f[5000] = '\0';
+    memcpy(gname, "g\"\\", 3);
+    for (k = 3; k < 4103; k++)
+        gname[k] = (char)('a' + k % 26);
+    memcpy(gname + 4103, "\303\251", 3);
+    snprintf(text, 20000, "ctxprof-callgraph 1\nroot main\ncall main %s\ncall %s %s\n", f, f,
+             gname);
+    CHECK_EQ(
+        gen_build_run("vlong", text, NULL, 0,
+                      "#define CTXPROF_IMPLEMENTATION\n#include \"vlong_ctx.h\"\n"
+                      "#include <string.h>\n#include <stdlib.h>\n"
+                      "int main(void)\n{\n"
+                      "    const ctxprof_enc_tables *t = ctxprof_gen_tables(CTXPROF_ENC_AUTO);\n"
+                      "    char f[5001], g[4200];\n    size_t k;\n"
+                      "    memset(f, 'f', 5000);\n    f[5000] = 0;\n"
+                      "    memcpy(g, \"g\\\"\\\\\", 3);\n"
+                      "    for (k = 3; k < 4103; k++)\n"
+                      "        g[k] = (char)('a' + k % 26);\n"
+                      "    memcpy(g + 4103, \"\\303\\251\", 3);\n"
+                      "    return t->n_nodes == 3 && strcmp(t->node_names[0], \"main\") == 0 &&\n"
+                      "           strcmp(t->node_names[1], f) == 0 && "
+                      "strcmp(t->node_names[2], g) == 0 ? 0 : 1;\n}\n"),
+        0);
+    free(f);
+    free(gname);
+    free(text);
+}
+
 /* The floor per acyclic call site, in the compiler's output: a PCCE edge
    is one add before and one subtract after, on the thread-local word; a
    Valence edge is two whole-word XORs (no byte-sized narrowing). */
@@ -2567,6 +2610,7 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_names_reserved", gen_names_reserved},
     {"gen_names_long_edges", gen_names_long_edges},
     {"gen_names_double_underscore", gen_names_double_underscore},
+    {"gen_names_very_long", gen_names_very_long},
     {"gen_names_escaped", gen_names_escaped},
     {"gen_call_site_floor", gen_call_site_floor},
     {"gen_cli", gen_cli},
