@@ -2597,6 +2597,75 @@ static void gen_cli_callgraph_root(void)
     CHECK_EQ(ctxprof_test_sh("test -e %s/dyn.cg", d), 1);
 }
 
+/* gcc's .su files of C++ code: the name is the display name, with blanks
+   ("cx.cpp:1:5:int foo(int)<TAB>16<TAB>static"; the line was refused as
+   "not a frame size line"), and the path map names the function by its
+   mangled symbol. They meet on the qualified name: a free function,
+   static ones, members, constructors, destructors, operators, templates
+   and the anonymous namespace; overloads share the largest frame. Then
+   the .su of a real g++ build, when there is one. */
+static void gen_pad_frames_cxx(void)
+{
+    const char *d = ctxprof_test_tmpdir();
+    char *out;
+    if (access("build/ctxprof-gen", X_OK) != 0)
+        SKIP("build/ctxprof-gen not built (make builds it)");
+    {
+        char path[600];
+        snprintf(path, sizeof path, "%s/cx.su", d);
+        REQUIRE(gen_write(path,
+                          "cx.cpp:1:5:int foo(int)\t16\tstatic\n"
+                          "cx.cpp:2:5:int foo(double)\t48\tstatic\n"
+                          "cx.cpp:3:39:static long int ns::C::bar(long int)\t24\tstatic\n"
+                          "cx.cpp:4:12:int st(int)\t32\tdynamic,bounded\n"
+                          "cx.cpp:5:3:A::A(int)\t40\tstatic\n"
+                          "cx.cpp:6:3:A::~A()\t56\tstatic\n"
+                          "cx.cpp:7:7:int A::operator()(int) const\t64\tstatic\n"
+                          "cx.cpp:8:8:bool A::operator<(const A&) const\t72\tstatic\n"
+                          "cx.cpp:9:21:T W<T>::get() [with T = long int]\t80\tstatic\n"
+                          "cx.cpp:10:5:int {anonymous}::anon(int)\t88\tstatic\n"
+                          "/usr/include/c++/12/bits/stl_vector.h:1276:7:void std::vector<_Tp, "
+                          "_Alloc>::push_back(const value_type&) [with _Tp = int; _Alloc = "
+                          "std::allocator<int>]\t96\tstatic\n"
+                          "cx.cpp:11:5:int main()\t112\tstatic\n") == 0);
+        snprintf(path, sizeof path, "%s/cx.paths", d);
+        REQUIRE(gen_write(path, "ctxprof-paths 1\npath 1 128 main _Z3fooi\n"
+                                "path 1 128 main _Z3food\npath 1 128 main _ZN2ns1C3barEl\n"
+                                "path 1 128 main _ZL2sti\npath 1 128 main _ZN1AC2Ei\n"
+                                "path 1 128 main _ZN1AD2Ev\npath 1 128 main _ZNK1AclEi\n"
+                                "path 1 128 main _ZNK1AltERKS_\npath 1 128 main _ZN1WIlE3getEv\n"
+                                "path 1 128 main _ZN12_GLOBAL__N_14anonEi\n"
+                                "path 1 128 main _ZNSt6vectorIiSaIiEE9push_backERKi\n"
+                                "path 1 128 main _Z6nosuchv\n") == 0);
+    }
+    gen_tool_expect(0, NULL, "pad --search none %s/cx.paths %s/cx.su", d, d);
+    REQUIRE((out = gen_read(d, "tool.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "functions=13\nframes_known=12\n"); /* all but _Z6nosuchv */
+    free(out);
+    /* a blank-separated line of a C name still reads; a line without its
+       ":LINE:COL:" is refused */
+    REQUIRE(ctxprof_test_sh("printf 'c.c:1:5:main 32 static\\n' > %s/c.su && "
+                            "printf 'cx.cpp:int foo(int)\\t16\\tstatic\\n' > %s/bad.su",
+                            d, d) == 0);
+    gen_tool_expect(0, NULL, "pad --search none %s/cx.paths %s/c.su", d, d);
+    gen_tool_expect(1, "bad.su:1: error: not a frame size line", "pad %s/cx.paths %s/bad.su", d, d);
+    /* a real g++ build's .su */
+    if (ctxprof_test_sh("cd %s && printf 'int foo(int x) { return x + 1; }\\n"
+                        "namespace ns { struct C { static long bar(long y); }; }\\n"
+                        "long ns::C::bar(long y) { return y * 2; }\\n"
+                        "int main() { return foo(1) + (int)ns::C::bar(2); }\\n' > real.cpp && "
+                        "g++ -c -fstack-usage real.cpp -o real.o 2>/dev/null",
+                        d) != 0)
+        return;
+    REQUIRE(ctxprof_test_sh("printf 'ctxprof-paths 1\\npath 1 64 main _Z3fooi\\n"
+                            "path 1 64 main _ZN2ns1C3barEl\\n' > %s/real.paths",
+                            d) == 0);
+    gen_tool_expect(0, NULL, "pad --search none %s/real.paths %s/real.su", d, d);
+    REQUIRE((out = gen_read(d, "tool.out", NULL)) != NULL);
+    CHECK_CONTAINS(out, "functions=3\nframes_known=3\n");
+    free(out);
+}
+
 static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_text_errors", gen_text_errors},
     {"gen_text_crlf", gen_text_crlf},
@@ -2645,4 +2714,5 @@ static const ctxprof_test_case ctxprof_tests_gen[] = {
     {"gen_cli_prefix_guard", gen_cli_prefix_guard},
     {"gen_prefix_states", gen_prefix_states},
     {"gen_cli_callgraph_root", gen_cli_callgraph_root},
+    {"gen_pad_frames_cxx", gen_pad_frames_cxx},
     {0, 0}};

@@ -1081,7 +1081,8 @@ static const char gen_help_pad[] =
     "identical edges (only cloning, 5.3, does); the common prefix of the two\n"
     "paths is printed once, elided as FIRST>[N]>LAST.\n"
     "FRAMES (optional, any number): gcc -fstack-usage output (.su, a line\n"
-    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function), gcc\n"
+    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function; a C++ NAME,\n"
+    "'int ns::f(int)', matches the path map's _ZN2ns1fEi by its qualified name), gcc\n"
     "-fcallgraph-info=su output (.ci, 'N bytes (static)' per function) or a\n"
     "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds frames_known\n"
     "and the largest frame growth. A run that fails prints no report.\n";
@@ -1173,6 +1174,268 @@ static const char gen_help_cmds[] =
     "\n"
     "Exit status: 0 ok, 1 bad input or failed check, 2 usage or I/O error.\n";
 
+/* ==== C++ names in .su files ====
+
+   gcc's -fstack-usage writes a C++ function by its display name ("static
+   long int ns::C::bar(long int)", "T W<T>::get() [with T = long int]"); a
+   path map names it by its symbol, mangled ("_ZN2ns1C3barEl", as the .ci
+   titles do). The two meet on a key: the qualified name without template
+   arguments, parameters and return type ("ns::C::bar", "W::get",
+   "A::~A", "A::operator()", "{anonymous}::f"). Overloads and template
+   instances share their key, and take the largest frame among them (as a
+   static name in several files does). A name either side cannot make a
+   key of (a lambda, a local class, a conversion operator) gets no frame. */
+
+/* Appends s[0..n) to out (cap bytes, NUL-terminated); 0, or -1 when full. */
+static int gen_key_put(char *out, size_t cap, size_t *len, const char *s, size_t n)
+{
+    if (*len + n + 1 > cap)
+        return -1;
+    memcpy(out + *len, s, n);
+    *len += n;
+    out[*len] = '\0';
+    return 0;
+}
+
+/* The operator names of the Itanium ABI that keys spell out. */
+static const char *gen_cxx_operator(const char *code)
+{
+    static const char *const ops[][2] = {
+        {"nw", "new"}, {"na", "new[]"}, {"dl", "delete"}, {"da", "delete[]"}, {"ps", "+"},
+        {"ng", "-"},   {"ad", "&"},     {"de", "*"},      {"co", "~"},        {"pl", "+"},
+        {"mi", "-"},   {"ml", "*"},     {"dv", "/"},      {"rm", "%"},        {"an", "&"},
+        {"or", "|"},   {"eo", "^"},     {"aS", "="},      {"pL", "+="},       {"mI", "-="},
+        {"mL", "*="},  {"dV", "/="},    {"rM", "%="},     {"aN", "&="},       {"oR", "|="},
+        {"eO", "^="},  {"ls", "<<"},    {"rs", ">>"},     {"lS", "<<="},      {"rS", ">>="},
+        {"eq", "=="},  {"ne", "!="},    {"lt", "<"},      {"gt", ">"},        {"le", "<="},
+        {"ge", ">="},  {"ss", "<=>"},   {"nt", "!"},      {"aa", "&&"},       {"oo", "||"},
+        {"pp", "++"},  {"mm", "--"},    {"cm", ","},      {"pm", "->*"},      {"pt", "->"},
+        {"cl", "()"},  {"ix", "[]"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (code[0] == ops[i][0][0] && code[1] == ops[i][0][1])
+            return ops[i][1];
+    return NULL;
+}
+
+/* Skips the template arguments at m[*i] ('I' ... 'E'): nesting counted
+   over the constructs that end in 'E', names skipped by their length, a
+   literal (L type value E) whole. 0, or -1 when it does not parse. */
+static int gen_skip_template_args(const char *m, size_t *i)
+{
+    int depth = 0;
+    do {
+        char c = m[*i];
+        if (!c)
+            return -1;
+        if (c >= '1' && c <= '9') {
+            size_t len = 0;
+            while (m[*i] >= '0' && m[*i] <= '9')
+                len = len * 10 + (size_t)(m[(*i)++] - '0');
+            if (strlen(m + *i) < len)
+                return -1;
+            *i += len;
+            continue;
+        }
+        if (c == 'L' && m[*i + 1] != '_') { /* literal: L <type> [n]<digits> E */
+            for ((*i)++; m[*i] && m[*i] != 'E'; (*i)++)
+                ;
+            if (!m[*i])
+                return -1;
+            (*i)++;
+            continue;
+        }
+        if (c == 'I' || c == 'N' || c == 'X' || c == 'J' || c == 'L')
+            depth++;
+        else if (c == 'E')
+            depth--;
+        (*i)++;
+    } while (depth > 0);
+    return 0;
+}
+
+/* The key of a mangled name ("_ZN2ns1C3barEl": "ns::C::bar"); 0, or -1. */
+static int gen_cxx_mangled_key(const char *m, char *out, size_t cap)
+{
+    size_t i = 2, len = 0, last = 0, last_len = 0; /* the last component, for C1/D1 */
+    int nested, n = 0;
+    out[0] = '\0';
+    if (strncmp(m, "_Z", 2) != 0 || strchr(m, '.')) /* a clone (.constprop.0): local */
+        return -1;
+    if (m[i] == 'L')
+        i++;
+    nested = m[i] == 'N';
+    if (nested)
+        for (i++; m[i] == 'r' || m[i] == 'V' || m[i] == 'K' || m[i] == 'R' || m[i] == 'O'; i++)
+            ;
+    for (;;) {
+        char c = m[i];
+        const char *add = NULL, *op;
+        size_t alen = 0;
+        if (nested && c == 'E')
+            break;
+        if (n && !nested && c != 'I' && !(n == 1 && strcmp(out, "std") == 0))
+            break; /* the parameters (_ZSt3maxImE...: std::max first) */
+        if (c >= '1' && c <= '9') {
+            size_t l = 0;
+            while (m[i] >= '0' && m[i] <= '9')
+                l = l * 10 + (size_t)(m[i++] - '0');
+            if (strlen(m + i) < l)
+                return -1;
+            add = m + i;
+            alen = l;
+            i += l;
+            if (alen >= 10 && memcmp(add, "_GLOBAL__N", 10) == 0)
+                add = "{anonymous}", alen = 11;
+        } else if (c == 'S' && m[i + 1] == 't') {
+            add = "std", alen = 3, i += 2;
+        } else if (c == 'S' && m[i + 1] && strchr("absiod", m[i + 1])) {
+            static const char *const abbr[6] = {"std::allocator",     "std::basic_string",
+                                                "std::basic_string",  "std::basic_istream",
+                                                "std::basic_ostream", "std::basic_iostream"};
+            add = abbr[strchr("absiod", m[i + 1]) - "absiod"];
+            alen = strlen(add);
+            i += 2;
+        } else if (c == 'I') {
+            if (gen_skip_template_args(m, &i))
+                return -1;
+            continue;
+        } else if (c == 'L') {
+            i++;
+            continue;
+        } else if ((c == 'C' || c == 'D') && n && m[i + 1] >= '0' && m[i + 1] <= '5') {
+            char cls[1024];
+            if (!last_len || last_len >= sizeof cls)
+                return -1;
+            memcpy(cls, out + last, last_len); /* the class: A::A, A::~A */
+            if (gen_key_put(out, cap, &len, c == 'D' ? "::~" : "::", c == 'D' ? 3 : 2) ||
+                gen_key_put(out, cap, &len, cls, last_len))
+                return -1;
+            i += 2;
+            n++;
+            continue;
+        } else if (c >= 'a' && c <= 'z' && m[i + 1] && (op = gen_cxx_operator(m + i)) != NULL) {
+            if ((n && gen_key_put(out, cap, &len, "::", 2)) ||
+                gen_key_put(out, cap, &len, "operator", 8) ||
+                gen_key_put(out, cap, &len, op, strlen(op)))
+                return -1;
+            i += 2;
+            n++;
+            last_len = 0;
+            continue;
+        } else {
+            return -1; /* a substitution, a local name, a conversion operator, ... */
+        }
+        if ((n && gen_key_put(out, cap, &len, "::", 2)))
+            return -1;
+        last = len;
+        if (gen_key_put(out, cap, &len, add, alen))
+            return -1;
+        if (alen > 5 && memcmp(add, "std::", 5) == 0)
+            last += 5; /* Sa: the class is "allocator" */
+        last_len = len - last;
+        n++;
+    }
+    return n ? 0 : -1;
+}
+
+/* The key of a display name ("static long int ns::C::bar(long int)":
+   "ns::C::bar"); 0, or -1. */
+static int gen_cxx_display_key(const char *name, char *out, size_t cap)
+{
+    char buf[1024];
+    size_t n, e, start, k, len = 0, opos;
+    const char *with = strstr(name, " [with ");
+    int depth;
+    n = with ? (size_t)(with - name) : strlen(name);
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, name, n);
+    buf[n] = '\0';
+    for (;;) { /* qualifiers after the parameters */
+        static const char *const q[] = {" const", " volatile", " &&", " &", " noexcept"};
+        size_t j;
+        for (j = 0; j < sizeof q / sizeof q[0]; j++)
+            if (n >= strlen(q[j]) && strcmp(buf + n - strlen(q[j]), q[j]) == 0) {
+                n -= strlen(q[j]);
+                buf[n] = '\0';
+                break;
+            }
+        if (j == sizeof q / sizeof q[0])
+            break;
+    }
+    if (!n || buf[n - 1] != ')')
+        return -1;
+    for (e = n, depth = 0; e > 0; e--) { /* the '(' of the parameters */
+        depth += buf[e - 1] == ')' ? 1 : buf[e - 1] == '(' ? -1 : 0;
+        if (depth == 0)
+            break;
+    }
+    if (e == 0)
+        return -1;
+    e--; /* buf[0..e): return type and qualified name */
+    opos = e;
+    for (k = 0; k + 8 <= e; k++) /* "operator" as a word: its symbol holds '<' and '>' */
+        if (memcmp(buf + k, "operator", 8) == 0 &&
+            (k == 0 || buf[k - 1] == ':' || buf[k - 1] == ' '))
+            opos = k;
+    for (start = opos, depth = 0; start > 0; start--) { /* the name's first byte */
+        char c = buf[start - 1];
+        if (c == '>')
+            depth++;
+        else if (c == '<' && depth > 0)
+            depth--;
+        else if (c == ' ' && depth == 0)
+            break;
+    }
+    for (k = start, depth = 0; k < opos; k++) { /* without template arguments */
+        if (buf[k] == '<')
+            depth++;
+        else if (buf[k] == '>' && depth > 0)
+            depth--;
+        else if (depth == 0 && gen_key_put(out, cap, &len, buf + k, 1))
+            return -1;
+    }
+    for (k = opos; k < e; k++) /* operator and its symbol, without blanks */
+        if (buf[k] != ' ' && gen_key_put(out, cap, &len, buf + k, 1))
+            return -1;
+    return len ? 0 : -1;
+}
+
+/* The map's functions' keys (NULL where a name has none), built at the
+   first C++ name of a .su file. */
+typedef struct gen_cxx_keys {
+    char **key;
+    size_t n;
+} gen_cxx_keys;
+
+static int gen_cxx_keys_build(gen_cxx_keys *K, const ctxprof_icpp_map *map)
+{
+    size_t f;
+    char buf[1024];
+    if (K->key)
+        return 0;
+    if (!(K->key = (char **)calloc(map->funcs + 1, sizeof *K->key)))
+        return -1;
+    K->n = map->funcs;
+    for (f = 0; f < map->funcs; f++) {
+        const char *name = ctxprof_icpp_map_func_name(map, (uint32_t)f);
+        if (name && gen_cxx_mangled_key(name, buf, sizeof buf) == 0 && !(K->key[f] = strdup(buf)))
+            return -1;
+    }
+    return 0;
+}
+
+static void gen_cxx_keys_free(gen_cxx_keys *K)
+{
+    size_t f;
+    for (f = 0; K->key && f < K->n; f++)
+        free(K->key[f]);
+    free(K->key);
+    K->key = NULL;
+}
+
 /* Records a frame size for the map's function name (the largest wins:
    a static name can be in several files). */
 static void gen_frame_note(const ctxprof_icpp_map *map, uint64_t *frames, const char *name,
@@ -1181,6 +1444,78 @@ static void gen_frame_note(const ctxprof_icpp_map *map, uint64_t *frames, const 
     long f = name && frame ? ctxprof_icpp_map_func(map, name) : -1;
     if (f >= 0 && frame > frames[f])
         frames[f] = frame;
+}
+
+/* The kinds of stack usage gcc writes: static, dynamic, bounded or
+   "dynamic,bounded". */
+static int gen_su_kind(const char *kind)
+{
+    return strcmp(kind, "static") == 0 || strcmp(kind, "dynamic") == 0 ||
+           strcmp(kind, "bounded") == 0 || strncmp(kind, "dynamic,", 8) == 0;
+}
+
+static int gen_su_bad(const char *path, unsigned line)
+{
+    fprintf(stderr,
+            "%s:%u: error: not a frame size line (FILE:LINE:COL:NAME BYTES "
+            "static|dynamic|bounded, as gcc -fstack-usage writes; or a gcc .ci "
+            "or ctxprof-callgraph file)\n",
+            path, line);
+    return GEN_EXIT_INPUT;
+}
+
+/* One .su line as gcc writes it, "FILE:LINE:COL:NAME<TAB>BYTES<TAB>KIND":
+   the name follows the first ":LINE:COL:" (a C++ name holds "::" and
+   blanks: "cx.cpp:1:5:int foo(int)"); a C++ display name (one with a '(')
+   goes to the map's functions of its key (see above). Returns 0, or the
+   exit status after printing the error. */
+static int gen_su_line(const char *path, unsigned line, char *s, const ctxprof_icpp_map *map,
+                       uint64_t *frames, gen_cxx_keys *K)
+{
+    char *t1 = strchr(s, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *name = NULL, *kind, *p;
+    char key[1024];
+    uint64_t frame;
+    size_t f, n;
+    if (!t2)
+        return gen_su_bad(path, line);
+    *t1 = *t2 = '\0';
+    kind = t2 + 1;
+    for (n = strlen(kind); n > 0 && (kind[n - 1] == ' ' || kind[n - 1] == '\t'); n--)
+        kind[n - 1] = '\0';
+    for (p = strchr(s, ':'); p && !name; p = strchr(p + 1, ':')) {
+        char *q = p + 1;
+        if (*q < '0' || *q > '9')
+            continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q != ':' || q[1] < '0' || q[1] > '9')
+            continue;
+        for (q++; *q >= '0' && *q <= '9'; q++)
+            ;
+        if (*q == ':')
+            name = q + 1;
+    }
+    if (!name || !*name || !gen_su_kind(kind))
+        return gen_su_bad(path, line);
+    if (ctxprof__parse_u64(t1 + 1, &frame) != 0) {
+        fprintf(stderr, "%s:%u: error: bad frame size '%s'\n", path, line, t1 + 1);
+        return GEN_EXIT_INPUT;
+    }
+    if (!strchr(name, '(')) {
+        gen_frame_note(map, frames, name, frame);
+        return 0;
+    }
+    if (gen_cxx_display_key(name, key, sizeof key) != 0)
+        return 0;                            /* a lambda, a conversion operator: no frame */
+    gen_frame_note(map, frames, key, frame); /* main, extern "C": the symbol is the name */
+    if (gen_cxx_keys_build(K, map)) {
+        fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+        return GEN_EXIT_USAGE;
+    }
+    for (f = 0; f < K->n; f++)
+        if (K->key[f] && strcmp(K->key[f], key) == 0 && frame > frames[f])
+            frames[f] = frame;
+    return 0;
 }
 
 /* Frame sizes from a .su file ("file.c:12:5:name<TAB>48<TAB>static"), a
@@ -1194,6 +1529,7 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
     size_t len;
     ctxprof_error err;
     ctxprof__lines L;
+    gen_cxx_keys keys = {NULL, 0};
     int graph = -1; /* the format, from the first line */
     if (ctxprof__read_file(path, &buf, &len, NULL, &err)) {
         gen_error(ctxprof_error_message(&err));
@@ -1220,8 +1556,22 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
     }
     ctxprof__lines_init(&L, buf, len, path);
     while (ctxprof__lines_next(&L)) {
-        char *a = ctxprof__lines_tok(&L), *b = ctxprof__lines_tok(&L), *name = NULL;
+        char *a, *b, *name = NULL, *tab = strchr(L.cur, '\t');
         uint64_t frame = 0;
+        if (graph != 1 && tab && strncmp(L.cur, "ctxprof-callgraph", 17) != 0) {
+            /* a .su line as gcc writes it: tabs between the fields, as a
+               C++ name has blanks ("int foo(int)") */
+            int rc = gen_su_line(path, L.line, L.cur, map, frames, &keys);
+            graph = 0;
+            if (rc) {
+                free(buf);
+                gen_cxx_keys_free(&keys);
+                return rc;
+            }
+            continue;
+        }
+        a = ctxprof__lines_tok(&L);
+        b = ctxprof__lines_tok(&L);
         if (graph < 0) {
             graph = a && strcmp(a, "ctxprof-callgraph") == 0;
             if (graph)
@@ -1234,25 +1584,21 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
                 if (strncmp(f, "frame=", 6) == 0 && ctxprof__parse_u64(f + 6, &frame) != 0) {
                     fprintf(stderr, "%s:%u: error: bad frame size '%s'\n", path, L.line, f);
                     free(buf);
+                    gen_cxx_keys_free(&keys);
                     return GEN_EXIT_INPUT;
                 }
         } else if (!graph) { /* .su: name after the last ':' */
             char *kind = ctxprof__lines_tok(&L);
-            if (!a || !b || !strchr(a, ':') || !kind ||
-                (strcmp(kind, "static") != 0 && strcmp(kind, "dynamic") != 0 &&
-                 strcmp(kind, "bounded") != 0 && strncmp(kind, "dynamic,", 8) != 0)) {
-                fprintf(stderr,
-                        "%s:%u: error: not a frame size line (FILE:LINE:COL:NAME BYTES "
-                        "static|dynamic|bounded, as gcc -fstack-usage writes; or a gcc .ci "
-                        "or ctxprof-callgraph file)\n",
-                        path, L.line);
+            if (!a || !b || !strchr(a, ':') || !kind || !gen_su_kind(kind)) {
                 free(buf);
-                return GEN_EXIT_INPUT;
+                gen_cxx_keys_free(&keys);
+                return gen_su_bad(path, L.line);
             }
             name = strrchr(a, ':') + 1;
             if (ctxprof__parse_u64(b, &frame) != 0) {
                 fprintf(stderr, "%s:%u: error: bad frame size '%s'\n", path, L.line, b);
                 free(buf);
+                gen_cxx_keys_free(&keys);
                 return GEN_EXIT_INPUT;
             }
         } else {
@@ -1261,6 +1607,7 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
         gen_frame_note(map, frames, name, frame);
     }
     free(buf);
+    gen_cxx_keys_free(&keys);
     return 0;
 }
 
