@@ -1247,8 +1247,9 @@ CTXPROF_API int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
 /* ---- generated headers (ctxprof-gen) ---- */
 
 typedef struct ctxprof_enc_emit_desc {
-    const char *prefix;        /* table and macro prefix (NULL = "ctxprof_gen_") */
-    const char *guard;         /* include guard (NULL = from the prefix) */
+    const char *prefix; /* table and macro prefix (NULL = "ctxprof_gen_"): an identifier's start,
+                           not ctxprof_... or CTXPROF_... other than the default */
+    const char *guard;  /* include guard, an identifier (NULL = from the prefix) */
     const char *const *inputs; /* input names for the banner */
     size_t n_inputs;
     uint32_t ctx_bits;  /* CTXPROF_CTX_BITS the header requires (0 = 64) */
@@ -5782,8 +5783,19 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
     char *tok, where[300];
     unsigned root_line = 0;
     const char *file = ctxprof__graph_str(g, path);
+    size_t i;
     if (!file)
         return ctxprof__fail(&g->error, CTXPROF_ERR_NOMEM, 0, "out of memory");
+    /* Lines end in LF (a CR before it is a blank). A CR followed by more
+       text on the first line is a file with CR line ends (classic Mac
+       OS): said as such, not as "unsupported version '1'". */
+    for (i = 0; i < len && buf[i] != '\n'; i++)
+        if (buf[i] == '\r' && i + 1 < len && buf[i + 1] != '\n' && buf[i + 1] != '\r' &&
+            buf[i + 1] != ' ' && buf[i + 1] != '\t')
+            return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                 "%s:1: lines end in CR alone (old Mac OS line ends): convert "
+                                 "them to LF or CR LF",
+                                 path);
     ctxprof__lines_init(&L, buf, len, path);
     if (!ctxprof__lines_next(&L))
         return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
@@ -5795,10 +5807,15 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                              "'ctxprof-callgraph 1' or a gcc .ci graph",
                              path, L.line);
     tok = ctxprof__lines_tok(&L);
-    if (!tok || strcmp(tok, "1") != 0 || ctxprof__lines_tok(&L))
+    if (!tok || strcmp(tok, "1") != 0)
         return ctxprof__fail(&g->error, CTXPROF_ERR_MISMATCH, 0,
                              "%s:%u: unsupported call graph version '%s' (this library reads 1)",
                              path, L.line, tok ? tok : "");
+    if ((tok = ctxprof__lines_tok(&L)) != NULL)
+        return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                             "%s:%u: unexpected '%s' after 'ctxprof-callgraph 1' (the first "
+                             "line is the magic and the version only)",
+                             path, L.line, tok);
     while (ctxprof__lines_next(&L)) {
         char *kw = ctxprof__lines_tok(&L), *a, *b, *opt;
         if (strcmp(kw, "root") == 0) {
@@ -5854,7 +5871,12 @@ CTXPROF__PRIV int ctxprof__graph_parse_text(ctxprof_graph *g, char *buf, size_t 
                 return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                                      "%s:%u: call needs a caller and a callee", path, L.line);
             while ((opt = ctxprof__lines_tok(&L)) != NULL) {
-                if (strncmp(opt, "site=", 5) == 0 && opt[5]) {
+                if (strcmp(opt, "site=") == 0)
+                    return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
+                                         "%s:%u: empty site label (site= takes a label: "
+                                         "site=LABEL)",
+                                         path, L.line);
+                if (strncmp(opt, "site=", 5) == 0) {
                     if (label)
                         return ctxprof__fail(&g->error, CTXPROF_ERR_PARSE, 0,
                                              "%s:%u: second site= ('%s' after site=%s): a call "
@@ -9158,13 +9180,138 @@ CTXPROF__PRIV void ctxprof__emit_cstr(ctxprof__sbuf *b, const char *s)
     ctxprof__sbuf_put(b, "\"", 1);
 }
 
-/* Edge e's generated name, caller__callee__site, as the whole text of b. */
-CTXPROF__PRIV void ctxprof__enc_ename(ctxprof__sbuf *b, const ctxprof_graph *g, size_t e)
+/* The longest string literal C99 and C11 promise (5.2.4.1: 4095 characters),
+   which -pedantic enforces: a longer function name (a C++ template's
+   runs to thousands) goes into the names table as a char array instead,
+   which has no such limit. */
+#define CTXPROF__EMIT_LITERAL_MAX 4095
+
+/* s as the initializer of a char array, '\0' last, 16 to a line; bytes
+   other than printable ASCII, '\'' and '\\' in octal. */
+CTXPROF__PRIV void ctxprof__emit_chars(ctxprof__sbuf *b, const char *s)
+{
+    size_t i;
+    ctxprof__sbuf_put(b, "{", 1);
+    for (i = 0;; i++) {
+        unsigned char c = (unsigned char)s[i];
+        ctxprof__sbuf_put(b, i % 16 ? " " : "\n    ", i % 16 ? 1 : 5);
+        if (!c)
+            break;
+        if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+            ctxprof__sbuf_printf(b, "'%c',", (char)c);
+        else
+            ctxprof__sbuf_printf(b, "'\\%03o',", (unsigned)c);
+    }
+    ctxprof__sbuf_put(b, "0\n}", 3);
+}
+
+/* Edge e's generated name, caller SEP callee SEP site, as the whole text
+   of b (SEP "__": main__parse__0). */
+CTXPROF__PRIV void ctxprof__enc_ename(ctxprof__sbuf *b, const ctxprof_graph *g, size_t e,
+                                      const char *sep)
 {
     const ctxprof_graph_edge *E = &g->edges[e];
     b->len = 0;
-    ctxprof__sbuf_printf(b, "%s__%s__%u", g->nodes[E->caller].cname, g->nodes[E->callee].cname,
-                         (unsigned)E->site);
+    ctxprof__sbuf_printf(b, "%s%s%s%s%u", g->nodes[E->caller].cname, sep, g->nodes[E->callee].cname,
+                         sep, (unsigned)E->site);
+}
+
+/* Whether the edge names with sep are all different: 0, 1 with the first
+   two equal ones in *ea < *eb, -1 when out of memory. Compared whole (a
+   64-bit hash, the next key probed when two different names share one). */
+CTXPROF__PRIV int ctxprof__enc_enames_clash(const ctxprof_graph *g, const char *sep,
+                                            ctxprof__map *seen, ctxprof__sbuf *nb,
+                                            ctxprof__sbuf *ob, uint32_t *ea, uint32_t *eb)
+{
+    size_t e;
+    ctxprof__map_free(seen);
+    for (e = 0; e < g->n_edges; e++) {
+        uint32_t prev;
+        uint64_t key;
+        ctxprof__enc_ename(nb, g, e, sep);
+        if (nb->failed)
+            return -1;
+        key = ctxprof_hash_bytes(nb->p, nb->len, 7);
+        while ((prev = ctxprof__map_get(seen, key)) != UINT32_MAX) {
+            ctxprof__enc_ename(ob, g, prev, sep);
+            if (ob->failed)
+                return -1;
+            if (ob->len == nb->len && memcmp(ob->p, nb->p, nb->len) == 0) {
+                *ea = prev;
+                *eb = (uint32_t)e;
+                return 1;
+            }
+            key = ctxprof_mix64(key + 1);
+        }
+        if (ctxprof__map_put(seen, key, (uint32_t)e))
+            return -1;
+    }
+    return 0;
+}
+
+/* Whether s is a C identifier (at least one character). */
+CTXPROF__PRIV int ctxprof__enc_is_ident(const char *s)
+{
+    size_t i;
+    for (i = 0; s[i]; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' ||
+              (i && s[i] >= '0' && s[i] <= '9')))
+            return 0;
+    return i > 0;
+}
+
+/* A header's prefix: the start of a C identifier, of any length (the
+   names it starts are as long as the function names anyway), and outside
+   the library's names: ctxprof_... and CTXPROF_... in any case, except
+   the default "ctxprof_gen_" (-p ctxprof_ redefined CTXPROF_TLS, -p
+   ctxprof_enc_ redeclared ctxprof_enc_tables). "ctxprof" alone is out
+   too: its macros are CTXPROF_CAT3, CTXPROF_EID, ... 0 or
+   CTXPROF_ERR_INVAL. */
+CTXPROF__PRIV int ctxprof__enc_prefix_check(const char *P, ctxprof_error *err)
+{
+    static const char lib[] = "ctxprof";
+    size_t i;
+    if (!*P)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "empty prefix: it starts every name of the header");
+    if (!ctxprof__enc_is_ident(P))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "prefix '%.100s' is not the start of a C identifier (letters, digits "
+                             "and '_', not first a digit)",
+                             P);
+    for (i = 0; i < 7 && (P[i] | 0x20) == lib[i]; i++)
+        ;
+    if (i == 7 && (P[7] == '\0' || P[7] == '_') && strcmp(P, "ctxprof_gen_") != 0)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "prefix '%.100s' is in ctxprof.h's namespace (ctxprof_..., "
+                             "CTXPROF_...); take another (the default is ctxprof_gen_)",
+                             P);
+    return CTXPROF_OK;
+}
+
+/* An include guard: a C identifier. 0 or CTXPROF_ERR_INVAL. */
+CTXPROF__PRIV int ctxprof__enc_guard_check(const char *G, ctxprof_error *err)
+{
+    return ctxprof__enc_is_ident(G)
+               ? CTXPROF_OK
+               : ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                               "include guard '%.100s' is not a C identifier", G);
+}
+
+/* The per-thread state of a header's scheme s, into buf (room for P and
+   32 bytes): the library's shared one for the default prefix, else the
+   header's own, P<scheme>_tls. Headers generated one by one for one
+   program (an application's, a library's) compose: with a shared state
+   the library's calls inside an application call changed the
+   application's encoding, and both decoded each other's paths. */
+CTXPROF__PRIV const char *ctxprof__enc_state(char *buf, const char *P, int s)
+{
+    static const char *const tls[CTXPROF_ENC_NSCHEMES] = {
+        "", "ctxprof_pcce_tls", "ctxprof_val_tls", "ctxprof_val_hcce_tls", "ctxprof_val_auto_tls"};
+    if (strcmp(P, "ctxprof_gen_") == 0)
+        return tls[s];
+    sprintf(buf, "%s%s_tls", P, ctxprof_enc_scheme_name(s));
+    return buf;
 }
 
 /* A scheme's name in capitals ("VALENCE"): up to 15 letters. */
@@ -9186,14 +9333,15 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     uint32_t mask = (desc && desc->schemes ? desc->schemes : 0) | (1u << def);
     uint32_t bits = desc && desc->ctx_bits ? desc->ctx_bits : 64;
     ctxprof_enc_tables tabs[CTXPROF_ENC_NSCHEMES];
-    char U[64], guard[200];
+    char *U = NULL, *guard = NULL, *base = NULL; /* P in capitals, the guard, a BASE macro */
+    char *stn = NULL;                            /* a state's name (ctxprof__enc_state) */
     size_t i, v, e, n = g->n_nodes, m = g->n_edges;
     ctxprof__sbuf b, nb, ob; /* the header; two edge names */
     ctxprof__map seen;
     ctxprof_enc_stats gst; /* for the overflow warnings */
-    int rc = CTXPROF_OK, have_gst = 0;
-    static const char *const tls[CTXPROF_ENC_NSCHEMES] = {
-        "", "ctxprof_pcce_tls", "ctxprof_val_tls", "ctxprof_val_hcce_tls", "ctxprof_val_auto_tls"};
+    int rc = CTXPROF_OK, have_gst = 0, own = 0; /* own: the header has its own states */
+    unsigned k;
+    char sep[16]; /* between the parts of an edge's name */
     *out = NULL;
     *out_len = 0;
     memset(tabs, 0, sizeof tabs);
@@ -9211,50 +9359,54 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     if (def < CTXPROF_ENC_PCCE || def > CTXPROF_ENC_AUTO || (mask & ~0x1Eu) ||
         (bits != 32 && bits != 64))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "bad scheme or bit width");
-    for (i = 0; P[i]; i++) {
-        char c = P[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-              (i && c >= '0' && c <= '9')) ||
-            i + 1 >= sizeof U)
-            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
-                                 "prefix '%s' is not the start of a C identifier", P);
-        U[i] = (char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    if (ctxprof__enc_prefix_check(P, err) ||
+        (desc && desc->guard && ctxprof__enc_guard_check(desc->guard, err)))
+        return CTXPROF_ERR_INVAL;
+    i = strlen(P);
+    U = (char *)ctxprof__zalloc(i + 1, 1, ud);
+    guard =
+        (char *)ctxprof__zalloc((desc && desc->guard ? strlen(desc->guard) : i + 10) + 1, 1, ud);
+    base = (char *)ctxprof__zalloc(i + 32, 1, ud);
+    stn = (char *)ctxprof__zalloc(i + 32, 1, ud);
+    own = strcmp(P, "ctxprof_gen_") != 0;
+    if (!U || !guard || !base || !stn) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+        goto out;
     }
-    U[i] = '\0';
+    for (i = 0; P[i]; i++)
+        U[i] = (char)(P[i] >= 'a' && P[i] <= 'z' ? P[i] - 'a' + 'A' : P[i]);
     if (desc && desc->guard)
-        snprintf(guard, sizeof guard, "%s", desc->guard);
+        strcpy(guard, desc->guard);
     else
-        snprintf(guard, sizeof guard, "%sH_INCLUDED", U);
-    /* edge names must be unique: caller__callee__site, compared whole (a
-       64-bit hash with the next key probed when two different names share
-       one); CTXPROF_EDGE pastes them, so a true clash cannot be renamed */
-    for (e = 0; e < m; e++) {
-        uint32_t prev;
-        uint64_t key;
-        ctxprof__enc_ename(&nb, g, e);
-        if (nb.failed) {
+        sprintf(guard, "%sH_INCLUDED", U);
+    /* Edge names (the enum's e_..., the call macros' c_...) must be
+       unique, and CTXPROF_EDGE makes them by pasting its arguments, so the
+       separator is the one thing to choose: "__" (main__parse__0) unless
+       function names with "__" or an edge '_' make two equal (a__b calling
+       c, a calling b__c: a__b__c__0 twice), then the first of _1_, _2_,
+       ... that keeps them all apart (a__b_1_c_1_0, a_1_b__c_1_0). The
+       macros take the same separator, so CTXPROF_EDGE(a__b, c, 0) stays
+       as it is written. */
+    for (k = 0;; k++) {
+        uint32_t ea = 0, eb = 0;
+        int c;
+        if (k == 0)
+            strcpy(sep, "__");
+        else
+            snprintf(sep, sizeof sep, "_%u_", k);
+        if ((c = ctxprof__enc_enames_clash(g, sep, &seen, &nb, &ob, &ea, &eb)) < 0) {
             rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
             goto out;
         }
-        key = ctxprof_hash_bytes(nb.p, nb.len, 7);
-        while ((prev = ctxprof__map_get(&seen, key)) != UINT32_MAX) {
-            ctxprof__enc_ename(&ob, g, prev);
-            if (ob.failed) {
-                rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
-                goto out;
-            }
-            if (ob.len == nb.len && memcmp(ob.p, nb.p, nb.len) == 0) {
-                rc = ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
-                                   "call edges %u and %lu get the same name %.100s%s: rename a "
-                                   "function",
-                                   (unsigned)prev, (unsigned long)e, nb.p,
-                                   nb.len > 100 ? "..." : "");
-                goto out;
-            }
-            key = ctxprof_mix64(key + 1);
-        }
-        if (ctxprof__map_put(&seen, key, (uint32_t)e)) {
-            rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "out of memory");
+        if (c == 0)
+            break;
+        if (k == 1000) { /* not seen: the C names of the functions are unique */
+            rc = ctxprof__fail(
+                err, CTXPROF_ERR_INVAL, 0,
+                "call edges %.40s -> %.40s and %.40s -> %.40s get the same name "
+                "with every separator tried: rename one of the functions",
+                g->nodes[g->edges[ea].caller].name, g->nodes[g->edges[ea].callee].name,
+                g->nodes[g->edges[eb].caller].name, g->nodes[g->edges[eb].callee].name);
             goto out;
         }
     }
@@ -9321,8 +9473,8 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     ctxprof__sbuf_printf(&b, "\n/* call edges: %sEDGE_ID(caller, callee, site) */\nenum {", U);
     for (e = 0; e < m; e++) {
         const ctxprof_graph_edge *E = &g->edges[e];
-        ctxprof__sbuf_printf(&b, "\n    %se_%s__%s__%u = %lu,", P, g->nodes[E->caller].cname,
-                             g->nodes[E->callee].cname, (unsigned)E->site, (unsigned long)e);
+        ctxprof__sbuf_printf(&b, "\n    %se_%s%s%s%s%u = %lu,", P, g->nodes[E->caller].cname, sep,
+                             g->nodes[E->callee].cname, sep, (unsigned)E->site, (unsigned long)e);
         if (E->label) {
             ctxprof__sbuf_put(&b, " /* ", 4);
             ctxprof__emit_comment(&b, E->label);
@@ -9332,16 +9484,16 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     ctxprof__sbuf_printf(&b, "\n    %sedge_count = %lu\n};\n", P, (unsigned long)m);
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         const char *sn = ctxprof_enc_scheme_name(s);
-        char SN[16], base[96];
+        char SN[16];
         if (!(mask >> s & 1))
             continue;
         ctxprof__enc_scheme_upper(s, SN);
-        snprintf(base, sizeof base, "%s%s_BASE", U, SN);
+        sprintf(base, "%s%s_BASE", U, SN);
         ctxprof__sbuf_printf(&b, "\n/* %s call macros, one per edge */\n", sn);
         for (e = 0; e < m; e++) {
             const ctxprof_graph_edge *E = &g->edges[e];
-            ctxprof__sbuf_printf(&b, "#define %sc_%s__%s__%u_%s(st, ...) ", P,
-                                 g->nodes[E->caller].cname, g->nodes[E->callee].cname,
+            ctxprof__sbuf_printf(&b, "#define %sc_%s%s%s%s%u_%s(st, ...) ", P,
+                                 g->nodes[E->caller].cname, sep, g->nodes[E->callee].cname, sep,
                                  (unsigned)E->site, sn);
             ctxprof__emit_call(&b, &tabs[s].ops[e], base);
             ctxprof__sbuf_put(&b, "\n", 1);
@@ -9349,7 +9501,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         ctxprof__sbuf_printf(&b,
                              "#define %sCALL_%s_ST(st, e, ...) %s_CALL_(e, _%s, st, __VA_ARGS__)\n"
                              "#define %sCALL_%s(e, ...) %sCALL_%s_ST(&%s, e, __VA_ARGS__)\n",
-                             U, SN, U, sn, U, SN, U, SN, tls[s]);
+                             U, SN, U, sn, U, SN, U, SN, ctxprof__enc_state(stn, P, s));
     }
     {
         const char *dn = ctxprof_enc_scheme_name(def);
@@ -9358,19 +9510,20 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
         ctxprof__sbuf_printf(
             &b,
             "\n/* %s is the scheme of %sCALL */\n"
-            "#define %sEDGE(caller, callee, site) caller##__##callee##__##site\n"
+            "#define %sEDGE(caller, callee, site) caller##%s##callee##%s##site\n"
             "#define %s_CAT3(a, b, c) a##b##c\n"
-            "#define %s_CALL_(e, s, st, ...) %s_CAT3(%sc_, e, s)(((void)%s_EID(e), st), __VA_ARGS__)\n"
+            "#define %s_CALL_(e, s, st, ...) %s_CAT3(%sc_, e, s)(((void)%s_EID(e), st), "
+            "__VA_ARGS__)\n"
             "#define %s_EID(e) %s_CAT3(%se_, e, )\n"
-            "#define %sEDGE_ID(caller, callee, site) %s_EID(caller##__##callee##__##site)\n"
+            "#define %sEDGE_ID(caller, callee, site) %s_EID(caller##%s##callee##%s##site)\n"
             "#define %sNODE(f) %sn_##f\n"
             "#define %sSCHEME CTXPROF_ENC_%s\n"
             "#define %sBASE %s%s_BASE\n"
             "#define %sTLS (&%s)\n"
             "#define %sCALL_ST(st, e, ...) %sCALL_%s_ST(st, e, __VA_ARGS__)\n"
             "#define %sCALL(e, ...) %sCALL_%s(e, __VA_ARGS__)\n",
-            dn, U, U, U, U, U, P, U, U, U, P, U, U, U, P, U, DN, U, U, DN, U, tls[def], U, U, DN,
-            U, U, DN);
+            dn, U, U, sep, sep, U, U, U, P, U, U, U, P, U, U, sep, sep, U, P, U, DN, U, U, DN, U,
+            ctxprof__enc_state(stn, P, def), U, U, DN, U, U, DN);
         ctxprof__sbuf_printf(&b,
                              "#ifndef CTXPROF_EDGE /* short names, for the first generated "
                              "header included */\n"
@@ -9382,17 +9535,45 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     ctxprof__sbuf_printf(&b,
                          "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
                          "/* decode tables of a scheme (CTXPROF_ENC_*), NULL if not generated */\n"
-                         "const ctxprof_enc_tables *%stables(int scheme);\n"
-                         "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n",
-                         P, guard);
+                         "const ctxprof_enc_tables *%stables(int scheme);\n",
+                         P);
+    if (own) {
+        ctxprof__sbuf_printf(&b, "/* per-thread states of the call macros, this header's own (a "
+                                 "header made with\n   another prefix has others) */\n");
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            if (mask >> s & 1)
+                ctxprof__sbuf_printf(&b,
+                                     "CTXPROF_API CTXPROF_TLS ctxprof_enc %s CTXPROF__TLS_MODEL;\n",
+                                     ctxprof__enc_state(stn, P, s));
+    }
+    ctxprof__sbuf_printf(&b, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
     ctxprof__sbuf_printf(&b,
                          "\n#if (defined(CTXPROF_IMPLEMENTATION) || defined(%sIMPLEMENTATION)) && "
                          "!defined(%s_TABLES_DONE)\n#define %s_TABLES_DONE\n",
                          U, U, U);
+    if (own) {
+        ctxprof__sbuf_printf(&b,
+                             "#if !defined(CTXPROF_STATIC)\n#ifdef __cplusplus\nextern \"C\" {\n"
+                             "#endif\n");
+        for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++)
+            if (mask >> s & 1)
+                ctxprof__sbuf_printf(&b, "CTXPROF_TLS ctxprof_enc %s CTXPROF__TLS_MODEL;\n",
+                                     ctxprof__enc_state(stn, P, s));
+        ctxprof__sbuf_printf(&b, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
+    }
+    for (v = 0; v < n; v++)
+        if (strlen(g->nodes[v].name) > CTXPROF__EMIT_LITERAL_MAX) {
+            ctxprof__sbuf_printf(&b, "static const char %slong_name_%lu[] = ", P, (unsigned long)v);
+            ctxprof__emit_chars(&b, g->nodes[v].name);
+            ctxprof__sbuf_put(&b, ";\n", 2);
+        }
     ctxprof__sbuf_printf(&b, "static const char *const %snames[] = {", P);
     for (v = 0; v < n; v++) {
         ctxprof__sbuf_put(&b, "\n    ", 5);
-        ctxprof__emit_cstr(&b, g->nodes[v].name);
+        if (strlen(g->nodes[v].name) > CTXPROF__EMIT_LITERAL_MAX)
+            ctxprof__sbuf_printf(&b, "%slong_name_%lu", P, (unsigned long)v);
+        else
+            ctxprof__emit_cstr(&b, g->nodes[v].name);
         ctxprof__sbuf_put(&b, ",", 1);
     }
     ctxprof__sbuf_printf(&b, "%s\n};\n", n ? "" : "0");
@@ -9440,6 +9621,10 @@ out:
     ctxprof__map_free(&seen);
     ctxprof__free(nb.p, ud);
     ctxprof__free(ob.p, ud);
+    ctxprof__free(U, ud);
+    ctxprof__free(guard, ud);
+    ctxprof__free(base, ud);
+    ctxprof__free(stn, ud);
     if (rc != CTXPROF_OK) {
         ctxprof__free(b.p, ud);
         return rc;

@@ -18,9 +18,12 @@
 #include "../ctxprof.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GEN_EXIT_INPUT 1
 #define GEN_EXIT_USAGE 2
@@ -69,6 +72,7 @@ static int gen_usage_error(const char *fmt, const char *arg)
 
 /* Options shared by the subcommands. */
 typedef struct gen_opts {
+    const char *cmd; /* the subcommand ("" writes the header), for its --help */
     const char *out, *prefix, *root, *guard;
     const char *input_kind; /* what an input is, for "no ... given" (NULL: a call graph) */
     const char **inputs; /* the inputs, gathered at the front of argv (no limit) */
@@ -80,6 +84,8 @@ typedef struct gen_opts {
     uint32_t depth, steps;
     ctxprof_icpp_pad_desc pad; /* pad: the search (seed: in seed) */
 } gen_opts;
+
+static void gen_show_help(const char *cmd);
 
 static int gen_u64(const char *s, uint64_t *v)
 {
@@ -100,75 +106,105 @@ static int parse_count(const char *s, uint64_t *out)
     return 0;
 }
 
+/* The position (1, 2, ...) of name[0..n) among the blank-separated words
+   of list, compared whole, or 0. */
+static int gen_word_index(const char *name, size_t n, const char *list)
+{
+    int pos = 1;
+    while (*list) {
+        size_t k = strcspn(list, " ");
+        if (k == n && memcmp(list, name, n) == 0)
+            return pos;
+        list += k;
+        list += strspn(list, " ");
+        pos++;
+    }
+    return 0;
+}
+
 /* Parses argv (after the subcommand). `allowed` lists the options of the
-   command, e.g. "o p bits scheme". */
+   command, e.g. "o p bits scheme": one letter after "-" (-o FILE), longer
+   names after "--" (--bits 32, --bits=32), each at most once. Returns 0,
+   -1 when --help (or -h) printed the command's help, or the exit status
+   after a usage error. */
 static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
 {
     int i;
+    uint32_t seen = 0;
+    for (i = 0; i < argc; i++) /* first: "stats --bogus --help" helps */
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            gen_show_help(o->cmd);
+            return -1;
+        }
     o->inputs = (const char **)argv; /* slots before argv[i] are read already */
     for (i = 0; i < argc; i++) {
         const char *a = argv[i], *name = NULL, *val = NULL;
         char key[32];
+        size_t k;
+        int idx;
         uint64_t v;
         if (a[0] != '-' || a[1] == '\0') { /* an input ("-" = stdin) */
             o->inputs[o->n_inputs++] = a;
             continue;
         }
+        /* the name exactly as the command lists it: "--depth steps" or
+           "--o" is no option of a command that has --depth or -o */
         name = a[1] == '-' ? a + 2 : a + 1;
-        {
-            size_t k = strcspn(name, "=");
-            char list[160];
-            if (k >= sizeof key - 2)
-                return gen_usage_error("unknown option %s", a);
-            snprintf(key, sizeof key, " %.*s ", (int)k, name);
-            snprintf(list, sizeof list, " %s ", allowed);
-            if (!strstr(list, key))
-                return gen_usage_error("unknown option %s", a);
+        k = a[1] == '-' ? strcspn(name, "=") : strlen(name);
+        if ((a[1] == '-') != (k > 1) || k >= sizeof key ||
+            (idx = gen_word_index(name, k, allowed)) == 0)
+            return gen_usage_error("unknown option %s", a);
+        memcpy(key, name, k);
+        key[k] = '\0';
+        if (seen >> idx & 1) {
+            char opt[40];
+            snprintf(opt, sizeof opt, "%s%s", k > 1 ? "--" : "-", key);
+            return gen_usage_error("option %s given twice", opt);
         }
-        if (strstr(" all-schemes wrap ", key)) { /* flags */
-            if (strchr(name, '='))
+        seen |= 1u << idx;
+        if (strcmp(key, "all-schemes") == 0 || strcmp(key, "wrap") == 0) { /* flags */
+            if (name[k] == '=')
                 return gen_usage_error("option %s takes no value", a);
         } else {
-            const char *eq = strchr(name, '=');
-            if (eq)
-                val = eq + 1;
+            if (name[k] == '=')
+                val = name + k + 1;
             else if (i + 1 < argc)
                 val = argv[++i];
             else
                 return gen_usage_error("option %s needs a value", a);
         }
-        if (strcmp(key, " o ") == 0)
+        if (strcmp(key, "o") == 0)
             o->out = val;
-        else if (strcmp(key, " p ") == 0)
+        else if (strcmp(key, "p") == 0)
             o->prefix = val;
-        else if (strcmp(key, " root ") == 0)
+        else if (strcmp(key, "root") == 0)
             o->root = val;
-        else if (strcmp(key, " guard ") == 0)
+        else if (strcmp(key, "guard") == 0)
             o->guard = val;
-        else if (strcmp(key, " all-schemes ") == 0)
+        else if (strcmp(key, "all-schemes") == 0)
             o->mask = 0x1Eu;
-        else if (strcmp(key, " bits ") == 0) {
+        else if (strcmp(key, "bits") == 0) {
             if (!gen_u64(val, &v) || (v != 32 && v != 64))
                 return gen_usage_error("--bits takes 32 or 64, not '%s'", val);
             o->bits = (unsigned)v;
-        } else if (strcmp(key, " scheme ") == 0) {
+        } else if (strcmp(key, "scheme") == 0) {
             if (!(o->scheme = ctxprof_enc_scheme_parse(val)))
                 return gen_usage_error("unknown scheme '%s' (pcce, valence, hcce or auto)", val);
-        } else if (strcmp(key, " walks ") == 0) {
+        } else if (strcmp(key, "walks") == 0) {
             if (!gen_u64(val, &o->walks) || !o->walks)
                 return gen_usage_error("--walks takes a positive number, not '%s'", val);
-        } else if (strcmp(key, " seed ") == 0) {
+        } else if (strcmp(key, "seed") == 0) {
             if (!gen_u64(val, &o->seed))
                 return gen_usage_error("--seed takes a number, not '%s'", val);
-        } else if (strcmp(key, " depth ") == 0) {
+        } else if (strcmp(key, "depth") == 0) {
             if (!gen_u64(val, &v) || v == 0 || v > 1000000)
                 return gen_usage_error("--depth takes 1 .. 1000000, not '%s'", val);
             o->depth = (uint32_t)v;
-        } else if (strcmp(key, " steps ") == 0) {
+        } else if (strcmp(key, "steps") == 0) {
             if (!gen_u64(val, &v) || v == 0 || v > 100000000)
                 return gen_usage_error("--steps takes 1 .. 100000000, not '%s'", val);
             o->steps = (uint32_t)v;
-        } else if (strcmp(key, " search ") == 0) {
+        } else if (strcmp(key, "search") == 0) {
             o->pad.search = strcmp(val, "ours") == 0 || strcmp(val, "greedy") == 0
                                 ? CTXPROF_ICPP_SEARCH_OURS
                             : strcmp(val, "random") == 0 ? CTXPROF_ICPP_SEARCH_RANDOM
@@ -176,25 +212,25 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
                                                          : -1;
             if (o->pad.search < 0)
                 return gen_usage_error("unknown search '%s' (ours, random or none)", val);
-        } else if (strcmp(key, " max-growth ") == 0) {
+        } else if (strcmp(key, "max-growth") == 0) {
             char *end;
             o->pad.max_growth = strtod(val, &end);
             if (*end || end == val || !(o->pad.max_growth >= 1))
                 return gen_usage_error("--max-growth takes a number >= 1 or inf, not '%s'", val);
-        } else if (strcmp(key, " max-units ") == 0) {
+        } else if (strcmp(key, "max-units") == 0) {
             if (!gen_u64(val, &v) || v == 0 || v > 65536)
                 return gen_usage_error("--max-units takes 1 .. 65536, not '%s'", val);
             o->pad.max_units = (unsigned)v;
-        } else if (strcmp(key, " budget ") == 0) {
+        } else if (strcmp(key, "budget") == 0) {
             if (parse_count(val, &o->pad.budget))
                 return gen_usage_error("--budget takes a positive whole number (400000000 or "
                                        "4e8), not '%s'",
                                        val);
-        } else if (strcmp(key, " pairs ") == 0) {
+        } else if (strcmp(key, "pairs") == 0) {
             if (!gen_u64(val, &v))
                 return gen_usage_error("--pairs takes a number, not '%s'", val);
             o->pad.max_pairs = (size_t)v; /* examples kept (default 32) */
-        } else if (strcmp(key, " wrap ") == 0) {
+        } else if (strcmp(key, "wrap") == 0) {
             o->pad.wrap = 1;
         }
     }
@@ -571,13 +607,18 @@ static int gen_load(const gen_opts *o, ctxprof_graph *g)
     return 0;
 }
 
-/* "build/expr_ctx.h" -> "EXPR_CTX_H_INCLUDED" */
-static void gen_guard_of(const char *path, char *out, size_t size)
+/* "build/expr_ctx.h" -> "EXPR_CTX_H_INCLUDED"; with a prefix other than
+   the default, that prefix in capitals first ("-p lib_": LIB_EXPR_CTX_H_...),
+   so that two headers named alike (lib/ctx.h, app/ctx.h) keep apart. */
+static void gen_guard_of(const char *path, const char *prefix, char *out, size_t size)
 {
     const char *base = strrchr(path, '/');
     size_t i = 0;
     base = base ? base + 1 : path;
-    if (*base >= '0' && *base <= '9')
+    if (prefix && strcmp(prefix, "ctxprof_gen_") != 0)
+        for (; *prefix && i + 13 < size; prefix++)
+            out[i++] = (char)(*prefix >= 'a' && *prefix <= 'z' ? *prefix - 'a' + 'A' : *prefix);
+    if (i == 0 && *base >= '0' && *base <= '9')
         out[i++] = '_';
     for (; *base && i + 12 < size; base++) {
         char c = *base;
@@ -590,21 +631,152 @@ static void gen_guard_of(const char *path, char *out, size_t size)
     snprintf(out + i, size - i, "_INCLUDED");
 }
 
-/* The header streams into the output through the library's atomic writer
-   (a temporary file renamed over it once all is written; stdout as is):
-   ctxprof_enc_emit hands over its text in pieces of about 1 MiB, each
-   written as it comes. err keeps the first write's errno. */
+/* ==== outputs ====
+
+   -o FILE goes through the library's atomic writer: a temporary file
+   beside FILE, renamed over it once all is written and synced; "-" is
+   standard output, written as it comes. The header streams in pieces of
+   about 1 MiB (ctxprof_enc_emit), so the temporary file of a big program
+   can grow to 100 MB before the rename: SIGINT, SIGTERM and SIGHUP remove
+   it (the library installs no signal handler; the tool does, for the
+   signals it was not started with ignored). */
+
 typedef struct gen_out {
-    ctxprof__atomic_file af;
-    int err;
+    ctxprof__atomic_file af; /* af.fd 1 for standard output */
+    const char *path;        /* as given, for messages */
+    int err;                 /* the first write's errno */
 } gen_out;
 
+/* The temporary file to remove on a signal: a copy of its name, and
+   whether it exists. The handler calls only unlink, sigaction and raise
+   (async-signal-safe). */
+static char gen_tmp_name[sizeof(((ctxprof__atomic_file *)0)->tmp)];
+static volatile sig_atomic_t gen_tmp_live;
+static const int gen_fatal_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void gen_on_signal(int sig)
+{
+    struct sigaction dfl;
+    if (gen_tmp_live)
+        unlink(gen_tmp_name);
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* delivered when the handler returns: the status says "killed by sig" */
+}
+
+/* Blocks the signals above (the old mask to *old) around the steps that
+   create, rename or remove the temporary file, so that the handler never
+   sees its name half copied or removes a file renamed into place. */
+static void gen_signals_block(sigset_t *old)
+{
+    sigset_t set;
+    size_t i;
+    sigemptyset(&set);
+    for (i = 0; i < 3; i++)
+        sigaddset(&set, gen_fatal_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* Opens the output; prints the error and returns the exit status. */
+static int gen_out_open(gen_out *o, const char *path)
+{
+    static int handlers;
+    ctxprof_error err;
+    sigset_t old;
+    int rc;
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    o->af.fd = 1;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    if (!handlers) { /* a signal the tool was started with ignored (nohup) stays so */
+        size_t i;
+        handlers = 1;
+        for (i = 0; i < 3; i++) {
+            struct sigaction sa, prev;
+            if (sigaction(gen_fatal_signals[i], NULL, &prev) != 0 || prev.sa_handler == SIG_IGN)
+                continue;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = gen_on_signal;
+            sigemptyset(&sa.sa_mask);
+            sigaction(gen_fatal_signals[i], &sa, NULL);
+        }
+    }
+    gen_signals_block(&old);
+    rc = ctxprof__atomic_open(&o->af, path, &err);
+    if (rc == CTXPROF_OK && o->af.tmp[0]) {
+        memcpy(gen_tmp_name, o->af.tmp, sizeof gen_tmp_name);
+        gen_tmp_live = 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (rc != CTXPROF_OK) {
+        gen_error(ctxprof_error_message(&err));
+        return GEN_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The write callback of ctxprof_enc_emit, and the writer of the others. */
 static int gen_out_write(void *user, const char *data, size_t len)
 {
     gen_out *o = (gen_out *)user;
     if (!o->err)
         o->err = ctxprof__write_all(o->af.fd, (const unsigned char *)data, len);
     return o->err ? -1 : 0;
+}
+
+/* Whether what was written is on disk (a file: fsync of the temporary
+   file); prints the error. Lets pad print its report only once nothing
+   is left that can fail but the rename. */
+static int gen_out_sync(gen_out *o)
+{
+    if (!o->err && o->af.tmp[0] && fsync(o->af.fd) != 0)
+        o->err = errno;
+    return o->err;
+}
+
+/* Finishes the output: with ok, renames the temporary file over the path;
+   else (or when a write failed) removes it and leaves the path as it was.
+   Prints what failed; returns 0 or the exit status. */
+static int gen_out_close(gen_out *o, int ok)
+{
+    ctxprof_error err;
+    sigset_t old;
+    int rc, e = o->err ? o->err : ok ? 0 : ECANCELED;
+    if (o->af.fd == 1 && !o->af.tmp[0] && strcmp(o->path, "-") == 0) {
+        if (o->err)
+            fprintf(stderr, "%s: error: writing standard output: %s\n", gen_prog, strerror(o->err));
+        return o->err ? GEN_EXIT_USAGE : 0;
+    }
+    gen_signals_block(&old);
+    rc = ctxprof__atomic_commit(&o->af, e, o->path, &err);
+    gen_tmp_live = 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (rc != CTXPROF_OK && (o->err || ok)) { /* not the cancel asked for */
+        gen_error(ctxprof_error_message(&err));
+        return GEN_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Refuses an output that is one of the inputs (the same file, by device
+   and inode: -o x.cg x.cg would replace the input with the header). */
+static int gen_out_is_input(const char *out, const char *const *inputs, size_t n)
+{
+    struct stat so, si;
+    size_t i;
+    if (!out || strcmp(out, "-") == 0 || stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+        return 0;
+    for (i = 0; i < n; i++) {
+        int same = strcmp(inputs[i], "-") == 0 ? fstat(0, &si) == 0 : stat(inputs[i], &si) == 0;
+        if (same && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "%s: error: the output %s is the input %s: not overwriting it\n",
+                    gen_prog, out, inputs[i]);
+            return GEN_EXIT_USAGE;
+        }
+    }
+    return 0;
 }
 
 static int cmd_emit(int argc, char **argv)
@@ -618,8 +790,15 @@ static int cmd_emit(int argc, char **argv)
     gen_out go;
     int rc, st;
     memset(&o, 0, sizeof o);
+    o.cmd = "";
     o.out = "-";
     if ((rc = gen_parse(argc, argv, "o p bits scheme all-schemes root guard", &o)) != 0)
+        return rc < 0 ? 0 : rc;
+    memset(&err, 0, sizeof err);
+    if ((o.prefix && ctxprof__enc_prefix_check(o.prefix, &err)) ||
+        (o.guard && ctxprof__enc_guard_check(o.guard, &err)))
+        return gen_usage_error("%s", err.detail); /* before the graphs are read */
+    if ((rc = gen_out_is_input(o.out, o.inputs, o.n_inputs)) != 0)
         return rc;
     memset(&g, 0, sizeof g);
     if ((rc = gen_load(&o, &g)) != 0)
@@ -630,7 +809,7 @@ static int cmd_emit(int argc, char **argv)
     if (o.guard)
         d.guard = o.guard;
     else if (strcmp(o.out, "-") != 0) {
-        gen_guard_of(o.out, guard, sizeof guard);
+        gen_guard_of(o.out, o.prefix, guard, sizeof guard);
         d.guard = guard;
     }
     d.inputs = o.inputs;
@@ -639,34 +818,19 @@ static int cmd_emit(int argc, char **argv)
     d.schemes = o.mask;
     d.default_scheme = o.scheme;
     /* streamed: the text of a big program's header never sits in memory */
-    go.err = 0;
-    go.af.fd = 1;
-    go.af.tmp[0] = '\0';
-    if (strcmp(o.out, "-") != 0 && ctxprof__atomic_open(&go.af, o.out, &err) != CTXPROF_OK) {
-        gen_error(ctxprof_error_message(&err));
-        rc = GEN_EXIT_USAGE;
+    if ((rc = gen_out_open(&go, o.out)) != 0)
         goto out;
-    }
     d.write = gen_out_write;
     d.write_user = &go;
     st = ctxprof_enc_emit(&g, &d, &text, &len, &err);
-    if (strcmp(o.out, "-") != 0) {
-        ctxprof_error werr;
-        /* a failed emit removes the temporary file: EIO stands for "not all written" */
-        if (ctxprof__atomic_commit(&go.af, go.err ? go.err : st != CTXPROF_OK ? EIO : 0,
-                                   o.out, &werr) != CTXPROF_OK && st == CTXPROF_OK)
-            err = werr, st = werr.status;
-        else if (go.err)
-            err = werr; /* the write's own cause, not "the header failed" */
-    } else if (go.err) {
-        ctxprof__fail(&err, CTXPROF_ERR_SYS, go.err, "standard output: write failed");
-        st = CTXPROF_ERR_SYS;
-    }
-    if (st != CTXPROF_OK) {
+    if (st != CTXPROF_OK && !go.err) { /* a failed write is the output's to tell */
         gen_error(ctxprof_error_message(&err));
         rc = err.status == CTXPROF_ERR_NOMEM || err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE
                                                                               : GEN_EXIT_INPUT;
     }
+    st = gen_out_close(&go, st == CTXPROF_OK); /* a failed emit removes the temporary file */
+    if (!rc)
+        rc = st;
 out:
     ctxprof_graph_free_buffer(text, NULL);
     ctxprof_graph_deinit(&g);
@@ -681,8 +845,9 @@ static int cmd_stats(int argc, char **argv)
     ctxprof_error err;
     int rc;
     memset(&o, 0, sizeof o);
+    o.cmd = "stats";
     if ((rc = gen_parse(argc, argv, "root", &o)) != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     memset(&g, 0, sizeof g);
     if ((rc = gen_load(&o, &g)) != 0)
         goto out;
@@ -720,8 +885,9 @@ static int cmd_check(int argc, char **argv)
     ctxprof_error err;
     int rc, s, all = 1;
     memset(&o, 0, sizeof o);
+    o.cmd = "check";
     if ((rc = gen_parse(argc, argv, "walks seed depth steps root", &o)) != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     if (!o.walks)
         return gen_usage_error("%s", "check needs --walks N");
     memset(&g, 0, sizeof g);
@@ -796,9 +962,12 @@ static int cmd_callgraph(int argc, char **argv)
     long root = -1;
     int rc;
     memset(&o, 0, sizeof o);
+    o.cmd = "callgraph";
     o.out = "-";
     o.input_kind = "path map";
     if ((rc = gen_parse(argc, argv, "o root", &o)) != 0)
+        return rc < 0 ? 0 : rc;
+    if ((rc = gen_out_is_input(o.out, o.inputs, o.n_inputs)) != 0)
         return rc;
     if (ctxprof_graph_init(&g, NULL) != CTXPROF_OK)
         return GEN_EXIT_USAGE;
@@ -809,6 +978,15 @@ static int cmd_callgraph(int argc, char **argv)
         if (ctxprof_icpp_map_load(&map, o.inputs[k], &err) != CTXPROF_OK) {
             gen_error(ctxprof_error_message(&err));
             rc = err.status == CTXPROF_ERR_SYS ? GEN_EXIT_USAGE : GEN_EXIT_INPUT;
+            break;
+        }
+        if (map.paths == 0) { /* as pad: a graph of no edges is no use */
+            fprintf(stderr,
+                    "%s: error: no paths (did the training run enter an instrumented "
+                    "function?)\n",
+                    o.inputs[k]);
+            ctxprof_icpp_map_deinit(&map);
+            rc = GEN_EXIT_INPUT;
             break;
         }
         free(root_count);
@@ -832,7 +1010,10 @@ static int cmd_callgraph(int argc, char **argv)
                 cap = pi.len;
             }
             n = ctxprof_icpp_map_path_funcs(&map, (uint32_t)p, funcs, cap);
-            root_count[funcs[0]] += pi.count;
+            /* saturating: two counts of 2^63 wrapped to 0 and lost to a count of 1 */
+            root_count[funcs[0]] = pi.count > UINT64_MAX - root_count[funcs[0]]
+                                       ? UINT64_MAX
+                                       : root_count[funcs[0]] + pi.count;
             if (root_count[funcs[0]] > root_count[best])
                 best = funcs[0];
             for (i = 0; i + 1 < n && rc == 0; i++)
@@ -847,6 +1028,11 @@ static int cmd_callgraph(int argc, char **argv)
             root = ctxprof_graph_find(&g, ctxprof_icpp_map_func_name(&map, (uint32_t)best));
         ctxprof_icpp_map_deinit(&map);
     }
+    if (rc == 0 && g.n_edges == 0) { /* paths of one function each: no call was seen */
+        fprintf(stderr, "%s: error: no calls in the path maps (every path is one function)\n",
+                gen_prog);
+        rc = GEN_EXIT_INPUT;
+    }
     if (rc == 0 && (o.root || root >= 0) &&
         ctxprof_graph_set_root(&g, o.root ? o.root : g.nodes[root].name) != CTXPROF_OK) {
         gen_error(ctxprof_graph_last_error(&g));
@@ -857,9 +1043,10 @@ static int cmd_callgraph(int argc, char **argv)
         rc = GEN_EXIT_USAGE;
     }
     if (rc == 0) {
-        if (ctxprof__write_out(o.out, text, len, &err) != CTXPROF_OK) {
-            gen_error(ctxprof_error_message(&err));
-            rc = GEN_EXIT_USAGE;
+        gen_out go;
+        if ((rc = gen_out_open(&go, o.out)) == 0) {
+            gen_out_write(&go, text, len);
+            rc = gen_out_close(&go, 1);
         }
     }
     ctxprof_graph_free_buffer(text, NULL);
@@ -894,12 +1081,13 @@ static const char gen_help_pad[] =
     "identical edges (only cloning, 5.3, does); the common prefix of the two\n"
     "paths is printed once, elided as FIRST>[N]>LAST.\n"
     "FRAMES (optional, any number): gcc -fstack-usage output (.su, a line\n"
-    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function), gcc\n"
+    "'file.c:LINE:COL:NAME<TAB>BYTES<TAB>static' per function; a C++ NAME,\n"
+    "'int ns::f(int)', matches the path map's _ZN2ns1fEi by its qualified name), gcc\n"
     "-fcallgraph-info=su output (.ci, 'N bytes (static)' per function) or a\n"
     "ctxprof-callgraph file with 'func NAME frame=BYTES' lines; adds frames_known\n"
     "and the largest frame growth. A run that fails prints no report.\n";
 
-static const char gen_help[] =
+static const char gen_help_usage[] =
     "usage: ctxprof-gen [options] GRAPH...           write the header\n"
     "       ctxprof-gen stats [--root F] GRAPH...    print graph statistics (key=value)\n"
     "       ctxprof-gen check GRAPH... --walks N [--seed S] [--depth D] [--steps K]\n"
@@ -910,7 +1098,9 @@ static const char gen_help[] =
     "                       [--budget N] [--max-units N] [--seed N] [--wrap] [--pairs N]\n"
     "                       PATHMAP [FRAMES...]\n"
     "                                                 ICPP frame padding (key=value)\n"
-    "       ctxprof-gen --help | --version\n"
+    "       ctxprof-gen [COMMAND] --help | --version\n";
+
+static const char gen_help[] =
     "\n"
     "Header options:\n"
     "  -o FILE          output (default - = stdout); written atomically\n"
@@ -984,6 +1174,268 @@ static const char gen_help_cmds[] =
     "\n"
     "Exit status: 0 ok, 1 bad input or failed check, 2 usage or I/O error.\n";
 
+/* ==== C++ names in .su files ====
+
+   gcc's -fstack-usage writes a C++ function by its display name ("static
+   long int ns::C::bar(long int)", "T W<T>::get() [with T = long int]"); a
+   path map names it by its symbol, mangled ("_ZN2ns1C3barEl", as the .ci
+   titles do). The two meet on a key: the qualified name without template
+   arguments, parameters and return type ("ns::C::bar", "W::get",
+   "A::~A", "A::operator()", "{anonymous}::f"). Overloads and template
+   instances share their key, and take the largest frame among them (as a
+   static name in several files does). A name either side cannot make a
+   key of (a lambda, a local class, a conversion operator) gets no frame. */
+
+/* Appends s[0..n) to out (cap bytes, NUL-terminated); 0, or -1 when full. */
+static int gen_key_put(char *out, size_t cap, size_t *len, const char *s, size_t n)
+{
+    if (*len + n + 1 > cap)
+        return -1;
+    memcpy(out + *len, s, n);
+    *len += n;
+    out[*len] = '\0';
+    return 0;
+}
+
+/* The operator names of the Itanium ABI that keys spell out. */
+static const char *gen_cxx_operator(const char *code)
+{
+    static const char *const ops[][2] = {
+        {"nw", "new"}, {"na", "new[]"}, {"dl", "delete"}, {"da", "delete[]"}, {"ps", "+"},
+        {"ng", "-"},   {"ad", "&"},     {"de", "*"},      {"co", "~"},        {"pl", "+"},
+        {"mi", "-"},   {"ml", "*"},     {"dv", "/"},      {"rm", "%"},        {"an", "&"},
+        {"or", "|"},   {"eo", "^"},     {"aS", "="},      {"pL", "+="},       {"mI", "-="},
+        {"mL", "*="},  {"dV", "/="},    {"rM", "%="},     {"aN", "&="},       {"oR", "|="},
+        {"eO", "^="},  {"ls", "<<"},    {"rs", ">>"},     {"lS", "<<="},      {"rS", ">>="},
+        {"eq", "=="},  {"ne", "!="},    {"lt", "<"},      {"gt", ">"},        {"le", "<="},
+        {"ge", ">="},  {"ss", "<=>"},   {"nt", "!"},      {"aa", "&&"},       {"oo", "||"},
+        {"pp", "++"},  {"mm", "--"},    {"cm", ","},      {"pm", "->*"},      {"pt", "->"},
+        {"cl", "()"},  {"ix", "[]"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (code[0] == ops[i][0][0] && code[1] == ops[i][0][1])
+            return ops[i][1];
+    return NULL;
+}
+
+/* Skips the template arguments at m[*i] ('I' ... 'E'): nesting counted
+   over the constructs that end in 'E', names skipped by their length, a
+   literal (L type value E) whole. 0, or -1 when it does not parse. */
+static int gen_skip_template_args(const char *m, size_t *i)
+{
+    int depth = 0;
+    do {
+        char c = m[*i];
+        if (!c)
+            return -1;
+        if (c >= '1' && c <= '9') {
+            size_t len = 0;
+            while (m[*i] >= '0' && m[*i] <= '9')
+                len = len * 10 + (size_t)(m[(*i)++] - '0');
+            if (strlen(m + *i) < len)
+                return -1;
+            *i += len;
+            continue;
+        }
+        if (c == 'L' && m[*i + 1] != '_') { /* literal: L <type> [n]<digits> E */
+            for ((*i)++; m[*i] && m[*i] != 'E'; (*i)++)
+                ;
+            if (!m[*i])
+                return -1;
+            (*i)++;
+            continue;
+        }
+        if (c == 'I' || c == 'N' || c == 'X' || c == 'J' || c == 'L')
+            depth++;
+        else if (c == 'E')
+            depth--;
+        (*i)++;
+    } while (depth > 0);
+    return 0;
+}
+
+/* The key of a mangled name ("_ZN2ns1C3barEl": "ns::C::bar"); 0, or -1. */
+static int gen_cxx_mangled_key(const char *m, char *out, size_t cap)
+{
+    size_t i = 2, len = 0, last = 0, last_len = 0; /* the last component, for C1/D1 */
+    int nested, n = 0;
+    out[0] = '\0';
+    if (strncmp(m, "_Z", 2) != 0 || strchr(m, '.')) /* a clone (.constprop.0): local */
+        return -1;
+    if (m[i] == 'L')
+        i++;
+    nested = m[i] == 'N';
+    if (nested)
+        for (i++; m[i] == 'r' || m[i] == 'V' || m[i] == 'K' || m[i] == 'R' || m[i] == 'O'; i++)
+            ;
+    for (;;) {
+        char c = m[i];
+        const char *add = NULL, *op;
+        size_t alen = 0;
+        if (nested && c == 'E')
+            break;
+        if (n && !nested && c != 'I' && !(n == 1 && strcmp(out, "std") == 0))
+            break; /* the parameters (_ZSt3maxImE...: std::max first) */
+        if (c >= '1' && c <= '9') {
+            size_t l = 0;
+            while (m[i] >= '0' && m[i] <= '9')
+                l = l * 10 + (size_t)(m[i++] - '0');
+            if (strlen(m + i) < l)
+                return -1;
+            add = m + i;
+            alen = l;
+            i += l;
+            if (alen >= 10 && memcmp(add, "_GLOBAL__N", 10) == 0)
+                add = "{anonymous}", alen = 11;
+        } else if (c == 'S' && m[i + 1] == 't') {
+            add = "std", alen = 3, i += 2;
+        } else if (c == 'S' && m[i + 1] && strchr("absiod", m[i + 1])) {
+            static const char *const abbr[6] = {"std::allocator",     "std::basic_string",
+                                                "std::basic_string",  "std::basic_istream",
+                                                "std::basic_ostream", "std::basic_iostream"};
+            add = abbr[strchr("absiod", m[i + 1]) - "absiod"];
+            alen = strlen(add);
+            i += 2;
+        } else if (c == 'I') {
+            if (gen_skip_template_args(m, &i))
+                return -1;
+            continue;
+        } else if (c == 'L') {
+            i++;
+            continue;
+        } else if ((c == 'C' || c == 'D') && n && m[i + 1] >= '0' && m[i + 1] <= '5') {
+            char cls[1024];
+            if (!last_len || last_len >= sizeof cls)
+                return -1;
+            memcpy(cls, out + last, last_len); /* the class: A::A, A::~A */
+            if (gen_key_put(out, cap, &len, c == 'D' ? "::~" : "::", c == 'D' ? 3 : 2) ||
+                gen_key_put(out, cap, &len, cls, last_len))
+                return -1;
+            i += 2;
+            n++;
+            continue;
+        } else if (c >= 'a' && c <= 'z' && m[i + 1] && (op = gen_cxx_operator(m + i)) != NULL) {
+            if ((n && gen_key_put(out, cap, &len, "::", 2)) ||
+                gen_key_put(out, cap, &len, "operator", 8) ||
+                gen_key_put(out, cap, &len, op, strlen(op)))
+                return -1;
+            i += 2;
+            n++;
+            last_len = 0;
+            continue;
+        } else {
+            return -1; /* a substitution, a local name, a conversion operator, ... */
+        }
+        if ((n && gen_key_put(out, cap, &len, "::", 2)))
+            return -1;
+        last = len;
+        if (gen_key_put(out, cap, &len, add, alen))
+            return -1;
+        if (alen > 5 && memcmp(add, "std::", 5) == 0)
+            last += 5; /* Sa: the class is "allocator" */
+        last_len = len - last;
+        n++;
+    }
+    return n ? 0 : -1;
+}
+
+/* The key of a display name ("static long int ns::C::bar(long int)":
+   "ns::C::bar"); 0, or -1. */
+static int gen_cxx_display_key(const char *name, char *out, size_t cap)
+{
+    char buf[1024];
+    size_t n, e, start, k, len = 0, opos;
+    const char *with = strstr(name, " [with ");
+    int depth;
+    n = with ? (size_t)(with - name) : strlen(name);
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, name, n);
+    buf[n] = '\0';
+    for (;;) { /* qualifiers after the parameters */
+        static const char *const q[] = {" const", " volatile", " &&", " &", " noexcept"};
+        size_t j;
+        for (j = 0; j < sizeof q / sizeof q[0]; j++)
+            if (n >= strlen(q[j]) && strcmp(buf + n - strlen(q[j]), q[j]) == 0) {
+                n -= strlen(q[j]);
+                buf[n] = '\0';
+                break;
+            }
+        if (j == sizeof q / sizeof q[0])
+            break;
+    }
+    if (!n || buf[n - 1] != ')')
+        return -1;
+    for (e = n, depth = 0; e > 0; e--) { /* the '(' of the parameters */
+        depth += buf[e - 1] == ')' ? 1 : buf[e - 1] == '(' ? -1 : 0;
+        if (depth == 0)
+            break;
+    }
+    if (e == 0)
+        return -1;
+    e--; /* buf[0..e): return type and qualified name */
+    opos = e;
+    for (k = 0; k + 8 <= e; k++) /* "operator" as a word: its symbol holds '<' and '>' */
+        if (memcmp(buf + k, "operator", 8) == 0 &&
+            (k == 0 || buf[k - 1] == ':' || buf[k - 1] == ' '))
+            opos = k;
+    for (start = opos, depth = 0; start > 0; start--) { /* the name's first byte */
+        char c = buf[start - 1];
+        if (c == '>')
+            depth++;
+        else if (c == '<' && depth > 0)
+            depth--;
+        else if (c == ' ' && depth == 0)
+            break;
+    }
+    for (k = start, depth = 0; k < opos; k++) { /* without template arguments */
+        if (buf[k] == '<')
+            depth++;
+        else if (buf[k] == '>' && depth > 0)
+            depth--;
+        else if (depth == 0 && gen_key_put(out, cap, &len, buf + k, 1))
+            return -1;
+    }
+    for (k = opos; k < e; k++) /* operator and its symbol, without blanks */
+        if (buf[k] != ' ' && gen_key_put(out, cap, &len, buf + k, 1))
+            return -1;
+    return len ? 0 : -1;
+}
+
+/* The map's functions' keys (NULL where a name has none), built at the
+   first C++ name of a .su file. */
+typedef struct gen_cxx_keys {
+    char **key;
+    size_t n;
+} gen_cxx_keys;
+
+static int gen_cxx_keys_build(gen_cxx_keys *K, const ctxprof_icpp_map *map)
+{
+    size_t f;
+    char buf[1024];
+    if (K->key)
+        return 0;
+    if (!(K->key = (char **)calloc(map->funcs + 1, sizeof *K->key)))
+        return -1;
+    K->n = map->funcs;
+    for (f = 0; f < map->funcs; f++) {
+        const char *name = ctxprof_icpp_map_func_name(map, (uint32_t)f);
+        if (name && gen_cxx_mangled_key(name, buf, sizeof buf) == 0 && !(K->key[f] = strdup(buf)))
+            return -1;
+    }
+    return 0;
+}
+
+static void gen_cxx_keys_free(gen_cxx_keys *K)
+{
+    size_t f;
+    for (f = 0; K->key && f < K->n; f++)
+        free(K->key[f]);
+    free(K->key);
+    K->key = NULL;
+}
+
 /* Records a frame size for the map's function name (the largest wins:
    a static name can be in several files). */
 static void gen_frame_note(const ctxprof_icpp_map *map, uint64_t *frames, const char *name,
@@ -992,6 +1444,78 @@ static void gen_frame_note(const ctxprof_icpp_map *map, uint64_t *frames, const 
     long f = name && frame ? ctxprof_icpp_map_func(map, name) : -1;
     if (f >= 0 && frame > frames[f])
         frames[f] = frame;
+}
+
+/* The kinds of stack usage gcc writes: static, dynamic, bounded or
+   "dynamic,bounded". */
+static int gen_su_kind(const char *kind)
+{
+    return strcmp(kind, "static") == 0 || strcmp(kind, "dynamic") == 0 ||
+           strcmp(kind, "bounded") == 0 || strncmp(kind, "dynamic,", 8) == 0;
+}
+
+static int gen_su_bad(const char *path, unsigned line)
+{
+    fprintf(stderr,
+            "%s:%u: error: not a frame size line (FILE:LINE:COL:NAME BYTES "
+            "static|dynamic|bounded, as gcc -fstack-usage writes; or a gcc .ci "
+            "or ctxprof-callgraph file)\n",
+            path, line);
+    return GEN_EXIT_INPUT;
+}
+
+/* One .su line as gcc writes it, "FILE:LINE:COL:NAME<TAB>BYTES<TAB>KIND":
+   the name follows the first ":LINE:COL:" (a C++ name holds "::" and
+   blanks: "cx.cpp:1:5:int foo(int)"); a C++ display name (one with a '(')
+   goes to the map's functions of its key (see above). Returns 0, or the
+   exit status after printing the error. */
+static int gen_su_line(const char *path, unsigned line, char *s, const ctxprof_icpp_map *map,
+                       uint64_t *frames, gen_cxx_keys *K)
+{
+    char *t1 = strchr(s, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *name = NULL, *kind, *p;
+    char key[1024];
+    uint64_t frame;
+    size_t f, n;
+    if (!t2)
+        return gen_su_bad(path, line);
+    *t1 = *t2 = '\0';
+    kind = t2 + 1;
+    for (n = strlen(kind); n > 0 && (kind[n - 1] == ' ' || kind[n - 1] == '\t'); n--)
+        kind[n - 1] = '\0';
+    for (p = strchr(s, ':'); p && !name; p = strchr(p + 1, ':')) {
+        char *q = p + 1;
+        if (*q < '0' || *q > '9')
+            continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q != ':' || q[1] < '0' || q[1] > '9')
+            continue;
+        for (q++; *q >= '0' && *q <= '9'; q++)
+            ;
+        if (*q == ':')
+            name = q + 1;
+    }
+    if (!name || !*name || !gen_su_kind(kind))
+        return gen_su_bad(path, line);
+    if (ctxprof__parse_u64(t1 + 1, &frame) != 0) {
+        fprintf(stderr, "%s:%u: error: bad frame size '%s'\n", path, line, t1 + 1);
+        return GEN_EXIT_INPUT;
+    }
+    if (!strchr(name, '(')) {
+        gen_frame_note(map, frames, name, frame);
+        return 0;
+    }
+    if (gen_cxx_display_key(name, key, sizeof key) != 0)
+        return 0;                            /* a lambda, a conversion operator: no frame */
+    gen_frame_note(map, frames, key, frame); /* main, extern "C": the symbol is the name */
+    if (gen_cxx_keys_build(K, map)) {
+        fprintf(stderr, "%s: error: out of memory\n", gen_prog);
+        return GEN_EXIT_USAGE;
+    }
+    for (f = 0; f < K->n; f++)
+        if (K->key[f] && strcmp(K->key[f], key) == 0 && frame > frames[f])
+            frames[f] = frame;
+    return 0;
 }
 
 /* Frame sizes from a .su file ("file.c:12:5:name<TAB>48<TAB>static"), a
@@ -1005,6 +1529,7 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
     size_t len;
     ctxprof_error err;
     ctxprof__lines L;
+    gen_cxx_keys keys = {NULL, 0};
     int graph = -1; /* the format, from the first line */
     if (ctxprof__read_file(path, &buf, &len, NULL, &err)) {
         gen_error(ctxprof_error_message(&err));
@@ -1031,8 +1556,22 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
     }
     ctxprof__lines_init(&L, buf, len, path);
     while (ctxprof__lines_next(&L)) {
-        char *a = ctxprof__lines_tok(&L), *b = ctxprof__lines_tok(&L), *name = NULL;
+        char *a, *b, *name = NULL, *tab = strchr(L.cur, '\t');
         uint64_t frame = 0;
+        if (graph != 1 && tab && strncmp(L.cur, "ctxprof-callgraph", 17) != 0) {
+            /* a .su line as gcc writes it: tabs between the fields, as a
+               C++ name has blanks ("int foo(int)") */
+            int rc = gen_su_line(path, L.line, L.cur, map, frames, &keys);
+            graph = 0;
+            if (rc) {
+                free(buf);
+                gen_cxx_keys_free(&keys);
+                return rc;
+            }
+            continue;
+        }
+        a = ctxprof__lines_tok(&L);
+        b = ctxprof__lines_tok(&L);
         if (graph < 0) {
             graph = a && strcmp(a, "ctxprof-callgraph") == 0;
             if (graph)
@@ -1045,25 +1584,21 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
                 if (strncmp(f, "frame=", 6) == 0 && ctxprof__parse_u64(f + 6, &frame) != 0) {
                     fprintf(stderr, "%s:%u: error: bad frame size '%s'\n", path, L.line, f);
                     free(buf);
+                    gen_cxx_keys_free(&keys);
                     return GEN_EXIT_INPUT;
                 }
         } else if (!graph) { /* .su: name after the last ':' */
             char *kind = ctxprof__lines_tok(&L);
-            if (!a || !b || !strchr(a, ':') || !kind ||
-                (strcmp(kind, "static") != 0 && strcmp(kind, "dynamic") != 0 &&
-                 strcmp(kind, "bounded") != 0 && strncmp(kind, "dynamic,", 8) != 0)) {
-                fprintf(stderr,
-                        "%s:%u: error: not a frame size line (FILE:LINE:COL:NAME BYTES "
-                        "static|dynamic|bounded, as gcc -fstack-usage writes; or a gcc .ci "
-                        "or ctxprof-callgraph file)\n",
-                        path, L.line);
+            if (!a || !b || !strchr(a, ':') || !kind || !gen_su_kind(kind)) {
                 free(buf);
-                return GEN_EXIT_INPUT;
+                gen_cxx_keys_free(&keys);
+                return gen_su_bad(path, L.line);
             }
             name = strrchr(a, ':') + 1;
             if (ctxprof__parse_u64(b, &frame) != 0) {
                 fprintf(stderr, "%s:%u: error: bad frame size '%s'\n", path, L.line, b);
                 free(buf);
+                gen_cxx_keys_free(&keys);
                 return GEN_EXIT_INPUT;
             }
         } else {
@@ -1072,6 +1607,7 @@ static int gen_frames_read(const char *path, const ctxprof_icpp_map *map, uint64
         gen_frame_note(map, frames, name, frame);
     }
     free(buf);
+    gen_cxx_keys_free(&keys);
     return 0;
 }
 
@@ -1088,18 +1624,18 @@ static int cmd_pad(int argc, char **argv)
     size_t hlen = 0;
     uint64_t *fsize = NULL;
     double worst = 1; /* nothing padded: no frame grows */
-    int i, rc = 0;
+    int rc = 0;
     FILE *rep = stdout;
-    for (i = 0; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0) {
-            fputs(gen_help_pad, stdout);
-            return 0;
-        }
+    gen_out go;
+    int have_out = 0; /* go holds the table's temporary file */
     memset(&o, 0, sizeof o);
     memset(&map, 0, sizeof map);
+    o.cmd = "pad";
     o.input_kind = "path map";
     if ((rc = gen_parse(argc, argv,
                         "o search max-growth max-units budget seed pairs wrap", &o)) != 0)
+        return rc < 0 ? 0 : rc;
+    if ((rc = gen_out_is_input(o.out, o.inputs, o.n_inputs)) != 0)
         return rc;
     o.pad.seed = o.seed;
     max_pairs = o.pad.max_pairs;
@@ -1149,21 +1685,46 @@ static int cmd_pad(int argc, char **argv)
         goto done;
     }
     ctxprof_icpp_pads_report_text(&pads, max_pairs, text, need + 1);
+    /* The table is written and synced first, then the report, then the
+       table renamed into place: a report that cannot be written (a full
+       disk) leaves the old table, and the rename, which is all that can
+       fail after the report, is a metadata update. */
     if (o.out) {
-        if (ctxprof_icpp_pads_emit(&pads, in, o.out, &header, &hlen, &err) ||
-            ctxprof__write_out(o.out, header, hlen, &err)) {
+        if (ctxprof_icpp_pads_emit(&pads, in, o.out, &header, &hlen, &err)) {
             gen_error(ctxprof_error_message(&err));
             rc = 2;
+            goto done;
+        }
+        if ((rc = gen_out_open(&go, o.out)) != 0)
+            goto done;
+        have_out = 1;
+        gen_out_write(&go, header, hlen);
+        if (gen_out_sync(&go)) {
+            rc = gen_out_close(&go, 0);
+            have_out = 0;
             goto done;
         }
     }
     fprintf(rep, "functions=%zu\n", map.funcs);
     if (o.n_inputs > 1)
         fprintf(rep, "frames_known=%zu\nmax_frame_growth=%.4f\n", known, worst);
+    errno = 0;
     fputs(text, rep);
-done:
-    if (fflush(rep) != 0)
+    if (fflush(rep) != 0 || ferror(rep)) {
+        int e = errno ? errno : EIO;
+        fprintf(stderr, "%s: error: writing the report to %s: %s%s\n", gen_prog,
+                rep == stdout ? "standard output" : "standard error", strerror(e),
+                have_out ? "; the table was not written" : "");
         rc = 2;
+    }
+    if (have_out) {
+        int rc2 = gen_out_close(&go, rc == 0);
+        rc = rc ? rc : rc2;
+        have_out = 0;
+    }
+done:
+    if (have_out)
+        gen_out_close(&go, 0);
     free(fsize);
     free(text);
     free(header);
@@ -1172,14 +1733,30 @@ done:
     return rc;
 }
 
+/* The help of a subcommand ("": all of it). */
+static void gen_show_help(const char *cmd)
+{
+    if (strcmp(cmd, "pad") == 0) {
+        fputs(gen_help_pad, stdout);
+        return;
+    }
+    fputs(gen_help_usage, stdout);
+    if (!*cmd)
+        fputs(gen_help, stdout);
+    else
+        fputs("\n", stdout);
+    fputs(gen_help_cmds, stdout);
+    if (!*cmd) {
+        fputs("\n", stdout);
+        fputs(gen_help_pad, stdout);
+    }
+}
+
 static int cmd_help(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    fputs(gen_help, stdout);
-    fputs(gen_help_cmds, stdout);
-    fputs("\n", stdout);
-    fputs(gen_help_pad, stdout);
+    gen_show_help("");
     return 0;
 }
 
@@ -1201,7 +1778,7 @@ static const struct {
     {"help", cmd_help},   {"--version", cmd_version},
 };
 
-int main(int argc, char **argv)
+static int gen_run(int argc, char **argv)
 {
     size_t i;
     if (argc < 2)
@@ -1210,4 +1787,30 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], ctxprof_gen_cmds[i].name) == 0)
             return ctxprof_gen_cmds[i].run(argc - 2, argv + 2);
     return cmd_emit(argc - 1, argv + 1);
+}
+
+/* Output lost to a full disk would pass for a result (stats, check's
+   verdict, the help): a failed write of standard output makes the status 2
+   (the header, a graph or a table written to "-" say so themselves). */
+int main(int argc, char **argv)
+{
+    int rc, bad, e;
+    errno = 0;
+    rc = gen_run(argc, argv);
+    bad = ferror(stdout);
+    e = bad ? errno ? errno : EIO : 0; /* a failed write of the buffer set errno last */
+    errno = 0;
+    if (fflush(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad && rc != GEN_EXIT_USAGE) { /* a 2 has said why already */
+        fprintf(stderr, "%s: error: writing standard output: %s\n", gen_prog, strerror(e));
+        return GEN_EXIT_USAGE;
+    }
+    return bad ? GEN_EXIT_USAGE : rc;
 }

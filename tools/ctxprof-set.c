@@ -185,7 +185,11 @@ static int cmd_merge(int argc, char **argv)
         return usage_error("merge: no input file", NULL);
     }
     if (ctxprof_pcc_file_write(&acc, out, &err) != CTXPROF_OK) {
-        fprintf(stderr, "ctxprof-set: %s\n", ctxprof_error_message(&err));
+        /* standard output fails in the words of every other command */
+        if (strcmp(out, "-") == 0 && err.status == CTXPROF_ERR_SYS && err.sys_errno)
+            fprintf(stderr, "ctxprof-set: writing standard output: %s\n", strerror(err.sys_errno));
+        else
+            fprintf(stderr, "ctxprof-set: %s\n", ctxprof_error_message(&err));
         ctxprof_pcc_file_free(&acc);
         return 2;
     }
