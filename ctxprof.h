@@ -76,9 +76,15 @@
    ERRORS
 
      Cold-path functions return ctxprof_status (0 = CTXPROF_OK, errors < 0);
-     ctxprof_strerror() turns one into text and never returns NULL. Objects
-     that parse input or talk to the OS keep a ctxprof_error with the saved
-     errno and a one-line detail ("file.txt:12: unknown keyword 'cal'").
+     ctxprof_strerror() turns one into text and never returns NULL. A
+     ctxprof_error holds the status, the saved errno and a one-line detail
+     ("file.txt:12: unknown keyword 'cal'"). Two kinds of record, two rules:
+       - a function that takes a `ctxprof_error *err` argument (may be NULL)
+         clears it on entry: afterwards it describes that call alone (status
+         0 and an empty detail on success), so check each call's result;
+       - an object's own record (ctxprof_pcc_set_last_error, ctxprof_pebs's
+         pb.error, ctxprof_graph_last_error) holds its most recent failure:
+         its init (or open) resets it, later successes leave it.
      Hot-path functions never fail: they saturate or drop and count it. The
      library never prints, exits or aborts.
 */
