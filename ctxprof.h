@@ -342,6 +342,7 @@ typedef struct ctxprof_symtab {
     uint64_t dl_changes; /* the dynamic linker's loads + unloads when read */
     unsigned char build_id[40]; /* the executable's GNU build id (path maps name it) */
     size_t build_id_len;
+    uintptr_t live; /* from init to deinit: its address, mixed (see init) */
 } ctxprof_symtab;
 
 /* Loads the function symbols (.symtab, else .dynsym; a separate debug file
@@ -353,6 +354,13 @@ typedef struct ctxprof_symtab {
    /proc/self/map_files (privileged) or, the executable, /proc/self/exe;
    failing that it is counted in stale and gets no names. Fails (state
    zeroed) only when out of memory or when no object at all had symbols.
+   *st may hold anything but a live table: zeroed, garbage (a stack object
+   never initialised) or deinited. A table initialised at this address and
+   not deinited is refused with CTXPROF_ERR_INVAL ("already initialised")
+   and left as it was (init would leak it): deinit first, or use
+   ctxprof_symtab_reload. A table may be copied elsewhere (the copy is the
+   table now), but the place it was initialised at still counts as holding
+   it: zero that place (memset) before initialising a table there again.
    Allocates; not signal-safe. */
 CTXPROF_API int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err);
 /* Frees the table; st may be zeroed or already deinited. */
@@ -4001,12 +4009,20 @@ CTXPROF__PRIV uint64_t ctxprof__dl_changes(void)
     return n;
 }
 
+/* What a live object's `live` field holds: its own address, mixed, so that
+   neither a zeroed object nor garbage plausibly matches it. */
+#define CTXPROF__LIVE_TAG(p) (CTXPROF__UINTPTR(p) ^ (uintptr_t)0x9E3779B97F4A7C15u)
+
 CTXPROF_DEF int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err)
 {
     int rc;
     ctxprof__error_clear(err);
     if (!st)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "symbol table: NULL argument");
+    if (st->live == CTXPROF__LIVE_TAG(st))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "symbol table: already initialised: ctxprof_symtab_deinit first "
+                             "(or ctxprof_symtab_reload)");
     memset(st, 0, sizeof *st);
 #if defined(CTXPROF__HAVE_SYMTAB)
     rc = ctxprof__symtab_load(st, err);
@@ -4016,6 +4032,8 @@ CTXPROF_DEF int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err)
 #endif
     if (rc)
         ctxprof_symtab_deinit(st);
+    else
+        st->live = CTXPROF__LIVE_TAG(st);
     return rc;
 }
 
@@ -4023,13 +4041,17 @@ CTXPROF_DEF int ctxprof_symtab_reload(ctxprof_symtab *st, ctxprof_error *err)
 {
     ctxprof_symtab fresh;
     int rc;
+    ctxprof__error_clear(err);
     if (!st)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "symbol table: NULL argument");
+    memset(&fresh, 0, sizeof fresh); /* a stack slot a former reload's table moved from */
     rc = ctxprof_symtab_init(&fresh, err);
     if (rc)
         return rc;
     ctxprof_symtab_deinit(st);
     *st = fresh;
+    st->live = CTXPROF__LIVE_TAG(st);
+    *(volatile uintptr_t *)&fresh.live = 0; /* moved: the slot holds no table (kept store) */
     return CTXPROF_OK;
 }
 
@@ -14201,6 +14223,7 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
     if (self)
         self->busy = 1; /* library code compiled with the hooks must not record now */
     memset(&b, 0, sizeof b);
+    memset(&st, 0, sizeof st); /* a stack slot: garbage may look like a live table */
     have_st = ctxprof_symtab_init(&st, NULL) == CTXPROF_OK;
     d = ctxprof__icpp_md_new();
     if (!d) {

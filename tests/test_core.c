@@ -310,6 +310,52 @@ static void core_sbuf(void)
     ctxprof__free(b.p, NULL);
 }
 
+/* A second init of a live symbol table is refused and keeps the table (it
+   would leak it, a megabyte or more); a zeroed, garbage or deinited one
+   initialises, reload works again and again, and a table copied elsewhere
+   leaves its old place looking live until that place is zeroed. */
+static void core_symtab_double_init(void)
+{
+    ctxprof_symtab st, g, moved;
+    ctxprof_error err;
+    size_t count, heap, j;
+    uintptr_t me = (uintptr_t)&core_symtab_double_init;
+    memset(&err, 0, sizeof err);
+    memset(&st, 0, sizeof st);
+    if (ctxprof_symtab_init(&st, &err) == CTXPROF_ERR_UNSUPPORTED)
+        SKIP("no symbol tables on this system");
+    REQUIRE_EQ(err.status, CTXPROF_OK);
+    count = st.count;
+    REQUIRE(count > 0);
+    heap = ctxprof_test_heap_bytes();
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_ERR_INVAL);
+    CHECK_HEAP_GREW_AT_MOST(heap, 0);
+    CHECK_CONTAINS(err.detail, "already initialised: ctxprof_symtab_deinit first");
+    CHECK_EQ(st.count, count);
+    CHECK_EQ(ctxprof_symtab_func(&st, me), me);
+    CHECK_EQ(ctxprof_symtab_reload(&st, &err), CTXPROF_OK); /* the way to read it again */
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_EQ(ctxprof_symtab_reload(&st, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_ERR_INVAL); /* reloaded: live */
+    CHECK_EQ(ctxprof_symtab_func(&st, me), me);
+    ctxprof_symtab_deinit(&st);
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    /* copied: the copy is the table; the old place is zeroed to reuse it */
+    moved = st;
+    CHECK_EQ(ctxprof_symtab_func(&moved, me), me);
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_ERR_INVAL);
+    memset(&st, 0, sizeof st);
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    ctxprof_symtab_deinit(&st);
+    ctxprof_symtab_deinit(&moved);
+    for (j = 0; j < sizeof g; j++) /* a stack table never initialised */
+        ((unsigned char *)&g)[j] = (unsigned char)(0xA5 ^ j);
+    CHECK_EQ(ctxprof_symtab_init(&g, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_symtab_func(&g, me), me);
+    ctxprof_symtab_deinit(&g);
+    CHECK_EQ(ctxprof_symtab_init(NULL, &err), CTXPROF_ERR_INVAL);
+}
+
 static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_strerror", core_strerror},
     {"core_demangle", core_demangle},
@@ -319,4 +365,5 @@ static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_blob", core_blob},
     {"core_atomic_write", core_atomic_write},
     {"core_sbuf", core_sbuf},
+    {"core_symtab_double_init", core_symtab_double_init},
     {0, 0}};
