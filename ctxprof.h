@@ -690,7 +690,8 @@ typedef void (*ctxprof_pcc_report_fn)(void *user, const ctxprof_pcc_report *repo
 typedef struct ctxprof_pcc_set_desc {
     size_t expected;          /* expected distinct contexts: sizes the table (0: 1024) */
     size_t max_contexts;      /* bound on stored contexts, then inserts are dropped (0: 2^26) */
-    int mode;                 /* CTXPROF_PCC_OFF / _TRAIN / _CHECK */
+    int mode;                 /* CTXPROF_PCC_OFF (0, the default: checks do nothing) /
+                                 _TRAIN / _CHECK */
     ctxprof_pcc_report_fn report; /* called for each new context in CHECK mode, or NULL */
     void *report_user;
     unsigned reports_per_sec; /* rate limit of report calls (0: 16; burst the same) */
@@ -743,14 +744,27 @@ typedef struct ctxprof_pcc_set {
     void *symtab;                  /* symbol tables for backtraces: loaded on the first report,
                                       again when a dlopen or dlclose changed the loaded
                                       objects (replaced ones retired, freed by reclaim) */
+    uintptr_t live;                /* CTXPROF__LIVE_TAG(set) from init to deinit */
     struct {
         uint64_t n;
         char pad[56];
     } queries[CTXPROF__PCC_STRIPES]; /* per-thread stripes, one cache line each */
 } ctxprof_pcc_set;
 
-/* Sets the set up empty; desc may be NULL (all defaults). The table, sized
-   from desc.expected, is allocated by the first insert or load. */
+/* Sets the set up empty; desc may be NULL: all defaults, so mode OFF (every
+   check returns 1 and records nothing until ctxprof_pcc_set_mode, or a load
+   or add, gives it contexts: pass a desc with mode TRAIN to train from the
+   start). The table, sized from desc.expected, is allocated by the first
+   insert or load. *set may hold anything but a live set: zeroed, garbage
+   (a stack object never initialised) or deinited. A set initialised at
+   this address and not deinited is refused with CTXPROF_ERR_INVAL
+   ("already initialised: deinit first") and left as it was; init would
+   otherwise discard its contents and leak its tables. A set must stay where
+   it was initialised (threads and the tag that tells a live set from
+   garbage know it by address): never copy or move one. An unknown mode is
+   refused (CTXPROF_ERR_INVAL) and leaves the set not initialised. The
+   set's error record (ctxprof_pcc_set_last_error) holds its most recent
+   failure; init resets it, later successes leave it. */
 CTXPROF_API int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc);
 /* Frees everything; no thread may use the set any more. */
 CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
@@ -763,7 +777,9 @@ CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
    hazard pointers (that would cost a fence per check), so the set cannot
    tell by itself. */
 CTXPROF_API size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set);
-/* Switches mode; safe while other threads check. */
+/* Switches mode; safe while other threads check. An unknown mode, or a set
+   not initialised, is refused: the mode stays, and the set's error record
+   (ctxprof_pcc_set_last_error) says why. */
 CTXPROF_API void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode);
 /* Adds a value (training without the check path); 1 if added, 0 if present,
    CTXPROF_ERR_FULL when the bound is reached, CTXPROF_ERR_NOMEM. Thread-safe. */
@@ -797,7 +813,9 @@ CTXPROF_API int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path);
    the set was empty. */
 CTXPROF_API int ctxprof_pcc_set_load(ctxprof_pcc_set *set, const char *path);
 CTXPROF_API int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path);
-/* The last error's text (never NULL). */
+/* The text of the set's most recent failure, "ok" when none (never NULL).
+   Init resets it; later successes do not clear it (the set is shared by
+   threads: one's success must not hide another's failure). */
 CTXPROF_API const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set);
 
 /* A set file's contents independent of this build's parameters (for tools
@@ -4579,8 +4597,10 @@ CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set
 {
     if (!set)
         return CTXPROF_ERR_INVAL;
+    if (__atomic_load_n(&set->live, __ATOMIC_ACQUIRE) == CTXPROF__LIVE_TAG(set))
+        return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0,
+                             "pcc set: already initialised: ctxprof_pcc_set_deinit first");
     memset(set, 0, sizeof *set);
-    set->table = set->reported = &ctxprof__pcc_empty;
     if (desc)
         set->desc = *desc;
     if (!set->desc.expected)
@@ -4596,9 +4616,12 @@ CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set
     if (!set->desc.max_reported)
         set->desc.max_reported = 65536;
     if (set->desc.mode < CTXPROF_PCC_OFF || set->desc.mode > CTXPROF_PCC_CHECK)
-        return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0, "pcc set: unknown mode %d",
+        return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0,
+                             "pcc set: unknown mode %d (CTXPROF_PCC_OFF, _TRAIN or _CHECK)",
                              set->desc.mode);
     set->mode = set->desc.mode;
+    set->table = set->reported = &ctxprof__pcc_empty;
+    __atomic_store_n(&set->live, CTXPROF__LIVE_TAG(set), __ATOMIC_RELEASE);
     return CTXPROF_OK;
 }
 
@@ -4666,7 +4689,14 @@ CTXPROF_DEF size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set)
 
 CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
 {
-    if (mode >= CTXPROF_PCC_OFF && mode <= CTXPROF_PCC_CHECK && !ctxprof__pcc_uninit(set))
+    if (!set || ctxprof__pcc_uninit(set))
+        return;
+    if (mode < CTXPROF_PCC_OFF || mode > CTXPROF_PCC_CHECK)
+        ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0,
+                      "pcc set: unknown mode %d (CTXPROF_PCC_OFF, _TRAIN or _CHECK): mode "
+                      "unchanged",
+                      mode);
+    else
         __atomic_store_n(&set->mode, mode, __ATOMIC_RELAXED);
 }
 
