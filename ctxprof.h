@@ -4935,6 +4935,7 @@ CTXPROF_DEF int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *pa
     uint64_t params[4];
     unsigned char *img;
     int st;
+    ctxprof__error_clear(err);
     if ((f->bits != 32 && f->bits != 64) || (f->count && !f->values))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: bad set description", path);
     for (i = 1; i < f->count; i++)
@@ -5016,7 +5017,9 @@ CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctx
 {
     unsigned char *buf;
     size_t size;
-    int st = ctxprof__blob_read(path, f->alloc_user, &buf, &size, err);
+    int st;
+    ctxprof__error_clear(err);
+    st = ctxprof__blob_read(path, f->alloc_user, &buf, &size, err);
     if (st)
         return st;
     st = ctxprof__pcc_file_parse(f, buf, size, path, err);

@@ -2136,7 +2136,13 @@ static void pcc_file_write_bits32(void)
     f.count = 2;
     f.values = fit;
     REQUIRE_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_OK);
+    CHECK_EQ(e.status, CTXPROF_OK); /* an argument record describes its call alone */
+    CHECK_STR(e.detail, "");
+    CHECK_EQ(ctxprof_pcc_file_read(&g, "/nonexistent/x.set", &e), CTXPROF_ERR_SYS);
     REQUIRE_EQ(ctxprof_pcc_file_read(&g, path, &e), CTXPROF_OK);
+    CHECK_EQ(e.status, CTXPROF_OK);
+    CHECK_EQ(e.sys_errno, 0);
+    CHECK_STR(e.detail, "");
     CHECK_EQ(g.bits, 32);
     REQUIRE_EQ(g.count, 2);
     CHECK_EQ(g.values[0], 5);
