@@ -1206,15 +1206,19 @@ CTXPROF_API int ctxprof_enc_scheme_parse(const char *name);
    as edge ids, root first, into out[0 .. *out_n). Returns CTXPROF_OK,
    CTXPROF_ERR_FULL (cap too small; *out_n = edges decoded so far),
    CTXPROF_ERR_CORRUPT (not an encoding of a path to node) or
-   CTXPROF_ERR_RANGE (truncated encoding). PCCE: range walk; VALENCE:
-   Algorithms 2 and 4; HCCE and AUTO: range walk plus stack codes. Reads only
-   the tables and the words: no allocation, signal-safe. */
+   CTXPROF_ERR_RANGE (truncated encoding), or CTXPROF_ERR_INVAL for bad
+   arguments (err says which: NULL tables or out_n, a node out of range,
+   fewer bits than the acyclic id, NULL words or out with a length). PCCE:
+   range walk; VALENCE: Algorithms 2 and 4; HCCE and AUTO: range walk plus
+   stack codes. Reads only the tables and the words: no allocation,
+   signal-safe. */
 CTXPROF_API int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *words,
                                    uint64_t n_bits, uint32_t node, uint32_t *out, size_t cap,
                                    size_t *out_n, ctxprof_error *err);
 /* ctxprof_enc_decode of a view from ctxprof_enc_query; CTXPROF_ERR_RANGE
-   when the view is truncated (the stack limit was hit). ctxprof_enc_decode
-   itself needs ceil(n_bits / 64) readable words. */
+   when the view is truncated (the stack limit was hit), CTXPROF_ERR_INVAL
+   for a NULL view. ctxprof_enc_decode itself needs ceil(n_bits / 64)
+   readable words. */
 CTXPROF_API int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxprof_enc_view *v,
                                         uint32_t node, uint32_t *out, size_t cap, size_t *out_n,
                                         ctxprof_error *err);
@@ -8415,9 +8419,29 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
     D.cap = cap;
     D.n = 0;
     D.err = err;
+    ctxprof__error_clear(err);
+    if (!out_n)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode: out_n is NULL");
     *out_n = 0;
-    if (!t || node >= t->n_nodes || n_bits < t->acyc_bits || (n_bits && !words))
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "bad arguments to ctxprof_enc_decode");
+    if (!t)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode: tables are NULL");
+    if (node >= t->n_nodes)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_enc_decode: node %lu out of range: the tables have %lu "
+                             "functions",
+                             (unsigned long)node, (unsigned long)t->n_nodes);
+    if (n_bits < t->acyc_bits)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_enc_decode: %llu bits, fewer than the %lu of the "
+                             "tables' acyclic id",
+                             (unsigned long long)n_bits, (unsigned long)t->acyc_bits);
+    if (n_bits && !words)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_enc_decode: words is NULL with %llu bits",
+                             (unsigned long long)n_bits);
+    if (cap && !out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_enc_decode: out is NULL with cap %zu", cap);
     S.w = words;
     S.a = t->acyc_bits / 64;
     S.r = t->acyc_bits % 64;
@@ -8485,7 +8509,12 @@ CTXPROF_DEF int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxpr
                                         uint32_t node, uint32_t *out, size_t cap, size_t *out_n,
                                         ctxprof_error *err)
 {
+    ctxprof__error_clear(err);
+    if (!out_n)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode: out_n is NULL");
     *out_n = 0;
+    if (!v)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode_view: view is NULL");
     if (v->truncated)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
                              "encoding truncated: the recursion stack limit was reached");
