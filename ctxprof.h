@@ -1790,7 +1790,9 @@ CTXPROF_INLINE ctxprof_icpp_cid ctxprof_icpp_cid_here(uintptr_t func)
 /* --- training: path maps from a shadow stack (paper 4.2) -------------- */
 
 typedef struct ctxprof_icpp_train_desc {
-    size_t max_paths; /* calling-context nodes per thread (default 1 << 20); more are dropped */
+    size_t max_paths; /* calling-context tree nodes per thread, its root included: at most
+                         max_paths - 1 paths (stats.nodes) per thread, more are dropped
+                         (default 1 << 20; 1, room for the root alone, is refused) */
     size_t max_depth; /* shadow stack entries per thread (default 16384); deeper frames dropped */
 } ctxprof_icpp_train_desc;
 
@@ -1808,13 +1810,24 @@ typedef struct ctxprof_icpp_train_stats {
                                 allocate, and the interrupted code may be inside malloc) */
 } ctxprof_icpp_train_stats;
 
-/* Starts recording (process-wide switch). Not signal-safe. */
+/* Starts recording (process-wide switch). The limits desc sets apply to
+   every thread from then on; its zero fields, or a NULL desc, keep those in
+   force (the defaults until a start sets others: they stay across stop
+   and reset). While training is on (a start not yet stopped, or
+   CTXPROF_ICPP_TRAIN in the environment) a start that asks for other
+   limits is refused with CTXPROF_ERR_INVAL and changes nothing (stop
+   first); one that asks for none, or for those in force, returns
+   CTXPROF_OK. Not concurrently with another start or a stop. Not
+   signal-safe. */
 CTXPROF_API int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err);
 /* Stops recording; the data stays until reset. */
 CTXPROF_API void ctxprof_icpp_train_stop(void);
 /* Writes the merged paths of every thread as a path map (function names
    from the process's symbols; the ctxprof-paths format; atomic replace). Run it
-   when other training threads are quiescent. */
+   when other training threads are quiescent. With no path recorded (training
+   never started since the last reset, or no instrumented function ran while
+   it was on) it writes nothing and fails with CTXPROF_ERR_INVAL: a map without
+   paths resolves nothing and ctxprof-gen pad refuses it. */
 CTXPROF_API int ctxprof_icpp_train_save(const char *path, ctxprof_error *err);
 /* Frees all training data (no thread may be inside instrumented code, nor
    in ctxprof_icpp_train_path, train_key or train_get_stats). */
@@ -9924,6 +9937,7 @@ static CTXPROF_TLS ctxprof__icpp_ts *ctxprof__icpp_tls_ts CTXPROF__TLS_MODEL;
 static ctxprof__icpp_ts *ctxprof__icpp_ts_head;
 static uint32_t ctxprof__icpp_ts_count;
 static size_t ctxprof__icpp_max_paths = (size_t)1 << 20, ctxprof__icpp_max_depth = 16384;
+static int ctxprof__icpp_started; /* a train_start since the last reset (for train_save) */
 
 CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_grow(void *p, size_t n, size_t elem)
 {
@@ -10588,14 +10602,29 @@ CTXPROF__NOINSTR CTXPROF_DEF uintptr_t ctxprof__icpp_frame_at(uintptr_t sp)
 CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)
 {
     ctxprof__error_clear(err);
+    if (__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_ACQUIRE)) {
+        if (desc && ((desc->max_paths && desc->max_paths != ctxprof__icpp_max_paths) ||
+                     (desc->max_depth && desc->max_depth != ctxprof__icpp_max_depth)))
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                 "icpp: training is on already, with max_paths %zu and "
+                                 "max_depth %zu: ctxprof_icpp_train_stop first to change them",
+                                 ctxprof__icpp_max_paths, ctxprof__icpp_max_depth);
+        return CTXPROF_OK; /* on, with what was asked for */
+    }
     if (desc && desc->max_paths) {
         if (desc->max_paths > (size_t)UINT32_MAX - 2)
             return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_paths %zu too large",
                                  desc->max_paths);
-        ctxprof__icpp_max_paths = desc->max_paths;
+        if (desc->max_paths == 1)
+            return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                                 "icpp: max_paths 1 holds only the tree's root: no path could "
+                                 "be recorded (it counts the root: 2 for one path)");
     }
+    if (desc && desc->max_paths)
+        ctxprof__icpp_max_paths = desc->max_paths;
     if (desc && desc->max_depth)
         ctxprof__icpp_max_depth = desc->max_depth;
+    ctxprof__icpp_started = 1;
     ctxprof__icpp_sigret_learn();
     __atomic_store_n(&ctxprof__icpp_training, 1, __ATOMIC_RELEASE);
     return CTXPROF_OK;
@@ -10628,6 +10657,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
         t->cur = 0;
     }
     __atomic_store_n(&ctxprof__icpp_sig_dropped, 0, __ATOMIC_RELAXED);
+    ctxprof__icpp_started = __atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED);
 }
 
 CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
@@ -14282,6 +14312,30 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
     ctxprof__error_clear(err);
     if (!path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: no file name");
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next)
+        if (t->nn > 1)
+            break;
+    if (!t) { /* a map without paths: refused by ctxprof-gen pad, resolves nothing */
+        ctxprof_icpp_train_stats ts;
+        if (!ctxprof__icpp_started)
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                 "icpp: %s: nothing to save: training never started "
+                                 "(ctxprof_icpp_train_start first)",
+                                 path);
+        ctxprof_icpp_train_get_stats(&ts);
+        if (!ts.dropped_paths && !ts.dropped_depth && !ts.no_base && !ts.dropped_signal)
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                 "icpp: %s: nothing to save: no instrumented function ran "
+                                 "while training was on",
+                                 path);
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "icpp: %s: nothing to save: no path recorded (entries dropped: "
+                             "%llu past max_paths, %llu past max_depth, %llu without a base, "
+                             "%llu in signal handlers)",
+                             path, (unsigned long long)ts.dropped_paths,
+                             (unsigned long long)ts.dropped_depth, (unsigned long long)ts.no_base,
+                             (unsigned long long)ts.dropped_signal);
+    }
     if (self)
         self->busy = 1; /* library code compiled with the hooks must not record now */
     memset(&b, 0, sizeof b);

@@ -5050,6 +5050,123 @@ static void icpp_robust_bounds(void)
     ctxprof_icpp_train_stop();
 }
 
+/* ---- API misuse: refused with a message, never silent ------------------- */
+
+__attribute__((noinline)) static int icpp_mu_leaf(int x)
+{
+    CTXPROF_ICPP_FUNC(icpp_mu_leaf);
+    return x + 1;
+}
+
+/* An error argument describes its call alone: a success after a failure
+   clears it. */
+static void icpp_err_arg_cleared(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512];
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_err.paths", ctxprof_test_tmpdir());
+    CHECK_EQ(ctxprof_icpp_map_parse(&m, "nonsense\n", 9, "bad", &err), CTXPROF_ERR_PARSE);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "t", &err),
+               CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_STR(err.detail, "");
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_load(&m, "/nonexistent/x.paths", &err), CTXPROF_ERR_SYS);
+    CHECK_NE(err.sys_errno, 0);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_EQ(err.sys_errno, 0);
+    CHECK_STR(err.detail, "");
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* A second start while training that asks for other limits is refused and
+   keeps them (one that asks for none, or the same, is fine); max_paths
+   counts the tree's root: 1 is refused, 2 records one path. */
+static void icpp_train_start_twice(void)
+{
+    ctxprof_icpp_train_desc desc;
+    ctxprof_icpp_train_stats st;
+    ctxprof_error err;
+    memset(&desc, 0, sizeof desc);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_reset();
+    desc.max_paths = (size_t)1 << 20; /* the defaults (process-wide: set them here) */
+    desc.max_depth = 16384;
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    desc.max_depth = 0;
+    desc.max_paths = 2;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "training is on already, with max_paths 1048576 and max_depth "
+                               "16384: ctxprof_icpp_train_stop first to change them");
+    desc.max_paths = 0;
+    desc.max_depth = 3;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_ERR_INVAL);
+    CHECK_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK); /* nothing asked: still on */
+    CHECK_EQ(err.status, CTXPROF_OK);
+    desc.max_paths = (size_t)1 << 20; /* those in force */
+    desc.max_depth = 0;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_mu_leaf(1), 2);
+    CHECK_EQ(icpp_t_rec(2, 0), 1 + 2 + 1);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_paths, 0); /* the default limits still */
+    CHECK_EQ(st.nodes, 5);
+    ctxprof_icpp_train_reset();
+    desc.max_paths = 1;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_ERR_RANGE);
+    CHECK_CONTAINS(err.detail, "max_paths 1 holds only the tree's root");
+    CHECK_EQ(ctxprof__icpp_training, 0);
+    desc.max_paths = 2;
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_EQ(icpp_mu_leaf(1), 2);
+    CHECK_EQ(icpp_t_rec(0, 0), 1);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.nodes, 1);
+    CHECK_EQ(st.entries, 1);
+    CHECK_EQ(st.dropped_paths, 2);
+    ctxprof_icpp_train_reset();
+    desc.max_paths = (size_t)1 << 20; /* the defaults again (they are process-wide) */
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_reset();
+}
+
+/* A save with no path recorded writes nothing and says why. */
+static void icpp_train_save_nothing(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512];
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_never.paths", ctxprof_test_tmpdir());
+    unlink(path);
+    ctxprof_icpp_train_reset();
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "nothing to save: training never started");
+    CHECK_NE(access(path, F_OK), 0);
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "nothing to save: no instrumented function ran");
+    CHECK_NE(access(path, F_OK), 0);
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_mu_leaf(1), 2);
+    ctxprof_icpp_train_stop();
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(m.paths, 1);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_train_reset();
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_INVAL); /* reset: never again */
+    CHECK_CONTAINS(err.detail, "training never started");
+}
+
 /* The timer sampler's handler under signal storms, while two threads call
    malloc and write through one shared stdio stream (its lock contended).
    In a forked child under an alarm: a deadlock fails the case.
@@ -5297,6 +5414,9 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_train_signal_plain", icpp_train_signal_plain},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
+    {"icpp_err_arg_cleared", icpp_err_arg_cleared},
+    {"icpp_train_start_twice", icpp_train_start_twice},
+    {"icpp_train_save_nothing", icpp_train_save_nothing},
     {"icpp_robust_signals", icpp_robust_signals},
     {"icpp_cfa_cie_version3", icpp_cfa_cie_version3},
                                                        {0, 0}};
