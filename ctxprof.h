@@ -2381,7 +2381,9 @@ typedef struct ctxprof_icpp_sampler {
    handler takes the signals the sampler's timers raise; others (the
    program's own timer, kill) go to the handler the program had installed
    for the signal, if any, else are samples too. Setting another
-   disposition while a sampler is active loses its samples. */
+   disposition while a sampler is active loses its samples. While one is
+   active, init is refused with CTXPROF_ERR_INVAL (on that sampler too:
+   "initialised and active already"); deinit it first. */
 CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                                           const ctxprof_icpp_sampler_desc *desc,
                                           ctxprof_error *err);
@@ -14741,8 +14743,13 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
     if (dd.map && (!dd.map->d || !dd.map->d->bound))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");
+    if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE) == s)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "icpp: this sampler is initialised and active already: "
+                             "ctxprof_icpp_sampler_deinit first");
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE))
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: another sampler is active");
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "icpp: another sampler is active (one at a time: deinit it first)");
     pthread_once(&ctxprof__icpp_fork_once, ctxprof__icpp_fork_init);
     /* zeroed now, so the handler never faults in fresh pages */
     buf = (ctxprof_icpp_sample *)ctxprof__zalloc(dd.capacity, sizeof *buf, NULL);

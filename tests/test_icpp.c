@@ -3540,7 +3540,7 @@ static void icpp_sampler_live(void)
     desc.save_targeted = 1;
     REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_OK);
     CHECK_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_ERR_INVAL); /* one at a time */
-    CHECK_CONTAINS(err.detail, "another sampler");
+    CHECK_CONTAINS(err.detail, "this sampler is initialised and active already");
     if (ctxprof_icpp_sampler_attach(&s, &err) != CTXPROF_OK) {
         ctxprof_icpp_sampler_deinit(&s);
         ctxprof_icpp_map_deinit(&m);
@@ -5167,6 +5167,23 @@ static void icpp_train_save_nothing(void)
     CHECK_CONTAINS(err.detail, "training never started");
 }
 
+/* Re-initialising the active sampler says it is this one; another is told
+   one is active. */
+static void icpp_sampler_reinit(void)
+{
+    ctxprof_icpp_sampler s, other;
+    ctxprof_error err;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "this sampler is initialised and active already: "
+                               "ctxprof_icpp_sampler_deinit first");
+    CHECK_EQ(ctxprof_icpp_sampler_init(&other, NULL, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "another sampler is active");
+    ctxprof_icpp_sampler_deinit(&s);
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&other, NULL, &err), CTXPROF_OK);
+    ctxprof_icpp_sampler_deinit(&other);
+}
+
 /* The timer sampler's handler under signal storms, while two threads call
    malloc and write through one shared stdio stream (its lock contended).
    In a forked child under an alarm: a deadlock fails the case.
@@ -5417,6 +5434,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_err_arg_cleared", icpp_err_arg_cleared},
     {"icpp_train_start_twice", icpp_train_start_twice},
     {"icpp_train_save_nothing", icpp_train_save_nothing},
+    {"icpp_sampler_reinit", icpp_sampler_reinit},
     {"icpp_robust_signals", icpp_robust_signals},
     {"icpp_cfa_cie_version3", icpp_cfa_cie_version3},
                                                        {0, 0}};
