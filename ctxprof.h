@@ -2209,8 +2209,11 @@ typedef struct ctxprof_icpp_result {
    max_walk = 0: PC and SP alone. From saved words (frames, when not NULL)
    the targeted reads look up the word saved at each deciding height (its
    cfa = base - height: the sampler's save_targeted words, or frames of a
-   saved chain), then it walks the words in order. The map must be bound.
-   Signal-safe, thread-safe; returns result->kind. */
+   saved chain), then it walks the words in order. Signal-safe,
+   thread-safe; returns result->kind. The map must be bound: with an
+   unbound (or NULL) map it returns CTXPROF_ERR_INVAL and sets result->kind
+   to CTXPROF_ICPP_OUTSIDE (no candidates); with a NULL result,
+   CTXPROF_ERR_INVAL. */
 CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
                                      uintptr_t base, uintptr_t fp,
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
@@ -12582,6 +12585,16 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
                                      ctxprof_icpp_result *r)
 {
+    if (!r)
+        return CTXPROF_ERR_INVAL;
+    if (!m || !m->d || !ctxprof__icpp_bound_of(m->d)) {
+        /* no PC maps to a function yet: OUTSIDE for code that reads the
+           kind (it has no candidates), an error for code that checks */
+        memset(r, 0, sizeof *r);
+        r->func = r->path = CTXPROF__ICPP_NONE;
+        r->kind = CTXPROF_ICPP_OUTSIDE;
+        return CTXPROF_ERR_INVAL;
+    }
     return ctxprof__icpp_resolve(m, pc, sp, base, fp, frames, max_walk, r, NULL, 0);
 }
 

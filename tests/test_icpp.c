@@ -5184,6 +5184,41 @@ static void icpp_sampler_reinit(void)
     ctxprof_icpp_sampler_deinit(&other);
 }
 
+/* Resolving with a map that is not bound is an error (the kind says
+   OUTSIDE: no candidates); a NULL result too (in a child: it crashed). */
+static int icpp_resolve_null_child(void *arg, void *shared)
+{
+    uintptr_t base = 0x7fff0000;
+    (void)shared;
+    return ctxprof_icpp_resolve((const ctxprof_icpp_map *)arg, 0x1000, base - 64, base, 0, NULL,
+                                8, NULL) != CTXPROF_ERR_INVAL;
+}
+
+static void icpp_resolve_unbound(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_icpp_result r;
+    ctxprof_error err;
+    uintptr_t base = 0x7fff0000;
+    int sig = 0;
+    memset(&m, 0, sizeof m);
+    memset(&r, 0x5A, sizeof r);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, 0x1000, base - 64, base, 0, NULL, 8, &r), CTXPROF_ERR_INVAL);
+    CHECK_EQ(r.kind, CTXPROF_ICPP_OUTSIDE);
+    CHECK_EQ(r.degree, 0);
+    CHECK_EQ(r.func, UINT32_MAX);
+    CHECK(r.candidates == NULL);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "t", &err),
+               CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, 0x1000, base - 64, base, 0, NULL, 8, &r), CTXPROF_ERR_INVAL);
+    CHECK_EQ(r.kind, CTXPROF_ICPP_OUTSIDE);
+    CHECK_EQ(ctxprof_icpp_resolve(NULL, 0x1000, base - 64, base, 0, NULL, 8, &r),
+             CTXPROF_ERR_INVAL);
+    CHECK_EQ(ctxprof_test_child(icpp_resolve_null_child, &m, NULL, 60, &sig), 0);
+    CHECK_EQ(sig, 0);
+    ctxprof_icpp_map_deinit(&m);
+}
+
 /* The timer sampler's handler under signal storms, while two threads call
    malloc and write through one shared stdio stream (its lock contended).
    In a forked child under an alarm: a deadlock fails the case.
@@ -5435,6 +5470,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_train_start_twice", icpp_train_start_twice},
     {"icpp_train_save_nothing", icpp_train_save_nothing},
     {"icpp_sampler_reinit", icpp_sampler_reinit},
+    {"icpp_resolve_unbound", icpp_resolve_unbound},
     {"icpp_robust_signals", icpp_robust_signals},
     {"icpp_cfa_cie_version3", icpp_cfa_cie_version3},
                                                        {0, 0}};
