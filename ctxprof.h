@@ -2126,9 +2126,17 @@ CTXPROF_API int ctxprof_icpp_map_path(const ctxprof_icpp_map *m, uint32_t path,
 /* Function ids of a path, root first, into out[max]; returns its length. */
 CTXPROF_API size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
                                                uint32_t *out, size_t max);
-/* "main>parse>expr" into buf (truncated, NUL-terminated); returns the full length. */
+/* "main>parse>expr" into buf (truncated, NUL-terminated); returns the full
+   length. The names as the map has them: a C++ function's mangled symbol
+   ("_ZN4calc4evalEPKNS_4NodeE"), the map's identity for it. Signal-safe. */
 CTXPROF_API size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
                                              size_t size);
+/* The same for display, C++ names as source spells them, through
+   ctxprof_demangle ("calc::eval(calc::Node const*)>..."; other names, and
+   all of them without the C++ runtime's demangler, as they are). The map
+   keeps its names mangled. Allocates; not signal-safe. */
+CTXPROF_API size_t ctxprof_icpp_map_path_str_demangled(const ctxprof_icpp_map *m, uint32_t path,
+                                                       char *buf, size_t size);
 /* A 64-bit identity of a call path by its function names (root first),
    the same in every map and process: for comparing paths across runs. */
 CTXPROF_API uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n);
@@ -11613,6 +11621,44 @@ CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t
             if (at + k < size)
                 buf[at + k] = nm[k];
     }
+    if (size)
+        buf[total < size ? total : size - 1] = '\0';
+    return total;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_path_str_demangled(const ctxprof_icpp_map *m, uint32_t path,
+                                                       char *buf, size_t size)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t *chain, v;
+    size_t len, i, k, total = 0;
+    if (size)
+        buf[0] = '\0';
+    if (!d || path >= d->np)
+        return 0;
+    len = d->ndepth[d->pnode[path]];
+    chain = (uint32_t *)ctxprof__alloc(len, sizeof *chain, NULL);
+    if (!chain) /* out of memory: the names as they are */
+        return ctxprof_icpp_map_path_str(m, path, buf, size);
+    for (v = d->pnode[path], i = len; v != 0 && i > 0; v = d->nparent[v])
+        chain[--i] = d->nfunc[v]; /* root first */
+    for (i = 0; i < len; i++) {
+        const char *nm = d->names.names[chain[i]];
+        char *dm = ctxprof__demangle_alloc(nm);
+        const char *w = dm ? dm : nm;
+        size_t n = strlen(w);
+        if (i) {
+            if (total < size)
+                buf[total] = '>';
+            total++;
+        }
+        for (k = 0; k < n; k++)
+            if (total + k < size)
+                buf[total + k] = w[k];
+        total += n;
+        free(dm);
+    }
+    ctxprof__free(chain, NULL);
     if (size)
         buf[total < size ? total : size - 1] = '\0';
     return total;

@@ -5219,6 +5219,78 @@ static void icpp_resolve_unbound(void)
     ctxprof_icpp_map_deinit(&m);
 }
 
+/* Path strings for display: C++ names demangled (a C++ program: this one
+   has no demangler unless a sanitizer's runtime brought one), the map's
+   own names and ctxprof_icpp_map_path_str left mangled. */
+static void icpp_path_str_demangled(void)
+{
+    static const char text[] = "ctxprof-paths 1\n"
+                               "path 1 100 main\n"
+                               "path 1 180 main _ZN4calc4evalEPKNS_4NodeE\n";
+    static const char prog[] =
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"ctxprof.h\"\n"
+        "#include <stdio.h>\n"
+        "#include <string>\n"
+        "int main() {\n"
+        "    std::string name(\"func \"); /* a C++ program: the runtime is loaded */\n"
+        "    static const char t[] = \"ctxprof-paths 1\\npath 1 100 main\\n\"\n"
+        "                            \"path 1 180 main _ZN4calc4evalEPKNS_4NodeE\\n\";\n"
+        "    ctxprof_icpp_map m = {};\n"
+        "    ctxprof_error err;\n"
+        "    char a[128], b[128], c[8];\n"
+        "    uint32_t p;\n"
+        "    if (ctxprof_icpp_map_parse(&m, t, sizeof t - 1, \"t\", &err)) return 1;\n"
+        "    for (p = 0; p < m.paths; p++) {\n"
+        "        size_t n = ctxprof_icpp_map_path_str_demangled(&m, p, c, sizeof c);\n"
+        "        ctxprof_icpp_map_path_str(&m, p, a, sizeof a);\n"
+        "        ctxprof_icpp_map_path_str_demangled(&m, p, b, sizeof b);\n"
+        "        printf(\"%s|%s|%zu|%s\\n\", a, b, n, c);\n"
+        "    }\n"
+        "    printf(\"%s%ld\\n\", name.c_str(),\n"
+        "           ctxprof_icpp_map_func(&m, \"_ZN4calc4evalEPKNS_4NodeE\"));\n"
+        "    ctxprof_icpp_map_deinit(&m);\n"
+        "    return 0;\n"
+        "}\n";
+    const char *d = ctxprof_test_tmpdir();
+    const char *cxx = strstr(CTXPROF_TEST_CC, "clang") ? "clang++" : "g++";
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char buf[128], root[1024], src[600], out[600], *txt;
+    const char *want = "main>calc::eval(calc::Node const*)";
+    size_t len, n;
+    FILE *f;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    n = ctxprof_icpp_map_path_str_demangled(&m, 1, buf, sizeof buf);
+    CHECK_EQ(n, strlen(buf));
+    CHECK(strcmp(buf, "main>_ZN4calc4evalEPKNS_4NodeE") == 0 || strcmp(buf, want) == 0);
+    CHECK_EQ(ctxprof_icpp_map_path_str_demangled(&m, 0, buf, sizeof buf), 4);
+    CHECK_STR(buf, "main");
+    CHECK_EQ(ctxprof_icpp_map_path_str_demangled(&m, 2, buf, sizeof buf), 0); /* no such path */
+    CHECK_STR(buf, "");
+    CHECK_EQ(ctxprof_icpp_map_path_str_demangled(NULL, 0, buf, sizeof buf), 0);
+    ctxprof_icpp_map_deinit(&m);
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    snprintf(src, sizeof src, "%s/icpp_dm.cpp", d);
+    snprintf(out, sizeof out, "%s/icpp_dm.out", d);
+    f = fopen(src, "w");
+    REQUIRE(f != NULL);
+    fputs(prog, f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=c++11 -O1 -Wall -Wextra -Werror -I%s %s -o %s/icpp_dm && "
+                               "%s/icpp_dm > %s",
+                               cxx, root, src, d, d, out),
+               0);
+    REQUIRE_EQ(ctxprof__read_file(out, &txt, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_CONTAINS(txt, "main|main|4|main\n");
+    CHECK_CONTAINS(txt, "main>_ZN4calc4evalEPKNS_4NodeE|main>calc::eval(calc::Node const*)|34|"
+                        "main>ca\n");
+    CHECK_CONTAINS(txt, "func 1\n"); /* the map knows the mangled name */
+    ctxprof__free(txt, NULL);
+}
+
 /* The timer sampler's handler under signal storms, while two threads call
    malloc and write through one shared stdio stream (its lock contended).
    In a forked child under an alarm: a deadlock fails the case.
@@ -5471,6 +5543,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_train_save_nothing", icpp_train_save_nothing},
     {"icpp_sampler_reinit", icpp_sampler_reinit},
     {"icpp_resolve_unbound", icpp_resolve_unbound},
+    {"icpp_path_str_demangled", icpp_path_str_demangled},
     {"icpp_robust_signals", icpp_robust_signals},
     {"icpp_cfa_cie_version3", icpp_cfa_cie_version3},
                                                        {0, 0}};
