@@ -293,7 +293,10 @@ typedef struct ctxprof_pebs_desc {
     int signo;            /* CTXPROF_PEBS_SIGNAL: the signal; default SIGIO */
     ctxprof_pebs_sample_fn on_sample; /* sink 1: callback (may be NULL) */
     void *user;                       /* its first argument */
-    ctxprof_pebs_sample *samples;     /* sink 2: caller's array (may be NULL) */
+    ctxprof_pebs_sample *samples;     /* sink 2: caller's array (may be NULL; then
+                                         samples_cap must be 0, and the other way round:
+                                         else open fails with CTXPROF_ERR_INVAL). With
+                                         neither sink samples are only counted (stats) */
     size_t samples_cap;               /* its capacity; samples beyond are counted */
     ctxprof_log_fn log;               /* optional: one line per fallback and warning */
     void *log_user;
@@ -2565,6 +2568,15 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
                              d.stack_bytes, CTXPROF__PEBS_MAX_STACK_BYTES);
     if ((d.period | d.period_ns) >> 63)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: period too large");
+    if (d.samples_cap && !d.samples) /* an array promised, none given: all samples lost */
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: samples_cap %zu but samples is NULL: no array to "
+                             "store them in",
+                             d.samples_cap);
+    if (d.samples && !d.samples_cap)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: samples given with samples_cap 0: no sample could "
+                             "be stored");
     if (d.flags &
         ~(CTXPROF_PEBS_TIME | CTXPROF_PEBS_CALLCHAIN | CTXPROF_PEBS_KERNEL | CTXPROF_PEBS_NO_ENV))
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: unknown flags %#x",

@@ -1391,6 +1391,33 @@ static void pebs_desc_limits(void)
     ctxprof_pebs_close(&pb);
 }
 
+/* An array promised but not given (samples_cap without samples), or given
+   without room, is refused: every sample would have been lost. With no
+   sink at all samples are counted (not a mistake: probes, overhead). */
+static void pebs_desc_sinks(void)
+{
+    static ctxprof_pebs_sample arr[4];
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.samples_cap = 10;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(pb.error.detail, "samples_cap 10 but samples is NULL");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "samples_cap 10 but samples is NULL");
+    CHECK(pb.impl == NULL);
+    d.samples_cap = 0;
+    d.samples = arr;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(pb.error.detail, "samples given with samples_cap 0");
+    d.samples_cap = 4;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    ctxprof_pebs_close(&pb);
+    d.samples = NULL;
+    d.samples_cap = 0;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK); /* counts only */
+    ctxprof_pebs_close(&pb);
+}
+
 typedef struct pebs_hits {
     uint64_t all, in, tid_wrong;
     int tid;
@@ -5525,6 +5552,7 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_libpfm", pebs_libpfm},
     {"pebs_libpfm_degrade", pebs_libpfm_degrade},
     {"pebs_desc_checks", pebs_desc_checks},
+    {"pebs_desc_sinks", pebs_desc_sinks},
     {"pebs_desc_limits", pebs_desc_limits},
     {"pebs_live_explain", pebs_live_explain},
     PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
