@@ -339,7 +339,8 @@ typedef struct ctxprof_pebs {
     int level;           /* ctxprof_pebs_level in use after a successful open */
     unsigned max_stack;  /* callchain depth in use after a successful open (desc.max_stack,
                             lowered to kernel.perf_event_max_stack); 0 without callchains */
-    ctxprof_error error; /* detail of the last failure */
+    ctxprof_error error; /* its most recent failure: open resets it, later successes (an
+                            attach after a failed one, a drain) leave it */
     /* private: */
     struct ctxprof__pebs_impl *impl;      /* live state between open and close */
     char explain_text[768];               /* the probe's story (final one after close) */
@@ -363,7 +364,9 @@ typedef struct ctxprof_pebs {
 CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc);
 
 /* Starts sampling thread tid of this process (0 = the calling thread) into
-   its own ring. stack_base is the address heights are measured from; 0 =
+   its own ring. A tid of another process is refused (CTXPROF_ERR_INVAL),
+   checked at the call (a thread that exits and whose id another process
+   takes before the event opens is not caught). stack_base is the address heights are measured from; 0 =
    the thread's ICPP base (ctxprof_icpp_thread_base / _base_of_tid: the base
    training used). A thread that has no ICPP base yet (attached before its
    first instrumented function or ctxprof_icpp_thread_begin) is measured,
@@ -2783,6 +2786,17 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     self = tid == 0 || tid == ctxprof__pebs_gettid();
     if (tid == 0)
         tid = ctxprof__pebs_gettid();
+    /* perf_event samples another process's thread as readily: tgkill(pid,
+       tid, 0) says whether tid is a thread of ours (in our pid namespace,
+       which /proc may not be). ESRCH for another process's thread, and for
+       one that exited: that one is left to the open below (ESRCH too) */
+    if (!self && syscall(SYS_tgkill, (long)getpid(), (long)tid, 0) != 0 && errno == ESRCH &&
+        (kill((pid_t)tid, 0) == 0 || errno != ESRCH)) {
+        rc = ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                           "ctxprof_pebs: thread %d is not a thread of this process (pid %ld)",
+                           tid, (long)getpid());
+        goto failed;
+    }
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
     /* heights against the same base as ICPP training; a thread without one
        yet gets it at a later drain (the ring reader looks it up) */
