@@ -965,7 +965,7 @@ typedef struct ctxprof_graph {
     size_t n_indirect;      /* gcc __indirect_call sites dropped */
     size_t n_indirect_open; /* of those, in callers no text input added an edge to */
     int finished;
-    ctxprof_error error; /* detail of the last failure */
+    ctxprof_error error; /* its most recent failure: init resets it, later successes leave it */
     /* private: */
     void *priv;
 } ctxprof_graph;
@@ -1001,7 +1001,8 @@ CTXPROF_API int ctxprof_graph_set_root(ctxprof_graph *g, const char *name);
 CTXPROF_API int ctxprof_graph_finish(ctxprof_graph *g);
 /* Id of the function with this name (or C name), -1 if none. */
 CTXPROF_API long ctxprof_graph_find(const ctxprof_graph *g, const char *name);
-/* The detail of the last error. */
+/* The detail of the graph's most recent failure, "ok" when none. Init
+   resets it; later successes (a load, parse or finish) do not clear it. */
 CTXPROF_API const char *ctxprof_graph_last_error(const ctxprof_graph *g);
 /* Writes the graph in the ctxprof-callgraph 1 format into a buffer from
    CTXPROF_MALLOC (free with ctxprof_graph_free_buffer). Parsing the text
@@ -6357,7 +6358,6 @@ CTXPROF__PRIV int ctxprof__graph_input(ctxprof_graph *g, char *buf, size_t len, 
     int st;
     P->n_undo = 0;
     P->input++;
-    ctxprof__error_clear(&g->error);
     if (ctxprof__text_nul(buf, len, path, "a text call graph", &g->error))
         return g->error.status;
     while (s < buf + len && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
@@ -6407,7 +6407,6 @@ CTXPROF_DEF int ctxprof_graph_load(ctxprof_graph *g, const char *path)
     int st;
     if (!P)
         return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "graph not initialised");
-    ctxprof__error_clear(&g->error);
     if ((st = ctxprof__read_file(path, &buf, &len, P->ud, &g->error)) != CTXPROF_OK)
         return st;
     st = ctxprof__graph_input(g, buf, len, strcmp(path, "-") == 0 ? "<stdin>" : path);
@@ -6691,7 +6690,6 @@ CTXPROF_DEF int ctxprof_graph_finish(ctxprof_graph *g)
     int st = CTXPROF_ERR_NOMEM;
     if (!P)
         return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "graph not initialised");
-    ctxprof__error_clear(&g->error);
     ctxprof__graph_free_analysis(g);
     n = g->n_nodes;
     m = g->n_edges;

@@ -356,6 +356,27 @@ static void core_symtab_double_init(void)
     CHECK_EQ(ctxprof_symtab_init(NULL, &err), CTXPROF_ERR_INVAL);
 }
 
+/* An object's own error record (here a graph's) holds its most recent
+   failure: later successes leave it, init resets it. */
+static void core_graph_error_kept(void)
+{
+    static const char bad[] = "ctxprof-callgraph 1\nroot main\nbogus a b\n";
+    static const char good[] = "ctxprof-callgraph 1\nroot main\ncall main a\n";
+    ctxprof_graph g;
+    REQUIRE_EQ(ctxprof_graph_init(&g, NULL), CTXPROF_OK);
+    CHECK_STR(ctxprof_graph_last_error(&g), "ok");
+    CHECK_EQ(ctxprof_graph_parse(&g, bad, sizeof bad - 1, "bad.txt"), CTXPROF_ERR_PARSE);
+    CHECK_CONTAINS(ctxprof_graph_last_error(&g), "bad.txt:3: unknown keyword 'bogus'");
+    CHECK_EQ(ctxprof_graph_parse(&g, good, sizeof good - 1, "good.txt"), CTXPROF_OK);
+    CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK_EQ(g.error.status, CTXPROF_ERR_PARSE); /* kept */
+    CHECK_CONTAINS(ctxprof_graph_last_error(&g), "bad.txt:3: unknown keyword 'bogus'");
+    ctxprof_graph_deinit(&g);
+    REQUIRE_EQ(ctxprof_graph_init(&g, NULL), CTXPROF_OK);
+    CHECK_EQ(g.error.status, CTXPROF_OK);
+    ctxprof_graph_deinit(&g);
+}
+
 static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_strerror", core_strerror},
     {"core_demangle", core_demangle},
@@ -366,4 +387,5 @@ static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_atomic_write", core_atomic_write},
     {"core_sbuf", core_sbuf},
     {"core_symtab_double_init", core_symtab_double_init},
+    {"core_graph_error_kept", core_graph_error_kept},
     {0, 0}};
