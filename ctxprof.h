@@ -8140,6 +8140,7 @@ CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_en
     uint32_t *map = NULL;
     size_t e, v;
     int st;
+    ctxprof__error_clear(err);
     if (scheme < CTXPROF_ENC_PCCE || scheme > CTXPROF_ENC_AUTO) {
         memset(out, 0, sizeof *out);
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown encoding scheme %d", scheme);
@@ -8789,6 +8790,7 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
     size_t n = g->n_nodes, v;
     ctxprof_enc_tables t;
     int st, s;
+    ctxprof__error_clear(err);
     if ((st = ctxprof__enc_stats_counts(g, o, err)) != CTXPROF_OK)
         return st;
     for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
@@ -8897,6 +8899,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
     uint64_t *saved = NULL, *words = NULL;
     ctxprof_enc_stats gst; /* for the overflow warnings */
     int s, rc = CTXPROF_OK, have_gst = 0;
+    ctxprof__error_clear(err);
     memset(out, 0, sizeof *out);
     memset(tabs, 0, sizeof tabs);
     memset(st, 0, sizeof st);

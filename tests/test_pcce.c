@@ -981,6 +981,30 @@ static void pcce_decode_errors(void)
 }
 
 
+/* An error argument describes its call alone: build, stats and check
+   clear a failure that an earlier call left in it. */
+static void pcce_err_arg_cleared(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_enc_stats st;
+    ctxprof_enc_check_result cr;
+    ctxprof_error err;
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig1.txt") == 0);
+    CHECK_EQ(ctxprof_enc_build(&g, 99, &t, &err), CTXPROF_ERR_INVAL);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_PCCE, &t, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_STR(err.detail, "");
+    ctxprof_enc_tables_free(&t, NULL);
+    CHECK_EQ(ctxprof_enc_build(&g, 99, &t, &err), CTXPROF_ERR_INVAL);
+    REQUIRE_EQ(ctxprof_enc_stats_compute(&g, &st, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_EQ(ctxprof_enc_build(&g, 99, &t, &err), CTXPROF_ERR_INVAL);
+    REQUIRE_EQ(ctxprof_enc_check(&g, NULL, &cr, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    ctxprof_graph_deinit(&g);
+}
+
 /* The decoders' bad arguments, NULL ones included, fail with
    CTXPROF_ERR_INVAL and say which (in a child: the old code crashed), and
    err describes each call alone (a success after a failure clears it). */
@@ -1390,6 +1414,7 @@ static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_threads", pcce_threads},
     {"pcce_decode_errors", pcce_decode_errors},
     {"pcce_decode_bad_args", pcce_decode_bad_args},
+    {"pcce_err_arg_cleared", pcce_err_arg_cleared},
     {"pcce_decode_not_encodings", pcce_decode_not_encodings},
     {"pcce_decode_loop", pcce_decode_loop},
     {"pcce_decode_root_range", pcce_decode_root_range},
