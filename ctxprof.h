@@ -76,9 +76,15 @@
    ERRORS
 
      Cold-path functions return ctxprof_status (0 = CTXPROF_OK, errors < 0);
-     ctxprof_strerror() turns one into text and never returns NULL. Objects
-     that parse input or talk to the OS keep a ctxprof_error with the saved
-     errno and a one-line detail ("file.txt:12: unknown keyword 'cal'").
+     ctxprof_strerror() turns one into text and never returns NULL. A
+     ctxprof_error holds the status, the saved errno and a one-line detail
+     ("file.txt:12: unknown keyword 'cal'"). Two kinds of record, two rules:
+       - a function that takes a `ctxprof_error *err` argument (may be NULL)
+         clears it on entry: afterwards it describes that call alone (status
+         0 and an empty detail on success), so check each call's result;
+       - an object's own record (ctxprof_pcc_set_last_error, ctxprof_pebs's
+         pb.error, ctxprof_graph_last_error) holds its most recent failure:
+         its init (or open) resets it, later successes leave it.
      Hot-path functions never fail: they saturate or drop and count it. The
      library never prints, exits or aborts.
 */
@@ -336,6 +342,7 @@ typedef struct ctxprof_symtab {
     uint64_t dl_changes; /* the dynamic linker's loads + unloads when read */
     unsigned char build_id[40]; /* the executable's GNU build id (path maps name it) */
     size_t build_id_len;
+    uintptr_t live; /* from init to deinit: its address, mixed (see init) */
 } ctxprof_symtab;
 
 /* Loads the function symbols (.symtab, else .dynsym; a separate debug file
@@ -347,6 +354,13 @@ typedef struct ctxprof_symtab {
    /proc/self/map_files (privileged) or, the executable, /proc/self/exe;
    failing that it is counted in stale and gets no names. Fails (state
    zeroed) only when out of memory or when no object at all had symbols.
+   *st may hold anything but a live table: zeroed, garbage (a stack object
+   never initialised) or deinited. A table initialised at this address and
+   not deinited is refused with CTXPROF_ERR_INVAL ("already initialised")
+   and left as it was (init would leak it): deinit first, or use
+   ctxprof_symtab_reload. A table may be copied elsewhere (the copy is the
+   table now), but the place it was initialised at still counts as holding
+   it: zero that place (memset) before initialising a table there again.
    Allocates; not signal-safe. */
 CTXPROF_API int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err);
 /* Frees the table; st may be zeroed or already deinited. */
@@ -676,7 +690,8 @@ typedef void (*ctxprof_pcc_report_fn)(void *user, const ctxprof_pcc_report *repo
 typedef struct ctxprof_pcc_set_desc {
     size_t expected;          /* expected distinct contexts: sizes the table (0: 1024) */
     size_t max_contexts;      /* bound on stored contexts, then inserts are dropped (0: 2^26) */
-    int mode;                 /* CTXPROF_PCC_OFF / _TRAIN / _CHECK */
+    int mode;                 /* CTXPROF_PCC_OFF (0, the default: checks do nothing) /
+                                 _TRAIN / _CHECK */
     ctxprof_pcc_report_fn report; /* called for each new context in CHECK mode, or NULL */
     void *report_user;
     unsigned reports_per_sec; /* rate limit of report calls (0: 16; burst the same) */
@@ -729,14 +744,27 @@ typedef struct ctxprof_pcc_set {
     void *symtab;                  /* symbol tables for backtraces: loaded on the first report,
                                       again when a dlopen or dlclose changed the loaded
                                       objects (replaced ones retired, freed by reclaim) */
+    uintptr_t live;                /* CTXPROF__LIVE_TAG(set) from init to deinit */
     struct {
         uint64_t n;
         char pad[56];
     } queries[CTXPROF__PCC_STRIPES]; /* per-thread stripes, one cache line each */
 } ctxprof_pcc_set;
 
-/* Sets the set up empty; desc may be NULL (all defaults). The table, sized
-   from desc.expected, is allocated by the first insert or load. */
+/* Sets the set up empty; desc may be NULL: all defaults, so mode OFF (every
+   check returns 1 and records nothing until ctxprof_pcc_set_mode, or a load
+   or add, gives it contexts: pass a desc with mode TRAIN to train from the
+   start). The table, sized from desc.expected, is allocated by the first
+   insert or load. *set may hold anything but a live set: zeroed, garbage
+   (a stack object never initialised) or deinited. A set initialised at
+   this address and not deinited is refused with CTXPROF_ERR_INVAL
+   ("already initialised: deinit first") and left as it was; init would
+   otherwise discard its contents and leak its tables. A set must stay where
+   it was initialised (threads and the tag that tells a live set from
+   garbage know it by address): never copy or move one. An unknown mode is
+   refused (CTXPROF_ERR_INVAL) and leaves the set not initialised. The
+   set's error record (ctxprof_pcc_set_last_error) holds its most recent
+   failure; init resets it, later successes leave it. */
 CTXPROF_API int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set_desc *desc);
 /* Frees everything; no thread may use the set any more. */
 CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
@@ -749,7 +777,9 @@ CTXPROF_API void ctxprof_pcc_set_deinit(ctxprof_pcc_set *set);
    hazard pointers (that would cost a fence per check), so the set cannot
    tell by itself. */
 CTXPROF_API size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set);
-/* Switches mode; safe while other threads check. */
+/* Switches mode; safe while other threads check. An unknown mode, or a set
+   not initialised, is refused: the mode stays, and the set's error record
+   (ctxprof_pcc_set_last_error) says why. */
 CTXPROF_API void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode);
 /* Adds a value (training without the check path); 1 if added, 0 if present,
    CTXPROF_ERR_FULL when the bound is reached, CTXPROF_ERR_NOMEM. Thread-safe. */
@@ -783,7 +813,9 @@ CTXPROF_API int ctxprof_pcc_set_save(ctxprof_pcc_set *set, const char *path);
    the set was empty. */
 CTXPROF_API int ctxprof_pcc_set_load(ctxprof_pcc_set *set, const char *path);
 CTXPROF_API int ctxprof_pcc_set_merge(ctxprof_pcc_set *set, const char *path);
-/* The last error's text (never NULL). */
+/* The text of the set's most recent failure, "ok" when none (never NULL).
+   Init resets it; later successes do not clear it (the set is shared by
+   threads: one's success must not hide another's failure). */
 CTXPROF_API const char *ctxprof_pcc_set_last_error(const ctxprof_pcc_set *set);
 
 /* A set file's contents independent of this build's parameters (for tools
@@ -933,7 +965,7 @@ typedef struct ctxprof_graph {
     size_t n_indirect;      /* gcc __indirect_call sites dropped */
     size_t n_indirect_open; /* of those, in callers no text input added an edge to */
     int finished;
-    ctxprof_error error; /* detail of the last failure */
+    ctxprof_error error; /* its most recent failure: init resets it, later successes leave it */
     /* private: */
     void *priv;
 } ctxprof_graph;
@@ -969,7 +1001,8 @@ CTXPROF_API int ctxprof_graph_set_root(ctxprof_graph *g, const char *name);
 CTXPROF_API int ctxprof_graph_finish(ctxprof_graph *g);
 /* Id of the function with this name (or C name), -1 if none. */
 CTXPROF_API long ctxprof_graph_find(const ctxprof_graph *g, const char *name);
-/* The detail of the last error. */
+/* The detail of the graph's most recent failure, "ok" when none. Init
+   resets it; later successes (a load, parse or finish) do not clear it. */
 CTXPROF_API const char *ctxprof_graph_last_error(const ctxprof_graph *g);
 /* Writes the graph in the ctxprof-callgraph 1 format into a buffer from
    CTXPROF_MALLOC (free with ctxprof_graph_free_buffer). Parsing the text
@@ -1174,15 +1207,19 @@ CTXPROF_API int ctxprof_enc_scheme_parse(const char *name);
    as edge ids, root first, into out[0 .. *out_n). Returns CTXPROF_OK,
    CTXPROF_ERR_FULL (cap too small; *out_n = edges decoded so far),
    CTXPROF_ERR_CORRUPT (not an encoding of a path to node) or
-   CTXPROF_ERR_RANGE (truncated encoding). PCCE: range walk; VALENCE:
-   Algorithms 2 and 4; HCCE and AUTO: range walk plus stack codes. Reads only
-   the tables and the words: no allocation, signal-safe. */
+   CTXPROF_ERR_RANGE (truncated encoding), or CTXPROF_ERR_INVAL for bad
+   arguments (err says which: NULL tables or out_n, a node out of range,
+   fewer bits than the acyclic id, NULL words or out with a length). PCCE:
+   range walk; VALENCE: Algorithms 2 and 4; HCCE and AUTO: range walk plus
+   stack codes. Reads only the tables and the words: no allocation,
+   signal-safe. */
 CTXPROF_API int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *words,
                                    uint64_t n_bits, uint32_t node, uint32_t *out, size_t cap,
                                    size_t *out_n, ctxprof_error *err);
 /* ctxprof_enc_decode of a view from ctxprof_enc_query; CTXPROF_ERR_RANGE
-   when the view is truncated (the stack limit was hit). ctxprof_enc_decode
-   itself needs ceil(n_bits / 64) readable words. */
+   when the view is truncated (the stack limit was hit), CTXPROF_ERR_INVAL
+   for a NULL view. ctxprof_enc_decode itself needs ceil(n_bits / 64)
+   readable words. */
 CTXPROF_API int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxprof_enc_view *v,
                                         uint32_t node, uint32_t *out, size_t cap, size_t *out_n,
                                         ctxprof_error *err);
@@ -1755,7 +1792,9 @@ CTXPROF_INLINE ctxprof_icpp_cid ctxprof_icpp_cid_here(uintptr_t func)
 /* --- training: path maps from a shadow stack (paper 4.2) -------------- */
 
 typedef struct ctxprof_icpp_train_desc {
-    size_t max_paths; /* calling-context nodes per thread (default 1 << 20); more are dropped */
+    size_t max_paths; /* calling-context tree nodes per thread, its root included: at most
+                         max_paths - 1 paths (stats.nodes) per thread, more are dropped
+                         (default 1 << 20; 1, room for the root alone, is refused) */
     size_t max_depth; /* shadow stack entries per thread (default 16384); deeper frames dropped */
 } ctxprof_icpp_train_desc;
 
@@ -1773,13 +1812,24 @@ typedef struct ctxprof_icpp_train_stats {
                                 allocate, and the interrupted code may be inside malloc) */
 } ctxprof_icpp_train_stats;
 
-/* Starts recording (process-wide switch). Not signal-safe. */
+/* Starts recording (process-wide switch). The limits desc sets apply to
+   every thread from then on; its zero fields, or a NULL desc, keep those in
+   force (the defaults until a start sets others: they stay across stop
+   and reset). While training is on (a start not yet stopped, or
+   CTXPROF_ICPP_TRAIN in the environment) a start that asks for other
+   limits is refused with CTXPROF_ERR_INVAL and changes nothing (stop
+   first); one that asks for none, or for those in force, returns
+   CTXPROF_OK. Not concurrently with another start or a stop. Not
+   signal-safe. */
 CTXPROF_API int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err);
 /* Stops recording; the data stays until reset. */
 CTXPROF_API void ctxprof_icpp_train_stop(void);
 /* Writes the merged paths of every thread as a path map (function names
    from the process's symbols; the ctxprof-paths format; atomic replace). Run it
-   when other training threads are quiescent. */
+   when other training threads are quiescent. With no path recorded (training
+   never started since the last reset, or no instrumented function ran while
+   it was on) it writes nothing and fails with CTXPROF_ERR_INVAL: a map without
+   paths resolves nothing and ctxprof-gen pad refuses it. */
 CTXPROF_API int ctxprof_icpp_train_save(const char *path, ctxprof_error *err);
 /* Frees all training data (no thread may be inside instrumented code, nor
    in ctxprof_icpp_train_path, train_key or train_get_stats). */
@@ -2078,9 +2128,17 @@ CTXPROF_API int ctxprof_icpp_map_path(const ctxprof_icpp_map *m, uint32_t path,
 /* Function ids of a path, root first, into out[max]; returns its length. */
 CTXPROF_API size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32_t path,
                                                uint32_t *out, size_t max);
-/* "main>parse>expr" into buf (truncated, NUL-terminated); returns the full length. */
+/* "main>parse>expr" into buf (truncated, NUL-terminated); returns the full
+   length. The names as the map has them: a C++ function's mangled symbol
+   ("_ZN4calc4evalEPKNS_4NodeE"), the map's identity for it. Signal-safe. */
 CTXPROF_API size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
                                              size_t size);
+/* The same for display, C++ names as source spells them, through
+   ctxprof_demangle ("calc::eval(calc::Node const*)>..."; other names, and
+   all of them without the C++ runtime's demangler, as they are). The map
+   keeps its names mangled. Allocates; not signal-safe. */
+CTXPROF_API size_t ctxprof_icpp_map_path_str_demangled(const ctxprof_icpp_map *m, uint32_t path,
+                                                       char *buf, size_t size);
 /* A 64-bit identity of a call path by its function names (root first),
    the same in every map and process: for comparing paths across runs. */
 CTXPROF_API uint64_t ctxprof_icpp_path_key(const char *const *names, size_t n);
@@ -2161,8 +2219,11 @@ typedef struct ctxprof_icpp_result {
    max_walk = 0: PC and SP alone. From saved words (frames, when not NULL)
    the targeted reads look up the word saved at each deciding height (its
    cfa = base - height: the sampler's save_targeted words, or frames of a
-   saved chain), then it walks the words in order. The map must be bound.
-   Signal-safe, thread-safe; returns result->kind. */
+   saved chain), then it walks the words in order. Signal-safe,
+   thread-safe; returns result->kind. The map must be bound: with an
+   unbound (or NULL) map it returns CTXPROF_ERR_INVAL and sets result->kind
+   to CTXPROF_ICPP_OUTSIDE (no candidates); with a NULL result,
+   CTXPROF_ERR_INVAL. */
 CTXPROF_API int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
                                      uintptr_t base, uintptr_t fp,
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
@@ -2333,7 +2394,9 @@ typedef struct ctxprof_icpp_sampler {
    handler takes the signals the sampler's timers raise; others (the
    program's own timer, kill) go to the handler the program had installed
    for the signal, if any, else are samples too. Setting another
-   disposition while a sampler is active loses its samples. */
+   disposition while a sampler is active loses its samples. While one is
+   active, init is refused with CTXPROF_ERR_INVAL (on that sampler too:
+   "initialised and active already"); deinit it first. */
 CTXPROF_API int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
                                           const ctxprof_icpp_sampler_desc *desc,
                                           ctxprof_error *err);
@@ -3996,12 +4059,20 @@ CTXPROF__PRIV uint64_t ctxprof__dl_changes(void)
     return n;
 }
 
+/* What a live object's `live` field holds: its own address, mixed, so that
+   neither a zeroed object nor garbage plausibly matches it. */
+#define CTXPROF__LIVE_TAG(p) (CTXPROF__UINTPTR(p) ^ (uintptr_t)0x9E3779B97F4A7C15u)
+
 CTXPROF_DEF int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err)
 {
     int rc;
     ctxprof__error_clear(err);
     if (!st)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "symbol table: NULL argument");
+    if (st->live == CTXPROF__LIVE_TAG(st))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "symbol table: already initialised: ctxprof_symtab_deinit first "
+                             "(or ctxprof_symtab_reload)");
     memset(st, 0, sizeof *st);
 #if defined(CTXPROF__HAVE_SYMTAB)
     rc = ctxprof__symtab_load(st, err);
@@ -4011,6 +4082,8 @@ CTXPROF_DEF int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err)
 #endif
     if (rc)
         ctxprof_symtab_deinit(st);
+    else
+        st->live = CTXPROF__LIVE_TAG(st);
     return rc;
 }
 
@@ -4018,13 +4091,17 @@ CTXPROF_DEF int ctxprof_symtab_reload(ctxprof_symtab *st, ctxprof_error *err)
 {
     ctxprof_symtab fresh;
     int rc;
+    ctxprof__error_clear(err);
     if (!st)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "symbol table: NULL argument");
+    memset(&fresh, 0, sizeof fresh); /* a stack slot a former reload's table moved from */
     rc = ctxprof_symtab_init(&fresh, err);
     if (rc)
         return rc;
     ctxprof_symtab_deinit(st);
     *st = fresh;
+    st->live = CTXPROF__LIVE_TAG(st);
+    *(volatile uintptr_t *)&fresh.live = 0; /* moved: the slot holds no table (kept store) */
     return CTXPROF_OK;
 }
 
@@ -4552,8 +4629,10 @@ CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set
 {
     if (!set)
         return CTXPROF_ERR_INVAL;
+    if (__atomic_load_n(&set->live, __ATOMIC_ACQUIRE) == CTXPROF__LIVE_TAG(set))
+        return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0,
+                             "pcc set: already initialised: ctxprof_pcc_set_deinit first");
     memset(set, 0, sizeof *set);
-    set->table = set->reported = &ctxprof__pcc_empty;
     if (desc)
         set->desc = *desc;
     if (!set->desc.expected)
@@ -4569,9 +4648,12 @@ CTXPROF_DEF int ctxprof_pcc_set_init(ctxprof_pcc_set *set, const ctxprof_pcc_set
     if (!set->desc.max_reported)
         set->desc.max_reported = 65536;
     if (set->desc.mode < CTXPROF_PCC_OFF || set->desc.mode > CTXPROF_PCC_CHECK)
-        return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0, "pcc set: unknown mode %d",
+        return ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0,
+                             "pcc set: unknown mode %d (CTXPROF_PCC_OFF, _TRAIN or _CHECK)",
                              set->desc.mode);
     set->mode = set->desc.mode;
+    set->table = set->reported = &ctxprof__pcc_empty;
+    __atomic_store_n(&set->live, CTXPROF__LIVE_TAG(set), __ATOMIC_RELEASE);
     return CTXPROF_OK;
 }
 
@@ -4639,7 +4721,14 @@ CTXPROF_DEF size_t ctxprof_pcc_set_reclaim(ctxprof_pcc_set *set)
 
 CTXPROF_DEF void ctxprof_pcc_set_mode(ctxprof_pcc_set *set, int mode)
 {
-    if (mode >= CTXPROF_PCC_OFF && mode <= CTXPROF_PCC_CHECK && !ctxprof__pcc_uninit(set))
+    if (!set || ctxprof__pcc_uninit(set))
+        return;
+    if (mode < CTXPROF_PCC_OFF || mode > CTXPROF_PCC_CHECK)
+        ctxprof__fail(&set->err, CTXPROF_ERR_INVAL, 0,
+                      "pcc set: unknown mode %d (CTXPROF_PCC_OFF, _TRAIN or _CHECK): mode "
+                      "unchanged",
+                      mode);
+    else
         __atomic_store_n(&set->mode, mode, __ATOMIC_RELAXED);
 }
 
@@ -4878,6 +4967,7 @@ CTXPROF_DEF int ctxprof_pcc_file_write(const ctxprof_pcc_file *f, const char *pa
     uint64_t params[4];
     unsigned char *img;
     int st;
+    ctxprof__error_clear(err);
     if ((f->bits != 32 && f->bits != 64) || (f->count && !f->values))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "%s: bad set description", path);
     for (i = 1; i < f->count; i++)
@@ -4959,7 +5049,9 @@ CTXPROF_DEF int ctxprof_pcc_file_read(ctxprof_pcc_file *f, const char *path, ctx
 {
     unsigned char *buf;
     size_t size;
-    int st = ctxprof__blob_read(path, f->alloc_user, &buf, &size, err);
+    int st;
+    ctxprof__error_clear(err);
+    st = ctxprof__blob_read(path, f->alloc_user, &buf, &size, err);
     if (st)
         return st;
     st = ctxprof__pcc_file_parse(f, buf, size, path, err);
@@ -6288,7 +6380,6 @@ CTXPROF__PRIV int ctxprof__graph_input(ctxprof_graph *g, char *buf, size_t len, 
     int st;
     P->n_undo = 0;
     P->input++;
-    ctxprof__error_clear(&g->error);
     if (ctxprof__text_nul(buf, len, path, "a text call graph", &g->error))
         return g->error.status;
     while (s < buf + len && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
@@ -6338,7 +6429,6 @@ CTXPROF_DEF int ctxprof_graph_load(ctxprof_graph *g, const char *path)
     int st;
     if (!P)
         return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "graph not initialised");
-    ctxprof__error_clear(&g->error);
     if ((st = ctxprof__read_file(path, &buf, &len, P->ud, &g->error)) != CTXPROF_OK)
         return st;
     st = ctxprof__graph_input(g, buf, len, strcmp(path, "-") == 0 ? "<stdin>" : path);
@@ -6622,7 +6712,6 @@ CTXPROF_DEF int ctxprof_graph_finish(ctxprof_graph *g)
     int st = CTXPROF_ERR_NOMEM;
     if (!P)
         return ctxprof__fail(&g->error, CTXPROF_ERR_INVAL, 0, "graph not initialised");
-    ctxprof__error_clear(&g->error);
     ctxprof__graph_free_analysis(g);
     n = g->n_nodes;
     m = g->n_edges;
@@ -8073,6 +8162,7 @@ CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_en
     uint32_t *map = NULL;
     size_t e, v;
     int st;
+    ctxprof__error_clear(err);
     if (scheme < CTXPROF_ENC_PCCE || scheme > CTXPROF_ENC_AUTO) {
         memset(out, 0, sizeof *out);
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "unknown encoding scheme %d", scheme);
@@ -8376,9 +8466,29 @@ CTXPROF_DEF int ctxprof_enc_decode(const ctxprof_enc_tables *t, const uint64_t *
     D.cap = cap;
     D.n = 0;
     D.err = err;
+    ctxprof__error_clear(err);
+    if (!out_n)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode: out_n is NULL");
     *out_n = 0;
-    if (!t || node >= t->n_nodes || n_bits < t->acyc_bits || (n_bits && !words))
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "bad arguments to ctxprof_enc_decode");
+    if (!t)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode: tables are NULL");
+    if (node >= t->n_nodes)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_enc_decode: node %lu out of range: the tables have %lu "
+                             "functions",
+                             (unsigned long)node, (unsigned long)t->n_nodes);
+    if (n_bits < t->acyc_bits)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_enc_decode: %llu bits, fewer than the %lu of the "
+                             "tables' acyclic id",
+                             (unsigned long long)n_bits, (unsigned long)t->acyc_bits);
+    if (n_bits && !words)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_enc_decode: words is NULL with %llu bits",
+                             (unsigned long long)n_bits);
+    if (cap && !out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_enc_decode: out is NULL with cap %zu", cap);
     S.w = words;
     S.a = t->acyc_bits / 64;
     S.r = t->acyc_bits % 64;
@@ -8446,7 +8556,12 @@ CTXPROF_DEF int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxpr
                                         uint32_t node, uint32_t *out, size_t cap, size_t *out_n,
                                         ctxprof_error *err)
 {
+    ctxprof__error_clear(err);
+    if (!out_n)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode: out_n is NULL");
     *out_n = 0;
+    if (!v)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode_view: view is NULL");
     if (v->truncated)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
                              "encoding truncated: the recursion stack limit was reached");
@@ -8697,6 +8812,7 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
     size_t n = g->n_nodes, v;
     ctxprof_enc_tables t;
     int st, s;
+    ctxprof__error_clear(err);
     if ((st = ctxprof__enc_stats_counts(g, o, err)) != CTXPROF_OK)
         return st;
     for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
@@ -8805,6 +8921,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
     uint64_t *saved = NULL, *words = NULL;
     ctxprof_enc_stats gst; /* for the overflow warnings */
     int s, rc = CTXPROF_OK, have_gst = 0;
+    ctxprof__error_clear(err);
     memset(out, 0, sizeof *out);
     memset(tabs, 0, sizeof tabs);
     memset(st, 0, sizeof st);
@@ -10019,6 +10136,7 @@ static CTXPROF_TLS ctxprof__icpp_ts *ctxprof__icpp_tls_ts CTXPROF__TLS_MODEL;
 static ctxprof__icpp_ts *ctxprof__icpp_ts_head;
 static uint32_t ctxprof__icpp_ts_count;
 static size_t ctxprof__icpp_max_paths = (size_t)1 << 20, ctxprof__icpp_max_depth = 16384;
+static int ctxprof__icpp_started; /* a train_start since the last reset (for train_save) */
 
 CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_grow(void *p, size_t n, size_t elem)
 {
@@ -10683,14 +10801,29 @@ CTXPROF__NOINSTR CTXPROF_DEF uintptr_t ctxprof__icpp_frame_at(uintptr_t sp)
 CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_train_desc *desc, ctxprof_error *err)
 {
     ctxprof__error_clear(err);
+    if (__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_ACQUIRE)) {
+        if (desc && ((desc->max_paths && desc->max_paths != ctxprof__icpp_max_paths) ||
+                     (desc->max_depth && desc->max_depth != ctxprof__icpp_max_depth)))
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                 "icpp: training is on already, with max_paths %zu and "
+                                 "max_depth %zu: ctxprof_icpp_train_stop first to change them",
+                                 ctxprof__icpp_max_paths, ctxprof__icpp_max_depth);
+        return CTXPROF_OK; /* on, with what was asked for */
+    }
     if (desc && desc->max_paths) {
         if (desc->max_paths > (size_t)UINT32_MAX - 2)
             return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0, "icpp: max_paths %zu too large",
                                  desc->max_paths);
-        ctxprof__icpp_max_paths = desc->max_paths;
+        if (desc->max_paths == 1)
+            return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                                 "icpp: max_paths 1 holds only the tree's root: no path could "
+                                 "be recorded (it counts the root: 2 for one path)");
     }
+    if (desc && desc->max_paths)
+        ctxprof__icpp_max_paths = desc->max_paths;
     if (desc && desc->max_depth)
         ctxprof__icpp_max_depth = desc->max_depth;
+    ctxprof__icpp_started = 1;
     ctxprof__icpp_sigret_learn();
     __atomic_store_n(&ctxprof__icpp_training, 1, __ATOMIC_RELEASE);
     return CTXPROF_OK;
@@ -10723,6 +10856,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
         t->cur = 0;
     }
     __atomic_store_n(&ctxprof__icpp_sig_dropped, 0, __ATOMIC_RELAXED);
+    ctxprof__icpp_started = __atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED);
 }
 
 CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
@@ -11673,6 +11807,44 @@ CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t
             if (at + k < size)
                 buf[at + k] = nm[k];
     }
+    if (size)
+        buf[total < size ? total : size - 1] = '\0';
+    return total;
+}
+
+CTXPROF_DEF size_t ctxprof_icpp_map_path_str_demangled(const ctxprof_icpp_map *m, uint32_t path,
+                                                       char *buf, size_t size)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    uint32_t *chain, v;
+    size_t len, i, k, total = 0;
+    if (size)
+        buf[0] = '\0';
+    if (!d || path >= d->np)
+        return 0;
+    len = d->ndepth[d->pnode[path]];
+    chain = (uint32_t *)ctxprof__alloc(len, sizeof *chain, NULL);
+    if (!chain) /* out of memory: the names as they are */
+        return ctxprof_icpp_map_path_str(m, path, buf, size);
+    for (v = d->pnode[path], i = len; v != 0 && i > 0; v = d->nparent[v])
+        chain[--i] = d->nfunc[v]; /* root first */
+    for (i = 0; i < len; i++) {
+        const char *nm = d->names.names[chain[i]];
+        char *dm = ctxprof__demangle_alloc(nm);
+        const char *w = dm ? dm : nm;
+        size_t n = strlen(w);
+        if (i) {
+            if (total < size)
+                buf[total] = '>';
+            total++;
+        }
+        for (k = 0; k < n; k++)
+            if (total + k < size)
+                buf[total + k] = w[k];
+        total += n;
+        free(dm);
+    }
+    ctxprof__free(chain, NULL);
     if (size)
         buf[total < size ? total : size - 1] = '\0';
     return total;
@@ -12661,6 +12833,16 @@ CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, ui
                                      const ctxprof_icpp_frames *frames, unsigned max_walk,
                                      ctxprof_icpp_result *r)
 {
+    if (!r)
+        return CTXPROF_ERR_INVAL;
+    if (!m || !m->d || !ctxprof__icpp_bound_of(m->d)) {
+        /* no PC maps to a function yet: OUTSIDE for code that reads the
+           kind (it has no candidates), an error for code that checks */
+        memset(r, 0, sizeof *r);
+        r->func = r->path = CTXPROF__ICPP_NONE;
+        r->kind = CTXPROF_ICPP_OUTSIDE;
+        return CTXPROF_ERR_INVAL;
+    }
     return ctxprof__icpp_resolve(m, pc, sp, base, fp, frames, max_walk, r, NULL, 0);
 }
 
@@ -14393,9 +14575,34 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
     ctxprof__error_clear(err);
     if (!path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: no file name");
+    for (t = __atomic_load_n(&ctxprof__icpp_ts_head, __ATOMIC_ACQUIRE); t; t = t->next)
+        if (t->nn > 1)
+            break;
+    if (!t) { /* a map without paths: refused by ctxprof-gen pad, resolves nothing */
+        ctxprof_icpp_train_stats ts;
+        if (!ctxprof__icpp_started)
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                 "icpp: %s: nothing to save: training never started "
+                                 "(ctxprof_icpp_train_start first)",
+                                 path);
+        ctxprof_icpp_train_get_stats(&ts);
+        if (!ts.dropped_paths && !ts.dropped_depth && !ts.no_base && !ts.dropped_signal)
+            return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                                 "icpp: %s: nothing to save: no instrumented function ran "
+                                 "while training was on",
+                                 path);
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "icpp: %s: nothing to save: no path recorded (entries dropped: "
+                             "%llu past max_paths, %llu past max_depth, %llu without a base, "
+                             "%llu in signal handlers)",
+                             path, (unsigned long long)ts.dropped_paths,
+                             (unsigned long long)ts.dropped_depth, (unsigned long long)ts.no_base,
+                             (unsigned long long)ts.dropped_signal);
+    }
     if (self)
         self->busy = 1; /* library code compiled with the hooks must not record now */
     memset(&b, 0, sizeof b);
+    memset(&st, 0, sizeof st); /* a stack slot: garbage may look like a live table */
     have_st = ctxprof_symtab_init(&st, NULL) == CTXPROF_OK;
     d = ctxprof__icpp_md_new();
     if (!d) {
@@ -14797,8 +15004,13 @@ CTXPROF_DEF int ctxprof_icpp_sampler_init(ctxprof_icpp_sampler *s,
     if (dd.map && (!dd.map->d || !dd.map->d->bound))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "icpp: the sampler's map must be bound (ctxprof_icpp_map_bind)");
+    if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE) == s)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "icpp: this sampler is initialised and active already: "
+                             "ctxprof_icpp_sampler_deinit first");
     if (__atomic_load_n(&ctxprof__icpp_active, __ATOMIC_ACQUIRE))
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: another sampler is active");
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "icpp: another sampler is active (one at a time: deinit it first)");
     pthread_once(&ctxprof__icpp_fork_once, ctxprof__icpp_fork_init);
     /* zeroed now, so the handler never faults in fresh pages */
     buf = (ctxprof_icpp_sample *)ctxprof__zalloc(dd.capacity, sizeof *buf, NULL);

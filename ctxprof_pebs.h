@@ -309,7 +309,10 @@ typedef struct ctxprof_pebs_desc {
     int signo;            /* CTXPROF_PEBS_SIGNAL: the signal; default SIGIO */
     ctxprof_pebs_sample_fn on_sample; /* sink 1: callback (may be NULL) */
     void *user;                       /* its first argument */
-    ctxprof_pebs_sample *samples;     /* sink 2: caller's array (may be NULL) */
+    ctxprof_pebs_sample *samples;     /* sink 2: caller's array (may be NULL; then
+                                         samples_cap must be 0, and the other way round:
+                                         else open fails with CTXPROF_ERR_INVAL). With
+                                         neither sink samples are only counted (stats) */
     size_t samples_cap;               /* its capacity; samples beyond are counted */
     ctxprof_log_fn log;               /* optional: one line per fallback and warning */
     void *log_user;
@@ -352,7 +355,8 @@ typedef struct ctxprof_pebs {
     int level;           /* ctxprof_pebs_level in use after a successful open */
     unsigned max_stack;  /* callchain depth in use after a successful open (desc.max_stack,
                             lowered to kernel.perf_event_max_stack); 0 without callchains */
-    ctxprof_error error; /* detail of the last failure */
+    ctxprof_error error; /* its most recent failure: open resets it, later successes (an
+                            attach after a failed one, a drain) leave it */
     /* private: */
     struct ctxprof__pebs_impl *impl;      /* live state between open and close */
     char explain_text[768];               /* the probe's story (final one after close) */
@@ -376,7 +380,9 @@ typedef struct ctxprof_pebs {
 CTXPROF_API int ctxprof_pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *desc);
 
 /* Starts sampling thread tid of this process (0 = the calling thread) into
-   its own ring. stack_base is the address heights are measured from; 0 =
+   its own ring. A tid of another process is refused (CTXPROF_ERR_INVAL),
+   checked at the call (a thread that exits and whose id another process
+   takes before the event opens is not caught). stack_base is the address heights are measured from; 0 =
    the thread's ICPP base (ctxprof_icpp_thread_base / _base_of_tid: the base
    training used). A thread that has no ICPP base yet (attached before its
    first instrumented function or ctxprof_icpp_thread_begin) is measured,
@@ -2607,6 +2613,15 @@ CTXPROF__PRIV int ctxprof__pebs_open(ctxprof_pebs *pb, const ctxprof_pebs_desc *
                              d.stack_bytes, CTXPROF__PEBS_MAX_STACK_BYTES);
     if ((d.period | d.period_ns) >> 63)
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: period too large");
+    if (d.samples_cap && !d.samples) /* an array promised, none given: all samples lost */
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: samples_cap %zu but samples is NULL: no array to "
+                             "store them in",
+                             d.samples_cap);
+    if (d.samples && !d.samples_cap)
+        return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                             "ctxprof_pebs: samples given with samples_cap 0: no sample could "
+                             "be stored");
     if (d.flags &
         ~(CTXPROF_PEBS_TIME | CTXPROF_PEBS_CALLCHAIN | CTXPROF_PEBS_KERNEL | CTXPROF_PEBS_NO_ENV))
         return ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0, "ctxprof_pebs: unknown flags %#x",
@@ -2813,6 +2828,17 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     self = tid == 0 || tid == ctxprof__pebs_gettid();
     if (tid == 0)
         tid = ctxprof__pebs_gettid();
+    /* perf_event samples another process's thread as readily: tgkill(pid,
+       tid, 0) says whether tid is a thread of ours (in our pid namespace,
+       which /proc may not be). ESRCH for another process's thread, and for
+       one that exited: that one is left to the open below (ESRCH too) */
+    if (!self && syscall(SYS_tgkill, (long)getpid(), (long)tid, 0) != 0 && errno == ESRCH &&
+        (kill((pid_t)tid, 0) == 0 || errno != ESRCH)) {
+        rc = ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
+                           "ctxprof_pebs: thread %d is not a thread of this process (pid %ld)",
+                           tid, (long)getpid());
+        goto failed;
+    }
 #if defined(CTXPROF_ICPP_NO_HEIGHT)
     /* heights against the same base as ICPP training; a thread without one
        yet gets it at a later drain (the ring reader looks it up) */

@@ -310,6 +310,73 @@ static void core_sbuf(void)
     ctxprof__free(b.p, NULL);
 }
 
+/* A second init of a live symbol table is refused and keeps the table (it
+   would leak it, a megabyte or more); a zeroed, garbage or deinited one
+   initialises, reload works again and again, and a table copied elsewhere
+   leaves its old place looking live until that place is zeroed. */
+static void core_symtab_double_init(void)
+{
+    ctxprof_symtab st, g, moved;
+    ctxprof_error err;
+    size_t count, heap, j;
+    uintptr_t me = (uintptr_t)&core_symtab_double_init;
+    memset(&err, 0, sizeof err);
+    memset(&st, 0, sizeof st);
+    if (ctxprof_symtab_init(&st, &err) == CTXPROF_ERR_UNSUPPORTED)
+        SKIP("no symbol tables on this system");
+    REQUIRE_EQ(err.status, CTXPROF_OK);
+    count = st.count;
+    REQUIRE(count > 0);
+    heap = ctxprof_test_heap_bytes();
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_ERR_INVAL);
+    CHECK_HEAP_GREW_AT_MOST(heap, 0);
+    CHECK_CONTAINS(err.detail, "already initialised: ctxprof_symtab_deinit first");
+    CHECK_EQ(st.count, count);
+    CHECK_EQ(ctxprof_symtab_func(&st, me), me);
+    CHECK_EQ(ctxprof_symtab_reload(&st, &err), CTXPROF_OK); /* the way to read it again */
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_EQ(ctxprof_symtab_reload(&st, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_ERR_INVAL); /* reloaded: live */
+    CHECK_EQ(ctxprof_symtab_func(&st, me), me);
+    ctxprof_symtab_deinit(&st);
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    /* copied: the copy is the table; the old place is zeroed to reuse it */
+    moved = st;
+    CHECK_EQ(ctxprof_symtab_func(&moved, me), me);
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_ERR_INVAL);
+    memset(&st, 0, sizeof st);
+    CHECK_EQ(ctxprof_symtab_init(&st, &err), CTXPROF_OK);
+    ctxprof_symtab_deinit(&st);
+    ctxprof_symtab_deinit(&moved);
+    for (j = 0; j < sizeof g; j++) /* a stack table never initialised */
+        ((unsigned char *)&g)[j] = (unsigned char)(0xA5 ^ j);
+    CHECK_EQ(ctxprof_symtab_init(&g, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_symtab_func(&g, me), me);
+    ctxprof_symtab_deinit(&g);
+    CHECK_EQ(ctxprof_symtab_init(NULL, &err), CTXPROF_ERR_INVAL);
+}
+
+/* An object's own error record (here a graph's) holds its most recent
+   failure: later successes leave it, init resets it. */
+static void core_graph_error_kept(void)
+{
+    static const char bad[] = "ctxprof-callgraph 1\nroot main\nbogus a b\n";
+    static const char good[] = "ctxprof-callgraph 1\nroot main\ncall main a\n";
+    ctxprof_graph g;
+    REQUIRE_EQ(ctxprof_graph_init(&g, NULL), CTXPROF_OK);
+    CHECK_STR(ctxprof_graph_last_error(&g), "ok");
+    CHECK_EQ(ctxprof_graph_parse(&g, bad, sizeof bad - 1, "bad.txt"), CTXPROF_ERR_PARSE);
+    CHECK_CONTAINS(ctxprof_graph_last_error(&g), "bad.txt:3: unknown keyword 'bogus'");
+    CHECK_EQ(ctxprof_graph_parse(&g, good, sizeof good - 1, "good.txt"), CTXPROF_OK);
+    CHECK_EQ(ctxprof_graph_finish(&g), CTXPROF_OK);
+    CHECK_EQ(g.error.status, CTXPROF_ERR_PARSE); /* kept */
+    CHECK_CONTAINS(ctxprof_graph_last_error(&g), "bad.txt:3: unknown keyword 'bogus'");
+    ctxprof_graph_deinit(&g);
+    REQUIRE_EQ(ctxprof_graph_init(&g, NULL), CTXPROF_OK);
+    CHECK_EQ(g.error.status, CTXPROF_OK);
+    ctxprof_graph_deinit(&g);
+}
+
 static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_strerror", core_strerror},
     {"core_demangle", core_demangle},
@@ -319,4 +386,6 @@ static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_blob", core_blob},
     {"core_atomic_write", core_atomic_write},
     {"core_sbuf", core_sbuf},
+    {"core_symtab_double_init", core_symtab_double_init},
+    {"core_graph_error_kept", core_graph_error_kept},
     {0, 0}};

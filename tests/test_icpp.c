@@ -3540,7 +3540,7 @@ static void icpp_sampler_live(void)
     desc.save_targeted = 1;
     REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_OK);
     CHECK_EQ(ctxprof_icpp_sampler_init(&s, &desc, &err), CTXPROF_ERR_INVAL); /* one at a time */
-    CHECK_CONTAINS(err.detail, "another sampler");
+    CHECK_CONTAINS(err.detail, "this sampler is initialised and active already");
     if (ctxprof_icpp_sampler_attach(&s, &err) != CTXPROF_OK) {
         ctxprof_icpp_sampler_deinit(&s);
         ctxprof_icpp_map_deinit(&m);
@@ -5050,6 +5050,247 @@ static void icpp_robust_bounds(void)
     ctxprof_icpp_train_stop();
 }
 
+/* ---- API misuse: refused with a message, never silent ------------------- */
+
+__attribute__((noinline)) static int icpp_mu_leaf(int x)
+{
+    CTXPROF_ICPP_FUNC(icpp_mu_leaf);
+    return x + 1;
+}
+
+/* An error argument describes its call alone: a success after a failure
+   clears it. */
+static void icpp_err_arg_cleared(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512];
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_err.paths", ctxprof_test_tmpdir());
+    CHECK_EQ(ctxprof_icpp_map_parse(&m, "nonsense\n", 9, "bad", &err), CTXPROF_ERR_PARSE);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "t", &err),
+               CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_STR(err.detail, "");
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_map_load(&m, "/nonexistent/x.paths", &err), CTXPROF_ERR_SYS);
+    CHECK_NE(err.sys_errno, 0);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_EQ(err.sys_errno, 0);
+    CHECK_STR(err.detail, "");
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* A second start while training that asks for other limits is refused and
+   keeps them (one that asks for none, or the same, is fine); max_paths
+   counts the tree's root: 1 is refused, 2 records one path. */
+static void icpp_train_start_twice(void)
+{
+    ctxprof_icpp_train_desc desc;
+    ctxprof_icpp_train_stats st;
+    ctxprof_error err;
+    memset(&desc, 0, sizeof desc);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_reset();
+    desc.max_paths = (size_t)1 << 20; /* the defaults (process-wide: set them here) */
+    desc.max_depth = 16384;
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    desc.max_depth = 0;
+    desc.max_paths = 2;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "training is on already, with max_paths 1048576 and max_depth "
+                               "16384: ctxprof_icpp_train_stop first to change them");
+    desc.max_paths = 0;
+    desc.max_depth = 3;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_ERR_INVAL);
+    CHECK_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK); /* nothing asked: still on */
+    CHECK_EQ(err.status, CTXPROF_OK);
+    desc.max_paths = (size_t)1 << 20; /* those in force */
+    desc.max_depth = 0;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_mu_leaf(1), 2);
+    CHECK_EQ(icpp_t_rec(2, 0), 1 + 2 + 1);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_paths, 0); /* the default limits still */
+    CHECK_EQ(st.nodes, 5);
+    ctxprof_icpp_train_reset();
+    desc.max_paths = 1;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_ERR_RANGE);
+    CHECK_CONTAINS(err.detail, "max_paths 1 holds only the tree's root");
+    CHECK_EQ(ctxprof__icpp_training, 0);
+    desc.max_paths = 2;
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_EQ(icpp_mu_leaf(1), 2);
+    CHECK_EQ(icpp_t_rec(0, 0), 1);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.nodes, 1);
+    CHECK_EQ(st.entries, 1);
+    CHECK_EQ(st.dropped_paths, 2);
+    ctxprof_icpp_train_reset();
+    desc.max_paths = (size_t)1 << 20; /* the defaults again (they are process-wide) */
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+    ctxprof_icpp_train_reset();
+}
+
+/* A save with no path recorded writes nothing and says why. */
+static void icpp_train_save_nothing(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512];
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_never.paths", ctxprof_test_tmpdir());
+    unlink(path);
+    ctxprof_icpp_train_reset();
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "nothing to save: training never started");
+    CHECK_NE(access(path, F_OK), 0);
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "nothing to save: no instrumented function ran");
+    CHECK_NE(access(path, F_OK), 0);
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    CHECK_EQ(icpp_mu_leaf(1), 2);
+    ctxprof_icpp_train_stop();
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(m.paths, 1);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_icpp_train_reset();
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_INVAL); /* reset: never again */
+    CHECK_CONTAINS(err.detail, "training never started");
+}
+
+/* Re-initialising the active sampler says it is this one; another is told
+   one is active. */
+static void icpp_sampler_reinit(void)
+{
+    ctxprof_icpp_sampler s, other;
+    ctxprof_error err;
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_sampler_init(&s, NULL, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "this sampler is initialised and active already: "
+                               "ctxprof_icpp_sampler_deinit first");
+    CHECK_EQ(ctxprof_icpp_sampler_init(&other, NULL, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "another sampler is active");
+    ctxprof_icpp_sampler_deinit(&s);
+    REQUIRE_EQ(ctxprof_icpp_sampler_init(&other, NULL, &err), CTXPROF_OK);
+    ctxprof_icpp_sampler_deinit(&other);
+}
+
+/* Resolving with a map that is not bound is an error (the kind says
+   OUTSIDE: no candidates); a NULL result too (in a child: it crashed). */
+static int icpp_resolve_null_child(void *arg, void *shared)
+{
+    uintptr_t base = 0x7fff0000;
+    (void)shared;
+    return ctxprof_icpp_resolve((const ctxprof_icpp_map *)arg, 0x1000, base - 64, base, 0, NULL,
+                                8, NULL) != CTXPROF_ERR_INVAL;
+}
+
+static void icpp_resolve_unbound(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_icpp_result r;
+    ctxprof_error err;
+    uintptr_t base = 0x7fff0000;
+    int sig = 0;
+    memset(&m, 0, sizeof m);
+    memset(&r, 0x5A, sizeof r);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, 0x1000, base - 64, base, 0, NULL, 8, &r), CTXPROF_ERR_INVAL);
+    CHECK_EQ(r.kind, CTXPROF_ICPP_OUTSIDE);
+    CHECK_EQ(r.degree, 0);
+    CHECK_EQ(r.func, UINT32_MAX);
+    CHECK(r.candidates == NULL);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, icpp_map_text, sizeof icpp_map_text - 1, "t", &err),
+               CTXPROF_OK);
+    CHECK_EQ(ctxprof_icpp_resolve(&m, 0x1000, base - 64, base, 0, NULL, 8, &r), CTXPROF_ERR_INVAL);
+    CHECK_EQ(r.kind, CTXPROF_ICPP_OUTSIDE);
+    CHECK_EQ(ctxprof_icpp_resolve(NULL, 0x1000, base - 64, base, 0, NULL, 8, &r),
+             CTXPROF_ERR_INVAL);
+    CHECK_EQ(ctxprof_test_child(icpp_resolve_null_child, &m, NULL, 60, &sig), 0);
+    CHECK_EQ(sig, 0);
+    ctxprof_icpp_map_deinit(&m);
+}
+
+/* Path strings for display: C++ names demangled (a C++ program: this one
+   has no demangler unless a sanitizer's runtime brought one), the map's
+   own names and ctxprof_icpp_map_path_str left mangled. */
+static void icpp_path_str_demangled(void)
+{
+    static const char text[] = "ctxprof-paths 1\n"
+                               "path 1 100 main\n"
+                               "path 1 180 main _ZN4calc4evalEPKNS_4NodeE\n";
+    static const char prog[] =
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"ctxprof.h\"\n"
+        "#include <stdio.h>\n"
+        "#include <string>\n"
+        "int main() {\n"
+        "    std::string name(\"func \"); /* a C++ program: the runtime is loaded */\n"
+        "    static const char t[] = \"ctxprof-paths 1\\npath 1 100 main\\n\"\n"
+        "                            \"path 1 180 main _ZN4calc4evalEPKNS_4NodeE\\n\";\n"
+        "    ctxprof_icpp_map m = {};\n"
+        "    ctxprof_error err;\n"
+        "    char a[128], b[128], c[8];\n"
+        "    uint32_t p;\n"
+        "    if (ctxprof_icpp_map_parse(&m, t, sizeof t - 1, \"t\", &err)) return 1;\n"
+        "    for (p = 0; p < m.paths; p++) {\n"
+        "        size_t n = ctxprof_icpp_map_path_str_demangled(&m, p, c, sizeof c);\n"
+        "        ctxprof_icpp_map_path_str(&m, p, a, sizeof a);\n"
+        "        ctxprof_icpp_map_path_str_demangled(&m, p, b, sizeof b);\n"
+        "        printf(\"%s|%s|%zu|%s\\n\", a, b, n, c);\n"
+        "    }\n"
+        "    printf(\"%s%ld\\n\", name.c_str(),\n"
+        "           ctxprof_icpp_map_func(&m, \"_ZN4calc4evalEPKNS_4NodeE\"));\n"
+        "    ctxprof_icpp_map_deinit(&m);\n"
+        "    return 0;\n"
+        "}\n";
+    const char *d = ctxprof_test_tmpdir();
+    const char *cxx = strstr(CTXPROF_TEST_CC, "clang") ? "clang++" : "g++";
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char buf[128], root[1024], src[600], out[600], *txt;
+    const char *want = "main>calc::eval(calc::Node const*)";
+    size_t len, n;
+    FILE *f;
+    memset(&m, 0, sizeof m);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, sizeof text - 1, "t", &err), CTXPROF_OK);
+    n = ctxprof_icpp_map_path_str_demangled(&m, 1, buf, sizeof buf);
+    CHECK_EQ(n, strlen(buf));
+    CHECK(strcmp(buf, "main>_ZN4calc4evalEPKNS_4NodeE") == 0 || strcmp(buf, want) == 0);
+    CHECK_EQ(ctxprof_icpp_map_path_str_demangled(&m, 0, buf, sizeof buf), 4);
+    CHECK_STR(buf, "main");
+    CHECK_EQ(ctxprof_icpp_map_path_str_demangled(&m, 2, buf, sizeof buf), 0); /* no such path */
+    CHECK_STR(buf, "");
+    CHECK_EQ(ctxprof_icpp_map_path_str_demangled(NULL, 0, buf, sizeof buf), 0);
+    ctxprof_icpp_map_deinit(&m);
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(root, sizeof root));
+    snprintf(src, sizeof src, "%s/icpp_dm.cpp", d);
+    snprintf(out, sizeof out, "%s/icpp_dm.out", d);
+    f = fopen(src, "w");
+    REQUIRE(f != NULL);
+    fputs(prog, f);
+    fclose(f);
+    REQUIRE_EQ(ctxprof_test_sh("%s -std=c++11 -O1 -Wall -Wextra -Werror -I%s %s -o %s/icpp_dm && "
+                               "%s/icpp_dm > %s",
+                               cxx, root, src, d, d, out),
+               0);
+    REQUIRE_EQ(ctxprof__read_file(out, &txt, &len, NULL, NULL), CTXPROF_OK);
+    CHECK_CONTAINS(txt, "main|main|4|main\n");
+    CHECK_CONTAINS(txt, "main>_ZN4calc4evalEPKNS_4NodeE|main>calc::eval(calc::Node const*)|34|"
+                        "main>ca\n");
+    CHECK_CONTAINS(txt, "func 1\n"); /* the map knows the mangled name */
+    ctxprof__free(txt, NULL);
+}
+
 /* The timer sampler's handler under signal storms, while two threads call
    malloc and write through one shared stdio stream (its lock contended).
    In a forked child under an alarm: a deadlock fails the case.
@@ -5297,6 +5538,12 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_train_signal_plain", icpp_train_signal_plain},
     {"icpp_robust_files", icpp_robust_files},
     {"icpp_robust_bounds", icpp_robust_bounds},
+    {"icpp_err_arg_cleared", icpp_err_arg_cleared},
+    {"icpp_train_start_twice", icpp_train_start_twice},
+    {"icpp_train_save_nothing", icpp_train_save_nothing},
+    {"icpp_sampler_reinit", icpp_sampler_reinit},
+    {"icpp_resolve_unbound", icpp_resolve_unbound},
+    {"icpp_path_str_demangled", icpp_path_str_demangled},
     {"icpp_robust_signals", icpp_robust_signals},
     {"icpp_cfa_cie_version3", icpp_cfa_cie_version3},
                                                        {0, 0}};

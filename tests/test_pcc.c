@@ -1884,6 +1884,85 @@ static void pcc_set_uninit(void)
     ctxprof_pcc_set_deinit(&s);
 }
 
+/* A second init of a live set is refused and keeps its contents (it
+   would drop them and leak the tables); garbage (a stack set never
+   initialised), a zeroed, a deinited and a failed-init set all initialise. */
+static void pcc_set_double_init(void)
+{
+    static ctxprof_pcc_set s;
+    ctxprof_pcc_set g;
+    ctxprof_pcc_set_desc desc;
+    ctxprof_ctx i;
+    uint64_t rng = 11;
+    size_t k;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, NULL), CTXPROF_OK);
+    for (i = 1; i < 5000; i++)
+        CHECK_EQ(ctxprof_pcc_set_add(&s, i), 1);
+    CHECK_EQ(ctxprof_pcc_set_init(&s, NULL), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "already initialised: ctxprof_pcc_set_deinit");
+    CHECK_EQ(ctxprof_pcc_set_count(&s), 4999);
+    CHECK(ctxprof_pcc_set_contains(&s, 4999));
+    CHECK_EQ(ctxprof_pcc_set_add(&s, 5000), 1); /* still live */
+    ctxprof_pcc_set_deinit(&s);
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, NULL), CTXPROF_OK); /* deinited: fine */
+    CHECK_EQ(ctxprof_pcc_set_count(&s), 0);
+    ctxprof_pcc_set_deinit(&s);
+    for (k = 0; k < 3; k++) { /* garbage */
+        size_t j;
+        for (j = 0; j < sizeof g; j++)
+            ((unsigned char *)&g)[j] =
+                k == 0 ? 0xA5 : k == 1 ? 0xFF : (unsigned char)ctxprof_test_rand(&rng);
+        REQUIRE_EQ(ctxprof_pcc_set_init(&g, NULL), CTXPROF_OK);
+        CHECK_EQ(ctxprof_pcc_set_count(&g), 0);
+        CHECK_EQ(ctxprof_pcc_set_add(&g, 7), 1);
+        ctxprof_pcc_set_deinit(&g);
+    }
+    /* a failed init leaves the set not initialised: init again works */
+    memset(&desc, 0, sizeof desc);
+    desc.mode = 7;
+    CHECK_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "unknown mode 7");
+    CHECK_EQ(ctxprof_pcc_set_add(&s, 1), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "not initialised");
+    desc.mode = CTXPROF_PCC_TRAIN;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_OK);
+    CHECK_STR(ctxprof_pcc_set_last_error(&s), "ok"); /* init resets the record */
+    CHECK_EQ(ctxprof_pcc_set_check(&s, 3, "x.c", 1), 0);
+    CHECK_EQ(ctxprof_pcc_set_count(&s), 1);
+    ctxprof_pcc_set_deinit(&s);
+}
+
+/* An unknown mode is refused: the mode stays and the set's error record
+   says so; a later success leaves that record (the set's most recent
+   failure). */
+static void pcc_set_mode_unknown(void)
+{
+    ctxprof_pcc_set s;
+    ctxprof_pcc_set_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.mode = CTXPROF_PCC_TRAIN;
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, &desc), CTXPROF_OK);
+    CHECK_STR(ctxprof_pcc_set_last_error(&s), "ok");
+    ctxprof_pcc_set_mode(&s, 7);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "unknown mode 7");
+    CHECK_EQ(s.err.status, CTXPROF_ERR_INVAL);
+    CHECK_EQ(s.mode, CTXPROF_PCC_TRAIN);
+    CHECK_EQ(ctxprof_pcc_set_check(&s, 5, "x.c", 1), 0); /* still training */
+    CHECK(ctxprof_pcc_set_contains(&s, 5));
+    ctxprof_pcc_set_mode(&s, -1);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "unknown mode -1");
+    ctxprof_pcc_set_mode(&s, CTXPROF_PCC_CHECK);
+    CHECK_EQ(s.mode, CTXPROF_PCC_CHECK);
+    CHECK_CONTAINS(ctxprof_pcc_set_last_error(&s), "unknown mode -1"); /* kept */
+    ctxprof_pcc_set_deinit(&s);
+    /* NULL desc: every default, mode OFF: checks record nothing */
+    REQUIRE_EQ(ctxprof_pcc_set_init(&s, NULL), CTXPROF_OK);
+    CHECK_EQ(s.mode, CTXPROF_PCC_OFF);
+    CHECK_EQ(ctxprof_pcc_set_check(&s, 5, "x.c", 1), 1);
+    CHECK_EQ(ctxprof_pcc_set_count(&s), 0);
+    ctxprof_pcc_set_deinit(&s);
+}
+
 static void pcc_set_bad_files(void)
 {
     ctxprof_pcc_set s, ref;
@@ -2057,7 +2136,13 @@ static void pcc_file_write_bits32(void)
     f.count = 2;
     f.values = fit;
     REQUIRE_EQ(ctxprof_pcc_file_write(&f, path, &e), CTXPROF_OK);
+    CHECK_EQ(e.status, CTXPROF_OK); /* an argument record describes its call alone */
+    CHECK_STR(e.detail, "");
+    CHECK_EQ(ctxprof_pcc_file_read(&g, "/nonexistent/x.set", &e), CTXPROF_ERR_SYS);
     REQUIRE_EQ(ctxprof_pcc_file_read(&g, path, &e), CTXPROF_OK);
+    CHECK_EQ(e.status, CTXPROF_OK);
+    CHECK_EQ(e.sys_errno, 0);
+    CHECK_STR(e.detail, "");
     CHECK_EQ(g.bits, 32);
     REQUIRE_EQ(g.count, 2);
     CHECK_EQ(g.values[0], 5);
@@ -2682,6 +2767,8 @@ static void pcc_tool_site_version(void)
 static const ctxprof_test_case ctxprof_tests_pcc[] = {
     {"pcc_noncommutative", pcc_noncommutative},
     {"pcc_set_uninit", pcc_set_uninit},
+    {"pcc_set_double_init", pcc_set_double_init},
+    {"pcc_set_mode_unknown", pcc_set_mode_unknown},
     {"pcc_compose", pcc_compose},
     {"pcc_inverse", pcc_inverse},
     {"pcc_expected_formula", pcc_expected_formula},

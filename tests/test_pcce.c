@@ -980,6 +980,103 @@ static void pcce_decode_errors(void)
     ctxprof_graph_deinit(&g);
 }
 
+
+/* An error argument describes its call alone: build, stats and check
+   clear a failure that an earlier call left in it. */
+static void pcce_err_arg_cleared(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_enc_stats st;
+    ctxprof_enc_check_result cr;
+    ctxprof_error err;
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig1.txt") == 0);
+    CHECK_EQ(ctxprof_enc_build(&g, 99, &t, &err), CTXPROF_ERR_INVAL);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_PCCE, &t, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_STR(err.detail, "");
+    ctxprof_enc_tables_free(&t, NULL);
+    CHECK_EQ(ctxprof_enc_build(&g, 99, &t, &err), CTXPROF_ERR_INVAL);
+    REQUIRE_EQ(ctxprof_enc_stats_compute(&g, &st, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_EQ(ctxprof_enc_build(&g, 99, &t, &err), CTXPROF_ERR_INVAL);
+    REQUIRE_EQ(ctxprof_enc_check(&g, NULL, &cr, &err), CTXPROF_OK);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    ctxprof_graph_deinit(&g);
+}
+
+/* The decoders' bad arguments, NULL ones included, fail with
+   CTXPROF_ERR_INVAL and say which (in a child: the old code crashed), and
+   err describes each call alone (a success after a failure clears it). */
+typedef struct pcce_bad_args {
+    const ctxprof_enc_tables *t;
+    const ctxprof_enc_view *v;
+    uint32_t node;
+} pcce_bad_args;
+
+static int pcce_decode_null_child(void *arg, void *shared)
+{
+    const pcce_bad_args *a = (const pcce_bad_args *)arg;
+    ctxprof_error err;
+    uint32_t out[16];
+    size_t n = 7;
+    int bad = 0;
+    (void)shared;
+    bad |= ctxprof_enc_decode_view(a->t, NULL, a->node, out, 16, &n, &err) != CTXPROF_ERR_INVAL;
+    bad |= n != 0 || !strstr(err.detail, "view is NULL");
+    bad |= ctxprof_enc_decode_view(NULL, a->v, a->node, out, 16, &n, &err) != CTXPROF_ERR_INVAL;
+    bad |= !strstr(err.detail, "tables are NULL");
+    bad |= ctxprof_enc_decode_view(a->t, a->v, a->node, out, 16, NULL, &err) != CTXPROF_ERR_INVAL;
+    bad |= !strstr(err.detail, "out_n is NULL");
+    bad |= ctxprof_enc_decode(a->t, a->v->words, a->v->n_bits, a->node, out, 16, NULL, NULL) !=
+           CTXPROF_ERR_INVAL;
+    bad |= ctxprof_enc_decode(a->t, a->v->words, a->v->n_bits, a->node, NULL, 16, &n, &err) !=
+           CTXPROF_ERR_INVAL;
+    bad |= !strstr(err.detail, "out is NULL with cap 16");
+    bad |= ctxprof_enc_decode(a->t, NULL, a->v->n_bits, a->node, out, 16, &n, &err) !=
+           CTXPROF_ERR_INVAL;
+    bad |= !strstr(err.detail, "words is NULL");
+    return bad;
+}
+
+static void pcce_decode_bad_args(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_error err;
+    ctxprof_enc st;
+    ctxprof_enc_view v;
+    pcce_bad_args a;
+    uint32_t out[16];
+    size_t n;
+    int sig = 0;
+    REQUIRE(pcce_graph_file(&g, "tests/data/fig1.txt") == 0);
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_PCCE, &t, &err), CTXPROF_OK);
+    ctxprof_enc_init(&st, NULL);
+    ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[pcce_edge(&g, "A", "C", 0)]);
+    ctxprof_enc_query(&st, t.acyc_bits, &v);
+    a.t = &t;
+    a.v = &v;
+    a.node = pcce_node(&g, "C");
+    CHECK_EQ(ctxprof_test_child(pcce_decode_null_child, &a, NULL, 60, &sig), 0);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(ctxprof_enc_decode_view(&t, &v, 999, out, 16, &n, &err), CTXPROF_ERR_INVAL);
+    {
+        char want[120];
+        snprintf(want, sizeof want, "node 999 out of range: the tables have %u functions",
+                 (unsigned)t.n_nodes);
+        CHECK_CONTAINS(err.detail, want);
+    }
+    CHECK_EQ(ctxprof_enc_decode_view(&t, &v, a.node, out, 16, &n, &err), CTXPROF_OK);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(err.status, CTXPROF_OK);
+    CHECK_STR(err.detail, "");
+    CHECK_EQ(ctxprof_enc_decode_view(&t, &v, a.node, NULL, 0, &n, &err), CTXPROF_ERR_FULL);
+    ctxprof_enc_deinit(&st);
+    ctxprof_enc_tables_free(&t, NULL);
+    ctxprof_graph_deinit(&g);
+}
+
 /* Words that are no encoding, found by tests/fuzz/fuzz_enc.c: each was
    decoded to a path whose encoding is other words. */
 static void pcce_decode_not_encodings(void)
@@ -1316,6 +1413,8 @@ static const ctxprof_test_case ctxprof_tests_pcce[] = {
     {"pcce_grow_signal_safe", pcce_grow_signal_safe},
     {"pcce_threads", pcce_threads},
     {"pcce_decode_errors", pcce_decode_errors},
+    {"pcce_decode_bad_args", pcce_decode_bad_args},
+    {"pcce_err_arg_cleared", pcce_err_arg_cleared},
     {"pcce_decode_not_encodings", pcce_decode_not_encodings},
     {"pcce_decode_loop", pcce_decode_loop},
     {"pcce_decode_root_range", pcce_decode_root_range},

@@ -1391,6 +1391,69 @@ static void pebs_desc_limits(void)
     ctxprof_pebs_close(&pb);
 }
 
+/* An array promised but not given (samples_cap without samples), or given
+   without room, is refused: every sample would have been lost. With no
+   sink at all samples are counted (not a mistake: probes, overhead). */
+static void pebs_desc_sinks(void)
+{
+    static ctxprof_pebs_sample arr[4];
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    d.samples_cap = 10;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(pb.error.detail, "samples_cap 10 but samples is NULL");
+    CHECK_CONTAINS(ctxprof_pebs_explain(&pb), "samples_cap 10 but samples is NULL");
+    CHECK(pb.impl == NULL);
+    d.samples_cap = 0;
+    d.samples = arr;
+    CHECK_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(pb.error.detail, "samples given with samples_cap 0");
+    d.samples_cap = 4;
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    ctxprof_pebs_close(&pb);
+    d.samples = NULL;
+    d.samples_cap = 0;
+    REQUIRE_EQ(ctxprof_pebs_open(&pb, &d), CTXPROF_OK); /* counts only */
+    ctxprof_pebs_close(&pb);
+}
+
+/* A thread id of another process is refused (perf_event would sample it),
+   and the handle's record keeps that failure across later successes; an
+   exited thread still fails with ESRCH. */
+static void pebs_attach_other_process(void)
+{
+    ctxprof_pebs pb;
+    ctxprof_pebs_desc d;
+    ctxprof_pebs_stats st;
+    pid_t child;
+    int status;
+    char want[80];
+    pebs_desc_fill(&d, CTXPROF_PEBS_MANUAL, 0);
+    PEBS_OPEN_OR_SKIP(&pb, &d);
+    fflush(NULL);
+    child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        for (;;)
+            pause();
+    }
+    CHECK_EQ(ctxprof_pebs_attach(&pb, (int)child, 0), CTXPROF_ERR_INVAL);
+    snprintf(want, sizeof want, "thread %d is not a thread of this process", (int)child);
+    CHECK_CONTAINS(pb.error.detail, want);
+    CHECK_EQ(ctxprof_pebs_attach(&pb, 0, 0), CTXPROF_OK);
+    CHECK_CONTAINS(pb.error.detail, "is not a thread of this process"); /* kept */
+    kill(child, SIGKILL);
+    CHECK_EQ(waitpid(child, &status, 0), child);
+    CHECK_EQ(ctxprof_pebs_attach(&pb, (int)child, 0), CTXPROF_ERR_INVAL); /* gone: as before */
+    CHECK_CONTAINS(pb.error.detail, "no such thread");
+    CHECK_EQ(pb.error.sys_errno, ESRCH);
+    ctxprof_pebs_stats_get(&pb, &st);
+    CHECK_EQ(st.threads, 1);
+    CHECK_EQ(st.attach_failed, 1);
+    ctxprof_pebs_close(&pb);
+}
+
 typedef struct pebs_hits {
     uint64_t all, in, tid_wrong;
     int tid;
@@ -5819,6 +5882,8 @@ static const ctxprof_test_case ctxprof_tests_pebs[] = {
     {"pebs_libpfm", pebs_libpfm},
     {"pebs_libpfm_degrade", pebs_libpfm_degrade},
     {"pebs_desc_checks", pebs_desc_checks},
+    {"pebs_desc_sinks", pebs_desc_sinks},
+    {"pebs_attach_other_process", pebs_attach_other_process},
     {"pebs_desc_limits", pebs_desc_limits},
     {"pebs_live_explain", pebs_live_explain},
     PEBS_LIVE_CORE(PEBS_CASE) /* run again as nobody by pebs_live_nobody */
