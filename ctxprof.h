@@ -86,7 +86,10 @@
          pb.error, ctxprof_graph_last_error) holds its most recent failure:
          its init (or open) resets it, later successes leave it.
      Hot-path functions never fail: they saturate or drop and count it. The
-     library never prints, exits or aborts.
+     library never exits or aborts, and prints only where a program asked
+     for it through the environment and has no other channel: the
+     CTXPROF_HCCT= and CTXPROF_ICPP_TRAIN= sessions the hooks start write
+     their failures to stderr.
 */
 #ifndef CTXPROF_H_INCLUDED
 #define CTXPROF_H_INCLUDED
