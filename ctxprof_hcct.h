@@ -189,6 +189,12 @@
      Cold-path functions return ctxprof_status and fill a ctxprof_error.
      Hot-path functions never fail: they drop and count (ctxprof_hcct_stats).
 
+   LIFETIMES
+
+     A bound tree is unbound by its deinit on the binding thread, and
+     must outlive every instrumented function active while it is bound
+     (see bind).
+
    REFERENCES
 
      SPE'16 sec. 3.2 (phi, epsilon)-HCCT, sec. 3.3 Alg. 1 (on-line pruning),
@@ -506,7 +512,14 @@ typedef struct ctxprof_hcct_scope {
    thread-safe for t. On failure t is left zeroed (deinit is harmless). */
 CTXPROF_API int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc,
                                   ctxprof_error *err);
-/* Frees a tree (a zeroed or failed tree is fine). */
+/* Frees a tree and leaves it zeroed (a zeroed, failed or deinitialized
+   tree is fine). When t is the calling thread's bound tree
+   (ctxprof_hcct_bind) it is unbound first, as by ctxprof_hcct_bind(NULL):
+   the thread's later events go to no tree, or to its session tree while a
+   session runs. A tree bound in another thread must be unbound there
+   before it is freed (bindings are per thread: this one cannot see it;
+   that thread's next event would use freed memory). A session's tree
+   (ctxprof_hcct_thread) belongs to the session: deinit leaves it alone. */
 CTXPROF_API void ctxprof_hcct_deinit(ctxprof_hcct *t);
 /* Adds weight to the current context (a Space Saving update when it is not
    monitored). Owner thread only. Counts saturate at 2^63 - 1. */
@@ -587,8 +600,17 @@ CTXPROF_API int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out, ctx
 CTXPROF_API void ctxprof_hcct_shutdown(void);
 /* The calling thread's tree (created if the session runs), or NULL. */
 CTXPROF_API ctxprof_hcct *ctxprof_hcct_thread(void);
-/* Makes t the calling thread's tree for hooks and macros (NULL: none);
-   returns the previous one. The caller keeps ownership of t. */
+/* Makes t the calling thread's tree for hooks and macros; returns the
+   previous one. The caller keeps ownership of t. NULL binds none: the
+   thread's events then go to no tree, or to its session tree while a
+   session runs (the one it had before a tree of its own was bound).
+   While bound, the
+   tree is read by the exit of every instrumented function, those active
+   when bind was called included (main's, when main binds it): keep it
+   alive and in place until it is unbound (bind(NULL), or its deinit on
+   this thread). A tree local to main that is still bound when main
+   returns is read by main's exit hook after main's locals are gone:
+   make it static, or deinit it before main returns. */
 CTXPROF_API ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t);
 
 /* Slow paths of the inline functions (private). */
@@ -995,6 +1017,20 @@ CTXPROF__HCCT_FN void *ctxprof__hcct_alloc_lines(size_t n, size_t size, void *ud
     return p ? (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
 }
 
+/* Frees a tree's memory and zeroes it (the library's own trees: session
+   trees, failed inits). */
+CTXPROF__HCCT_FN void ctxprof__hcct_free_tree(ctxprof_hcct *t)
+{
+    void *ud = t->desc.alloc_user;
+    ctxprof__free(t->nodes_raw, ud);
+    ctxprof__free(t->aux_raw, ud);
+    ctxprof__free(t->par, ud);
+    ctxprof__free(t->qhead, ud);
+    ctxprof__free(t->qslot_raw, ud);
+    ctxprof__free(t->frames, ud);
+    memset(t, 0, sizeof *t);
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc,
                                         ctxprof_error *err)
 {
@@ -1036,7 +1072,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     t->frame_cap = d.max_depth < 1024 ? d.max_depth : 1024;
     t->frames = (ctxprof_hcct_frame *)ctxprof__zalloc(t->frame_cap, sizeof(ctxprof_hcct_frame), ud);
     if (!t->nodes || !t->frames || (lss ? !t->aux || !t->qhead || !t->qslot : !t->par)) {
-        ctxprof_hcct_deinit(t);
+        ctxprof__hcct_free_tree(t);
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0,
                              "hcct: cannot reserve %zu bytes (lower desc.max_bytes)",
                              d.max_bytes);
@@ -1086,17 +1122,13 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_deinit(ctxprof_hcct *t)
 {
-    void *ud;
-    if (!t)
-        return;
-    ud = t->desc.alloc_user;
-    ctxprof__free(t->nodes_raw, ud);
-    ctxprof__free(t->aux_raw, ud);
-    ctxprof__free(t->par, ud);
-    ctxprof__free(t->qhead, ud);
-    ctxprof__free(t->qslot_raw, ud);
-    ctxprof__free(t->frames, ud);
-    memset(t, 0, sizeof *t);
+    if (!t || CTXPROF__HCCT_RD(t->session) != 0)
+        return; /* a session's tree is the session's to free */
+    /* the calling thread's hooks and macros stop using it: its events after
+       this go where they went before it was bound (bind(NULL)) */
+    if (ctxprof__hcct_tls == t)
+        ctxprof__hcct_tls = NULL;
+    ctxprof__hcct_free_tree(t);
 }
 
 /* st.nodes_peak after the tree grew. No count of the nodes in the tree is
@@ -4261,7 +4293,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_bury(ctxprof_hcct *t)
     ctxprof__hcct_unlock();
     if (ctxprof__hcct_tls == t)
         ctxprof__hcct_tls = NULL;
-    ctxprof_hcct_deinit(t);
+    ctxprof__hcct_free_tree(t);
     ctxprof__free(t, ud);
     return 1;
 }
@@ -4290,7 +4322,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
     ctxprof__hcct_unlock();
     if (t) {
         void *ud = t->desc.alloc_user;
-        ctxprof_hcct_deinit(t);
+        ctxprof__hcct_free_tree(t);
         ctxprof__free(t, ud);
     }
 }
@@ -4311,7 +4343,19 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     ctxprof__hcct_tstate = 1; /* allocation below may run instrumented code */
     ctxprof__hcct_lock();
     d = ctxprof__hcct_sdesc;
+    /* The thread's session tree, unbound by bind(NULL) or by the deinit of
+       a tree bound over it: bound again, not replaced (the key has room
+       for one tree per thread, which its exit merges). */
+    t = ctxprof__hcct_tkey_ok ? (ctxprof_hcct *)pthread_getspecific(ctxprof__hcct_tkey) : NULL;
+    if (t && t->session == 1) {
+        ctxprof__hcct_unlock();
+        ctxprof__hcct_tls = t;
+        ctxprof__hcct_tstate = 0;
+        return t;
+    }
     ctxprof__hcct_unlock();
+    if (t) /* left by a shutdown: freed before a new one is made */
+        ctxprof__hcct_bury(t);
     t = (ctxprof_hcct *)ctxprof__alloc(1, sizeof *t, d.alloc_user);
     if (!t || ctxprof_hcct_init(t, &d, NULL)) {
         /* typically the node reservation (1.25 GiB in CCT mode) under
@@ -4328,7 +4372,7 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     t->gen = CTXPROF__HCCT_ACQ(ctxprof__hcct_gen);
     if (ctxprof__hcct_state != 1) {
         ctxprof__hcct_unlock();
-        ctxprof_hcct_deinit(t);
+        ctxprof__hcct_free_tree(t);
         ctxprof__free(t, d.alloc_user);
         ctxprof__hcct_tstate = 0;
         return NULL;
@@ -4461,14 +4505,17 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
 {
-    ctxprof_hcct *t, *next;
+    ctxprof_hcct *t, *next, *own;
     ctxprof__hcct_lock();
+    /* the calling thread's tree, also while a tree of its own is bound */
+    own = ctxprof__hcct_tkey_ok ? (ctxprof_hcct *)pthread_getspecific(ctxprof__hcct_tkey) : NULL;
     for (t = ctxprof__hcct_list; t; t = next) {
         void *ud = t->desc.alloc_user;
         next = t->next_thread;
-        if (ctxprof__hcct_tls == t) {
-            ctxprof__hcct_tls = NULL;
-            ctxprof_hcct_deinit(t);
+        if (ctxprof__hcct_tls == t || own == t) {
+            if (ctxprof__hcct_tls == t)
+                ctxprof__hcct_tls = NULL;
+            ctxprof__hcct_free_tree(t);
             ctxprof__free(t, ud);
             continue;
         }

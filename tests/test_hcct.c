@@ -320,6 +320,139 @@ static void hcct_init_errors(void)
     ctxprof_hcct_deinit(&t); /* twice is harmless */
 }
 
+/* ---- misuse: what a program gets wrong is reported, and never crashes ---- */
+
+/* The cases below run in a forked child, where a crash is the failure:
+   HCCT_EXPECT records the line of each check passed, so that a crash
+   names the last one, and the failing check's text. */
+typedef struct hcct_misuse {
+    int line;   /* the last check passed, or the one that failed */
+    int failed; /* a check failed (why: its text) */
+    char why[240];
+} hcct_misuse;
+
+static hcct_misuse *hcct_mu_r;
+
+#define HCCT_EXPECT(c)                                                                             \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            hcct_mu_r->failed = 1;                                                                 \
+            hcct_mu_r->line = __LINE__;                                                            \
+            snprintf(hcct_mu_r->why, sizeof hcct_mu_r->why, "%s", #c);                             \
+            return 1;                                                                              \
+        }                                                                                          \
+        hcct_mu_r->line = __LINE__;                                                                \
+    } while (0)
+
+static void hcct_misuse_run(int (*body)(void *arg, void *shared), void *arg)
+{
+    hcct_misuse *r = (hcct_misuse *)ctxprof_test_shared(sizeof *r);
+    int sig = 0, rc;
+    REQUIRE(r != NULL);
+    rc = ctxprof_test_child(body, arg, r, 120, &sig);
+    if (rc != 0 || sig != 0)
+        fprintf(stderr, "  child: %s %d; line %d%s%s\n", sig ? "killed by signal" : "returned",
+                sig ? sig : rc, r->line, r->failed ? " failed: " : " was the last check passed",
+                r->why);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(rc, 0);
+    munmap(r, sizeof *r);
+}
+
+__attribute__((noinline)) static int hcct_mu_scoped(int x)
+{
+    CTXPROF_HCCT_SCOPE("scoped");
+    return x + 1;
+}
+
+/* The deinit of the calling thread's bound tree unbinds it: the next
+   instrumented call found the zeroed tree bound and crashed, and so did
+   the end of a scope opened before the deinit. */
+static int hcct_deinit_bound_child(void *arg, void *shared)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    (void)arg;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&t) == NULL);
+    HCCT_EXPECT(hcct_mu_scoped(1) == 2);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    HCCT_EXPECT(p.total == 1);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    HCCT_EXPECT(hcct_mu_scoped(2) == 3); /* outside any tree */
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == NULL);
+    /* a scope open across the deinit of its tree */
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&t) == NULL);
+    {
+        CTXPROF_HCCT_SCOPE("open");
+        ctxprof_hcct_deinit(&t);
+    }
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == NULL);
+    HCCT_EXPECT(hcct_mu_scoped(3) == 4);
+    return 0;
+}
+
+/* With a session running: after the deinit of a tree bound over the
+   thread's session tree (or bind(NULL)), the thread's events go to that
+   session tree again (before, they found the freed tree; bind(NULL) made
+   the thread a second session tree); and deinit leaves a session's tree
+   alone. */
+static int hcct_deinit_session_child(void *arg, void *shared)
+{
+    ctxprof_hcct own, *mine;
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0);
+    ctxprof_error e;
+    size_t heap;
+    (void)arg;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    heap = ctxprof_test_heap_bytes();
+    HCCT_EXPECT(ctxprof_hcct_start(&d, &e) == CTXPROF_OK);
+    hcct_mu_scoped(1); /* the thread's session tree: 1 */
+    mine = ctxprof_hcct_thread();
+    HCCT_EXPECT(mine != NULL);
+    HCCT_EXPECT(ctxprof_hcct_init(&own, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&own) == mine);
+    hcct_mu_scoped(2); /* own tree */
+    ctxprof_hcct_deinit(&own);
+    hcct_mu_scoped(3); /* the session tree again: 2 */
+    HCCT_EXPECT(ctxprof_hcct_thread() == mine);
+    ctxprof_hcct_deinit(mine); /* not the caller's to free */
+    hcct_mu_scoped(4);         /* 3 */
+    HCCT_EXPECT(ctxprof_hcct_init(&own, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&own) == mine);
+    hcct_mu_scoped(5); /* own tree */
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == &own);
+    hcct_mu_scoped(6); /* 4 */
+    HCCT_EXPECT(ctxprof_hcct_thread() == mine);
+    ctxprof_hcct_deinit(&own);
+    HCCT_EXPECT(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    HCCT_EXPECT(p.threads == 1);
+    HCCT_EXPECT(p.total == 4);
+    ctxprof_hcct_profile_deinit(&p);
+    /* the shutdown frees the thread's session tree (3.5 MB reserved) while
+       a tree of its own is bound */
+    HCCT_EXPECT(ctxprof_hcct_init(&own, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&own) == mine);
+    ctxprof_hcct_shutdown();
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == &own);
+    ctxprof_hcct_deinit(&own);
+    HCCT_EXPECT(heap == SIZE_MAX || ctxprof_test_heap_bytes() < heap + ((size_t)1 << 20));
+    return 0;
+}
+
+static void hcct_deinit_bound(void)
+{
+    hcct_misuse_run(hcct_deinit_bound_child, NULL);
+    hcct_misuse_run(hcct_deinit_session_child, NULL);
+}
+
 /* ---- the lazy priority queue against a brute-force minimum ---- */
 
 /* A reference lazy queue with the same rules as the library's (W FIFO
@@ -3894,6 +4027,57 @@ static void hcct_hooks_program(void)
     ctxprof__free(txt, NULL);
 }
 
+/* README's tree of one's own under the hooks: init, bind, work, query and
+   deinit in main, compiled with -finstrument-functions. The deinit of the
+   bound tree left it bound: the next call, or main's own exit hook,
+   crashed. With the tree local to main, deinit also keeps main's exit
+   hook off it after main's locals are gone. */
+static const char hcct_prog_own[] =
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "__attribute__((noinline)) static long fib(int n)\n"
+    "{ return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "    static ctxprof_hcct st;\n"
+    "    ctxprof_hcct at, *t = argc > 1 && strcmp(argv[1], \"auto\") == 0 ? &at : &st;\n"
+    "    ctxprof_hcct_profile p;\n"
+    "    ctxprof_error e;\n"
+    "    long r;\n"
+    "    memset(&e, 0, sizeof e);\n"
+    "    if (ctxprof_hcct_init(t, NULL, &e) != CTXPROF_OK) return 2;\n"
+    "    ctxprof_hcct_bind(t);\n"
+    "    r = fib(15);\n"
+    "    if (ctxprof_hcct_query(t, -1, &p, &e) != CTXPROF_OK) return 3;\n"
+    "    printf(\"counted %d\\n\", p.total > 0);\n"
+    "    ctxprof_hcct_profile_deinit(&p);\n"
+    "    ctxprof_hcct_deinit(t);\n"
+    "    r += fib(5);\n"
+    "    printf(\"bound %d\\n\", ctxprof_hcct_bind(NULL) != NULL);\n"
+    "    return r == 615 ? 0 : 4;\n"
+    "}\n";
+
+static void hcct_hooks_own_tree(void)
+{
+    char exe[600], out[700], *txt;
+    size_t len;
+    ctxprof_error e;
+    int k;
+    PLAIN_BUILD_ONLY();
+    memset(&e, 0, sizeof e);
+    if (hcct_hooks_build("hooks_own", hcct_prog_own, exe, sizeof exe) != 0)
+        SKIP("cannot compile the hooks program");
+    for (k = 0; k < 2; k++) {
+        const char *mode = k ? "auto" : "static";
+        snprintf(out, sizeof out, "%s.%s.out", exe, mode);
+        CHECK_EQ(ctxprof_test_sh("%s %s > %s", exe, mode, out), 0);
+        REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+        CHECK_STR(txt, "counted 1\nbound 0\n");
+        ctxprof__free(txt, NULL);
+    }
+}
+
 /* For the programs below: the child of profile node x named name, or 0. */
 #define HCCT_PROG_CHILD                                                                            \
     "__attribute__((no_instrument_function))\n"                                                    \
@@ -4743,6 +4927,7 @@ static void hcct_env_options(void)
 
 static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_init_errors", hcct_init_errors},
+    {"hcct_deinit_bound", hcct_deinit_bound},
     {"hcct_lazy_queue", hcct_lazy_queue},
     {"hcct_ss_skewed", hcct_ss_skewed},
     {"hcct_ss_phase_change", hcct_ss_phase_change},
@@ -4793,6 +4978,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_exit_oom", hcct_session_exit_oom},
     {"hcct_session_state_race", hcct_session_state_race},
     {"hcct_hooks_program", hcct_hooks_program},
+    {"hcct_hooks_own_tree", hcct_hooks_own_tree},
     {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_hooks_inline_recursion", hcct_hooks_inline_recursion},
     {"hcct_hooks_fork", hcct_hooks_fork},
