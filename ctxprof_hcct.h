@@ -191,9 +191,10 @@
 
    LIFETIMES
 
-     A bound tree is unbound by its deinit on the binding thread, and
-     must outlive every instrumented function active while it is bound
-     (see bind).
+     A tree is initialized once (a second init is CTXPROF_ERR_INVAL), used
+     where init put it, and deinitialized, which leaves it zeroed. A bound
+     tree is unbound by its deinit on the binding thread, and must outlive
+     every instrumented function active while it is bound (see bind).
 
    REFERENCES
 
@@ -432,6 +433,8 @@ typedef struct ctxprof_hcct {
        countdown and the counters. */
     ctxprof_hcct_stats st;
     struct ctxprof_hcct *next_thread;
+    uintptr_t live; /* while initialized: the tree's own address ^ a constant (init refuses
+                       a tree that holds it: see ctxprof_hcct_init) */
 } ctxprof_hcct;
 
 /* A profile node. Index 0 is the root; parents come before children. */
@@ -508,8 +511,18 @@ typedef struct ctxprof_hcct_scope {
 
 /* ==== hcct: declarations ==== */
 
-/* Initializes a tree. desc may be NULL (defaults). Allocates; not
-   thread-safe for t. On failure t is left zeroed (deinit is harmless). */
+/* Initializes a tree. Pass a tree that is zeroed, deinitialized or never
+   used (a local variable as it comes); desc may be NULL (defaults).
+   Allocates; not thread-safe for t. CTXPROF_ERR_INVAL for a tree that is
+   already initialized (init again would leak it):
+   init recognizes a tree it initialized at that address and that was not
+   deinitialized since, by a field holding the address mixed with a
+   constant, which other contents match by chance with probability 2^-64.
+   So an initialized tree stays where init put it (bindings, sessions and
+   queries from other threads hold its address too): moved elsewhere by
+   value, the bytes left behind look initialized to a later init at that
+   address (zero them). On other failures t is left zeroed (deinit is
+   harmless). */
 CTXPROF_API int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc,
                                   ctxprof_error *err);
 /* Frees a tree and leaves it zeroed (a zeroed, failed or deinitialized
@@ -1017,6 +1030,12 @@ CTXPROF__HCCT_FN void *ctxprof__hcct_alloc_lines(size_t n, size_t size, void *ud
     return p ? (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
 }
 
+/* What ctxprof_hcct.live holds while the tree at t is initialized: odd, so
+   never 0 (pointers are aligned), and never what a zeroed or deinitialized
+   tree holds; other bytes match by chance with probability 2^-64 (2^-32
+   with 32-bit pointers). */
+#define CTXPROF__HCCT_LIVE(t) ((uintptr_t)(t) ^ (uintptr_t)0x9E3779B97F4A7C15ull)
+
 /* Frees a tree's memory and zeroes it (the library's own trees: session
    trees, failed inits). */
 CTXPROF__HCCT_FN void ctxprof__hcct_free_tree(ctxprof_hcct *t)
@@ -1038,6 +1057,9 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     size_t maxn;
     int rc, lss;
     void *ud;
+    if (t->live == CTXPROF__HCCT_LIVE(t))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: init of an initialized tree (ctxprof_hcct_deinit it first)");
     memset(t, 0, sizeof *t);
     if (desc)
         d = *desc;
@@ -1117,6 +1139,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     if (t->cd_assigned > (int64_t)t->frame_cap - 2)
         t->cd_assigned = (int64_t)t->frame_cap - 2;
     t->countdown = t->cd_assigned;
+    t->live = CTXPROF__HCCT_LIVE(t);
     return CTXPROF_OK;
 }
 
@@ -4356,7 +4379,9 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     ctxprof__hcct_unlock();
     if (t) /* left by a shutdown: freed before a new one is made */
         ctxprof__hcct_bury(t);
-    t = (ctxprof_hcct *)ctxprof__alloc(1, sizeof *t, d.alloc_user);
+    /* zeroed: a block that held a tree freed without deinit would look
+       initialized to init */
+    t = (ctxprof_hcct *)ctxprof__zalloc(1, sizeof *t, d.alloc_user);
     if (!t || ctxprof_hcct_init(t, &d, NULL)) {
         /* typically the node reservation (1.25 GiB in CCT mode) under
            strict overcommit: counted, and shown in every profile */

@@ -359,6 +359,10 @@ static void hcct_misuse_run(int (*body)(void *arg, void *shared), void *arg)
     munmap(r, sizeof *r);
 }
 
+static const ctxprof_hcct_routine hcct_mu_a = {"A", "t.c", 1}, hcct_mu_b = {"B", "t.c", 2};
+#define HCCT_MU_A ((uintptr_t)&hcct_mu_a | CTXPROF_HCCT_NAMED)
+#define HCCT_MU_B ((uintptr_t)&hcct_mu_b | CTXPROF_HCCT_NAMED)
+
 __attribute__((noinline)) static int hcct_mu_scoped(int x)
 {
     CTXPROF_HCCT_SCOPE("scoped");
@@ -451,6 +455,52 @@ static void hcct_deinit_bound(void)
 {
     hcct_misuse_run(hcct_deinit_bound_child, NULL);
     hcct_misuse_run(hcct_deinit_session_child, NULL);
+}
+
+/* init refuses a live tree (a second init leaked it: 41 MB); it takes a
+   zeroed, deinitialized, failed or never used one. */
+static int hcct_init_live_child(void *arg, void *shared)
+{
+    ctxprof_hcct t, g;
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0);
+    ctxprof_error e;
+    size_t heap;
+    (void)arg;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_pop(&t);
+    heap = ctxprof_test_heap_bytes();
+    HCCT_EXPECT(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(strstr(e.detail, "initialized tree") != NULL);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, NULL) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(heap == SIZE_MAX || ctxprof_test_heap_bytes() <= heap + 4096);
+    /* untouched: its descriptor and its count */
+    HCCT_EXPECT(t.desc.phi == 1e-4);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    HCCT_EXPECT(p.total == 1);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK); /* deinitialized */
+    ctxprof_hcct_deinit(&t);
+    d.phi = 2;
+    HCCT_EXPECT(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK); /* failed */
+    ctxprof_hcct_deinit(&t);
+    memset(&g, 0xA5, sizeof g); /* never used: whatever the storage held */
+    HCCT_EXPECT(ctxprof_hcct_init(&g, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_deinit(&g);
+    memset(&g, 0, sizeof g);
+    HCCT_EXPECT(ctxprof_hcct_init(&g, NULL, &e) == CTXPROF_OK); /* zeroed */
+    ctxprof_hcct_deinit(&g);
+    return 0;
+}
+
+static void hcct_init_live(void)
+{
+    hcct_misuse_run(hcct_init_live_child, NULL);
 }
 
 /* ---- the lazy priority queue against a brute-force minimum ---- */
@@ -4927,6 +4977,7 @@ static void hcct_env_options(void)
 
 static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_init_errors", hcct_init_errors},
+    {"hcct_init_live", hcct_init_live},
     {"hcct_deinit_bound", hcct_deinit_bound},
     {"hcct_lazy_queue", hcct_lazy_queue},
     {"hcct_ss_skewed", hcct_ss_skewed},
