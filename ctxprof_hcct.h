@@ -186,7 +186,9 @@
 
    ERRORS
 
-     Cold-path functions return ctxprof_status and fill a ctxprof_error.
+     Cold-path functions return ctxprof_status and fill a ctxprof_error
+     (err may be NULL). A NULL tree, profile or file name is
+     CTXPROF_ERR_INVAL.
      Hot-path functions never fail: they drop and count (ctxprof_hcct_stats).
 
    LIFETIMES
@@ -513,8 +515,8 @@ typedef struct ctxprof_hcct_scope {
 
 /* Initializes a tree. Pass a tree that is zeroed, deinitialized or never
    used (a local variable as it comes); desc may be NULL (defaults).
-   Allocates; not thread-safe for t. CTXPROF_ERR_INVAL for a tree that is
-   already initialized (init again would leak it):
+   Allocates; not thread-safe for t. CTXPROF_ERR_INVAL for a NULL t and
+   for a tree that is already initialized (init again would leak it):
    init recognizes a tree it initialized at that address and that was not
    deinitialized since, by a field holding the address mixed with a
    constant, which other contents match by chance with probability 2^-64.
@@ -535,7 +537,8 @@ CTXPROF_API int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc
    (ctxprof_hcct_thread) belongs to the session: deinit leaves it alone. */
 CTXPROF_API void ctxprof_hcct_deinit(ctxprof_hcct *t);
 /* Adds weight to the current context (a Space Saving update when it is not
-   monitored). Owner thread only. Counts saturate at 2^63 - 1. */
+   monitored). Owner thread only. Counts saturate at 2^63 - 1. Nothing on a
+   NULL or zeroed (never initialized, deinitialized) tree; so with add_path. */
 CTXPROF_API void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight);
 /* Adds weight to the context routines[0] -> ... -> routines[n-1] (root
    first), with sites[i] the call site of routines[i] (sites may be NULL).
@@ -547,14 +550,15 @@ CTXPROF_API void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *routine
    another thread while the owner runs, each field is read as the owner last
    stored it (events up to the owner's current tick period, nodes and leaves
    counted while the tree changes), so the fields may be a few events apart.
-   O(nodes); does not allocate. */
+   O(nodes); does not allocate. All zero for a NULL or zeroed tree. */
 CTXPROF_API void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out);
 /* The (phi, epsilon)-HCCT of a tree: phi 0 = desc.phi, phi < 0 = the whole
    MCCT (CCT). Any thread, any time; out must be zeroed or deinitialized.
-   From another thread while the owner runs, the copy leaves out nodes
-   replaced during it, and the total is summed while the owner counts
-   (a count moved by a replacement meanwhile may be missed or seen
-   twice): two such queries' totals can differ either way. */
+   CTXPROF_ERR_INVAL for a NULL or zeroed tree. From another thread
+   while the owner runs, the copy leaves out nodes replaced during it,
+   and the total is summed while the owner counts (a count moved by a
+   replacement meanwhile may be missed or seen twice): two such queries'
+   totals can differ either way. */
 CTXPROF_API int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
                                    ctxprof_error *err);
 
@@ -562,7 +566,8 @@ CTXPROF_API int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_pro
 CTXPROF_API void ctxprof_hcct_profile_deinit(ctxprof_hcct_profile *p);
 /* Name of node i ("<root>" for the root). */
 CTXPROF_API const char *ctxprof_hcct_profile_name(const ctxprof_hcct_profile *p, size_t i);
-/* Keeps the nodes with count > floor(phi * total) and their ancestors. */
+/* Keeps the nodes with count > floor(phi * total) and their ancestors (a
+   zeroed profile stays empty). */
 CTXPROF_API int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
                                            ctxprof_error *err);
 /* dst += src: counts and error bounds add; a context missing on one side
@@ -1057,6 +1062,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     size_t maxn;
     int rc, lss;
     void *ud;
+    if (!t)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: init of a NULL tree");
     if (t->live == CTXPROF__HCCT_LIVE(t))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "hcct: init of an initialized tree (ctxprof_hcct_deinit it first)");
@@ -2105,6 +2112,8 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
 {
     int64_t cd;
     uint32_t c;
+    if (!t || t->frames == NULL)
+        return; /* not initialized */
     if (CTXPROF__HCCT_REENTERED(t)) {
         CTXPROF__HCCT_WR(t->st.reentrant, t->st.reentrant + 1);
         return;
@@ -2123,6 +2132,8 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
     int64_t cd;
     uint32_t c = CTXPROF__HCCT_ROOT, x = c, keep;
     size_t i;
+    if (!t || t->frames == NULL)
+        return; /* not initialized */
     if (CTXPROF__HCCT_REENTERED(t)) {
         CTXPROF__HCCT_WR(t->st.reentrant, t->st.reentrant + 1);
         return;
@@ -2203,10 +2214,17 @@ CTXPROF__HCCT_FN size_t ctxprof__hcct_depth(const ctxprof_hcct *t)
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out)
 {
-    const ctxprof_hcct_stats *st = &t->st;
+    const ctxprof_hcct_stats *st;
     size_t i, n, peak, qbytes;
-    int64_t cd = ctxprof__hcct_cd_read(t), as = CTXPROF__HCCT_RD(t->cd_assigned);
+    int64_t cd, as;
+    if (!out)
+        return;
     memset(out, 0, sizeof *out);
+    if (!t || CTXPROF__HCCT_RD(t->frames) == NULL)
+        return; /* NULL or not initialized: all zero */
+    st = &t->st;
+    cd = ctxprof__hcct_cd_read(t);
+    as = CTXPROF__HCCT_RD(t->cd_assigned);
     if (cd < 0 && cd <= CTXPROF__HCCT_CD_BUSY / 2)
         cd = as;
     out->events = CTXPROF__HCCT_RD(t->events_base) + (uint64_t)(as > cd ? as - cd : 0);
@@ -2452,7 +2470,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_profile_deinit(ctxprof_hcct_profile *p)
 
 CTXPROF__HCCT_DEF const char *ctxprof_hcct_profile_name(const ctxprof_hcct_profile *p, size_t i)
 {
-    const ctxprof__strtab *st = ctxprof__hcct_names(p);
+    const ctxprof__strtab *st = p ? ctxprof__hcct_names(p) : NULL;
     if (!st || i >= p->n || p->nodes[i].name >= st->n)
         return "?";
     return st->names[p->nodes[i].name];
@@ -2950,9 +2968,13 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double
                                                  ctxprof_error *err)
 {
     uint64_t thr;
+    if (!p)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: prune of a NULL profile");
     if (!(phi > 0 && phi < 1))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
                              phi);
+    if (p->n == 0)
+        return CTXPROF_OK; /* a zeroed profile: nothing to keep */
     thr = (uint64_t)(phi * (double)p->total);
     p->phi = phi;
     p->threshold = thr;
@@ -2994,8 +3016,12 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
                                                 ctxprof_error *err)
 {
     ctxprof_hcct_profile p;
-    const ctxprof__strtab *st = ctxprof__hcct_names(src);
+    const ctxprof__strtab *st;
     size_t i;
+    if (!dst || !src)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: copy %s a NULL profile",
+                             dst ? "of" : "into");
+    st = ctxprof__hcct_names(src);
     if (src->n == 0) { /* a zeroed profile */
         memset(dst, 0, sizeof *dst);
         dst->alloc_user = src->alloc_user;
@@ -3083,9 +3109,9 @@ CTXPROF__HCCT_FN uint64_t ctxprof__hcct_absent(const ctxprof_hcct_profile *p)
                                                                          : p->absent;
 }
 
-CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
-                                                 const ctxprof_hcct_profile *src, unsigned flags,
-                                                 ctxprof_error *err)
+CTXPROF__HCCT_FN int ctxprof__hcct_merge(ctxprof_hcct_profile *dst,
+                                         const ctxprof_hcct_profile *src, unsigned flags,
+                                         ctxprof_error *err)
 {
     ctxprof_hcct_profile p;
     ctxprof__hcct_ix ix;
@@ -3111,9 +3137,9 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
         ctxprof_hcct_profile c;
         memset(&c, 0, sizeof c);
         c.alloc_user = dst->alloc_user;
-        rc = ctxprof_hcct_profile_merge(&c, dst, CTXPROF_HCCT_BY_NAME, err);
+        rc = ctxprof__hcct_merge(&c, dst, CTXPROF_HCCT_BY_NAME, err);
         if (!rc)
-            rc = ctxprof_hcct_profile_merge(&c, src, CTXPROF_HCCT_BY_NAME, err);
+            rc = ctxprof__hcct_merge(&c, src, CTXPROF_HCCT_BY_NAME, err);
         if (rc) {
             ctxprof_hcct_profile_deinit(&c);
             return rc;
@@ -3212,9 +3238,18 @@ nomem_p:
     return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory merging profiles");
 }
 
-CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
-                                                   const ctxprof_hcct_profile *exact, double phi,
-                                                   ctxprof_hcct_accuracy *out, ctxprof_error *err)
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
+                                                 const ctxprof_hcct_profile *src, unsigned flags,
+                                                 ctxprof_error *err)
+{
+    if (!dst || !src)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: merge with a NULL profile");
+    return ctxprof__hcct_merge(dst, src, flags, err);
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_compare(const ctxprof_hcct_profile *approx,
+                                           const ctxprof_hcct_profile *exact, double phi,
+                                           ctxprof_hcct_accuracy *out, ctxprof_error *err)
 {
     ctxprof__hcct_ix ix;
     uint32_t *map = NULL;
@@ -3315,6 +3350,16 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
     ctxprof__free(ah, exact->alloc_user);
     ctxprof__free(rep, exact->alloc_user);
     return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
+                                                   const ctxprof_hcct_profile *exact, double phi,
+                                                   ctxprof_hcct_accuracy *out, ctxprof_error *err)
+{
+    if (!approx || !exact || !out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: compare with a NULL %s",
+                             out ? "profile" : "result (out)");
+    return ctxprof__hcct_compare(approx, exact, phi, out, err);
 }
 
 /* ==== hcct: output ==== */
@@ -3940,6 +3985,9 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
     ctxprof__hcct_sb b;
     unsigned maxd;
     int rc = CTXPROF_OK;
+    if (!out || !len)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: format without a place for the "
+                                                        "text (out or len is NULL)");
     *out = NULL;
     *len = 0;
     if (!p || !p->nodes || p->n == 0)
@@ -4018,6 +4066,10 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     ctxprof_hcct_profile p;
     ctxprof__hcct_ix ix;
     int rc, by_name;
+    if (!out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: read into a NULL profile");
+    if (!path || !*path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no input file name");
     memset(&p, 0, sizeof p);
     memset(&ix, 0, sizeof ix);
     ix.ud = alloc_user;
@@ -4488,6 +4540,9 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
     ctxprof_hcct_profile acc, p;
     ctxprof_hcct *t;
     int rc = CTXPROF_OK;
+    if (!out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: snapshot without an output profile (out is NULL)");
     ctxprof__hcct_lock();
     if (ctxprof__hcct_state == 0) {
         ctxprof__hcct_unlock();

@@ -503,6 +503,70 @@ static void hcct_init_live(void)
     hcct_misuse_run(hcct_init_live_child, NULL);
 }
 
+/* NULL arguments of the cold-path functions (init's crashed): CTXPROF_ERR_INVAL;
+   a zeroed profile pruned stays empty. */
+static int hcct_null_args_child(void *arg, void *shared)
+{
+    const char *path = (const char *)arg;
+    static const uintptr_t rs[] = {1, 2};
+    ctxprof_hcct t;
+    ctxprof_hcct_profile p, z;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_hcct_stats st;
+    ctxprof_error e;
+    char *txt;
+    size_t len;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    memset(&z, 0, sizeof z);
+    HCCT_EXPECT(ctxprof_hcct_init(NULL, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(strstr(e.detail, "NULL tree") != NULL);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_pop(&t);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, 0, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_query(NULL, 0, &p, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_profile_write(NULL, path, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_write(&p, NULL, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_format(NULL, NULL, &txt, &len, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_format(&p, NULL, NULL, &len, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_format(&p, NULL, &txt, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_read(NULL, path, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_read(&z, NULL, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_merge(NULL, &p, 0, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_merge(&z, NULL, 0, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_copy(NULL, &p, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_copy(&z, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_compare(NULL, &p, 0.5, &acc, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_compare(&p, NULL, 0.5, &acc, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_compare(&p, &p, 0.5, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_prune(NULL, 0.5, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_prune(&z, 0.5, &e) == CTXPROF_OK && z.n == 0);
+    HCCT_EXPECT(ctxprof_hcct_snapshot(0, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(strcmp(ctxprof_hcct_profile_name(NULL, 0), "?") == 0);
+    memset(&st, 0xFF, sizeof st);
+    ctxprof_hcct_stats_get(NULL, &st);
+    HCCT_EXPECT(st.events == 0 && st.nodes == 0 && st.bytes == 0);
+    ctxprof_hcct_stats_get(&t, NULL);
+    ctxprof_hcct_add(NULL, 1);
+    ctxprof_hcct_add_path(NULL, rs, NULL, 2, 1);
+    ctxprof_hcct_text_free(NULL, NULL);
+    ctxprof_hcct_profile_deinit(NULL);
+    ctxprof_hcct_deinit(NULL);
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == NULL);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    return 0;
+}
+
+static void hcct_null_args(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/hcct-null.txt", ctxprof_test_tmpdir());
+    hcct_misuse_run(hcct_null_args_child, path);
+}
+
 /* ---- the lazy priority queue against a brute-force minimum ---- */
 
 /* A reference lazy queue with the same rules as the library's (W FIFO
@@ -4979,6 +5043,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_init_errors", hcct_init_errors},
     {"hcct_init_live", hcct_init_live},
     {"hcct_deinit_bound", hcct_deinit_bound},
+    {"hcct_null_args", hcct_null_args},
     {"hcct_lazy_queue", hcct_lazy_queue},
     {"hcct_ss_skewed", hcct_ss_skewed},
     {"hcct_ss_phase_change", hcct_ss_phase_change},
