@@ -187,8 +187,8 @@
    ERRORS
 
      Cold-path functions return ctxprof_status and fill a ctxprof_error
-     (err may be NULL). A NULL tree, profile or file name is
-     CTXPROF_ERR_INVAL.
+     (err may be NULL), which each clears first: it describes that call
+     only. A NULL tree, profile or file name is CTXPROF_ERR_INVAL.
      Hot-path functions never fail: they drop and count (ctxprof_hcct_stats).
 
    LIFETIMES
@@ -1062,6 +1062,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     size_t maxn;
     int rc, lss;
     void *ud;
+    ctxprof__error_clear(err);
     if (!t)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: init of a NULL tree");
     if (t->live == CTXPROF__HCCT_LIVE(t))
@@ -2914,6 +2915,7 @@ fail:
 CTXPROF__HCCT_DEF int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
                                          ctxprof_error *err)
 {
+    ctxprof__error_clear(err);
     if (!t || !out || !t->nodes)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: query of an uninitialized tree");
     if (phi == 0)
@@ -2968,6 +2970,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double
                                                  ctxprof_error *err)
 {
     uint64_t thr;
+    ctxprof__error_clear(err);
     if (!p)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: prune of a NULL profile");
     if (!(phi > 0 && phi < 1))
@@ -3018,6 +3021,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
     ctxprof_hcct_profile p;
     const ctxprof__strtab *st;
     size_t i;
+    ctxprof__error_clear(err);
     if (!dst || !src)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: copy %s a NULL profile",
                              dst ? "of" : "into");
@@ -3242,6 +3246,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
                                                  const ctxprof_hcct_profile *src, unsigned flags,
                                                  ctxprof_error *err)
 {
+    ctxprof__error_clear(err);
     if (!dst || !src)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: merge with a NULL profile");
     return ctxprof__hcct_merge(dst, src, flags, err);
@@ -3356,6 +3361,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
                                                    const ctxprof_hcct_profile *exact, double phi,
                                                    ctxprof_hcct_accuracy *out, ctxprof_error *err)
 {
+    ctxprof__error_clear(err);
     if (!approx || !exact || !out)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: compare with a NULL %s",
                              out ? "profile" : "result (out)");
@@ -3985,6 +3991,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
     ctxprof__hcct_sb b;
     unsigned maxd;
     int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
     if (!out || !len)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: format without a place for the "
                                                         "text (out or len is NULL)");
@@ -4045,6 +4052,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, 
     char *buf;
     size_t len;
     int rc;
+    ctxprof__error_clear(err);
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no output file name");
     rc = ctxprof_hcct_profile_format(p, d, &buf, &len, err);
@@ -4066,6 +4074,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     ctxprof_hcct_profile p;
     ctxprof__hcct_ix ix;
     int rc, by_name;
+    ctxprof__error_clear(err);
     if (!out)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: read into a NULL profile");
     if (!path || !*path)
@@ -4490,6 +4499,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
 {
     ctxprof_hcct_desc d;
     int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
     pthread_once(&ctxprof__hcct_fork_once, ctxprof__hcct_fork_init);
     ctxprof__icpp_sigret_learn(); /* for ctxprof__hcct_in_handler (not signal-safe) */
     ctxprof__hcct_lock();
@@ -4540,6 +4550,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
     ctxprof_hcct_profile acc, p;
     ctxprof_hcct *t;
     int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
     if (!out)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "hcct: snapshot without an output profile (out is NULL)");

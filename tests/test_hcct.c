@@ -503,6 +503,75 @@ static void hcct_init_live(void)
     hcct_misuse_run(hcct_init_live_child, NULL);
 }
 
+/* Every function with an error record clears it first: a success leaves
+   no earlier error in it. */
+static void hcct_mu_stale(ctxprof_error *e)
+{
+    e->status = CTXPROF_ERR_CORRUPT;
+    e->sys_errno = 5;
+    snprintf(e->detail, sizeof e->detail, "an earlier error");
+}
+#define HCCT_MU_CLEARED(e) ((e).status == 0 && (e).sys_errno == 0 && (e).detail[0] == '\0')
+
+static int hcct_error_cleared_child(void *arg, void *shared)
+{
+    const char *path = (const char *)arg;
+    ctxprof_hcct t;
+    ctxprof_hcct_profile p, q, r, s;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0);
+    ctxprof_error e;
+    char *txt;
+    size_t len;
+    hcct_mu_r = (hcct_misuse *)shared;
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_push(&t, HCCT_MU_B, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_pop(&t);
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_copy(&q, &p, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_merge(&q, &p, 0, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_prune(&q, 0.5, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_compare(&p, &p, 0.5, &acc, &e) == CTXPROF_OK &&
+                HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_format(&p, NULL, &txt, &len, &e) == CTXPROF_OK &&
+                HCCT_MU_CLEARED(e));
+    ctxprof_hcct_text_free(&p, txt);
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_write(
+                    &p, path, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
+                    &e) == CTXPROF_OK &&
+                HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_read(&r, path, NULL, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_start(&d, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_snapshot(-1, &s, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    ctxprof_hcct_shutdown();
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_profile_deinit(&r);
+    ctxprof_hcct_profile_deinit(&s);
+    ctxprof_hcct_deinit(&t);
+    return 0;
+}
+
+static void hcct_error_cleared(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/hcct-cleared.hcct", ctxprof_test_tmpdir());
+    hcct_misuse_run(hcct_error_cleared_child, path);
+}
+
 /* NULL arguments of the cold-path functions (init's crashed): CTXPROF_ERR_INVAL;
    a zeroed profile pruned stays empty. */
 static int hcct_null_args_child(void *arg, void *shared)
@@ -5043,6 +5112,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_init_errors", hcct_init_errors},
     {"hcct_init_live", hcct_init_live},
     {"hcct_deinit_bound", hcct_deinit_bound},
+    {"hcct_error_cleared", hcct_error_cleared},
     {"hcct_null_args", hcct_null_args},
     {"hcct_lazy_queue", hcct_lazy_queue},
     {"hcct_ss_skewed", hcct_ss_skewed},
