@@ -588,7 +588,8 @@ CTXPROF_API int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
                                              const ctxprof_hcct_profile *exact, double phi,
                                              ctxprof_hcct_accuracy *out, ctxprof_error *err);
 /* Renders a profile into *out (from CTXPROF_MALLOC; free with
-   ctxprof_hcct_text_free). d may be NULL (text). */
+   ctxprof_hcct_text_free). d may be NULL (text). CTXPROF_ERR_INVAL for an
+   empty (zeroed or deinitialized) profile. */
 CTXPROF_API int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
                                             const ctxprof_hcct_write_desc *d, char **out,
                                             size_t *len, ctxprof_error *err);
@@ -2916,7 +2917,12 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hc
                                          ctxprof_error *err)
 {
     ctxprof__error_clear(err);
-    if (!t || !out || !t->nodes)
+    if (!out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: query without an output profile (out is NULL)");
+    if (!t)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: query of a NULL tree");
+    if (!t->nodes)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: query of an uninitialized tree");
     if (phi == 0)
         phi = t->desc.phi;
@@ -3997,8 +4003,11 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
                                                         "text (out or len is NULL)");
     *out = NULL;
     *len = 0;
-    if (!p || !p->nodes || p->n == 0)
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: empty profile");
+    if (!p)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: NULL profile");
+    if (!p->nodes || p->n == 0)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: empty profile (zeroed or deinitialized)");
     if (d)
         dd = *d;
     else
@@ -4053,6 +4062,8 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, 
     size_t len;
     int rc;
     ctxprof__error_clear(err);
+    if (!p)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: NULL profile");
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no output file name");
     rc = ctxprof_hcct_profile_format(p, d, &buf, &len, err);

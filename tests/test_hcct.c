@@ -636,6 +636,34 @@ static void hcct_null_args(void)
     hcct_misuse_run(hcct_null_args_child, path);
 }
 
+/* Messages say what is wrong: a query without an output profile said
+   "query of an uninitialized tree", a NULL profile "empty profile". */
+static void hcct_error_messages(void)
+{
+    ctxprof_hcct t, z;
+    ctxprof_hcct_profile p, zp;
+    ctxprof_error e;
+    char path[512];
+    memset(&e, 0, sizeof e);
+    memset(&z, 0, sizeof z);
+    memset(&zp, 0, sizeof zp);
+    snprintf(path, sizeof path, "%s/hcct-messages.txt", ctxprof_test_tmpdir());
+    REQUIRE(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    CHECK_EQ(ctxprof_hcct_query(&t, 0, NULL, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "without an output profile");
+    CHECK(strstr(e.detail, "uninitialized") == NULL);
+    CHECK_EQ(ctxprof_hcct_query(NULL, 0, &p, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "NULL tree");
+    CHECK_EQ(ctxprof_hcct_query(&z, 0, &p, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "uninitialized tree");
+    CHECK_EQ(ctxprof_hcct_profile_write(NULL, path, NULL, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "NULL profile");
+    CHECK(strstr(e.detail, "empty") == NULL);
+    CHECK_EQ(ctxprof_hcct_profile_write(&zp, path, NULL, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "empty profile");
+    ctxprof_hcct_deinit(&t);
+}
+
 /* ---- the lazy priority queue against a brute-force minimum ---- */
 
 /* A reference lazy queue with the same rules as the library's (W FIFO
@@ -5114,6 +5142,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_deinit_bound", hcct_deinit_bound},
     {"hcct_error_cleared", hcct_error_cleared},
     {"hcct_null_args", hcct_null_args},
+    {"hcct_error_messages", hcct_error_messages},
     {"hcct_lazy_queue", hcct_lazy_queue},
     {"hcct_ss_skewed", hcct_ss_skewed},
     {"hcct_ss_phase_change", hcct_ss_phase_change},
