@@ -595,7 +595,10 @@ CTXPROF_API int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
                                             size_t *len, ctxprof_error *err);
 /* Frees what ctxprof_hcct_profile_format returned. */
 CTXPROF_API void ctxprof_hcct_text_free(const ctxprof_hcct_profile *p, char *text);
-/* Writes a profile to path ("-" = stdout), atomically (temp file + rename). */
+/* Writes a profile to path ("-" = stdout), atomically (temp file + rename).
+   d NULL: the format that path's extension names, as with CTXPROF_HCCT's
+   out= (HOOKS): .txt, .folded or .collapsed, .json, .svg, .hcct (binary);
+   text for no extension ("-") or another one. */
 CTXPROF_API int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, const char *path,
                                            const ctxprof_hcct_write_desc *d, ctxprof_error *err);
 /* Reads a binary profile; on any error *p is unchanged. alloc_user is for
@@ -4054,10 +4057,34 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_text_free(const ctxprof_hcct_profile *p, cha
     ctxprof__free(text, p ? p->alloc_user : NULL);
 }
 
+/* The output format a file name's extension names (*dot: the extension,
+   NULL when there is none): .txt, .folded or .collapsed, .json, .svg,
+   .hcct (binary); text without an extension; -1 for another one. What
+   CTXPROF_HCCT's out= and ctxprof_hcct_profile_write without a
+   descriptor go by. */
+CTXPROF__HCCT_FN int ctxprof__hcct_format_of(const char *path, const char **dot)
+{
+    const char *base = strrchr(path, '/');
+    const char *x = strrchr(base ? base : path, '.');
+    *dot = x;
+    if (!x || strcmp(x, ".txt") == 0)
+        return CTXPROF_HCCT_TEXT;
+    if (strcmp(x, ".svg") == 0)
+        return CTXPROF_HCCT_SVG;
+    if (strcmp(x, ".json") == 0)
+        return CTXPROF_HCCT_JSON;
+    if (strcmp(x, ".folded") == 0 || strcmp(x, ".collapsed") == 0)
+        return CTXPROF_HCCT_COLLAPSED;
+    if (strcmp(x, ".hcct") == 0)
+        return CTXPROF_HCCT_BINARY;
+    return -1;
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, const char *path,
                                                  const ctxprof_hcct_write_desc *d,
                                                  ctxprof_error *err)
 {
+    ctxprof_hcct_write_desc byext;
     char *buf;
     size_t len;
     int rc;
@@ -4066,6 +4093,14 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, 
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: NULL profile");
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no output file name");
+    if (!d) { /* the extension's format; text for another one */
+        const char *dot;
+        memset(&byext, 0, sizeof byext);
+        byext.format = ctxprof__hcct_format_of(path, &dot);
+        if (byext.format < 0)
+            byext.format = CTXPROF_HCCT_TEXT;
+        d = &byext;
+    }
     rc = ctxprof_hcct_profile_format(p, d, &buf, &len, err);
     if (rc)
         return rc;
@@ -4848,18 +4883,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_auto_parse(char *s, ctxprof_hcct_desc *d, ctx
         }
     }
     {
-        const char *base = strrchr(ctxprof__hcct_auto_out, '/');
-        const char *dot = strrchr(base ? base : ctxprof__hcct_auto_out, '.');
-        ctxprof__hcct_auto_fmt = CTXPROF_HCCT_TEXT; /* also without an extension */
-        if (dot && strcmp(dot, ".svg") == 0)
-            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_SVG;
-        else if (dot && strcmp(dot, ".json") == 0)
-            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_JSON;
-        else if (dot && (strcmp(dot, ".folded") == 0 || strcmp(dot, ".collapsed") == 0))
-            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_COLLAPSED;
-        else if (dot && strcmp(dot, ".hcct") == 0)
-            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_BINARY;
-        else if (dot && strcmp(dot, ".txt") != 0)
+        const char *dot;
+        ctxprof__hcct_auto_fmt = ctxprof__hcct_format_of(ctxprof__hcct_auto_out, &dot);
+        if (ctxprof__hcct_auto_fmt < 0)
             return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0,
                                  "CTXPROF_HCCT: out=%s: unknown format '%s' (.txt .folded "
                                  ".collapsed .json .svg .hcct, or no extension for text)",

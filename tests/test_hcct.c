@@ -664,6 +664,58 @@ static void hcct_error_messages(void)
     ctxprof_hcct_deinit(&t);
 }
 
+/* ctxprof_hcct_profile_write without a descriptor: the extension's format,
+   as CTXPROF_HCCT's out= (it wrote text into x.svg); text without one, or
+   for another one. */
+static void hcct_write_by_extension(void)
+{
+    static const struct {
+        const char *name, *has, *lacks;
+    } cases[] = {
+        {"x.svg", "<svg", "# ctxprof hcct"},
+        {"x.json", "\"nodes\"", "# ctxprof hcct"},
+        {"x.folded", "A;B 1\n", "# ctxprof hcct"},
+        {"x.collapsed", "A;B 1\n", "# ctxprof hcct"},
+        {"x.txt", "# ctxprof hcct: ", "<svg"},
+        {"x", "# ctxprof hcct: ", "<svg"},
+        {"x.out", "# ctxprof hcct: ", "<svg"},
+        {"d.svg/x", "# ctxprof hcct: ", "<svg"}, /* a directory's dot is not one */
+    };
+    const char *dir = ctxprof_test_tmpdir();
+    ctxprof_hcct t;
+    ctxprof_hcct_profile p, q;
+    ctxprof_error e;
+    char path[600], *txt;
+    size_t i, len;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_push(&t, HCCT_MU_B, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_pop(&t);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/d.svg", dir);
+    REQUIRE(mkdir(path, 0700) == 0 || errno == EEXIST);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
+        CHECK_EQ(ctxprof_hcct_profile_write(&p, path, NULL, &e), CTXPROF_OK);
+        REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
+        if (!strstr(txt, cases[i].has) || strstr(txt, cases[i].lacks))
+            fprintf(stderr, "  %s: %.60s\n", cases[i].name, txt);
+        CHECK_CONTAINS(txt, cases[i].has);
+        CHECK(strstr(txt, cases[i].lacks) == NULL);
+        ctxprof__free(txt, NULL);
+    }
+    /* binary: read back the same */
+    snprintf(path, sizeof path, "%s/x.hcct", dir);
+    CHECK_EQ(ctxprof_hcct_profile_write(&p, path, NULL, &e), CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_read(&q, path, NULL, &e) == CTXPROF_OK);
+    CHECK(hcct_same_profile(&p, &q));
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
 /* ---- the lazy priority queue against a brute-force minimum ---- */
 
 /* A reference lazy queue with the same rules as the library's (W FIFO
@@ -5143,6 +5195,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_error_cleared", hcct_error_cleared},
     {"hcct_null_args", hcct_null_args},
     {"hcct_error_messages", hcct_error_messages},
+    {"hcct_write_by_extension", hcct_write_by_extension},
     {"hcct_lazy_queue", hcct_lazy_queue},
     {"hcct_ss_skewed", hcct_ss_skewed},
     {"hcct_ss_phase_change", hcct_ss_phase_change},
