@@ -194,7 +194,11 @@
    LIFETIMES
 
      A tree is initialized once (a second init is CTXPROF_ERR_INVAL), used
-     where init put it, and deinitialized, which leaves it zeroed. A bound
+     where init put it, and deinitialized, which leaves it zeroed. A zeroed
+     tree (never initialized, deinitialized) is safe with every function
+     but ctxprof_hcct_exit: query fails, stats are zero, bind binds none,
+     and enter, push, pop, add and add_path do nothing (exit's fast path
+     reads the top frame unchecked: one more test on every exit). A bound
      tree is unbound by its deinit on the binding thread, and must outlive
      every instrumented function active while it is bound (see bind).
 
@@ -623,10 +627,10 @@ CTXPROF_API void ctxprof_hcct_shutdown(void);
 /* The calling thread's tree (created if the session runs), or NULL. */
 CTXPROF_API ctxprof_hcct *ctxprof_hcct_thread(void);
 /* Makes t the calling thread's tree for hooks and macros; returns the
-   previous one. The caller keeps ownership of t. NULL binds none: the
-   thread's events then go to no tree, or to its session tree while a
-   session runs (the one it had before a tree of its own was bound).
-   While bound, the
+   previous one. The caller keeps ownership of t. NULL, or a tree that is
+   not initialized (zeroed, deinitialized), binds none: the thread's
+   events then go to no tree, or to its session tree while a session runs
+   (the one it had before a tree of its own was bound). While bound, the
    tree is read by the exit of every instrumented function, those active
    when bind was called included (main's, when main binds it): keep it
    alive and in place until it is unbound (bind(NULL), or its deinit on
@@ -642,6 +646,7 @@ CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t, int64_t cd);
 CTXPROF_API void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp);
 CTXPROF_API void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t node);
 CTXPROF_API void ctxprof__hcct_pop_slow(ctxprof_hcct *t);
+CTXPROF_API void ctxprof__hcct_push_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site);
 CTXPROF_API ctxprof_hcct *ctxprof__hcct_attach(void);
 /* The calling thread's tree for hooks and macros (private; see bind). */
 CTXPROF_API CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL;
@@ -746,7 +751,8 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
 }
 
 /* Exits routine; sp as given to the matching enter. Frames above it that
-   never exited (longjmp) are discarded first. */
+   never exited (longjmp) are discarded first. The one hot-path function
+   that needs an initialized tree (LIFETIMES). */
 CTXPROF__HCCT_INLINE void ctxprof_hcct_exit(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp)
 {
     ctxprof_hcct_frame *f = t->top;
@@ -766,10 +772,24 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_exit(ctxprof_hcct *t, uintptr_t routine, 
 /* enter without stack-pointer checks: for explicit event streams. */
 CTXPROF__HCCT_INLINE void ctxprof_hcct_push(ctxprof_hcct *t, uintptr_t routine, uintptr_t site)
 {
-    /* beyond max_depth the top frame's address is parked (see excess) */
-    uintptr_t sp = CTXPROF__UNLIKELY(t->excess != 0) ? t->excess_sp - 1 - t->excess
-                                                      : t->top->sp - 1;
-    ctxprof_hcct_enter(t, routine, site, sp);
+    /* A tick due (the enter's slow path anyway), frames beyond max_depth
+       (the top frame's address is parked: see excess) or a tree not
+       initialized (countdown 0, no top frame): out of line, before the top
+       frame is read. Otherwise the enter's own check of the countdown is
+       folded into this one. */
+    uintptr_t sp;
+    if (CTXPROF__UNLIKELY(t->countdown <= 0 || t->excess != 0)) {
+        ctxprof__hcct_push_slow(t, routine, site);
+        return;
+    }
+    /* (a top frame at address 0 - entered so - goes to the slow path as
+       before; tested here, it spares the enter its own comparison) */
+    sp = t->top->sp;
+    if (CTXPROF__UNLIKELY(sp == 0)) {
+        ctxprof__hcct_push_slow(t, routine, site);
+        return;
+    }
+    ctxprof_hcct_enter(t, routine, site, sp - 1);
 }
 
 /* Exits the current frame (pairs with push). */
@@ -2020,6 +2040,8 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 {
     int64_t cd;
     size_t room;
+    if (CTXPROF__UNLIKELY(t->frames == NULL))
+        return; /* not initialized: its countdown (0) sent every enter here */
     CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
     /* a shutdown left it: let it go with the event, unless the event
        interrupted the profiler (dropped above: the interrupted code still
@@ -2103,6 +2125,8 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t c)
 CTXPROF__HCCT_DEF void ctxprof__hcct_pop_slow(ctxprof_hcct *t)
 {
     int64_t cd;
+    if (CTXPROF__UNLIKELY(t->frames == NULL))
+        return; /* not initialized (top == frames == NULL sent it here) */
     CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
     if (!ctxprof__hcct_excess_exit(t, 1)) {
         if (t->top > t->frames)
@@ -2111,6 +2135,15 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_pop_slow(ctxprof_hcct *t)
             CTXPROF__HCCT_WR(t->st.unmatched, t->st.unmatched + 1);
     }
     CTXPROF__HCCT_END(t, cd);
+}
+
+/* ctxprof_hcct_push's other cases. */
+CTXPROF__HCCT_DEF void ctxprof__hcct_push_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site)
+{
+    if (CTXPROF__UNLIKELY(t->frames == NULL))
+        return; /* not initialized */
+    ctxprof_hcct_enter(t, routine, site,
+                       t->excess != 0 ? t->excess_sp - 1 - t->excess : t->top->sp - 1);
 }
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
@@ -4702,7 +4735,9 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_thread(void)
 CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t)
 {
     ctxprof_hcct *prev = ctxprof__hcct_tls;
-    ctxprof__hcct_tls = t;
+    /* not initialized (zeroed, deinitialized, or moved from where init put
+       it): none, rather than hooks that would read it */
+    ctxprof__hcct_tls = t && t->live == CTXPROF__HCCT_LIVE(t) ? t : NULL;
     return prev;
 }
 

@@ -664,6 +664,59 @@ static void hcct_error_messages(void)
     ctxprof_hcct_deinit(&t);
 }
 
+/* A zeroed tree (never initialized, or deinitialized): every function but
+   exit survives it (push read its top frame: NULL); bind binds none. */
+static int hcct_zeroed_tree_child(void *arg, void *shared)
+{
+    static const uintptr_t rs[] = {1, 2};
+    ctxprof_hcct z, t;
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_stats st;
+    ctxprof_error e;
+    int round;
+    (void)arg;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    memset(&z, 0, sizeof z);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_deinit(&t);
+    for (round = 0; round < 2; round++) {
+        ctxprof_hcct *x = round == 0 ? &z : &t; /* zeroed, then deinitialized */
+        static const ctxprof_hcct zero;
+        ctxprof_hcct_push(x, HCCT_MU_A, 0);
+        ctxprof_hcct_push(x, HCCT_MU_B, 7);
+        ctxprof_hcct_add(x, 5);
+        ctxprof_hcct_pop(x);
+        ctxprof_hcct_pop(x);
+        ctxprof_hcct_pop(x); /* one too many */
+        ctxprof_hcct_add_path(x, rs, NULL, 2, 3);
+        HCCT_EXPECT(memcmp(x, &zero, sizeof zero) == 0); /* untouched so far */
+        ctxprof_hcct_enter(x, HCCT_MU_A, 0, 4096);
+        ctxprof_hcct_enter(x, HCCT_MU_B, 0, 2048);
+        ctxprof_hcct_add_path(x, rs, NULL, 2, 3);
+        HCCT_EXPECT(x->frames == NULL && x->nodes == NULL);
+        memset(&st, 0xFF, sizeof st);
+        ctxprof_hcct_stats_get(x, &st);
+        HCCT_EXPECT(st.events == 0 && st.nodes == 0 && st.depth == 0 && st.bytes == 0);
+        HCCT_EXPECT(ctxprof_hcct_query(x, 0, &p, &e) == CTXPROF_ERR_INVAL);
+        HCCT_EXPECT(strstr(e.detail, "uninitialized") != NULL);
+        HCCT_EXPECT(ctxprof_hcct_bind(x) == NULL); /* binds none */
+        HCCT_EXPECT(hcct_mu_scoped(1) == 2);
+        HCCT_EXPECT(ctxprof_hcct_bind(NULL) == NULL);
+        ctxprof_hcct_deinit(x);
+        HCCT_EXPECT(ctxprof_hcct_init(x, NULL, &e) == CTXPROF_OK);
+        ctxprof_hcct_deinit(x);
+    }
+    return 0;
+}
+
+static void hcct_zeroed_tree(void)
+{
+    hcct_misuse_run(hcct_zeroed_tree_child, NULL);
+}
+
 /* ctxprof_hcct_profile_write without a descriptor: the extension's format,
    as CTXPROF_HCCT's out= (it wrote text into x.svg); text without one, or
    for another one. */
@@ -5195,6 +5248,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_error_cleared", hcct_error_cleared},
     {"hcct_null_args", hcct_null_args},
     {"hcct_error_messages", hcct_error_messages},
+    {"hcct_zeroed_tree", hcct_zeroed_tree},
     {"hcct_write_by_extension", hcct_write_by_extension},
     {"hcct_lazy_queue", hcct_lazy_queue},
     {"hcct_ss_skewed", hcct_ss_skewed},
