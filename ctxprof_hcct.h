@@ -201,6 +201,12 @@
      reads the top frame unchecked: one more test on every exit). A bound
      tree is unbound by its deinit on the binding thread, and must outlive
      every instrumented function active while it is bound (see bind).
+     The functions that fill a profile (query, snapshot, copy, read) write
+     it without reading it: deinitialize a profile that still holds one
+     before it is filled again, or its memory leaks. (Profiles are values,
+     returned and copied by value: the bytes a moved profile left behind
+     look like a live profile, so a filling function cannot know whether
+     what it finds is its to free.)
 
    REFERENCES
 
@@ -557,7 +563,10 @@ CTXPROF_API void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *routine
    O(nodes); does not allocate. All zero for a NULL or zeroed tree. */
 CTXPROF_API void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out);
 /* The (phi, epsilon)-HCCT of a tree: phi 0 = desc.phi, phi < 0 = the whole
-   MCCT (CCT). Any thread, any time; out must be zeroed or deinitialized.
+   MCCT (CCT). Any thread, any time. *out is filled without being read
+   (as by every function that fills a profile: query, snapshot, copy,
+   read): pass a zeroed, deinitialized or never used profile; one that
+   still holds a profile is not freed (deinit it first, or it leaks).
    CTXPROF_ERR_INVAL for a NULL or zeroed tree. From another thread
    while the owner runs, the copy leaves out nodes replaced during it,
    and the total is summed while the owner counts (a count moved by a
@@ -583,7 +592,8 @@ CTXPROF_API int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
 CTXPROF_API int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
                                            const ctxprof_hcct_profile *src, unsigned flags,
                                            ctxprof_error *err);
-/* A deep copy. */
+/* A deep copy. *dst is filled without being read, as by query: a zeroed,
+   deinitialized or never used profile (deinit one still in use first). */
 CTXPROF_API int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
                                           const ctxprof_hcct_profile *src, ctxprof_error *err);
 /* Compares an approximate profile with the exact (unpruned CCT) one;
@@ -606,7 +616,9 @@ CTXPROF_API void ctxprof_hcct_text_free(const ctxprof_hcct_profile *p, char *tex
 CTXPROF_API int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, const char *path,
                                            const ctxprof_hcct_write_desc *d, ctxprof_error *err);
 /* Reads a binary profile; on any error *p is unchanged. alloc_user is for
-   the new profile's memory. */
+   the new profile's memory. *p is filled without being read, as by query:
+   a zeroed, deinitialized or never used profile (deinit one still in use
+   first, or it leaks). */
 CTXPROF_API int ctxprof_hcct_profile_read(ctxprof_hcct_profile *p, const char *path,
                                           void *alloc_user, ctxprof_error *err);
 
@@ -616,7 +628,10 @@ CTXPROF_API int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_error 
 /* Pauses every session tree (each thread notices within ~65536 events). */
 CTXPROF_API void ctxprof_hcct_stop(void);
 /* Merged profile of all session threads, live and exited, pruned at phi
-   (0 = desc.phi, < 0 = unpruned). Thread-safe; does not stop the threads. */
+   (0 = desc.phi, < 0 = unpruned). Thread-safe; does not stop the threads.
+   *out is filled without being read, as by query: a zeroed, deinitialized
+   or never used profile (to take snapshots into one profile periodically,
+   deinit it before each, or it leaks). */
 CTXPROF_API int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out, ctxprof_error *err);
 /* Frees the session. Another thread that runs or is parked inside
    instrumented code (a pool waiting for work) keeps its tree, counting in
