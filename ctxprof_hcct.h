@@ -186,8 +186,27 @@
 
    ERRORS
 
-     Cold-path functions return ctxprof_status and fill a ctxprof_error.
+     Cold-path functions return ctxprof_status and fill a ctxprof_error
+     (err may be NULL), which each clears first: it describes that call
+     only. A NULL tree, profile or file name is CTXPROF_ERR_INVAL.
      Hot-path functions never fail: they drop and count (ctxprof_hcct_stats).
+
+   LIFETIMES
+
+     A tree is initialized once (a second init is CTXPROF_ERR_INVAL), used
+     where init put it, and deinitialized, which leaves it zeroed. A zeroed
+     tree (never initialized, deinitialized) is safe with every function
+     but ctxprof_hcct_exit: query fails, stats are zero, bind binds none,
+     and enter, push, pop, add and add_path do nothing (exit's fast path
+     reads the top frame unchecked: one more test on every exit). A bound
+     tree is unbound by its deinit on the binding thread, and must outlive
+     every instrumented function active while it is bound (see bind).
+     The functions that fill a profile (query, snapshot, copy, read) write
+     it without reading it: deinitialize a profile that still holds one
+     before it is filled again, or its memory leaks. (Profiles are values,
+     returned and copied by value: the bytes a moved profile left behind
+     look like a live profile, so a filling function cannot know whether
+     what it finds is its to free.)
 
    REFERENCES
 
@@ -426,6 +445,8 @@ typedef struct ctxprof_hcct {
        countdown and the counters. */
     ctxprof_hcct_stats st;
     struct ctxprof_hcct *next_thread;
+    uintptr_t live; /* while initialized: the tree's own address ^ a constant (init refuses
+                       a tree that holds it: see ctxprof_hcct_init) */
 } ctxprof_hcct;
 
 /* A profile node. Index 0 is the root; parents come before children. */
@@ -502,14 +523,32 @@ typedef struct ctxprof_hcct_scope {
 
 /* ==== hcct: declarations ==== */
 
-/* Initializes a tree. desc may be NULL (defaults). Allocates; not
-   thread-safe for t. On failure t is left zeroed (deinit is harmless). */
+/* Initializes a tree. Pass a tree that is zeroed, deinitialized or never
+   used (a local variable as it comes); desc may be NULL (defaults).
+   Allocates; not thread-safe for t. CTXPROF_ERR_INVAL for a NULL t and
+   for a tree that is already initialized (init again would leak it):
+   init recognizes a tree it initialized at that address and that was not
+   deinitialized since, by a field holding the address mixed with a
+   constant, which other contents match by chance with probability 2^-64.
+   So an initialized tree stays where init put it (bindings, sessions and
+   queries from other threads hold its address too): moved elsewhere by
+   value, the bytes left behind look initialized to a later init at that
+   address (zero them). On other failures t is left zeroed (deinit is
+   harmless). */
 CTXPROF_API int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc,
                                   ctxprof_error *err);
-/* Frees a tree (a zeroed or failed tree is fine). */
+/* Frees a tree and leaves it zeroed (a zeroed, failed or deinitialized
+   tree is fine). When t is the calling thread's bound tree
+   (ctxprof_hcct_bind) it is unbound first, as by ctxprof_hcct_bind(NULL):
+   the thread's later events go to no tree, or to its session tree while a
+   session runs. A tree bound in another thread must be unbound there
+   before it is freed (bindings are per thread: this one cannot see it;
+   that thread's next event would use freed memory). A session's tree
+   (ctxprof_hcct_thread) belongs to the session: deinit leaves it alone. */
 CTXPROF_API void ctxprof_hcct_deinit(ctxprof_hcct *t);
 /* Adds weight to the current context (a Space Saving update when it is not
-   monitored). Owner thread only. Counts saturate at 2^63 - 1. */
+   monitored). Owner thread only. Counts saturate at 2^63 - 1. Nothing on a
+   NULL or zeroed (never initialized, deinitialized) tree; so with add_path. */
 CTXPROF_API void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight);
 /* Adds weight to the context routines[0] -> ... -> routines[n-1] (root
    first), with sites[i] the call site of routines[i] (sites may be NULL).
@@ -521,14 +560,18 @@ CTXPROF_API void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *routine
    another thread while the owner runs, each field is read as the owner last
    stored it (events up to the owner's current tick period, nodes and leaves
    counted while the tree changes), so the fields may be a few events apart.
-   O(nodes); does not allocate. */
+   O(nodes); does not allocate. All zero for a NULL or zeroed tree. */
 CTXPROF_API void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out);
 /* The (phi, epsilon)-HCCT of a tree: phi 0 = desc.phi, phi < 0 = the whole
-   MCCT (CCT). Any thread, any time; out must be zeroed or deinitialized.
-   From another thread while the owner runs, the copy leaves out nodes
-   replaced during it, and the total is summed while the owner counts
-   (a count moved by a replacement meanwhile may be missed or seen
-   twice): two such queries' totals can differ either way. */
+   MCCT (CCT). Any thread, any time. *out is filled without being read
+   (as by every function that fills a profile: query, snapshot, copy,
+   read): pass a zeroed, deinitialized or never used profile; one that
+   still holds a profile is not freed (deinit it first, or it leaks).
+   CTXPROF_ERR_INVAL for a NULL or zeroed tree. From another thread
+   while the owner runs, the copy leaves out nodes replaced during it,
+   and the total is summed while the owner counts (a count moved by a
+   replacement meanwhile may be missed or seen twice): two such queries'
+   totals can differ either way. */
 CTXPROF_API int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
                                    ctxprof_error *err);
 
@@ -536,7 +579,8 @@ CTXPROF_API int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_pro
 CTXPROF_API void ctxprof_hcct_profile_deinit(ctxprof_hcct_profile *p);
 /* Name of node i ("<root>" for the root). */
 CTXPROF_API const char *ctxprof_hcct_profile_name(const ctxprof_hcct_profile *p, size_t i);
-/* Keeps the nodes with count > floor(phi * total) and their ancestors. */
+/* Keeps the nodes with count > floor(phi * total) and their ancestors (a
+   zeroed profile stays empty). */
 CTXPROF_API int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
                                            ctxprof_error *err);
 /* dst += src: counts and error bounds add; a context missing on one side
@@ -548,7 +592,8 @@ CTXPROF_API int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
 CTXPROF_API int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
                                            const ctxprof_hcct_profile *src, unsigned flags,
                                            ctxprof_error *err);
-/* A deep copy. */
+/* A deep copy. *dst is filled without being read, as by query: a zeroed,
+   deinitialized or never used profile (deinit one still in use first). */
 CTXPROF_API int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
                                           const ctxprof_hcct_profile *src, ctxprof_error *err);
 /* Compares an approximate profile with the exact (unpruned CCT) one;
@@ -557,17 +602,23 @@ CTXPROF_API int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
                                              const ctxprof_hcct_profile *exact, double phi,
                                              ctxprof_hcct_accuracy *out, ctxprof_error *err);
 /* Renders a profile into *out (from CTXPROF_MALLOC; free with
-   ctxprof_hcct_text_free). d may be NULL (text). */
+   ctxprof_hcct_text_free). d may be NULL (text). CTXPROF_ERR_INVAL for an
+   empty (zeroed or deinitialized) profile. */
 CTXPROF_API int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
                                             const ctxprof_hcct_write_desc *d, char **out,
                                             size_t *len, ctxprof_error *err);
 /* Frees what ctxprof_hcct_profile_format returned. */
 CTXPROF_API void ctxprof_hcct_text_free(const ctxprof_hcct_profile *p, char *text);
-/* Writes a profile to path ("-" = stdout), atomically (temp file + rename). */
+/* Writes a profile to path ("-" = stdout), atomically (temp file + rename).
+   d NULL: the format that path's extension names, as with CTXPROF_HCCT's
+   out= (HOOKS): .txt, .folded or .collapsed, .json, .svg, .hcct (binary);
+   text for no extension ("-") or another one. */
 CTXPROF_API int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, const char *path,
                                            const ctxprof_hcct_write_desc *d, ctxprof_error *err);
 /* Reads a binary profile; on any error *p is unchanged. alloc_user is for
-   the new profile's memory. */
+   the new profile's memory. *p is filled without being read, as by query:
+   a zeroed, deinitialized or never used profile (deinit one still in use
+   first, or it leaks). */
 CTXPROF_API int ctxprof_hcct_profile_read(ctxprof_hcct_profile *p, const char *path,
                                           void *alloc_user, ctxprof_error *err);
 
@@ -577,7 +628,10 @@ CTXPROF_API int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_error 
 /* Pauses every session tree (each thread notices within ~65536 events). */
 CTXPROF_API void ctxprof_hcct_stop(void);
 /* Merged profile of all session threads, live and exited, pruned at phi
-   (0 = desc.phi, < 0 = unpruned). Thread-safe; does not stop the threads. */
+   (0 = desc.phi, < 0 = unpruned). Thread-safe; does not stop the threads.
+   *out is filled without being read, as by query: a zeroed, deinitialized
+   or never used profile (to take snapshots into one profile periodically,
+   deinit it before each, or it leaks). */
 CTXPROF_API int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out, ctxprof_error *err);
 /* Frees the session. Another thread that runs or is parked inside
    instrumented code (a pool waiting for work) keeps its tree, counting in
@@ -587,8 +641,17 @@ CTXPROF_API int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *out, ctx
 CTXPROF_API void ctxprof_hcct_shutdown(void);
 /* The calling thread's tree (created if the session runs), or NULL. */
 CTXPROF_API ctxprof_hcct *ctxprof_hcct_thread(void);
-/* Makes t the calling thread's tree for hooks and macros (NULL: none);
-   returns the previous one. The caller keeps ownership of t. */
+/* Makes t the calling thread's tree for hooks and macros; returns the
+   previous one. The caller keeps ownership of t. NULL, or a tree that is
+   not initialized (zeroed, deinitialized), binds none: the thread's
+   events then go to no tree, or to its session tree while a session runs
+   (the one it had before a tree of its own was bound). While bound, the
+   tree is read by the exit of every instrumented function, those active
+   when bind was called included (main's, when main binds it): keep it
+   alive and in place until it is unbound (bind(NULL), or its deinit on
+   this thread). A tree local to main that is still bound when main
+   returns is read by main's exit hook after main's locals are gone:
+   make it static, or deinit it before main returns. */
 CTXPROF_API ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t);
 
 /* Slow paths of the inline functions (private). */
@@ -598,6 +661,7 @@ CTXPROF_API void ctxprof__hcct_enter_miss(ctxprof_hcct *t, int64_t cd);
 CTXPROF_API void ctxprof__hcct_exit_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp);
 CTXPROF_API void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t node);
 CTXPROF_API void ctxprof__hcct_pop_slow(ctxprof_hcct *t);
+CTXPROF_API void ctxprof__hcct_push_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site);
 CTXPROF_API ctxprof_hcct *ctxprof__hcct_attach(void);
 /* The calling thread's tree for hooks and macros (private; see bind). */
 CTXPROF_API CTXPROF_TLS ctxprof_hcct *ctxprof__hcct_tls CTXPROF__TLS_MODEL;
@@ -702,7 +766,8 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine,
 }
 
 /* Exits routine; sp as given to the matching enter. Frames above it that
-   never exited (longjmp) are discarded first. */
+   never exited (longjmp) are discarded first. The one hot-path function
+   that needs an initialized tree (LIFETIMES). */
 CTXPROF__HCCT_INLINE void ctxprof_hcct_exit(ctxprof_hcct *t, uintptr_t routine, uintptr_t sp)
 {
     ctxprof_hcct_frame *f = t->top;
@@ -722,10 +787,24 @@ CTXPROF__HCCT_INLINE void ctxprof_hcct_exit(ctxprof_hcct *t, uintptr_t routine, 
 /* enter without stack-pointer checks: for explicit event streams. */
 CTXPROF__HCCT_INLINE void ctxprof_hcct_push(ctxprof_hcct *t, uintptr_t routine, uintptr_t site)
 {
-    /* beyond max_depth the top frame's address is parked (see excess) */
-    uintptr_t sp = CTXPROF__UNLIKELY(t->excess != 0) ? t->excess_sp - 1 - t->excess
-                                                      : t->top->sp - 1;
-    ctxprof_hcct_enter(t, routine, site, sp);
+    /* A tick due (the enter's slow path anyway), frames beyond max_depth
+       (the top frame's address is parked: see excess) or a tree not
+       initialized (countdown 0, no top frame): out of line, before the top
+       frame is read. Otherwise the enter's own check of the countdown is
+       folded into this one. */
+    uintptr_t sp;
+    if (CTXPROF__UNLIKELY(t->countdown <= 0 || t->excess != 0)) {
+        ctxprof__hcct_push_slow(t, routine, site);
+        return;
+    }
+    /* (a top frame at address 0 - entered so - goes to the slow path as
+       before; tested here, it spares the enter its own comparison) */
+    sp = t->top->sp;
+    if (CTXPROF__UNLIKELY(sp == 0)) {
+        ctxprof__hcct_push_slow(t, routine, site);
+        return;
+    }
+    ctxprof_hcct_enter(t, routine, site, sp - 1);
 }
 
 /* Exits the current frame (pairs with push). */
@@ -995,6 +1074,26 @@ CTXPROF__HCCT_FN void *ctxprof__hcct_alloc_lines(size_t n, size_t size, void *ud
     return p ? (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
 }
 
+/* What ctxprof_hcct.live holds while the tree at t is initialized: odd, so
+   never 0 (pointers are aligned), and never what a zeroed or deinitialized
+   tree holds; other bytes match by chance with probability 2^-64 (2^-32
+   with 32-bit pointers). */
+#define CTXPROF__HCCT_LIVE(t) ((uintptr_t)(t) ^ (uintptr_t)0x9E3779B97F4A7C15ull)
+
+/* Frees a tree's memory and zeroes it (the library's own trees: session
+   trees, failed inits). */
+CTXPROF__HCCT_FN void ctxprof__hcct_free_tree(ctxprof_hcct *t)
+{
+    void *ud = t->desc.alloc_user;
+    ctxprof__free(t->nodes_raw, ud);
+    ctxprof__free(t->aux_raw, ud);
+    ctxprof__free(t->par, ud);
+    ctxprof__free(t->qhead, ud);
+    ctxprof__free(t->qslot_raw, ud);
+    ctxprof__free(t->frames, ud);
+    memset(t, 0, sizeof *t);
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc *desc,
                                         ctxprof_error *err)
 {
@@ -1002,6 +1101,12 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     size_t maxn;
     int rc, lss;
     void *ud;
+    ctxprof__error_clear(err);
+    if (!t)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: init of a NULL tree");
+    if (t->live == CTXPROF__HCCT_LIVE(t))
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: init of an initialized tree (ctxprof_hcct_deinit it first)");
     memset(t, 0, sizeof *t);
     if (desc)
         d = *desc;
@@ -1036,7 +1141,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     t->frame_cap = d.max_depth < 1024 ? d.max_depth : 1024;
     t->frames = (ctxprof_hcct_frame *)ctxprof__zalloc(t->frame_cap, sizeof(ctxprof_hcct_frame), ud);
     if (!t->nodes || !t->frames || (lss ? !t->aux || !t->qhead || !t->qslot : !t->par)) {
-        ctxprof_hcct_deinit(t);
+        ctxprof__hcct_free_tree(t);
         return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0,
                              "hcct: cannot reserve %zu bytes (lower desc.max_bytes)",
                              d.max_bytes);
@@ -1081,22 +1186,19 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     if (t->cd_assigned > (int64_t)t->frame_cap - 2)
         t->cd_assigned = (int64_t)t->frame_cap - 2;
     t->countdown = t->cd_assigned;
+    t->live = CTXPROF__HCCT_LIVE(t);
     return CTXPROF_OK;
 }
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_deinit(ctxprof_hcct *t)
 {
-    void *ud;
-    if (!t)
-        return;
-    ud = t->desc.alloc_user;
-    ctxprof__free(t->nodes_raw, ud);
-    ctxprof__free(t->aux_raw, ud);
-    ctxprof__free(t->par, ud);
-    ctxprof__free(t->qhead, ud);
-    ctxprof__free(t->qslot_raw, ud);
-    ctxprof__free(t->frames, ud);
-    memset(t, 0, sizeof *t);
+    if (!t || CTXPROF__HCCT_RD(t->session) != 0)
+        return; /* a session's tree is the session's to free */
+    /* the calling thread's hooks and macros stop using it: its events after
+       this go where they went before it was bound (bind(NULL)) */
+    if (ctxprof__hcct_tls == t)
+        ctxprof__hcct_tls = NULL;
+    ctxprof__hcct_free_tree(t);
 }
 
 /* st.nodes_peak after the tree grew. No count of the nodes in the tree is
@@ -1953,6 +2055,8 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_enter_slow(ctxprof_hcct *t, uintptr_t routi
 {
     int64_t cd;
     size_t room;
+    if (CTXPROF__UNLIKELY(t->frames == NULL))
+        return; /* not initialized: its countdown (0) sent every enter here */
     CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
     /* a shutdown left it: let it go with the event, unless the event
        interrupted the profiler (dropped above: the interrupted code still
@@ -2036,6 +2140,8 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_exit_prune(ctxprof_hcct *t, uint32_t c)
 CTXPROF__HCCT_DEF void ctxprof__hcct_pop_slow(ctxprof_hcct *t)
 {
     int64_t cd;
+    if (CTXPROF__UNLIKELY(t->frames == NULL))
+        return; /* not initialized (top == frames == NULL sent it here) */
     CTXPROF__HCCT_BEGIN_OR_DROP(t, cd);
     if (!ctxprof__hcct_excess_exit(t, 1)) {
         if (t->top > t->frames)
@@ -2046,10 +2152,21 @@ CTXPROF__HCCT_DEF void ctxprof__hcct_pop_slow(ctxprof_hcct *t)
     CTXPROF__HCCT_END(t, cd);
 }
 
+/* ctxprof_hcct_push's other cases. */
+CTXPROF__HCCT_DEF void ctxprof__hcct_push_slow(ctxprof_hcct *t, uintptr_t routine, uintptr_t site)
+{
+    if (CTXPROF__UNLIKELY(t->frames == NULL))
+        return; /* not initialized */
+    ctxprof_hcct_enter(t, routine, site,
+                       t->excess != 0 ? t->excess_sp - 1 - t->excess : t->top->sp - 1);
+}
+
 CTXPROF__HCCT_DEF void ctxprof_hcct_add(ctxprof_hcct *t, uint64_t weight)
 {
     int64_t cd;
     uint32_t c;
+    if (!t || t->frames == NULL)
+        return; /* not initialized */
     if (CTXPROF__HCCT_REENTERED(t)) {
         CTXPROF__HCCT_WR(t->st.reentrant, t->st.reentrant + 1);
         return;
@@ -2068,6 +2185,8 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_add_path(ctxprof_hcct *t, const uintptr_t *r
     int64_t cd;
     uint32_t c = CTXPROF__HCCT_ROOT, x = c, keep;
     size_t i;
+    if (!t || t->frames == NULL)
+        return; /* not initialized */
     if (CTXPROF__HCCT_REENTERED(t)) {
         CTXPROF__HCCT_WR(t->st.reentrant, t->st.reentrant + 1);
         return;
@@ -2148,10 +2267,17 @@ CTXPROF__HCCT_FN size_t ctxprof__hcct_depth(const ctxprof_hcct *t)
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_stats_get(const ctxprof_hcct *t, ctxprof_hcct_stats *out)
 {
-    const ctxprof_hcct_stats *st = &t->st;
+    const ctxprof_hcct_stats *st;
     size_t i, n, peak, qbytes;
-    int64_t cd = ctxprof__hcct_cd_read(t), as = CTXPROF__HCCT_RD(t->cd_assigned);
+    int64_t cd, as;
+    if (!out)
+        return;
     memset(out, 0, sizeof *out);
+    if (!t || CTXPROF__HCCT_RD(t->frames) == NULL)
+        return; /* NULL or not initialized: all zero */
+    st = &t->st;
+    cd = ctxprof__hcct_cd_read(t);
+    as = CTXPROF__HCCT_RD(t->cd_assigned);
     if (cd < 0 && cd <= CTXPROF__HCCT_CD_BUSY / 2)
         cd = as;
     out->events = CTXPROF__HCCT_RD(t->events_base) + (uint64_t)(as > cd ? as - cd : 0);
@@ -2397,7 +2523,7 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_profile_deinit(ctxprof_hcct_profile *p)
 
 CTXPROF__HCCT_DEF const char *ctxprof_hcct_profile_name(const ctxprof_hcct_profile *p, size_t i)
 {
-    const ctxprof__strtab *st = ctxprof__hcct_names(p);
+    const ctxprof__strtab *st = p ? ctxprof__hcct_names(p) : NULL;
     if (!st || i >= p->n || p->nodes[i].name >= st->n)
         return "?";
     return st->names[p->nodes[i].name];
@@ -2841,7 +2967,13 @@ fail:
 CTXPROF__HCCT_DEF int ctxprof_hcct_query(ctxprof_hcct *t, double phi, ctxprof_hcct_profile *out,
                                          ctxprof_error *err)
 {
-    if (!t || !out || !t->nodes)
+    ctxprof__error_clear(err);
+    if (!out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: query without an output profile (out is NULL)");
+    if (!t)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: query of a NULL tree");
+    if (!t->nodes)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: query of an uninitialized tree");
     if (phi == 0)
         phi = t->desc.phi;
@@ -2895,9 +3027,14 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double
                                                  ctxprof_error *err)
 {
     uint64_t thr;
+    ctxprof__error_clear(err);
+    if (!p)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: prune of a NULL profile");
     if (!(phi > 0 && phi < 1))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: phi must be in (0, 1), got %g",
                              phi);
+    if (p->n == 0)
+        return CTXPROF_OK; /* a zeroed profile: nothing to keep */
     thr = (uint64_t)(phi * (double)p->total);
     p->phi = phi;
     p->threshold = thr;
@@ -2939,8 +3076,13 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_copy(ctxprof_hcct_profile *dst,
                                                 ctxprof_error *err)
 {
     ctxprof_hcct_profile p;
-    const ctxprof__strtab *st = ctxprof__hcct_names(src);
+    const ctxprof__strtab *st;
     size_t i;
+    ctxprof__error_clear(err);
+    if (!dst || !src)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: copy %s a NULL profile",
+                             dst ? "of" : "into");
+    st = ctxprof__hcct_names(src);
     if (src->n == 0) { /* a zeroed profile */
         memset(dst, 0, sizeof *dst);
         dst->alloc_user = src->alloc_user;
@@ -3028,9 +3170,9 @@ CTXPROF__HCCT_FN uint64_t ctxprof__hcct_absent(const ctxprof_hcct_profile *p)
                                                                          : p->absent;
 }
 
-CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
-                                                 const ctxprof_hcct_profile *src, unsigned flags,
-                                                 ctxprof_error *err)
+CTXPROF__HCCT_FN int ctxprof__hcct_merge(ctxprof_hcct_profile *dst,
+                                         const ctxprof_hcct_profile *src, unsigned flags,
+                                         ctxprof_error *err)
 {
     ctxprof_hcct_profile p;
     ctxprof__hcct_ix ix;
@@ -3056,9 +3198,9 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
         ctxprof_hcct_profile c;
         memset(&c, 0, sizeof c);
         c.alloc_user = dst->alloc_user;
-        rc = ctxprof_hcct_profile_merge(&c, dst, CTXPROF_HCCT_BY_NAME, err);
+        rc = ctxprof__hcct_merge(&c, dst, CTXPROF_HCCT_BY_NAME, err);
         if (!rc)
-            rc = ctxprof_hcct_profile_merge(&c, src, CTXPROF_HCCT_BY_NAME, err);
+            rc = ctxprof__hcct_merge(&c, src, CTXPROF_HCCT_BY_NAME, err);
         if (rc) {
             ctxprof_hcct_profile_deinit(&c);
             return rc;
@@ -3157,9 +3299,19 @@ nomem_p:
     return ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "hcct: out of memory merging profiles");
 }
 
-CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
-                                                   const ctxprof_hcct_profile *exact, double phi,
-                                                   ctxprof_hcct_accuracy *out, ctxprof_error *err)
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
+                                                 const ctxprof_hcct_profile *src, unsigned flags,
+                                                 ctxprof_error *err)
+{
+    ctxprof__error_clear(err);
+    if (!dst || !src)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: merge with a NULL profile");
+    return ctxprof__hcct_merge(dst, src, flags, err);
+}
+
+CTXPROF__HCCT_FN int ctxprof__hcct_compare(const ctxprof_hcct_profile *approx,
+                                           const ctxprof_hcct_profile *exact, double phi,
+                                           ctxprof_hcct_accuracy *out, ctxprof_error *err)
 {
     ctxprof__hcct_ix ix;
     uint32_t *map = NULL;
@@ -3260,6 +3412,17 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *a
     ctxprof__free(ah, exact->alloc_user);
     ctxprof__free(rep, exact->alloc_user);
     return CTXPROF_OK;
+}
+
+CTXPROF__HCCT_DEF int ctxprof_hcct_profile_compare(const ctxprof_hcct_profile *approx,
+                                                   const ctxprof_hcct_profile *exact, double phi,
+                                                   ctxprof_hcct_accuracy *out, ctxprof_error *err)
+{
+    ctxprof__error_clear(err);
+    if (!approx || !exact || !out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: compare with a NULL %s",
+                             out ? "profile" : "result (out)");
+    return ctxprof__hcct_compare(approx, exact, phi, out, err);
 }
 
 /* ==== hcct: output ==== */
@@ -3885,10 +4048,17 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_format(const ctxprof_hcct_profile *p,
     ctxprof__hcct_sb b;
     unsigned maxd;
     int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
+    if (!out || !len)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: format without a place for the "
+                                                        "text (out or len is NULL)");
     *out = NULL;
     *len = 0;
-    if (!p || !p->nodes || p->n == 0)
-        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: empty profile");
+    if (!p)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: NULL profile");
+    if (!p->nodes || p->n == 0)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: empty profile (zeroed or deinitialized)");
     if (d)
         dd = *d;
     else
@@ -3935,15 +4105,50 @@ CTXPROF__HCCT_DEF void ctxprof_hcct_text_free(const ctxprof_hcct_profile *p, cha
     ctxprof__free(text, p ? p->alloc_user : NULL);
 }
 
+/* The output format a file name's extension names (*dot: the extension,
+   NULL when there is none): .txt, .folded or .collapsed, .json, .svg,
+   .hcct (binary); text without an extension; -1 for another one. What
+   CTXPROF_HCCT's out= and ctxprof_hcct_profile_write without a
+   descriptor go by. */
+CTXPROF__HCCT_FN int ctxprof__hcct_format_of(const char *path, const char **dot)
+{
+    const char *base = strrchr(path, '/');
+    const char *x = strrchr(base ? base : path, '.');
+    *dot = x;
+    if (!x || strcmp(x, ".txt") == 0)
+        return CTXPROF_HCCT_TEXT;
+    if (strcmp(x, ".svg") == 0)
+        return CTXPROF_HCCT_SVG;
+    if (strcmp(x, ".json") == 0)
+        return CTXPROF_HCCT_JSON;
+    if (strcmp(x, ".folded") == 0 || strcmp(x, ".collapsed") == 0)
+        return CTXPROF_HCCT_COLLAPSED;
+    if (strcmp(x, ".hcct") == 0)
+        return CTXPROF_HCCT_BINARY;
+    return -1;
+}
+
 CTXPROF__HCCT_DEF int ctxprof_hcct_profile_write(const ctxprof_hcct_profile *p, const char *path,
                                                  const ctxprof_hcct_write_desc *d,
                                                  ctxprof_error *err)
 {
+    ctxprof_hcct_write_desc byext;
     char *buf;
     size_t len;
     int rc;
+    ctxprof__error_clear(err);
+    if (!p)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: NULL profile");
     if (!path || !*path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no output file name");
+    if (!d) { /* the extension's format; text for another one */
+        const char *dot;
+        memset(&byext, 0, sizeof byext);
+        byext.format = ctxprof__hcct_format_of(path, &dot);
+        if (byext.format < 0)
+            byext.format = CTXPROF_HCCT_TEXT;
+        d = &byext;
+    }
     rc = ctxprof_hcct_profile_format(p, d, &buf, &len, err);
     if (rc)
         return rc;
@@ -3963,6 +4168,11 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_profile_read(ctxprof_hcct_profile *out, const
     ctxprof_hcct_profile p;
     ctxprof__hcct_ix ix;
     int rc, by_name;
+    ctxprof__error_clear(err);
+    if (!out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: read into a NULL profile");
+    if (!path || !*path)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: no input file name");
     memset(&p, 0, sizeof p);
     memset(&ix, 0, sizeof ix);
     ix.ud = alloc_user;
@@ -4261,7 +4471,7 @@ CTXPROF__HCCT_FN int ctxprof__hcct_bury(ctxprof_hcct *t)
     ctxprof__hcct_unlock();
     if (ctxprof__hcct_tls == t)
         ctxprof__hcct_tls = NULL;
-    ctxprof_hcct_deinit(t);
+    ctxprof__hcct_free_tree(t);
     ctxprof__free(t, ud);
     return 1;
 }
@@ -4290,7 +4500,7 @@ CTXPROF__HCCT_FN void ctxprof__hcct_thread_exit(void *arg)
     ctxprof__hcct_unlock();
     if (t) {
         void *ud = t->desc.alloc_user;
-        ctxprof_hcct_deinit(t);
+        ctxprof__hcct_free_tree(t);
         ctxprof__free(t, ud);
     }
 }
@@ -4311,8 +4521,22 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     ctxprof__hcct_tstate = 1; /* allocation below may run instrumented code */
     ctxprof__hcct_lock();
     d = ctxprof__hcct_sdesc;
+    /* The thread's session tree, unbound by bind(NULL) or by the deinit of
+       a tree bound over it: bound again, not replaced (the key has room
+       for one tree per thread, which its exit merges). */
+    t = ctxprof__hcct_tkey_ok ? (ctxprof_hcct *)pthread_getspecific(ctxprof__hcct_tkey) : NULL;
+    if (t && t->session == 1) {
+        ctxprof__hcct_unlock();
+        ctxprof__hcct_tls = t;
+        ctxprof__hcct_tstate = 0;
+        return t;
+    }
     ctxprof__hcct_unlock();
-    t = (ctxprof_hcct *)ctxprof__alloc(1, sizeof *t, d.alloc_user);
+    if (t) /* left by a shutdown: freed before a new one is made */
+        ctxprof__hcct_bury(t);
+    /* zeroed: a block that held a tree freed without deinit would look
+       initialized to init */
+    t = (ctxprof_hcct *)ctxprof__zalloc(1, sizeof *t, d.alloc_user);
     if (!t || ctxprof_hcct_init(t, &d, NULL)) {
         /* typically the node reservation (1.25 GiB in CCT mode) under
            strict overcommit: counted, and shown in every profile */
@@ -4328,7 +4552,7 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof__hcct_attach(void)
     t->gen = CTXPROF__HCCT_ACQ(ctxprof__hcct_gen);
     if (ctxprof__hcct_state != 1) {
         ctxprof__hcct_unlock();
-        ctxprof_hcct_deinit(t);
+        ctxprof__hcct_free_tree(t);
         ctxprof__free(t, d.alloc_user);
         ctxprof__hcct_tstate = 0;
         return NULL;
@@ -4369,6 +4593,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_start(const ctxprof_hcct_desc *desc, ctxprof_
 {
     ctxprof_hcct_desc d;
     int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
     pthread_once(&ctxprof__hcct_fork_once, ctxprof__hcct_fork_init);
     ctxprof__icpp_sigret_learn(); /* for ctxprof__hcct_in_handler (not signal-safe) */
     ctxprof__hcct_lock();
@@ -4419,6 +4644,10 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
     ctxprof_hcct_profile acc, p;
     ctxprof_hcct *t;
     int rc = CTXPROF_OK;
+    ctxprof__error_clear(err);
+    if (!out)
+        return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
+                             "hcct: snapshot without an output profile (out is NULL)");
     ctxprof__hcct_lock();
     if (ctxprof__hcct_state == 0) {
         ctxprof__hcct_unlock();
@@ -4461,14 +4690,17 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_snapshot(double phi, ctxprof_hcct_profile *ou
 
 CTXPROF__HCCT_DEF void ctxprof_hcct_shutdown(void)
 {
-    ctxprof_hcct *t, *next;
+    ctxprof_hcct *t, *next, *own;
     ctxprof__hcct_lock();
+    /* the calling thread's tree, also while a tree of its own is bound */
+    own = ctxprof__hcct_tkey_ok ? (ctxprof_hcct *)pthread_getspecific(ctxprof__hcct_tkey) : NULL;
     for (t = ctxprof__hcct_list; t; t = next) {
         void *ud = t->desc.alloc_user;
         next = t->next_thread;
-        if (ctxprof__hcct_tls == t) {
-            ctxprof__hcct_tls = NULL;
-            ctxprof_hcct_deinit(t);
+        if (ctxprof__hcct_tls == t || own == t) {
+            if (ctxprof__hcct_tls == t)
+                ctxprof__hcct_tls = NULL;
+            ctxprof__hcct_free_tree(t);
             ctxprof__free(t, ud);
             continue;
         }
@@ -4518,7 +4750,9 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_thread(void)
 CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t)
 {
     ctxprof_hcct *prev = ctxprof__hcct_tls;
-    ctxprof__hcct_tls = t;
+    /* not initialized (zeroed, deinitialized, or moved from where init put
+       it): none, rather than hooks that would read it */
+    ctxprof__hcct_tls = t && t->live == CTXPROF__HCCT_LIVE(t) ? t : NULL;
     return prev;
 }
 
@@ -4699,18 +4933,9 @@ CTXPROF__HCCT_FN int ctxprof__hcct_auto_parse(char *s, ctxprof_hcct_desc *d, ctx
         }
     }
     {
-        const char *base = strrchr(ctxprof__hcct_auto_out, '/');
-        const char *dot = strrchr(base ? base : ctxprof__hcct_auto_out, '.');
-        ctxprof__hcct_auto_fmt = CTXPROF_HCCT_TEXT; /* also without an extension */
-        if (dot && strcmp(dot, ".svg") == 0)
-            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_SVG;
-        else if (dot && strcmp(dot, ".json") == 0)
-            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_JSON;
-        else if (dot && (strcmp(dot, ".folded") == 0 || strcmp(dot, ".collapsed") == 0))
-            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_COLLAPSED;
-        else if (dot && strcmp(dot, ".hcct") == 0)
-            ctxprof__hcct_auto_fmt = CTXPROF_HCCT_BINARY;
-        else if (dot && strcmp(dot, ".txt") != 0)
+        const char *dot;
+        ctxprof__hcct_auto_fmt = ctxprof__hcct_format_of(ctxprof__hcct_auto_out, &dot);
+        if (ctxprof__hcct_auto_fmt < 0)
             return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0,
                                  "CTXPROF_HCCT: out=%s: unknown format '%s' (.txt .folded "
                                  ".collapsed .json .svg .hcct, or no extension for text)",

@@ -320,6 +320,455 @@ static void hcct_init_errors(void)
     ctxprof_hcct_deinit(&t); /* twice is harmless */
 }
 
+/* ---- misuse: what a program gets wrong is reported, and never crashes ---- */
+
+/* The cases below run in a forked child, where a crash is the failure:
+   HCCT_EXPECT records the line of each check passed, so that a crash
+   names the last one, and the failing check's text. */
+typedef struct hcct_misuse {
+    int line;   /* the last check passed, or the one that failed */
+    int failed; /* a check failed (why: its text) */
+    char why[240];
+} hcct_misuse;
+
+static hcct_misuse *hcct_mu_r;
+
+#define HCCT_EXPECT(c)                                                                             \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            hcct_mu_r->failed = 1;                                                                 \
+            hcct_mu_r->line = __LINE__;                                                            \
+            snprintf(hcct_mu_r->why, sizeof hcct_mu_r->why, "%s", #c);                             \
+            return 1;                                                                              \
+        }                                                                                          \
+        hcct_mu_r->line = __LINE__;                                                                \
+    } while (0)
+
+static void hcct_misuse_run(int (*body)(void *arg, void *shared), void *arg)
+{
+    hcct_misuse *r = (hcct_misuse *)ctxprof_test_shared(sizeof *r);
+    int sig = 0, rc;
+    REQUIRE(r != NULL);
+    rc = ctxprof_test_child(body, arg, r, 120, &sig);
+    if (rc != 0 || sig != 0)
+        fprintf(stderr, "  child: %s %d; line %d%s%s\n", sig ? "killed by signal" : "returned",
+                sig ? sig : rc, r->line, r->failed ? " failed: " : " was the last check passed",
+                r->why);
+    CHECK_EQ(sig, 0);
+    CHECK_EQ(rc, 0);
+    munmap(r, sizeof *r);
+}
+
+static const ctxprof_hcct_routine hcct_mu_a = {"A", "t.c", 1}, hcct_mu_b = {"B", "t.c", 2};
+#define HCCT_MU_A ((uintptr_t)&hcct_mu_a | CTXPROF_HCCT_NAMED)
+#define HCCT_MU_B ((uintptr_t)&hcct_mu_b | CTXPROF_HCCT_NAMED)
+
+__attribute__((noinline)) static int hcct_mu_scoped(int x)
+{
+    CTXPROF_HCCT_SCOPE("scoped");
+    return x + 1;
+}
+
+/* The deinit of the calling thread's bound tree unbinds it: the next
+   instrumented call found the zeroed tree bound and crashed, and so did
+   the end of a scope opened before the deinit. */
+static int hcct_deinit_bound_child(void *arg, void *shared)
+{
+    ctxprof_hcct t;
+    ctxprof_hcct_profile p;
+    ctxprof_error e;
+    (void)arg;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&t) == NULL);
+    HCCT_EXPECT(hcct_mu_scoped(1) == 2);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    HCCT_EXPECT(p.total == 1);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    HCCT_EXPECT(hcct_mu_scoped(2) == 3); /* outside any tree */
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == NULL);
+    /* a scope open across the deinit of its tree */
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&t) == NULL);
+    {
+        CTXPROF_HCCT_SCOPE("open");
+        ctxprof_hcct_deinit(&t);
+    }
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == NULL);
+    HCCT_EXPECT(hcct_mu_scoped(3) == 4);
+    return 0;
+}
+
+/* With a session running: after the deinit of a tree bound over the
+   thread's session tree (or bind(NULL)), the thread's events go to that
+   session tree again (before, they found the freed tree; bind(NULL) made
+   the thread a second session tree); and deinit leaves a session's tree
+   alone. */
+static int hcct_deinit_session_child(void *arg, void *shared)
+{
+    ctxprof_hcct own, *mine;
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0);
+    ctxprof_error e;
+    size_t heap;
+    (void)arg;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    heap = ctxprof_test_heap_bytes();
+    HCCT_EXPECT(ctxprof_hcct_start(&d, &e) == CTXPROF_OK);
+    hcct_mu_scoped(1); /* the thread's session tree: 1 */
+    mine = ctxprof_hcct_thread();
+    HCCT_EXPECT(mine != NULL);
+    HCCT_EXPECT(ctxprof_hcct_init(&own, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&own) == mine);
+    hcct_mu_scoped(2); /* own tree */
+    ctxprof_hcct_deinit(&own);
+    hcct_mu_scoped(3); /* the session tree again: 2 */
+    HCCT_EXPECT(ctxprof_hcct_thread() == mine);
+    ctxprof_hcct_deinit(mine); /* not the caller's to free */
+    hcct_mu_scoped(4);         /* 3 */
+    HCCT_EXPECT(ctxprof_hcct_init(&own, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&own) == mine);
+    hcct_mu_scoped(5); /* own tree */
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == &own);
+    hcct_mu_scoped(6); /* 4 */
+    HCCT_EXPECT(ctxprof_hcct_thread() == mine);
+    ctxprof_hcct_deinit(&own);
+    HCCT_EXPECT(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
+    HCCT_EXPECT(p.threads == 1);
+    HCCT_EXPECT(p.total == 4);
+    ctxprof_hcct_profile_deinit(&p);
+    /* the shutdown frees the thread's session tree (3.5 MB reserved) while
+       a tree of its own is bound */
+    HCCT_EXPECT(ctxprof_hcct_init(&own, NULL, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_bind(&own) == mine);
+    ctxprof_hcct_shutdown();
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == &own);
+    ctxprof_hcct_deinit(&own);
+    HCCT_EXPECT(heap == SIZE_MAX || ctxprof_test_heap_bytes() < heap + ((size_t)1 << 20));
+    return 0;
+}
+
+static void hcct_deinit_bound(void)
+{
+    hcct_misuse_run(hcct_deinit_bound_child, NULL);
+    hcct_misuse_run(hcct_deinit_session_child, NULL);
+}
+
+/* init refuses a live tree (a second init leaked it: 41 MB); it takes a
+   zeroed, deinitialized, failed or never used one. */
+static int hcct_init_live_child(void *arg, void *shared)
+{
+    ctxprof_hcct t, g;
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0);
+    ctxprof_error e;
+    size_t heap;
+    (void)arg;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_pop(&t);
+    heap = ctxprof_test_heap_bytes();
+    HCCT_EXPECT(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(strstr(e.detail, "initialized tree") != NULL);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, NULL) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(heap == SIZE_MAX || ctxprof_test_heap_bytes() <= heap + 4096);
+    /* untouched: its descriptor and its count */
+    HCCT_EXPECT(t.desc.phi == 1e-4);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    HCCT_EXPECT(p.total == 1);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK); /* deinitialized */
+    ctxprof_hcct_deinit(&t);
+    d.phi = 2;
+    HCCT_EXPECT(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK); /* failed */
+    ctxprof_hcct_deinit(&t);
+    memset(&g, 0xA5, sizeof g); /* never used: whatever the storage held */
+    HCCT_EXPECT(ctxprof_hcct_init(&g, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_deinit(&g);
+    memset(&g, 0, sizeof g);
+    HCCT_EXPECT(ctxprof_hcct_init(&g, NULL, &e) == CTXPROF_OK); /* zeroed */
+    ctxprof_hcct_deinit(&g);
+    return 0;
+}
+
+static void hcct_init_live(void)
+{
+    hcct_misuse_run(hcct_init_live_child, NULL);
+}
+
+/* Every function with an error record clears it first: a success leaves
+   no earlier error in it. */
+static void hcct_mu_stale(ctxprof_error *e)
+{
+    e->status = CTXPROF_ERR_CORRUPT;
+    e->sys_errno = 5;
+    snprintf(e->detail, sizeof e->detail, "an earlier error");
+}
+#define HCCT_MU_CLEARED(e) ((e).status == 0 && (e).sys_errno == 0 && (e).detail[0] == '\0')
+
+static int hcct_error_cleared_child(void *arg, void *shared)
+{
+    const char *path = (const char *)arg;
+    ctxprof_hcct t;
+    ctxprof_hcct_profile p, q, r, s;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_hcct_desc d = hcct_desc_lss(0.01, 0);
+    ctxprof_error e;
+    char *txt;
+    size_t len;
+    hcct_mu_r = (hcct_misuse *)shared;
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, &d, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_push(&t, HCCT_MU_B, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_pop(&t);
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_copy(&q, &p, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_merge(&q, &p, 0, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_prune(&q, 0.5, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_compare(&p, &p, 0.5, &acc, &e) == CTXPROF_OK &&
+                HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_format(&p, NULL, &txt, &len, &e) == CTXPROF_OK &&
+                HCCT_MU_CLEARED(e));
+    ctxprof_hcct_text_free(&p, txt);
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_write(
+                    &p, path, &(ctxprof_hcct_write_desc){CTXPROF_HCCT_BINARY, 0, 0, 0, 0},
+                    &e) == CTXPROF_OK &&
+                HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_profile_read(&r, path, NULL, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_start(&d, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    hcct_mu_stale(&e);
+    HCCT_EXPECT(ctxprof_hcct_snapshot(-1, &s, &e) == CTXPROF_OK && HCCT_MU_CLEARED(e));
+    ctxprof_hcct_shutdown();
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_profile_deinit(&r);
+    ctxprof_hcct_profile_deinit(&s);
+    ctxprof_hcct_deinit(&t);
+    return 0;
+}
+
+static void hcct_error_cleared(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/hcct-cleared.hcct", ctxprof_test_tmpdir());
+    hcct_misuse_run(hcct_error_cleared_child, path);
+}
+
+/* NULL arguments of the cold-path functions (init's crashed): CTXPROF_ERR_INVAL;
+   a zeroed profile pruned stays empty. */
+static int hcct_null_args_child(void *arg, void *shared)
+{
+    const char *path = (const char *)arg;
+    static const uintptr_t rs[] = {1, 2};
+    ctxprof_hcct t;
+    ctxprof_hcct_profile p, z;
+    ctxprof_hcct_accuracy acc;
+    ctxprof_hcct_stats st;
+    ctxprof_error e;
+    char *txt;
+    size_t len;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    memset(&z, 0, sizeof z);
+    HCCT_EXPECT(ctxprof_hcct_init(NULL, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(strstr(e.detail, "NULL tree") != NULL);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_pop(&t);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, 0, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_query(NULL, 0, &p, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    HCCT_EXPECT(ctxprof_hcct_profile_write(NULL, path, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_write(&p, NULL, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_format(NULL, NULL, &txt, &len, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_format(&p, NULL, NULL, &len, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_format(&p, NULL, &txt, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_read(NULL, path, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_read(&z, NULL, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_merge(NULL, &p, 0, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_merge(&z, NULL, 0, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_copy(NULL, &p, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_copy(&z, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_compare(NULL, &p, 0.5, &acc, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_compare(&p, NULL, 0.5, &acc, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_compare(&p, &p, 0.5, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_prune(NULL, 0.5, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(ctxprof_hcct_profile_prune(&z, 0.5, &e) == CTXPROF_OK && z.n == 0);
+    HCCT_EXPECT(ctxprof_hcct_snapshot(0, NULL, &e) == CTXPROF_ERR_INVAL);
+    HCCT_EXPECT(strcmp(ctxprof_hcct_profile_name(NULL, 0), "?") == 0);
+    memset(&st, 0xFF, sizeof st);
+    ctxprof_hcct_stats_get(NULL, &st);
+    HCCT_EXPECT(st.events == 0 && st.nodes == 0 && st.bytes == 0);
+    ctxprof_hcct_stats_get(&t, NULL);
+    ctxprof_hcct_add(NULL, 1);
+    ctxprof_hcct_add_path(NULL, rs, NULL, 2, 1);
+    ctxprof_hcct_text_free(NULL, NULL);
+    ctxprof_hcct_profile_deinit(NULL);
+    ctxprof_hcct_deinit(NULL);
+    HCCT_EXPECT(ctxprof_hcct_bind(NULL) == NULL);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+    return 0;
+}
+
+static void hcct_null_args(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/hcct-null.txt", ctxprof_test_tmpdir());
+    hcct_misuse_run(hcct_null_args_child, path);
+}
+
+/* Messages say what is wrong: a query without an output profile said
+   "query of an uninitialized tree", a NULL profile "empty profile". */
+static void hcct_error_messages(void)
+{
+    ctxprof_hcct t, z;
+    ctxprof_hcct_profile p, zp;
+    ctxprof_error e;
+    char path[512];
+    memset(&e, 0, sizeof e);
+    memset(&z, 0, sizeof z);
+    memset(&zp, 0, sizeof zp);
+    snprintf(path, sizeof path, "%s/hcct-messages.txt", ctxprof_test_tmpdir());
+    REQUIRE(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    CHECK_EQ(ctxprof_hcct_query(&t, 0, NULL, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "without an output profile");
+    CHECK(strstr(e.detail, "uninitialized") == NULL);
+    CHECK_EQ(ctxprof_hcct_query(NULL, 0, &p, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "NULL tree");
+    CHECK_EQ(ctxprof_hcct_query(&z, 0, &p, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "uninitialized tree");
+    CHECK_EQ(ctxprof_hcct_profile_write(NULL, path, NULL, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "NULL profile");
+    CHECK(strstr(e.detail, "empty") == NULL);
+    CHECK_EQ(ctxprof_hcct_profile_write(&zp, path, NULL, &e), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(e.detail, "empty profile");
+    ctxprof_hcct_deinit(&t);
+}
+
+/* A zeroed tree (never initialized, or deinitialized): every function but
+   exit survives it (push read its top frame: NULL); bind binds none. */
+static int hcct_zeroed_tree_child(void *arg, void *shared)
+{
+    static const uintptr_t rs[] = {1, 2};
+    ctxprof_hcct z, t;
+    ctxprof_hcct_profile p;
+    ctxprof_hcct_stats st;
+    ctxprof_error e;
+    int round;
+    (void)arg;
+    hcct_mu_r = (hcct_misuse *)shared;
+    memset(&e, 0, sizeof e);
+    memset(&z, 0, sizeof z);
+    HCCT_EXPECT(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_deinit(&t);
+    for (round = 0; round < 2; round++) {
+        ctxprof_hcct *x = round == 0 ? &z : &t; /* zeroed, then deinitialized */
+        static const ctxprof_hcct zero;
+        ctxprof_hcct_push(x, HCCT_MU_A, 0);
+        ctxprof_hcct_push(x, HCCT_MU_B, 7);
+        ctxprof_hcct_add(x, 5);
+        ctxprof_hcct_pop(x);
+        ctxprof_hcct_pop(x);
+        ctxprof_hcct_pop(x); /* one too many */
+        ctxprof_hcct_add_path(x, rs, NULL, 2, 3);
+        HCCT_EXPECT(memcmp(x, &zero, sizeof zero) == 0); /* untouched so far */
+        ctxprof_hcct_enter(x, HCCT_MU_A, 0, 4096);
+        ctxprof_hcct_enter(x, HCCT_MU_B, 0, 2048);
+        ctxprof_hcct_add_path(x, rs, NULL, 2, 3);
+        HCCT_EXPECT(x->frames == NULL && x->nodes == NULL);
+        memset(&st, 0xFF, sizeof st);
+        ctxprof_hcct_stats_get(x, &st);
+        HCCT_EXPECT(st.events == 0 && st.nodes == 0 && st.depth == 0 && st.bytes == 0);
+        HCCT_EXPECT(ctxprof_hcct_query(x, 0, &p, &e) == CTXPROF_ERR_INVAL);
+        HCCT_EXPECT(strstr(e.detail, "uninitialized") != NULL);
+        HCCT_EXPECT(ctxprof_hcct_bind(x) == NULL); /* binds none */
+        HCCT_EXPECT(hcct_mu_scoped(1) == 2);
+        HCCT_EXPECT(ctxprof_hcct_bind(NULL) == NULL);
+        ctxprof_hcct_deinit(x);
+        HCCT_EXPECT(ctxprof_hcct_init(x, NULL, &e) == CTXPROF_OK);
+        ctxprof_hcct_deinit(x);
+    }
+    return 0;
+}
+
+static void hcct_zeroed_tree(void)
+{
+    hcct_misuse_run(hcct_zeroed_tree_child, NULL);
+}
+
+/* ctxprof_hcct_profile_write without a descriptor: the extension's format,
+   as CTXPROF_HCCT's out= (it wrote text into x.svg); text without one, or
+   for another one. */
+static void hcct_write_by_extension(void)
+{
+    static const struct {
+        const char *name, *has, *lacks;
+    } cases[] = {
+        {"x.svg", "<svg", "# ctxprof hcct"},
+        {"x.json", "\"nodes\"", "# ctxprof hcct"},
+        {"x.folded", "A;B 1\n", "# ctxprof hcct"},
+        {"x.collapsed", "A;B 1\n", "# ctxprof hcct"},
+        {"x.txt", "# ctxprof hcct: ", "<svg"},
+        {"x", "# ctxprof hcct: ", "<svg"},
+        {"x.out", "# ctxprof hcct: ", "<svg"},
+        {"d.svg/x", "# ctxprof hcct: ", "<svg"}, /* a directory's dot is not one */
+    };
+    const char *dir = ctxprof_test_tmpdir();
+    ctxprof_hcct t;
+    ctxprof_hcct_profile p, q;
+    ctxprof_error e;
+    char path[600], *txt;
+    size_t i, len;
+    memset(&e, 0, sizeof e);
+    REQUIRE(ctxprof_hcct_init(&t, NULL, &e) == CTXPROF_OK);
+    ctxprof_hcct_push(&t, HCCT_MU_A, 0);
+    ctxprof_hcct_push(&t, HCCT_MU_B, 0);
+    ctxprof_hcct_pop(&t);
+    ctxprof_hcct_pop(&t);
+    REQUIRE(ctxprof_hcct_query(&t, -1, &p, &e) == CTXPROF_OK);
+    snprintf(path, sizeof path, "%s/d.svg", dir);
+    REQUIRE(mkdir(path, 0700) == 0 || errno == EEXIST);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
+        CHECK_EQ(ctxprof_hcct_profile_write(&p, path, NULL, &e), CTXPROF_OK);
+        REQUIRE(ctxprof__read_file(path, &txt, &len, NULL, &e) == CTXPROF_OK);
+        if (!strstr(txt, cases[i].has) || strstr(txt, cases[i].lacks))
+            fprintf(stderr, "  %s: %.60s\n", cases[i].name, txt);
+        CHECK_CONTAINS(txt, cases[i].has);
+        CHECK(strstr(txt, cases[i].lacks) == NULL);
+        ctxprof__free(txt, NULL);
+    }
+    /* binary: read back the same */
+    snprintf(path, sizeof path, "%s/x.hcct", dir);
+    CHECK_EQ(ctxprof_hcct_profile_write(&p, path, NULL, &e), CTXPROF_OK);
+    REQUIRE(ctxprof_hcct_profile_read(&q, path, NULL, &e) == CTXPROF_OK);
+    CHECK(hcct_same_profile(&p, &q));
+    ctxprof_hcct_profile_deinit(&q);
+    ctxprof_hcct_profile_deinit(&p);
+    ctxprof_hcct_deinit(&t);
+}
+
 /* ---- the lazy priority queue against a brute-force minimum ---- */
 
 /* A reference lazy queue with the same rules as the library's (W FIFO
@@ -3894,6 +4343,57 @@ static void hcct_hooks_program(void)
     ctxprof__free(txt, NULL);
 }
 
+/* README's tree of one's own under the hooks: init, bind, work, query and
+   deinit in main, compiled with -finstrument-functions. The deinit of the
+   bound tree left it bound: the next call, or main's own exit hook,
+   crashed. With the tree local to main, deinit also keeps main's exit
+   hook off it after main's locals are gone. */
+static const char hcct_prog_own[] =
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "__attribute__((noinline)) static long fib(int n)\n"
+    "{ return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "    static ctxprof_hcct st;\n"
+    "    ctxprof_hcct at, *t = argc > 1 && strcmp(argv[1], \"auto\") == 0 ? &at : &st;\n"
+    "    ctxprof_hcct_profile p;\n"
+    "    ctxprof_error e;\n"
+    "    long r;\n"
+    "    memset(&e, 0, sizeof e);\n"
+    "    if (ctxprof_hcct_init(t, NULL, &e) != CTXPROF_OK) return 2;\n"
+    "    ctxprof_hcct_bind(t);\n"
+    "    r = fib(15);\n"
+    "    if (ctxprof_hcct_query(t, -1, &p, &e) != CTXPROF_OK) return 3;\n"
+    "    printf(\"counted %d\\n\", p.total > 0);\n"
+    "    ctxprof_hcct_profile_deinit(&p);\n"
+    "    ctxprof_hcct_deinit(t);\n"
+    "    r += fib(5);\n"
+    "    printf(\"bound %d\\n\", ctxprof_hcct_bind(NULL) != NULL);\n"
+    "    return r == 615 ? 0 : 4;\n"
+    "}\n";
+
+static void hcct_hooks_own_tree(void)
+{
+    char exe[600], out[700], *txt;
+    size_t len;
+    ctxprof_error e;
+    int k;
+    PLAIN_BUILD_ONLY();
+    memset(&e, 0, sizeof e);
+    if (hcct_hooks_build("hooks_own", hcct_prog_own, exe, sizeof exe) != 0)
+        SKIP("cannot compile the hooks program");
+    for (k = 0; k < 2; k++) {
+        const char *mode = k ? "auto" : "static";
+        snprintf(out, sizeof out, "%s.%s.out", exe, mode);
+        CHECK_EQ(ctxprof_test_sh("%s %s > %s", exe, mode, out), 0);
+        REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+        CHECK_STR(txt, "counted 1\nbound 0\n");
+        ctxprof__free(txt, NULL);
+    }
+}
+
 /* For the programs below: the child of profile node x named name, or 0. */
 #define HCCT_PROG_CHILD                                                                            \
     "__attribute__((no_instrument_function))\n"                                                    \
@@ -4743,6 +5243,13 @@ static void hcct_env_options(void)
 
 static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_init_errors", hcct_init_errors},
+    {"hcct_init_live", hcct_init_live},
+    {"hcct_deinit_bound", hcct_deinit_bound},
+    {"hcct_error_cleared", hcct_error_cleared},
+    {"hcct_null_args", hcct_null_args},
+    {"hcct_error_messages", hcct_error_messages},
+    {"hcct_zeroed_tree", hcct_zeroed_tree},
+    {"hcct_write_by_extension", hcct_write_by_extension},
     {"hcct_lazy_queue", hcct_lazy_queue},
     {"hcct_ss_skewed", hcct_ss_skewed},
     {"hcct_ss_phase_change", hcct_ss_phase_change},
@@ -4793,6 +5300,7 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_session_exit_oom", hcct_session_exit_oom},
     {"hcct_session_state_race", hcct_session_state_race},
     {"hcct_hooks_program", hcct_hooks_program},
+    {"hcct_hooks_own_tree", hcct_hooks_own_tree},
     {"hcct_hooks_longjmp_deep", hcct_hooks_longjmp_deep},
     {"hcct_hooks_inline_recursion", hcct_hooks_inline_recursion},
     {"hcct_hooks_fork", hcct_hooks_fork},
