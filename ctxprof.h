@@ -4062,8 +4062,11 @@ CTXPROF__PRIV uint64_t ctxprof__dl_changes(void)
     return n;
 }
 
-/* What a live object's `live` field holds: its own address, mixed, so that
-   neither a zeroed object nor garbage plausibly matches it. */
+/* What a live object's `live` field holds (symbol tables, PCC sets, HCCT
+   trees): its own address, mixed, so that neither a zeroed object nor
+   garbage plausibly matches it: odd, so never 0 (pointers are aligned);
+   other bytes match by chance with probability 2^-64 (2^-32 with 32-bit
+   pointers). */
 #define CTXPROF__LIVE_TAG(p) (CTXPROF__UINTPTR(p) ^ (uintptr_t)0x9E3779B97F4A7C15u)
 
 CTXPROF_DEF int ctxprof_symtab_init(ctxprof_symtab *st, ctxprof_error *err)

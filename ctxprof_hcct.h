@@ -1074,12 +1074,6 @@ CTXPROF__HCCT_FN void *ctxprof__hcct_alloc_lines(size_t n, size_t size, void *ud
     return p ? (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
 }
 
-/* What ctxprof_hcct.live holds while the tree at t is initialized: odd, so
-   never 0 (pointers are aligned), and never what a zeroed or deinitialized
-   tree holds; other bytes match by chance with probability 2^-64 (2^-32
-   with 32-bit pointers). */
-#define CTXPROF__HCCT_LIVE(t) ((uintptr_t)(t) ^ (uintptr_t)0x9E3779B97F4A7C15ull)
-
 /* Frees a tree's memory and zeroes it (the library's own trees: session
    trees, failed inits). */
 CTXPROF__HCCT_FN void ctxprof__hcct_free_tree(ctxprof_hcct *t)
@@ -1104,7 +1098,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     ctxprof__error_clear(err);
     if (!t)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "hcct: init of a NULL tree");
-    if (t->live == CTXPROF__HCCT_LIVE(t))
+    if (t->live == CTXPROF__LIVE_TAG(t))
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                              "hcct: init of an initialized tree (ctxprof_hcct_deinit it first)");
     memset(t, 0, sizeof *t);
@@ -1186,7 +1180,7 @@ CTXPROF__HCCT_DEF int ctxprof_hcct_init(ctxprof_hcct *t, const ctxprof_hcct_desc
     if (t->cd_assigned > (int64_t)t->frame_cap - 2)
         t->cd_assigned = (int64_t)t->frame_cap - 2;
     t->countdown = t->cd_assigned;
-    t->live = CTXPROF__HCCT_LIVE(t);
+    t->live = CTXPROF__LIVE_TAG(t);
     return CTXPROF_OK;
 }
 
@@ -4752,7 +4746,7 @@ CTXPROF__HCCT_DEF ctxprof_hcct *ctxprof_hcct_bind(ctxprof_hcct *t)
     ctxprof_hcct *prev = ctxprof__hcct_tls;
     /* not initialized (zeroed, deinitialized, or moved from where init put
        it): none, rather than hooks that would read it */
-    ctxprof__hcct_tls = t && t->live == CTXPROF__HCCT_LIVE(t) ? t : NULL;
+    ctxprof__hcct_tls = t && t->live == CTXPROF__LIVE_TAG(t) ? t : NULL;
     return prev;
 }
 
