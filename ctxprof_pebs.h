@@ -2828,11 +2828,11 @@ CTXPROF_DEF int ctxprof_pebs_attach(ctxprof_pebs *pb, int tid, uint64_t stack_ba
     self = tid == 0 || tid == ctxprof__pebs_gettid();
     if (tid == 0)
         tid = ctxprof__pebs_gettid();
-    /* perf_event samples another process's thread as readily: tgkill(pid,
-       tid, 0) says whether tid is a thread of ours (in our pid namespace,
-       which /proc may not be). ESRCH for another process's thread, and for
-       one that exited: that one is left to the open below (ESRCH too) */
-    if (!self && syscall(SYS_tgkill, (long)getpid(), (long)tid, 0) != 0 && errno == ESRCH &&
+    /* perf_event samples another process's thread as readily: not a thread
+       of ours (ctxprof__icpp_thread_gone: tgkill in our pid namespace) but
+       a live one (kill) is another process's; one that exited is left to
+       the open below (ESRCH too) */
+    if (!self && ctxprof__icpp_thread_gone((long)tid) &&
         (kill((pid_t)tid, 0) == 0 || errno != ESRCH)) {
         rc = ctxprof__fail(&pb->error, CTXPROF_ERR_INVAL, 0,
                            "ctxprof_pebs: thread %d is not a thread of this process (pid %ld)",
