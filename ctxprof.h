@@ -11784,76 +11784,62 @@ CTXPROF_DEF size_t ctxprof_icpp_map_path_funcs(const ctxprof_icpp_map *m, uint32
     return d && path < d->np ? ctxprof__icpp_path_funcs(d, path, out, max) : 0;
 }
 
-CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
-                                             size_t size)
+/* A path's names, root first, joined by '>' into buf (cut to fit size,
+   NUL-terminated; the whole length is returned). Written from the end
+   backwards after a pass that sums the lengths, so nothing is allocated
+   unless demangle asks for C++ names as source spells them
+   (ctxprof__demangle_alloc, once per name and pass). */
+CTXPROF__PRIV size_t ctxprof__icpp_path_write(const struct ctxprof__icpp_mapdata *d, uint32_t path,
+                                              char *buf, size_t size, int demangle)
 {
-    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
-    uint32_t v, k;
-    size_t total = 0, depth, at;
-    if (size)
-        buf[0] = '\0';
-    if (!d || path >= d->np)
-        return 0;
-    for (v = d->pnode[path]; v != 0; v = d->nparent[v])
-        total += strlen(d->names.names[d->nfunc[v]]) + 1;
-    total--; /* separators */
-    /* write from the end backwards */
-    at = total;
-    depth = 0;
-    for (v = d->pnode[path]; v != 0; v = d->nparent[v], depth++) {
-        const char *nm = d->names.names[d->nfunc[v]];
-        size_t n = strlen(nm);
-        if (depth) {
-            at--;
-            if (at < size)
-                buf[at] = '>';
+    size_t total = 0, at = 0;
+    int pass;
+    for (pass = 0; pass < 2; pass++) {
+        uint32_t v;
+        for (v = d->pnode[path]; v != 0; v = d->nparent[v]) {
+            const char *nm = d->names.names[d->nfunc[v]];
+            char *dm = demangle ? ctxprof__demangle_alloc(nm) : NULL;
+            const char *w = dm ? dm : nm;
+            size_t n = strlen(w), k;
+            if (pass == 0) {
+                total += n + 1;
+            } else {
+                if (v != d->pnode[path]) {
+                    at--;
+                    if (at < size)
+                        buf[at] = '>';
+                }
+                at -= n;
+                for (k = 0; k < n; k++)
+                    if (at + k < size)
+                        buf[at + k] = w[k];
+            }
+            free(dm);
         }
-        at -= n;
-        for (k = 0; k < n; k++)
-            if (at + k < size)
-                buf[at + k] = nm[k];
+        if (pass == 0)
+            at = --total; /* separators: one fewer than names */
     }
     if (size)
         buf[total < size ? total : size - 1] = '\0';
     return total;
 }
 
+CTXPROF_DEF size_t ctxprof_icpp_map_path_str(const ctxprof_icpp_map *m, uint32_t path, char *buf,
+                                             size_t size)
+{
+    const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
+    if (size)
+        buf[0] = '\0';
+    return d && path < d->np ? ctxprof__icpp_path_write(d, path, buf, size, 0) : 0;
+}
+
 CTXPROF_DEF size_t ctxprof_icpp_map_path_str_demangled(const ctxprof_icpp_map *m, uint32_t path,
                                                        char *buf, size_t size)
 {
     const struct ctxprof__icpp_mapdata *d = m ? m->d : NULL;
-    uint32_t *chain, v;
-    size_t len, i, k, total = 0;
     if (size)
         buf[0] = '\0';
-    if (!d || path >= d->np)
-        return 0;
-    len = d->ndepth[d->pnode[path]];
-    chain = (uint32_t *)ctxprof__alloc(len, sizeof *chain, NULL);
-    if (!chain) /* out of memory: the names as they are */
-        return ctxprof_icpp_map_path_str(m, path, buf, size);
-    for (v = d->pnode[path], i = len; v != 0 && i > 0; v = d->nparent[v])
-        chain[--i] = d->nfunc[v]; /* root first */
-    for (i = 0; i < len; i++) {
-        const char *nm = d->names.names[chain[i]];
-        char *dm = ctxprof__demangle_alloc(nm);
-        const char *w = dm ? dm : nm;
-        size_t n = strlen(w);
-        if (i) {
-            if (total < size)
-                buf[total] = '>';
-            total++;
-        }
-        for (k = 0; k < n; k++)
-            if (total + k < size)
-                buf[total + k] = w[k];
-        total += n;
-        free(dm);
-    }
-    ctxprof__free(chain, NULL);
-    if (size)
-        buf[total < size ? total : size - 1] = '\0';
-    return total;
+    return d && path < d->np ? ctxprof__icpp_path_write(d, path, buf, size, 1) : 0;
 }
 
 /* --- call frame information: the CFA at every instruction --------------
