@@ -2275,12 +2275,13 @@ typedef struct ctxprof_icpp_pad_desc {
                             ours, none for random (the paper's); >= 1e6 or inf: none */
     double target;       /* stop at this share of precise paths (default: 1 ours, 0.97 random) */
     uint64_t seed;       /* random choices (default 1); the result is deterministic */
-    unsigned max_units;  /* largest pad of one function, 16-byte units (default 256: 4 KiB;
-                            at most 65536; above 256 a sweep scans a function's values
-                            as far as its share of the budget reaches, at least 256) */
+    unsigned max_units;  /* largest pad of one function, 16-byte units (at most 65536;
+                            default 256 = 4 KiB for ours, 65536 for random: the paper has
+                            no such bound); above 256 a sweep scans a function's values
+                            as far as its share of the budget reaches, at least 256 */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
-    uint64_t budget;     /* ours: unit moves evaluated (default 4e8, seconds) */
+    uint64_t budget;     /* ours: unit moves evaluated (default 1.2e9, seconds) */
     size_t max_pairs;    /* inseparable pairs kept as examples (default 32): permutations first */
 } ctxprof_icpp_pad_desc;
 
@@ -12923,6 +12924,14 @@ CTXPROF_DEF int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t p
    has other paths can collide ("relevant"); the others are always precise
    and only their heights are followed (they count for the growth).
 
+   A hash table holds the CIDs. Under a height limit, those at or below
+   it are a dense array of counts instead: heights move in steps of 16,
+   so each (leaf, height mod 16) class gets a row of 16-byte buckets from
+   its lowest height (pads only add) up to the limit, and only the few
+   heights a search tries above the limit go to the hash table (all of
+   them without a limit, or when the rows would be too large). The counts
+   are the same either way, and so are the searches' results.
+
    Every search runs on this evaluator: the paper's random search (5.1.1)
    and ours (coordinate sweeps, iterated local search kicking variables
    that separate colliding pairs, simulated annealing on such moves, then a
@@ -12946,6 +12955,7 @@ typedef struct ctxprof__icpp_unit {
     uint64_t h;    /* current height */
     uint32_t leaf; /* leaf function */
     uint32_t w;    /* paths in the unit; 0: not relevant (one path, alone with its leaf) */
+    uint32_t row;  /* dense table: count of height h at row + h / 16 (mod 2^32) */
 } ctxprof__icpp_unit;
 
 typedef struct ctxprof__icpp_ps {
@@ -12960,7 +12970,8 @@ typedef struct ctxprof__icpp_ps {
     int32_t *x;                       /* variable -> padding units */
     int32_t *cnt;                     /* scratch per variable, kept zero */
     uint32_t *list;                   /* scratch, 2 per variable */
-    ctxprof__icpp_cent *tab;          /* CIDs of relevant units */
+    ctxprof__icpp_cent *tab;          /* CIDs of relevant units (hash table)... */
+    uint32_t *dense;                  /* ...or their counts by row (under a limit) */
     size_t tmask;
     unsigned tshift;
     size_t uniq;                      /* CIDs holding exactly one path */
@@ -12988,27 +12999,49 @@ CTXPROF__PRIV size_t ctxprof__icpp_tab_slot(const ctxprof__icpp_ps *s, uint32_t 
     return j;
 }
 
-/* Adds (add = 1) or removes w paths at the CID (leaf, h). A CID left with
-   no path is deleted by shifting the entries of its probe run back
-   (linear probing without tombstones), so the load stays that of the live
-   CIDs however long the search runs. */
-CTXPROF__PRIV void ctxprof__icpp_tab_move(ctxprof__icpp_ps *s, uint32_t leaf, uint64_t h,
-                                          uint32_t w, int add)
+/* Counts a change of the CIDs holding exactly one path (c paths before,
+   nc after). */
+#define CTXPROF__ICPP_UNIQ(s, c, nc) ((s)->uniq += (size_t)((nc) == 1) - (size_t)((c) == 1))
+
+/* The dense table's count of unit un's class at height h (under the
+   limit). */
+#define CTXPROF__ICPP_CELL(s, un, h) (&(s)->dense[(uint32_t)((un)->row + (uint32_t)((h) >> 4))])
+
+/* tab_move on the dense table (h at most the limit). */
+CTXPROF__PRIV void ctxprof__icpp_dense_move(ctxprof__icpp_ps *s, const ctxprof__icpp_unit *un,
+                                            uint64_t h, int add)
 {
-    size_t j = ctxprof__icpp_tab_slot(s, leaf, h), k;
-    uint32_t c = s->tab[j].count, nc;
+    uint32_t *cell = CTXPROF__ICPP_CELL(s, un, h), c;
+    uint32_t nc;
+    c = *cell;
+    *cell = nc = add ? c + un->w : c - un->w;
+    CTXPROF__ICPP_UNIQ(s, c, nc);
+}
+
+/* Adds (add = 1) or removes unit un's paths at the CID (its leaf, h). A
+   hashed CID left with no path is deleted by shifting the entries of its
+   probe run back (linear probing without tombstones), so the load stays
+   that of the live CIDs however long the search runs. */
+CTXPROF__PRIV void ctxprof__icpp_tab_move(ctxprof__icpp_ps *s, const ctxprof__icpp_unit *un,
+                                          uint64_t h, int add)
+{
+    size_t j, k;
+    uint32_t c, nc;
+    if (s->dense && h <= s->limit) {
+        ctxprof__icpp_dense_move(s, un, h, add);
+        return;
+    }
+    j = ctxprof__icpp_tab_slot(s, un->leaf, h);
+    c = s->tab[j].count;
     if (c == UINT32_MAX) {
         if (!add)
             return; /* cannot happen: a relevant unit's CID is present */
-        s->tab[j].leaf = leaf;
+        s->tab[j].leaf = un->leaf;
         s->tab[j].height = h;
         c = 0;
     }
-    nc = add ? c + w : c - w;
-    if (c == 1)
-        s->uniq--;
-    if (nc == 1)
-        s->uniq++;
+    nc = add ? c + un->w : c - un->w;
+    CTXPROF__ICPP_UNIQ(s, c, nc);
     s->tab[j].count = nc;
     if (nc != 0)
         return;
@@ -13022,15 +13055,66 @@ CTXPROF__PRIV void ctxprof__icpp_tab_move(ctxprof__icpp_ps *s, uint32_t leaf, ui
     s->tab[j].count = UINT32_MAX;
 }
 
+typedef struct ctxprof__icpp_cls {
+    uint32_t leaf, res, unit;
+} ctxprof__icpp_cls;
+
+CTXPROF__PRIV int ctxprof__icpp_cls_cmp(const void *a, const void *b)
+{
+    const ctxprof__icpp_cls *x = (const ctxprof__icpp_cls *)a;
+    const ctxprof__icpp_cls *y = (const ctxprof__icpp_cls *)b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    return x->res < y->res ? -1 : x->res > y->res;
+}
+
+/* The dense table's rows (under a limit): each relevant unit's row, from
+   the lowest height of its class. Returns 0 when they would hold more
+   than 4 Mi counts and 16 per unit (the hash table then holds every
+   CID), 1 when built, -1 out of memory. */
+CTXPROF__PRIV int ctxprof__icpp_dense_build(ctxprof__icpp_ps *s)
+{
+    ctxprof__icpp_cls *cl;
+    size_t n = 0, i, j, total = 0, most = ((size_t)1 << 22) + 16 * s->nu;
+    uint64_t top = s->limit >> 4;
+    if (s->limit >= ((uint64_t)1 << 40))
+        return 0;
+    if (most > UINT32_MAX / 2)
+        most = UINT32_MAX / 2; /* rows are indexed in 32 bits */
+    cl = (ctxprof__icpp_cls *)ctxprof__alloc(s->nu + 1, sizeof *cl, NULL);
+    if (!cl)
+        return -1;
+    for (i = 0; i < s->nu; i++)
+        if (s->u[i].w) {
+            cl[n].leaf = s->u[i].leaf;
+            cl[n].res = (uint32_t)(s->u[i].h & 15);
+            cl[n++].unit = (uint32_t)i;
+        }
+    qsort(cl, n, sizeof *cl, ctxprof__icpp_cls_cmp);
+    for (i = 0; i < n && total <= most; i = j) { /* one row per class */
+        uint64_t low = s->u[cl[i].unit].h >> 4;
+        for (j = i; j < n && cl[j].leaf == cl[i].leaf && cl[j].res == cl[i].res; j++)
+            if (s->u[cl[j].unit].h >> 4 < low)
+                low = s->u[cl[j].unit].h >> 4;
+        for (; i < j; i++)
+            s->u[cl[i].unit].row = (uint32_t)(total - low);
+        total += (size_t)(top - low + 1);
+    }
+    ctxprof__free(cl, NULL);
+    if (total > most)
+        return 0;
+    s->dense = (uint32_t *)ctxprof__zalloc(total + 1, sizeof *s->dense, NULL);
+    return s->dense ? 1 : -1;
+}
+
 /* Builds the CID multiset from the units' heights. */
 CTXPROF__PRIV int ctxprof__icpp_tab_build(ctxprof__icpp_ps *s)
 {
     size_t sz = 64, u;
     while (sz < 4 * (s->nu + 1))
         sz *= 2;
-    ctxprof__free(s->tab, NULL);
     s->tab = (ctxprof__icpp_cent *)ctxprof__alloc(sz, sizeof *s->tab, NULL);
-    if (!s->tab)
+    if (!s->tab || ctxprof__icpp_dense_build(s) < 0)
         return s->nomem = 1, CTXPROF_ERR_NOMEM;
     for (u = 0; u < sz; u++)
         s->tab[u].count = UINT32_MAX; /* empty */
@@ -13040,14 +13124,18 @@ CTXPROF__PRIV int ctxprof__icpp_tab_build(ctxprof__icpp_ps *s)
     s->uniq = 0;
     for (u = 0; u < s->nu; u++)
         if (s->u[u].w)
-            ctxprof__icpp_tab_move(s, s->u[u].leaf, s->u[u].h, s->u[u].w, 1);
+            ctxprof__icpp_tab_move(s, &s->u[u], s->u[u].h, 1);
     return CTXPROF_OK;
 }
 
-CTXPROF__PRIV uint32_t ctxprof__icpp_tab_count(const ctxprof__icpp_ps *s, uint32_t leaf,
-                                               uint64_t h)
+/* Paths at unit un's CID (a relevant unit). */
+CTXPROF__PRIV uint32_t ctxprof__icpp_tab_count(const ctxprof__icpp_ps *s,
+                                               const ctxprof__icpp_unit *un)
 {
-    size_t j = ctxprof__icpp_tab_slot(s, leaf, h);
+    size_t j;
+    if (s->dense && un->h <= s->limit)
+        return *CTXPROF__ICPP_CELL(s, un, un->h);
+    j = ctxprof__icpp_tab_slot(s, un->leaf, un->h);
     return s->tab[j].count == UINT32_MAX ? 0 : s->tab[j].count;
 }
 
@@ -13063,17 +13151,30 @@ CTXPROF__PRIV void ctxprof__icpp_apply(ctxprof__icpp_ps *s, uint32_t v, int32_t 
 #if defined(__GNUC__) || defined(__clang__)
         if (k + 8 < end) { /* the table slots of a later unit: a cache miss each */
             const ctxprof__icpp_unit *ahead = &s->u[s->vunit[k + 8]];
-            __builtin_prefetch(&s->tab[ctxprof__icpp_tab_home(s, ahead->leaf, ahead->h)]);
-            __builtin_prefetch(&s->tab[ctxprof__icpp_tab_home(
-                s, ahead->leaf,
-                (uint64_t)((int64_t)ahead->h + (int64_t)delta * 16 * (int64_t)s->vmul[k + 8]))]);
+            if (s->dense) { /* its unit first, then its count */
+                if (k + 16 < end)
+                    __builtin_prefetch(&s->u[s->vunit[k + 16]]);
+                if (ahead->h <= s->limit)
+                    __builtin_prefetch(CTXPROF__ICPP_CELL(s, ahead, ahead->h));
+            } else {
+                __builtin_prefetch(&s->tab[ctxprof__icpp_tab_home(s, ahead->leaf, ahead->h)]);
+                __builtin_prefetch(&s->tab[ctxprof__icpp_tab_home(
+                    s, ahead->leaf,
+                    (uint64_t)((int64_t)ahead->h + (int64_t)delta * 16 * (int64_t)s->vmul[k + 8]))]);
+            }
         }
 #endif
         uint64_t oldh = un->h;
         uint64_t newh = (uint64_t)((int64_t)oldh + (int64_t)delta * 16 * (int64_t)s->vmul[k]);
-        if (un->w) {
-            ctxprof__icpp_tab_move(s, un->leaf, oldh, un->w, 0);
-            ctxprof__icpp_tab_move(s, un->leaf, newh, un->w, 1);
+        if (un->w) { /* the dense table's moves inline, the rest out of line */
+            if (s->dense && oldh <= s->limit)
+                ctxprof__icpp_dense_move(s, un, oldh, 0);
+            else
+                ctxprof__icpp_tab_move(s, un, oldh, 0);
+            if (s->dense && newh <= s->limit)
+                ctxprof__icpp_dense_move(s, un, newh, 1);
+            else
+                ctxprof__icpp_tab_move(s, un, newh, 1);
         }
         un->h = newh;
         if (oldh <= s->limit && newh > s->limit)
@@ -13133,6 +13234,7 @@ CTXPROF__PRIV void ctxprof__icpp_ps_free(ctxprof__icpp_ps *s)
     ctxprof__free(s->cnt, NULL);
     ctxprof__free(s->list, NULL);
     ctxprof__free(s->tab, NULL);
+    ctxprof__free(s->dense, NULL);
     memset(s, 0, sizeof *s);
 }
 
@@ -13344,7 +13446,7 @@ CTXPROF__PRIV size_t ctxprof__icpp_conflicts(ctxprof__icpp_ps *s, ctxprof__icpp_
     size_t u, n = 0;
     for (u = 0; u < s->nu; u++) {
         uint32_t k;
-        if (!s->u[u].w || ctxprof__icpp_tab_count(s, s->u[u].leaf, s->u[u].h) <= s->u[u].w)
+        if (!s->u[u].w || ctxprof__icpp_tab_count(s, &s->u[u]) <= s->u[u].w)
             continue;
         for (k = 0; k < (per_path ? s->u[u].w : 1u); k++) {
             out[n].leaf = s->u[u].leaf;
@@ -13741,7 +13843,7 @@ CTXPROF__PRIV int ctxprof__icpp_walk_stats(ctxprof__icpp_ps *s, const ctxprof_ic
                                                         : s->u[s->punit[d->nfirst[n]]].h;
     for (p = 0; p < s->np; p++) {
         const ctxprof__icpp_unit *un = &s->u[s->punit[p]];
-        if (un->w && ctxprof__icpp_tab_count(s, un->leaf, un->h) >= 2) {
+        if (un->w && ctxprof__icpp_tab_count(s, un) >= 2) {
             mem[nm].leaf = un->leaf;
             mem[nm].height = un->h;
             mem[nm].unit = (uint32_t)p; /* a path here */
@@ -14122,7 +14224,7 @@ CTXPROF__PRIV double ctxprof__icpp_share_le(const ctxprof__icpp_ps *s, uint32_t 
     for (u = 0; u < s->nu; u++)
         if (!s->u[u].w)
             n++;
-        else if (ctxprof__icpp_tab_count(s, s->u[u].leaf, s->u[u].h) <= most)
+        else if (ctxprof__icpp_tab_count(s, &s->u[u]) <= most)
             n += s->u[u].w;
     return s->np ? (double)n / (double)s->np : 1;
 }
@@ -14235,11 +14337,11 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     if (dd.seed == 0)
         dd.seed = 1;
     if (dd.max_units == 0)
-        dd.max_units = 256;
+        dd.max_units = dd.search == CTXPROF_ICPP_SEARCH_RANDOM ? 65536 : 256;
     if (dd.max_iterations == 0)
         dd.max_iterations = 2000;
     if (dd.budget == 0)
-        dd.budget = 400000000u;
+        dd.budget = 1200000000u;
     r = (struct ctxprof__icpp_padres *)ctxprof__zalloc(1, sizeof *r, NULL);
     if (!r)
         goto nomem;

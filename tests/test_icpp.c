@@ -1104,7 +1104,7 @@ static double icpp_pad_checked(const ctxprof_icpp_map *m, int search, double gro
     d.search = search;
     d.max_growth = growth;
     d.seed = seed;
-    d.budget = 30000000; /* a thirteenth of the default: the maps are small */
+    d.budget = 30000000; /* a fortieth of the default: the maps are small */
     if (ctxprof_icpp_pad_compute(m, &d, &p, &err) != CTXPROF_OK) {
         CHECK(!"pad_compute failed");
         return -1;
@@ -1418,33 +1418,44 @@ static size_t icpp_evalfix_recount(icpp_evalfix *fx, const ctxprof__icpp_ps *s, 
 }
 
 /* The incremental evaluator against a recount from scratch after each of
-   many random changes: every path's height, the precise count, the cap. */
+   many random changes: every path's height, the precise count, the cap.
+   With each table: dense counts under a cap (and the hash table for the
+   heights tried above it), the hash table alone under a cap too high for
+   dense rows, and with no cap. */
 static void icpp_pad_incremental(void)
 {
     size_t len, step;
     char *text;
     icpp_evalfix fx;
-    ctxprof__icpp_ps s;
-    uint64_t rng = 99, limit;
+    uint64_t rng = 99;
+    int mode;
     text = icpp_synth(8, 20, 30, 12, 400, &len);
     if (!icpp_evalfix_init(&fx, text, len))
         return;
-    limit = fx.maxh * 3 / 2;
-    REQUIRE_EQ(ctxprof__icpp_ps_build(&s, fx.d, fx.nvar, fx.vars.n, fx.d->pheight, limit, 64),
-               CTXPROF_OK);
-    CHECK_LT(s.nu, fx.d->np); /* the map has inseparable paths: units group them */
-    for (step = 0; step < 400; step++) {
-        uint32_t v = (uint32_t)(ctxprof_test_rand(&rng) % s.nv);
-        int32_t dl = (int32_t)(ctxprof_test_rand(&rng) % 7) - 3;
-        size_t precise, over;
-        if (s.x[v] + dl < 0)
-            dl = -s.x[v];
-        ctxprof__icpp_apply(&s, v, dl);
-        precise = icpp_evalfix_recount(&fx, &s, limit, &over);
-        CHECK_EQ(ctxprof__icpp_precise(&s), precise);
-        CHECK_EQ(s.over != 0, over != 0);
+    for (mode = 0; mode < 3; mode++) {
+        ctxprof__icpp_ps s;
+        uint64_t limit = mode == 0 ? fx.maxh * 3 / 2 : mode == 1 ? (uint64_t)1 << 39 : UINT64_MAX;
+        size_t over_seen = 0;
+        REQUIRE_EQ(ctxprof__icpp_ps_build(&s, fx.d, fx.nvar, fx.vars.n, fx.d->pheight, limit, 64),
+                   CTXPROF_OK);
+        CHECK_EQ(s.dense != NULL, mode == 0);
+        CHECK_LT(s.nu, fx.d->np); /* the map has inseparable paths: units group them */
+        for (step = 0; step < 400; step++) {
+            uint32_t v = (uint32_t)(ctxprof_test_rand(&rng) % s.nv);
+            int32_t dl = (int32_t)(ctxprof_test_rand(&rng) % 7) - 3;
+            size_t precise, over;
+            if (s.x[v] + dl < 0)
+                dl = -s.x[v];
+            ctxprof__icpp_apply(&s, v, dl);
+            precise = icpp_evalfix_recount(&fx, &s, limit, &over);
+            CHECK_EQ(ctxprof__icpp_precise(&s), precise);
+            CHECK_EQ(s.over != 0, over != 0);
+            over_seen += over != 0;
+        }
+        if (mode == 0)
+            CHECK_LT(0, over_seen); /* states above the cap were counted too */
+        ctxprof__icpp_ps_free(&s);
     }
-    ctxprof__icpp_ps_free(&s);
     icpp_evalfix_free(&fx);
 }
 
@@ -1661,6 +1672,47 @@ static void icpp_pad_max_units_range(void)
     CHECK(p.report.max_stack_growth < 1e5);
     ctxprof_icpp_pads_deinit(&p);
     ctxprof_icpp_map_deinit(&m);
+}
+
+/* The largest pad of f0..f29, the functions of icpp_synth's maps. */
+static unsigned icpp_synth_most(const ctxprof_icpp_pads *p)
+{
+    unsigned most = 0, v;
+    for (v = 0; v < 30; v++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%u", v);
+        if (ctxprof_icpp_pads_units(p, name) > most)
+            most = ctxprof_icpp_pads_units(p, name);
+    }
+    return most;
+}
+
+/* The paper's random search has no bound on one function's pad (5.1.1);
+   it had ours (256 units = 4 KiB) by default. On this map it pads one
+   function by more when nothing bounds it (by 348 units). */
+static void icpp_pad_random_unbounded(void)
+{
+    size_t len;
+    char *text = icpp_synth(3, 30, 20, 40, 1200, &len);
+    ctxprof_icpp_map m;
+    ctxprof_icpp_pads p;
+    ctxprof_icpp_pad_desc d;
+    ctxprof_error err;
+    memset(&m, 0, sizeof m);
+    REQUIRE(text != NULL);
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "t", &err), CTXPROF_OK);
+    memset(&d, 0, sizeof d);
+    d.search = CTXPROF_ICPP_SEARCH_RANDOM;
+    d.seed = 3;
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK_LT(256u, icpp_synth_most(&p));
+    ctxprof_icpp_pads_deinit(&p);
+    d.max_units = 256; /* asked for, it still holds */
+    REQUIRE_EQ(ctxprof_icpp_pad_compute(&m, &d, &p, &err), CTXPROF_OK);
+    CHECK(icpp_synth_most(&p) <= 256u);
+    ctxprof_icpp_pads_deinit(&p);
+    ctxprof_icpp_map_deinit(&m);
+    free(text);
 }
 
 /* A large max_units with no growth cap: a sweep scanned every value of
@@ -5493,6 +5545,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_long_clone", icpp_pad_long_clone},
     {"icpp_pad_max_units_range", icpp_pad_max_units_range},
     {"icpp_pad_max_units_budget", icpp_pad_max_units_budget},
+    {"icpp_pad_random_unbounded", icpp_pad_random_unbounded},
     {"icpp_gen_pad_cli", icpp_gen_pad_cli},
     {"icpp_gen_pad_frames", icpp_gen_pad_frames},
     {"icpp_pad_emit", icpp_pad_emit},

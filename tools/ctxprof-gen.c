@@ -92,7 +92,7 @@ static int gen_u64(const char *s, uint64_t *v)
     return ctxprof__parse_u64(s, v) == 0;
 }
 
-/* A positive count, as digits or in the form the help gives (4e8). */
+/* A positive count, as digits or in the form the help gives (1.2e9). */
 static int parse_count(const char *s, uint64_t *out)
 {
     char *end;
@@ -1071,11 +1071,12 @@ static const char gen_help_pad[] =
     "height stays within --max-growth X times the unpadded one (default 1.2;\n"
     "'inf': no limit).\n"
     "--search ours (default): coordinate sweeps, iterated local search, then\n"
-    "simulated annealing, within --budget N unit moves (default 4e8, 2-10 CPU\n"
+    "simulated annealing, within --budget N unit moves (default 1.2e9, 1-10 CPU\n"
     "seconds; deterministic).\n"
-    "--max-units N: the largest pad of one function, in 16 bytes (default 256).\n"
+    "--max-units N: the largest pad of one function, in 16 bytes (default 256;\n"
+    "65536 with --search random).\n"
     "--search random: the paper's random search (5.1.1), with no limit unless\n"
-    "--max-growth is given. --wrap also picks call-site wraps (5.2) for what\n"
+    "--max-growth or --max-units is given. --wrap also picks call-site wraps (5.2) for what\n"
     "padding cannot separate; --pairs N lists N such pairs and why, permutations\n"
     "first (naming an edge whose call sites a wrap separates them by), then\n"
     "identical edges (only cloning, 5.3, does); the common prefix of the two\n"
