@@ -12966,6 +12966,7 @@ typedef struct ctxprof__icpp_ps {
     ctxprof__icpp_unit *u;            /* unit -> height, leaf, paths */
     uint32_t *urep;                   /* unit -> one of its paths */
     uint32_t *vfirst, *vunit, *vmul;  /* variable -> (unit, multiplicity), by unit */
+    uint32_t *ufirst, *uvar, *umul;   /* unit -> (variable, multiplicity), leaf first */
     uint8_t *frozen;                  /* variable -> never changed */
     int32_t *x;                       /* variable -> padding units */
     int32_t *cnt;                     /* scratch per variable, kept zero */
@@ -13070,12 +13071,12 @@ CTXPROF__PRIV int ctxprof__icpp_cls_cmp(const void *a, const void *b)
 
 /* The dense table's rows (under a limit): each relevant unit's row, from
    the lowest height of its class. Returns 0 when they would hold more
-   than 4 Mi counts and 16 per unit (the hash table then holds every
+   than 64 Ki counts and 128 per unit (the hash table then holds every
    CID), 1 when built, -1 out of memory. */
 CTXPROF__PRIV int ctxprof__icpp_dense_build(ctxprof__icpp_ps *s)
 {
     ctxprof__icpp_cls *cl;
-    size_t n = 0, i, j, total = 0, most = ((size_t)1 << 22) + 16 * s->nu;
+    size_t n = 0, i, j, total = 0, most = ((size_t)1 << 16) + 128 * s->nu;
     uint64_t top = s->limit >> 4;
     if (s->limit >= ((uint64_t)1 << 40))
         return 0;
@@ -13215,12 +13216,6 @@ CTXPROF__PRIV uint64_t ctxprof__icpp_zvar(uint64_t v, uint64_t salt)
     return ctxprof_mix64(v * 0x2545F4914F6CDD1Du ^ salt) | 1u;
 }
 
-CTXPROF__PRIV int ctxprof__icpp_u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 CTXPROF__PRIV void ctxprof__icpp_ps_free(ctxprof__icpp_ps *s)
 {
     ctxprof__free(s->punit, NULL);
@@ -13229,6 +13224,9 @@ CTXPROF__PRIV void ctxprof__icpp_ps_free(ctxprof__icpp_ps *s)
     ctxprof__free(s->vfirst, NULL);
     ctxprof__free(s->vunit, NULL);
     ctxprof__free(s->vmul, NULL);
+    ctxprof__free(s->ufirst, NULL);
+    ctxprof__free(s->uvar, NULL);
+    ctxprof__free(s->umul, NULL);
     ctxprof__free(s->frozen, NULL);
     ctxprof__free(s->x, NULL);
     ctxprof__free(s->cnt, NULL);
@@ -13257,7 +13255,7 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
                                          uint64_t limit, unsigned max_units)
 {
     size_t np = d->np, p, i, tsz = 64, nent = 0, ecap = 0;
-    uint32_t *slots = NULL, *leafn = NULL, *ufirst = NULL, *evar = NULL, *emul = NULL;
+    uint32_t *slots = NULL, *leafn = NULL, *ufirst, *evar = NULL, *emul = NULL;
     uint64_t *usig = NULL;
     int built = 0;
     memset(s, 0, sizeof *s);
@@ -13279,7 +13277,7 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
     s->list = (uint32_t *)ctxprof__alloc(2 * nv + 2, sizeof *s->list, NULL);
     slots = (uint32_t *)ctxprof__zalloc(tsz, sizeof *slots, NULL);
     leafn = (uint32_t *)ctxprof__zalloc(d->names.n + 1, sizeof *leafn, NULL);
-    ufirst = (uint32_t *)ctxprof__alloc(np + 2, sizeof *ufirst, NULL);
+    ufirst = s->ufirst = (uint32_t *)ctxprof__alloc(np + 2, sizeof *ufirst, NULL);
     usig = (uint64_t *)ctxprof__alloc(np + 1, sizeof *usig, NULL);
     if (!s->punit || !s->urep || !s->u || !s->vfirst ||
         !s->frozen || !s->x || !s->cnt || !s->list || !slots || !leafn || !ufirst || !usig)
@@ -13293,9 +13291,7 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
         uint64_t sig = ctxprof_mix64(((uint64_t)leaf << 32) ^ ctxprof_mix64(h0[p]));
         for (n = d->pnode[p]; n != 0; n = d->nparent[n])
             if (s->cnt[nvar[n]]++ == 0)
-                s->list[k++] = nvar[n];
-        if (k > 1)
-            qsort(s->list, k, sizeof *s->list, ctxprof__icpp_u32_cmp);
+                s->list[k++] = nvar[n]; /* in the order met, leaf first */
         for (i = 0; i < k; i++)
             sig += ctxprof__icpp_zvar(s->list[i], 0x51) * (uint64_t)s->cnt[s->list[i]];
         for (j = (size_t)ctxprof_mix64(sig) & (tsz - 1); slots[j]; j = (j + 1) & (tsz - 1)) {
@@ -13303,11 +13299,11 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
             if (usig[c] != sig || s->u[c].leaf != leaf || s->u[c].h != h0[p] ||
                 ufirst[c + 1] - ufirst[c] != k)
                 continue;
-            for (i = 0; i < k; i++)
-                if (evar[ufirst[c] + i] != s->list[i] ||
-                    emul[ufirst[c] + i] != (uint32_t)s->cnt[s->list[i]])
+            /* k variables each: equal when each of c's has its multiplicity here */
+            for (i = ufirst[c]; i < ufirst[c + 1]; i++)
+                if (emul[i] != (uint32_t)s->cnt[evar[i]])
                     break;
-            if (i == k) {
+            if (i == ufirst[c + 1]) {
                 u = c;
                 break;
             }
@@ -13358,16 +13354,17 @@ CTXPROF__PRIV int ctxprof__icpp_ps_build(ctxprof__icpp_ps *s, const struct ctxpr
             s->vmul[at] = emul[i];
         }
     ctxprof__icpp_set_limit(s, limit); /* counts the units above it */
+    s->uvar = evar;
+    s->umul = emul;
     built = 1;
 out: /* temporaries freed on every path */
     ctxprof__free(slots, NULL);
     ctxprof__free(leafn, NULL);
-    ctxprof__free(ufirst, NULL);
     ctxprof__free(usig, NULL);
-    ctxprof__free(evar, NULL);
-    ctxprof__free(emul, NULL);
     if (built)
         return ctxprof__icpp_tab_build(s);
+    ctxprof__free(evar, NULL);
+    ctxprof__free(emul, NULL);
     ctxprof__icpp_ps_free(s);
     return CTXPROF_ERR_NOMEM;
 }
@@ -13389,12 +13386,12 @@ CTXPROF__PRIV int ctxprof__icpp_reached(const ctxprof__icpp_ps *s, double target
 CTXPROF__PRIV size_t ctxprof__icpp_unit_vars(ctxprof__icpp_ps *s, uint32_t u, size_t nlist,
                                              int sign)
 {
-    uint32_t n;
-    for (n = s->d->pnode[s->urep[u]]; n != 0; n = s->d->nparent[n]) {
-        uint32_t v = s->nvar[n];
+    uint32_t i;
+    for (i = s->ufirst[u]; i < s->ufirst[u + 1]; i++) {
+        uint32_t v = s->uvar[i];
         if (s->cnt[v] == 0)
             s->list[nlist++] = v;
-        s->cnt[v] += sign;
+        s->cnt[v] += sign * (int32_t)s->umul[i];
     }
     return nlist;
 }

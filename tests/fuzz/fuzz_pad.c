@@ -495,13 +495,15 @@ static int same_report(const ctxprof_icpp_pad_report *a, const ctxprof_icpp_pad_
 
 /* One search under desc, checked against the reference. */
 static void run(const ctxprof_icpp_map *m, const ref_map *r, const ctxprof_icpp_pad_desc *desc,
-                size_t text_pairs, size_t best, uint64_t best_limit)
+                size_t text_pairs, size_t best, uint64_t best_limit, unsigned best_mu)
 {
     ctxprof_icpp_pads pads, again;
     ctxprof_icpp_pad_report *rep = &pads.report;
     ctxprof_error err;
     double growth = desc->max_growth;
-    unsigned mu = desc->max_units ? desc->max_units : 256;
+    unsigned mu = desc->max_units                           ? desc->max_units
+                  : desc->search == CTXPROF_ICPP_SEARCH_RANDOM ? 65536 /* the paper's: none */
+                                                               : 256;
     uint64_t limit, hmax = 0, *h = NULL, *hw = NULL;
     uint32_t *units = NULL, *wraps = NULL;
     size_t p, k, precise, le2, before, le2b, insep, perm, ident, padded = 0, wrapped = 0;
@@ -583,7 +585,7 @@ static void run(const ctxprof_icpp_map *m, const ref_map *r, const ctxprof_icpp_
     CHECK(rep->precise_bound_capped <= rep->precise_bound);
     CHECK(rep->precise_after <= rep->precise_bound_capped);
     CHECK(rep->precise_before <= rep->precise_bound_capped);
-    if (best != SIZE_MAX && best_limit == limit) {
+    if (best != SIZE_MAX && best_limit == limit && best_mu == mu) {
         CHECK(precise <= best);
         CHECK(best + insep <= r->np);
         CHECK((r->np ? (double)best / (double)r->np : 1) <= rep->precise_bound_capped);
@@ -664,14 +666,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(err.detail[0] && pads.d == NULL);
     }
     desc.search = CTXPROF_ICPP_SEARCH_NONE;
-    run(&m, &r, &desc, (size_t)(pr.p / 40 % 50), best, limit);
+    run(&m, &r, &desc, (size_t)(pr.p / 40 % 50), best, limit, mu);
     desc.search = CTXPROF_ICPP_SEARCH_RANDOM;
-    run(&m, &r, &desc, (size_t)(pr.p / 40 % 50), best, limit);
+    run(&m, &r, &desc, (size_t)(pr.p / 40 % 50), best, limit, mu);
     desc.search = CTXPROF_ICPP_SEARCH_OURS;
     desc.wrap = 0;
-    run(&m, &r, &desc, (size_t)(pr.p / 40 % 50), best, limit);
+    run(&m, &r, &desc, (size_t)(pr.p / 40 % 50), best, limit, mu);
     desc.wrap = 1;
-    run(&m, &r, &desc, (size_t)(pr.p / 40 % 50), best, limit);
+    run(&m, &r, &desc, (size_t)(pr.p / 40 % 50), best, limit, mu);
     ref_free(&r);
     ctxprof_icpp_map_deinit(&m);
     return 0;
