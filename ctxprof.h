@@ -2176,10 +2176,12 @@ CTXPROF_API void ctxprof_icpp_map_use_cfa(ctxprof_icpp_map *m, int on);
 enum {
     CTXPROF_ICPP_PRECISE = 0,   /* one path: result.path */
     CTXPROF_ICPP_AMBIGUOUS = 1, /* several candidates remain (result.remaining) */
-    CTXPROF_ICPP_MISSING = 2,   /* no path has this CID (or the walk ruled all out) */
+    CTXPROF_ICPP_MISSING = 2,   /* no path has this CID (the paper's missing) */
     CTXPROF_ICPP_OUTSIDE = 3,   /* the PC is in no function of the map */
     CTXPROF_ICPP_NOBASE = 4,    /* no height: the thread had no base, or SP above it */
-    CTXPROF_ICPP_INCORRECT = 5  /* evaluation only: the true path is not a candidate */
+    CTXPROF_ICPP_INCORRECT = 5  /* the CID has paths, the sample's is none of them (the
+                                   paper's incorrect): the walk ruled all out, or
+                                   ctxprof_icpp_evaluate knows the true path */
 };
 
 #ifndef CTXPROF_ICPP_FRAMES /* ABI: the same value in every TU of a program */
@@ -2218,7 +2220,10 @@ typedef struct ctxprof_icpp_result {
    the frame pointer fp, bounds-checked the same way). From saved words
    (frames, when not NULL) see below. A targeted read trusts
    the map for the frames it skips: a path missing from the map may then
-   come out as a wrong candidate where a full walk would say MISSING.
+   come out as a wrong candidate where a full walk would say INCORRECT.
+   A walk that rules out every candidate proves the sample's path is none
+   of the CID's: CTXPROF_ICPP_INCORRECT (remaining 0), the paper's
+   "incorrect" (8.4); MISSING only when no path has the CID.
    max_walk = 0: PC and SP alone. From saved words (frames, when not NULL)
    the targeted reads look up the word saved at each deciding height (its
    cfa = base - height: the sampler's save_targeted words, or frames of a
@@ -2250,9 +2255,12 @@ CTXPROF_API int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t p
    CTXPROF_ICPP_AMBIGUOUS when the true path is among the CID's candidates
    and several remain (*out_degree, when not NULL, gets r->remaining, the
    degree of ambiguity; else 1 or 0); CTXPROF_ICPP_MISSING when no path of
-   the map has the CID (or the walk ruled them all out);
-   CTXPROF_ICPP_INCORRECT when r names another path or the true path is not
-   a candidate; r->kind for OUTSIDE and NOBASE. Signal-safe. */
+   the map has the CID; CTXPROF_ICPP_INCORRECT when the CID has paths and r
+   names another path, the true path is not a candidate, or the walk ruled
+   every candidate out (r->kind INCORRECT, kept even if a bad frame made
+   it rule out the true path: the answer is wrong either way); r->kind for
+   OUTSIDE and NOBASE. A true path outside the CID's paths is INCORRECT
+   with or without a walk. Signal-safe. */
 CTXPROF_API int ctxprof_icpp_evaluate(const ctxprof_icpp_map *m, const ctxprof_icpp_result *r,
                                       uint64_t true_key, uint32_t *out_degree);
 /* Fills frames from a live frame-pointer chain (at most CTXPROF_ICPP_FRAMES,
@@ -12817,7 +12825,8 @@ CTXPROF__PRIV int ctxprof__icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc,
         r->path = alive[0];
         return r->kind = CTXPROF_ICPP_PRECISE;
     }
-    return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_MISSING;
+    /* none left: the sample's path is none of the CID's (paper 8.4) */
+    return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_INCORRECT;
 }
 
 CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
@@ -12853,7 +12862,7 @@ CTXPROF_DEF int ctxprof_icpp_evaluate(const ctxprof_icpp_map *m, const ctxprof_i
             in = r->candidates[k] < d->np && d->pkey[r->candidates[k]] == true_key;
         deg = r->remaining;
         kind = in ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_INCORRECT;
-    }
+    } /* INCORRECT (the walk ruled all out), MISSING, OUTSIDE, NOBASE: as they are */
     if (out_degree)
         *out_degree = deg;
     return kind;
