@@ -1677,7 +1677,8 @@ CTXPROF_INLINE ctxprof_enc *ctxprof_enc_thread_state(int scheme)
         (CTXPROF_ICPP_HOOKS), and saves a ctxprof-paths file; or, with no
         instrumentation, ctxprof_pebs_train (ctxprof_pebs.h) counts the
         paths and leaf heights of callchain samples of a plain build with
-        frame pointers (the paper trained unmodified binaries too).
+        frame pointers (beyond the paper, which trained with icc's
+        -finstrument-functions hooks: sec. 4.2, 8.1).
      2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
         frame padding (activation record resizing, 5.1) under a stack
         growth cap - the paper's random search (5.1.1) or ours (sweeps, local

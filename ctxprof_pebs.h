@@ -105,7 +105,8 @@
    TRAINING WITHOUT INSTRUMENTATION (ctxprof_pebs_train_*)
 
      ICPP's path map can be trained on the build that will be sampled, a
-     plain one with no hooks, as the paper did on unmodified binaries:
+     plain one with no hooks (beyond the paper, which trained with
+     compiler-inserted -finstrument-functions hooks, sec. 4.2 and 8.1):
      build with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer,
      sample with CTXPROF_PEBS_CALLCHAIN and desc.stack_bytes (16 at least,
      a few KiB to train the callers' heights too), and give
