@@ -717,8 +717,17 @@ typedef struct ctxprof_pcc_stats {
     uint64_t dropped;    /* values not stored: a bound was reached */
     uint64_t retired_bytes; /* replaced tables (contexts, symbols) waiting for
                                ctxprof_pcc_set_reclaim */
-    double expected_conflicts; /* among `distinct` contexts (paper 3.2): stored values that
-                                  stand for two or more contexts, on average */
+    /* The paper's model (3.2): ctxprof_pcc_expected_conflicts(distinct,
+       CTXPROF_CTX_BITS), the contexts expected to be lost to conflicts
+       (k - 1 when k share a value) had `distinct` contexts drawn uniform
+       random CTXPROF_CTX_BITS-bit values. The set holds values, not
+       contexts, so n is its distinct values. The model assumes ids of that
+       width: with 32-bit ids in 64-bit values (CTXPROF_SITE_BITS 32, the
+       default) two of N sites share an id with probability about
+       N^2 / 2^33 ("Call-site ids" above), and contexts that differ only at
+       those sites collide; the figure leaves that out, so it understates
+       conflicts in programs with many sites. */
+    double expected_conflicts;
 } ctxprof_pcc_stats;
 
 #define CTXPROF__PCC_STRIPES 64
