@@ -717,8 +717,17 @@ typedef struct ctxprof_pcc_stats {
     uint64_t dropped;    /* values not stored: a bound was reached */
     uint64_t retired_bytes; /* replaced tables (contexts, symbols) waiting for
                                ctxprof_pcc_set_reclaim */
-    double expected_conflicts; /* among `distinct` contexts (paper 3.2): stored values that
-                                  stand for two or more contexts, on average */
+    /* The paper's model (3.2): ctxprof_pcc_expected_conflicts(distinct,
+       CTXPROF_CTX_BITS), the contexts expected to be lost to conflicts
+       (k - 1 when k share a value) had `distinct` contexts drawn uniform
+       random CTXPROF_CTX_BITS-bit values. The set holds values, not
+       contexts, so n is its distinct values. The model assumes ids of that
+       width: with 32-bit ids in 64-bit values (CTXPROF_SITE_BITS 32, the
+       default) two of N sites share an id with probability about
+       N^2 / 2^33 ("Call-site ids" above), and contexts that differ only at
+       those sites collide; the figure leaves that out, so it understates
+       conflicts in programs with many sites. */
+    double expected_conflicts;
 } ctxprof_pcc_stats;
 
 #define CTXPROF__PCC_STRIPES 64
@@ -1677,7 +1686,8 @@ CTXPROF_INLINE ctxprof_enc *ctxprof_enc_thread_state(int scheme)
         (CTXPROF_ICPP_HOOKS), and saves a ctxprof-paths file; or, with no
         instrumentation, ctxprof_pebs_train (ctxprof_pebs.h) counts the
         paths and leaf heights of callchain samples of a plain build with
-        frame pointers (the paper trained unmodified binaries too).
+        frame pointers (beyond the paper, which trained with icc's
+        -finstrument-functions hooks: sec. 4.2, 8.1).
      2. disambiguation (sec. 5): ctxprof_icpp_pad_compute picks per-function
         frame padding (activation record resizing, 5.1) under a stack
         growth cap - the paper's random search (5.1.1) or ours (sweeps, local
@@ -2176,10 +2186,12 @@ CTXPROF_API void ctxprof_icpp_map_use_cfa(ctxprof_icpp_map *m, int on);
 enum {
     CTXPROF_ICPP_PRECISE = 0,   /* one path: result.path */
     CTXPROF_ICPP_AMBIGUOUS = 1, /* several candidates remain (result.remaining) */
-    CTXPROF_ICPP_MISSING = 2,   /* no path has this CID (or the walk ruled all out) */
+    CTXPROF_ICPP_MISSING = 2,   /* no path has this CID (the paper's missing) */
     CTXPROF_ICPP_OUTSIDE = 3,   /* the PC is in no function of the map */
     CTXPROF_ICPP_NOBASE = 4,    /* no height: the thread had no base, or SP above it */
-    CTXPROF_ICPP_INCORRECT = 5  /* evaluation only: the true path is not a candidate */
+    CTXPROF_ICPP_INCORRECT = 5  /* the CID has paths, the sample's is none of them (the
+                                   paper's incorrect): the walk ruled all out, or
+                                   ctxprof_icpp_evaluate knows the true path */
 };
 
 #ifndef CTXPROF_ICPP_FRAMES /* ABI: the same value in every TU of a program */
@@ -2218,7 +2230,10 @@ typedef struct ctxprof_icpp_result {
    the frame pointer fp, bounds-checked the same way). From saved words
    (frames, when not NULL) see below. A targeted read trusts
    the map for the frames it skips: a path missing from the map may then
-   come out as a wrong candidate where a full walk would say MISSING.
+   come out as a wrong candidate where a full walk would say INCORRECT.
+   A walk that rules out every candidate proves the sample's path is none
+   of the CID's: CTXPROF_ICPP_INCORRECT (remaining 0), the paper's
+   "incorrect" (8.4); MISSING only when no path has the CID.
    max_walk = 0: PC and SP alone. From saved words (frames, when not NULL)
    the targeted reads look up the word saved at each deciding height (its
    cfa = base - height: the sampler's save_targeted words, or frames of a
@@ -2250,9 +2265,12 @@ CTXPROF_API int ctxprof_icpp_map_walk_cost(const ctxprof_icpp_map *m, uint32_t p
    CTXPROF_ICPP_AMBIGUOUS when the true path is among the CID's candidates
    and several remain (*out_degree, when not NULL, gets r->remaining, the
    degree of ambiguity; else 1 or 0); CTXPROF_ICPP_MISSING when no path of
-   the map has the CID (or the walk ruled them all out);
-   CTXPROF_ICPP_INCORRECT when r names another path or the true path is not
-   a candidate; r->kind for OUTSIDE and NOBASE. Signal-safe. */
+   the map has the CID; CTXPROF_ICPP_INCORRECT when the CID has paths and r
+   names another path, the true path is not a candidate, or the walk ruled
+   every candidate out (r->kind INCORRECT, kept even if a bad frame made
+   it rule out the true path: the answer is wrong either way); r->kind for
+   OUTSIDE and NOBASE. A true path outside the CID's paths is INCORRECT
+   with or without a walk. Signal-safe. */
 CTXPROF_API int ctxprof_icpp_evaluate(const ctxprof_icpp_map *m, const ctxprof_icpp_result *r,
                                       uint64_t true_key, uint32_t *out_degree);
 /* Fills frames from a live frame-pointer chain (at most CTXPROF_ICPP_FRAMES,
@@ -12818,7 +12836,8 @@ CTXPROF__PRIV int ctxprof__icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc,
         r->path = alive[0];
         return r->kind = CTXPROF_ICPP_PRECISE;
     }
-    return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_MISSING;
+    /* none left: the sample's path is none of the CID's (paper 8.4) */
+    return r->kind = na ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_INCORRECT;
 }
 
 CTXPROF_DEF int ctxprof_icpp_resolve(const ctxprof_icpp_map *m, uintptr_t pc, uintptr_t sp,
@@ -12854,7 +12873,7 @@ CTXPROF_DEF int ctxprof_icpp_evaluate(const ctxprof_icpp_map *m, const ctxprof_i
             in = r->candidates[k] < d->np && d->pkey[r->candidates[k]] == true_key;
         deg = r->remaining;
         kind = in ? CTXPROF_ICPP_AMBIGUOUS : CTXPROF_ICPP_INCORRECT;
-    }
+    } /* INCORRECT (the walk ruled all out), MISSING, OUTSIDE, NOBASE: as they are */
     if (out_degree)
         *out_degree = deg;
     return kind;

@@ -105,7 +105,8 @@
    TRAINING WITHOUT INSTRUMENTATION (ctxprof_pebs_train_*)
 
      ICPP's path map can be trained on the build that will be sampled, a
-     plain one with no hooks, as the paper did on unmodified binaries:
+     plain one with no hooks (beyond the paper, which trained with
+     compiler-inserted -finstrument-functions hooks, sec. 4.2 and 8.1):
      build with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer,
      sample with CTXPROF_PEBS_CALLCHAIN and desc.stack_bytes (16 at least,
      a few KiB to train the callers' heights too), and give
@@ -479,7 +480,7 @@ typedef struct ctxprof_pebs_paths_stats {
     uint64_t outside;   /* PC in no function of the map */
     uint64_t nobase;    /* no stack base for the thread (or only STACK_TOP), or SP off its
                            stack (above the base, or another stack: sample.height 0) */
-    uint64_t missing;   /* no trained path has the CID (or the walk ruled all out) */
+    uint64_t missing;   /* no trained path has the CID (the paper's missing) */
     uint64_t precise;   /* one path (after the walk, if any) */
     uint64_t ambiguous; /* several candidates remain */
     uint64_t walked;    /* samples that needed a walk */
@@ -489,7 +490,10 @@ typedef struct ctxprof_pebs_paths_stats {
     uint64_t correct;   /* precise, and the path is the callchain's */
     uint64_t incorrect; /* precise, but the callchain says otherwise */
     uint64_t truth_in;  /* ambiguous, and the callchain's path is a candidate */
-    uint64_t untrained; /* missing, and the callchain's path is not in the map at all */
+    uint64_t untrained; /* missing or ruled out, and the callchain's path is not in the
+                           map at all */
+    uint64_t ruled_out; /* the CID has paths, the walk ruled all out: the sample's path is
+                           none of them (CTXPROF_ICPP_INCORRECT, the paper's incorrect) */
 } ctxprof_pebs_paths_stats;
 
 /* The pipeline; caller-owned. */
@@ -3482,7 +3486,7 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         p->st.frames += r.walked;
     }
     nt = (r.kind == CTXPROF_ICPP_PRECISE || r.kind == CTXPROF_ICPP_AMBIGUOUS ||
-          r.kind == CTXPROF_ICPP_MISSING)
+          r.kind == CTXPROF_ICPP_MISSING || r.kind == CTXPROF_ICPP_INCORRECT)
              ? ctxprof__pebs_truth(m, s, top, top_ra, truth, CTXPROF__PEBS_PATH_MAX)
              : 0;
     if (nt)
@@ -3495,7 +3499,11 @@ CTXPROF_DEF void ctxprof_pebs_paths_sample(void *pipeline, const ctxprof_pebs_sa
         p->st.nobase++;
         return;
     case CTXPROF_ICPP_MISSING:
-        p->st.missing++;
+    case CTXPROF_ICPP_INCORRECT: /* no path to give the weight to */
+        if (r.kind == CTXPROF_ICPP_MISSING)
+            p->st.missing++;
+        else
+            p->st.ruled_out++;
         if (nt) {
             int known = 0;
             /* is the true path in the map at all, at any height? (a scan of

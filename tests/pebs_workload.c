@@ -355,7 +355,8 @@ static uint64_t wl_paths_in(const ctxprof_pebs_paths *pp)
 {
     return __atomic_load_n(&pp->st.precise, __ATOMIC_RELAXED) +
            __atomic_load_n(&pp->st.ambiguous, __ATOMIC_RELAXED) +
-           __atomic_load_n(&pp->st.missing, __ATOMIC_RELAXED);
+           __atomic_load_n(&pp->st.missing, __ATOMIC_RELAXED) +
+           __atomic_load_n(&pp->st.ruled_out, __ATOMIC_RELAXED);
 }
 
 static int wl_paths_end(void)
@@ -379,16 +380,17 @@ static int wl_paths_end(void)
             wb += wl_pp.path_weight[i];
     }
     printf("level=%s\nmap_paths=%zu\nsamples=%llu\nprecise=%llu\nambiguous=%llu\n"
-           "missing=%llu\noutside=%llu\nnobase=%llu\nwalked=%llu\nframes=%llu\n"
+           "missing=%llu\nruled_out=%llu\noutside=%llu\nnobase=%llu\nwalked=%llu\nframes=%llu\n"
            "checked=%llu\ncorrect=%llu\nincorrect=%llu\ntruth_in=%llu\nweight_a=%llu\n"
            "weight_b=%llu\n",
            ctxprof_pebs_level_name(wl_pb.level), wl_m.paths, (unsigned long long)p->samples,
            (unsigned long long)p->precise, (unsigned long long)p->ambiguous,
-           (unsigned long long)p->missing, (unsigned long long)p->outside,
-           (unsigned long long)p->nobase, (unsigned long long)p->walked,
-           (unsigned long long)p->frames, (unsigned long long)p->checked,
-           (unsigned long long)p->correct, (unsigned long long)p->incorrect,
-           (unsigned long long)p->truth_in, (unsigned long long)wa, (unsigned long long)wb);
+           (unsigned long long)p->missing, (unsigned long long)p->ruled_out,
+           (unsigned long long)p->outside, (unsigned long long)p->nobase,
+           (unsigned long long)p->walked, (unsigned long long)p->frames,
+           (unsigned long long)p->checked, (unsigned long long)p->correct,
+           (unsigned long long)p->incorrect, (unsigned long long)p->truth_in,
+           (unsigned long long)wa, (unsigned long long)wb);
     ctxprof_pebs_paths_deinit(&wl_pp);
     ctxprof_icpp_map_deinit(&wl_m);
     ctxprof_symtab_deinit(&wl_st);
@@ -707,7 +709,7 @@ static int wl_count_rest(void)
         const ctxprof_pebs_paths_stats *p = &wl_cpp->st;
         printf("paths_samples=%llu\npaths_resolved=%llu\npaths_walked=%llu\n",
                (unsigned long long)p->samples,
-               (unsigned long long)(p->precise + p->ambiguous + p->missing),
+               (unsigned long long)(p->precise + p->ambiguous + p->missing + p->ruled_out),
                (unsigned long long)p->walked);
         wl_cpp = NULL;
         ctxprof_pebs_paths_deinit(&wl_cpp_store);

@@ -2151,12 +2151,14 @@ static void icpp_resolve_walk(void)
              CTXPROF_ICPP_PRECISE);
     ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
     CHECK_STR(buf, "main>c");
-    /* a frame no candidate has: the true path is not in the map */
+    /* a frame no candidate has: the true path is none of the CID's paths,
+       the paper's "incorrect" (8.4) */
     fr.ra[0] = B + 0x4050;
     fr.cfa[0] = base - 200;
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
-             CTXPROF_ICPP_MISSING);
+             CTXPROF_ICPP_INCORRECT);
     CHECK_EQ(r.remaining, 0);
+    CHECK_EQ(r.degree, 2);
     /* no word at the deciding height: the words in order (library frames
        skipped, counted as walked), within the walk budget */
     fr.n = 2;
@@ -2170,6 +2172,80 @@ static void icpp_resolve_walk(void)
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, 8, &r),
              CTXPROF_ICPP_AMBIGUOUS);
     CHECK_EQ(r.walked, 2);
+    ctxprof_icpp_map_deinit(&m);
+    ctxprof_symtab_deinit(&st);
+}
+
+/* The paper's classes (8.4): missing when no path has the sample's CID,
+   incorrect when some do but not the sample's. A walk that rules out every
+   candidate proves the latter: resolve says INCORRECT, and evaluate agrees
+   with and without a walk, whatever the true path. */
+static void icpp_resolve_classes(void)
+{
+    static const char strs[] = "\0main\0a\0b\0c\0lib";
+    icpp_elfsym syms[] = {{1, 0x12, 1, 0x1000, 0x100},
+                          {6, 0x12, 1, 0x2000, 0x100},
+                          {8, 0x12, 1, 0x3000, 0x100},
+                          {10, 0x12, 1, 0x4000, 0x100},
+                          {12, 0x12, 1, 0x5000, 0x100}};
+    static const char text[] = "ctxprof-paths 1\n"
+                               "path 1 100 main\npath 1 200 main a\npath 1 200 main b\n"
+                               "path 1 300 main a c\npath 1 300 main b c\n";
+    static const char *const tcc[] = {"main", "c", "c"}; /* not in the map */
+    static const char *const tbc[] = {"main", "b", "c"}; /* a candidate */
+    ctxprof_symtab st;
+    ctxprof_icpp_map m;
+    ctxprof_icpp_result r;
+    ctxprof_icpp_frames fr;
+    const uintptr_t B = 0x100000, base = 0x7000000;
+    uint32_t deg = 9;
+    unsigned walk;
+    REQUIRE_EQ(icpp_fake_process(&st, &m, strs, sizeof strs, syms, 5, text, sizeof text - 1), 0);
+    /* the sample's true path is main>c>c: c's caller at 200 is c */
+    fr.n = 2;
+    fr.ra[0] = B + 0x4050;
+    fr.cfa[0] = base - 200;
+    fr.ra[1] = B + 0x1050;
+    fr.cfa[1] = base - 100;
+    for (walk = 0; walk <= 8; walk += 8) {
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 300, base, 0, &fr, walk, &r),
+                 walk ? CTXPROF_ICPP_INCORRECT : CTXPROF_ICPP_AMBIGUOUS);
+        CHECK_EQ(r.degree, 2);
+        CHECK_EQ(r.remaining, walk ? 0 : 2);
+        CHECK_EQ(r.walked, walk ? 1 : 0);
+        CHECK_EQ(r.path, UINT32_MAX);
+        CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tcc, 3), &deg),
+                 CTXPROF_ICPP_INCORRECT);
+        CHECK_EQ(deg, walk ? 0 : 2); /* the ambiguous result's remaining */
+    }
+    /* the live stack (frames NULL), targeted read at 200: the same */
+    {
+        uintptr_t stk[64], sbase = (uintptr_t)&stk[64];
+        memset(stk, 0, sizeof stk);
+        stk[64 - (200 + 8) / 8] = B + 0x4050; /* into c */
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, sbase - 300, sbase, 0, NULL, 8, &r),
+                 CTXPROF_ICPP_INCORRECT);
+        CHECK_EQ(r.remaining, 0);
+        CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tcc, 3), &deg),
+                 CTXPROF_ICPP_INCORRECT);
+        /* a walk that ruled out every candidate gave a wrong answer even
+           for a true path among them (a frame that lied) */
+        CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tbc, 3), &deg),
+                 CTXPROF_ICPP_INCORRECT);
+        stk[64 - (200 + 8) / 8] = B + 0x3050; /* into b: the true path, found */
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, sbase - 300, sbase, 0, NULL, 8, &r),
+                 CTXPROF_ICPP_PRECISE);
+        CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tbc, 3), &deg),
+                 CTXPROF_ICPP_PRECISE);
+    }
+    /* missing: no path has c at 310, with or without a walk */
+    for (walk = 0; walk <= 8; walk += 8) {
+        CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 310, base, 0, &fr, walk, &r),
+                 CTXPROF_ICPP_MISSING);
+        CHECK_EQ(r.degree, 0);
+        CHECK_EQ(ctxprof_icpp_evaluate(&m, &r, ctxprof_icpp_path_key(tcc, 3), &deg),
+                 CTXPROF_ICPP_MISSING);
+    }
     ctxprof_icpp_map_deinit(&m);
     ctxprof_symtab_deinit(&st);
 }
@@ -2319,7 +2395,7 @@ static void icpp_walk_cost_brute(void)
 
 /* Targeted reads on a live stack laid out in memory: one read where the
    candidates differ, however deep; a sequential walk when the heights
-   there differ; a wrong word says MISSING; no read outside [sp, base]. */
+   there differ; a wrong word says INCORRECT; no read outside [sp, base]. */
 static void icpp_resolve_targeted(void)
 {
     static const char strs[] = "\0main\0a\0b\0c\0x\0y\0z\0d\0e";
@@ -2408,10 +2484,11 @@ static void icpp_resolve_targeted(void)
     /* the budget: no read allowed, the CID alone */
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 0, &r),
              CTXPROF_ICPP_AMBIGUOUS);
-    /* a return address into neither a nor b: the true path is not in the map */
+    /* a return address into neither a nor b: the true path is none of the
+       CID's (incorrect, paper 8.4) */
     stk[64 - (192 + 8) / 8] = B + 0x6010; /* into x */
     CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 288, base, 0, NULL, 8, &r),
-             CTXPROF_ICPP_MISSING);
+             CTXPROF_ICPP_INCORRECT);
     CHECK_EQ(r.walked, 1);
     /* c at 384: the parents (a, never trained at a height of its own, and
        main at 96) have no common known height: it walks the frame-pointer
@@ -2483,7 +2560,7 @@ static void icpp_resolve_wrapped(void)
         fr.ra[0] = B + 0x3010;
         fr.cfa[0] = base - 208;
         CHECK_EQ(ctxprof_icpp_resolve(&m, B + 0x4004, base - 240, base, 0, &fr, 8, &r),
-                 body ? CTXPROF_ICPP_PRECISE : CTXPROF_ICPP_MISSING);
+                 body ? CTXPROF_ICPP_PRECISE : CTXPROF_ICPP_INCORRECT);
         ctxprof_icpp_map_path_str(&m, r.path, buf, sizeof buf);
         if (body)
             CHECK_STR(buf, "main>b>d");
@@ -5520,13 +5597,14 @@ static void icpp_cfa_cie_version3(void)
     free(b);
 }
 
-static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp_symtab_self},
-                                                        {"icpp_map_build_id", icpp_map_build_id},
-                                                       {"icpp_symtab_libc", icpp_symtab_libc},
-                                                       {"icpp_symtab_unknown", icpp_symtab_unknown},
-                                                       {"icpp_symtab_threads", icpp_symtab_threads},
-                                                       {"icpp_symtab_crafted", icpp_symtab_crafted},
-                                                       {"icpp_symtab_corrupt", icpp_symtab_corrupt},
+static const ctxprof_test_case ctxprof_tests_icpp[] = {
+    {"icpp_symtab_self", icpp_symtab_self},
+    {"icpp_map_build_id", icpp_map_build_id},
+    {"icpp_symtab_libc", icpp_symtab_libc},
+    {"icpp_symtab_unknown", icpp_symtab_unknown},
+    {"icpp_symtab_threads", icpp_symtab_threads},
+    {"icpp_symtab_crafted", icpp_symtab_crafted},
+    {"icpp_symtab_corrupt", icpp_symtab_corrupt},
     {"icpp_map_basic", icpp_map_basic},
     {"icpp_map_roundtrip", icpp_map_roundtrip},
     {"icpp_map_errors", icpp_map_errors},
@@ -5551,6 +5629,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_pad_emit", icpp_pad_emit},
     {"icpp_pad_pairs_report", icpp_pad_pairs_report},
     {"icpp_resolve_walk", icpp_resolve_walk},
+    {"icpp_resolve_classes", icpp_resolve_classes},
     {"icpp_walk_cost_brute", icpp_walk_cost_brute},
     {"icpp_resolve_targeted", icpp_resolve_targeted},
     {"icpp_resolve_wrapped", icpp_resolve_wrapped},
@@ -5599,4 +5678,4 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_path_str_demangled", icpp_path_str_demangled},
     {"icpp_robust_signals", icpp_robust_signals},
     {"icpp_cfa_cie_version3", icpp_cfa_cie_version3},
-                                                       {0, 0}};
+    {0, 0}};

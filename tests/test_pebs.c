@@ -4246,9 +4246,23 @@ static void pebs_paths_unit(void)
     CHECK_EQ(pp.st.frames, 1);
     CHECK_EQ(pp.st.correct, 2); /* the walk found the callchain's path */
     CHECK_EQ(pp.path_weight[pb], 1);
+    /* the walk finds t0 as the caller, which no candidate has: the paper's
+       incorrect (the CID has paths, the sample's is none), not missing;
+       no weight given, and the callchain's path is in no path of the map */
+    words[1] = t0 + 9;
+    chain[2] = t0 + 9;
+    ctxprof_pebs_paths_sample(&pp, &s);
+    CHECK_EQ(pp.st.ruled_out, 1);
+    CHECK_EQ(pp.st.missing, 0);
+    CHECK_EQ(pp.st.ambiguous, 0);
+    CHECK_EQ(pp.st.precise, 3);
+    CHECK_EQ(pp.st.untrained, 1);
+    CHECK_EQ(pp.st.checked, 4);
+    CHECK_EQ(pp.path_weight[pa] + pp.path_weight[pb], 1);
     s = pebs_mk(t0, 300, 7); /* a height no path has */
     ctxprof_pebs_paths_sample(&pp, &s);
     CHECK_EQ(pp.st.missing, 1);
+    CHECK_EQ(pp.st.ruled_out, 1);
     s = pebs_mk(0x10, 100, 7); /* no function of the map */
     ctxprof_pebs_paths_sample(&pp, &s);
     CHECK_EQ(pp.st.outside, 1);
@@ -4271,8 +4285,8 @@ static void pebs_paths_unit(void)
         s.callchain_nr = 3;
         ctxprof_pebs_paths_sample(&pp, &s);
         CHECK_EQ(pp.st.nobase, 2);
-        CHECK_EQ(pp.st.walked, 1);
-        CHECK_EQ(pp.st.checked, 3);
+        CHECK_EQ(pp.st.walked, 2);
+        CHECK_EQ(pp.st.checked, 4);
         munmap(pg, 4096);
     }
     s = pebs_mk(t0, 100, 7);
@@ -4283,7 +4297,7 @@ static void pebs_paths_unit(void)
     s.flags = CTXPROF_PEBS_SAMPLE_STACK_TOP;
     ctxprof_pebs_paths_sample(&pp, &s);
     CHECK_EQ(pp.st.nobase, 3);
-    CHECK_EQ(pp.st.samples, 9);
+    CHECK_EQ(pp.st.samples, 10);
     CHECK_EQ(pp.st.weight, 3);
     ctxprof_pebs_paths_deinit(&pp);
     pd.alloc_user = &pd; /* handed to CTXPROF_MALLOC/FREE */
@@ -4661,7 +4675,7 @@ static int pebs_train_map(void)
 static void pebs_paths_e2e(void)
 {
     char out0[2048], out1[2048];
-    uint64_t prec, amb, miss, tin, cor, inc, walked, frames, wa, wb, in;
+    uint64_t prec, amb, miss, rout, tin, cor, inc, walked, frames, wa, wb, in;
     int trained = pebs_train_map();
     if (trained == 1)
         SKIP("the ICPP section of ctxprof.h is not in this build");
@@ -4671,8 +4685,9 @@ static void pebs_paths_e2e(void)
     REQUIRE_EQ(pebs_run_wl("paths wl.paths 4", out1, sizeof out1), 0);
     /* (PC, SP) alone: the leaf's CIDs are all ambiguous, the truth a candidate */
     REQUIRE(pebs_kv(out0, "precise", &prec) == 0 && pebs_kv(out0, "ambiguous", &amb) == 0 &&
-            pebs_kv(out0, "missing", &miss) == 0 && pebs_kv(out0, "truth_in", &tin) == 0);
-    in = prec + amb + miss;
+            pebs_kv(out0, "missing", &miss) == 0 && pebs_kv(out0, "truth_in", &tin) == 0 &&
+            pebs_kv(out0, "ruled_out", &rout) == 0);
+    in = prec + amb + miss + rout;
     CHECK_GE(in, 300);
     CHECK_GE(amb * 100, in * 90);
     CHECK_GE(tin * 100, amb * 95);
@@ -4681,8 +4696,8 @@ static void pebs_paths_e2e(void)
             pebs_kv(out1, "missing", &miss) == 0 && pebs_kv(out1, "correct", &cor) == 0 &&
             pebs_kv(out1, "incorrect", &inc) == 0 && pebs_kv(out1, "walked", &walked) == 0 &&
             pebs_kv(out1, "frames", &frames) == 0 && pebs_kv(out1, "weight_a", &wa) == 0 &&
-            pebs_kv(out1, "weight_b", &wb) == 0);
-    in = prec + amb + miss;
+            pebs_kv(out1, "weight_b", &wb) == 0 && pebs_kv(out1, "ruled_out", &rout) == 0);
+    in = prec + amb + miss + rout;
     CHECK_GE(in, 300);
     CHECK_GE(prec * 100, in * 95);
     CHECK_GE(cor * 100, in * 95);
@@ -5221,7 +5236,7 @@ static void pebs_train_plain(void)
     ctxprof_icpp_map tm, truth;
     ctxprof_error err;
     char path[300];
-    uint64_t used, nochain, prec, amb, miss, cor, inc, in;
+    uint64_t used, nochain, prec, amb, miss, rout, cor, inc, in;
     size_t i, real = 0, hot = 0;
     PLAIN_BUILD_ONLY();
     PEBS_USABLE_OR_SKIP();
@@ -5274,8 +5289,8 @@ static void pebs_train_plain(void)
     REQUIRE_EQ(pebs_run_wl("plain-paths plain.paths 4", out, sizeof out), 0);
     REQUIRE(pebs_kv(out, "precise", &prec) == 0 && pebs_kv(out, "ambiguous", &amb) == 0 &&
             pebs_kv(out, "missing", &miss) == 0 && pebs_kv(out, "correct", &cor) == 0 &&
-            pebs_kv(out, "incorrect", &inc) == 0);
-    in = prec + amb + miss;
+            pebs_kv(out, "incorrect", &inc) == 0 && pebs_kv(out, "ruled_out", &rout) == 0);
+    in = prec + amb + miss + rout;
     CHECK_GE(in, 1000);
     CHECK_GE(cor * 100, in * 95);
     CHECK_LE(inc * 100, in);

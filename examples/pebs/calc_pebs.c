@@ -123,14 +123,14 @@ fail:
 
 static void line(const char *what, const ctxprof_pebs_paths_stats *st)
 {
-    double in = (double)(st->precise + st->ambiguous + st->missing);
+    double in = (double)(st->precise + st->ambiguous + st->missing + st->ruled_out);
     if (in == 0)
         in = 1;
     printf("  %-17s precise %5.1f%% (correct %5.1f%%, incorrect %4.1f%%)  ambiguous %5.1f%%  "
-           "missing %4.1f%%",
+           "missing %4.1f%%  ruled out %4.1f%%",
            what, 100.0 * (double)st->precise / in, 100.0 * (double)st->correct / in,
            100.0 * (double)st->incorrect / in, 100.0 * (double)st->ambiguous / in,
-           100.0 * (double)st->missing / in);
+           100.0 * (double)st->missing / in, 100.0 * (double)st->ruled_out / in);
     if (st->walked)
         printf("  frames walked %.2f/sample", (double)st->frames / in);
     printf("\n");
@@ -163,7 +163,7 @@ static int profile_report(void)
     printf("probe: %s\n", ctxprof_pebs_explain(&prof));
     printf("samples %llu (lost %llu); in trained functions %llu, elsewhere (libc, hooks) %llu\n",
            (unsigned long long)ps.samples, (unsigned long long)ps.lost,
-           (unsigned long long)(w->precise + w->ambiguous + w->missing),
+           (unsigned long long)(w->precise + w->ambiguous + w->missing + w->ruled_out),
            (unsigned long long)w->outside);
     printf("precision against training (share of the samples in trained functions;\n"
            "correct/incorrect: checked against the kernel's frame-pointer callchain):\n");
