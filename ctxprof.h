@@ -1832,7 +1832,10 @@ CTXPROF_API void ctxprof_icpp_train_stop(void);
    when other training threads are quiescent. With no path recorded (training
    never started since the last reset, or no instrumented function ran while
    it was on) it writes nothing and fails with CTXPROF_ERR_INVAL: a map without
-   paths resolves nothing and ctxprof-gen pad refuses it. */
+   paths resolves nothing and ctxprof-gen pad refuses it. The text is written
+   in 64 KiB chunks as it is made: the memory it takes grows with the paths
+   (the merged tree), not with the file. Not signal-safe (it allocates); the
+   CTXPROF_ICPP_TRAIN save runs from atexit. */
 CTXPROF_API int ctxprof_icpp_train_save(const char *path, ctxprof_error *err);
 /* Frees all training data (no thread may be inside instrumented code, nor
    in ctxprof_icpp_train_path, train_key or train_get_stats). */
@@ -11664,7 +11667,12 @@ CTXPROF_DEF int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctx
     return rc;
 }
 
-/* The map as ctxprof-paths text. */
+/* Path map text goes out in chunks of this many bytes (and a name). */
+#define CTXPROF__ICPP_CHUNK ((size_t)64 << 10)
+
+/* The map as ctxprof-paths text. With a sink, b is flushed every
+   CTXPROF__ICPP_CHUNK bytes and at the end. 0, CTXPROF_ERR_NOMEM, or
+   CTXPROF_ERR_SYS (the sink failed). */
 CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, ctxprof__sbuf *b)
 {
     uint32_t *stack;
@@ -11681,7 +11689,7 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, 
     for (v = 0; v < d->rbcap && v < d->names.n; v++)
         if (d->rbody[v])
             ctxprof__sbuf_printf(b, "body %s %u\n", d->names.names[v], d->rbody[v]);
-    for (v = 1; v < d->nn; v++) {
+    for (v = 1; v < d->nn && !b->failed; v++) {
         stack[d->ndepth[v] - 1] = d->nfunc[v];
         for (p = d->nfirst[v]; p < d->nfirst[v + 1]; p++) {
             size_t k;
@@ -11691,30 +11699,69 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, 
                 const char *nm = d->names.names[stack[k]];
                 ctxprof__sbuf_put(b, " ", 1);
                 ctxprof__sbuf_put(b, nm, strlen(nm));
+                if (b->sink && b->len >= CTXPROF__ICPP_CHUNK)
+                    ctxprof__sbuf_flush(b);
             }
             ctxprof__sbuf_put(b, "\n", 1);
         }
     }
+    ctxprof__sbuf_flush(b);
     ctxprof__free(stack, NULL);
-    return b->failed ? CTXPROF_ERR_NOMEM : CTXPROF_OK;
+    return b->failed == 1 ? CTXPROF_ERR_NOMEM : b->failed ? CTXPROF_ERR_SYS : CTXPROF_OK;
+}
+
+/* The sink that streams a map's text to a file: the errno of a failed write. */
+typedef struct ctxprof__icpp_out {
+    int fd, err;
+} ctxprof__icpp_out;
+
+CTXPROF__PRIV int ctxprof__icpp_out_write(void *user, const char *data, size_t len)
+{
+    ctxprof__icpp_out *o = (ctxprof__icpp_out *)user;
+    o->err = ctxprof__write_all(o->fd, (const unsigned char *)data, len);
+    return o->err;
+}
+
+/* Writes the map to path ("-": standard output) as it is made, a chunk
+   at a time; a file is replaced atomically (ctxprof__atomic_open): on any
+   failure it is left as it was. */
+CTXPROF__PRIV int ctxprof__icpp_map_write(const struct ctxprof__icpp_mapdata *d, const char *path,
+                                          ctxprof_error *err)
+{
+    ctxprof__atomic_file af;
+    ctxprof__icpp_out o;
+    ctxprof__sbuf b;
+    int rc, out = strcmp(path, "-") == 0;
+    if (out)
+        o.fd = 1;
+    else if ((rc = ctxprof__atomic_open(&af, path, err)) != CTXPROF_OK)
+        return rc;
+    else
+        o.fd = af.fd;
+    o.err = 0;
+    memset(&b, 0, sizeof b);
+    b.sink = ctxprof__icpp_out_write;
+    b.sink_user = &o;
+    rc = ctxprof__icpp_map_text(d, &b);
+    ctxprof__free(b.p, NULL);
+    if (out)
+        return rc == CTXPROF_ERR_NOMEM ? ctxprof__fail(err, rc, 0, "<stdout>: out of memory")
+               : rc ? ctxprof__fail(err, CTXPROF_ERR_SYS, o.err, "<stdout>: write failed")
+                    : CTXPROF_OK;
+    if (rc == CTXPROF_ERR_NOMEM) {
+        ctxprof__atomic_commit(&af, ENOMEM, path, NULL); /* removes the temporary file */
+        return ctxprof__fail(err, rc, 0, "%s: out of memory, file left unchanged", path);
+    }
+    return ctxprof__atomic_commit(&af, o.err, path, err);
 }
 
 CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
                                       ctxprof_error *err)
 {
-    ctxprof__sbuf b;
-    int rc;
     ctxprof__error_clear(err);
     if (!m || !m->d || !path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: empty map or no file name");
-    memset(&b, 0, sizeof b);
-    rc = ctxprof__icpp_map_text(m->d, &b);
-    if (rc == CTXPROF_OK)
-        rc = ctxprof__write_out(path, b.p, b.len, err);
-    else
-        rc = ctxprof__fail(err, rc, 0, "%s: out of memory", path);
-    ctxprof__free(b.p, NULL);
-    return rc;
+    return ctxprof__icpp_map_write(m->d, path, err);
 }
 
 CTXPROF_DEF long ctxprof_icpp_map_func(const ctxprof_icpp_map *m, const char *name)
@@ -14664,7 +14711,6 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
     int have_st, rc = CTXPROF_OK;
     struct ctxprof__icpp_mapdata *d;
     ctxprof__icpp_ts *t, *self = ctxprof__icpp_tls_ts;
-    ctxprof__sbuf b;
     int self_busy = self ? self->busy : 0;
     ctxprof__error_clear(err);
     if (!path)
@@ -14695,7 +14741,6 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
     }
     if (self)
         self->busy = 1; /* library code compiled with the hooks must not record now */
-    memset(&b, 0, sizeof b);
     memset(&st, 0, sizeof st); /* a stack slot: garbage may look like a live table */
     have_st = ctxprof_symtab_init(&st, NULL) == CTXPROF_OK;
     d = ctxprof__icpp_md_new();
@@ -14738,13 +14783,12 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
         }
         ctxprof__free(bn, NULL);
     }
-    if (ctxprof__icpp_md_finish(d) || ctxprof__icpp_map_text(d, &b)) {
+    if (ctxprof__icpp_md_finish(d)) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
-    rc = ctxprof__write_out(path, b.p, b.len, err);
+    rc = ctxprof__icpp_map_write(d, path, err);
 done:
-    ctxprof__free(b.p, NULL);
     ctxprof__icpp_md_free(d);
     if (have_st)
         ctxprof_symtab_deinit(&st);
