@@ -5345,6 +5345,8 @@ static void icpp_train_save_stream(void)
     CHECK(gotlen == head + wantlen && memcmp(got + head, want, wantlen) == 0);
     CHECK_GE(icpp_sv_calls, gotlen / CTXPROF__ICPP_CHUNK);
     CHECK_LE(icpp_sv_max_len, CTXPROF__ICPP_CHUNK + 64);
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_save, 0);
     if (heap0 != SIZE_MAX && icpp_sv_heap_peak != SIZE_MAX) {
         printf("  icpp: %zu-byte map saved in %zu writes, heap +%zu bytes\n", gotlen, icpp_sv_calls,
                icpp_sv_heap_peak > heap0 ? icpp_sv_heap_peak - heap0 : 0);
@@ -5388,6 +5390,111 @@ static void icpp_train_save_stream(void)
     unlink(path);
     unlink(path2);
     ctxprof_icpp_train_reset();
+}
+
+/* Sets max_save_bytes (training is off: starts and stops). */
+static void icpp_sv_limit(uint64_t bytes)
+{
+    ctxprof_icpp_train_desc desc;
+    ctxprof_error err;
+    memset(&desc, 0, sizeof desc);
+    desc.max_save_bytes = bytes;
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+}
+
+/* max_save_bytes: the longest paths are left out first, all those of one
+   length at a time, counted in dropped_save; the map is what fits, byte
+   for byte; a bound that holds not even the shortest paths writes
+   nothing; training on refuses another bound. */
+static void icpp_train_save_bound(void)
+{
+    ctxprof_icpp_train_desc desc;
+    ctxprof_icpp_train_stats st;
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512], *want;
+    const char *last;
+    unsigned char *got;
+    size_t gotlen, wantlen, head, k, keep;
+    uint64_t fit;
+    static const size_t keeps[] = {1, 100, 700};
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_bound.paths", ctxprof_test_tmpdir());
+    icpp_sv_train();
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK); /* the default bound: all */
+    got = ctxprof_test_slurp(path, &gotlen);
+    REQUIRE(got != NULL);
+    head = icpp_sv_header((const char *)got);
+    REQUIRE(head > 0);
+    free(got);
+    for (k = 0; k < sizeof keeps / sizeof *keeps; k++) {
+        size_t slack;
+        keep = keeps[k];
+        want = icpp_sv_expect(keep + 1, &wantlen);
+        REQUIRE(want != NULL);
+        last = want + wantlen - 1; /* the line of the path of keep + 1 functions */
+        while (last > want && last[-1] != '\n')
+            last--;
+        fit = head + (uint64_t)(last - want); /* the paths of 1..keep functions */
+        for (slack = 0; slack < 3; slack++) {
+            /* exactly what fits, one byte more, and a byte short of one more path */
+            uint64_t lim = slack == 0 ? fit : slack == 1 ? fit + 1 : head + (uint64_t)wantlen - 1;
+            icpp_sv_limit(lim);
+            REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+            ctxprof_icpp_train_get_stats(&st);
+            CHECK_EQ(st.dropped_save, ICPP_SV_N - keep);
+            got = ctxprof_test_slurp(path, &gotlen);
+            REQUIRE(got != NULL);
+            CHECK_EQ(gotlen, fit);
+            CHECK_LE(gotlen, lim);
+            CHECK(gotlen == fit && icpp_sv_header((const char *)got) == head &&
+                  memcmp(got + head, want, (size_t)fit - head) == 0);
+            free(got);
+        }
+        free(want);
+    }
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK); /* what fits loads */
+    CHECK_EQ(m.paths, 700);
+    ctxprof_icpp_map_deinit(&m);
+    /* not even the paths of one function: nothing written, the old map stays */
+    want = icpp_sv_expect(1, &wantlen);
+    REQUIRE(want != NULL);
+    icpp_sv_limit(head + wantlen - 1);
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_RANGE);
+    CHECK_CONTAINS(err.detail, path);
+    CHECK_CONTAINS(err.detail, "nothing saved: max_save_bytes");
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_save, ICPP_SV_N);
+    CHECK_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(m.paths, 700);
+    ctxprof_icpp_map_deinit(&m);
+    CHECK_EQ(ctxprof_test_temps(path), 0);
+    free(want);
+    /* the default again: all of it, nothing dropped; reset clears the count */
+    icpp_sv_limit((uint64_t)1 << 30);
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_save, 0);
+    icpp_sv_limit(head + 100);
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_GT_ICPP(st.dropped_save, 0);
+    ctxprof_icpp_train_reset();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_save, 0);
+    /* while training is on, another bound is refused, the same one is fine */
+    memset(&desc, 0, sizeof desc);
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    desc.max_save_bytes = (uint64_t)1 << 30;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "or max_save_bytes (");
+    desc.max_save_bytes = head + 100;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+    icpp_sv_limit((uint64_t)1 << 30); /* the default (process-wide) */
+    ctxprof_icpp_train_reset();
+    unlink(path);
 }
 
 /* Failures in the middle of a big save: the old map stays whole, no
@@ -5831,6 +5938,7 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {{"icpp_symtab_self", icpp
     {"icpp_train_start_twice", icpp_train_start_twice},
     {"icpp_train_save_nothing", icpp_train_save_nothing},
     {"icpp_train_save_stream", icpp_train_save_stream},
+    {"icpp_train_save_bound", icpp_train_save_bound},
     {"icpp_train_save_errors", icpp_train_save_errors},
     {"icpp_sampler_reinit", icpp_sampler_reinit},
     {"icpp_resolve_unbound", icpp_resolve_unbound},
