@@ -1809,6 +1809,12 @@ typedef struct ctxprof_icpp_train_desc {
                          max_paths - 1 paths (stats.nodes) per thread, more are dropped
                          (default 1 << 20; 1, room for the root alone, is refused) */
     size_t max_depth; /* shadow stack entries per thread (default 16384); deeper frames dropped */
+    uint64_t max_save_bytes; /* bytes ctxprof_icpp_train_save may write (default 1 GiB): the
+                                longest paths are left out first (stats.dropped_save). The
+                                map writes each path whole, so one recursion D deep makes
+                                paths of 1..D functions: about D^2/2 names (D = 16384:
+                                134M names, over 1 GB with 8-byte names; more threads'
+                                recursions each add theirs) */
 } ctxprof_icpp_train_desc;
 
 typedef struct ctxprof_icpp_train_stats {
@@ -1823,6 +1829,8 @@ typedef struct ctxprof_icpp_train_stats {
                                coroutine's): not recorded */
     uint64_t dropped_signal; /* entries inside signal handlers (not recorded: recording may
                                 allocate, and the interrupted code may be inside malloc) */
+    uint64_t dropped_save;   /* paths the last ctxprof_icpp_train_save left out of the map to
+                                stay within max_save_bytes (the longest first) */
 } ctxprof_icpp_train_stats;
 
 /* Starts recording (process-wide switch). The limits desc sets apply to
@@ -1842,7 +1850,14 @@ CTXPROF_API void ctxprof_icpp_train_stop(void);
    when other training threads are quiescent. With no path recorded (training
    never started since the last reset, or no instrumented function ran while
    it was on) it writes nothing and fails with CTXPROF_ERR_INVAL: a map without
-   paths resolves nothing and ctxprof-gen pad refuses it. */
+   paths resolves nothing and ctxprof-gen pad refuses it. The text is written
+   in 64 KiB chunks as it is made: the memory it takes grows with the paths
+   (the merged tree), not with the file. At most max_save_bytes: paths are
+   left out longest first, all those of one length at a time (the map keeps
+   every path of up to N functions, N the most that fits), and counted in
+   stats.dropped_save; CTXPROF_ERR_RANGE when not even the one-function paths
+   fit (nothing written). Not signal-safe (it allocates); the
+   CTXPROF_ICPP_TRAIN save runs from atexit. */
 CTXPROF_API int ctxprof_icpp_train_save(const char *path, ctxprof_error *err);
 /* Frees all training data (no thread may be inside instrumented code, nor
    in ctxprof_icpp_train_path, train_key or train_get_stats). */
@@ -10161,6 +10176,8 @@ static CTXPROF_TLS ctxprof__icpp_ts *ctxprof__icpp_tls_ts CTXPROF__TLS_MODEL;
 static ctxprof__icpp_ts *ctxprof__icpp_ts_head;
 static uint32_t ctxprof__icpp_ts_count;
 static size_t ctxprof__icpp_max_paths = (size_t)1 << 20, ctxprof__icpp_max_depth = 16384;
+static uint64_t ctxprof__icpp_max_save = (uint64_t)1 << 30; /* max_save_bytes */
+static uint64_t ctxprof__icpp_save_dropped;                 /* stats.dropped_save */
 static int ctxprof__icpp_started; /* a train_start since the last reset (for train_save) */
 
 CTXPROF__NOINSTR CTXPROF__PRIV void *ctxprof__icpp_grow(void *p, size_t n, size_t elem)
@@ -10828,11 +10845,14 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_tra
     ctxprof__error_clear(err);
     if (__atomic_load_n(&ctxprof__icpp_training, __ATOMIC_ACQUIRE)) {
         if (desc && ((desc->max_paths && desc->max_paths != ctxprof__icpp_max_paths) ||
-                     (desc->max_depth && desc->max_depth != ctxprof__icpp_max_depth)))
+                     (desc->max_depth && desc->max_depth != ctxprof__icpp_max_depth) ||
+                     (desc->max_save_bytes && desc->max_save_bytes != ctxprof__icpp_max_save)))
             return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0,
                                  "icpp: training is on already, with max_paths %zu and "
-                                 "max_depth %zu: ctxprof_icpp_train_stop first to change them",
-                                 ctxprof__icpp_max_paths, ctxprof__icpp_max_depth);
+                                 "max_depth %zu: ctxprof_icpp_train_stop first to change them, "
+                                 "or max_save_bytes (%llu)",
+                                 ctxprof__icpp_max_paths, ctxprof__icpp_max_depth,
+                                 (unsigned long long)ctxprof__icpp_max_save);
         return CTXPROF_OK; /* on, with what was asked for */
     }
     if (desc && desc->max_paths) {
@@ -10848,6 +10868,8 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_start(const ctxprof_icpp_tra
         ctxprof__icpp_max_paths = desc->max_paths;
     if (desc && desc->max_depth)
         ctxprof__icpp_max_depth = desc->max_depth;
+    if (desc && desc->max_save_bytes)
+        ctxprof__icpp_max_save = desc->max_save_bytes;
     ctxprof__icpp_started = 1;
     ctxprof__icpp_sigret_learn();
     __atomic_store_n(&ctxprof__icpp_training, 1, __ATOMIC_RELEASE);
@@ -10881,6 +10903,7 @@ CTXPROF__NOINSTR CTXPROF_DEF void ctxprof_icpp_train_reset(void)
         t->cur = 0;
     }
     __atomic_store_n(&ctxprof__icpp_sig_dropped, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctxprof__icpp_save_dropped, 0, __ATOMIC_RELAXED);
     ctxprof__icpp_started = __atomic_load_n(&ctxprof__icpp_training, __ATOMIC_RELAXED);
 }
 
@@ -10898,6 +10921,7 @@ CTXPROF_DEF void ctxprof_icpp_train_get_stats(ctxprof_icpp_train_stats *out)
         out->no_base += __atomic_load_n(&t->no_base, __ATOMIC_RELAXED);
     }
     out->dropped_signal = __atomic_load_n(&ctxprof__icpp_sig_dropped, __ATOMIC_RELAXED);
+    out->dropped_save = __atomic_load_n(&ctxprof__icpp_save_dropped, __ATOMIC_RELAXED);
 }
 
 CTXPROF__NOINSTR CTXPROF_DEF uint64_t ctxprof_icpp_train_current(void)
@@ -11682,8 +11706,14 @@ CTXPROF_DEF int ctxprof_icpp_map_load(ctxprof_icpp_map *m, const char *path, ctx
     return rc;
 }
 
-/* The map as ctxprof-paths text. */
-CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, ctxprof__sbuf *b)
+/* Path map text goes out in chunks of this many bytes (and a name). */
+#define CTXPROF__ICPP_CHUNK ((size_t)64 << 10)
+
+/* The map as ctxprof-paths text, paths of at most keep functions. With a
+   sink, b is flushed every CTXPROF__ICPP_CHUNK bytes and at the end. 0,
+   CTXPROF_ERR_NOMEM, or CTXPROF_ERR_SYS (the sink failed). */
+CTXPROF__PRIV int ctxprof__icpp_map_text_upto(const struct ctxprof__icpp_mapdata *d, size_t keep,
+                                              ctxprof__sbuf *b)
 {
     uint32_t *stack;
     size_t v, maxd = 1, p;
@@ -11699,8 +11729,10 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, 
     for (v = 0; v < d->rbcap && v < d->names.n; v++)
         if (d->rbody[v])
             ctxprof__sbuf_printf(b, "body %s %u\n", d->names.names[v], d->rbody[v]);
-    for (v = 1; v < d->nn; v++) {
+    for (v = 1; v < d->nn && !b->failed; v++) {
         stack[d->ndepth[v] - 1] = d->nfunc[v];
+        if (d->ndepth[v] > keep)
+            continue;
         for (p = d->nfirst[v]; p < d->nfirst[v + 1]; p++) {
             size_t k;
             ctxprof__sbuf_printf(b, "path %llu %llu", (unsigned long long)d->pcount[p],
@@ -11709,30 +11741,141 @@ CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, 
                 const char *nm = d->names.names[stack[k]];
                 ctxprof__sbuf_put(b, " ", 1);
                 ctxprof__sbuf_put(b, nm, strlen(nm));
+                if (b->sink && b->len >= CTXPROF__ICPP_CHUNK)
+                    ctxprof__sbuf_flush(b);
             }
             ctxprof__sbuf_put(b, "\n", 1);
         }
     }
+    ctxprof__sbuf_flush(b);
     ctxprof__free(stack, NULL);
-    return b->failed ? CTXPROF_ERR_NOMEM : CTXPROF_OK;
+    return b->failed == 1 ? CTXPROF_ERR_NOMEM : b->failed ? CTXPROF_ERR_SYS : CTXPROF_OK;
+}
+
+/* The whole map as ctxprof-paths text (in b, or to its sink). */
+CTXPROF__PRIV int ctxprof__icpp_map_text(const struct ctxprof__icpp_mapdata *d, ctxprof__sbuf *b)
+{
+    return ctxprof__icpp_map_text_upto(d, SIZE_MAX, b);
+}
+
+/* Decimal digits of v. */
+CTXPROF__PRIV uint64_t ctxprof__icpp_digits(uint64_t v)
+{
+    uint64_t n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+/* What a map's text will take, for max_save_bytes: *keep gets the longest
+   path length (in functions) up to which every path fits in limit bytes
+   (SIZE_MAX: the whole map fits; 0: not even the one-function paths),
+   *dropped the paths longer than that, *need1 the bytes of the header and
+   the one-function paths. Counts what ctxprof__icpp_map_text writes. 0 or
+   CTXPROF_ERR_NOMEM. */
+CTXPROF__PRIV int ctxprof__icpp_map_keep(const struct ctxprof__icpp_mapdata *d, uint64_t limit,
+                                         size_t *keep, uint64_t *dropped, uint64_t *need1)
+{
+    uint64_t *nb, *lb, *lp, total;
+    size_t v, p, maxd = 0;
+    for (v = 0; v < d->nn; v++)
+        if (d->ndepth[v] > maxd)
+            maxd = d->ndepth[v];
+    nb = (uint64_t *)ctxprof__alloc(d->nn ? d->nn : 1, sizeof *nb, NULL); /* names of a path */
+    lb = (uint64_t *)ctxprof__zalloc(maxd + 1, sizeof *lb, NULL); /* bytes of paths by length */
+    lp = (uint64_t *)ctxprof__zalloc(maxd + 1, sizeof *lp, NULL); /* paths by length */
+    if (!nb || !lb || !lp) {
+        ctxprof__free(nb, NULL);
+        ctxprof__free(lb, NULL);
+        ctxprof__free(lp, NULL);
+        return CTXPROF_ERR_NOMEM;
+    }
+    total = sizeof "ctxprof-paths 1\n" - 1;
+    if (d->build[0])
+        total += sizeof "build \n" - 1 + strlen(d->build);
+    for (v = 0; v < d->rbcap && v < d->names.n; v++)
+        if (d->rbody[v])
+            total += sizeof "body  \n" - 1 + strlen(d->names.names[v]) +
+                     ctxprof__icpp_digits(d->rbody[v]);
+    nb[0] = 0;
+    for (v = 1; v < d->nn; v++) { /* preorder: a parent comes before its children */
+        nb[v] = nb[d->nparent[v]] + 1 + strlen(d->names.names[d->nfunc[v]]);
+        for (p = d->nfirst[v]; p < d->nfirst[v + 1]; p++) {
+            lb[d->ndepth[v]] += sizeof "path  \n" - 1 + ctxprof__icpp_digits(d->pcount[p]) +
+                                ctxprof__icpp_digits(d->pheight[p]) + nb[v];
+            lp[d->ndepth[v]]++;
+        }
+    }
+    *need1 = total + (maxd >= 1 ? lb[1] : 0);
+    *keep = 0;
+    while (*keep < maxd && total + lb[*keep + 1] <= limit)
+        total += lb[++*keep];
+    *dropped = 0;
+    if (*keep == maxd)
+        *keep = SIZE_MAX;
+    else
+        for (v = *keep + 1; v <= maxd; v++)
+            *dropped += lp[v];
+    ctxprof__free(nb, NULL);
+    ctxprof__free(lb, NULL);
+    ctxprof__free(lp, NULL);
+    return CTXPROF_OK;
+}
+
+/* The sink that streams a map's text to a file: the errno of a failed write. */
+typedef struct ctxprof__icpp_out {
+    int fd, err;
+} ctxprof__icpp_out;
+
+CTXPROF__PRIV int ctxprof__icpp_out_write(void *user, const char *data, size_t len)
+{
+    ctxprof__icpp_out *o = (ctxprof__icpp_out *)user;
+    o->err = ctxprof__write_all(o->fd, (const unsigned char *)data, len);
+    return o->err;
+}
+
+/* Writes the map (paths of at most keep functions) to path ("-": standard
+   output) as it is made, a chunk at a time; a file is replaced atomically
+   (ctxprof__atomic_open): on any failure it is left as it was. */
+CTXPROF__PRIV int ctxprof__icpp_map_write(const struct ctxprof__icpp_mapdata *d, size_t keep,
+                                          const char *path, ctxprof_error *err)
+{
+    ctxprof__atomic_file af;
+    ctxprof__icpp_out o;
+    ctxprof__sbuf b;
+    int rc, out = strcmp(path, "-") == 0;
+    if (out)
+        o.fd = 1;
+    else if ((rc = ctxprof__atomic_open(&af, path, err)) != CTXPROF_OK)
+        return rc;
+    else
+        o.fd = af.fd;
+    o.err = 0;
+    memset(&b, 0, sizeof b);
+    b.sink = ctxprof__icpp_out_write;
+    b.sink_user = &o;
+    rc = ctxprof__icpp_map_text_upto(d, keep, &b);
+    ctxprof__free(b.p, NULL);
+    if (out)
+        return rc == CTXPROF_ERR_NOMEM ? ctxprof__fail(err, rc, 0, "<stdout>: out of memory")
+               : rc ? ctxprof__fail(err, CTXPROF_ERR_SYS, o.err, "<stdout>: write failed")
+                    : CTXPROF_OK;
+    if (rc == CTXPROF_ERR_NOMEM) {
+        ctxprof__atomic_commit(&af, ENOMEM, path, NULL); /* removes the temporary file */
+        return ctxprof__fail(err, rc, 0, "%s: out of memory, file left unchanged", path);
+    }
+    return ctxprof__atomic_commit(&af, o.err, path, err);
 }
 
 CTXPROF_DEF int ctxprof_icpp_map_save(const ctxprof_icpp_map *m, const char *path,
                                       ctxprof_error *err)
 {
-    ctxprof__sbuf b;
-    int rc;
     ctxprof__error_clear(err);
     if (!m || !m->d || !path)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "icpp: empty map or no file name");
-    memset(&b, 0, sizeof b);
-    rc = ctxprof__icpp_map_text(m->d, &b);
-    if (rc == CTXPROF_OK)
-        rc = ctxprof__write_out(path, b.p, b.len, err);
-    else
-        rc = ctxprof__fail(err, rc, 0, "%s: out of memory", path);
-    ctxprof__free(b.p, NULL);
-    return rc;
+    return ctxprof__icpp_map_write(m->d, SIZE_MAX, path, err);
 }
 
 CTXPROF_DEF long ctxprof_icpp_map_func(const ctxprof_icpp_map *m, const char *name)
@@ -14680,7 +14823,8 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
     int have_st, rc = CTXPROF_OK;
     struct ctxprof__icpp_mapdata *d;
     ctxprof__icpp_ts *t, *self = ctxprof__icpp_tls_ts;
-    ctxprof__sbuf b;
+    size_t keep;
+    uint64_t dropped, need1;
     int self_busy = self ? self->busy : 0;
     ctxprof__error_clear(err);
     if (!path)
@@ -14711,7 +14855,6 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
     }
     if (self)
         self->busy = 1; /* library code compiled with the hooks must not record now */
-    memset(&b, 0, sizeof b);
     memset(&st, 0, sizeof st); /* a stack slot: garbage may look like a live table */
     have_st = ctxprof_symtab_init(&st, NULL) == CTXPROF_OK;
     d = ctxprof__icpp_md_new();
@@ -14754,13 +14897,22 @@ CTXPROF__NOINSTR CTXPROF_DEF int ctxprof_icpp_train_save(const char *path, ctxpr
         }
         ctxprof__free(bn, NULL);
     }
-    if (ctxprof__icpp_md_finish(d) || ctxprof__icpp_map_text(d, &b)) {
+    if (ctxprof__icpp_md_finish(d) ||
+        ctxprof__icpp_map_keep(d, ctxprof__icpp_max_save, &keep, &dropped, &need1)) {
         rc = ctxprof__fail(err, CTXPROF_ERR_NOMEM, 0, "%s: out of memory", path);
         goto done;
     }
-    rc = ctxprof__write_out(path, b.p, b.len, err);
+    __atomic_store_n(&ctxprof__icpp_save_dropped, dropped, __ATOMIC_RELAXED);
+    if (!keep) {
+        rc = ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                           "icpp: %s: nothing saved: max_save_bytes %llu is less than the %llu "
+                           "bytes of the map's header and one-function paths",
+                           path, (unsigned long long)ctxprof__icpp_max_save,
+                           (unsigned long long)need1);
+        goto done;
+    }
+    rc = ctxprof__icpp_map_write(d, keep, path, err);
 done:
-    ctxprof__free(b.p, NULL);
     ctxprof__icpp_md_free(d);
     if (have_st)
         ctxprof_symtab_deinit(&st);

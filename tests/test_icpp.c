@@ -5296,6 +5296,349 @@ static void icpp_train_save_nothing(void)
     CHECK_CONTAINS(err.detail, "training never started");
 }
 
+/* ---- saving big path maps: streamed, bounded ------------------------------ */
+
+/* One recursion ICPP_SV_N deep makes paths of 1..ICPP_SV_N functions: its
+   map lists about ICPP_SV_N^2/2 names (8.6 MB here), many chunks. */
+#define ICPP_SV_N 1200
+static uint64_t icpp_sv_h[ICPP_SV_N + 1]; /* [k]: the height of the path of k functions */
+
+__attribute__((noinline)) static int icpp_sv_rec(int k)
+{
+    CTXPROF_ICPP_FUNC(icpp_sv_rec);
+    volatile int pad = k;
+    icpp_sv_h[k] = CTXPROF_ICPP_CID(icpp_sv_rec).height;
+    if (k < ICPP_SV_N)
+        return icpp_sv_rec(k + 1) + pad;
+    return pad;
+}
+
+/* Trains the recursion alone (the process-wide limits as they stand). */
+static void icpp_sv_train(void)
+{
+    ctxprof_error err;
+    ctxprof_icpp_train_reset();
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    CHECK_GT_ICPP(icpp_sv_rec(1), 0);
+    ctxprof_icpp_train_stop();
+}
+
+/* The text of the paths of 1..n functions, computed here from the
+   heights each frame saw (not by the writer); *len its bytes. */
+static char *icpp_sv_expect(size_t n, size_t *len)
+{
+    size_t k, i, cap = 64 + n * 32 + n * (n + 1) / 2 * 12, at = 0;
+    char *s = (char *)malloc(cap);
+    if (!s)
+        return NULL;
+    for (k = 1; k <= n; k++) {
+        at += (size_t)snprintf(s + at, cap - at, "path 1 %llu", (unsigned long long)icpp_sv_h[k]);
+        for (i = 0; i < k; i++) {
+            memcpy(s + at, " icpp_sv_rec", 12);
+            at += 12;
+        }
+        s[at++] = '\n';
+    }
+    s[at] = '\0';
+    *len = at;
+    return s;
+}
+
+/* The bytes of a saved map's header (its lines before the first path),
+   checked to be the version line, then "build" and "body" lines only. */
+static size_t icpp_sv_header(const char *text)
+{
+    const char *p = strstr(text, "\npath ");
+    const char *line;
+    if (!p || strncmp(text, "ctxprof-paths 1\n", 16) != 0)
+        return 0;
+    for (line = text + 16; line <= p; line = strchr(line, '\n') + 1)
+        if (strncmp(line, "build ", 6) != 0 && strncmp(line, "body ", 5) != 0)
+            return 0;
+    return (size_t)(p + 1 - text);
+}
+
+/* A writer in place of write(2): counts the calls and the largest, reads
+   the heap at each, makes every third call short and every fifth
+   interrupted, and fails with EIO from call icpp_sv_fail_at (0: never). */
+static size_t icpp_sv_calls, icpp_sv_max_len, icpp_sv_heap_peak, icpp_sv_fail_at;
+
+static long icpp_sv_write(int fd, const void *buf, size_t len)
+{
+    size_t heap = ctxprof_test_heap_bytes();
+    icpp_sv_calls++;
+    if (len > icpp_sv_max_len)
+        icpp_sv_max_len = len;
+    if (heap != SIZE_MAX && (icpp_sv_heap_peak == SIZE_MAX || heap > icpp_sv_heap_peak))
+        icpp_sv_heap_peak = heap;
+    if (icpp_sv_fail_at && icpp_sv_calls >= icpp_sv_fail_at) {
+        errno = EIO;
+        return -1;
+    }
+    if (icpp_sv_calls % 5 == 0) {
+        errno = EINTR;
+        return -1;
+    }
+    return (long)write(fd, buf, icpp_sv_calls % 3 == 0 && len > 1 ? len / 2 : len);
+}
+
+static void icpp_sv_hook(size_t fail_at)
+{
+    icpp_sv_calls = icpp_sv_max_len = 0;
+    icpp_sv_heap_peak = SIZE_MAX;
+    icpp_sv_fail_at = fail_at;
+    ctxprof__io_write = icpp_sv_write;
+}
+
+/* A map of 8.6 MB goes out in chunks of 64 KiB (through short and
+   interrupted writes), byte for byte the text computed here, and the
+   heap does not grow with it; a loaded map saves the same way, the same
+   bytes. A hand-made map over 64 KiB (siblings in name order, paths at
+   several heights) saves as its own text. */
+static void icpp_train_save_stream(void)
+{
+    ctxprof_icpp_map m;
+    ctxprof_icpp_train_stats st;
+    ctxprof_error err;
+    char path[512], path2[512], *want, *text;
+    unsigned char *got, *got2;
+    size_t wantlen, gotlen, got2len, head, heap0, i, len;
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_stream.paths", ctxprof_test_tmpdir());
+    snprintf(path2, sizeof path2, "%s/icpp_stream2.paths", ctxprof_test_tmpdir());
+    icpp_sv_train();
+    ctxprof_icpp_train_get_stats(&st);
+    REQUIRE_EQ(st.nodes, ICPP_SV_N);
+    heap0 = ctxprof_test_heap_bytes();
+    icpp_sv_hook(0);
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    ctxprof__io_write = ctxprof__write_default;
+    want = icpp_sv_expect(ICPP_SV_N, &wantlen);
+    got = ctxprof_test_slurp(path, &gotlen);
+    REQUIRE(want != NULL && got != NULL);
+    head = icpp_sv_header((const char *)got);
+    REQUIRE(head > 0);
+    CHECK_EQ(gotlen, head + wantlen);
+    CHECK(gotlen == head + wantlen && memcmp(got + head, want, wantlen) == 0);
+    CHECK_GE(icpp_sv_calls, gotlen / CTXPROF__ICPP_CHUNK);
+    CHECK_LE(icpp_sv_max_len, CTXPROF__ICPP_CHUNK + 64);
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_save, 0);
+    if (heap0 != SIZE_MAX && icpp_sv_heap_peak != SIZE_MAX) {
+        printf("  icpp: %zu-byte map saved in %zu writes, heap +%zu bytes\n", gotlen, icpp_sv_calls,
+               icpp_sv_heap_peak > heap0 ? icpp_sv_heap_peak - heap0 : 0);
+        CHECK_LT(icpp_sv_heap_peak > heap0 ? icpp_sv_heap_peak - heap0 : 0, gotlen / 2);
+    }
+    /* loaded, then saved: the same bytes, streamed the same way */
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    icpp_sv_hook(0);
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m, path2, &err), CTXPROF_OK);
+    ctxprof__io_write = ctxprof__write_default;
+    CHECK_LE(icpp_sv_max_len, CTXPROF__ICPP_CHUNK + 64);
+    got2 = ctxprof_test_slurp(path2, &got2len);
+    REQUIRE(got2 != NULL);
+    CHECK(got2len == gotlen && memcmp(got, got2, gotlen) == 0);
+    ctxprof_icpp_map_deinit(&m);
+    free(got2);
+    free(got);
+    free(want);
+    /* a hand-made map: main, 20000 callees in name order, two heights each */
+    text = (char *)malloc(20000 * 2 * 48 + 64);
+    REQUIRE(text != NULL);
+    len = (size_t)sprintf(text, "ctxprof-paths 1\nbuild 0123abcd\nbody f_00007 48\n");
+    len += (size_t)sprintf(text + len, "path 3 16 main\n");
+    for (i = 0; i < 20000; i++) {
+        len +=
+            (size_t)sprintf(text + len, "path %zu %zu main f_%05zu\n", i + 1, 96 + 16 * (i % 7), i);
+        len += (size_t)sprintf(text + len, "path 1 %zu main f_%05zu\n", 4096 + 16 * (i % 3), i);
+    }
+    REQUIRE_EQ(ctxprof_icpp_map_parse(&m, text, len, "hand", &err), CTXPROF_OK);
+    icpp_sv_hook(0);
+    REQUIRE_EQ(ctxprof_icpp_map_save(&m, path2, &err), CTXPROF_OK);
+    ctxprof__io_write = ctxprof__write_default;
+    CHECK_GE(icpp_sv_calls, len / CTXPROF__ICPP_CHUNK);
+    got2 = ctxprof_test_slurp(path2, &got2len);
+    REQUIRE(got2 != NULL);
+    CHECK_EQ(got2len, len);
+    CHECK(got2len == len && memcmp(got2, text, len) == 0);
+    free(got2);
+    free(text);
+    ctxprof_icpp_map_deinit(&m);
+    unlink(path);
+    unlink(path2);
+    ctxprof_icpp_train_reset();
+}
+
+/* Sets max_save_bytes (training is off: starts and stops). */
+static void icpp_sv_limit(uint64_t bytes)
+{
+    ctxprof_icpp_train_desc desc;
+    ctxprof_error err;
+    memset(&desc, 0, sizeof desc);
+    desc.max_save_bytes = bytes;
+    REQUIRE_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+}
+
+/* max_save_bytes: the longest paths are left out first, all those of one
+   length at a time, counted in dropped_save; the map is what fits, byte
+   for byte; a bound that holds not even the shortest paths writes
+   nothing; training on refuses another bound. */
+static void icpp_train_save_bound(void)
+{
+    ctxprof_icpp_train_desc desc;
+    ctxprof_icpp_train_stats st;
+    ctxprof_icpp_map m;
+    ctxprof_error err;
+    char path[512], *want;
+    const char *last;
+    unsigned char *got;
+    size_t gotlen, wantlen, head, k, keep;
+    uint64_t fit;
+    static const size_t keeps[] = {1, 100, 700};
+    memset(&m, 0, sizeof m);
+    snprintf(path, sizeof path, "%s/icpp_bound.paths", ctxprof_test_tmpdir());
+    icpp_sv_train();
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK); /* the default bound: all */
+    got = ctxprof_test_slurp(path, &gotlen);
+    REQUIRE(got != NULL);
+    head = icpp_sv_header((const char *)got);
+    REQUIRE(head > 0);
+    free(got);
+    for (k = 0; k < sizeof keeps / sizeof *keeps; k++) {
+        size_t slack;
+        keep = keeps[k];
+        want = icpp_sv_expect(keep + 1, &wantlen);
+        REQUIRE(want != NULL);
+        last = want + wantlen - 1; /* the line of the path of keep + 1 functions */
+        while (last > want && last[-1] != '\n')
+            last--;
+        fit = head + (uint64_t)(last - want); /* the paths of 1..keep functions */
+        for (slack = 0; slack < 3; slack++) {
+            /* exactly what fits, one byte more, and a byte short of one more path */
+            uint64_t lim = slack == 0 ? fit : slack == 1 ? fit + 1 : head + (uint64_t)wantlen - 1;
+            icpp_sv_limit(lim);
+            REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+            ctxprof_icpp_train_get_stats(&st);
+            CHECK_EQ(st.dropped_save, ICPP_SV_N - keep);
+            got = ctxprof_test_slurp(path, &gotlen);
+            REQUIRE(got != NULL);
+            CHECK_EQ(gotlen, fit);
+            CHECK_LE(gotlen, lim);
+            CHECK(gotlen == fit && icpp_sv_header((const char *)got) == head &&
+                  memcmp(got + head, want, (size_t)fit - head) == 0);
+            free(got);
+        }
+        free(want);
+    }
+    REQUIRE_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK); /* what fits loads */
+    CHECK_EQ(m.paths, 700);
+    ctxprof_icpp_map_deinit(&m);
+    /* not even the paths of one function: nothing written, the old map stays */
+    want = icpp_sv_expect(1, &wantlen);
+    REQUIRE(want != NULL);
+    icpp_sv_limit(head + wantlen - 1);
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_RANGE);
+    CHECK_CONTAINS(err.detail, path);
+    CHECK_CONTAINS(err.detail, "nothing saved: max_save_bytes");
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_save, ICPP_SV_N);
+    CHECK_EQ(ctxprof_icpp_map_load(&m, path, &err), CTXPROF_OK);
+    CHECK_EQ(m.paths, 700);
+    ctxprof_icpp_map_deinit(&m);
+    CHECK_EQ(ctxprof_test_temps(path), 0);
+    free(want);
+    /* the default again: all of it, nothing dropped; reset clears the count */
+    icpp_sv_limit((uint64_t)1 << 30);
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_save, 0);
+    icpp_sv_limit(head + 100);
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_GT_ICPP(st.dropped_save, 0);
+    ctxprof_icpp_train_reset();
+    ctxprof_icpp_train_get_stats(&st);
+    CHECK_EQ(st.dropped_save, 0);
+    /* while training is on, another bound is refused, the same one is fine */
+    memset(&desc, 0, sizeof desc);
+    REQUIRE_EQ(ctxprof_icpp_train_start(NULL, &err), CTXPROF_OK);
+    desc.max_save_bytes = (uint64_t)1 << 30;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_ERR_INVAL);
+    CHECK_CONTAINS(err.detail, "or max_save_bytes (");
+    desc.max_save_bytes = head + 100;
+    CHECK_EQ(ctxprof_icpp_train_start(&desc, &err), CTXPROF_OK);
+    ctxprof_icpp_train_stop();
+    icpp_sv_limit((uint64_t)1 << 30); /* the default (process-wide) */
+    ctxprof_icpp_train_reset();
+    unlink(path);
+}
+
+/* Failures in the middle of a big save: the old map stays whole, no
+   temporary file is left, and the message names the file and the
+   error: a writer that fails after some chunks, a file size limit, a
+   full device, a directory that does not exist. */
+static void icpp_train_save_errors(void)
+{
+    ctxprof_error err;
+    char path[512];
+    unsigned char *got;
+    size_t gotlen;
+    struct rlimit rl, cut;
+    void (*prev)(int);
+    int rc;
+    static const char old[] = "ctxprof-paths 1\npath 1 16 old_map\n";
+    snprintf(path, sizeof path, "%s/icpp_errors.paths", ctxprof_test_tmpdir());
+    REQUIRE_EQ(ctxprof_test_put(path, old), 0);
+    icpp_sv_train();
+    /* the 6th write fails: a stream already well under way */
+    icpp_sv_hook(6);
+    CHECK_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_ERR_SYS);
+    ctxprof__io_write = ctxprof__write_default;
+    CHECK_EQ(icpp_sv_calls, 6);
+    CHECK_CONTAINS(err.detail, path);
+    CHECK_CONTAINS(err.detail, "write failed, file left unchanged");
+    CHECK_CONTAINS(err.detail, strerror(EIO));
+    CHECK_EQ(err.sys_errno, EIO);
+    got = ctxprof_test_slurp(path, &gotlen);
+    CHECK(got && gotlen == sizeof old - 1 && memcmp(got, old, gotlen) == 0);
+    free(got);
+    CHECK_EQ(ctxprof_test_temps(path), 0);
+    /* a file size limit of 1 MB */
+    REQUIRE_EQ(getrlimit(RLIMIT_FSIZE, &rl), 0);
+    prev = signal(SIGXFSZ, SIG_IGN);
+    cut = rl;
+    cut.rlim_cur = (rlim_t)1 << 20;
+    setrlimit(RLIMIT_FSIZE, &cut);
+    rc = ctxprof_icpp_train_save(path, &err);
+    setrlimit(RLIMIT_FSIZE, &rl);
+    signal(SIGXFSZ, prev);
+    CHECK_EQ(rc, CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(err.detail, path);
+    CHECK_CONTAINS(err.detail, strerror(EFBIG));
+    got = ctxprof_test_slurp(path, &gotlen);
+    CHECK(got && gotlen == sizeof old - 1 && memcmp(got, old, gotlen) == 0);
+    free(got);
+    CHECK_EQ(ctxprof_test_temps(path), 0);
+    /* a full device (written in place: nothing to replace) */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_EQ(ctxprof_icpp_train_save("/dev/full", &err), CTXPROF_ERR_SYS);
+        CHECK_CONTAINS(err.detail, "/dev/full: write failed");
+        CHECK_CONTAINS(err.detail, strerror(ENOSPC));
+    }
+    /* no such directory */
+    CHECK_EQ(ctxprof_icpp_train_save("/nonexistent-ctxprof-dir/x.paths", &err), CTXPROF_ERR_SYS);
+    CHECK_CONTAINS(err.detail, "/nonexistent-ctxprof-dir/x.paths: cannot create temporary file");
+    CHECK_CONTAINS(err.detail, strerror(ENOENT));
+    /* and then it saves */
+    REQUIRE_EQ(ctxprof_icpp_train_save(path, &err), CTXPROF_OK);
+    got = ctxprof_test_slurp(path, &gotlen);
+    CHECK(got && gotlen > ((size_t)8 << 20));
+    free(got);
+    ctxprof_icpp_train_reset();
+    unlink(path);
+}
+
 /* Re-initialising the active sampler says it is this one; another is told
    one is active. */
 static void icpp_sampler_reinit(void)
@@ -5673,6 +6016,9 @@ static const ctxprof_test_case ctxprof_tests_icpp[] = {
     {"icpp_err_arg_cleared", icpp_err_arg_cleared},
     {"icpp_train_start_twice", icpp_train_start_twice},
     {"icpp_train_save_nothing", icpp_train_save_nothing},
+    {"icpp_train_save_stream", icpp_train_save_stream},
+    {"icpp_train_save_bound", icpp_train_save_bound},
+    {"icpp_train_save_errors", icpp_train_save_errors},
     {"icpp_sampler_reinit", icpp_sampler_reinit},
     {"icpp_resolve_unbound", icpp_resolve_unbound},
     {"icpp_path_str_demangled", icpp_path_str_demangled},
