@@ -1196,7 +1196,12 @@ CTXPROF_API void ctxprof_enc_reset(ctxprof_enc *st);
 CTXPROF_API void ctxprof_enc_push_slow(ctxprof_enc *st, uint32_t base, uint32_t k, uint64_t v);
 CTXPROF_API void ctxprof_enc_pop_slow(ctxprof_enc *st, uint32_t base, uint32_t k);
 
-/* Builds the tables of a scheme for a finished graph. */
+/* Builds the tables of a scheme for a finished graph. CTXPROF_ERR_RANGE
+   (nothing built) when its acyclic part needs more than the
+   CTXPROF_ENC_ACYC_WORDS words a state holds (Valence on a deep DAG: a
+   2,000-function ladder needs 16); err names the -DCTXPROF_ENC_ACYC_WORDS=N
+   to build with. ctxprof_enc_stats_compute, _check and _emit take graphs
+   of any width. */
 CTXPROF_API int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
                                   ctxprof_error *err);
 /* Frees tables from ctxprof_enc_build (not static generated ones). */
@@ -8162,8 +8167,11 @@ out:
     return st;
 }
 
-CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
-                                  ctxprof_error *err)
+/* ctxprof_enc_build for tables of any width: ctxprof_enc_check keeps
+   acyclic ids wider than a state holds on the heap, and ctxprof_enc_emit
+   writes the #error that asks for more words. */
+CTXPROF__PRIV int ctxprof__enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
+                                     ctxprof_error *err)
 {
     ctxprof__eb B;
     uint32_t *map = NULL;
@@ -8238,6 +8246,25 @@ fail:
     ctxprof__free(map, B.ud);
     ctxprof_enc_tables_free(out, B.ud);
     return st;
+}
+
+CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
+                                  ctxprof_error *err)
+{
+    uint32_t bits, words;
+    int st = ctxprof__enc_build(g, scheme, out, err);
+    if (st != CTXPROF_OK || out->acyc_words <= CTXPROF_ENC_ACYC_WORDS)
+        return st;
+    /* the run-time encoders XOR into st->acyc[word]: refuse what a state
+       cannot hold, in the words of a generated header's #error */
+    bits = out->acyc_bits;
+    words = out->acyc_words;
+    ctxprof_enc_tables_free(out, g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL);
+    return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                         "the %s encoding of this call graph needs -DCTXPROF_ENC_ACYC_WORDS=%u "
+                         "(acyclic part: %u bits; a state of this build holds %u words)",
+                         ctxprof_enc_scheme_name(scheme), (unsigned)words, (unsigned)bits,
+                         (unsigned)CTXPROF_ENC_ACYC_WORDS);
 }
 
 /* ---- decoding ---- */
@@ -8762,7 +8789,7 @@ CTXPROF__PRIV int ctxprof__enc_stats_bits(const ctxprof_graph *g, ctxprof_enc_st
     ctxprof_error err;
     ctxprof_enc_tables t;
     int st = ctxprof__enc_stats_counts(g, o, &err);
-    if (st == CTXPROF_OK && (st = ctxprof_enc_build(g, CTXPROF_ENC_VALENCE, &t, &err)) == 0) {
+    if (st == CTXPROF_OK && (st = ctxprof__enc_build(g, CTXPROF_ENC_VALENCE, &t, &err)) == 0) {
         o->valence_bits = t.acyc_bits;
         o->valence_rec_bits = t.rec_bits;
         ctxprof_enc_tables_free(&t, g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL);
@@ -8824,7 +8851,7 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
         return st;
     for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
         size_t pushed;
-        if ((st = ctxprof_enc_build(g, s, &t, err)) != CTXPROF_OK)
+        if ((st = ctxprof__enc_build(g, s, &t, err)) != CTXPROF_OK)
             return st;
         pushed = ctxprof__enc_cut_edges(g, &t);
         if (s == CTXPROF_ENC_PCCE) {
@@ -8940,7 +8967,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
         ctxprof_enc_desc ed;
         if (!(mask >> s & 1))
             continue;
-        if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
+        if ((rc = ctxprof__enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
         ctxprof__enc_overflow_note(g, &tabs[s], &gst, &have_gst);
         if (tabs[s].acyc_words > CTXPROF_ENC_ACYC_WORDS) {
@@ -9537,7 +9564,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         if (!(mask >> s & 1))
             continue;
-        if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
+        if ((rc = ctxprof__enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
         ctxprof__enc_overflow_note(g, &tabs[s], &gst, &have_gst);
     }
