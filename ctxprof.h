@@ -1369,7 +1369,10 @@ CTXPROF_INLINE void ctxprof_enc_xor(ctxprof_enc *st, uint32_t word, uint64_t v)
 #endif
 }
 
-/* Applies an edge's op before the call; returns the value leave needs. */
+/* Applies an edge's op before the call; returns the value leave needs.
+   An XOR into a word past the state's CTXPROF_ENC_ACYC_WORDS (tables built
+   for wider states; ctxprof_enc_build refuses such graphs) is skipped, and
+   ctxprof_enc_query of that base reports the view truncated. */
 CTXPROF_INLINE uint64_t ctxprof_enc_enter(ctxprof_enc *st, uint32_t base,
                                           const ctxprof_enc_op *op)
 {
@@ -1381,7 +1384,8 @@ CTXPROF_INLINE uint64_t ctxprof_enc_enter(ctxprof_enc *st, uint32_t base,
     }
     st->acyc[0] += op->add;
     for (i = 0; i < op->n_xor; i++)
-        ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
+        if (CTXPROF__LIKELY(op->xor_word[i] < CTXPROF_ENC_ACYC_WORDS))
+            ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
     if (op->push_bits)
         ctxprof_enc_push(st, base, op->push_bits, op->push_code);
     return saved;
@@ -1395,7 +1399,8 @@ CTXPROF_INLINE void ctxprof_enc_leave(ctxprof_enc *st, uint32_t base, const ctxp
     if (op->push_bits)
         ctxprof_enc_pop(st, base, op->push_bits);
     for (i = op->n_xor; i-- > 0;)
-        ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
+        if (CTXPROF__LIKELY(op->xor_word[i] < CTXPROF_ENC_ACYC_WORDS))
+            ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
     st->acyc[0] -= op->add;
     if (op->id_push) {
         st->acyc[0] = saved;
@@ -1446,9 +1451,18 @@ CTXPROF_INLINE void ctxprof__enc_query_at(ctxprof_enc *st, const uint64_t *acyc,
 /* The current encoding as one array of words: copies the acyclic part (and
    the newest stack word) next to the spilled stack words, or into the view
    when nothing is spilled. No allocation; signal-safe with respect to the
-   thread's own call sites. base <= 64 * CTXPROF_ENC_ACYC_WORDS. */
+   thread's own call sites. A base over 64 * CTXPROF_ENC_ACYC_WORDS (tables
+   a state of this build cannot hold, see ctxprof_enc_build) gives an empty
+   view, truncated, with n_bits = base: its decode fails. */
 CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_enc_view *v)
 {
+    if (base > 64u * CTXPROF_ENC_ACYC_WORDS) {
+        v->words = v->inl;
+        v->n_words = 0;
+        v->n_bits = base;
+        v->truncated = 1;
+        return;
+    }
     ctxprof__enc_query_at(st, st->acyc, base, v->inl, v);
 }
 
@@ -8596,6 +8610,12 @@ CTXPROF_DEF int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxpr
     *out_n = 0;
     if (!v)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode_view: view is NULL");
+    if (v->truncated && v->n_words == 0 && t && v->n_bits == t->acyc_bits &&
+        t->acyc_words > CTXPROF_ENC_ACYC_WORDS) /* (from ctxprof_enc_query) */
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                             "the acyclic part (%u bits) is wider than a state holds: build "
+                             "with -DCTXPROF_ENC_ACYC_WORDS=%u",
+                             (unsigned)t->acyc_bits, (unsigned)t->acyc_words);
     if (v->truncated)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
                              "encoding truncated: the recursion stack limit was reached");

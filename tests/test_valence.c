@@ -463,6 +463,70 @@ static void val_build_too_wide(void)
     ctxprof_graph_deinit(&g);
 }
 
+/* Tables wider than the state (hand-made, or built for states of more
+   words) cannot corrupt it: ctxprof_enc_enter and _leave skip an XOR past
+   the state's words (it used to land on the state's own buf and capw),
+   and ctxprof_enc_query of such a base gives a truncated, empty view (it
+   used to read the state's fields as acyclic words), whose decode says
+   which -DCTXPROF_ENC_ACYC_WORDS it needs. */
+static void val_state_past_words(void)
+{
+    struct {
+        ctxprof_enc st;
+        uint64_t after[4];
+    } box;
+    ctxprof_enc_op op;
+    ctxprof_enc_tables t;
+    ctxprof_enc_view v;
+    ctxprof_error err;
+    uint32_t base = 64 * CTXPROF_ENC_ACYC_WORDS + 7, out[4];
+    size_t n = 5, i;
+    uint64_t saved;
+    char want[64];
+    ctxprof_enc_desc d;
+    memset(&box, 0, sizeof box);
+    memset(&d, 0, sizeof d);
+    d.max_words = 99;
+    ctxprof_enc_init(&box.st, &d);
+    memset(&op, 0, sizeof op);
+    op.n_xor = 3;
+    op.xor_word[0] = 0;
+    op.xor_val[0] = 1;
+    op.xor_word[1] = CTXPROF_ENC_ACYC_WORDS + 1; /* past acyc[]: buf */
+    op.xor_val[1] = 0x1000;
+    op.xor_word[2] = CTXPROF_ENC_ACYC_WORDS + 2; /* capw */
+    op.xor_val[2] = 0x2000;
+    saved = ctxprof_enc_enter(&box.st, base, &op);
+    CHECK_EQ(box.st.acyc[0], 1);
+    CHECK(box.st.buf == NULL);
+    CHECK_EQ(box.st.capw, 0);
+    CHECK_EQ(box.st.depth, 0);
+    CHECK_EQ(box.st.max_words, 99);
+    ctxprof_enc_query(&box.st, base, &v);
+    CHECK_EQ(v.n_words, 0);
+    CHECK_EQ(v.n_bits, base);
+    REQUIRE(v.truncated);
+    memset(&t, 0, sizeof t);
+    t.scheme = CTXPROF_ENC_VALENCE;
+    t.n_nodes = 1;
+    t.acyc_bits = base;
+    t.acyc_words = (base + 63) / 64;
+    CHECK_EQ(ctxprof_enc_decode_view(&t, &v, 0, out, 4, &n, &err), CTXPROF_ERR_RANGE);
+    CHECK_EQ(n, 0);
+    snprintf(want, sizeof want, "build with -DCTXPROF_ENC_ACYC_WORDS=%u",
+             (unsigned)CTXPROF_ENC_ACYC_WORDS + 1);
+    CHECK_CONTAINS(err.detail, want);
+    /* the hash of such a view is the same empty encoding every time */
+    CHECK_EQ(ctxprof_enc_hash(&box.st, base, 1), ctxprof_enc_hash(&box.st, base, 1));
+    ctxprof_enc_leave(&box.st, base, &op, saved);
+    CHECK_EQ(box.st.acyc[0], 0);
+    CHECK(box.st.buf == NULL);
+    CHECK_EQ(box.st.capw, 0);
+    for (i = 0; i < 4; i++)
+        CHECK_EQ(box.after[i], 0);
+    ctxprof_enc_deinit(&box.st);
+}
+
 /* The ladder that ctxprof_enc_build refuses in a default build (see
    val_build_too_wide) builds, runs and decodes in a program built with
    -DCTXPROF_ENC_ACYC_WORDS=16, the number the refusal names: a path down
@@ -573,5 +637,6 @@ static const ctxprof_test_case ctxprof_tests_valence[] = {
     {"val_auto_never_longer", val_auto_never_longer},
     {"val_xor_words", val_xor_words},
     {"val_build_too_wide", val_build_too_wide},
+    {"val_state_past_words", val_state_past_words},
     {"val_build_more_words", val_build_more_words},
     {0, 0}};
