@@ -1205,7 +1205,12 @@ CTXPROF_API void ctxprof_enc_reset(ctxprof_enc *st);
 CTXPROF_API void ctxprof_enc_push_slow(ctxprof_enc *st, uint32_t base, uint32_t k, uint64_t v);
 CTXPROF_API void ctxprof_enc_pop_slow(ctxprof_enc *st, uint32_t base, uint32_t k);
 
-/* Builds the tables of a scheme for a finished graph. */
+/* Builds the tables of a scheme for a finished graph. CTXPROF_ERR_RANGE
+   (nothing built) when its acyclic part needs more than the
+   CTXPROF_ENC_ACYC_WORDS words a state holds (Valence on a deep DAG: a
+   2,000-function ladder needs 16); err names the -DCTXPROF_ENC_ACYC_WORDS=N
+   to build with. ctxprof_enc_stats_compute, _check and _emit take graphs
+   of any width. */
 CTXPROF_API int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
                                   ctxprof_error *err);
 /* Frees tables from ctxprof_enc_build (not static generated ones). */
@@ -1373,7 +1378,10 @@ CTXPROF_INLINE void ctxprof_enc_xor(ctxprof_enc *st, uint32_t word, uint64_t v)
 #endif
 }
 
-/* Applies an edge's op before the call; returns the value leave needs. */
+/* Applies an edge's op before the call; returns the value leave needs.
+   An XOR into a word past the state's CTXPROF_ENC_ACYC_WORDS (tables built
+   for wider states; ctxprof_enc_build refuses such graphs) is skipped, and
+   ctxprof_enc_query of that base reports the view truncated. */
 CTXPROF_INLINE uint64_t ctxprof_enc_enter(ctxprof_enc *st, uint32_t base,
                                           const ctxprof_enc_op *op)
 {
@@ -1385,7 +1393,8 @@ CTXPROF_INLINE uint64_t ctxprof_enc_enter(ctxprof_enc *st, uint32_t base,
     }
     st->acyc[0] += op->add;
     for (i = 0; i < op->n_xor; i++)
-        ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
+        if (CTXPROF__LIKELY(op->xor_word[i] < CTXPROF_ENC_ACYC_WORDS))
+            ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
     if (op->push_bits)
         ctxprof_enc_push(st, base, op->push_bits, op->push_code);
     return saved;
@@ -1399,7 +1408,8 @@ CTXPROF_INLINE void ctxprof_enc_leave(ctxprof_enc *st, uint32_t base, const ctxp
     if (op->push_bits)
         ctxprof_enc_pop(st, base, op->push_bits);
     for (i = op->n_xor; i-- > 0;)
-        ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
+        if (CTXPROF__LIKELY(op->xor_word[i] < CTXPROF_ENC_ACYC_WORDS))
+            ctxprof_enc_xor(st, op->xor_word[i], op->xor_val[i]);
     st->acyc[0] -= op->add;
     if (op->id_push) {
         st->acyc[0] = saved;
@@ -1450,9 +1460,18 @@ CTXPROF_INLINE void ctxprof__enc_query_at(ctxprof_enc *st, const uint64_t *acyc,
 /* The current encoding as one array of words: copies the acyclic part (and
    the newest stack word) next to the spilled stack words, or into the view
    when nothing is spilled. No allocation; signal-safe with respect to the
-   thread's own call sites. base <= 64 * CTXPROF_ENC_ACYC_WORDS. */
+   thread's own call sites. A base over 64 * CTXPROF_ENC_ACYC_WORDS (tables
+   a state of this build cannot hold, see ctxprof_enc_build) gives an empty
+   view, truncated, with n_bits = base: its decode fails. */
 CTXPROF_INLINE void ctxprof_enc_query(ctxprof_enc *st, uint32_t base, ctxprof_enc_view *v)
 {
+    if (base > 64u * CTXPROF_ENC_ACYC_WORDS) {
+        v->words = v->inl;
+        v->n_words = 0;
+        v->n_bits = base;
+        v->truncated = 1;
+        return;
+    }
     ctxprof__enc_query_at(st, st->acyc, base, v->inl, v);
 }
 
@@ -8195,8 +8214,11 @@ out:
     return st;
 }
 
-CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
-                                  ctxprof_error *err)
+/* ctxprof_enc_build for tables of any width: ctxprof_enc_check keeps
+   acyclic ids wider than a state holds on the heap, and ctxprof_enc_emit
+   writes the #error that asks for more words. */
+CTXPROF__PRIV int ctxprof__enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
+                                     ctxprof_error *err)
 {
     ctxprof__eb B;
     uint32_t *map = NULL;
@@ -8271,6 +8293,25 @@ fail:
     ctxprof__free(map, B.ud);
     ctxprof_enc_tables_free(out, B.ud);
     return st;
+}
+
+CTXPROF_DEF int ctxprof_enc_build(const ctxprof_graph *g, int scheme, ctxprof_enc_tables *out,
+                                  ctxprof_error *err)
+{
+    uint32_t bits, words;
+    int st = ctxprof__enc_build(g, scheme, out, err);
+    if (st != CTXPROF_OK || out->acyc_words <= CTXPROF_ENC_ACYC_WORDS)
+        return st;
+    /* the run-time encoders XOR into st->acyc[word]: refuse what a state
+       cannot hold, in the words of a generated header's #error */
+    bits = out->acyc_bits;
+    words = out->acyc_words;
+    ctxprof_enc_tables_free(out, g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL);
+    return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                         "the %s encoding of this call graph needs -DCTXPROF_ENC_ACYC_WORDS=%u "
+                         "(acyclic part: %u bits; a state of this build holds %u words)",
+                         ctxprof_enc_scheme_name(scheme), (unsigned)words, (unsigned)bits,
+                         (unsigned)CTXPROF_ENC_ACYC_WORDS);
 }
 
 /* ---- decoding ---- */
@@ -8602,6 +8643,12 @@ CTXPROF_DEF int ctxprof_enc_decode_view(const ctxprof_enc_tables *t, const ctxpr
     *out_n = 0;
     if (!v)
         return ctxprof__fail(err, CTXPROF_ERR_INVAL, 0, "ctxprof_enc_decode_view: view is NULL");
+    if (v->truncated && v->n_words == 0 && t && v->n_bits == t->acyc_bits &&
+        t->acyc_words > CTXPROF_ENC_ACYC_WORDS) /* (from ctxprof_enc_query) */
+        return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
+                             "the acyclic part (%u bits) is wider than a state holds: build "
+                             "with -DCTXPROF_ENC_ACYC_WORDS=%u",
+                             (unsigned)t->acyc_bits, (unsigned)t->acyc_words);
     if (v->truncated)
         return ctxprof__fail(err, CTXPROF_ERR_RANGE, 0,
                              "encoding truncated: the recursion stack limit was reached");
@@ -8795,7 +8842,7 @@ CTXPROF__PRIV int ctxprof__enc_stats_bits(const ctxprof_graph *g, ctxprof_enc_st
     ctxprof_error err;
     ctxprof_enc_tables t;
     int st = ctxprof__enc_stats_counts(g, o, &err);
-    if (st == CTXPROF_OK && (st = ctxprof_enc_build(g, CTXPROF_ENC_VALENCE, &t, &err)) == 0) {
+    if (st == CTXPROF_OK && (st = ctxprof__enc_build(g, CTXPROF_ENC_VALENCE, &t, &err)) == 0) {
         o->valence_bits = t.acyc_bits;
         o->valence_rec_bits = t.rec_bits;
         ctxprof_enc_tables_free(&t, g->priv ? ((ctxprof__graph_priv *)g->priv)->ud : NULL);
@@ -8857,7 +8904,7 @@ CTXPROF_DEF int ctxprof_enc_stats_compute(const ctxprof_graph *g, ctxprof_enc_st
         return st;
     for (s = CTXPROF_ENC_PCCE; s <= CTXPROF_ENC_AUTO; s++) {
         size_t pushed;
-        if ((st = ctxprof_enc_build(g, s, &t, err)) != CTXPROF_OK)
+        if ((st = ctxprof__enc_build(g, s, &t, err)) != CTXPROF_OK)
             return st;
         pushed = ctxprof__enc_cut_edges(g, &t);
         if (s == CTXPROF_ENC_PCCE) {
@@ -8973,7 +9020,7 @@ CTXPROF_DEF int ctxprof_enc_check(const ctxprof_graph *g, const ctxprof_enc_chec
         ctxprof_enc_desc ed;
         if (!(mask >> s & 1))
             continue;
-        if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
+        if ((rc = ctxprof__enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
         ctxprof__enc_overflow_note(g, &tabs[s], &gst, &have_gst);
         if (tabs[s].acyc_words > CTXPROF_ENC_ACYC_WORDS) {
@@ -9570,7 +9617,7 @@ CTXPROF_DEF int ctxprof_enc_emit(const ctxprof_graph *g, const ctxprof_enc_emit_
     for (s = 1; s < CTXPROF_ENC_NSCHEMES; s++) {
         if (!(mask >> s & 1))
             continue;
-        if ((rc = ctxprof_enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
+        if ((rc = ctxprof__enc_build(g, s, &tabs[s], err)) != CTXPROF_OK)
             goto out;
         ctxprof__enc_overflow_note(g, &tabs[s], &gst, &have_gst);
     }

@@ -415,6 +415,219 @@ static void val_xor_words(void)
     ctxprof_enc_deinit(&st);
 }
 
+/* A graph whose Valence id needs more words than a run-time state holds
+   (a 1,000-layer ladder: 999 bits, 16 words; a state holds
+   CTXPROF_ENC_ACYC_WORDS, 8 by default): ctxprof_enc_build refuses it,
+   says which -DCTXPROF_ENC_ACYC_WORDS to build with, as a generated
+   header's #error does, and leaves nothing allocated (the sanitizers' leak
+   check). It used to return the tables, whose XORs ran past the state and
+   over its own fields. The other schemes fit and build; the statistics and
+   the self-check, which keep wide ids on the heap, still take the graph. */
+static void val_build_too_wide(void)
+{
+    ctxprof_graph g;
+    ctxprof_enc_tables t;
+    ctxprof_enc_stats s;
+    ctxprof_enc_check_result r;
+    ctxprof_error err;
+    ctxprof__sbuf b;
+    int sc;
+    memset(&b, 0, sizeof b);
+    val_gen_graph("lay1000", &b);
+    REQUIRE(!b.failed);
+    REQUIRE(pcce_graph_text(&g, b.p) == 0);
+    free(b.p);
+    REQUIRE_EQ(ctxprof_enc_stats_compute(&g, &s, &err), CTXPROF_OK);
+    CHECK_EQ(s.valence_bits, 999);
+    memset(&t, 0xA5, sizeof t);
+#if CTXPROF_ENC_ACYC_WORDS < 16
+    CHECK_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &t, &err), CTXPROF_ERR_RANGE);
+    CHECK_EQ(err.status, CTXPROF_ERR_RANGE);
+    CHECK_CONTAINS(err.detail, "the valence encoding of this call graph needs "
+                               "-DCTXPROF_ENC_ACYC_WORDS=16 (acyclic part: 999 bits");
+    CHECK(t.ops == NULL && t.node_names == NULL && t.acyc_words == 0); /* nothing to free */
+#else
+    REQUIRE_EQ(ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &t, &err), CTXPROF_OK);
+    CHECK_EQ(t.acyc_words, 16);
+#endif
+    ctxprof_enc_tables_free(&t, NULL);
+    for (sc = CTXPROF_ENC_PCCE; sc <= CTXPROF_ENC_AUTO; sc++) {
+        if (sc == CTXPROF_ENC_VALENCE)
+            continue;
+        REQUIRE_EQ(ctxprof_enc_build(&g, sc, &t, &err), CTXPROF_OK);
+        CHECK(t.acyc_words <= CTXPROF_ENC_ACYC_WORDS);
+        ctxprof_enc_tables_free(&t, NULL);
+    }
+    pcce_check_all(&g, 4, 200, 4, &r);
+    CHECK_EQ(r.max_depth, 200);
+    ctxprof_graph_deinit(&g);
+}
+
+/* Tables wider than the state (hand-made, or built for states of more
+   words) cannot corrupt it: ctxprof_enc_enter and _leave skip an XOR past
+   the state's words (it used to land on the state's own buf and capw),
+   and ctxprof_enc_query of such a base gives a truncated, empty view (it
+   used to read the state's fields as acyclic words), whose decode says
+   which -DCTXPROF_ENC_ACYC_WORDS it needs. */
+static void val_state_past_words(void)
+{
+    struct {
+        ctxprof_enc st;
+        uint64_t after[4];
+    } box;
+    ctxprof_enc_op op;
+    ctxprof_enc_tables t;
+    ctxprof_enc_view v;
+    ctxprof_error err;
+    uint32_t base = 64 * CTXPROF_ENC_ACYC_WORDS + 7, out[4];
+    size_t n = 5, i;
+    uint64_t saved;
+    char want[64];
+    ctxprof_enc_desc d;
+    memset(&box, 0, sizeof box);
+    memset(&d, 0, sizeof d);
+    d.max_words = 99;
+    ctxprof_enc_init(&box.st, &d);
+    memset(&op, 0, sizeof op);
+    op.n_xor = 3;
+    op.xor_word[0] = 0;
+    op.xor_val[0] = 1;
+    op.xor_word[1] = CTXPROF_ENC_ACYC_WORDS + 1; /* past acyc[]: buf */
+    op.xor_val[1] = 0x1000;
+    op.xor_word[2] = CTXPROF_ENC_ACYC_WORDS + 2; /* capw */
+    op.xor_val[2] = 0x2000;
+    saved = ctxprof_enc_enter(&box.st, base, &op);
+    CHECK_EQ(box.st.acyc[0], 1);
+    CHECK(box.st.buf == NULL);
+    CHECK_EQ(box.st.capw, 0);
+    CHECK_EQ(box.st.depth, 0);
+    CHECK_EQ(box.st.max_words, 99);
+    ctxprof_enc_query(&box.st, base, &v);
+    CHECK_EQ(v.n_words, 0);
+    CHECK_EQ(v.n_bits, base);
+    REQUIRE(v.truncated);
+    memset(&t, 0, sizeof t);
+    t.scheme = CTXPROF_ENC_VALENCE;
+    t.n_nodes = 1;
+    t.acyc_bits = base;
+    t.acyc_words = (base + 63) / 64;
+    CHECK_EQ(ctxprof_enc_decode_view(&t, &v, 0, out, 4, &n, &err), CTXPROF_ERR_RANGE);
+    CHECK_EQ(n, 0);
+    snprintf(want, sizeof want, "build with -DCTXPROF_ENC_ACYC_WORDS=%u",
+             (unsigned)CTXPROF_ENC_ACYC_WORDS + 1);
+    CHECK_CONTAINS(err.detail, want);
+    /* the hash of such a view is the same empty encoding every time */
+    CHECK_EQ(ctxprof_enc_hash(&box.st, base, 1), ctxprof_enc_hash(&box.st, base, 1));
+    ctxprof_enc_leave(&box.st, base, &op, saved);
+    CHECK_EQ(box.st.acyc[0], 0);
+    CHECK(box.st.buf == NULL);
+    CHECK_EQ(box.st.capw, 0);
+    for (i = 0; i < 4; i++)
+        CHECK_EQ(box.after[i], 0);
+    ctxprof_enc_deinit(&box.st);
+}
+
+/* The ladder that ctxprof_enc_build refuses in a default build (see
+   val_build_too_wide) builds, runs and decodes in a program built with
+   -DCTXPROF_ENC_ACYC_WORDS=16, the number the refusal names: a path down
+   all 1,000 layers, zigzagging between the a and b sides, decodes to
+   itself. */
+static void val_build_more_words(void)
+{
+    static const char drv[] =
+        "#define CTXPROF_IMPLEMENTATION\n"
+        "#include \"ctxprof.h\"\n"
+        "#include <stdio.h>\n"
+        "#include <string.h>\n"
+        "int main(void)\n"
+        "{\n"
+        "    static uint32_t path[1000], out[1001];\n"
+        "    static uint64_t saved[1000];\n"
+        "    ctxprof_graph g;\n"
+        "    ctxprof_enc_tables t;\n"
+        "    ctxprof_enc st;\n"
+        "    ctxprof_enc_view v;\n"
+        "    ctxprof_error err;\n"
+        "    char a[16], b[16];\n"
+        "    size_t n = 0, got = 0, i;\n"
+        "    uint32_t cur;\n"
+        "    int rc, ok, x, y;\n"
+        "    ctxprof_graph_init(&g, NULL);\n"
+        "    ctxprof_graph_add_edge(&g, \"main\", \"a0\", NULL);\n"
+        "    ctxprof_graph_add_edge(&g, \"main\", \"b0\", NULL);\n"
+        "    for (i = 1; i < 1000; i++)\n"
+        "        for (x = 0; x < 2; x++)\n"
+        "            for (y = 0; y < 2; y++) {\n"
+        "                snprintf(a, sizeof a, \"%c%u\", 'a' + x, (unsigned)i - 1);\n"
+        "                snprintf(b, sizeof b, \"%c%u\", 'a' + y, (unsigned)i);\n"
+        "                ctxprof_graph_add_edge(&g, a, b, NULL);\n"
+        "            }\n"
+        "    if (ctxprof_graph_finish(&g) != CTXPROF_OK)\n"
+        "        return 1;\n"
+        "    rc = ctxprof_enc_build(&g, CTXPROF_ENC_VALENCE, &t, &err);\n"
+        "    if (rc != CTXPROF_OK) {\n"
+        "        printf(\"refused: %s\\n\", err.detail);\n"
+        "        ctxprof_graph_deinit(&g);\n"
+        "        return rc == CTXPROF_ERR_RANGE ? 3 : 1;\n"
+        "    }\n"
+        "    printf(\"acyc_bits=%u acyc_words=%u\\n\", t.acyc_bits, t.acyc_words);\n"
+        "    ctxprof_enc_init(&st, NULL);\n"
+        "    for (cur = g.root; g.out_first[cur] < g.out_first[cur + 1]; n++) {\n"
+        "        uint32_t k = g.out_first[cur + 1] - g.out_first[cur];\n"
+        "        uint32_t e = g.out_edge[g.out_first[cur] + (uint32_t)n % k];\n"
+        "        path[n] = e;\n"
+        "        saved[n] = ctxprof_enc_enter(&st, t.acyc_bits, &t.ops[e]);\n"
+        "        cur = g.edges[e].callee;\n"
+        "    }\n"
+        "    ctxprof_enc_query(&st, t.acyc_bits, &v);\n"
+        "    ok = ctxprof_enc_decode_view(&t, &v, cur, out, 1001, &got, &err) == CTXPROF_OK &&\n"
+        "         got == n && n == 1000 && memcmp(out, path, n * sizeof *path) == 0;\n"
+        "    printf(\"decoded %lu of %lu edges: %s\\n\", (unsigned long)got, (unsigned long)n,\n"
+        "           ok ? \"the path walked\" : err.detail);\n"
+        "    for (i = n; i-- > 0;)\n"
+        "        ctxprof_enc_leave(&st, t.acyc_bits, &t.ops[path[i]], saved[i]);\n"
+        "    for (i = 0; i < CTXPROF_ENC_ACYC_WORDS; i++)\n"
+        "        ok = ok && st.acyc[i] == 0;\n"
+        "    ctxprof_enc_deinit(&st);\n"
+        "    ctxprof_enc_tables_free(&t, NULL);\n"
+        "    ctxprof_graph_deinit(&g);\n"
+        "    return ok ? 0 : 2;\n"
+        "}\n";
+    const char *d = ctxprof_test_tmpdir();
+    char path[600], cwd[512], *log = NULL;
+    size_t len;
+    ctxprof_error err;
+    FILE *f;
+    PLAIN_BUILD_ONLY();
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(path, sizeof path, "%s/wide.c", d);
+    REQUIRE((f = fopen(path, "w")) != NULL);
+    fputs(drv, f);
+    REQUIRE(fclose(f) == 0);
+    /* the default build refuses, naming the words; with them it works */
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s -std=c99 -O0 -Wall -Wextra -Werror -D_GNU_SOURCE -I%s "
+                             "wide.c -o wide8 > wide8.log 2>&1 && ./wide8 >> wide8.log 2>&1",
+                             d, CTXPROF_TEST_CC, cwd),
+             3);
+    CHECK_EQ(ctxprof_test_sh("cd %s && %s -std=c99 -O0 -Wall -Wextra -Werror -D_GNU_SOURCE "
+                             "-DCTXPROF_ENC_ACYC_WORDS=16 -I%s wide.c -o wide16 > wide16.log "
+                             "2>&1 && ./wide16 >> wide16.log 2>&1",
+                             d, CTXPROF_TEST_CC, cwd),
+             0);
+    snprintf(path, sizeof path, "%s/wide8.log", d);
+    if (ctxprof__read_file(path, &log, &len, NULL, &err) == CTXPROF_OK) {
+        CHECK_CONTAINS(log, "refused: the valence encoding of this call graph needs "
+                            "-DCTXPROF_ENC_ACYC_WORDS=16");
+        ctxprof_graph_free_buffer(log, NULL);
+    }
+    snprintf(path, sizeof path, "%s/wide16.log", d);
+    if (ctxprof__read_file(path, &log, &len, NULL, &err) == CTXPROF_OK) {
+        CHECK_CONTAINS(log, "acyc_bits=999 acyc_words=16\ndecoded 1000 of 1000 edges: the path "
+                            "walked\n");
+        ctxprof_graph_free_buffer(log, NULL);
+    }
+}
+
 static const ctxprof_test_case ctxprof_tests_valence[] = {
     {"val_paper_figure2", val_paper_figure2},
     {"val_paper_figure3", val_paper_figure3},
@@ -423,4 +636,7 @@ static const ctxprof_test_case ctxprof_tests_valence[] = {
     {"val_auto_codes", val_auto_codes},
     {"val_auto_never_longer", val_auto_never_longer},
     {"val_xor_words", val_xor_words},
+    {"val_build_too_wide", val_build_too_wide},
+    {"val_state_past_words", val_state_past_words},
+    {"val_build_more_words", val_build_more_words},
     {0, 0}};
