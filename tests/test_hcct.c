@@ -3895,7 +3895,7 @@ static void hcct_session_churn(void)
         hcct_churn_stream(&ref, i);
     }
     pthread_mutex_lock(&ctxprof__hcct_mu);
-    retired = ctxprof__hcct_have_retired ? ctxprof__hcct_retired.n : 0;
+    retired = ctxprof__hcct_have_retired ? ctxprof__hcct_retired.p.n : 0;
     pthread_mutex_unlock(&ctxprof__hcct_mu);
     REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
     REQUIRE(ctxprof_hcct_query(&ref, -1, &pe, &e) == CTXPROF_OK);
