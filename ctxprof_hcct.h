@@ -588,7 +588,11 @@ CTXPROF_API int ctxprof_hcct_profile_prune(ctxprof_hcct_profile *p, double phi,
    by name with CTXPROF_HCCT_BY_NAME (profiles of different runs) or when
    either profile was merged by name: a context is then its path of names,
    and siblings of one name (calls from several sites) become one. A zeroed
-   dst is an empty accumulator, a zeroed src adds nothing. */
+   dst is an empty accumulator, a zeroed src adds nothing. On failure dst
+   is unchanged. Merges in place, but each call indexes dst and sorts its
+   children again: O(dst log dst + src), so N profiles merged one by one
+   into one cost O(N x their nodes) (64 of 112k nodes: minutes). Snapshots
+   and the exits of session threads merge in O(their nodes). */
 CTXPROF_API int ctxprof_hcct_profile_merge(ctxprof_hcct_profile *dst,
                                            const ctxprof_hcct_profile *src, unsigned flags,
                                            ctxprof_error *err);
@@ -758,7 +762,16 @@ slow:
    deeper frames: a frame address). Never fails; O(children scanned) when
    the context is known. A second entry of the same routine at the same sp
    and site is taken for a new call after a longjmp (the hooks and the
-   macros also tell recursion inlined into itself apart). */
+   macros also tell recursion inlined into itself apart).
+   Worst case: the children of the current context are a list searched in
+   order (no index, no move to the front: both measured slower for usual
+   fan-outs), so an enter scans up to all c distinct (routine, site)
+   callees seen from that context, and a new callee scans all c. One
+   caller with c distinct callees thus costs O(c^2) over its first calls:
+   10^5 callees of one context measured about 280 us per enter (CCT mode).
+   In LSS mode memory stays bounded but a context may keep up to the node
+   bound's children, so the same holds (a dispatch site of an interpreter
+   or event loop, add_path samples under one root). */
 CTXPROF__HCCT_INLINE void ctxprof_hcct_enter(ctxprof_hcct *t, uintptr_t routine, uintptr_t site,
                                              uintptr_t sp)
 {
