@@ -3093,6 +3093,410 @@ static void hcct_merge_pruned(void)
     ctxprof_hcct_deinit(&ball);
 }
 
+/* ---- many profiles merged: against a reference merge ---- */
+
+/* The merge as documented, done the slow way (a linear search per node:
+   small profiles only): a context is (routine, site) under its merged
+   parent; dst's nodes keep their order, src's new ones follow in its
+   order; a context missing on one side counts that side's absent bound. */
+typedef struct hcct_ref {
+    ctxprof_hcct_pnode *nd;
+    char **names;
+    size_t n;
+    uint64_t total, absent;
+    uint32_t threads;
+} hcct_ref;
+
+static uint64_t hcct_ref_sat(uint64_t a, uint64_t b)
+{
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+static void hcct_ref_free(hcct_ref *r)
+{
+    size_t i;
+    for (i = 0; i < r->n; i++)
+        free(r->names[i]);
+    free(r->names);
+    free(r->nd);
+    memset(r, 0, sizeof *r);
+}
+
+static int hcct_ref_merge(hcct_ref *r, const ctxprof_hcct_profile *s)
+{
+    size_t n0, i, j;
+    uint32_t *map = (uint32_t *)malloc(s->n * sizeof *map);
+    unsigned char *hit;
+    uint64_t dabs = r->absent, sabs = (s->flags & CTXPROF_HCCT_PRUNED) && s->threshold > s->absent
+                                          ? s->threshold
+                                          : s->absent;
+    if (r->n == 0) { /* a zeroed accumulator: the root */
+        r->nd = (ctxprof_hcct_pnode *)calloc(1, sizeof *r->nd);
+        r->names = (char **)calloc(1, sizeof *r->names);
+        if (!r->nd || !r->names || !(r->names[0] = strdup("<root>")))
+            return -1;
+        r->nd[0].parent = CTXPROF_HCCT_NONE;
+        r->nd[0].flags = CTXPROF_HCCT_IS_ROOT;
+        r->n = 1;
+    }
+    n0 = r->n;
+    hit = (unsigned char *)calloc(n0, 1);
+    r->nd = (ctxprof_hcct_pnode *)realloc(r->nd, (r->n + s->n) * sizeof *r->nd);
+    r->names = (char **)realloc(r->names, (r->n + s->n) * sizeof *r->names);
+    if (!map || !hit || !r->nd || !r->names)
+        return -1;
+    map[0] = 0;
+    for (i = 1; i < s->n; i++) {
+        const ctxprof_hcct_pnode *x = &s->nodes[i];
+        uint32_t pd = map[x->parent];
+        for (j = 1; j < r->n; j++)
+            if (r->nd[j].parent == pd && r->nd[j].routine == x->routine && r->nd[j].site == x->site)
+                break;
+        if (j == r->n) {
+            r->nd[j] = *x;
+            r->nd[j].parent = pd;
+            r->nd[j].count = hcct_ref_sat(x->count, dabs);
+            r->nd[j].err = hcct_ref_sat(x->err, dabs);
+            r->nd[j].flags &= ~(uint32_t)CTXPROF_HCCT_HOT;
+            if (!(r->names[j] = strdup(ctxprof_hcct_profile_name(s, i))))
+                return -1;
+            r->n++;
+        } else {
+            r->nd[j].count = hcct_ref_sat(r->nd[j].count, x->count);
+            r->nd[j].err = hcct_ref_sat(r->nd[j].err, x->err);
+            r->nd[j].flags |= x->flags & (uint32_t)CTXPROF_HCCT_MONITORED;
+            if (j < n0)
+                hit[j] = 1;
+        }
+        map[i] = (uint32_t)j;
+    }
+    for (j = 1; j < n0; j++)
+        if (!hit[j]) {
+            r->nd[j].count = hcct_ref_sat(r->nd[j].count, sabs);
+            r->nd[j].err = hcct_ref_sat(r->nd[j].err, sabs);
+        }
+    for (j = 1; j < r->n; j++)
+        r->nd[j].flags &= ~(uint32_t)CTXPROF_HCCT_HOT;
+    r->nd[0].count = hcct_ref_sat(r->nd[0].count, s->nodes[0].count);
+    r->nd[0].err = hcct_ref_sat(r->nd[0].err, s->nodes[0].err);
+    r->nd[0].flags |= s->nodes[0].flags & (uint32_t)CTXPROF_HCCT_MONITORED;
+    r->total = hcct_ref_sat(r->total, s->total);
+    r->absent = hcct_ref_sat(dabs, sabs);
+    r->threads += s->threads;
+    free(map);
+    free(hit);
+    return 0;
+}
+
+/* p against the reference: the same contexts with the same counts, error
+   bounds and flags (same_order: node for node, names included), depths
+   right, and every node's children listed once each by decreasing count. */
+static void hcct_ref_check(const ctxprof_hcct_profile *p, const hcct_ref *r, int same_order)
+{
+    size_t i, j, bad = 0, badorder = 0;
+    uint32_t *map = (uint32_t *)malloc(p->n * sizeof *map), *nkids, *seen;
+    REQUIRE_EQ(p->n, r->n);
+    CHECK_EQ(p->total, r->total);
+    CHECK_EQ(p->absent, r->absent);
+    CHECK_EQ(p->threads, r->threads);
+    nkids = (uint32_t *)calloc(p->n, sizeof *nkids);
+    seen = (uint32_t *)calloc(p->n, sizeof *seen);
+    REQUIRE(map && nkids && seen);
+    map[0] = 0;
+    for (i = 0; i < p->n; i++) {
+        const ctxprof_hcct_pnode *x = &p->nodes[i], *y;
+        if (i == 0) {
+            j = 0;
+        } else if (same_order) {
+            j = i;
+            if (x->parent != r->nd[i].parent ||
+                strcmp(ctxprof_hcct_profile_name(p, i), r->names[i]) != 0)
+                bad++;
+        } else {
+            for (j = 1; j < r->n; j++)
+                if (r->nd[j].parent == map[x->parent] && r->nd[j].routine == x->routine &&
+                    r->nd[j].site == x->site)
+                    break;
+            if (j == r->n) {
+                bad++;
+                j = 0;
+            }
+        }
+        map[i] = (uint32_t)j;
+        y = &r->nd[j];
+        if (x->count != y->count || x->err != y->err || x->flags != y->flags ||
+            x->routine != y->routine || x->site != y->site ||
+            (i && x->depth != p->nodes[x->parent].depth + 1))
+            bad++;
+        if (i)
+            nkids[x->parent]++;
+    }
+    for (i = 0; i < p->n; i++) {
+        uint32_t c, k = 0;
+        for (c = p->nodes[i].child; c; c = p->nodes[c].sibling, k++) {
+            if (c >= p->n || p->nodes[c].parent != i || seen[c]++) {
+                badorder++;
+                break;
+            }
+            if (p->nodes[c].sibling && p->nodes[p->nodes[c].sibling].count > p->nodes[c].count)
+                badorder++;
+        }
+        if (k != nkids[i])
+            badorder++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(badorder, 0);
+    free(map);
+    free(nkids);
+    free(seen);
+}
+
+/* A walk of steps enters and exits of routines 0..fan-1 (+ base) up to
+   depth 7: profiles of one seed share contexts with those of others. */
+static void hcct_many_walk(ctxprof_hcct *t, unsigned seed, long steps, unsigned fan, uintptr_t base)
+{
+    long i, dep = 0;
+    for (i = 0; i < steps; i++) {
+        seed = seed * 1103515245u + 12345u;
+        if (dep < 7 && (dep == 0 || (seed >> 16) % 3)) {
+            ctxprof_hcct_push(t, base + 16 * ((seed >> 8) % fan), (seed >> 20) % 2);
+            dep++;
+        } else {
+            ctxprof_hcct_pop(t);
+            dep--;
+        }
+    }
+    while (dep-- > 0)
+        ctxprof_hcct_pop(t);
+}
+
+/* Twelve profiles (LSS ones with absent bounds, exact ones, a pruned one)
+   merged one after the other into one: node for node what the reference
+   merge gives. */
+static void hcct_merge_many(void)
+{
+    enum { K = 12 };
+    ctxprof_hcct_profile acc, p;
+    hcct_ref r;
+    ctxprof_error e;
+    int k;
+    memset(&acc, 0, sizeof acc);
+    memset(&r, 0, sizeof r);
+    memset(&e, 0, sizeof e);
+    for (k = 0; k < K; k++) {
+        ctxprof_hcct t;
+        ctxprof_hcct_desc d = k % 2 ? hcct_desc_cct() : hcct_desc_lss(0.05, 0.01);
+        memset(&t, 0, sizeof t);
+        REQUIRE_EQ(ctxprof_hcct_init(&t, &d, &e), CTXPROF_OK);
+        hcct_many_walk(&t, (unsigned)k + 1, 3000 + 500 * k, 4 + (unsigned)k % 3, 0x1000);
+        REQUIRE_EQ(ctxprof_hcct_query(&t, -1, &p, &e), CTXPROF_OK);
+        ctxprof_hcct_deinit(&t);
+        if (k == 5)
+            REQUIRE_EQ(ctxprof_hcct_profile_prune(&p, 0.002, &e), CTXPROF_OK);
+        REQUIRE_EQ(hcct_ref_merge(&r, &p), 0);
+        REQUIRE_EQ(ctxprof_hcct_profile_merge(&acc, &p, 0, &e), CTXPROF_OK);
+        ctxprof_hcct_profile_deinit(&p);
+        hcct_ref_check(&acc, &r, 1);
+    }
+    CHECK(r.absent > 0);
+    CHECK(r.n > 1000);
+    ctxprof_hcct_profile_deinit(&acc);
+    hcct_ref_free(&r);
+}
+
+/* A session's threads, their trees merged by a live snapshot (LSS: with
+   absent bounds) and, in CCT, by the exits of half of them then a
+   snapshot: the contexts, counts, bounds and flags of the reference merge
+   of each thread's own query. */
+typedef struct hcct_many_arg {
+    unsigned k;
+    ctxprof_hcct_profile p;
+    pthread_barrier_t *b;
+    int rc;
+} hcct_many_arg;
+
+static void *hcct_many_thread(void *arg)
+{
+    hcct_many_arg *a = (hcct_many_arg *)arg;
+    ctxprof_hcct *t = ctxprof_hcct_thread();
+    ctxprof_error e;
+    a->rc = -1;
+    if (!t)
+        return NULL;
+    hcct_many_walk(t, a->k + 1, 4000 + 300 * (long)a->k, 4 + a->k % 3, 0x1000);
+    a->rc = ctxprof_hcct_query(t, -1, &a->p, &e);
+    if (a->b) {
+        pthread_barrier_wait(a->b); /* the snapshot */
+        pthread_barrier_wait(a->b);
+    }
+    return NULL;
+}
+
+static void hcct_session_merge_many(void)
+{
+    enum { T = 8 };
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        ctxprof_hcct_desc d = mode ? hcct_desc_cct() : hcct_desc_lss(0.05, 0.01);
+        hcct_many_arg a[T];
+        pthread_t th[T];
+        pthread_barrier_t b;
+        ctxprof_hcct_profile q;
+        hcct_ref r;
+        ctxprof_error e;
+        unsigned k, exited = mode ? T / 2 : 0;
+        memset(&e, 0, sizeof e);
+        memset(&r, 0, sizeof r);
+        memset(a, 0, sizeof a);
+        REQUIRE_EQ(ctxprof_hcct_start(&d, &e), CTXPROF_OK);
+        REQUIRE_EQ(pthread_barrier_init(&b, NULL, T - exited + 1), 0);
+        for (k = 0; k < T; k++) {
+            a[k].k = k;
+            a[k].b = k < exited ? NULL : &b;
+            REQUIRE_EQ(pthread_create(&th[k], NULL, hcct_many_thread, &a[k]), 0);
+            if (k < exited) /* exits (its tree merged) before the next starts */
+                pthread_join(th[k], NULL);
+        }
+        pthread_barrier_wait(&b);
+        memset(&q, 0, sizeof q);
+        CHECK_EQ(ctxprof_hcct_snapshot(-1, &q, &e), CTXPROF_OK);
+        pthread_barrier_wait(&b);
+        for (k = exited; k < T; k++)
+            pthread_join(th[k], NULL);
+        for (k = 0; k < T; k++) {
+            CHECK_EQ(a[k].rc, CTXPROF_OK);
+            if (a[k].rc == CTXPROF_OK)
+                CHECK_EQ(hcct_ref_merge(&r, &a[k].p), 0);
+            ctxprof_hcct_profile_deinit(&a[k].p);
+        }
+        CHECK(mode || r.absent > 0);
+        if (q.n)
+            hcct_ref_check(&q, &r, 0);
+        ctxprof_hcct_profile_deinit(&q);
+        hcct_ref_free(&r);
+        pthread_barrier_destroy(&b);
+        ctxprof_hcct_shutdown();
+    }
+}
+
+/* Merging a session's threads costs O(their nodes): the program below
+   counts the bytes that a live snapshot, then the exits of the threads,
+   request from the allocator in CCT sessions of 4 and of 16 threads, each
+   thread with contexts of its own. Per node of the result, 16 threads must
+   not cost more than 4 do (by 1.5x): merges that copied and indexed all
+   merged so far made it grow with the thread count (3x here). */
+static const char hcct_linear_prog[] =
+    "#include <stddef.h>\n"
+    "#include <stdint.h>\n"
+    "#include <stdlib.h>\n"
+    "static int armed;\n"
+    "static unsigned long long bytes;\n"
+    "static void *t_malloc(size_t n)\n"
+    "{\n"
+    "    if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))\n"
+    "        __atomic_fetch_add(&bytes, (unsigned long long)n, __ATOMIC_RELAXED);\n"
+    "    return malloc(n);\n"
+    "}\n"
+    "#define CTXPROF_MALLOC(sz, ud) ((void)(ud), t_malloc(sz))\n"
+    "#define CTXPROF_FREE(p, ud) ((void)(ud), free(p))\n"
+    "#define CTXPROF_IMPLEMENTATION\n"
+    "#include \"ctxprof_hcct.h\"\n"
+    "#include <pthread.h>\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "static pthread_barrier_t b;\n"
+    "static void *body(void *arg)\n"
+    "{\n"
+    "    ctxprof_hcct *t = ctxprof_hcct_thread();\n"
+    "    uintptr_t k = (uintptr_t)arg;\n"
+    "    unsigned s = (unsigned)k + 1;\n"
+    "    long i, dep = 0;\n"
+    "    for (i = 0; t && i < 20000; i++) {\n"
+    "        s = s * 1103515245u + 12345u;\n"
+    "        if (dep < 9 && (dep == 0 || (s >> 16) % 3)) {\n"
+    "            ctxprof_hcct_push(t, 0x1000 + 0x100000 * k + 16 * ((s >> 8) % 5), 0);\n"
+    "            dep++;\n"
+    "        } else {\n"
+    "            ctxprof_hcct_pop(t);\n"
+    "            dep--;\n"
+    "        }\n"
+    "    }\n"
+    "    while (t && dep-- > 0) ctxprof_hcct_pop(t);\n"
+    "    pthread_barrier_wait(&b);\n"
+    "    pthread_barrier_wait(&b);\n"
+    "    return NULL;\n"
+    "}\n"
+    "int main(void)\n"
+    "{\n"
+    "    unsigned T, k;\n"
+    "    for (T = 4; T <= 16; T *= 4) {\n"
+    "        ctxprof_hcct_desc d; ctxprof_hcct_profile p; ctxprof_error e;\n"
+    "        pthread_t th[16];\n"
+    "        unsigned long long snap, ex;\n"
+    "        memset(&d, 0, sizeof d); memset(&e, 0, sizeof e); memset(&p, 0, sizeof p);\n"
+    "        d.mode = CTXPROF_HCCT_CCT;\n"
+    "        if (ctxprof_hcct_start(&d, &e)) { puts(e.detail); return 1; }\n"
+    "        pthread_barrier_init(&b, NULL, T + 1);\n"
+    "        for (k = 0; k < T; k++)\n"
+    "            if (pthread_create(&th[k], NULL, body, (void *)(uintptr_t)k)) return 2;\n"
+    "        pthread_barrier_wait(&b);\n"
+    "        bytes = 0; __atomic_store_n(&armed, 1, __ATOMIC_RELEASE);\n"
+    "        if (ctxprof_hcct_snapshot(-1, &p, &e)) { puts(e.detail); return 3; }\n"
+    "        __atomic_store_n(&armed, 0, __ATOMIC_RELEASE); snap = bytes;\n"
+    "        ctxprof_hcct_profile_deinit(&p);\n"
+    "        bytes = 0; __atomic_store_n(&armed, 1, __ATOMIC_RELEASE);\n"
+    "        pthread_barrier_wait(&b);\n"
+    "        for (k = 0; k < T; k++) pthread_join(th[k], NULL);\n"
+    "        __atomic_store_n(&armed, 0, __ATOMIC_RELEASE); ex = bytes;\n"
+    "        if (ctxprof_hcct_snapshot(-1, &p, &e)) { puts(e.detail); return 4; }\n"
+    "        printf(\"threads %u nodes %zu snapshot %llu exits %llu\\n\", T, p.n, snap, ex);\n"
+    "        ctxprof_hcct_profile_deinit(&p);\n"
+    "        pthread_barrier_destroy(&b);\n"
+    "        ctxprof_hcct_shutdown();\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n";
+
+static void hcct_session_merge_linear(void)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char src[600], exe[600], out[600], cwd[4096], *txt = NULL, *line;
+    size_t len;
+    double per[2][2] = {{0, 0}, {0, 0}};
+    int runs = 0;
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(src, sizeof src, "%s/merge_linear.c", dir);
+    snprintf(exe, sizeof exe, "%s/merge_linear", dir);
+    snprintf(out, sizeof out, "%s/merge_linear.out", dir);
+    REQUIRE(ctxprof_test_put(src, hcct_linear_prog) == 0);
+    if (ctxprof_test_sh("%s -std=gnu11 -O1 -I%s %s -o %s -lpthread -ldl", CTXPROF_TEST_CC, cwd, src,
+                        exe) != 0)
+        SKIP("cannot compile the merge cost program");
+    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
+    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    for (line = txt; (line = strstr(line, "threads ")) != NULL && runs < 2; line++) {
+        unsigned th;
+        size_t n;
+        unsigned long long snap, ex;
+        if (sscanf(line, "threads %u nodes %zu snapshot %llu exits %llu", &th, &n, &snap, &ex) !=
+                4 ||
+            n == 0)
+            break;
+        per[runs][0] = (double)snap / (double)n;
+        per[runs][1] = (double)ex / (double)n;
+        printf("  hcct: %u threads, %zu nodes: %.0f bytes per node allocated by the snapshot, "
+               "%.0f by the exits\n",
+               th, n, per[runs][0], per[runs][1]);
+        runs++;
+    }
+    REQUIRE_EQ(runs, 2);
+    CHECK_LE(per[1][0], 1.5 * per[0][0]);
+    CHECK_LE(per[1][1], 1.5 * per[0][1]);
+    ctxprof__free(txt, NULL);
+}
+
 /* compare itself: a miss, a count below the true one, a count above the
    true one by more than its error, and a context left out above absent,
    each planted in a correct profile, are reported. */
@@ -3895,7 +4299,7 @@ static void hcct_session_churn(void)
         hcct_churn_stream(&ref, i);
     }
     pthread_mutex_lock(&ctxprof__hcct_mu);
-    retired = ctxprof__hcct_have_retired ? ctxprof__hcct_retired.n : 0;
+    retired = ctxprof__hcct_have_retired ? ctxprof__hcct_retired.p.n : 0;
     pthread_mutex_unlock(&ctxprof__hcct_mu);
     REQUIRE(ctxprof_hcct_snapshot(-1, &p, &e) == CTXPROF_OK);
     REQUIRE(ctxprof_hcct_query(&ref, -1, &pe, &e) == CTXPROF_OK);
@@ -5284,6 +5688,9 @@ static const ctxprof_test_case ctxprof_tests_hcct[] = {
     {"hcct_merge", hcct_merge},
     {"hcct_merge_edges", hcct_merge_edges},
     {"hcct_merge_pruned", hcct_merge_pruned},
+    {"hcct_merge_many", hcct_merge_many},
+    {"hcct_session_merge_many", hcct_session_merge_many},
+    {"hcct_session_merge_linear", hcct_session_merge_linear},
     {"hcct_compare_negative", hcct_compare_negative},
     {"hcct_query_concurrent", hcct_query_concurrent},
     {"hcct_session_threads", hcct_session_threads},
