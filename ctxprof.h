@@ -2327,10 +2327,11 @@ typedef struct ctxprof_icpp_pad_desc {
                             ours, none for random (the paper's); >= 1e6 or inf: none */
     double target;       /* stop at this share of precise paths (default: 1 ours, 0.97 random) */
     uint64_t seed;       /* random choices (default 1); the result is deterministic */
-    unsigned max_units;  /* largest pad of one function, 16-byte units (at most 65536;
-                            default 256 = 4 KiB for ours, 65536 for random: the paper has
-                            no such bound); above 256 a sweep scans a function's values
-                            as far as its share of the budget reaches, at least 256 */
+    unsigned max_units;  /* largest pad of one function, 16-byte units (default 256:
+                            4 KiB; at most 65536; the paper's random search has no such
+                            bound: 65536 comes closest, and can run for hours on maps of
+                            10^4 paths); above 256 a sweep scans a function's values as
+                            far as its share of the budget reaches, at least 256 */
     unsigned long max_iterations; /* random: iterations without progress (default 2000, paper) */
     int wrap;            /* also choose call-site wraps for pairs padding cannot separate */
     uint64_t budget;     /* ours: unit moves evaluated (default 1.2e9, seconds) */
@@ -14543,7 +14544,7 @@ CTXPROF_DEF int ctxprof_icpp_pad_compute(const ctxprof_icpp_map *m,
     if (dd.seed == 0)
         dd.seed = 1;
     if (dd.max_units == 0)
-        dd.max_units = dd.search == CTXPROF_ICPP_SEARCH_RANDOM ? 65536 : 256;
+        dd.max_units = 256;
     if (dd.max_iterations == 0)
         dd.max_iterations = 2000;
     if (dd.budget == 0)

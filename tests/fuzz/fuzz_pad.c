@@ -501,9 +501,7 @@ static void run(const ctxprof_icpp_map *m, const ref_map *r, const ctxprof_icpp_
     ctxprof_icpp_pad_report *rep = &pads.report;
     ctxprof_error err;
     double growth = desc->max_growth;
-    unsigned mu = desc->max_units                           ? desc->max_units
-                  : desc->search == CTXPROF_ICPP_SEARCH_RANDOM ? 65536 /* the paper's: none */
-                                                               : 256;
+    unsigned mu = desc->max_units ? desc->max_units : 256;
     uint64_t limit, hmax = 0, *h = NULL, *hw = NULL;
     uint32_t *units = NULL, *wraps = NULL;
     size_t p, k, precise, le2, before, le2b, insep, perm, ident, padded = 0, wrapped = 0;
