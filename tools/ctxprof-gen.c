@@ -1795,6 +1795,7 @@ static int gen_run(int argc, char **argv)
     return cmd_emit(argc - 1, argv + 1);
 }
 
+#ifndef CTXPROF_GEN_NO_MAIN /* tests/fuzz/fuzz_gen_tool.c: the functions only */
 /* Output lost to a full disk would pass for a result (stats, check's
    verdict, the help): a failed write of standard output makes the status 2
    (the header, a graph or a table written to "-" say so themselves). */
@@ -1820,3 +1821,4 @@ int main(int argc, char **argv)
     }
     return bad ? GEN_EXIT_USAGE : rc;
 }
+#endif
