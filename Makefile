@@ -45,7 +45,7 @@ help:
 	@echo "make test       header checks, unit tests (gcc, clang, ASan+UBSan, musl), fuzz replays"
 	@echo "make bench      the benchmark tables (minutes); make bench-smoke: each once, tiny"
 	@echo "make stress     threads under ThreadSanitizer (STRESS_SECONDS, STRESS_THREADS)"
-	@echo "make fuzz       libFuzzer on every parser (FUZZ_SECONDS)"
+	@echo "make fuzz       libFuzzer on the parsers (FUZZ_SECONDS)"
 	@echo "make robustness write faults, bounds and signal storms; make memcheck: valgrind"
 	@echo "make install    PREFIX=... DESTDIR=...; make uninstall"
 	@echo "make deps       what the optional builds need (libpfm4, libunwind, musl); make format; make clean"
@@ -435,14 +435,19 @@ memcheck: $(B)/test/gcc/test_ctxprof $(TOOLS) $(EXAMPLES)
 # libFuzzer targets in tests/fuzz/fuzz_<name>.c; seeds and regression inputs
 # in tests/data/fuzz/<name>/. `make fuzz` runs each for FUZZ_SECONDS with a
 # fixed seed; `make test` replays every input of tests/data/fuzz.
-FUZZ_TARGETS := pcc_set graph_text graph_ci path_map hcct_profile perf_ring elf options eh_frame enc pad
+FUZZ_TARGETS := pcc_set graph_text graph_ci path_map hcct_profile perf_ring elf options eh_frame enc pad \
+                gen_tool graph_multi path_str
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINS = $(foreach t,$(FUZZ_TARGETS),$(B)/fuzz/fuzz_$(t))
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h tests/hcct_same.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< -o $@
+	$(CLANG) $(FUZZ_FLAGS) $< -o $@ $(FUZZ_LIBS)
+# the parsers inside ctxprof-gen: the tool's source, without its main
+$(B)/fuzz/fuzz_gen_tool: tools/ctxprof-gen.c
+# path strings demangled by __cxa_demangle (libstdc++)
+$(B)/fuzz/fuzz_path_str: FUZZ_LIBS = -lstdc++
 # both call-graph formats go through one parser: one source, two corpora
 $(B)/fuzz/fuzz_graph_text $(B)/fuzz/fuzz_graph_ci: tests/fuzz/fuzz_graph.c $(HEADERS)
 	@mkdir -p $(@D)

@@ -3478,13 +3478,20 @@ CTXPROF__PRIV uint32_t ctxprof__sym_rank(const char *name, unsigned bind)
 /* Adds the function symbols of one ELF image. Addresses are value + bias and
    must fall in one of the nx executable ranges xr[2i]..xr[2i+1] (any address
    when nx == 0). Returns the number added (0: not ELF, corrupt, or no
-   function symbols), or CTXPROF_ERR_NOMEM. */
+   function symbols), or CTXPROF_ERR_NOMEM. Section headers that describe
+   a table already read (same symbols, same strings) are skipped. What one
+   image adds is bounded by its size: more than CTXPROF__ELF_MAX_SYMTABS
+   distinct symbol tables, more symbol entries than the image holds, or
+   names adding up to more than twice its size (one long name shared by
+   many symbols) make the image corrupt, and nothing of it is kept. */
+#define CTXPROF__ELF_MAX_SYMTABS 8
 CTXPROF__PRIV long ctxprof__symtab_add_elf(ctxprof_symtab *st, const ctxprof__elfsrc *src,
                                            uintptr_t bias, const uintptr_t *xr, size_t nx,
                                            uint32_t obj)
 {
     unsigned char eh[64], *sh = NULL, *strs = NULL, *chunk = NULL;
-    uint64_t shoff, shnum, i;
+    uint64_t shoff, shnum, i, entries = 0, seen[CTXPROF__ELF_MAX_SYMTABS][4];
+    size_t count0 = st->count, names0 = st->names_len, nseen = 0, q;
     long added = 0;
     int pass;
     if (ctxprof__elf_read(src, 0, eh, sizeof eh) || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 ||
@@ -3523,6 +3530,19 @@ CTXPROF__PRIV long ctxprof__symtab_add_elf(ctxprof_symtab *st, const ctxprof__el
             if (ctxprof__get32(l + 4) != 3 || strsize == 0 || strsize > src->size ||
                 size > src->size)
                 continue;
+            for (q = 0; q < nseen; q++)
+                if (seen[q][0] == off && seen[q][1] == size && seen[q][2] == stroff &&
+                    seen[q][3] == strsize)
+                    break;
+            if (q < nseen)
+                continue; /* another header of a table already read */
+            entries += size / 24;
+            if (nseen == CTXPROF__ELF_MAX_SYMTABS || entries > src->size / 24)
+                goto corrupt;
+            seen[nseen][0] = off;
+            seen[nseen][1] = size;
+            seen[nseen][2] = stroff;
+            seen[nseen++][3] = strsize;
             ctxprof__free(strs, NULL);
             strs = (unsigned char *)ctxprof__alloc((size_t)strsize, 1, NULL);
             if (!strs) {
@@ -3596,9 +3616,16 @@ CTXPROF__PRIV long ctxprof__symtab_add_elf(ctxprof_symtab *st, const ctxprof__el
                 }
                 st->count++;
                 added++;
+                if ((st->names_len - names0) / 2 > src->size)
+                    goto corrupt;
             }
         }
     }
+    goto done;
+corrupt:
+    st->count = count0;
+    st->names_len = names0;
+    added = 0;
 done:
     ctxprof__free(sh, NULL);
     ctxprof__free(strs, NULL);

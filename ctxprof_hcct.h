@@ -5160,6 +5160,44 @@ CTXPROF__HCCT_FN int ctxprof__hcct_opt_num(const char *v, double *out)
     return 0;
 }
 
+/* Decimal digits [v, stop) only (no sign, space or exponent), at most max. */
+CTXPROF__HCCT_FN int ctxprof__hcct_opt_dec(const char *v, const char *stop, uint64_t max,
+                                           uint64_t *out)
+{
+    uint64_t x = 0;
+    if (v == stop)
+        return -1;
+    for (; v < stop; v++) {
+        uint64_t digit = (uint64_t)(unsigned char)*v - '0';
+        if (digit > 9 || x > (max - digit) / 10)
+            return -1;
+        x = x * 10 + digit;
+    }
+    *out = x;
+    return 0;
+}
+
+/* A whole number of at least min: decimal digits (exact) or a number such
+   as 4e8 that is whole and at most 2^53 (where doubles are still exact).
+   2.5, -1 or 1e20 is refused, not truncated, wrapped or clamped. */
+CTXPROF__HCCT_FN int ctxprof__hcct_opt_whole(const char *v, size_t min, size_t *out)
+{
+    uint64_t n;
+    double x;
+    if (*v && v[strspn(v, "0123456789")] == '\0') {
+        if (ctxprof__hcct_opt_dec(v, v + strlen(v), SIZE_MAX, &n))
+            return -1;
+    } else {
+        if (ctxprof__hcct_opt_num(v, &x) || x > 9007199254740992.0 || (double)(uint64_t)x != x)
+            return -1;
+        n = (uint64_t)x;
+    }
+    if (n < min || n > SIZE_MAX)
+        return -1;
+    *out = (size_t)n;
+    return 0;
+}
+
 CTXPROF__HCCT_FN int ctxprof__hcct_auto_parse(char *s, ctxprof_hcct_desc *d, ctxprof_error *e)
 {
     char *tok, *save = NULL;
@@ -5179,22 +5217,29 @@ CTXPROF__HCCT_FN int ctxprof__hcct_auto_parse(char *s, ctxprof_hcct_desc *d, ctx
             d->phi = x;
         } else if (strcmp(tok, "eps") == 0 && !ctxprof__hcct_opt_num(v, &x)) {
             d->epsilon = x;
-        } else if (strcmp(tok, "counters") == 0 && !ctxprof__hcct_opt_num(v, &x) && x >= 1) {
-            d->counters = (size_t)x;
-        } else if (strcmp(tok, "depth") == 0 && !ctxprof__hcct_opt_num(v, &x) && x >= 2) {
-            d->max_depth = (size_t)x;
-        } else if (strcmp(tok, "mem") == 0 && !ctxprof__hcct_opt_num(v, &x) && x >= 1) {
-            d->max_bytes = (size_t)x;
+        } else if (strcmp(tok, "counters") == 0 || strcmp(tok, "depth") == 0 ||
+                   strcmp(tok, "mem") == 0) {
+            size_t min = *tok == 'd' ? 2 : 1, n;
+            if (ctxprof__hcct_opt_whole(v, min, &n))
+                return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0,
+                                     "CTXPROF_HCCT: bad option '%s=%s' (a whole number, %zu or "
+                                     "more)",
+                                     tok, v, min);
+            *(*tok == 'c' ? &d->counters : *tok == 'd' ? &d->max_depth : &d->max_bytes) = n;
         } else if (strcmp(tok, "sites") == 0 && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)) {
             d->flags = *v == '0' ? (unsigned)CTXPROF_HCCT_ROUTINE_ONLY : 0u;
         } else if (strcmp(tok, "burst") == 0) {
-            unsigned long per, len;
-            char c;
-            if (sscanf(v, "%lu:%lu%c", &per, &len, &c) != 2 || per > 0xFFFFFFFFul)
+            const char *colon = strchr(v, ':');
+            uint64_t per, len;
+            if (!colon || ctxprof__hcct_opt_dec(v, colon, 0xFFFFFFFFu, &per) ||
+                ctxprof__hcct_opt_dec(colon + 1, colon + strlen(colon), 0xFFFFFFFFu, &len) ||
+                (per == 0) != (len == 0) || len > per)
                 return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0,
-                                     "CTXPROF_HCCT: burst=PERIOD_US:LENGTH_US, got '%s'", v);
+                                     "CTXPROF_HCCT: burst=PERIOD_US:LENGTH_US with 0 < LENGTH_US "
+                                     "<= PERIOD_US <= 4294967295, got '%s'",
+                                     v);
             d->burst_period_us = (uint32_t)per;
-            d->burst_length_us = (uint32_t)(len > per ? per + 1 : len);
+            d->burst_length_us = (uint32_t)len;
         } else {
             return ctxprof__fail(e, CTXPROF_ERR_PARSE, 0,
                                  "CTXPROF_HCCT: bad option '%s=%s' (out mode phi eps counters "

@@ -377,6 +377,162 @@ static void core_graph_error_kept(void)
     ctxprof_graph_deinit(&g);
 }
 
+/* An ELF64 image for core_symtab_elf_tables: header, .strtab at 64 (strs,
+   strsize bytes), nsym FUNC symbols (symbol i named at name_at(i), at
+   0x1000 + 16 i) after a null entry, then section headers: null, .strtab
+   and the symbol-table headers, header j covering the entries from skip[j]
+   (0: all of them). Returns the image (free it) and its size in *size. */
+static unsigned char *core_elf_image(const char *strs, size_t strsize, size_t nsym,
+                                     uint32_t (*name_at)(size_t), const size_t *skip, size_t nhdr,
+                                     size_t *size)
+{
+    size_t symoff = (64 + strsize + 7) & ~(size_t)7, shoff = symoff + 24 * (nsym + 1);
+    size_t total = shoff + 64 * (2 + nhdr), i, b;
+    unsigned char *img = (unsigned char *)calloc(1, total);
+    if (!img)
+        return NULL;
+#define CORE_PUT(p, v, n)                                                                          \
+    for (b = 0; b < (n); b++)                                                                      \
+        (p)[b] = (unsigned char)((uint64_t)(v) >> (8 * b));
+    memcpy(img, "\177ELF", 4);
+    img[4] = 2;
+    img[5] = 1;
+    img[6] = 1;
+    CORE_PUT(img + 40, shoff, 8)
+    CORE_PUT(img + 58, 64, 2)
+    CORE_PUT(img + 60, 2 + nhdr, 2)
+    memcpy(img + 64, strs, strsize);
+    for (i = 0; i < nsym; i++) {
+        unsigned char *y = img + symoff + 24 * (i + 1);
+        CORE_PUT(y, name_at(i), 4)
+        y[4] = 0x12; /* GLOBAL FUNC */
+        CORE_PUT(y + 6, 1, 2)
+        CORE_PUT(y + 8, 0x1000 + 16 * i, 8)
+        CORE_PUT(y + 16, 16, 8)
+    }
+    CORE_PUT(img + shoff + 64 + 4, 3, 4) /* SHT_STRTAB */
+    CORE_PUT(img + shoff + 64 + 24, 64, 8)
+    CORE_PUT(img + shoff + 64 + 32, strsize, 8)
+    for (i = 0; i < nhdr; i++) {
+        unsigned char *h = img + shoff + 64 * (2 + i);
+        CORE_PUT(h + 4, 2, 4) /* SHT_SYMTAB, linked to .strtab */
+        CORE_PUT(h + 24, symoff + 24 * skip[i], 8)
+        CORE_PUT(h + 32, 24 * (nsym + 1 - skip[i]), 8)
+        CORE_PUT(h + 40, 1, 4)
+        CORE_PUT(h + 56, 24, 8)
+    }
+#undef CORE_PUT
+    *size = total;
+    return img;
+}
+
+static uint32_t core_elf_name_own(size_t i)
+{
+    return (uint32_t)(1 + 5 * i); /* "f000", "f001", ... */
+}
+
+static uint32_t core_elf_name_shared(size_t i)
+{
+    (void)i;
+    return 1;
+}
+
+static long core_elf_load(ctxprof_symtab *st, const unsigned char *img, size_t size)
+{
+    ctxprof__elfsrc src;
+    memset(st, 0, sizeof *st);
+    src.fd = -1;
+    src.mem = img;
+    src.size = size;
+    if (ctxprof__symtab_obj(st, "mem") == UINT32_MAX)
+        return -1;
+    return ctxprof__symtab_add_elf(st, &src, 0x100000, NULL, 0, 0);
+}
+
+/* Section headers that all describe one symbol table (a corrupt or hostile
+   file: 1000 headers over 5000 symbols once made 5 million symbols and
+   400 MB) are read once; what is left beyond that, tables overlapping each
+   other or one long name shared by every symbol, is bounded by the image:
+   past the bound the image is corrupt and adds nothing. */
+static void core_symtab_elf_tables(void)
+{
+    enum { NSYM = 300, NDUP = 400 };
+    static size_t skip[NDUP];
+    char *strs = (char *)calloc(1, 1 + 5 * NSYM);
+    unsigned char *img;
+    ctxprof_symtab one, dup;
+    size_t size, i;
+    REQUIRE(strs != NULL);
+    for (i = 0; i < NSYM; i++)
+        snprintf(strs + 1 + 5 * i, 5, "f%03u", (unsigned)i);
+    img = core_elf_image(strs, 1 + 5 * NSYM, NSYM, core_elf_name_own, skip, 1, &size);
+    REQUIRE(img != NULL);
+    REQUIRE_EQ(core_elf_load(&one, img, size), NSYM);
+    free(img);
+    img = core_elf_image(strs, 1 + 5 * NSYM, NSYM, core_elf_name_own, skip, NDUP, &size);
+    REQUIRE(img != NULL);
+    CHECK_EQ(core_elf_load(&dup, img, size), NSYM); /* not NDUP * NSYM */
+    free(img);
+    REQUIRE_EQ(dup.count, one.count);
+    CHECK_EQ(dup.names_len, one.names_len);
+    for (i = 0; i < one.count; i++) {
+        CHECK_EQ(dup.syms[i].start, one.syms[i].start);
+        CHECK_STR(dup.names + dup.syms[i].name, one.names + one.syms[i].name);
+    }
+    REQUIRE_EQ(ctxprof__symtab_finish(&dup), 0);
+    CHECK_STR(ctxprof_symtab_lookup(&dup, 0x100000 + 0x1000 + 16 * 7, NULL, NULL), "f007");
+    ctxprof_symtab_deinit(&dup);
+    ctxprof_symtab_deinit(&one);
+
+    /* tables overlapping by all but a few entries: each is another table,
+       but together they hold more entries than the image */
+    for (i = 0; i < NDUP; i++)
+        skip[i] = i % (NSYM / 2);
+    img = core_elf_image(strs, 1 + 5 * NSYM, NSYM, core_elf_name_own, skip, 3, &size);
+    REQUIRE(img != NULL);
+    CHECK_EQ(core_elf_load(&one, img, size), 0);
+    CHECK_EQ(one.count, 0);
+    CHECK_EQ(one.names_len, 4); /* "mem" only */
+    ctxprof_symtab_deinit(&one);
+    free(img);
+    /* small tables, but more of them than an image has: 8 are read (the
+       last 1, 2, ..., 8 entries), 9 are not */
+    for (i = 0; i < 9; i++)
+        skip[i] = NSYM - i;
+    img = core_elf_image(strs, 1 + 5 * NSYM, NSYM, core_elf_name_own, skip, 8, &size);
+    REQUIRE(img != NULL);
+    CHECK_EQ(core_elf_load(&one, img, size), 36);
+    ctxprof_symtab_deinit(&one);
+    free(img);
+    img = core_elf_image(strs, 1 + 5 * NSYM, NSYM, core_elf_name_own, skip, 9, &size);
+    REQUIRE(img != NULL);
+    CHECK_EQ(core_elf_load(&one, img, size), 0);
+    ctxprof_symtab_deinit(&one);
+    free(img);
+
+    /* every symbol named by one name longer than 48 bytes: the names copied
+       would outgrow twice the image */
+    free(strs);
+    skip[0] = 0;
+    strs = (char *)calloc(1, 2 + 400);
+    REQUIRE(strs != NULL);
+    memset(strs + 1, 'x', 400);
+    img = core_elf_image(strs, 2 + 400, NSYM, core_elf_name_shared, skip, 1, &size);
+    REQUIRE(img != NULL);
+    CHECK_EQ(core_elf_load(&one, img, size), 0);
+    CHECK_EQ(one.count, 0);
+    CHECK_EQ(one.names_len, 4);
+    ctxprof_symtab_deinit(&one);
+    free(img);
+    /* the same name on a few symbols is fine */
+    img = core_elf_image(strs, 2 + 400, 3, core_elf_name_shared, skip, 1, &size);
+    REQUIRE(img != NULL);
+    CHECK_EQ(core_elf_load(&one, img, size), 3);
+    ctxprof_symtab_deinit(&one);
+    free(img);
+    free(strs);
+}
+
 static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_strerror", core_strerror},
     {"core_demangle", core_demangle},
@@ -387,5 +543,6 @@ static const ctxprof_test_case ctxprof_tests_core[] = {
     {"core_atomic_write", core_atomic_write},
     {"core_sbuf", core_sbuf},
     {"core_symtab_double_init", core_symtab_double_init},
+    {"core_symtab_elf_tables", core_symtab_elf_tables},
     {"core_graph_error_kept", core_graph_error_kept},
     {0, 0}};

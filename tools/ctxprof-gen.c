@@ -260,8 +260,9 @@ static int gen_parse(int argc, char **argv, const char *allowed, gen_opts *o)
      keep is the one case left: the later unit's is "ltrans<N>.o:name".
 
    A rewritten title keeps its length: the text after it moves by nothing
-   (the freed bytes become blanks after the closing quote), so line and
-   column numbers in messages stay right. */
+   (the freed bytes become blanks after the closing quote, and line breaks
+   for those the dropped part held), so line and column numbers in
+   messages stay right. */
 
 /* Whether the mangled name s[0..n) has external linkage: "_Z...", with no
    internal-linkage source name ("L" before it: _ZL3foov, _ZN2nsL1fEv, or
@@ -510,9 +511,13 @@ static void gen_ci_pass2(void *user, int kind, const char *key, size_t keylen, c
                (gen_key_is(key, keylen, "title") || gen_key_is(key, keylen, "sourcename") ||
                 gen_key_is(key, keylen, "targetname"))) {
         if ((k = gen_title_keep(F, s, n)) > 0) {
+            size_t j, breaks = 0; /* in the part dropped (a file name may hold one) */
+            for (j = 0; j < k; j++)
+                breaks += s[j] == '\n';
             memmove(s, s + k, n - k);
             s[n - k] = '"';
             memset(s + n - k + 1, ' ', k);
+            memset(s + n - k + 1, '\n', breaks); /* later lines keep their numbers */
             n -= k;
         }
         if (F->in_edge && keylen == 10)
@@ -1790,6 +1795,7 @@ static int gen_run(int argc, char **argv)
     return cmd_emit(argc - 1, argv + 1);
 }
 
+#ifndef CTXPROF_GEN_NO_MAIN /* tests/fuzz/fuzz_gen_tool.c: the functions only */
 /* Output lost to a full disk would pass for a result (stats, check's
    verdict, the help): a failed write of standard output makes the status 2
    (the header, a graph or a table written to "-" say so themselves). */
@@ -1815,3 +1821,4 @@ int main(int argc, char **argv)
     }
     return bad ? GEN_EXIT_USAGE : rc;
 }
+#endif

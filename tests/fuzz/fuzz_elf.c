@@ -4,7 +4,10 @@
    loaded at a fixed bias with (input bit 0 of the first byte) or without an
    executable range. Whatever it holds, every symbol taken must be a
    well-formed function inside the range, the count must match, and after
-   sorting every symbol must be found again by address. */
+   sorting every symbol must be found again by address. What one image adds
+   is bounded by its size: no more symbols than it holds entries, no more
+   name bytes than twice its size (many headers over one table once gave
+   headers x symbols). */
 #define CTXPROF_IMPLEMENTATION
 #include "../../ctxprof.h"
 
@@ -32,6 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     n = ctxprof__symtab_add_elf(&st, &src, BIAS, xr, nx, obj);
     if (n < 0 || (size_t)n != st.count)
         abort(); /* out of memory is impossible here: every size is bounded by the input */
+    if ((size_t)n > size / 24 || (st.names_len - sizeof "fuzz.so") / 2 > size)
+        abort();
     for (i = 0; i < st.count; i++) {
         const struct ctxprof__sym *y = &st.syms[i];
         if (y->start < BIAS || (nx && (y->start < xr[0] || y->start >= xr[1])) ||

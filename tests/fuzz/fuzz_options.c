@@ -2,10 +2,12 @@
    environment variable (ctxprof_hcct.h HOOKS), the CTXPROF_PEBS_LEVEL
    variable, perf event names (ctxprof_pebs_encode_event) and encoding
    scheme names. The input is the string. A level is one of the names the
-   documentation gives (exactly those), or refused with a reason. A refused option string must say why; an accepted one must give
-   a descriptor that the tree's own validation either refuses with a reason
-   or fills into sane values. A refused event name must leave the
-   attributes untouched. */
+   documentation gives (exactly those), or refused with a reason. A refused
+   option string must say why (one short option: quoting the value as
+   written); an accepted one must give a descriptor that the tree's own
+   validation either refuses with a reason or fills into sane values, and
+   a burst the tree takes. A refused event name must leave the attributes
+   untouched. */
 #define CTXPROF_IMPLEMENTATION
 #define CTXPROF_HCCT_HOOKS
 #include "../../ctxprof_pebs.h"
@@ -18,13 +20,24 @@ static void hcct_env(char *s)
 {
     ctxprof_hcct_desc d;
     ctxprof_error e;
+    char one[48];
+    const char *v;
+    /* one short option: a refusal quotes the value as written */
+    one[0] = '\0';
+    if (!strchr(s, ',') && strlen(s) < sizeof one)
+        strcpy(one, s);
     memset(&d, 0, sizeof d);
     memset(&e, 0, sizeof e);
     if (ctxprof__hcct_auto_parse(s, &d, &e) != CTXPROF_OK) {
-        if (!e.detail[0])
+        v = strchr(one, '=');
+        if (!e.detail[0] || (one[0] && !strstr(e.detail, v ? v + 1 : one)))
             abort();
         return;
     }
+    /* bursting is both lengths or neither, the length within the period */
+    if ((d.burst_period_us == 0) != (d.burst_length_us == 0) ||
+        d.burst_length_us > d.burst_period_us)
+        abort();
     if (ctxprof__hcct_desc_fill(&d, &e) != CTXPROF_OK) {
         if (!e.detail[0])
             abort();
