@@ -437,6 +437,8 @@ static uint32_t core_elf_name_shared(size_t i)
     return 1;
 }
 
+/* Loads an ELF image from memory into a fresh table (test_icpp.c uses it
+   too): the symbols added, or -1. */
 static long core_elf_load(ctxprof_symtab *st, const unsigned char *img, size_t size)
 {
     ctxprof__elfsrc src;

@@ -217,17 +217,10 @@ static size_t icpp_make_elf(unsigned char *buf, size_t cap, const char *strs, si
     return total;
 }
 
+/* core_elf_load (test_core.c), then the table finished for lookups. */
 static long icpp_load_mem(ctxprof_symtab *st, const unsigned char *img, size_t size)
 {
-    ctxprof__elfsrc src;
-    long r;
-    memset(st, 0, sizeof *st);
-    src.fd = -1;
-    src.mem = img;
-    src.size = size;
-    if (ctxprof__symtab_obj(st, "mem") == UINT32_MAX)
-        return -1;
-    r = ctxprof__symtab_add_elf(st, &src, 0x100000, NULL, 0, 0);
+    long r = core_elf_load(st, img, size);
     if (r >= 0 && ctxprof__symtab_finish(st))
         r = -1;
     return r;
