@@ -719,7 +719,7 @@ typedef struct ctxprof_pcc_stats {
                                ctxprof_pcc_set_reclaim */
     /* The paper's model (3.2): ctxprof_pcc_expected_conflicts(distinct,
        CTXPROF_CTX_BITS), the contexts expected to be lost to conflicts
-       (k - 1 when k share a value) had `distinct` contexts drawn uniform
+       (k - 1 when k share a value) if `distinct` contexts drew uniform
        random CTXPROF_CTX_BITS-bit values. The set holds values, not
        contexts, so n is its distinct values. The model assumes ids of that
        width: with 32-bit ids in 64-bit values (CTXPROF_SITE_BITS 32, the
