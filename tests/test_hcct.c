@@ -3379,6 +3379,29 @@ static void hcct_session_merge_many(void)
     }
 }
 
+/* Compiles prog (C source) as NAME in the test directory against these
+   headers, runs it and reads its standard output into *txt (free with
+   ctxprof__free): 1; 0 when the compiler is missing (the caller skips),
+   -1 after a failed check. */
+static int hcct_run_prog(const char *name, const char *prog, char **txt, size_t *len)
+{
+    const char *dir = ctxprof_test_tmpdir();
+    char src[600], exe[600], out[600], cwd[4096];
+    ctxprof_error e;
+    memset(&e, 0, sizeof e);
+    CTXPROF_TEST_CMP(getcwd(cwd, sizeof cwd) != NULL, ==, 1, return -1);
+    snprintf(src, sizeof src, "%s/%s.c", dir, name);
+    snprintf(exe, sizeof exe, "%s/%s", dir, name);
+    snprintf(out, sizeof out, "%s/%s.out", dir, name);
+    CTXPROF_TEST_CMP(ctxprof_test_put(src, prog), ==, 0, return -1);
+    if (ctxprof_test_sh("%s -std=gnu11 -O1 -I%s %s -o %s -lpthread -ldl", CTXPROF_TEST_CC, cwd, src,
+                        exe) != 0)
+        return 0;
+    CTXPROF_TEST_CMP(ctxprof_test_sh("%s > %s", exe, out), ==, 0, return -1);
+    CTXPROF_TEST_CMP(ctxprof__read_file(out, txt, len, NULL, &e), ==, CTXPROF_OK, return -1);
+    return 1;
+}
+
 /* Merging a session's threads costs O(their nodes): the program below
    counts the bytes that a live snapshot, then the exits of the threads,
    request from the allocator in CCT sessions of 4 and of 16 threads, each
@@ -3459,23 +3482,13 @@ static const char hcct_linear_prog[] =
 
 static void hcct_session_merge_linear(void)
 {
-    const char *dir = ctxprof_test_tmpdir();
-    char src[600], exe[600], out[600], cwd[4096], *txt = NULL, *line;
+    char *txt = NULL, *line;
     size_t len;
     double per[2][2] = {{0, 0}, {0, 0}};
-    int runs = 0;
-    ctxprof_error e;
-    memset(&e, 0, sizeof e);
-    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
-    snprintf(src, sizeof src, "%s/merge_linear.c", dir);
-    snprintf(exe, sizeof exe, "%s/merge_linear", dir);
-    snprintf(out, sizeof out, "%s/merge_linear.out", dir);
-    REQUIRE(ctxprof_test_put(src, hcct_linear_prog) == 0);
-    if (ctxprof_test_sh("%s -std=gnu11 -O1 -I%s %s -o %s -lpthread -ldl", CTXPROF_TEST_CC, cwd, src,
-                        exe) != 0)
+    int runs = 0, ran = hcct_run_prog("merge_linear", hcct_linear_prog, &txt, &len);
+    if (ran == 0)
         SKIP("cannot compile the merge cost program");
-    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
-    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    REQUIRE(ran > 0);
     for (line = txt; (line = strstr(line, "threads ")) != NULL && runs < 2; line++) {
         unsigned th;
         size_t n;
@@ -4640,22 +4653,13 @@ static const char hcct_oom_prog[] =
 
 static void hcct_session_exit_oom(void)
 {
-    const char *dir = ctxprof_test_tmpdir();
-    char src[600], exe[600], out[600], cwd[4096], *txt = NULL, *line;
+    char *txt = NULL, *line;
     size_t len;
     unsigned runs[2] = {0, 0}, lost[2] = {0, 0}, bad = 0;
-    ctxprof_error e;
-    memset(&e, 0, sizeof e);
-    REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
-    snprintf(src, sizeof src, "%s/oom_exit.c", dir);
-    snprintf(exe, sizeof exe, "%s/oom_exit", dir);
-    snprintf(out, sizeof out, "%s/oom_exit.out", dir);
-    REQUIRE(ctxprof_test_put(src, hcct_oom_prog) == 0);
-    if (ctxprof_test_sh("%s -std=gnu11 -O1 -I%s %s -o %s -lpthread -ldl", CTXPROF_TEST_CC, cwd, src,
-                        exe) != 0)
+    int ran = hcct_run_prog("oom_exit", hcct_oom_prog, &txt, &len);
+    if (ran == 0)
         SKIP("cannot compile the out-of-memory program");
-    REQUIRE(ctxprof_test_sh("%s > %s", exe, out) == 0);
-    REQUIRE(ctxprof__read_file(out, &txt, &len, NULL, &e) == CTXPROF_OK);
+    REQUIRE(ran > 0);
     CHECK_CONTAINS(txt, "\nend\n");
     for (line = txt; (line = strstr(line, "run ")) != NULL; line++) {
         int mode, k, said;
